@@ -1,0 +1,46 @@
+#include "ByteSink.h"
+#include "Commands.h"
+#include "ModelLoading.h"
+#include "SliceExporter.h"
+
+#include <unistd.h>
+
+int runExport(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--expert", "--format", "-o", "--output"}, {});
+    if (!args.error.empty() || args.positionals.size() != 2)
+        return reportFailure(args.error.empty() ? "usage: export FILE TENSOR [--expert N] [--format f32|npy|csv] [-o PATH|-]" : args.error, 2);
+    const std::string formatName = args.value("--format").value_or("f32");
+    const auto format = gguf::parseExportFormat(formatName);
+    if (!format)
+        return reportFailure("unknown export format '" + formatName + "' (use f32, npy or csv)", 2);
+    const std::string output = args.value("-o").value_or(args.value("--output").value_or("-"));
+
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+    const auto slice = selectSliceOrReport(*model, args.positionals[1], args);
+    if (!slice)
+        return 1;
+
+    std::unique_ptr<gguf::ByteSink> sink;
+    if (output == "-") {
+        if (*format != gguf::ExportFormat::Csv && isatty(STDOUT_FILENO))
+            return reportFailure("refusing to write binary data to a terminal; use -o PATH or a pipe", 2);
+        sink = std::make_unique<gguf::DescriptorSink>(STDOUT_FILENO, "standard output");
+    } else {
+        // Never overwrite what the user asked us to read.
+        for (const auto& shard : model->shards())
+            if (gguf::isSameFile(output, shard->path()))
+                return reportFailure("output " + output + " is the input file; refusing to overwrite it", 2);
+        auto file = gguf::AtomicFileSink::create(output);
+        if (!file)
+            return reportFailure(file.error().toString());
+        sink = std::move(file.value());
+    }
+    if (gguf::Status status = gguf::exportSlice(*slice, *format, *sink); !status)
+        return reportFailure(status.error().toString());
+    if (gguf::Status status = sink->commit(); !status)
+        return reportFailure(status.error().toString());
+    return 0;
+}

@@ -1,0 +1,78 @@
+#include "Commands.h"
+#include "HumanFormat.h"
+#include "JsonWriter.h"
+#include "ModelLoading.h"
+
+#include <cstdio>
+#include <regex>
+
+namespace {
+std::string shapeText(const gguf::TensorInfo& tensor)
+{
+    if (tensor.nDims == 0)
+        return "scalar";
+    std::string text = "[";
+    for (std::uint32_t d = 0; d < tensor.nDims; ++d)
+        text += (d ? ", " : "") + std::to_string(tensor.ne[d]);
+    return text + "]";
+}
+}  // namespace
+
+int runTensors(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--filter"}, {"--json"});
+    if (!args.error.empty() || args.positionals.size() != 1)
+        return reportFailure(args.error.empty() ? "usage: tensors FILE [--json] [--filter REGEX]" : args.error, 2);
+    std::optional<std::regex> filter;
+    if (const auto pattern = args.value("--filter")) {
+        try {
+            filter.emplace(*pattern, std::regex::ECMAScript);
+        } catch (const std::regex_error& error) {
+            return reportFailure("--filter '" + *pattern + "' is not a valid regular expression: " + error.what(), 2);
+        }
+    }
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+
+    const bool asJson = args.has("--json");
+    std::string out;
+    gguf::JsonWriter json(out);
+    if (asJson)
+        json.beginArray();
+    for (const gguf::TensorInfo& tensor : model->tensors()) {
+        if (filter && !std::regex_search(tensor.name.begin(), tensor.name.end(), *filter))
+            continue;
+        if (asJson) {
+            json.beginObject();
+            json.key("name"), json.value(tensor.name);
+            json.key("type"), json.value(gguf::typeName(tensor.typeId));
+            json.key("type_id"), json.value(tensor.typeId);
+            json.key("ne");
+            json.beginArray();
+            for (std::uint32_t d = 0; d < tensor.nDims; ++d)
+                json.value(static_cast<std::int64_t>(tensor.ne[d]));
+            json.endArray();
+            json.key("offset"), json.value(tensor.offset);
+            json.key("nbytes"), json.value(tensor.nbytes);
+            json.key("elements"), json.value(tensor.elementCount());
+            if (tensor.traits)
+                json.key("bits_per_weight"), json.value(tensor.traits->bitsPerWeight());
+            if (model->shards().size() > 1)
+                json.key("shard"), json.value(tensor.shard);
+            json.endObject();
+        } else {
+            char line[512];
+            std::snprintf(line, sizeof line, "%-48s %-16s %-24s %12s  offset %llu\n", std::string(tensor.name).c_str(),
+                          gguf::typeName(tensor.typeId).c_str(), shapeText(tensor).c_str(), gguf::formatBytes(tensor.nbytes).c_str(),
+                          static_cast<unsigned long long>(tensor.offset));
+            out += line;
+        }
+    }
+    if (asJson) {
+        json.endArray();
+        out += '\n';
+    }
+    writeStdout(out);
+    return 0;
+}

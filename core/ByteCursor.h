@@ -1,0 +1,104 @@
+#pragma once
+// The one bounds-checked reader of header bytes. Every read checks the bytes left first, so no
+// field can make the parser read outside the file; multi-byte fields honour the file's byte order.
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace gguf {
+
+class ByteCursor {
+public:
+    ByteCursor(const std::uint8_t* data, std::uint64_t size) : m_data(data), m_size(size) {}
+
+    std::uint64_t position() const { return m_position; }
+    std::uint64_t size() const { return m_size; }
+    std::uint64_t remaining() const { return m_size - m_position; }
+    bool bigEndian() const { return m_bigEndian; }
+    void setBigEndian(bool bigEndian) { m_bigEndian = bigEndian; }
+
+    bool seek(std::uint64_t position)
+    {
+        if (position > m_size)
+            return false;
+        m_position = position;
+        return true;
+    }
+
+    bool skip(std::uint64_t count)
+    {
+        if (count > remaining())
+            return false;
+        m_position += count;
+        return true;
+    }
+
+    // Points `out` at the next `count` bytes and moves past them.
+    bool readBytes(std::uint64_t count, const std::uint8_t*& out)
+    {
+        if (count > remaining())
+            return false;
+        out = m_data + m_position;
+        m_position += count;
+        return true;
+    }
+
+    bool readString(std::uint64_t length, std::string_view& out)
+    {
+        const std::uint8_t* bytes = nullptr;
+        if (!readBytes(length, bytes))
+            return false;
+        out = std::string_view(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(length));
+        return true;
+    }
+
+    template <typename T>
+    bool read(T& out)
+    {
+        static_assert(std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8));
+        if (sizeof(T) > remaining())
+            return false;
+        out = decode<T>(m_data + m_position, m_bigEndian);
+        m_position += sizeof(T);
+        return true;
+    }
+
+    // Decodes a value stored at `bytes` in the given byte order.
+    template <typename T>
+    static T decode(const std::uint8_t* bytes, bool bigEndian)
+    {
+        using Bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                     std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                     std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+        Bits bits;
+        std::memcpy(&bits, bytes, sizeof(T));
+        if (bigEndian)
+            bits = byteSwap(bits);
+        T value;
+        std::memcpy(&value, &bits, sizeof(T));
+        return value;
+    }
+
+    template <typename U>
+    static U byteSwap(U value)
+    {
+        if constexpr (sizeof(U) == 1)
+            return value;
+        else if constexpr (sizeof(U) == 2)
+            return static_cast<U>(__builtin_bswap16(value));
+        else if constexpr (sizeof(U) == 4)
+            return static_cast<U>(__builtin_bswap32(value));
+        else
+            return static_cast<U>(__builtin_bswap64(value));
+    }
+
+private:
+    const std::uint8_t* m_data;
+    std::uint64_t m_size;
+    std::uint64_t m_position = 0;
+    bool m_bigEndian = false;
+};
+
+}  // namespace gguf

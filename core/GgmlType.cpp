@@ -1,0 +1,196 @@
+#include "GgmlType.h"
+
+#include "kernels/BlockLayouts.h"
+#include "kernels/Kernels.h"
+
+#include <array>
+#include <cstddef>
+
+namespace gguf {
+
+namespace {
+
+using namespace kernels;
+namespace b = blocks;
+
+// ggml's own block-size assertions (ggml-common.h), restated over our layouts: each block is the
+// sum of its fields, with no padding.
+constexpr std::size_t kHalf = 2;
+constexpr std::size_t QK_K = b::QK_K;
+static_assert(b::Q4_0::bytes == kHalf + 32 / 2);
+static_assert(b::Q4_1::bytes == 2 * kHalf + 32 / 2);
+static_assert(b::Q5_0::bytes == kHalf + 4 + 32 / 2);
+static_assert(b::Q5_1::bytes == 2 * kHalf + 4 + 32 / 2);
+static_assert(b::Q8_0::bytes == kHalf + 32);
+static_assert(b::Q8_1::bytes == 2 * kHalf + 32);
+static_assert(b::Q2_K::bytes == 2 * kHalf + QK_K / 16 + QK_K / 4);
+static_assert(b::Q3_K::bytes == kHalf + QK_K / 4 + QK_K / 8 + 12);
+static_assert(b::Q4_K::bytes == 2 * kHalf + 12 + QK_K / 2);
+static_assert(b::Q5_K::bytes == 2 * kHalf + 12 + QK_K / 2 + QK_K / 8);
+static_assert(b::Q6_K::bytes == kHalf + QK_K / 16 + 3 * QK_K / 4);
+static_assert(b::Q8_K::bytes == 4 + QK_K + QK_K / 16 * 2);
+static_assert(b::IQ2_XXS::bytes == kHalf + QK_K / 8 * 2);
+static_assert(b::IQ2_XS::bytes == kHalf + QK_K / 8 * 2 + QK_K / 32);
+static_assert(b::IQ2_S::bytes == kHalf + QK_K / 4 + QK_K / 16);
+static_assert(b::IQ3_XXS::bytes == kHalf + 3 * (QK_K / 8));
+static_assert(b::IQ3_S::bytes == kHalf + 13 * (QK_K / 32) + QK_K / 64);
+static_assert(b::IQ1_S::bytes == kHalf + QK_K / 8 + QK_K / 16);
+static_assert(b::IQ1_M::bytes == QK_K / 8 + QK_K / 16 + QK_K / 32);
+static_assert(b::IQ4_NL::bytes == kHalf + 32 / 2);
+static_assert(b::IQ4_XS::bytes == kHalf + 2 + QK_K / 64 + QK_K / 2);
+static_assert(b::TQ1_0::bytes == kHalf + QK_K / 64 + (QK_K - 4 * QK_K / 64) / 5);
+static_assert(b::TQ2_0::bytes == kHalf + QK_K / 4);
+static_assert(b::MXFP4::bytes == 1 + 32 / 2);
+static_assert(b::NVFP4::bytes == b::NVFP4::elements / b::NVFP4::subBlock + b::NVFP4::elements / 2);
+static_assert(b::Q1_0::bytes == kHalf + 128 / 8);
+static_assert(b::Q2_0::bytes == kHalf + 64 / 4);
+
+template <class Layout>
+constexpr TypeTraits row(std::uint32_t id, const char* name, TypeKind kind, DequantizeBlocksFn dequantize,
+                         SwapBlockFn swapBlock)
+{
+    return {id, name, std::uint32_t(Layout::elements), std::uint32_t(Layout::bytes), kind, dequantize, swapBlock};
+}
+
+constexpr TypeKind kFloat = TypeKind::Float;
+constexpr TypeKind kInt = TypeKind::Integer;
+constexpr TypeKind kQuant = TypeKind::Quantized;
+
+// The one table of per-type facts, in id order. Names are ggml's type_traits names.
+constexpr TypeTraits kTypes[] = {
+    row<b::F32>(0, "f32", kFloat, dequantizeF32, swapElement32),
+    row<b::F16>(1, "f16", kFloat, dequantizeF16, swapElement16),
+    row<b::Q4_0>(2, "q4_0", kQuant, dequantizeQ4_0, swapLeadingF16),
+    row<b::Q4_1>(3, "q4_1", kQuant, dequantizeQ4_1, swapLeadingF16Pair),
+    row<b::Q5_0>(6, "q5_0", kQuant, dequantizeQ5_0, swapLeadingF16),
+    row<b::Q5_1>(7, "q5_1", kQuant, dequantizeQ5_1, swapLeadingF16Pair),
+    row<b::Q8_0>(8, "q8_0", kQuant, dequantizeQ8_0, swapLeadingF16),
+    row<b::Q8_1>(9, "q8_1", kQuant, dequantizeQ8_1, swapLeadingF16Pair),
+    row<b::Q2_K>(10, "q2_K", kQuant, dequantizeQ2_K, swapBlockQ2_K),
+    row<b::Q3_K>(11, "q3_K", kQuant, dequantizeQ3_K, swapBlockQ3_K),
+    row<b::Q4_K>(12, "q4_K", kQuant, dequantizeQ4_K, swapLeadingF16Pair),
+    row<b::Q5_K>(13, "q5_K", kQuant, dequantizeQ5_K, swapLeadingF16Pair),
+    row<b::Q6_K>(14, "q6_K", kQuant, dequantizeQ6_K, swapBlockQ6_K),
+    row<b::Q8_K>(15, "q8_K", kQuant, dequantizeQ8_K, swapBlockQ8_K),
+    row<b::IQ2_XXS>(16, "iq2_xxs", kQuant, dequantizeIQ2_XXS, swapLeadingF16),
+    row<b::IQ2_XS>(17, "iq2_xs", kQuant, dequantizeIQ2_XS, swapLeadingF16),
+    row<b::IQ3_XXS>(18, "iq3_xxs", kQuant, dequantizeIQ3_XXS, swapLeadingF16),
+    row<b::IQ1_S>(19, "iq1_s", kQuant, dequantizeIQ1_S, swapLeadingF16),
+    row<b::IQ4_NL>(20, "iq4_nl", kQuant, dequantizeIQ4_NL, swapLeadingF16),
+    row<b::IQ3_S>(21, "iq3_s", kQuant, dequantizeIQ3_S, swapLeadingF16),
+    row<b::IQ2_S>(22, "iq2_s", kQuant, dequantizeIQ2_S, swapLeadingF16),
+    row<b::IQ4_XS>(23, "iq4_xs", kQuant, dequantizeIQ4_XS, swapLeadingF16),
+    row<b::I8>(24, "i8", kInt, dequantizeI8, nullptr),
+    row<b::I16>(25, "i16", kInt, dequantizeI16, swapElement16),
+    row<b::I32>(26, "i32", kInt, dequantizeI32, swapElement32),
+    row<b::I64>(27, "i64", kInt, dequantizeI64, swapElement64),
+    row<b::F64>(28, "f64", kFloat, dequantizeF64, swapElement64),
+    row<b::IQ1_M>(29, "iq1_m", kQuant, dequantizeIQ1_M, nullptr),
+    row<b::BF16>(30, "bf16", kFloat, dequantizeBF16, swapElement16),
+    row<b::TQ1_0>(34, "tq1_0", kQuant, dequantizeTQ1_0, swapBlockTQ1_0),
+    row<b::TQ2_0>(35, "tq2_0", kQuant, dequantizeTQ2_0, swapBlockTQ2_0),
+    row<b::MXFP4>(39, "mxfp4", kQuant, dequantizeMXFP4, nullptr),
+    row<b::NVFP4>(40, "nvfp4", kQuant, dequantizeNVFP4, nullptr),
+    row<b::Q1_0>(41, "q1_0", kQuant, dequantizeQ1_0, swapLeadingF16),
+    row<b::Q2_0>(42, "q2_0", kQuant, dequantizeQ2_0, swapLeadingF16),
+};
+
+constexpr std::size_t kTypeCount = std::size(kTypes);
+constexpr std::uint32_t kRetiredIds[] = {4, 5, 31, 32, 33, 36, 37, 38};
+
+constexpr bool isRetired(std::uint32_t id)
+{
+    for (const std::uint32_t retired : kRetiredIds) {
+        if (retired == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+constexpr bool tableIsWellFormed()
+{
+    for (std::size_t i = 0; i < kTypeCount; ++i) {
+        const TypeTraits& t = kTypes[i];
+        if ((i > 0 && kTypes[i - 1].id >= t.id) || isRetired(t.id) || t.blockSize == 0 || t.blockBytes == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+static_assert(tableIsWellFormed(), "type table must be sorted by id, skip retired ids, and have non-empty blocks");
+
+// findType is a lookup in this id -> table index map (-1 = no traits).
+constexpr std::uint32_t kIdLimit = kTypes[kTypeCount - 1].id + 1;
+constexpr auto kIndexById = [] {
+    std::array<std::int8_t, kIdLimit> index{};
+    index.fill(-1);
+    for (std::size_t i = 0; i < kTypeCount; ++i) {
+        index[kTypes[i].id] = static_cast<std::int8_t>(i);
+    }
+    return index;
+}();
+static_assert(kTypeCount <= 127);
+
+constexpr char asciiLower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool equalsIgnoringCase(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (asciiLower(a[i]) != asciiLower(b[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+const TypeTraits* findType(std::uint32_t id)
+{
+    if (id >= kIdLimit || kIndexById[id] < 0) {
+        return nullptr;
+    }
+    return &kTypes[kIndexById[id]];
+}
+
+const TypeTraits* findTypeByName(std::string_view name)
+{
+    for (const TypeTraits& t : kTypes) {
+        if (equalsIgnoringCase(t.name, name)) {
+            return &t;
+        }
+    }
+    return nullptr;
+}
+
+bool isRetiredTypeId(std::uint32_t id)
+{
+    return isRetired(id);
+}
+
+std::string typeName(std::uint32_t id)
+{
+    if (const TypeTraits* t = findType(id)) {
+        return t->name;
+    }
+    return (isRetired(id) ? "retired type " : "unknown type ") + std::to_string(id);
+}
+
+const TypeTraits* typeTableBegin()
+{
+    return std::begin(kTypes);
+}
+
+const TypeTraits* typeTableEnd()
+{
+    return std::end(kTypes);
+}
+
+}  // namespace gguf

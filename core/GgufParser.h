@@ -1,0 +1,33 @@
+#pragma once
+// Reads and validates the header, metadata and tensor infos of one mapped file. Internal to the
+// core: callers use GgufFile::open.
+
+#include "ByteCursor.h"
+#include "GgufFile.h"
+
+namespace gguf {
+
+class GgufParser {
+public:
+    explicit GgufParser(GgufFile& file);
+    Status run();
+
+private:
+    Status readHeader(std::uint64_t& tensorCount, std::uint64_t& metadataCount);
+    Status readMetadata(std::uint64_t count);
+    Status skipValue(ValueType type, std::uint64_t valueOffset, const std::string& what, int depth);
+    Status applyAlignment();
+    Status readTensorInfos(std::uint64_t count);
+    Status readTensorInfo(std::uint64_t index, TensorInfo& tensor);
+    Status computeSize(TensorInfo& tensor);
+    Status placeTensors();
+
+    bool readLength(std::uint64_t& out);
+    Error fail(std::string message, std::uint64_t offset) const;
+    Error truncated(const std::string& what, std::uint64_t offset) const;
+
+    GgufFile& m_file;
+    ByteCursor m_cursor;
+};
+
+}  // namespace gguf

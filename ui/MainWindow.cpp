@@ -1,0 +1,142 @@
+#include "MainWindow.h"
+
+#include "ModelLoader.h"
+#include "ModelPage.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace {
+constexpr int kMaxRecentFiles = 10;
+const char* const kRecentKey = "recentFiles";
+const char* const kLastDirKey = "lastDirectory";
+const char* const kGeometryKey = "mainWindow/geometry";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWidget(this)), m_loader(new ModelLoader(this))
+{
+    setWindowTitle(tr("GGUF Explorer"));
+    setAcceptDrops(true);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setDocumentMode(true);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
+        QWidget* page = m_tabs->widget(index);
+        m_tabs->removeTab(index);
+        page->deleteLater();
+    });
+    setCentralWidget(m_tabs);
+    connect(m_loader, &ModelLoader::opened, this, &MainWindow::showModel);
+    connect(m_loader, &ModelLoader::failed, this, &MainWindow::showError);
+    createMenus();
+    resize(1100, 750);
+    restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
+    statusBar()->showMessage(tr("Open a .gguf file (Ctrl+O) or drop one on the window"));
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this]() {
+        if (m_tabs->count() > 0)
+            emit m_tabs->tabCloseRequested(m_tabs->currentIndex());
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+}
+
+void MainWindow::chooseFile()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), settings.value(kLastDirKey).toString(),
+                                                      tr("GGUF models (*.gguf);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+void MainWindow::openFile(const QString& path)
+{
+    statusBar()->showMessage(tr("Opening %1…").arg(path));
+    m_loader->open(path);
+}
+
+void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Model> model)
+{
+    auto* page = new ModelPage(std::move(model), m_tabs);
+    const int index = m_tabs->addTab(page, QFileInfo(path).fileName());
+    m_tabs->setTabToolTip(index, path);
+    m_tabs->setCurrentIndex(index);
+    rememberRecent(path);
+    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+}
+
+void MainWindow::showError(const QString& path, const QString& message)
+{
+    // Shown in a tab, not a modal box: the window stays usable and the text can be copied.
+    auto* label = new QLabel(tr("<h3>Could not open %1</h3><p>%2</p>").arg(path.toHtmlEscaped(), message.toHtmlEscaped()), m_tabs);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    label->setMargin(16);
+    label->setObjectName(QStringLiteral("errorLabel"));
+    const int index = m_tabs->addTab(label, tr("Error: %1").arg(QFileInfo(path).fileName()));
+    m_tabs->setCurrentIndex(index);
+    statusBar()->showMessage(message);
+}
+
+void MainWindow::rememberRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecentFiles)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path]() { openFile(path); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            openFile(url.toLocalFile());
+    event->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings().setValue(kGeometryKey, saveGeometry());
+    QMainWindow::closeEvent(event);
+}

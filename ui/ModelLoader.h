@@ -1,0 +1,24 @@
+#pragma once
+// Opens a model on the thread pool so the window never waits on file I/O or parsing; hands back
+// the parsed model (a plain value) or the core's error text through signals on the GUI thread.
+
+#include "Model.h"
+
+#include <QObject>
+#include <QString>
+#include <memory>
+
+class ModelLoader : public QObject {
+    Q_OBJECT
+public:
+    explicit ModelLoader(QObject* parent = nullptr);
+    // A newer request makes an older one stale: its result is dropped.
+    void open(const QString& path);
+
+signals:
+    void opened(const QString& path, std::shared_ptr<const gguf::Model> model);
+    void failed(const QString& path, const QString& message);
+
+private:
+    quint64 m_generation = 0;
+};
