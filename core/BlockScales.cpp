@@ -187,10 +187,9 @@ void iq1_SScales(const std::uint8_t* block, float* super, float* sub, float*)
 void iq1_MScales(const std::uint8_t* block, float* super, float* sub, float*)
 {
     using B = b::IQ1_M;
-    std::uint16_t sc[4];
-    for (int k = 0; k < 4; ++k) {
-        sc[k] = loadLe<std::uint16_t>(block + B::scales + 2 * k);
-    }
+    const std::uint8_t* scales = block + B::scales;
+    const std::uint16_t sc[4] = {loadLe<std::uint16_t>(scales), loadLe<std::uint16_t>(scales + 2),
+                                 loadLe<std::uint16_t>(scales + 4), loadLe<std::uint16_t>(scales + 6)};
     const auto dBits = std::uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) | ((sc[2] >> 4) & 0x0F00)
                                      | (sc[3] & 0xF000));
     const float d = super[0] = f16ToF32(dBits);
@@ -242,13 +241,12 @@ template <class L>
 constexpr ScaleRow row(std::uint32_t typeId, std::uint32_t superScales, std::array<const char*, 2> superNames,
                        std::uint32_t subScales, MinRole minRole, ExtractBlockScalesFn extract)
 {
-    return {typeId, std::uint32_t(L::elements), std::uint32_t(L::bytes), superScales, subScales, minRole == MinRole::None ? 0u : subScales,
+    const std::uint32_t subMins = minRole == MinRole::None ? 0 : subScales;
+    return {typeId, std::uint32_t(L::elements), std::uint32_t(L::bytes), superScales, subScales, subMins,
             std::uint32_t(L::elements) / subScales, minRole, superNames, extract};
 }
 
-constexpr MinRole kNone = MinRole::None;
-constexpr MinRole kAdded = MinRole::Added;
-constexpr MinRole kSubtracted = MinRole::Subtracted;
+constexpr MinRole kNone = MinRole::None, kAdded = MinRole::Added, kSubtracted = MinRole::Subtracted;
 
 // One row per block-quantized type, in type-id order.
 constexpr ScaleRow kScaleRows[] = {
@@ -308,15 +306,32 @@ const ScaleRow* findScaleRow(std::uint32_t typeId)
 BlockScaleLayout layoutOf(const ScaleRow& r)
 {
     BlockScaleLayout layout{r.superScales, r.subScales, r.subMins, r.elementsPerSubBlock, r.minRole, {}};
-    for (std::uint32_t i = 0; i < r.superScales; ++i) {
-        layout.superScaleNames.emplace_back(r.superNames[i]);
-    }
+    layout.superScaleNames.assign(r.superNames.begin(), r.superNames.begin() + r.superScales);
     return layout;
 }
 
-Error rangeError(const TensorInfo& tensor, const std::string& message)
+Error requestError(const TensorInfo& tensor, const std::string& message)
 {
     return Error{"tensor '" + std::string(tensor.name) + "': " + message, Error::kNoOffset, {}};
+}
+
+// The table row for `tensor`, once blocks [firstBlock, firstBlock + blockCount) are known to
+// be inside it; checked before anything is sized from blockCount.
+Result<const ScaleRow*> rowForRequest(const TensorInfo& tensor, std::uint64_t firstBlock, std::uint64_t blockCount)
+{
+    const ScaleRow* r = tensor.traits ? findScaleRow(tensor.typeId) : nullptr;
+    if (!r)
+        return Error{"tensor '" + std::string(tensor.name) + "' (" + typeName(tensor.typeId)
+                         + ") has no block scales: only block-quantized types this build knows have them",
+                     tensor.infoOffset, {}};
+    const std::uint64_t totalBlocks = tensor.elementCount() / tensor.traits->blockSize;
+    if (firstBlock > totalBlocks || blockCount > totalBlocks - firstBlock)
+        return requestError(tensor, std::to_string(blockCount) + " blocks from block " + std::to_string(firstBlock)
+                                        + " are outside its " + std::to_string(totalBlocks) + " blocks");
+    // The parser guarantees this for valid files; checked again because the reads trust it.
+    if ((firstBlock + blockCount) * r->blockBytes > tensor.nbytes || (blockCount > 0 && !tensor.data))
+        return requestError(tensor, "its data does not cover block " + std::to_string(firstBlock + blockCount - 1));
+    return r;
 }
 
 }  // namespace
@@ -330,67 +345,54 @@ std::optional<BlockScaleLayout> blockScaleLayout(std::uint32_t typeId)
 Status extractBlockScales(const TensorInfo& tensor, std::uint64_t firstBlock, std::uint64_t blockCount,
                           const BlockScaleSpans& out)
 {
-    const ScaleRow* r = tensor.traits ? findScaleRow(tensor.typeId) : nullptr;
-    if (!r)
-        return Error{"tensor '" + std::string(tensor.name) + "' (" + typeName(tensor.typeId)
-                         + ") has no block scales: only block-quantized types this build knows have them",
-                     tensor.infoOffset, {}};
-    const TypeTraits& traits = *tensor.traits;
-    const std::uint64_t totalBlocks = tensor.elementCount() / traits.blockSize;
-    if (firstBlock > totalBlocks || blockCount > totalBlocks - firstBlock)
-        return rangeError(tensor, "blocks " + std::to_string(firstBlock) + " to " + std::to_string(firstBlock + blockCount)
-                                      + " are outside its " + std::to_string(totalBlocks) + " blocks");
-    // The parser guarantees this for valid files; checked again because the reads below trust it.
-    if ((firstBlock + blockCount) * traits.blockBytes > tensor.nbytes || (blockCount > 0 && !tensor.data))
-        return rangeError(tensor, "its data does not cover blocks up to " + std::to_string(firstBlock + blockCount));
-    if (out.superScales.size() != blockCount * r->superScales || out.subScales.size() != blockCount * r->subScales
-        || out.subMins.size() != blockCount * r->subMins)
-        return rangeError(tensor, "scale buffers hold " + std::to_string(out.superScales.size()) + "/"
-                                      + std::to_string(out.subScales.size()) + "/" + std::to_string(out.subMins.size())
-                                      + " floats, expected " + std::to_string(blockCount * r->superScales) + "/"
-                                      + std::to_string(blockCount * r->subScales) + "/"
-                                      + std::to_string(blockCount * r->subMins));
+    const Result<const ScaleRow*> found = rowForRequest(tensor, firstBlock, blockCount);
+    if (!found)
+        return found.error();
+    const ScaleRow& r = **found;
+    const std::uint64_t super = blockCount * r.superScales, sub = blockCount * r.subScales,
+                        mins = blockCount * r.subMins;
+    if (out.superScales.size() != super || out.subScales.size() != sub || out.subMins.size() != mins)
+        return requestError(tensor, "scale buffers must hold exactly " + std::to_string(super) + " super scales, "
+                                        + std::to_string(sub) + " sub-scales and " + std::to_string(mins) + " mins");
 
-    const bool swap = tensor.bigEndian && traits.swapBlock;
+    const bool swap = tensor.bigEndian && tensor.traits->swapBlock;
     std::array<std::uint8_t, kMaxBlockBytes> scratch;
-    const std::uint8_t* src = tensor.data + firstBlock * traits.blockBytes;
-    for (std::uint64_t i = 0; i < blockCount; ++i, src += traits.blockBytes) {
+    const std::uint8_t* src = tensor.data + firstBlock * r.blockBytes;
+    for (std::uint64_t i = 0; i < blockCount; ++i, src += r.blockBytes) {
         const std::uint8_t* block = src;
         if (swap) {
-            std::memcpy(scratch.data(), src, traits.blockBytes);
-            traits.swapBlock(scratch.data());
+            std::memcpy(scratch.data(), src, r.blockBytes);
+            tensor.traits->swapBlock(scratch.data());
             block = scratch.data();
         }
-        r->extract(block, out.superScales.data() + i * r->superScales, out.subScales.data() + i * r->subScales,
-                   out.subMins.data() + i * r->subMins);
+        r.extract(block, out.superScales.data() + i * r.superScales, out.subScales.data() + i * r.subScales,
+                  out.subMins.data() + i * r.subMins);
     }
     return Ok{};
 }
 
-Status extractBlockScales(const TensorInfo& tensor, std::uint64_t firstBlock, std::uint64_t blockCount, BlockScales& out)
+Status extractBlockScales(const TensorInfo& tensor, std::uint64_t firstBlock, std::uint64_t blockCount,
+                          BlockScales& out)
 {
-    const ScaleRow* r = tensor.traits ? findScaleRow(tensor.typeId) : nullptr;
-    if (!r)
-        return extractBlockScales(tensor, firstBlock, blockCount, BlockScaleSpans{});  // the error names the type
-    // Sized only after the range is known to be inside the tensor, so a bad request cannot
-    // trigger a huge allocation.
-    const std::uint64_t totalBlocks = tensor.elementCount() / tensor.traits->blockSize;
-    if (firstBlock > totalBlocks || blockCount > totalBlocks - firstBlock)
-        return extractBlockScales(tensor, firstBlock, blockCount, BlockScaleSpans{});
-    out.layout = layoutOf(*r);
+    const Result<const ScaleRow*> found = rowForRequest(tensor, firstBlock, blockCount);
+    if (!found)
+        return found.error();
+    const ScaleRow& r = **found;
+    out.layout = layoutOf(r);
     out.firstBlock = firstBlock;
     out.blockCount = blockCount;
-    out.superScales.resize(blockCount * r->superScales);
-    out.subScales.resize(blockCount * r->subScales);
-    out.subMins.resize(blockCount * r->subMins);
-    return extractBlockScales(tensor, firstBlock, blockCount, BlockScaleSpans{out.superScales, out.subScales, out.subMins});
+    out.superScales.resize(blockCount * r.superScales);
+    out.subScales.resize(blockCount * r.subScales);
+    out.subMins.resize(blockCount * r.subMins);
+    const BlockScaleSpans spans{out.superScales, out.subScales, out.subMins};
+    return extractBlockScales(tensor, firstBlock, blockCount, spans);
 }
 
 Status extractRowScales(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, BlockScales& out)
 {
     if (rowBegin > rowEnd || rowEnd > tensor.rowCount())
-        return rangeError(tensor, "rows " + std::to_string(rowBegin) + " to " + std::to_string(rowEnd)
-                                      + " are outside its " + std::to_string(tensor.rowCount()) + " rows");
+        return requestError(tensor, "rows " + std::to_string(rowBegin) + " to " + std::to_string(rowEnd)
+                                        + " are outside its " + std::to_string(tensor.rowCount()) + " rows");
     if (!tensor.traits)
         return extractBlockScales(tensor, 0, 0, out);  // the error names the type
     const std::uint64_t blocksPerRow = static_cast<std::uint64_t>(tensor.ne[0]) / tensor.traits->blockSize;

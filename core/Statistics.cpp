@@ -81,23 +81,28 @@ void Histogram::add(std::span<const float> values)
     }
 }
 
-Result<SliceStatistics> computeStatistics(const TensorSlice& slice, std::uint32_t binCount)
+Result<SliceStatistics> computeStatistics(const TensorSlice& slice, std::uint32_t binCount, const std::atomic<bool>* cancelled)
 {
+    auto stopped = [cancelled]() { return cancelled && cancelled->load(std::memory_order_relaxed); };
     StatisticsAccumulator accumulator;
     if (Status s = forEachChunk(slice, kChunkElements, [&](std::span<const float> values, std::uint64_t) {
             accumulator.add(values);
-            return true;
+            return !stopped();
         }); !s)
         return s.error();
+    if (stopped())
+        return Error{"statistics cancelled", Error::kNoOffset, {}};
     const Statistics statistics = accumulator.result();
     const bool hasRange = statistics.finiteCount > 0;
     Histogram histogram(hasRange ? statistics.min : 0.0, hasRange ? statistics.max : 0.0, binCount);
     if (hasRange) {
         if (Status s = forEachChunk(slice, kChunkElements, [&](std::span<const float> values, std::uint64_t) {
                 histogram.add(values);
-                return true;
+                return !stopped();
             }); !s)
             return s.error();
+        if (stopped())
+            return Error{"statistics cancelled", Error::kNoOffset, {}};
     }
     return SliceStatistics{statistics, histogram};
 }

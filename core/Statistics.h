@@ -5,6 +5,7 @@
 #include "Result.h"
 #include "TensorSlice.h"
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -66,6 +67,7 @@ struct SliceStatistics {
 
 // Two streaming passes over the slice: statistics, then a histogram over [min, max] with
 // `binCount` bins. Memory stays at one chunk whatever the tensor's size.
-Result<SliceStatistics> computeStatistics(const TensorSlice& slice, std::uint32_t binCount);
+// `cancelled`, when given, is polled between chunks.
+Result<SliceStatistics> computeStatistics(const TensorSlice& slice, std::uint32_t binCount, const std::atomic<bool>* cancelled = nullptr);
 
 }  // namespace gguf

@@ -3,6 +3,7 @@
 #include "HumanFormat.h"
 #include "MetadataTableModel.h"
 #include "TensorTableModel.h"
+#include "TensorViewPage.h"
 
 #include <QFormLayout>
 #include <QHeaderView>
@@ -58,9 +59,21 @@ ModelPage::ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     tensorView->sortByColumn(TensorTableModel::Offset, Qt::AscendingOrder);
     tensorView->setObjectName(QStringLiteral("tensorView"));
     tensorLayout->addWidget(tensorView);
+    m_tensorPage = new TensorViewPage(this);
+    connect(tensorView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        const QModelIndex source = m_tensorProxy->mapToSource(current);
+        m_tensorPage->setTensor(m_model, source.isValid() ? &m_model->tensors()[static_cast<std::size_t>(source.row())] : nullptr);
+    });
+    connect(m_tensorPage, &TensorViewPage::exportFinished, this, &ModelPage::statusMessage);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setObjectName(QStringLiteral("tensorSplitter"));
+    splitter->addWidget(tensorPane);
+    splitter->addWidget(m_tensorPage);
+    splitter->setStretchFactor(1, 2);
 
     auto* tabs = new QTabWidget(this);
-    tabs->addTab(tensorPane, tr("Tensors"));
+    tabs->addTab(splitter, tr("Tensors"));
     QTableView* metadataView = createTable(m_metadata, tabs);
     metadataView->setObjectName(QStringLiteral("metadataView"));
     tabs->addTab(metadataView, tr("Metadata"));

@@ -13,12 +13,17 @@ class QTableView;
 class QTimer;
 class MetadataTableModel;
 class TensorTableModel;
+class TensorViewPage;
 
 class ModelPage : public QWidget {
     Q_OBJECT
 public:
     explicit ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent = nullptr);
     const gguf::Model& model() const { return *m_model; }
+    TensorViewPage* tensorPage() const { return m_tensorPage; }
+
+signals:
+    void statusMessage(bool succeeded, const QString& message);
 
 private:
     QWidget* createSummary();
@@ -30,4 +35,5 @@ private:
     QSortFilterProxyModel* m_tensorProxy;
     QLineEdit* m_filter;
     QTimer* m_filterDebounce;
+    TensorViewPage* m_tensorPage = nullptr;
 };

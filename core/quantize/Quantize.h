@@ -1,0 +1,36 @@
+#pragma once
+// Public face of the quantizers: f32 values -> blocks of a target type, byte-identical to ggml's
+// ggml_quantize_chunk without an importance matrix. Works on any block-aligned run of values,
+// so callers stream tensors through in chunks and pick their own threads.
+
+#include "GgmlType.h"
+#include "Result.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gguf {
+
+// Quantizes `blockCount` blocks: `blockCount * blockSize` floats from `src` into
+// `blockCount * blockBytes` bytes at `dst`.
+using QuantizeBlocksFn = void (*)(const float* src, std::uint8_t* dst, std::size_t blockCount);
+
+// The quantizer for a type id, or nullptr when this build cannot produce that type. Available:
+// f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_K, q3_K, q4_K, q5_K, q6_K.
+QuantizeBlocksFn findQuantizer(std::uint32_t typeId);
+bool canQuantize(std::uint32_t typeId);
+// Every type findQuantizer knows, in type-id order (for menus and help texts).
+std::vector<const TypeTraits*> quantizableTypes();
+
+// Quantizes `values` (a whole number of the type's blocks) into `out`, which must hold exactly
+// the matching number of bytes. Fails for types without a quantizer and for misfit sizes.
+Status quantizeValues(std::uint32_t typeId, std::span<const float> values, std::span<std::uint8_t> out);
+
+// Bytes that `elementCount` values take in `type` (elementCount must be a multiple of its block).
+inline std::uint64_t quantizedSize(const TypeTraits& type, std::uint64_t elementCount)
+{
+    return elementCount / type.blockSize * type.blockBytes;
+}
+
+}  // namespace gguf

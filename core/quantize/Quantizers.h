@@ -1,0 +1,30 @@
+#pragma once
+// One block quantizer per type, the inverse of the matching kernel in kernels/: reads
+// `blockCount * blockSize` floats from `src` and writes `blockCount` blocks (little-endian
+// layout of kernels/BlockLayouts.h) to `dst`. Each reproduces ggml's quantize_row_<type>_ref
+// byte for byte, which is what ggml_quantize_chunk runs when no importance matrix is given.
+// Blocks are independent, so any block-aligned piece of a tensor quantizes to the same bytes as
+// the whole tensor would.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gguf::quantize {
+
+void quantizeF32(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeF16(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeBF16(const float* src, std::uint8_t* dst, std::size_t blockCount);
+
+void quantizeQ4_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ4_1(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ5_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ5_1(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ8_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
+
+void quantizeQ2_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ3_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ4_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ5_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ6_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
+
+}  // namespace gguf::quantize
