@@ -101,8 +101,11 @@ QString BlockDisassembly::toHtml(const gguf::TensorInfo& tensor) const
         const bool showCodes = layout.superScales > 0 && layout.subScales > 1 && scales->superScales[0] != 0.0f;
         if (showCodes)
             html += cell(QObject::tr("scale / %1").arg(QString::fromStdString(layout.superScaleNames[0])), true);
+        const bool showMinCodes = layout.subMins > 0 && layout.superScales > 1 && scales->superScales[1] != 0.0f;
         if (layout.subMins)
             html += cell(QObject::tr("min"), true);
+        if (showMinCodes)
+            html += cell(QObject::tr("min / %1").arg(QString::fromStdString(layout.superScaleNames[1])), true);
         html += QStringLiteral("</tr>");
         for (std::uint32_t s = 0; s < layout.subScales; ++s) {
             html += QStringLiteral("<tr>") + cell(QString::number(s)) + cell(number(scales->subScales[s]));
@@ -110,6 +113,8 @@ QString BlockDisassembly::toHtml(const gguf::TensorInfo& tensor) const
                 html += cell(number(scales->subScales[s] / scales->superScales[0]));
             if (layout.subMins)
                 html += cell(number(scales->subMins[s]));
+            if (showMinCodes)
+                html += cell(number(scales->subMins[s] / scales->superScales[1]));
             html += QStringLiteral("</tr>");
         }
         html += QStringLiteral("</table>");

@@ -2,6 +2,9 @@
 
 #include "ModelLoader.h"
 #include "ModelPage.h"
+#include "HumanFormat.h"
+#include "ResultCache.h"
+#include "TensorBrowser.h"
 
 #include <QAction>
 #include <QApplication>
@@ -10,6 +13,8 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMimeData>
@@ -39,7 +44,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWi
     connect(m_loader, &ModelLoader::opened, this, &MainWindow::showModel);
     connect(m_loader, &ModelLoader::failed, this, &MainWindow::showError);
     createMenus();
-    resize(1100, 750);
+    m_cacheLabel = new QLabel(this);
+    m_cacheLabel->setObjectName(QStringLiteral("cacheLabel"));
+    statusBar()->addPermanentWidget(m_cacheLabel);
+    connect(&ResultCache::instance(), &ResultCache::usageChanged, this, &MainWindow::showCacheUsage);
+    showCacheUsage(ResultCache::instance().usedBytes(), ResultCache::instance().budgetBytes());
+    resize(1280, 800);
     restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
     statusBar()->showMessage(tr("Open a .gguf file (Ctrl+O) or drop one on the window"));
 }
@@ -56,6 +66,45 @@ void MainWindow::createMenus()
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Find Tensor"), QKeySequence::Find, this, [this]() {
+        if (auto* page = currentModelPage()) {
+            page->showTensorsPage();
+            if (auto* filter = page->tensorBrowser()->findChild<QLineEdit*>(QStringLiteral("tensorFilter"))) {
+                filter->setFocus();
+                filter->selectAll();
+            }
+        }
+    });
+    view->addAction(tr("&Next Tensor"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this]() {
+        if (auto* page = currentModelPage())
+            page->tensorBrowser()->selectAdjacent(+1);
+    });
+    view->addAction(tr("&Previous Tensor"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this]() {
+        if (auto* page = currentModelPage())
+            page->tensorBrowser()->selectAdjacent(-1);
+    });
+    view->addSeparator();
+    view->addAction(tr("Result &Cache Budget…"), this, [this]() {
+        bool ok = false;
+        const int mib = QInputDialog::getInt(this, tr("Result cache budget"), tr("Memory for finished heatmaps and statistics (MiB):"),
+                                             static_cast<int>(ResultCache::instance().budgetBytes() >> 20), 16, 1 << 20, 16, &ok);
+        if (ok)
+            ResultCache::instance().setBudgetBytes(static_cast<qint64>(mib) << 20);
+    });
+}
+
+ModelPage* MainWindow::currentModelPage() const
+{
+    return qobject_cast<ModelPage*>(m_tabs->currentWidget());
+}
+
+void MainWindow::showCacheUsage(qint64 usedBytes, qint64 budgetBytes)
+{
+    m_cacheLabel->setText(tr("Cache: %1 of %2")
+                              .arg(QString::fromStdString(gguf::formatBytes(static_cast<std::uint64_t>(usedBytes))),
+                                   QString::fromStdString(gguf::formatBytes(static_cast<std::uint64_t>(budgetBytes)))));
 }
 
 void MainWindow::chooseFile()
@@ -78,6 +127,7 @@ void MainWindow::openFile(const QString& path)
 void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Model> model)
 {
     auto* page = new ModelPage(std::move(model), m_tabs);
+    connect(page, &ModelPage::statusMessage, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
     const int index = m_tabs->addTab(page, QFileInfo(path).fileName());
     m_tabs->setTabToolTip(index, path);
     m_tabs->setCurrentIndex(index);

@@ -7,7 +7,9 @@
 #include <QMainWindow>
 #include <memory>
 
+class QLabel;
 class QMenu;
+class ModelPage;
 class QTabWidget;
 class ModelLoader;
 
@@ -17,6 +19,7 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     void openFile(const QString& path);
     QTabWidget* tabs() const { return m_tabs; }
+    ModelPage* currentModelPage() const;
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -30,8 +33,10 @@ private:
     void showError(const QString& path, const QString& message);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
+    void showCacheUsage(qint64 usedBytes, qint64 budgetBytes);
 
     QTabWidget* m_tabs;
     ModelLoader* m_loader;
     QMenu* m_recentMenu = nullptr;
+    QLabel* m_cacheLabel = nullptr;
 };

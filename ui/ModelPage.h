@@ -1,18 +1,14 @@
 #pragma once
-// One open model: a summary header, its metadata and its tensor index with a filter box.
+// One open model: its pages (overview, metadata, tokenizer, tensors) in tabs.
 
 #include "Model.h"
 
 #include <QWidget>
 #include <memory>
 
-class QLabel;
-class QLineEdit;
-class QSortFilterProxyModel;
-class QTableView;
-class QTimer;
+class QTabWidget;
 class MetadataTableModel;
-class TensorTableModel;
+class TensorBrowser;
 class TensorViewPage;
 
 class ModelPage : public QWidget {
@@ -20,20 +16,22 @@ class ModelPage : public QWidget {
 public:
     explicit ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent = nullptr);
     const gguf::Model& model() const { return *m_model; }
+    std::shared_ptr<const gguf::Model> sharedModel() const { return m_model; }
+    QTabWidget* pages() const { return m_pages; }
+    TensorBrowser* tensorBrowser() const { return m_browser; }
     TensorViewPage* tensorPage() const { return m_tensorPage; }
+    void showTensorsPage();
 
 signals:
     void statusMessage(bool succeeded, const QString& message);
 
 private:
     QWidget* createSummary();
-    void applyFilter();
+    QWidget* createTensorsPage();
 
     std::shared_ptr<const gguf::Model> m_model;
+    QTabWidget* m_pages;
     MetadataTableModel* m_metadata;
-    TensorTableModel* m_tensors;
-    QSortFilterProxyModel* m_tensorProxy;
-    QLineEdit* m_filter;
-    QTimer* m_filterDebounce;
+    TensorBrowser* m_browser = nullptr;
     TensorViewPage* m_tensorPage = nullptr;
 };

@@ -1,0 +1,51 @@
+#pragma once
+// The tensor index as a sortable table or a tree grouped by layer, with a debounced filter box
+// (substring or regular expression). Emits the selected tensor.
+
+#include "Model.h"
+
+#include <QWidget>
+#include <memory>
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QTableView;
+class QTimer;
+class QTreeView;
+class QToolButton;
+class TensorTableModel;
+class TensorTreeModel;
+
+class TensorBrowser : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* parent = nullptr);
+
+    void setFilterText(const QString& text);  // as if typed, debounce included
+    void setGroupedByLayer(bool grouped);
+    QTableView* tableView() const { return m_table; }
+    QTreeView* treeView() const { return m_tree; }
+    QSortFilterProxyModel* tableProxy() const { return m_tableProxy; }
+    void selectTensor(int tensorIndex);
+    void selectAdjacent(int step);  // next (+1) or previous (-1) visible tensor
+
+signals:
+    void tensorSelected(int tensorIndex);  // index into Model::tensors(), -1 for none
+
+private:
+    void applyFilter();
+    void emitCurrent(const QModelIndex& proxyIndex, bool fromTree);
+
+    std::shared_ptr<const gguf::Model> m_model;
+    TensorTableModel* m_tableModel;
+    TensorTreeModel* m_treeModel;
+    QSortFilterProxyModel* m_tableProxy;
+    QSortFilterProxyModel* m_treeProxy;
+    QLineEdit* m_filter;
+    QTimer* m_debounce;
+    QToolButton* m_groupToggle;
+    QStackedWidget* m_stack;
+    QTableView* m_table;
+    QTreeView* m_tree;
+};
