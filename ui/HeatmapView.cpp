@@ -84,6 +84,13 @@ HeatmapView::HeatmapView(JobProgressBar* progress, QWidget* parent)
     layout->addWidget(m_plot, 1);
 }
 
+void HeatmapView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    if (m_slice.isValid())
+        m_zoomDebounce->start();
+}
+
 const std::vector<float>& HeatmapView::cells() const
 {
     return m_shownCells ? *m_shownCells : emptyCells();

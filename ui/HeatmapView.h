@@ -36,6 +36,10 @@ signals:
     void heatmapReady();
     void cellClicked(std::uint64_t row, std::uint64_t column);
 
+protected:
+    // A new size may allow more cells: recompute the visible region once resizing settles.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void requestRegion(const gguf::HeatmapRegion& region);
     void requestVisibleRegion();
