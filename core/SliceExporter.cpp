@@ -62,41 +62,60 @@ std::string npyHeader(const std::vector<std::uint64_t>& shape)
 
 Status exportSlice(const TensorSlice& slice, ExportFormat format, ByteSink& sink, const ExportProgress& progress)
 {
+    return exportSlices(std::span<const TensorSlice>(&slice, 1), format, sink, progress);
+}
+
+Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, ByteSink& sink, const ExportProgress& progress)
+{
+    if (slices.empty())
+        return Error{"nothing to export", Error::kNoOffset, {}};
+    std::uint64_t total = 0;
+    for (const TensorSlice& slice : slices) {
+        if (slice.shape != slices.front().shape)
+            return Error{"slices exported together must have the same shape", Error::kNoOffset, {}};
+        total += slice.elementCount();
+    }
     if (format == ExportFormat::Npy) {
-        const std::string header = npyHeader(slice.shape);
+        std::vector<std::uint64_t> shape = slices.front().shape;
+        if (slices.size() > 1)
+            shape.insert(shape.begin(), slices.size());
+        const std::string header = npyHeader(shape);
         if (Status s = sink.write(header.data(), header.size()); !s)
             return s;
     }
-    const std::uint64_t total = slice.elementCount();
-    const std::uint64_t rowLength = slice.rowLength();
     Status writeStatus = Ok{};
     bool cancelled = false;
     std::string text;
-    Status status = forEachChunk(slice, kChunkElements, [&](std::span<const float> values, std::uint64_t first) {
-        if (format == ExportFormat::Csv) {
-            text.clear();
-            for (std::size_t i = 0; i < values.size(); ++i) {
-                appendCsvValue(text, values[i]);
-                text += (first + i + 1) % rowLength == 0 ? '\n' : ',';
+    std::uint64_t before = 0;  // elements of the slices already written
+    for (const TensorSlice& slice : slices) {
+        const std::uint64_t rowLength = slice.rowLength();
+        Status status = forEachChunk(slice, kChunkElements, [&](std::span<const float> values, std::uint64_t first) {
+            if (format == ExportFormat::Csv) {
+                text.clear();
+                for (std::size_t i = 0; i < values.size(); ++i) {
+                    appendCsvValue(text, values[i]);
+                    text += (first + i + 1) % rowLength == 0 ? '\n' : ',';
+                }
+                writeStatus = sink.write(text.data(), text.size());
+            } else {
+                writeStatus = sink.write(values.data(), values.size_bytes());
             }
-            writeStatus = sink.write(text.data(), text.size());
-        } else {
-            writeStatus = sink.write(values.data(), values.size_bytes());
-        }
+            if (!writeStatus)
+                return false;
+            if (progress && !progress(before + first + values.size(), total)) {
+                cancelled = true;
+                return false;
+            }
+            return true;
+        });
+        if (!status)
+            return status;
         if (!writeStatus)
-            return false;
-        if (progress && !progress(first + values.size(), total)) {
-            cancelled = true;
-            return false;
-        }
-        return true;
-    });
-    if (!status)
-        return status;
-    if (!writeStatus)
-        return writeStatus;
-    if (cancelled)
-        return Error{"export cancelled", Error::kNoOffset, {}};
+            return writeStatus;
+        if (cancelled)
+            return Error{"export cancelled", Error::kNoOffset, {}};
+        before += slice.elementCount();
+    }
     return Ok{};
 }
 

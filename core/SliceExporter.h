@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace gguf {
@@ -23,5 +24,9 @@ std::string npyHeader(const std::vector<std::uint64_t>& shape);
 // cancels, which the result reports as an error (so the caller leaves the sink uncommitted).
 using ExportProgress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
 Status exportSlice(const TensorSlice& slice, ExportFormat format, ByteSink& sink, const ExportProgress& progress = {});
+
+// Several slices of one shape (e.g. a chosen set of experts) one after another: a .npy gets
+// the shape [n, ...slice shape]; raw f32 and CSV are simply concatenated.
+Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, ByteSink& sink, const ExportProgress& progress = {});
 
 }  // namespace gguf

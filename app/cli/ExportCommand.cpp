@@ -9,7 +9,7 @@ int runExport(const std::vector<std::string>& words)
 {
     const CliArguments args = CliArguments::parse(words, {"--expert", "--format", "-o", "--output"}, {});
     if (!args.error.empty() || args.positionals.size() != 2)
-        return reportFailure(args.error.empty() ? "usage: export FILE TENSOR [--expert N] [--format f32|npy|csv] [-o PATH|-]" : args.error, 2);
+        return reportFailure(args.error.empty() ? "usage: export FILE TENSOR [--expert N[,N...]] [--format f32|npy|csv] [-o PATH|-]" : args.error, 2);
     const std::string formatName = args.value("--format").value_or("f32");
     const auto format = gguf::parseExportFormat(formatName);
     if (!format)
@@ -19,8 +19,8 @@ int runExport(const std::vector<std::string>& words)
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
-    const auto slice = selectSliceOrReport(*model, args.positionals[1], args);
-    if (!slice)
+    const std::vector<gguf::TensorSlice> slices = selectSlicesOrReport(*model, args.positionals[1], args);
+    if (slices.empty())
         return 1;
 
     std::unique_ptr<gguf::ByteSink> sink;
@@ -38,7 +38,7 @@ int runExport(const std::vector<std::string>& words)
             return reportFailure(file.error().toString());
         sink = std::move(file.value());
     }
-    if (gguf::Status status = gguf::exportSlice(*slice, *format, *sink); !status)
+    if (gguf::Status status = gguf::exportSlices(slices, *format, *sink); !status)
         return reportFailure(status.error().toString());
     if (gguf::Status status = sink->commit(); !status)
         return reportFailure(status.error().toString());

@@ -19,9 +19,12 @@ int runStats(const std::vector<std::string>& words)
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
-    const auto slice = selectSliceOrReport(*model, args.positionals[1], args);
-    if (!slice)
+    const std::vector<gguf::TensorSlice> slices = selectSlicesOrReport(*model, args.positionals[1], args);
+    if (slices.empty())
         return 1;
+    if (slices.size() > 1)
+        return reportFailure("stats takes one expert at a time", 2);
+    const gguf::TensorSlice* slice = &slices.front();
     const auto result = gguf::computeStatistics(*slice, static_cast<std::uint32_t>(bins));
     if (!result)
         return reportFailure(result.error().toString());
