@@ -40,9 +40,9 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path)
             auto opened = GgufFile::open(split->shardPath(k));
             if (!opened) {
                 Error error = opened.error();
-                error.message = "shard " + std::to_string(k) + " of " + std::to_string(split->count)
-                              + " of the split model " + (error.message.rfind("cannot open", 0) == 0 ? "is missing: " : "is invalid: ")
-                              + error.message;
+                const bool missing = error.message.rfind("cannot open", 0) == 0;
+                error.message = "shard " + std::to_string(k) + " of " + std::to_string(split->count) + " of the split model ("
+                              + split->shardPath(k) + ") " + (missing ? "is missing: " : "is invalid: ") + error.message;
                 return error;
             }
             shard = std::move(opened.value());
