@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QMetaObject>
 #include <QPointer>
+#include "JobPool.h"
+
 #include <QThreadPool>
 
 struct BackgroundJob::State {
@@ -22,7 +24,7 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
     }
     QPointer<BackgroundJob> self(this);
     for (int chunk = 0; chunk < chunkCount; ++chunk) {
-        QThreadPool::globalInstance()->start([state = m_state, self, chunk]() {
+        jobPool()->start([state = m_state, self, chunk]() {
             QString error;
             if (state->cancelled.load(std::memory_order_relaxed)) {
                 error = QStringLiteral("cancelled");

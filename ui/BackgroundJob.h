@@ -1,5 +1,5 @@
 #pragma once
-// Runs independent chunks of core work (row ranges, heatmap bands) on the global QThreadPool and
+// Runs independent chunks of core work (row ranges, heatmap bands) on the job pool and
 // reports back on the GUI thread. Workers touch no widgets: they fill buffers owned by the job's
 // shared state and return a Status. Cancellation is an atomic flag the chunks poll; a cancelled
 // or failed job still finishes once, so its owner can tell a stale result from a fresh one.
