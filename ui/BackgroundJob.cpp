@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QMetaObject>
 #include <QPointer>
+#include "JobMonitor.h"
 #include "JobPool.h"
 
 #include <QThreadPool>
@@ -16,6 +17,7 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
     : QObject(parent), m_state(std::make_shared<State>()), m_chunkCount(chunkCount)
 {
     m_state->work = std::move(work);
+    JobMonitor::instance().jobStarted();
     if (chunkCount <= 0) {
         // Nothing to do: still finish once, but after the caller has had a chance to connect.
         QMetaObject::invokeMethod(this, [this]() { chunkDone({}); }, Qt::QueuedConnection);
@@ -44,6 +46,8 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
 
 BackgroundJob::~BackgroundJob()
 {
+    if (m_running)
+        JobMonitor::instance().jobFinished();
     // Chunks still queued see the flag and skip their work; running ones finish into buffers
     // they keep alive themselves.
     m_state->cancelled = true;
@@ -65,6 +69,7 @@ void BackgroundJob::chunkDone(const QString& error)
     if (m_done < m_chunkCount)
         return;
     m_running = false;
+    JobMonitor::instance().jobFinished();
     if (m_state->cancelled && m_firstError.isEmpty())
         m_firstError = QStringLiteral("cancelled");
     emit finished(m_firstError.isEmpty(), m_firstError);

@@ -2,6 +2,8 @@
 
 #include "ModelLoader.h"
 #include "ModelPage.h"
+#include "AboutDialog.h"
+#include "JobMonitor.h"
 #include "HumanFormat.h"
 #include "ResultCache.h"
 #include "TensorBrowser.h"
@@ -49,6 +51,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWi
     statusBar()->addPermanentWidget(m_cacheLabel);
     connect(&ResultCache::instance(), &ResultCache::usageChanged, this, &MainWindow::showCacheUsage);
     showCacheUsage(ResultCache::instance().usedBytes(), ResultCache::instance().budgetBytes());
+    m_jobsLabel = new QLabel(this);
+    m_jobsLabel->setObjectName(QStringLiteral("jobsLabel"));
+    statusBar()->addPermanentWidget(m_jobsLabel);
+    connect(&JobMonitor::instance(), &JobMonitor::runningChanged, this, [this](int running) {
+        m_jobsLabel->setText(running > 0 ? tr("%n job(s) running", nullptr, running) : QString());
+    });
     resize(1280, 800);
     restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
     statusBar()->showMessage(tr("Open a .gguf file (Ctrl+O) or drop one on the window"));
@@ -93,6 +101,10 @@ void MainWindow::createMenus()
         if (ok)
             ResultCache::instance().setBudgetBytes(static_cast<qint64>(mib) << 20);
     });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About GGUF Explorer"), this, [this]() { AboutDialog(this).exec(); });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
 ModelPage* MainWindow::currentModelPage() const

@@ -39,4 +39,5 @@ private:
     ModelLoader* m_loader;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_cacheLabel = nullptr;
+    QLabel* m_jobsLabel = nullptr;
 };

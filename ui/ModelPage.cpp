@@ -11,7 +11,12 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QSettings>
 #include <QVBoxLayout>
+
+namespace {
+const char* const kSplitterKey = "modelPage/tensorSplitter";
+}
 
 ModelPage::ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     : QWidget(parent), m_model(std::move(model)), m_pages(new QTabWidget(this)), m_metadata(new MetadataTableModel(this))
@@ -49,6 +54,10 @@ QWidget* ModelPage::createTensorsPage()
     splitter->addWidget(m_tensorPage);
     splitter->setStretchFactor(1, 2);
     splitter->setSizes({420, 860});
+    const QByteArray state = QSettings().value(kSplitterKey).toByteArray();
+    if (!state.isEmpty())
+        splitter->restoreState(state);
+    connect(splitter, &QSplitter::splitterMoved, this, [splitter]() { QSettings().setValue(kSplitterKey, splitter->saveState()); });
     return splitter;
 }
 
