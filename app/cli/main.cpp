@@ -16,10 +16,16 @@ const char* const kUsage =
     "  info FILE                                   model summary: architecture, size, types\n"
     "  meta FILE [--json]                          every metadata key and value\n"
     "  tensors FILE [--json] [--filter REGEX]      the tensor index\n"
-    "  export FILE TENSOR [--expert N] [--format f32|npy|csv] [-o PATH|-]\n"
+    "  export FILE TENSOR [--expert N[,N...]] [--format f32|npy|csv] [-o PATH|-]\n"
     "                                              dequantized values (default: f32 to stdout)\n"
     "  stats FILE TENSOR [--expert N] [--json] [--bins N]\n"
     "                                              min, max, mean, std, rms, zero/NaN/Inf, histogram\n"
+    "  compare REF [OTHER...] [--simulate TYPES] [--json] [--filter REGEX] [--threads N] [--auto-reference]\n"
+    "                                              per-tensor error of other quant levels (or of the\n"
+    "                                              reference quantized in memory, e.g. q2_K,q4_K,q8_0)\n"
+    "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
+    "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
+    "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -42,5 +48,9 @@ int main(int argc, char** argv)
         return runExport(words);
     if (command == "stats")
         return runStats(words);
+    if (command == "compare")
+        return runCompare(words);
+    if (command == "convert")
+        return runConvert(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }

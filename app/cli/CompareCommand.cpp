@@ -1,0 +1,238 @@
+// compare: per-tensor error metrics of one or more models (or simulated quantizations) against a
+// reference model, as a table or JSON.
+
+#include "Commands.h"
+#include "JsonWriter.h"
+#include "ModelComparison.h"
+#include "ModelLoading.h"
+#include "quantize/Quantize.h"
+
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+namespace {
+
+const char* const kUsage =
+    "usage: compare REF.gguf [OTHER.gguf ...] [--simulate TYPE,TYPE...] [--json] [--filter REGEX] [--threads N] [--auto-reference]";
+
+// "q2_K,q4_K" -> type ids; an empty optional after reporting a bad name.
+std::optional<std::vector<std::uint32_t>> parseTypeList(const std::string& text)
+{
+    std::vector<std::uint32_t> types;
+    std::stringstream stream(text);
+    std::string name;
+    while (std::getline(stream, name, ',')) {
+        if (name.empty())
+            continue;
+        const gguf::TypeTraits* type = gguf::findTypeByName(name);
+        if (!type) {
+            reportFailure("unknown type '" + name + "' in --simulate", 2);
+            return std::nullopt;
+        }
+        if (!gguf::canQuantize(type->id)) {
+            std::string names;
+            for (const gguf::TypeTraits* t : gguf::quantizableTypes())
+                names += (names.empty() ? "" : ", ") + std::string(t->name);
+            reportFailure("cannot simulate " + std::string(type->name) + "; the core quantizes to " + names, 2);
+            return std::nullopt;
+        }
+        types.push_back(type->id);
+    }
+    return types;
+}
+
+void writeJson(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, std::string& out)
+{
+    gguf::JsonWriter json(out);
+    json.beginObject();
+    json.key("reference");
+    json.beginObject();
+    json.key("file"), json.value(comparison.reference().primary().path());
+    json.key("bits_per_weight"), json.value(comparison.reference().summary().averageBitsPerWeight);
+    json.endObject();
+    json.key("columns");
+    json.beginArray();
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+        const gguf::ComparisonColumn& column = comparison.columns()[c];
+        json.beginObject();
+        json.key("index"), json.value(static_cast<std::uint64_t>(c + 1));
+        json.key("label"), json.value(column.label);
+        if (column.kind == gguf::ComparisonColumn::Kind::File) {
+            json.key("kind"), json.value("file");
+            json.key("file"), json.value(column.model->primary().path());
+        } else {
+            json.key("kind"), json.value("simulated");
+            json.key("type"), json.value(gguf::typeName(column.simulatedType));
+        }
+        json.key("tensors"), json.value(static_cast<std::uint64_t>(results.columnTensorCounts[c]));
+        json.key("totals");
+        json.beginObject();
+        gguf::writeErrorMetricsJson(json, results.columnTotals[c]);
+        json.endObject();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("tensors");
+    json.beginArray();
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+        const gguf::ComparisonRow& row = comparison.rows()[r];
+        json.beginObject();
+        json.key("name"), json.value(row.reference->name);
+        json.key("shape");
+        json.beginArray();
+        for (std::uint32_t d = 0; d < row.reference->nDims; ++d)
+            json.value(static_cast<std::int64_t>(row.reference->ne[d]));
+        json.endArray();
+        json.key("reference_type"), json.value(gguf::typeName(row.reference->typeId));
+        json.key("layer");
+        row.nameParts.layer ? json.value(*row.nameParts.layer) : json.null();
+        json.key("kind"), json.value(row.nameParts.kind);
+        json.key("results");
+        json.beginArray();
+        for (std::size_t c = 0; c < row.cells.size(); ++c) {
+            const gguf::ComparisonCell& cell = row.cells[c];
+            json.beginObject();
+            json.key("column"), json.value(static_cast<std::uint64_t>(c + 1));
+            json.key("status"), json.value(gguf::cellStatusName(cell.status));
+            if (!cell.ok()) {
+                json.key("problem"), json.value(cell.problem);
+            } else {
+                json.key("type"), json.value(gguf::typeName(cell.typeId));
+                if (comparison.columns()[c].kind == gguf::ComparisonColumn::Kind::Simulated)
+                    json.key("quantized_in_memory"), json.value(cell.quantizedInMemory);
+                if (!cell.note.empty())
+                    json.key("note"), json.value(cell.note);
+                if (results.cells[r][c])
+                    gguf::writeErrorMetricsJson(json, *results.cells[r][c]);
+            }
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("problems");
+    json.beginArray();
+    for (const std::string& problem : comparison.problems())
+        json.value(problem);
+    json.endArray();
+    json.endObject();
+    out += '\n';
+}
+
+void appendMetricsLine(std::string& out, const char* name, const std::string& column, const std::string& type,
+                       const gguf::ErrorMetrics& m)
+{
+    char line[512];
+    std::snprintf(line, sizeof line, "%-34s %4s %-7s %11.4e %10.4e %8.2f %11.4e %11.4e %12.9f %11.4e %11.4e %11.4e\n", name,
+                  column.c_str(), type.c_str(), m.rmse, m.relativeRmse, m.sqnrDb, m.maxAbsError, m.meanAbsError,
+                  m.cosineSimilarity, m.p50AbsError, m.p95AbsError, m.p99AbsError);
+    out += line;
+}
+
+void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, std::string& out)
+{
+    const gguf::ModelSummary reference = comparison.reference().summary();
+    char line[512];
+    std::snprintf(line, sizeof line, "reference: %s (%.2f bits/weight)\n", comparison.reference().primary().path().c_str(),
+                  reference.averageBitsPerWeight);
+    out += line;
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c)
+        out += "[" + std::to_string(c + 1) + "] " + comparison.columns()[c].label + "\n";
+    std::snprintf(line, sizeof line, "\n%-34s %4s %-7s %11s %10s %8s %11s %11s %12s %11s %11s %11s\n", "tensor", "col", "type",
+                  "rmse", "rel_rmse", "sqnr_dB", "max_abs", "mean_abs", "cosine", "p50_abs", "p95_abs", "p99_abs");
+    out += line;
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+        const gguf::ComparisonRow& row = comparison.rows()[r];
+        const std::string name(row.reference->name);
+        for (std::size_t c = 0; c < row.cells.size(); ++c) {
+            const gguf::ComparisonCell& cell = row.cells[c];
+            const std::string column = std::to_string(c + 1);
+            if (!cell.ok() || !results.cells[r][c]) {
+                std::snprintf(line, sizeof line, "%-34s %4s %-7s %s: %s\n", name.c_str(), column.c_str(), "-",
+                              gguf::cellStatusName(cell.status), cell.problem.c_str());
+                out += line;
+                continue;
+            }
+            appendMetricsLine(out, name.c_str(), column, gguf::typeName(cell.typeId), *results.cells[r][c]);
+        }
+    }
+    out += "\nall compared tensors together:\n";
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+        const std::size_t tensors = results.columnTensorCounts[c];
+        const std::string label = "(" + std::to_string(tensors) + (tensors == 1 ? " tensor)" : " tensors)");
+        appendMetricsLine(out, label.c_str(), std::to_string(c + 1), "", results.columnTotals[c]);
+    }
+    if (!comparison.problems().empty()) {
+        out += "\nproblems:\n";
+        for (const std::string& problem : comparison.problems())
+            out += "  " + problem + "\n";
+    }
+}
+
+}  // namespace
+
+int runCompare(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--filter", "--simulate", "--threads"}, {"--json", "--auto-reference"});
+    if (!args.error.empty() || args.positionals.empty())
+        return reportFailure(args.error.empty() ? kUsage : args.error, 2);
+
+    gguf::ComparisonOptions options;
+    if (!args.has("--auto-reference"))
+        options.referenceIndex = 0;
+    if (const auto list = args.value("--simulate")) {
+        const auto types = parseTypeList(*list);
+        if (!types)
+            return 2;
+        options.simulatedTypes = *types;
+    }
+    if (args.positionals.size() < 2 && options.simulatedTypes.empty())
+        return reportFailure("compare needs a second file or --simulate TYPES", 2);
+    std::optional<std::regex> filter;
+    if (const auto pattern = args.value("--filter")) {
+        try {
+            filter.emplace(*pattern, std::regex::ECMAScript);
+        } catch (const std::regex_error& error) {
+            return reportFailure("--filter '" + *pattern + "' is not a valid regular expression: " + error.what(), 2);
+        }
+        options.includeTensor = [&filter](std::string_view name) { return std::regex_search(name.begin(), name.end(), *filter); };
+    }
+    gguf::ComparisonRunOptions run;
+    if (const auto threads = args.value("--threads")) {
+        const long n = std::strtol(threads->c_str(), nullptr, 10);
+        if (n < 1 || n > 1024)
+            return reportFailure("--threads must be a whole number from 1 to 1024", 2);
+        run.threads = static_cast<unsigned>(n);
+    }
+
+    std::vector<std::shared_ptr<const gguf::Model>> models;
+    for (const std::string& path : args.positionals) {
+        auto model = openModelOrReport(path);
+        if (!model)
+            return 1;
+        models.push_back(std::move(model));
+    }
+    auto comparison = gguf::ModelComparison::create(std::move(models), options);
+    if (!comparison)
+        return reportFailure(comparison.error().toString(), 2);
+    if (comparison->rows().empty())
+        return reportFailure("no tensor of the reference matches --filter '" + args.value("--filter").value_or("") + "'");
+    auto results = gguf::runComparison(*comparison, run);
+    if (!results)
+        return reportFailure(results.error().toString());
+    bool anyComputed = false;
+    for (const std::size_t count : results->columnTensorCounts)
+        anyComputed = anyComputed || count > 0;
+    if (!anyComputed)
+        return reportFailure("no tensor could be compared: " + (comparison->problems().empty() ? std::string("no pair matches by name and shape")
+                                                                                               : comparison->problems().front()));
+    std::string out;
+    if (args.has("--json"))
+        writeJson(*comparison, *results, out);
+    else
+        writeText(*comparison, *results, out);
+    writeStdout(out);
+    return 0;
+}

@@ -1,0 +1,58 @@
+// convert: re-quantize a model (via f32) to one type and write a new GGUF file.
+
+#include "Commands.h"
+#include "Conversion.h"
+#include "ModelLoading.h"
+#include "quantize/Quantize.h"
+
+#include <cstdio>
+
+namespace {
+
+std::string quantizableTypeNames()
+{
+    std::string names;
+    for (const gguf::TypeTraits* type : gguf::quantizableTypes())
+        names += (names.empty() ? "" : ", ") + std::string(type->name);
+    return names;
+}
+
+}  // namespace
+
+int runConvert(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--type", "--tensors", "--threads"}, {"--quiet"});
+    if (!args.error.empty() || args.positionals.size() != 2 || !args.has("--type"))
+        return reportFailure(args.error.empty() ? "usage: convert IN.gguf OUT.gguf --type TYPE [--tensors REGEX] [--threads N] [--quiet]"
+                                                : args.error, 2);
+    const std::string typeText = *args.value("--type");
+    const gguf::TypeTraits* type = gguf::findTypeByName(typeText);
+    if (!type || !gguf::canQuantize(type->id))
+        return reportFailure("cannot convert to '" + typeText + "'; types: " + quantizableTypeNames(), 2);
+
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+    gguf::ConversionOptions options;
+    if (const auto threads = args.value("--threads")) {
+        const long n = std::strtol(threads->c_str(), nullptr, 10);
+        if (n < 1 || n > 1024)
+            return reportFailure("--threads must be a whole number from 1 to 1024", 2);
+        options.threads = static_cast<unsigned>(n);
+    }
+    options.targetType = type->id;
+    options.tensorPattern = args.value("--tensors").value_or("");
+    const auto plan = gguf::convertModel(*model, args.positionals[1], options);
+    if (!plan)
+        return reportFailure(plan.error().toString());
+
+    for (const std::string& warning : plan->warnings)
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", warning.c_str());
+    if (!args.has("--quiet")) {
+        char line[512];
+        std::snprintf(line, sizeof line, "wrote %s: %zu of %zu tensors converted to %s, the others kept\n",
+                      args.positionals[1].c_str(), plan->quantizedCount, plan->tensors.size(), type->name);
+        writeStdout(line);
+    }
+    return 0;
+}

@@ -1,0 +1,92 @@
+#include "quantize/QuantizationPolicy.h"
+
+#include "quantize/Quantize.h"
+
+#include <array>
+#include <utility>
+
+namespace gguf {
+
+namespace {
+
+bool contains(std::string_view text, std::string_view part)
+{
+    return text.find(part) != std::string_view::npos;
+}
+
+bool endsWith(std::string_view text, std::string_view suffix)
+{
+    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// Name fragments llama.cpp never quantizes (llama-quant.cpp, tensor_allows_quantization).
+constexpr std::string_view kKeptFragments[] = {
+    "_norm.weight", "ffn_gate_inp.weight", "altup", "laurel", "per_layer_model_proj", "ssm_conv1d",
+    "shortconv.conv.weight", "time_mix_first.weight", "time_mix_w0.weight", "time_mix_w1.weight",
+    "time_mix_w2.weight", "time_mix_decay_w1.weight", "time_mix_decay_w2.weight", "time_mix_lerp_fused.weight",
+    "attn_rel_b.weight",
+};
+constexpr std::string_view kKeptNames[] = {"position_embd.weight", "token_types.weight"};
+
+// llama.cpp's fallback when ne[0] is not a multiple of a 256-element super-block
+// (llama_tensor_get_type): Q2_K/Q3_K -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0.
+constexpr std::pair<std::uint32_t, std::uint32_t> kFallbacks[] = {{10, 20}, {11, 20}, {12, 6}, {13, 7}, {14, 8}};
+constexpr std::uint32_t kF16 = 1;
+
+// (type id, llama_ftype)
+constexpr std::array<std::pair<std::uint32_t, std::uint32_t>, 13> kFileTypes = {{
+    {0, 0}, {1, 1}, {2, 2}, {3, 3}, {8, 7}, {6, 8}, {7, 9}, {10, 10}, {11, 12}, {12, 15}, {13, 17}, {14, 18}, {30, 32},
+}};
+
+bool fits(const TensorInfo& tensor, std::uint32_t typeId)
+{
+    const TypeTraits* traits = findType(typeId);
+    return traits && tensor.ne[0] % traits->blockSize == 0;
+}
+
+}  // namespace
+
+bool llamaQuantizesTensor(std::string_view name, std::uint32_t nDims)
+{
+    if (nDims < 2 || !endsWith(name, "weight"))
+        return false;
+    for (const std::string_view fragment : kKeptFragments)
+        if (contains(name, fragment))
+            return false;
+    for (const std::string_view kept : kKeptNames)
+        if (name == kept)
+            return false;
+    return true;
+}
+
+TensorTarget chooseTensorTarget(const TensorInfo& tensor, std::uint32_t targetType, bool selected)
+{
+    if (!selected)
+        return {false, tensor.typeId, "not selected"};
+    if (!llamaQuantizesTensor(tensor.name, tensor.nDims))
+        return {false, tensor.typeId, tensor.nDims < 2 ? "1-D, kept as llama.cpp keeps it" : "kept as llama.cpp keeps it"};
+    if (tensor.typeId == targetType)
+        return {false, tensor.typeId, "already " + typeName(targetType)};
+    if (fits(tensor, targetType))
+        return {true, targetType, {}};
+
+    std::uint32_t fallback = kF16;
+    for (const auto& [from, to] : kFallbacks)
+        if (from == targetType && canQuantize(to) && fits(tensor, to))
+            fallback = to;
+    const std::string why = "row length " + std::to_string(tensor.ne[0]) + " does not fit " + typeName(targetType)
+                          + " blocks; " + typeName(fallback) + " instead";
+    if (fallback == tensor.typeId)
+        return {false, fallback, why};
+    return {true, fallback, why};
+}
+
+std::optional<std::uint32_t> llamaFileType(std::uint32_t typeId)
+{
+    for (const auto& [type, fileType] : kFileTypes)
+        if (type == typeId)
+            return fileType;
+    return std::nullopt;
+}
+
+}  // namespace gguf
