@@ -27,6 +27,7 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
     QPointer<BackgroundJob> self(this);
     for (int chunk = 0; chunk < chunkCount; ++chunk) {
         jobPool()->start([state = m_state, self, chunk]() {
+            yieldToGuiThread();
             QString error;
             if (state->cancelled.load(std::memory_order_relaxed)) {
                 error = QStringLiteral("cancelled");

@@ -6,3 +6,7 @@
 class QThreadPool;
 
 QThreadPool* jobPool();
+
+// Called first thing in every job on a pool thread: lowers that thread's scheduling priority
+// (Linux nice 10, per thread) so the GUI thread wins the CPU whenever it has painting to do.
+void yieldToGuiThread();

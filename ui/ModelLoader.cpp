@@ -11,7 +11,10 @@ void ModelLoader::open(const QString& path)
 {
     const quint64 generation = ++m_generation;
     QPointer<ModelLoader> self(this);
-    QtConcurrent::run(jobPool(), [path]() { return gguf::Model::open(path.toStdString()); })
+    QtConcurrent::run(jobPool(), [path]() {
+        yieldToGuiThread();
+        return gguf::Model::open(path.toStdString());
+    })
         .then(this, [self, generation, path](gguf::Result<std::shared_ptr<const gguf::Model>> result) {
             if (!self || generation != self->m_generation)
                 return;
