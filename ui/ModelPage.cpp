@@ -1,16 +1,13 @@
 #include "ModelPage.h"
 
-#include "HumanFormat.h"
-#include "MetadataTableModel.h"
+#include "MetadataPage.h"
+#include "OverviewPage.h"
+#include "TokenizerPage.h"
 #include "TensorBrowser.h"
 #include "TensorViewPage.h"
 
-#include <QFormLayout>
-#include <QHeaderView>
-#include <QLabel>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QTableView>
 #include <QSettings>
 #include <QVBoxLayout>
 
@@ -19,20 +16,14 @@ const char* const kSplitterKey = "modelPage/tensorSplitter";
 }
 
 ModelPage::ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
-    : QWidget(parent), m_model(std::move(model)), m_pages(new QTabWidget(this)), m_metadata(new MetadataTableModel(this))
+    : QWidget(parent), m_model(std::move(model)), m_pages(new QTabWidget(this))
 {
-    m_metadata->setModel(m_model);
     m_pages->setObjectName(QStringLiteral("modelPages"));
-    m_pages->addTab(createSummary(), tr("Overview"));
-    auto* metadataView = new QTableView(m_pages);
-    metadataView->setObjectName(QStringLiteral("metadataView"));
-    metadataView->setModel(m_metadata);
-    metadataView->verticalHeader()->hide();
-    metadataView->horizontalHeader()->setStretchLastSection(true);
-    metadataView->setWordWrap(false);
-    m_pages->addTab(metadataView, tr("Metadata"));
-    m_pages->addTab(createTensorsPage(), tr("Tensors"));
-    m_pages->setCurrentIndex(m_pages->count() - 1);
+    m_pages->addTab(new OverviewPage(m_model, m_pages), tr("Overview"));
+    m_pages->addTab(new MetadataPage(m_model, m_pages), tr("Metadata"));
+    m_pages->addTab(new TokenizerPage(m_model, m_pages), tr("Tokenizer"));
+    m_tensorsPage = createTensorsPage();
+    m_pages->addTab(m_tensorsPage, tr("Tensors"));
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -63,26 +54,5 @@ QWidget* ModelPage::createTensorsPage()
 
 void ModelPage::showTensorsPage()
 {
-    m_pages->setCurrentIndex(m_pages->count() - 1);
-}
-
-QWidget* ModelPage::createSummary()
-{
-    const gguf::ModelSummary summary = m_model->summary();
-    auto* box = new QWidget(this);
-    auto* form = new QFormLayout(box);
-    auto text = [](const std::string& s) { return s.empty() ? tr("(not set)") : QString::fromStdString(s); };
-    form->addRow(tr("Name:"), new QLabel(text(summary.name), box));
-    form->addRow(tr("Architecture:"), new QLabel(text(summary.architecture), box));
-    form->addRow(tr("Parameters:"), new QLabel(QStringLiteral("%1 (%2)").arg(QString::fromStdString(gguf::formatCount(summary.parameterCount)),
-                                                                             QString::fromStdString(gguf::formatGrouped(summary.parameterCount))), box));
-    form->addRow(tr("File size:"), new QLabel(tr("%1 in %n file(s)", nullptr, static_cast<int>(m_model->shards().size()))
-                                                  .arg(QString::fromStdString(gguf::formatBytes(summary.fileSize))), box));
-    form->addRow(tr("Bits per weight:"), new QLabel(QString::number(summary.averageBitsPerWeight, 'f', 3), box));
-    const gguf::GgufFile& primary = m_model->primary();
-    form->addRow(tr("Format:"), new QLabel(tr("GGUF v%1, %2-endian, alignment %3")
-                                               .arg(primary.version())
-                                               .arg(primary.bigEndian() ? tr("big") : tr("little"))
-                                               .arg(primary.alignment()), box));
-    return box;
+    m_pages->setCurrentWidget(m_tensorsPage);
 }

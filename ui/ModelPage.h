@@ -1,5 +1,6 @@
 #pragma once
-// One open model: its pages (overview, metadata, tokenizer, tensors) in tabs.
+// One open model: its pages (overview, metadata, tokenizer, tensors) in tabs; it opens on the
+// overview.
 
 #include "Model.h"
 
@@ -7,7 +8,6 @@
 #include <memory>
 
 class QTabWidget;
-class MetadataTableModel;
 class TensorBrowser;
 class TensorViewPage;
 
@@ -26,12 +26,11 @@ signals:
     void statusMessage(bool succeeded, const QString& message);
 
 private:
-    QWidget* createSummary();
     QWidget* createTensorsPage();
 
     std::shared_ptr<const gguf::Model> m_model;
     QTabWidget* m_pages;
-    MetadataTableModel* m_metadata;
+    QWidget* m_tensorsPage = nullptr;
     TensorBrowser* m_browser = nullptr;
     TensorViewPage* m_tensorPage = nullptr;
 };

@@ -1,0 +1,466 @@
+// The tokenizer page (TokenizerPage, TokenTableModel) against the fixture manifests: the table
+// fills after the background indexing with the manifest's tokens, types and scores; searches
+// (substring, regular expression, exact id) find the expected ids after the 300 ms pause; the
+// special-token panel and chat template match the metadata; a file without tokens says so; and a
+// 256k-token vocabulary keeps the event loop responsive. Every model runs under
+// QAbstractItemModelTester.
+
+#include "Fixtures.h"
+#include "GgufWriter.h"
+#include "Manifest.h"
+#include "Model.h"
+#include "TokenTableModel.h"
+#include "TokenizerPage.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <ctime>
+
+using namespace testsupport;
+
+namespace {
+
+constexpr auto kReportToQtTest = QAbstractItemModelTester::FailureReportingMode::QtTest;
+constexpr int kLargeVocabulary = 262144;
+constexpr int kSlowSearchMs = 60000;  // a pass over 256k tokens under AddressSanitizer takes seconds
+
+std::shared_ptr<const gguf::Model> openModel(const QString& path)
+{
+    auto model = gguf::Model::open(path.toStdString());
+    if (!model)
+        qWarning("%s", model.error().toString().c_str());
+    return model ? model.value() : nullptr;
+}
+
+QString cell(const QAbstractItemModel& model, int row, int column)
+{
+    return model.data(model.index(row, column)).toString();
+}
+
+QList<std::uint32_t> shownIds(const TokenTableModel& model)
+{
+    QList<std::uint32_t> ids;
+    for (int row = 0; row < model.rowCount(); ++row)
+        ids.append(model.index(row, TokenTableModel::Id).data(TokenTableModel::TokenIdRole).toUInt());
+    return ids;
+}
+
+QList<std::uint32_t> range(std::uint32_t first, std::uint32_t last)
+{
+    QList<std::uint32_t> ids;
+    for (std::uint32_t id = first; id <= last; ++id)
+        ids.append(id);
+    return ids;
+}
+
+QString labelText(const QWidget& page, const char* objectName)
+{
+    const auto* label = page.findChild<QLabel*>(QLatin1String(objectName));
+    return label ? label->text() : QStringLiteral("<no label %1>").arg(QLatin1String(objectName));
+}
+
+// Types the query, presses Enter (which skips the pause searchWaitsForAPauseInTyping checks) and
+// waits for the search to reach the table.
+bool runSearch(TokenizerPage& page, const QString& query, bool regex, int timeoutMs = 5000)
+{
+    QSignalSpy finished(&page, &TokenizerPage::searchFinished);
+    auto* box = page.findChild<QLineEdit*>(QStringLiteral("tokenSearch"));
+    page.findChild<QCheckBox*>(QStringLiteral("tokenSearchRegex"))->setChecked(regex);
+    box->setText(query);
+    QTest::keyClick(box, Qt::Key_Return);
+    return !finished.isEmpty() || finished.wait(timeoutMs);
+}
+
+// A vocabulary of "tok0" ... with scores, token types and merges, written with GgufWriter.
+QString writeLargeVocabulary(const QTemporaryDir& dir)
+{
+    std::vector<std::string> tokens;
+    tokens.reserve(kLargeVocabulary);
+    std::string scores;
+    std::string types;
+    for (int i = 0; i < kLargeVocabulary; ++i) {
+        tokens.push_back("tok" + std::to_string(i));
+        const float score = -float(i);
+        const std::int32_t type = i < 3 ? 3 : 1;
+        scores.append(reinterpret_cast<const char*>(&score), sizeof score);
+        types.append(reinterpret_cast<const char*>(&type), sizeof type);
+    }
+    gguf::GgufWriter writer;
+    writer.setValue("general.architecture", gguf::EncodedValue::string("llama"));
+    writer.setValue("tokenizer.ggml.model", gguf::EncodedValue::string("gpt2"));
+    writer.setValue("tokenizer.ggml.tokens", gguf::EncodedValue::stringArray(tokens));
+    writer.setValue("tokenizer.ggml.scores", gguf::EncodedValue::fixedArray(gguf::ValueType::F32, scores).value());
+    writer.setValue("tokenizer.ggml.token_type", gguf::EncodedValue::fixedArray(gguf::ValueType::I32, types).value());
+    writer.setValue("tokenizer.ggml.merges", gguf::EncodedValue::stringArray(std::vector<std::string>{"t o", "to k", "tok 1"}));
+    writer.setValue("tokenizer.ggml.eos_token_id", gguf::EncodedValue::u32(kLargeVocabulary + 5));  // out of range
+    const QString path = dir.filePath(QStringLiteral("large-vocabulary.gguf"));
+    const gguf::Status written = writer.writeFile(path.toStdString());
+    if (!written)
+        qWarning("%s", written.error().toString().c_str());
+    return path;
+}
+
+// CPU time of the calling thread: unlike wall time, it does not grow when a loaded machine gives
+// the thread no core, so it measures work done on the GUI thread, not the machine's load.
+qint64 threadCpuMs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return qint64(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
+// Records, between consecutive 5 ms timer ticks, the longest wall-clock gap and the most GUI-thread
+// CPU time spent: a handler that blocks the event loop shows up in both.
+class StallMeter {
+public:
+    StallMeter()
+    {
+        m_clock.start();
+        m_lastCpuMs = threadCpuMs();
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            m_longestWallMs = std::max(m_longestWallMs, m_clock.restart());
+            const qint64 cpu = threadCpuMs();
+            m_longestCpuMs = std::max(m_longestCpuMs, cpu - m_lastCpuMs);
+            m_lastCpuMs = cpu;
+        });
+        m_timer.start(5);
+    }
+    qint64 longestWallMs() const { return m_longestWallMs; }
+    qint64 longestCpuMs() const { return m_longestCpuMs; }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_lastCpuMs = 0;
+    qint64 m_longestWallMs = 0;
+    qint64 m_longestCpuMs = 0;
+};
+
+}  // namespace
+
+class TestGuiTokenizer : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void tableFillsAfterIndexing();
+    void invisibleCharactersAreShown();
+    void search_data();
+    void search();
+    void numberFindsTheIdFirst();
+    void invalidRegexKeepsTheTable();
+    void searchWaitsForAPauseInTyping();
+    void specialTokensAndChatTemplate();
+    void fileWithoutTokenizer_data();
+    void fileWithoutTokenizer();
+    void tokensOfTheWrongTypeAreReported();
+    void largeVocabularyKeepsTheLoopResponsive();
+
+private:
+    std::optional<Manifest> m_manifest;  // tiny-llama-Q4_K
+    std::shared_ptr<const gguf::Model> m_model;
+};
+
+void TestGuiTokenizer::initTestCase()
+{
+    QString error;
+    m_manifest = Manifest::load(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf.json")), &error);
+    QVERIFY2(m_manifest, qPrintable(error));
+    m_model = openModel(m_manifest->filePath());
+    QVERIFY(m_model);
+}
+
+void TestGuiTokenizer::tableFillsAfterIndexing()
+{
+    TokenizerPage page(m_model);
+    QVERIFY(page.hasTokenizer());
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    // The constructor only starts the indexing; the table fills from the event loop.
+    QVERIFY(!page.isReady());
+    QCOMPARE(page.tokenModel()->rowCount(), 0);
+    QVERIFY(labelText(page, "tokenSearchStatus").startsWith(QLatin1String("Indexing 512 tokens")));
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    QVERIFY(page.isReady());
+
+    const JsonNode* tokens = m_manifest->metadata.member("tokenizer.ggml.tokens");
+    QCOMPARE(page.tokenModel()->rowCount(), tokens->member("length")->text.toInt());
+    QCOMPARE(page.tokenModel()->columnCount(), 4);
+    QCOMPARE(labelText(page, "tokenSearchStatus"), QStringLiteral("512 tokens"));
+    const std::vector<JsonNode>& texts = tokens->member("first4")->items;
+    const std::vector<JsonNode>& types = m_manifest->metadata.member("tokenizer.ggml.token_type")->member("first4")->items;
+    const std::vector<JsonNode>& scores = m_manifest->metadata.member("tokenizer.ggml.scores")->member("first4")->items;
+    const QHash<int, QString> typeNames{{1, "normal"}, {2, "unknown"}, {3, "control"}, {4, "user-defined"}, {5, "unused"}, {6, "byte"}};
+    for (int row = 0; row < 4; ++row) {
+        QCOMPARE(page.tokenModel()->index(row, TokenTableModel::Id).data().toInt(), row);
+        QCOMPARE(cell(*page.tokenModel(), row, TokenTableModel::Text), QString::fromUtf8(texts[std::size_t(row)].text));
+        QCOMPARE(cell(*page.tokenModel(), row, TokenTableModel::Type), typeNames.value(types[std::size_t(row)].text.toInt()));
+        QCOMPARE(cell(*page.tokenModel(), row, TokenTableModel::Score).toDouble(), scores[std::size_t(row)].text.toDouble());
+    }
+    QCOMPARE(QStringList({cell(*page.tokenModel(), 0, 3), cell(*page.tokenModel(), 1, 3), cell(*page.tokenModel(), 3, 3)}),
+             QStringList({"unknown", "control", "byte"}));
+    // Word pieces (fixture README): scores fall by 0.25 from -1.25 at id 259.
+    QCOMPARE(cell(*page.tokenModel(), 259, TokenTableModel::Text), QStringLiteral("\u2581the"));
+    QCOMPARE(cell(*page.tokenModel(), 259, TokenTableModel::Score), QStringLiteral("-1.25"));
+    QCOMPARE(cell(*page.tokenModel(), 511, TokenTableModel::Score), QStringLiteral("-64.25"));
+    QCOMPARE(cell(*page.tokenModel(), 259, TokenTableModel::Type), QStringLiteral("normal"));
+}
+
+void TestGuiTokenizer::invisibleCharactersAreShown()
+{
+    TokenizerPage page(m_model);
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    const TokenTableModel& tokens = *page.tokenModel();
+    QCOMPARE(cell(tokens, 3, TokenTableModel::Text), QStringLiteral("<0x00>"));  // byte tokens as they are
+    QCOMPARE(cell(tokens, 298, TokenTableModel::Text), QStringLiteral("\u2581tab\\there"));
+    QCOMPARE(cell(tokens, 315, TokenTableModel::Text), QStringLiteral("\u2581new\\nline"));
+    QCOMPARE(cell(tokens, 281, TokenTableModel::Text), QStringLiteral("\u2581back\\\\slash"));
+    QCOMPARE(cell(tokens, 332, TokenTableModel::Text), QStringLiteral("\u2581café"));
+    QCOMPARE(cell(tokens, 366, TokenTableModel::Text), QStringLiteral("\u2581😀"));
+    // The tooltip gives the bytes: U+2581 is e2 96 81, then the tab.
+    const QString toolTip = tokens.index(298, TokenTableModel::Text).data(Qt::ToolTipRole).toString();
+    QVERIFY2(toolTip.contains(QLatin1String("e2 96 81 74 61 62 09 68")), qPrintable(toolTip));
+}
+
+void TestGuiTokenizer::search_data()
+{
+    QTest::addColumn<QString>("query");
+    QTest::addColumn<bool>("regex");
+    QTest::addColumn<QList<std::uint32_t>>("ids");
+    QTest::newRow("byte tokens") << "<0x" << false << range(3, 258);
+    QTest::newRow("accent") << "café" << false << QList<std::uint32_t>{332};
+    QTest::newRow("case-insensitive beyond ASCII") << "CAFÉ" << false << QList<std::uint32_t>{332};
+    QTest::newRow("CJK") << "日本" << false << QList<std::uint32_t>{349};
+    QTest::newRow("emoji") << "😀" << false << QList<std::uint32_t>{366};
+    QTest::newRow("escaped tab as shown") << "\\t" << false << QList<std::uint32_t>{298};
+    QTest::newRow("escaped newline as shown") << "\\n" << false << QList<std::uint32_t>{315};
+    QTest::newRow("quote") << "\"quoted\"" << false << QList<std::uint32_t>{264};
+    QTest::newRow("regex metacharacters are literal") << "^<0x0" << false << QList<std::uint32_t>{};
+    QTest::newRow("regex byte range") << "^<0x0[0-9A-F]>$" << true << range(3, 18);
+    QTest::newRow("regex whole word") << "^\u2581the$" << true << QList<std::uint32_t>{259};
+    QTest::newRow("regex alternatives") << "^(the|of)$" << true << QList<std::uint32_t>{344, 345};
+    QTest::newRow("id only") << "300" << false << QList<std::uint32_t>{300};
+    QTest::newRow("id out of range") << "512" << false << QList<std::uint32_t>{};
+    QTest::newRow("nothing") << "zzzz" << false << QList<std::uint32_t>{};
+    QTest::newRow("surrounding spaces ignored") << "  café " << false << QList<std::uint32_t>{332};
+}
+
+void TestGuiTokenizer::search()
+{
+    QFETCH(QString, query);
+    QFETCH(bool, regex);
+    QFETCH(QList<std::uint32_t>, ids);
+    TokenizerPage page(m_model);
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    QVERIFY(runSearch(page, query, regex));
+    QCOMPARE(shownIds(*page.tokenModel()), ids);
+    QVERIFY(page.tokenModel()->isFiltered());
+    QCOMPARE(labelText(page, "tokenSearchStatus"), QStringLiteral("%1 of 512 tokens match").arg(ids.size()));
+    // Clearing the box shows every token again.
+    QVERIFY(runSearch(page, QString(), regex));
+    QCOMPARE(page.tokenModel()->rowCount(), 512);
+    QVERIFY(!page.tokenModel()->isFiltered());
+}
+
+void TestGuiTokenizer::numberFindsTheIdFirst()
+{
+    TokenizerPage page(m_model);
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    QStringList allTexts;
+    for (int id = 0; id < 512; ++id)
+        allTexts << cell(*page.tokenModel(), id, TokenTableModel::Text);
+
+    QVERIFY(runSearch(page, QStringLiteral("2"), false));
+    const QList<std::uint32_t> ids = shownIds(*page.tokenModel());
+    QList<std::uint32_t> expected{2};  // the id, then every text containing "2" in id order
+    for (std::uint32_t id = 0; id < 512; ++id)
+        if (id != 2 && allTexts[int(id)].contains(QLatin1Char('2')))
+            expected.append(id);
+    QCOMPARE(ids, expected);
+    QVERIFY(ids.size() > 30);  // <0x02>, <0x12>, <0x20>..<0x2F>, ...
+    QCOMPARE(cell(*page.tokenModel(), 0, TokenTableModel::Text), QStringLiteral("</s>"));
+}
+
+void TestGuiTokenizer::invalidRegexKeepsTheTable()
+{
+    TokenizerPage page(m_model);
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    QVERIFY(runSearch(page, QStringLiteral("café"), false));
+    QCOMPARE(page.tokenModel()->rowCount(), 1);
+    QVERIFY(!runSearch(page, QStringLiteral("(unclosed"), true, TokenizerPage::kSearchDelayMs + 200));  // no search runs
+    QVERIFY2(labelText(page, "tokenSearchStatus").startsWith(QLatin1String("Invalid regular expression")),
+             qPrintable(labelText(page, "tokenSearchStatus")));
+    QCOMPARE(page.tokenModel()->rowCount(), 1);
+    QVERIFY(runSearch(page, QStringLiteral("caf."), true));
+    QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{332});
+}
+
+void TestGuiTokenizer::searchWaitsForAPauseInTyping()
+{
+    TokenizerPage page(m_model);
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    auto* box = page.findChild<QLineEdit*>(QStringLiteral("tokenSearch"));
+    QSignalSpy finished(&page, &TokenizerPage::searchFinished);
+    QElapsedTimer clock;
+    clock.start();
+    for (const char* text : {"c", "ca", "caf", "café"}) {
+        box->setText(QString::fromUtf8(text));
+        QTest::qWait(50);  // faster than the 300 ms pause
+    }
+    QCOMPARE(finished.size(), 0);
+    QCOMPARE(page.tokenModel()->rowCount(), 512);
+    QVERIFY(finished.wait(5000));
+    QVERIFY2(clock.elapsed() >= 3 * 50 + TokenizerPage::kSearchDelayMs - 20, qPrintable(QString::number(clock.elapsed())));
+    QTest::qWait(TokenizerPage::kSearchDelayMs + 100);
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{332});
+}
+
+void TestGuiTokenizer::specialTokensAndChatTemplate()
+{
+    TokenizerPage page(m_model);
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    // Ids are there at once; their texts come with the index.
+    QCOMPARE(labelText(page, "bosTokenValue"), QStringLiteral("1"));
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    const JsonNode& metadata = m_manifest->metadata;
+    QCOMPARE(metadata.member("tokenizer.ggml.bos_token_id")->text, QByteArray("1"));
+    QCOMPARE(labelText(page, "bosTokenValue"), QStringLiteral("1   <s>"));
+    QCOMPARE(labelText(page, "eosTokenValue"), QStringLiteral("%1   </s>").arg(QString::fromLatin1(metadata.member("tokenizer.ggml.eos_token_id")->text)));
+    QCOMPARE(labelText(page, "unkTokenValue"), QStringLiteral("%1   <unk>").arg(QString::fromLatin1(metadata.member("tokenizer.ggml.unknown_token_id")->text)));
+    for (const char* unset : {"padTokenValue", "sepTokenValue", "eotTokenValue"})
+        QCOMPARE(labelText(page, unset), QStringLiteral("not set"));
+    QCOMPARE(labelText(page, "tokenizerModelValue"), QString::fromUtf8(metadata.member("tokenizer.ggml.model")->text));
+    QCOMPARE(labelText(page, "addBosValue"), QStringLiteral("yes"));
+    QCOMPARE(labelText(page, "addEosValue"), QStringLiteral("no"));
+    QCOMPARE(labelText(page, "tokenCountValue"), QStringLiteral("512"));
+    QVERIFY(!page.findChild<QLabel*>(QStringLiteral("mergeCountValue")));
+
+    auto* chatTemplate = page.findChild<QPlainTextEdit*>(QStringLiteral("chatTemplate"));
+    QVERIFY(chatTemplate);
+    QVERIFY(chatTemplate->isReadOnly());
+    QVERIFY(QFontInfo(chatTemplate->font()).fixedPitch());
+    QCOMPARE(chatTemplate->toPlainText(), QString::fromUtf8(metadata.member("tokenizer.chat_template")->text));
+    QVERIFY(chatTemplate->toPlainText().contains(QLatin1Char('\n')));
+}
+
+void TestGuiTokenizer::fileWithoutTokenizer_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const char* file : {"kv-nested-arrays.gguf", "kv-all-types.gguf", "all-types.gguf", "be.gguf"})
+        QTest::newRow(file) << QString::fromLatin1(file);
+}
+
+void TestGuiTokenizer::fileWithoutTokenizer()
+{
+    QFETCH(QString, file);
+    TokenizerPage page(openModel(fixturePath(file)));
+    QVERIFY(!page.hasTokenizer());
+    QVERIFY(!page.tokenModel());
+    QCOMPARE(labelText(page, "noTokenizerLabel"), QStringLiteral("This file has no tokenizer."));
+    QVERIFY(!page.findChild<QTableView*>());
+    QVERIFY(!page.findChild<QLineEdit*>());
+}
+
+void TestGuiTokenizer::tokensOfTheWrongTypeAreReported()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::uint32_t numbers[] = {1, 2, 3};
+    gguf::GgufWriter writer;
+    writer.setValue("tokenizer.ggml.tokens",
+                    gguf::EncodedValue::fixedArray(gguf::ValueType::U32, std::string_view(reinterpret_cast<const char*>(numbers), sizeof numbers)).value());
+    const QString path = dir.filePath(QStringLiteral("numbers.gguf"));
+    QVERIFY(writer.writeFile(path.toStdString()));
+    TokenizerPage page(openModel(path));
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QSignalSpy failed(&page, &TokenizerPage::vocabularyFailed);
+    QVERIFY(failed.wait(5000));
+    QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("not an array of strings")), qPrintable(failed.at(0).at(0).toString()));
+    QVERIFY(labelText(page, "tokenSearchStatus").startsWith(QLatin1String("Cannot read the tokens")));
+    QVERIFY(!page.isReady());
+    QCOMPARE(page.tokenModel()->rowCount(), 0);
+}
+
+void TestGuiTokenizer::largeVocabularyKeepsTheLoopResponsive()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto model = openModel(writeLargeVocabulary(dir));
+    QVERIFY(model);
+
+    // First the page alone, as a user meets it: QAbstractItemModelTester walks every row after
+    // each reset (a second per reset at 256k rows), so it joins only for the checks below.
+    std::optional<StallMeter> stalls(std::in_place);
+    const qint64 cpuBefore = threadCpuMs();
+    TokenizerPage page(model);
+    const qint64 constructionMs = threadCpuMs() - cpuBefore;
+    page.resize(1280, 800);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(kSlowSearchMs));
+    QCOMPARE(page.tokenModel()->rowCount(), kLargeVocabulary);
+    page.findChild<QTableView*>()->scrollToBottom();
+    QVERIFY(runSearch(page, QStringLiteral("tok1234"), false, kSlowSearchMs));
+    QVERIFY(runSearch(page, QStringLiteral("^tok2621[0-9]{2}$"), true, kSlowSearchMs));
+    QVERIFY(runSearch(page, QString(), false, kSlowSearchMs));
+    const qint64 longestStallMs = stalls->longestCpuMs();
+    qInfo("256k tokens: page constructed in %lld ms of GUI-thread CPU; longest stall of the event loop %lld ms of GUI-thread CPU "
+          "(%lld ms wall clock)", constructionMs, longestStallMs, stalls->longestWallMs());
+    stalls.reset();
+    QVERIFY2(constructionMs < 100, qPrintable(QString::number(constructionMs)));
+    // 50 ms: a single pass over the 256k tokens on the GUI thread costs about 60 ms in a release build.
+    QVERIFY2(longestStallMs < 50, qPrintable(QString::number(longestStallMs)));
+
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QCOMPARE(cell(*page.tokenModel(), kLargeVocabulary - 1, TokenTableModel::Text), QStringLiteral("tok%1").arg(kLargeVocabulary - 1));
+    QCOMPARE(cell(*page.tokenModel(), 1000, TokenTableModel::Score), QStringLiteral("-1000"));
+    QCOMPARE(labelText(page, "mergeCountValue"), QStringLiteral("3"));
+    QCOMPARE(labelText(page, "eosTokenValue"), QStringLiteral("%1   (not in the vocabulary)").arg(kLargeVocabulary + 5));
+
+    // "tok1234" is tok1234, tok12340..tok12349 and tok123400..tok123499.
+    QVERIFY(runSearch(page, QStringLiteral("tok1234"), false, kSlowSearchMs));
+    QList<std::uint32_t> expected{1234};
+    expected += range(12340, 12349);
+    expected += range(123400, 123499);
+    QCOMPARE(shownIds(*page.tokenModel()), expected);
+    QVERIFY(runSearch(page, QStringLiteral("^tok2621[0-9]{2}$"), true, kSlowSearchMs));
+    QCOMPARE(shownIds(*page.tokenModel()), range(262100, 262143));
+
+    // A newer query outdates a running one: only the last one's result reaches the table. Enter
+    // starts "tok9" at once; the edit comes before the event loop can deliver its result.
+    auto* box = page.findChild<QLineEdit*>(QStringLiteral("tokenSearch"));
+    QSignalSpy finished(&page, &TokenizerPage::searchFinished);
+    box->setText(QStringLiteral("tok9"));
+    QTest::keyClick(box, Qt::Key_Return);
+    QCOMPARE(labelText(page, "tokenSearchStatus"), QStringLiteral("Searching…"));
+    box->setText(QStringLiteral("tok77777"));
+    QVERIFY(finished.wait(kSlowSearchMs));
+    QTest::qWait(TokenizerPage::kSearchDelayMs);
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{77777});
+}
+
+QTEST_MAIN(TestGuiTokenizer)
+#include "tst_gui_tokenizer.moc"

@@ -1,0 +1,53 @@
+#pragma once
+// Every metadata key of a model as a tree: key, value type, value. Arrays show a summary and
+// expand into their elements, which are created a page at a time through canFetchMore/fetchMore,
+// so a 256k-entry vocabulary never becomes 256k rows at once; arrays of arrays expand again.
+
+#include "Model.h"
+
+#include <QAbstractItemModel>
+#include <memory>
+#include <vector>
+
+class MetadataTreeModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { Key, Type, Value, ColumnCount };
+    enum Role {
+        // The key of a top-level row, nothing for array elements: what the filter box matches,
+        // so "[12]" rows never make an unrelated key match.
+        KeyFilterRole = Qt::UserRole + 1,
+    };
+    static constexpr int kPageSize = 256;
+
+    explicit MetadataTreeModel(QObject* parent = nullptr);
+    ~MetadataTreeModel() override;
+    void setModel(std::shared_ptr<const gguf::Model> model);
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    bool hasChildren(const QModelIndex& parent = {}) const override;
+    bool canFetchMore(const QModelIndex& parent) const override;
+    void fetchMore(const QModelIndex& parent) override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Node;
+
+    // The node holding the children of `index` (the root for an invalid index); nullptr when
+    // `index` is not an array.
+    Node* nodeOf(const QModelIndex& index) const;
+    gguf::MetadataValue valueAt(const Node& container, int row) const;
+    static bool isExpandable(const gguf::MetadataValue& value);
+
+    std::shared_ptr<const gguf::Model> m_model;
+    std::unique_ptr<Node> m_root;
+    // True while the model emits a reset or an insertion. Listeners that run early (a proxy,
+    // QAbstractItemModelTester) may ask for more rows from their slots; inserting those then would
+    // nest one change inside another and reach later listeners before the first one. They get
+    // their rows on their next request instead.
+    bool m_announcingChange = false;
+};
