@@ -3,6 +3,9 @@
 #include "ModelLoader.h"
 #include "ModelPage.h"
 #include "AboutDialog.h"
+#include "CompareDialog.h"
+#include "ComparePage.h"
+#include "ConvertDialog.h"
 #include "JobMonitor.h"
 #include "HumanFormat.h"
 #include "ResultCache.h"
@@ -71,6 +74,23 @@ void MainWindow::createMenus()
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this]() {
         if (m_tabs->count() > 0)
             emit m_tabs->tabCloseRequested(m_tabs->currentIndex());
+    });
+    file->addSeparator();
+    file->addAction(tr("Compare &Quant Levels…"), this, [this]() {
+        const ModelPage* current = currentModelPage();
+        CompareDialog dialog(current ? QString::fromStdString(current->model().primary().path()) : QString(), this);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        auto* page = new ComparePage(dialog.models(), dialog.simulatedTypes(), m_tabs);
+        m_tabs->setCurrentIndex(m_tabs->addTab(page, page->title()));
+    });
+    file->addAction(tr("Con&vert…"), this, [this]() {
+        const ModelPage* current = currentModelPage();
+        if (!current) {
+            statusBar()->showMessage(tr("Open a model to convert first"), 5000);
+            return;
+        }
+        ConvertDialog(current->sharedModel(), this).exec();
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);

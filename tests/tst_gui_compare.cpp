@@ -1,0 +1,252 @@
+// The compare page, compare dialog and convert dialog driven offscreen on the tiny-llama
+// fixtures: table figures against runComparison, file column against the in-memory simulation,
+// per-layer chart, error heatmap against dequantizeRows of both files, exports, conversion.
+
+#include "ComparePage.h"
+#include "CompareDialog.h"
+#include "ComparisonMetric.h"
+#include "ComparisonTableModel.h"
+#include "ConvertDialog.h"
+#include "Dequantize.h"
+#include "ErrorHeatmapView.h"
+#include "Fixtures.h"
+#include "LayerErrorChart.h"
+#include "TensorErrorView.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <qcustomplot.h>
+
+using namespace testsupport;
+
+namespace {
+constexpr int kJobTimeoutMs = 120000;
+
+std::shared_ptr<const gguf::Model> openFixture(const QString& name)
+{
+    auto model = gguf::Model::open(fixturePath(name).toStdString());
+    if (!model)
+        qFatal("cannot open %s: %s", qPrintable(name), model.error().toString().c_str());
+    return model.value();
+}
+
+std::uint32_t typeId(const char* name)
+{
+    return gguf::findTypeByName(name)->id;
+}
+
+bool sameMetrics(const gguf::ErrorMetrics& a, const gguf::ErrorMetrics& b)
+{
+    const std::vector<double> x = gguf::errorMetricValues(a);
+    const std::vector<double> y = gguf::errorMetricValues(b);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (!(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))))
+            return false;
+    return true;
+}
+
+// F32 reference with the Q4_K file as column 0 and q4_K simulated as column 1.
+std::unique_ptr<ComparePage> finishedPage()
+{
+    auto page = std::make_unique<ComparePage>(
+        std::vector<std::shared_ptr<const gguf::Model>>{openFixture(QStringLiteral("tiny-llama-F32.gguf")),
+                                                        openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"))},
+        std::vector<std::uint32_t>{typeId("q4_K")});
+    QSignalSpy finished(page.get(), &ComparePage::comparisonFinished);
+    if (!finished.wait(kJobTimeoutMs) || !finished.first().at(0).toBool())
+        return nullptr;
+    return page;
+}
+
+int rowOf(const gguf::ModelComparison& comparison, std::string_view name)
+{
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r)
+        if (comparison.rows()[r].reference->name == name)
+            return static_cast<int>(r);
+    return -1;
+}
+}  // namespace
+
+class TestGuiCompare : public QObject {
+    Q_OBJECT
+private slots:
+    void tableModelPassesTester()
+    {
+        ComparisonTableModel model;
+        QAbstractItemModelTester emptyTester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto page = finishedPage();
+        QVERIFY(page);
+        QAbstractItemModelTester tester(page->tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(page->proxyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(page->tableModel()->rowCount(), 21);
+        QCOMPARE(page->tableModel()->columnCount(), ComparisonTableModel::FixedColumnCount + 2);
+        for (int metric = 0; metric < static_cast<int>(comparisonMetrics().size()); ++metric)
+            page->tableModel()->setMetric(metric);
+        page->proxyModel()->sort(ComparisonTableModel::FixedColumnCount, Qt::DescendingOrder);
+        page->proxyModel()->setFilterRegularExpression(QStringLiteral("attn_[qk]"));
+        QCOMPARE(page->proxyModel()->rowCount(), 4);
+    }
+
+    // Same figures as the CLI's runComparison, and ggml's Q4_K file equals the simulation.
+    void figuresEqualRunComparisonAndSimulation()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        const auto expected = gguf::runComparison(*page->comparison());
+        QVERIFY(expected);
+        const gguf::ComparisonResults& shown = *page->results();
+        std::size_t compared = 0;
+        for (std::size_t r = 0; r < expected->cells.size(); ++r) {
+            for (std::size_t c = 0; c < 2; ++c) {
+                QCOMPARE(shown.cells[r][c].has_value(), expected->cells[r][c].has_value());
+                if (expected->cells[r][c])
+                    QVERIFY(sameMetrics(*shown.cells[r][c], *expected->cells[r][c]));
+            }
+            if (shown.cells[r][0] && shown.cells[r][1]) {
+                QVERIFY2(sameMetrics(*shown.cells[r][0], *shown.cells[r][1]), page->comparison()->rows()[r].reference->name.data());
+                ++compared;
+            }
+        }
+        QVERIFY(compared >= 16);
+        for (std::size_t c = 0; c < 2; ++c)
+            QVERIFY(sameMetrics(shown.columnTotals[c], expected->columnTotals[c]));
+        // What the table shows is the figure, numerically sortable.
+        const int row = rowOf(*page->comparison(), "blk.1.ffn_down.weight");
+        page->tableModel()->setMetric(1);  // RMSE
+        const QModelIndex cell = page->tableModel()->index(row, ComparisonTableModel::FixedColumnCount);
+        QCOMPARE(cell.data(ComparisonTableModel::SortRole).toDouble(), expected->cells[static_cast<std::size_t>(row)][0]->rmse);
+    }
+
+    void layerChartHasTwoLayersPerColumn()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        QCustomPlot* plot = page->layerChart()->plot();
+        QCOMPARE(plot->graphCount(), 2);
+        for (int g = 0; g < 2; ++g)
+            QCOMPARE(plot->graph(g)->dataCount(), 2);
+        page->layerChart()->setKind(QStringLiteral("ffn_down"));
+        page->layerChart()->setMetric(1);  // RMSE of the one ffn_down tensor per layer
+        const int row = rowOf(*page->comparison(), "blk.1.ffn_down.weight");
+        QCOMPARE(plot->graph(0)->data()->at(1)->value, (*page->results()).cells[static_cast<std::size_t>(row)][0]->rmse);
+    }
+
+    void errorHeatmapEqualsIndependentDifference()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        const int row = rowOf(*page->comparison(), "blk.0.attn_q.weight");
+        ErrorHeatmapView* heatmap = page->tensorView()->heatmap();
+        heatmap->setMinimumCells(256);
+        QSignalSpy ready(heatmap, &ErrorHeatmapView::heatmapReady);
+        page->tensorView()->setColumn(0);
+        page->tensorView()->setTensorRow(static_cast<std::size_t>(row));
+        QVERIFY(ready.wait(kJobTimeoutMs));
+        QCOMPARE(heatmap->grid().rows, 256u);
+        QCOMPARE(heatmap->grid().columns, 256u);
+
+        auto f32 = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
+        auto q4k = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        const gguf::TensorInfo& a = *f32->findTensor("blk.0.attn_q.weight");
+        const gguf::TensorInfo& b = *q4k->findTensor("blk.0.attn_q.weight");
+        std::vector<float> x(a.elementCount()), y(b.elementCount());
+        QVERIFY(gguf::dequantizeRows(a, 0, 256, x));
+        QVERIFY(gguf::dequantizeRows(b, 0, 256, y));
+        const std::vector<float>& cells = heatmap->cells();
+        QCOMPARE(cells.size(), x.size());
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (cells[i] != y[i] - x[i])
+                QFAIL(qPrintable(QStringLiteral("element %1: %2 != %3").arg(i).arg(double(cells[i])).arg(double(y[i] - x[i]))));
+
+        QSignalSpy histogram(page->tensorView(), &TensorErrorView::histogramReady);
+        QSignalSpy scatter(page->tensorView(), &TensorErrorView::scatterReady);
+        page->tensorView()->setColumn(1);  // the simulated column: scatter from in-memory blocks
+        QVERIFY(histogram.count() > 0 || histogram.wait(kJobTimeoutMs));
+        QVERIFY(scatter.count() > 0 || scatter.wait(kJobTimeoutMs));
+        QCOMPARE(page->tensorView()->histogramPlot()->graphCount(), 2);
+        QCOMPARE(page->tensorView()->scatterPlot()->graph(0)->dataCount(), 256);  // 65536 weights / 256 per q4_K block
+    }
+
+    void exportsRoundTrip()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        QTemporaryDir dir;
+        const QString csvPath = dir.filePath(QStringLiteral("compare.csv"));
+        const QString jsonPath = dir.filePath(QStringLiteral("compare.json"));
+        QCOMPARE(page->exportCsv(csvPath), QString());
+        QCOMPARE(page->exportJson(jsonPath), QString());
+
+        const QStringList lines = QString::fromUtf8(readWholeFile(csvPath)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 21 * 2);
+        const QStringList header = lines.first().split(QLatin1Char(','));
+        const int rmseColumn = static_cast<int>(header.indexOf(QStringLiteral("rmse")));
+        QVERIFY(rmseColumn > 0);
+        const int row = rowOf(*page->comparison(), "blk.0.attn_k.weight");
+        const QStringList fields = lines[1 + row * 2].split(QLatin1Char(','));
+        QCOMPARE(fields[0], QStringLiteral("blk.0.attn_k.weight"));
+        QCOMPARE(fields[rmseColumn].toDouble(), page->results()->cells[static_cast<std::size_t>(row)][0]->rmse);
+
+        const QJsonDocument json = QJsonDocument::fromJson(readWholeFile(jsonPath));
+        const QJsonArray tensors = json.object().value(QStringLiteral("tensors")).toArray();
+        QCOMPARE(tensors.size(), 21);
+        const QJsonObject result = tensors[row].toObject().value(QStringLiteral("results")).toArray()[1].toObject();
+        QCOMPARE(result.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QCOMPARE(result.value(QStringLiteral("rmse")).toDouble(), page->results()->cells[static_cast<std::size_t>(row)][1]->rmse);
+        QCOMPARE(json.object().value(QStringLiteral("columns")).toArray().size(), 2);
+    }
+
+    void compareDialogOpensFilesInTheBackground()
+    {
+        CompareDialog dialog(fixturePath(QStringLiteral("tiny-llama-F16.gguf")));
+        dialog.setSimulatedTypeChecked(QStringLiteral("q8_0"), true);
+        dialog.setSimulatedTypeChecked(QStringLiteral("q2_K"), true);
+        QCOMPARE(dialog.simulatedTypes().size(), std::size_t{2});
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.openAndAccept();
+        QVERIFY(accepted.wait(kJobTimeoutMs));
+        QCOMPARE(dialog.models().size(), std::size_t{1});
+        ComparePage page(dialog.models(), dialog.simulatedTypes());
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(finished.first().at(0).toBool());
+        QCOMPARE(page.tableModel()->columnCount(), ComparisonTableModel::FixedColumnCount + 2);
+    }
+
+    void convertDialogWritesQ8_0()
+    {
+        QTemporaryDir dir;
+        ConvertDialog dialog(openFixture(QStringLiteral("tiny-llama-F32.gguf")));
+        dialog.setTargetType(QStringLiteral("q8_0"));
+        QVERIFY(dialog.previewTree()->topLevelItemCount() == 21);
+        const QString output = dir.filePath(QStringLiteral("out-q8_0.gguf"));
+        dialog.setOutputPath(output);
+        QSignalSpy finished(&dialog, &ConvertDialog::conversionFinished);
+        dialog.startConversion();
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        auto reopened = gguf::Model::open(output.toStdString());
+        QVERIFY(reopened);
+        QCOMPARE(reopened.value()->findTensor("blk.0.attn_q.weight")->typeId, typeId("q8_0"));
+        QCOMPARE(reopened.value()->findTensor("blk.0.attn_norm.weight")->typeId, typeId("f32"));
+
+        // Writing over the input is refused by the core, and the dialog says so.
+        dialog.setOutputPath(fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
+        finished.clear();
+        dialog.startConversion();
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(!finished.first().at(0).toBool());
+        QVERIFY(!finished.first().at(1).toString().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestGuiCompare)
+#include "tst_gui_compare.moc"

@@ -1,0 +1,77 @@
+#pragma once
+// A tab comparing quant levels of one model. Takes the opened models (the reference is the most
+// precise, as in the CLI's --auto-reference) and the types to simulate in memory; pairing the
+// tensors is cheap and happens in the constructor, model-level problems show at the top, and
+// every computable cell is then computed on the job pool with progress and cancel. Below: the
+// whole-model table (filter, metric, CSV/JSON export), the per-layer chart and, for the selected
+// tensor, its error heatmap, histogram and per-block scatter.
+
+#include "ModelComparison.h"
+
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+class QTabWidget;
+class QTimer;
+class ComparisonRun;
+class ComparisonTableModel;
+class JobProgressBar;
+class LayerErrorChart;
+class TensorErrorView;
+
+class ComparePage : public QWidget {
+    Q_OBJECT
+public:
+    ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models, std::vector<std::uint32_t> simulatedTypes,
+                QWidget* parent = nullptr);
+
+    // Null when the comparison could not be created (the page then shows why).
+    std::shared_ptr<const gguf::ModelComparison> comparison() const { return m_comparison; }
+    std::shared_ptr<const gguf::ComparisonResults> results() const { return m_results; }
+    bool isComputing() const;
+    void cancel();
+    QString title() const;
+
+    ComparisonTableModel* tableModel() const { return m_model; }
+    QSortFilterProxyModel* proxyModel() const { return m_proxy; }
+    QTableView* tableView() const { return m_table; }
+    LayerErrorChart* layerChart() const { return m_chart; }
+    TensorErrorView* tensorView() const { return m_tensorView; }
+
+    // Each returns an empty string on success, else what went wrong.
+    QString exportCsv(const QString& path) const;
+    QString exportJson(const QString& path) const;
+
+signals:
+    // Once, when every cell is computed, or the run failed or was cancelled (`error` says which).
+    void comparisonFinished(bool succeeded, const QString& error);
+
+private:
+    void buildTableTab(QWidget* tab);
+    void applyFilter();
+    void showResults(std::shared_ptr<const gguf::ComparisonResults> results);
+    void chooseExport();
+    void showSelectedTensor();
+
+    std::shared_ptr<const gguf::ModelComparison> m_comparison;
+    std::shared_ptr<const gguf::ComparisonResults> m_results;
+    QLabel* m_problems;
+    QLabel* m_status;
+    JobProgressBar* m_progress;
+    QTabWidget* m_tabs;
+    QLineEdit* m_filter = nullptr;
+    QTimer* m_filterDebounce = nullptr;
+    QComboBox* m_metric = nullptr;
+    QTableView* m_table = nullptr;
+    ComparisonTableModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    LayerErrorChart* m_chart;
+    TensorErrorView* m_tensorView;
+    ComparisonRun* m_run = nullptr;
+};

@@ -1,0 +1,159 @@
+#include "ComparisonExport.h"
+
+#include "JsonWriter.h"
+
+#include <QCoreApplication>
+#include <QSaveFile>
+#include <cmath>
+#include <string>
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("ComparisonExport", text);
+}
+
+QString writeAtomically(const QString& path, const std::string& content)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return tr("Cannot write %1: %2").arg(path, file.errorString());
+    if (file.write(content.data(), static_cast<qint64>(content.size())) != static_cast<qint64>(content.size()) || !file.commit())
+        return tr("Cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+// RFC 4180: quote fields holding separators, quotes or line breaks.
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (const char c : text) {
+        if (c == '"')
+            quoted += '"';
+        quoted += c;
+    }
+    return quoted + '"';
+}
+
+// The same rendering as JsonWriter: 17 significant digits round-trip a double; nan/inf spelled out.
+std::string csvNumber(double value)
+{
+    if (std::isnan(value))
+        return "nan";
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+}  // namespace
+
+QString exportComparisonCsv(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, const QString& path)
+{
+    std::string out = "tensor,layer,kind,reference_type,column,label,type,status,problem";
+    for (const std::string& name : gguf::errorMetricNames())
+        out += ',' + name;
+    out += '\n';
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+        const gguf::ComparisonRow& row = comparison.rows()[r];
+        for (std::size_t c = 0; c < row.cells.size(); ++c) {
+            const gguf::ComparisonCell& cell = row.cells[c];
+            out += csvField(std::string(row.reference->name)) + ',';
+            out += (row.nameParts.layer ? std::to_string(*row.nameParts.layer) : std::string()) + ',';
+            out += csvField(row.nameParts.kind) + ',' + gguf::typeName(row.reference->typeId) + ',';
+            out += std::to_string(c + 1) + ',' + csvField(comparison.columns()[c].label) + ',';
+            out += (cell.ok() ? gguf::typeName(cell.typeId) : std::string()) + ',';
+            out += std::string(gguf::cellStatusName(cell.status)) + ',' + csvField(cell.problem);
+            const std::optional<gguf::ErrorMetrics>& metrics = results.cells[r][c];
+            for (const double value : metrics ? gguf::errorMetricValues(*metrics) : std::vector<double>(gguf::errorMetricNames().size()))
+                out += ',' + (metrics ? csvNumber(value) : std::string());
+            out += '\n';
+        }
+    }
+    return writeAtomically(path, out);
+}
+
+QString exportComparisonJson(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, const QString& path)
+{
+    std::string out;
+    gguf::JsonWriter json(out);
+    json.beginObject();
+    json.key("reference");
+    json.beginObject();
+    json.key("file"), json.value(comparison.reference().primary().path());
+    json.key("bits_per_weight"), json.value(comparison.reference().summary().averageBitsPerWeight);
+    json.endObject();
+    json.key("columns");
+    json.beginArray();
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+        const gguf::ComparisonColumn& column = comparison.columns()[c];
+        json.beginObject();
+        json.key("index"), json.value(static_cast<std::uint64_t>(c + 1));
+        json.key("label"), json.value(column.label);
+        if (column.kind == gguf::ComparisonColumn::Kind::File) {
+            json.key("kind"), json.value("file");
+            json.key("file"), json.value(column.model->primary().path());
+        } else {
+            json.key("kind"), json.value("simulated");
+            json.key("type"), json.value(gguf::typeName(column.simulatedType));
+        }
+        json.key("tensors"), json.value(static_cast<std::uint64_t>(results.columnTensorCounts[c]));
+        json.key("totals");
+        json.beginObject();
+        gguf::writeErrorMetricsJson(json, results.columnTotals[c]);
+        json.endObject();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("tensors");
+    json.beginArray();
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+        const gguf::ComparisonRow& row = comparison.rows()[r];
+        json.beginObject();
+        json.key("name"), json.value(row.reference->name);
+        json.key("shape");
+        json.beginArray();
+        for (std::uint32_t d = 0; d < row.reference->nDims; ++d)
+            json.value(static_cast<std::int64_t>(row.reference->ne[d]));
+        json.endArray();
+        json.key("reference_type"), json.value(gguf::typeName(row.reference->typeId));
+        json.key("layer");
+        row.nameParts.layer ? json.value(*row.nameParts.layer) : json.null();
+        json.key("kind"), json.value(row.nameParts.kind);
+        json.key("results");
+        json.beginArray();
+        for (std::size_t c = 0; c < row.cells.size(); ++c) {
+            const gguf::ComparisonCell& cell = row.cells[c];
+            json.beginObject();
+            json.key("column"), json.value(static_cast<std::uint64_t>(c + 1));
+            json.key("status"), json.value(gguf::cellStatusName(cell.status));
+            if (!cell.ok()) {
+                json.key("problem"), json.value(cell.problem);
+            } else {
+                json.key("type"), json.value(gguf::typeName(cell.typeId));
+                if (comparison.columns()[c].kind == gguf::ComparisonColumn::Kind::Simulated)
+                    json.key("quantized_in_memory"), json.value(cell.quantizedInMemory);
+                if (!cell.note.empty())
+                    json.key("note"), json.value(cell.note);
+                if (results.cells[r][c])
+                    gguf::writeErrorMetricsJson(json, *results.cells[r][c]);
+            }
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("problems");
+    json.beginArray();
+    for (const std::string& problem : comparison.problems())
+        json.value(problem);
+    json.endArray();
+    json.endObject();
+    out += '\n';
+    return writeAtomically(path, out);
+}

@@ -1,0 +1,40 @@
+#pragma once
+// The whole-model comparison as a table: one row per reference tensor, the tensor's name, layer,
+// kind and type, then one column per compared file or simulated type showing the chosen metric.
+// Cells that cannot be computed say why (missing, shape mismatch, undecodable); cells not yet
+// computed show an ellipsis. SortRole gives plain numbers so the proxy sorts numerically.
+
+#include "ModelComparison.h"
+
+#include <QAbstractTableModel>
+#include <memory>
+
+class ComparisonTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    static constexpr int SortRole = Qt::UserRole + 1;
+    enum FixedColumn { TensorColumn, LayerColumn, KindColumn, TypeColumn, FixedColumnCount };
+
+    explicit ComparisonTableModel(QObject* parent = nullptr);
+
+    void setComparison(std::shared_ptr<const gguf::ModelComparison> comparison);
+    void setResults(std::shared_ptr<const gguf::ComparisonResults> results);
+    // Index into comparisonMetrics().
+    void setMetric(int metric);
+    int metric() const { return m_metric; }
+
+    // The comparison column behind a table column at or after FixedColumnCount.
+    std::size_t comparisonColumn(int tableColumn) const { return static_cast<std::size_t>(tableColumn - FixedColumnCount); }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant metricData(int row, std::size_t column, int role) const;
+
+    std::shared_ptr<const gguf::ModelComparison> m_comparison;
+    std::shared_ptr<const gguf::ComparisonResults> m_results;
+    int m_metric = 0;
+};

@@ -1,0 +1,34 @@
+#pragma once
+// Error per layer: one line per compared file or simulated type across blk.N, for a chosen metric
+// and tensor kind, so a person sees which layers and kinds suffer most at a given quant level.
+// With "all kinds" a layer's RMSE, relative RMSE, SQNR, mean and max abs error are those of all its
+// tensors together (recombined exactly from each tensor's figures); cosine similarity and the
+// percentiles cannot be recombined, so the chart shows the worst tensor's value and says so.
+
+#include "ModelComparison.h"
+
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QCustomPlot;
+
+class LayerErrorChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit LayerErrorChart(QWidget* parent = nullptr);
+    void setComparison(std::shared_ptr<const gguf::ModelComparison> comparison,
+                       std::shared_ptr<const gguf::ComparisonResults> results);
+    void setMetric(int metric);  // index into comparisonMetrics()
+    void setKind(const QString& kind);  // empty: all kinds
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    void rebuild();
+
+    QComboBox* m_metric;
+    QComboBox* m_kind;
+    QCustomPlot* m_plot;
+    std::shared_ptr<const gguf::ModelComparison> m_comparison;
+    std::shared_ptr<const gguf::ComparisonResults> m_results;
+};
