@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 
 int main(int argc, char** argv)
 {
@@ -14,6 +15,9 @@ int main(int argc, char** argv)
     QApplication::setApplicationDisplayName(QStringLiteral("GGUF Explorer"));
     QApplication::setOrganizationName(QStringLiteral("gguf-explorer"));
     QApplication::setApplicationVersion(QStringLiteral(GGUFX_VERSION));
+    // The desktop entry's name: Wayland compositors match windows to the menu entry and icon by it.
+    QApplication::setDesktopFileName(QStringLiteral("io.github.gguf_explorer.GGUFExplorer"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/io.github.gguf_explorer.GGUFExplorer.svg")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Look inside GGUF model files: metadata, tensors, weights."));
