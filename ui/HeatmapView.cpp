@@ -145,7 +145,11 @@ QString HeatmapView::cacheKey(const gguf::HeatmapGrid& grid) const
 {
     const gguf::HeatmapRegion& r = grid.region;
     return QStringLiteral("heatmap|%1|%2|%3:%4x%5:%6|%7x%8|%9")
-        .arg(QString::number(reinterpret_cast<quintptr>(m_slice.model.get())), m_slice.cacheKey())
+        // The file and the tensor's place in it, not the model's address: a model opened after
+        // another was closed may reuse the address.
+        .arg(QString::fromStdString(m_slice.model->shards()[m_slice.slice.tensor->shard]->path()) + QLatin1Char('@')
+                 + QString::number(m_slice.slice.tensor->fileOffset),
+             m_slice.cacheKey())
         .arg(r.rowBegin).arg(r.rowEnd).arg(r.columnBegin).arg(r.columnEnd)
         .arg(grid.rows).arg(grid.columns).arg(static_cast<int>(grid.aggregate));
 }

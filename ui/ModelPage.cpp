@@ -1,5 +1,6 @@
 #include "ModelPage.h"
 
+#include "ExpertsPage.h"
 #include "MetadataPage.h"
 #include "OverviewPage.h"
 #include "TokenizerPage.h"
@@ -24,6 +25,15 @@ ModelPage::ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     m_pages->addTab(new TokenizerPage(m_model, m_pages), tr("Tokenizer"));
     m_tensorsPage = createTensorsPage();
     m_pages->addTab(m_tensorsPage, tr("Tensors"));
+    auto* experts = new ExpertsPage(m_model, m_pages);
+    m_pages->addTab(experts, tr("Experts"));
+    // An expert picked on the experts page opens in the full tensor view.
+    connect(experts, &ExpertsPage::openExpert, this, [this](int tensorIndex, int expert) {
+        showTensorsPage();
+        m_browser->selectTensor(tensorIndex);
+        m_tensorPage->selectExpertIndex(expert);
+    });
+    connect(experts, &ExpertsPage::exportFinished, this, &ModelPage::statusMessage);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

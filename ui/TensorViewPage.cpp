@@ -12,6 +12,7 @@
 #include "SliceExportJob.h"
 
 #include <QFileDialog>
+#include <algorithm>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -102,6 +103,12 @@ void TensorViewPage::setTensor(std::shared_ptr<const gguf::Model> model, const g
         m_expert->setValue(0);
     }
     selectExpert(experts ? 0 : -1);
+}
+
+void TensorViewPage::selectExpertIndex(int expert)
+{
+    if (m_expert->isVisible() || (m_tensor && m_tensor->nDims == 3 && m_tensor->ne[2] > 1))
+        m_expert->setValue(std::clamp(expert, 0, m_expert->maximum()));
 }
 
 void TensorViewPage::selectExpert(int expert)

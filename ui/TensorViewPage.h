@@ -24,6 +24,8 @@ public:
     explicit TensorViewPage(QWidget* parent = nullptr);
     void setTensor(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo* tensor);
     const SliceRef& slice() const { return m_slice; }
+    // Shows expert `expert` of the current expert tensor (ignored for other tensors).
+    void selectExpertIndex(int expert);
 
     HeatmapView* heatmap() const { return m_heatmap; }
     DistributionView* distribution() const { return m_distribution; }
