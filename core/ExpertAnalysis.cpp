@@ -20,6 +20,14 @@ Error cancelledError()
 {
     return Error{"expert analysis cancelled", Error::kNoOffset, {}};
 }
+
+// The similarity matrix is experts x experts doubles: a hostile ne[2] must not size it.
+Error tooManyExperts(const TensorInfo& tensor)
+{
+    return Error{"tensor '" + std::string(tensor.name) + "' has " + std::to_string(tensor.ne[2]) + " experts; similarity is limited to "
+                     + std::to_string(kMaxSimilarityExperts),
+                 tensor.infoOffset, {}};
+}
 }  // namespace
 
 Result<ExpertStatistics> computeExpertStatistics(const TensorInfo& tensor, std::uint64_t expert, const std::atomic<bool>* cancelled)
@@ -53,6 +61,8 @@ Status accumulateExpertDots(const TensorInfo& tensor, std::uint64_t rowBegin, st
     const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
     const auto rowsPerExpert = static_cast<std::uint64_t>(tensor.ne[1]);
     const auto rowLength = static_cast<std::uint64_t>(tensor.ne[0]);
+    if (experts > kMaxSimilarityExperts)
+        return tooManyExperts(tensor);
     if (rowBegin > rowEnd || rowEnd > rowsPerExpert || dots.size() != experts * experts)
         return Error{"expert similarity request does not fit tensor '" + std::string(tensor.name) + "'", Error::kNoOffset, {}};
     if (rowLength == 0)
@@ -98,6 +108,8 @@ std::vector<double> cosineFromDots(const std::vector<double>& dots, std::uint64_
 Result<std::vector<double>> expertCosineSimilarity(const TensorInfo& tensor, const std::atomic<bool>* cancelled)
 {
     const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
+    if (experts > kMaxSimilarityExperts)
+        return tooManyExperts(tensor);
     std::vector<double> dots(static_cast<std::size_t>(experts * experts), 0.0);
     if (Status s = accumulateExpertDots(tensor, 0, static_cast<std::uint64_t>(tensor.ne[1]), dots, cancelled); !s)
         return s.error();

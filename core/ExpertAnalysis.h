@@ -12,6 +12,9 @@
 
 namespace gguf {
 
+// Largest expert count the similarity functions accept (today's models use at most a few hundred).
+inline constexpr std::uint64_t kMaxSimilarityExperts = 4096;
+
 struct ExpertStatistics {
     std::uint64_t expert = 0;
     Statistics statistics;

@@ -124,6 +124,10 @@ void ExpertSimilarityView::startSimilarity()
     const gguf::TensorInfo& tensor = *m_experts;
     const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
     const auto rows = static_cast<std::uint64_t>(tensor.ne[1]);
+    if (experts > gguf::kMaxSimilarityExperts) {
+        m_message->setText(tr("%1 experts: the similarity matrix is limited to %2.").arg(experts).arg(gguf::kMaxSimilarityExperts));
+        return;
+    }
     const int chunks = static_cast<int>(std::min<std::uint64_t>(std::max<std::uint64_t>(rows, 1),
                                                                 static_cast<std::uint64_t>(std::max(1, QThread::idealThreadCount())) * 4));
     auto partials = std::make_shared<std::vector<std::vector<double>>>(static_cast<std::size_t>(chunks),
