@@ -2,6 +2,7 @@
 // reference model, as a table or JSON.
 
 #include "Commands.h"
+#include "ComparisonJson.h"
 #include "JsonWriter.h"
 #include "ModelComparison.h"
 #include "ModelLoading.h"
@@ -40,85 +41,6 @@ std::optional<std::vector<std::uint32_t>> parseTypeList(const std::string& text)
         types.push_back(type->id);
     }
     return types;
-}
-
-void writeJson(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, std::string& out)
-{
-    gguf::JsonWriter json(out);
-    json.beginObject();
-    json.key("reference");
-    json.beginObject();
-    json.key("file"), json.value(comparison.reference().primary().path());
-    json.key("bits_per_weight"), json.value(comparison.reference().summary().averageBitsPerWeight);
-    json.endObject();
-    json.key("columns");
-    json.beginArray();
-    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
-        const gguf::ComparisonColumn& column = comparison.columns()[c];
-        json.beginObject();
-        json.key("index"), json.value(static_cast<std::uint64_t>(c + 1));
-        json.key("label"), json.value(column.label);
-        if (column.kind == gguf::ComparisonColumn::Kind::File) {
-            json.key("kind"), json.value("file");
-            json.key("file"), json.value(column.model->primary().path());
-        } else {
-            json.key("kind"), json.value("simulated");
-            json.key("type"), json.value(gguf::typeName(column.simulatedType));
-        }
-        json.key("tensors"), json.value(static_cast<std::uint64_t>(results.columnTensorCounts[c]));
-        json.key("totals");
-        json.beginObject();
-        gguf::writeErrorMetricsJson(json, results.columnTotals[c]);
-        json.endObject();
-        json.endObject();
-    }
-    json.endArray();
-    json.key("tensors");
-    json.beginArray();
-    for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
-        const gguf::ComparisonRow& row = comparison.rows()[r];
-        json.beginObject();
-        json.key("name"), json.value(row.reference->name);
-        json.key("shape");
-        json.beginArray();
-        for (std::uint32_t d = 0; d < row.reference->nDims; ++d)
-            json.value(static_cast<std::int64_t>(row.reference->ne[d]));
-        json.endArray();
-        json.key("reference_type"), json.value(gguf::typeName(row.reference->typeId));
-        json.key("layer");
-        row.nameParts.layer ? json.value(*row.nameParts.layer) : json.null();
-        json.key("kind"), json.value(row.nameParts.kind);
-        json.key("results");
-        json.beginArray();
-        for (std::size_t c = 0; c < row.cells.size(); ++c) {
-            const gguf::ComparisonCell& cell = row.cells[c];
-            json.beginObject();
-            json.key("column"), json.value(static_cast<std::uint64_t>(c + 1));
-            json.key("status"), json.value(gguf::cellStatusName(cell.status));
-            if (!cell.ok()) {
-                json.key("problem"), json.value(cell.problem);
-            } else {
-                json.key("type"), json.value(gguf::typeName(cell.typeId));
-                if (comparison.columns()[c].kind == gguf::ComparisonColumn::Kind::Simulated)
-                    json.key("quantized_in_memory"), json.value(cell.quantizedInMemory);
-                if (!cell.note.empty())
-                    json.key("note"), json.value(cell.note);
-                if (results.cells[r][c])
-                    gguf::writeErrorMetricsJson(json, *results.cells[r][c]);
-            }
-            json.endObject();
-        }
-        json.endArray();
-        json.endObject();
-    }
-    json.endArray();
-    json.key("problems");
-    json.beginArray();
-    for (const std::string& problem : comparison.problems())
-        json.value(problem);
-    json.endArray();
-    json.endObject();
-    out += '\n';
 }
 
 void appendMetricsLine(std::string& out, const char* name, const std::string& column, const std::string& type,
@@ -230,7 +152,7 @@ int runCompare(const std::vector<std::string>& words)
                                                                                                : comparison->problems().front()));
     std::string out;
     if (args.has("--json"))
-        writeJson(*comparison, *results, out);
+        gguf::writeComparisonJson(*comparison, *results, out);
     else
         writeText(*comparison, *results, out);
     writeStdout(out);
