@@ -65,6 +65,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWi
     statusBar()->showMessage(tr("Open a .gguf file (Ctrl+O) or drop one on the window"));
 }
 
+MainWindow::~MainWindow()
+{
+    // The pages die in ~QWidget, after this object has stopped being a MainWindow; jobs they own
+    // report their end to these application-wide singletons on the way out, which must not
+    // reach a half-destroyed window.
+    disconnect(&JobMonitor::instance(), nullptr, this, nullptr);
+    disconnect(&ResultCache::instance(), nullptr, this, nullptr);
+}
+
 void MainWindow::createMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));

@@ -17,6 +17,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
     void openFile(const QString& path);
     QTabWidget* tabs() const { return m_tabs; }
     ModelPage* currentModelPage() const;
