@@ -1,6 +1,7 @@
 #include "GgmlType.h"
 
 #include "kernels/BlockLayouts.h"
+#include "kernels/IsaKernels.h"
 #include "kernels/Kernels.h"
 
 #include <array>
@@ -45,11 +46,24 @@ static_assert(b::NVFP4::bytes == b::NVFP4::elements / b::NVFP4::subBlock + b::NV
 static_assert(b::Q1_0::bytes == kHalf + 128 / 8);
 static_assert(b::Q2_0::bytes == kHalf + 64 / 4);
 
-template <class Layout>
-constexpr TypeTraits row(std::uint32_t id, const char* name, TypeKind kind, DequantizeBlocksFn dequantize,
-                         SwapBlockFn swapBlock)
+using KernelSet = std::array<DequantizeBlocksFn, kKernelIsaCount>;  // indexed by KernelIsa
+
+// A type's kernels: the scalar one and, on x86-64, its SSE4.1 and AVX2 variants (IsaKernels.h).
+#if GGUFX_X86_KERNELS
+#define GGUFX_KERNELS(Name) KernelSet{dequantize##Name, sse41::dequantize##Name, avx2::dequantize##Name}
+#else
+#define GGUFX_KERNELS(Name) KernelSet{dequantize##Name, nullptr, nullptr}
+#endif
+constexpr KernelSet scalarOnly(DequantizeBlocksFn kernel)
 {
-    return {id, name, std::uint32_t(Layout::elements), std::uint32_t(Layout::bytes), kind, dequantize, swapBlock};
+    return {kernel, nullptr, nullptr};
+}
+
+// `dequantize` starts as the scalar kernel; dispatchedTypes() below replaces it.
+template <class Layout>
+constexpr TypeTraits row(std::uint32_t id, const char* name, TypeKind kind, KernelSet kernels, SwapBlockFn swapBlock)
+{
+    return {id, name, std::uint32_t(Layout::elements), std::uint32_t(Layout::bytes), kind, kernels[0], swapBlock, kernels};
 }
 
 constexpr TypeKind kFloat = TypeKind::Float;
@@ -58,41 +72,41 @@ constexpr TypeKind kQuant = TypeKind::Quantized;
 
 // The one table of per-type facts, in id order. Names are ggml's type_traits names.
 constexpr TypeTraits kTypes[] = {
-    row<b::F32>(0, "f32", kFloat, dequantizeF32, swapElement32),
-    row<b::F16>(1, "f16", kFloat, dequantizeF16, swapElement16),
-    row<b::Q4_0>(2, "q4_0", kQuant, dequantizeQ4_0, swapLeadingF16),
-    row<b::Q4_1>(3, "q4_1", kQuant, dequantizeQ4_1, swapLeadingF16Pair),
-    row<b::Q5_0>(6, "q5_0", kQuant, dequantizeQ5_0, swapLeadingF16),
-    row<b::Q5_1>(7, "q5_1", kQuant, dequantizeQ5_1, swapLeadingF16Pair),
-    row<b::Q8_0>(8, "q8_0", kQuant, dequantizeQ8_0, swapLeadingF16),
-    row<b::Q8_1>(9, "q8_1", kQuant, dequantizeQ8_1, swapLeadingF16Pair),
-    row<b::Q2_K>(10, "q2_K", kQuant, dequantizeQ2_K, swapBlockQ2_K),
-    row<b::Q3_K>(11, "q3_K", kQuant, dequantizeQ3_K, swapBlockQ3_K),
-    row<b::Q4_K>(12, "q4_K", kQuant, dequantizeQ4_K, swapLeadingF16Pair),
-    row<b::Q5_K>(13, "q5_K", kQuant, dequantizeQ5_K, swapLeadingF16Pair),
-    row<b::Q6_K>(14, "q6_K", kQuant, dequantizeQ6_K, swapBlockQ6_K),
-    row<b::Q8_K>(15, "q8_K", kQuant, dequantizeQ8_K, swapBlockQ8_K),
-    row<b::IQ2_XXS>(16, "iq2_xxs", kQuant, dequantizeIQ2_XXS, swapLeadingF16),
-    row<b::IQ2_XS>(17, "iq2_xs", kQuant, dequantizeIQ2_XS, swapLeadingF16),
-    row<b::IQ3_XXS>(18, "iq3_xxs", kQuant, dequantizeIQ3_XXS, swapLeadingF16),
-    row<b::IQ1_S>(19, "iq1_s", kQuant, dequantizeIQ1_S, swapLeadingF16),
-    row<b::IQ4_NL>(20, "iq4_nl", kQuant, dequantizeIQ4_NL, swapLeadingF16),
-    row<b::IQ3_S>(21, "iq3_s", kQuant, dequantizeIQ3_S, swapLeadingF16),
-    row<b::IQ2_S>(22, "iq2_s", kQuant, dequantizeIQ2_S, swapLeadingF16),
-    row<b::IQ4_XS>(23, "iq4_xs", kQuant, dequantizeIQ4_XS, swapLeadingF16),
-    row<b::I8>(24, "i8", kInt, dequantizeI8, nullptr),
-    row<b::I16>(25, "i16", kInt, dequantizeI16, swapElement16),
-    row<b::I32>(26, "i32", kInt, dequantizeI32, swapElement32),
-    row<b::I64>(27, "i64", kInt, dequantizeI64, swapElement64),
-    row<b::F64>(28, "f64", kFloat, dequantizeF64, swapElement64),
-    row<b::IQ1_M>(29, "iq1_m", kQuant, dequantizeIQ1_M, nullptr),
-    row<b::BF16>(30, "bf16", kFloat, dequantizeBF16, swapElement16),
-    row<b::TQ1_0>(34, "tq1_0", kQuant, dequantizeTQ1_0, swapBlockTQ1_0),
-    row<b::TQ2_0>(35, "tq2_0", kQuant, dequantizeTQ2_0, swapBlockTQ2_0),
-    row<b::MXFP4>(39, "mxfp4", kQuant, dequantizeMXFP4, nullptr),
-    row<b::NVFP4>(40, "nvfp4", kQuant, dequantizeNVFP4, nullptr),
-    row<b::Q1_0>(41, "q1_0", kQuant, dequantizeQ1_0, swapLeadingF16),
-    row<b::Q2_0>(42, "q2_0", kQuant, dequantizeQ2_0, swapLeadingF16),
+    row<b::F32>(0, "f32", kFloat, GGUFX_KERNELS(F32), swapElement32),
+    row<b::F16>(1, "f16", kFloat, GGUFX_KERNELS(F16), swapElement16),
+    row<b::Q4_0>(2, "q4_0", kQuant, GGUFX_KERNELS(Q4_0), swapLeadingF16),
+    row<b::Q4_1>(3, "q4_1", kQuant, GGUFX_KERNELS(Q4_1), swapLeadingF16Pair),
+    row<b::Q5_0>(6, "q5_0", kQuant, GGUFX_KERNELS(Q5_0), swapLeadingF16),
+    row<b::Q5_1>(7, "q5_1", kQuant, GGUFX_KERNELS(Q5_1), swapLeadingF16Pair),
+    row<b::Q8_0>(8, "q8_0", kQuant, GGUFX_KERNELS(Q8_0), swapLeadingF16),
+    row<b::Q8_1>(9, "q8_1", kQuant, GGUFX_KERNELS(Q8_1), swapLeadingF16Pair),
+    row<b::Q2_K>(10, "q2_K", kQuant, GGUFX_KERNELS(Q2_K), swapBlockQ2_K),
+    row<b::Q3_K>(11, "q3_K", kQuant, GGUFX_KERNELS(Q3_K), swapBlockQ3_K),
+    row<b::Q4_K>(12, "q4_K", kQuant, GGUFX_KERNELS(Q4_K), swapLeadingF16Pair),
+    row<b::Q5_K>(13, "q5_K", kQuant, GGUFX_KERNELS(Q5_K), swapLeadingF16Pair),
+    row<b::Q6_K>(14, "q6_K", kQuant, GGUFX_KERNELS(Q6_K), swapBlockQ6_K),
+    row<b::Q8_K>(15, "q8_K", kQuant, GGUFX_KERNELS(Q8_K), swapBlockQ8_K),
+    row<b::IQ2_XXS>(16, "iq2_xxs", kQuant, GGUFX_KERNELS(IQ2_XXS), swapLeadingF16),
+    row<b::IQ2_XS>(17, "iq2_xs", kQuant, GGUFX_KERNELS(IQ2_XS), swapLeadingF16),
+    row<b::IQ3_XXS>(18, "iq3_xxs", kQuant, GGUFX_KERNELS(IQ3_XXS), swapLeadingF16),
+    row<b::IQ1_S>(19, "iq1_s", kQuant, GGUFX_KERNELS(IQ1_S), swapLeadingF16),
+    row<b::IQ4_NL>(20, "iq4_nl", kQuant, GGUFX_KERNELS(IQ4_NL), swapLeadingF16),
+    row<b::IQ3_S>(21, "iq3_s", kQuant, GGUFX_KERNELS(IQ3_S), swapLeadingF16),
+    row<b::IQ2_S>(22, "iq2_s", kQuant, GGUFX_KERNELS(IQ2_S), swapLeadingF16),
+    row<b::IQ4_XS>(23, "iq4_xs", kQuant, GGUFX_KERNELS(IQ4_XS), swapLeadingF16),
+    row<b::I8>(24, "i8", kInt, GGUFX_KERNELS(I8), nullptr),
+    row<b::I16>(25, "i16", kInt, GGUFX_KERNELS(I16), swapElement16),
+    row<b::I32>(26, "i32", kInt, GGUFX_KERNELS(I32), swapElement32),
+    row<b::I64>(27, "i64", kInt, scalarOnly(dequantizeI64), swapElement64),
+    row<b::F64>(28, "f64", kFloat, GGUFX_KERNELS(F64), swapElement64),
+    row<b::IQ1_M>(29, "iq1_m", kQuant, GGUFX_KERNELS(IQ1_M), nullptr),
+    row<b::BF16>(30, "bf16", kFloat, GGUFX_KERNELS(BF16), swapElement16),
+    row<b::TQ1_0>(34, "tq1_0", kQuant, GGUFX_KERNELS(TQ1_0), swapBlockTQ1_0),
+    row<b::TQ2_0>(35, "tq2_0", kQuant, GGUFX_KERNELS(TQ2_0), swapBlockTQ2_0),
+    row<b::MXFP4>(39, "mxfp4", kQuant, GGUFX_KERNELS(MXFP4), nullptr),
+    row<b::NVFP4>(40, "nvfp4", kQuant, GGUFX_KERNELS(NVFP4), nullptr),
+    row<b::Q1_0>(41, "q1_0", kQuant, GGUFX_KERNELS(Q1_0), swapLeadingF16),
+    row<b::Q2_0>(42, "q2_0", kQuant, GGUFX_KERNELS(Q2_0), swapLeadingF16),
 };
 
 constexpr std::size_t kTypeCount = std::size(kTypes);
@@ -132,6 +146,32 @@ constexpr auto kIndexById = [] {
 }();
 static_assert(kTypeCount <= 127);
 
+// The best kernel of `type` at or below `cap` that this CPU runs (the scalar one at worst).
+DequantizeBlocksFn bestKernel(const TypeTraits& type, KernelIsa cap)
+{
+    for (std::size_t isa = static_cast<std::size_t>(cap) + 1; isa-- > 0;) {
+        if (type.kernels[isa] && kernelIsaSupported(static_cast<KernelIsa>(isa)))
+            return type.kernels[isa];
+    }
+    return type.kernels[0];
+}
+
+// kTypes with `dequantize` set to the best variant, built on first use (thread-safe). Every
+// lookup goes through this copy, so callers never see a kernel the CPU cannot run.
+const std::array<TypeTraits, kTypeCount>& dispatchedTypes()
+{
+    static const std::array<TypeTraits, kTypeCount> table = [] {
+        std::array<TypeTraits, kTypeCount> types{};
+        const KernelIsa cap = preferredKernelIsa();
+        for (std::size_t i = 0; i < kTypeCount; ++i) {
+            types[i] = kTypes[i];
+            types[i].dequantize = bestKernel(kTypes[i], cap);
+        }
+        return types;
+    }();
+    return table;
+}
+
 constexpr char asciiLower(char c)
 {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
@@ -157,12 +197,12 @@ const TypeTraits* findType(std::uint32_t id)
     if (id >= kIdLimit || kIndexById[id] < 0) {
         return nullptr;
     }
-    return &kTypes[kIndexById[id]];
+    return &dispatchedTypes()[static_cast<std::size_t>(kIndexById[id])];
 }
 
 const TypeTraits* findTypeByName(std::string_view name)
 {
-    for (const TypeTraits& t : kTypes) {
+    for (const TypeTraits& t : dispatchedTypes()) {
         if (equalsIgnoringCase(t.name, name)) {
             return &t;
         }
@@ -185,12 +225,21 @@ std::string typeName(std::uint32_t id)
 
 const TypeTraits* typeTableBegin()
 {
-    return std::begin(kTypes);
+    return dispatchedTypes().data();
 }
 
 const TypeTraits* typeTableEnd()
 {
-    return std::end(kTypes);
+    return dispatchedTypes().data() + kTypeCount;
+}
+
+KernelIsa activeKernelIsa(const TypeTraits& type)
+{
+    for (const KernelIsa isa : kAllKernelIsas) {
+        if (type.kernels[static_cast<std::size_t>(isa)] == type.dequantize)
+            return isa;
+    }
+    return KernelIsa::Scalar;
 }
 
 }  // namespace gguf

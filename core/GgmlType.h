@@ -2,6 +2,9 @@
 // One table of per-type facts drives every size computation and every dispatch in the core.
 // Adding a ggml type means one row in GgmlType.cpp plus its kernel.
 
+#include "KernelIsa.h"
+
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,11 +29,20 @@ struct TypeTraits {
     std::uint32_t blockSize;   // elements per block (1 for plain types)
     std::uint32_t blockBytes;  // bytes per block
     TypeKind kind;
-    DequantizeBlocksFn dequantize;  // nullptr only for types with no dequantization
-    SwapBlockFn swapBlock;          // nullptr when no field needs swapping (e.g. i8, mxfp4)
+    // The fastest of `kernels` this CPU runs (chosen once, see KernelIsa.h); nullptr only for
+    // types with no dequantization.
+    DequantizeBlocksFn dequantize;
+    SwapBlockFn swapBlock;  // nullptr when no field needs swapping (e.g. i8, mxfp4)
+    // Every variant of the kernel, indexed by KernelIsa, all bit-identical; nullptr where the
+    // build has none (then `dequantize` falls back to a lower instruction set). Only variants
+    // whose instruction set kernelIsaSupported() may be called.
+    std::array<DequantizeBlocksFn, kKernelIsaCount> kernels;
 
     double bitsPerWeight() const { return 8.0 * blockBytes / blockSize; }
 };
+
+// The instruction set of `type.dequantize`.
+KernelIsa activeKernelIsa(const TypeTraits& type);
 
 // Traits of a type id this build knows, or nullptr for retired (4, 5, 31-33, 36-38) and unknown ids.
 const TypeTraits* findType(std::uint32_t id);

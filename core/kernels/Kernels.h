@@ -1,6 +1,7 @@
 #pragma once
 // Every dequantization kernel and big-endian block swap, one per ggml type. The type table in
-// GgmlType.cpp wires them to type ids; nothing else should need to name them.
+// GgmlType.cpp wires them to type ids; nothing else should need to name them. These scalar
+// kernels are the portable reference; IsaKernels.h declares their SIMD variants.
 //
 // dequantize*: DequantizeBlocksFn contract (GgmlType.h): `blockCount` little-endian blocks at
 // `src` -> `blockCount * elements` floats at `dst`, bit-identical to ggml's to_float (for the

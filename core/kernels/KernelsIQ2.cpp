@@ -30,7 +30,7 @@ void dequantizeIQ2_XXS(const std::uint8_t* src, float* dst, std::size_t blockCou
                 const std::uint64_t grid = iq2xxs_grid[group[l]];
                 const std::uint8_t signs = ksigns_iq2xs[(signsAndScale >> (7 * l)) & 127];
                 for (int j = 0; j < 8; ++j) {
-                    dst[j] = db * float(gridByte(grid, j)) * signFactor(signs, j);
+                    dst[j] = applySign(db * float(gridByte(grid, j)), signs, j);
                 }
                 dst += 8;
             }
@@ -54,7 +54,7 @@ void dequantizeIQ2_XS(const std::uint8_t* src, float* dst, std::size_t blockCoun
                 const std::uint64_t grid = iq2xs_grid[q & 511];
                 const std::uint8_t signs = ksigns_iq2xs[q >> 9];
                 for (int j = 0; j < 8; ++j) {
-                    dst[j] = db[l / 2] * float(gridByte(grid, j)) * signFactor(signs, j);
+                    dst[j] = applySign(db[l / 2] * float(gridByte(grid, j)), signs, j);
                 }
                 dst += 8;
             }
@@ -81,7 +81,7 @@ void dequantizeIQ2_S(const std::uint8_t* src, float* dst, std::size_t blockCount
                 const int index = qs[l] | ((qh[ib] << (8 - 2 * l)) & 0x300);
                 const std::uint64_t grid = iq2s_grid[index];
                 for (int j = 0; j < 8; ++j) {
-                    dst[j] = dl * float(gridByte(grid, j)) * signFactor(signs[l], j);
+                    dst[j] = applySign(dl * float(gridByte(grid, j)), signs[l], j);
                 }
                 dst += 8;
             }

@@ -30,8 +30,8 @@ void dequantizeIQ3_XXS(const std::uint8_t* src, float* dst, std::size_t blockCou
                 const std::uint32_t grid1 = iq3xxs_grid[qs[2 * l + 0]];
                 const std::uint32_t grid2 = iq3xxs_grid[qs[2 * l + 1]];
                 for (int j = 0; j < 4; ++j) {
-                    dst[j + 0] = db * float(gridByte(grid1, j)) * signFactor(signs, j + 0);
-                    dst[j + 4] = db * float(gridByte(grid2, j)) * signFactor(signs, j + 4);
+                    dst[j + 0] = applySign(db * float(gridByte(grid1, j)), signs, j + 0);
+                    dst[j + 4] = applySign(db * float(gridByte(grid2, j)), signs, j + 4);
                 }
                 dst += 8;
             }
@@ -60,8 +60,8 @@ void dequantizeIQ3_S(const std::uint8_t* src, float* dst, std::size_t blockCount
                 const std::uint32_t grid1 = iq3s_grid[index1];
                 const std::uint32_t grid2 = iq3s_grid[index2];
                 for (int j = 0; j < 4; ++j) {
-                    dst[j + 0] = db * float(gridByte(grid1, j)) * signFactor(signs[l], j + 0);
-                    dst[j + 4] = db * float(gridByte(grid2, j)) * signFactor(signs[l], j + 4);
+                    dst[j + 0] = applySign(db * float(gridByte(grid1, j)), signs[l], j + 0);
+                    dst[j + 4] = applySign(db * float(gridByte(grid2, j)), signs[l], j + 4);
                 }
                 dst += 8;
             }

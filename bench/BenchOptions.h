@@ -1,0 +1,30 @@
+#pragma once
+// Command line of gguf-explorer-bench.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+struct BenchOptions {
+    bool json = false;
+    bool quick = false;              // fewer repetitions, smaller 1B case: a smoke test
+    std::set<std::string> cases;     // empty: all of dequantize, fused, open, heatmap
+    std::set<std::string> types;     // ggml names; empty: every type
+    std::uint64_t elements = std::uint64_t{1} << 24;  // per throughput tensor (16M)
+    std::uint64_t heatmapRows = 128256;               // of the [8192, rows] Q4_K tensor
+    std::string workDir;             // for the sparse 70B-layout file
+    int openRuns = 11;
+
+    bool wants(const std::string& name) const { return cases.empty() || cases.count(name) > 0; }
+    bool wantsType(const std::string& name) const;
+
+    // nullopt with `error` set on a bad command line (or --help, with `error` empty).
+    static std::optional<BenchOptions> parse(const std::vector<std::string>& arguments, std::string& error);
+    static const char* usage();
+};
+
+}  // namespace bench

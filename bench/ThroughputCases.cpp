@@ -1,0 +1,192 @@
+#include "ThroughputCases.h"
+
+#include "Dequantize.h"
+#include "ErrorMetrics.h"
+#include "FusedStatistics.h"
+#include "GgmlType.h"
+#include "HeatmapReducer.h"
+#include "ParallelDequantize.h"
+#include "Statistics.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace bench {
+
+namespace {
+
+// A failed core call means the benchmark itself is broken: say so and stop.
+template <class T>
+void require(const gguf::Result<T>& result, const char* what)
+{
+    if (!result) {
+        std::fprintf(stderr, "gguf-explorer-bench: %s failed: %s\n", what, result.error().toString().c_str());
+        std::exit(1);
+    }
+}
+
+std::vector<unsigned> threadCounts(const Workspace& workspace)
+{
+    if (workspace.allThreads() > 1)
+        return {1, workspace.allThreads()};
+    return {1};
+}
+
+Row throughputRow(const char* caseName, const gguf::TensorInfo& tensor, unsigned threads, Timing timing, const Baselines& baselines)
+{
+    const double seconds = timing.wall;
+    Row row;
+    row.caseName = caseName;
+    row.type = tensor.traits->name;
+    row.threads = threads;
+    row.elements = tensor.elementCount();
+    row.seconds = seconds;
+    row.gbpsOut = static_cast<double>(row.elements) * sizeof(float) / seconds / 1e9;
+    row.memsetGbps = baselines.memsetGbps;
+    row.memcpyGbps = baselines.memcpyGbps;
+    row.kernel = gguf::kernelIsaName(gguf::activeKernelIsa(*tensor.traits));
+    if (threads == 1) {  // the same run per CPU-second: robust to other work on the machine
+        const double cpuGbps = static_cast<double>(row.elements) * sizeof(float) / timing.cpu / 1e9;
+        row.extra = {{"cpu_gbps", cpuGbps}, {"cpu_ratio_to_memset", cpuGbps / baselines.memsetCpuGbps}};
+    }
+    return row;
+}
+
+constexpr std::size_t kInCacheElements = 4096;
+constexpr std::uint32_t kHeatmapRows = 1080;
+constexpr std::uint32_t kHeatmapColumns = 1920;
+constexpr std::uint64_t kErrorRowsPerTask = 64;
+
+void heatmap(const gguf::TensorInfo& tensor, unsigned threads, Workspace& workspace, std::vector<float>& cells)
+{
+    const gguf::TensorSlice slice = gguf::wholeTensor(tensor);
+    const gguf::HeatmapGrid grid =
+        gguf::fitHeatmapGrid({0, slice.rowCount, 0, slice.rowLength()}, kHeatmapRows, kHeatmapColumns, gguf::CellAggregate::Mean);
+    cells.resize(std::size_t{grid.rows} * grid.columns);
+    if (threads <= 1) {
+        require(gguf::reduceHeatmapRows(slice, grid, 0, grid.rows, cells), "heatmap");
+        return;
+    }
+    // Several ranges per thread, so a slow thread does not hold the others up.
+    workspace.pool().forEachRange(gguf::planRowRanges(0, grid.rows, std::size_t{threads} * 8), [&](gguf::RowRange range) {
+        const std::span<float> part(cells.data() + range.begin * grid.columns, static_cast<std::size_t>(range.size() * grid.columns));
+        require(gguf::reduceHeatmapRows(slice, grid, static_cast<std::uint32_t>(range.begin), static_cast<std::uint32_t>(range.end), part),
+                "heatmap");
+    });
+}
+
+// Error metrics of `tensor` against `reference`, in fixed row ranges merged in order (the figures
+// do not depend on the thread count), each range dequantizing one row of both at a time.
+gguf::ErrorMetrics errorMetrics(const gguf::TensorInfo& tensor, const gguf::TensorInfo& reference, unsigned threads, Workspace& workspace)
+{
+    const std::vector<gguf::RowRange> ranges = gguf::fixedRowRanges(0, tensor.rowCount(), kErrorRowsPerTask);
+    std::vector<gguf::ErrorAccumulator> parts(ranges.size());
+    auto accumulate = [&](std::size_t index) {
+        const auto rowLength = static_cast<std::size_t>(tensor.ne[0]);
+        std::vector<float> values(rowLength);
+        std::vector<float> expected(rowLength);
+        for (std::uint64_t row = ranges[index].begin; row < ranges[index].end; ++row) {
+            require(gguf::dequantizeRows(tensor, row, row + 1, values), "dequantize");
+            require(gguf::dequantizeRows(reference, row, row + 1, expected), "dequantize reference");
+            parts[index].add(expected, values);
+        }
+    };
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < ranges.size(); ++i)
+            accumulate(i);
+    } else {
+        workspace.pool().run(ranges.size(), accumulate);
+    }
+    gguf::ErrorAccumulator total;
+    for (const gguf::ErrorAccumulator& part : parts)
+        total.merge(part);
+    return total.result();
+}
+
+}  // namespace
+
+void runDequantizeCases(const SyntheticTensor& synthetic, Workspace& workspace, Report& report)
+{
+    const gguf::TensorInfo& tensor = synthetic.info();
+    const std::uint64_t rows = tensor.rowCount();
+    const std::span<float> out = workspace.output().first(static_cast<std::size_t>(tensor.elementCount()));
+    const RepeatPolicy& policy = workspace.policy();
+
+    // Every timed run starts with the tensor and the output out of cache (Measure.h).
+    const auto cold = [&] {
+        workspace.evictOutput();
+        evictFromCache(tensor.data, synthetic.bytes());
+    };
+    const Baselines single = workspace.measureBaselines(1);
+    const Timing timing = measure([&] { require(gguf::dequantizeRows(tensor, 0, rows, out), "dequantize"); }, policy, cold);
+    const double seconds = timing.wall;
+    const gguf::DequantizeBlocksFn scalar = tensor.traits->kernels[static_cast<std::size_t>(gguf::KernelIsa::Scalar)];
+    const std::size_t blocks = static_cast<std::size_t>(tensor.elementCount() / tensor.traits->blockSize);
+    const double scalarSeconds = medianSeconds([&] { scalar(tensor.data, out.data(), blocks); }, policy, cold);
+    // The same work into one 16 KiB buffer that stays in L1: what the kernel computes per second
+    // when memory is not the limit (the fused paths' situation).
+    auto inCacheGbps = [&](gguf::DequantizeBlocksFn kernel) {
+        const std::size_t chunkBlocks = kInCacheElements / tensor.traits->blockSize;
+        const double s = medianSeconds(
+            [&] {
+                for (std::size_t b = 0; b < blocks; b += chunkBlocks)
+                    kernel(tensor.data + b * tensor.traits->blockBytes, out.data(), std::min(chunkBlocks, blocks - b));
+            },
+            policy);
+        return static_cast<double>(tensor.elementCount()) * sizeof(float) / s / 1e9;
+    };
+    Row row = throughputRow("dequantize", tensor, 1, timing, single);
+    const double scalarGbps = static_cast<double>(tensor.elementCount()) * sizeof(float) / scalarSeconds / 1e9;
+    const double cached = inCacheGbps(tensor.traits->dequantize);
+    const double scalarCached = inCacheGbps(scalar);
+    row.extra.insert(row.extra.end(), {{"scalar_gbps", scalarGbps},
+                                       {"speedup_vs_scalar", scalarSeconds / seconds},
+                                       {"in_cache_gbps", cached},
+                                       {"scalar_in_cache_gbps", scalarCached},
+                                       {"in_cache_speedup", cached / scalarCached}});
+    report.add(row);
+
+    const unsigned threads = workspace.allThreads();
+    if (threads > 1) {
+        const Baselines all = workspace.measureBaselines(threads);
+        const Timing parallel = measure(
+            [&] { require(gguf::dequantizeRowsParallel(tensor, 0, rows, out, workspace.pool()), "parallel dequantize"); }, policy, cold);
+        report.add(throughputRow("dequantize", tensor, threads, parallel, all));
+    }
+}
+
+void runFusedCases(const SyntheticTensor& synthetic, const SyntheticTensor& reference, Workspace& workspace, Report& report)
+{
+    const gguf::TensorInfo& tensor = synthetic.info();
+    const gguf::TensorSlice slice = gguf::wholeTensor(tensor);
+    const RepeatPolicy& policy = workspace.policy();
+    const auto cold = [&] {  // the tensors are read from memory, not from cache (Measure.h)
+        evictFromCache(tensor.data, synthetic.bytes());
+        evictFromCache(reference.info().data, reference.bytes());
+    };
+    std::vector<float> cells;
+    for (const unsigned threads : threadCounts(workspace)) {
+        const Baselines baselines = workspace.measureBaselines(threads);
+        Row row = throughputRow("fused_heatmap", tensor, threads, measure([&] { heatmap(tensor, threads, workspace, cells); }, policy, cold), baselines);
+        row.note = "1920x1080 mean";
+        report.add(row);
+        const Timing error = measure([&] { errorMetrics(tensor, reference.info(), threads, workspace); }, policy, cold);
+        row = throughputRow("fused_error", tensor, threads, error, baselines);
+        row.note = "vs f16, ErrorAccumulator";
+        report.add(row);
+        if (threads != 1)
+            continue;
+        // Statistics add in storage order (Statistics.h), a chain no second thread can shorten.
+        row = throughputRow("fused_stats", tensor, 1, measure([&] { require(gguf::fusedStatistics(slice), "statistics"); }, policy, cold), baselines);
+        row.note = "FusedStatistics";
+        report.add(row);
+        row = throughputRow("stats_current", tensor, 1,
+                            measure([&] { require(gguf::computeStatistics(slice, 20), "statistics"); }, policy, cold), baselines);
+        row.note = "computeStatistics: 2 passes + histogram";
+        report.add(row);
+    }
+}
+
+}  // namespace bench

@@ -1,0 +1,17 @@
+#pragma once
+// dequantizeRows on every core: the rows are cut into one contiguous range per thread, so each
+// thread writes one large span of the output (large spans stream past the caches, see
+// KernelIsa.h) and the result is identical to a single dequantizeRows call.
+
+#include "ParallelRows.h"
+#include "Result.h"
+#include "TensorInfo.h"
+
+#include <span>
+
+namespace gguf {
+
+Status dequantizeRowsParallel(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out,
+                              ParallelRows& pool = ParallelRows::shared());
+
+}  // namespace gguf
