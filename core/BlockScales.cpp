@@ -1,5 +1,7 @@
 #include "BlockScales.h"
 
+#include "MappedRegionGuard.h"
+
 #include "kernels/BlockLayouts.h"
 #include "kernels/BlockRead.h"
 #include "kernels/HalfFloat.h"
@@ -358,6 +360,8 @@ Status extractBlockScales(const TensorInfo& tensor, std::uint64_t firstBlock, st
     const bool swap = tensor.bigEndian && tensor.traits->swapBlock;
     std::array<std::uint8_t, kMaxBlockBytes> scratch;
     const std::uint8_t* src = tensor.data + firstBlock * r.blockBytes;
+    // Bytes of a file truncated under us read as zeros; the watch notices.
+    const MappedReadWatch watch(src, blockCount * r.blockBytes);
     for (std::uint64_t i = 0; i < blockCount; ++i, src += r.blockBytes) {
         const std::uint8_t* block = src;
         if (swap) {
@@ -368,6 +372,8 @@ Status extractBlockScales(const TensorInfo& tensor, std::uint64_t firstBlock, st
         r.extract(block, out.superScales.data() + i * r.superScales, out.subScales.data() + i * r.subScales,
                   out.subMins.data() + i * r.subMins);
     }
+    if (watch.bytesLost())
+        return tensorChangedOnDisk(tensor, watch.lostAddress());
     return Ok{};
 }
 

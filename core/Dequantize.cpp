@@ -1,5 +1,7 @@
 #include "Dequantize.h"
 
+#include "MappedRegionGuard.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -53,10 +55,14 @@ Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::ui
 
     const std::uint8_t* src = tensor.data + begin / traits.blockSize * traits.blockBytes;
     const std::uint64_t blockCount = (end - begin) / traits.blockSize;
+    // Bytes of a file truncated under us read as zeros; the watch notices.
+    const MappedReadWatch watch(src, blockCount * traits.blockBytes);
     if (tensor.bigEndian && traits.swapBlock)
         dequantizeSwappedBlocks(traits, src, out.data(), blockCount);
     else
         traits.dequantize(src, out.data(), static_cast<std::size_t>(blockCount));
+    if (watch.bytesLost())
+        return tensorChangedOnDisk(tensor, watch.lostAddress());
     return Ok{};
 }
 

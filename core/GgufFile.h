@@ -23,6 +23,7 @@ public:
     GgufFile& operator=(const GgufFile&) = delete;
 
     const std::string& path() const { return m_file->path(); }
+    const MappedFile& mapping() const { return *m_file; }  // e.g. mapping().checkUnchanged()
     std::uint64_t fileSize() const { return m_file->size(); }
     std::uint32_t version() const { return m_version; }
     bool bigEndian() const { return m_encoding.bigEndian; }

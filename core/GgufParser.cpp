@@ -13,6 +13,9 @@ namespace {
 constexpr std::uint64_t kMaxKeyLength = 65535;   // the GGUF spec's limit for keys
 constexpr std::uint64_t kMaxTensorNameLength = 64;  // the GGUF spec's limit for tensor names
 constexpr std::uint32_t kMaxDims = 4;
+// The densest ggml type stores about 7 elements per byte (Q1_0, TQ1_0); 64 leaves room for
+// denser types to come while still tying a tensor's declared extent to the file's size.
+constexpr std::uint64_t kMaxElementsPerFileByte = 64;
 // Arrays of arrays are legal, but nobody nests them deeply; the cap keeps the recursive walk
 // from exhausting the stack on a hostile file.
 constexpr int kMaxArrayDepth = 16;
@@ -59,7 +62,11 @@ Status GgufParser::run()
         return s;
     if (Status s = readTensorInfos(tensorCount); !s)
         return s;
-    return placeTensors();
+    if (Status s = placeTensors(); !s)
+        return s;
+    // Metadata and tensor infos are views into these bytes: keep them as validated even if the
+    // file changes on disk later (see MappedFile).
+    return m_file.m_file->freezePrefix(m_file.m_dataOffset);
 }
 
 Status GgufParser::readHeader(std::uint64_t& tensorCount, std::uint64_t& metadataCount)
@@ -282,6 +289,19 @@ Status GgufParser::readTensorInfo(std::uint64_t index, TensorInfo& tensor)
     if (!m_cursor.read(tensor.typeId))
         return truncated("the type of " + what, typeOffset);
     tensor.traits = findType(tensor.typeId);
+    // Rows, experts and cells are counted from dims. For a non-empty tensor of a known type the
+    // file must hold its bytes (placeTensors), which bounds every dim; an empty tensor
+    // ([4096, 0, 2^40]) or one of an unknown type needs no bytes, so cap its extent (zeros
+    // counted as ones) by what a file this size could hold: no loop over its rows or experts
+    // can then outgrow the file.
+    std::uint64_t extent = 1;
+    bool extentOverflows = false;
+    for (const std::int64_t dim : tensor.ne)
+        extentOverflows |= __builtin_mul_overflow(extent, std::max<std::uint64_t>(static_cast<std::uint64_t>(dim), 1), &extent);
+    if ((!tensor.traits || elements == 0) && (extentOverflows || extent / kMaxElementsPerFileByte > m_file.fileSize()))
+        return fail(what + " has shape [" + std::to_string(tensor.ne[0]) + ", " + std::to_string(tensor.ne[1]) + ", "
+                    + std::to_string(tensor.ne[2]) + ", " + std::to_string(tensor.ne[3]) + "]: an empty tensor or one of an unknown type "
+                    "may not declare more than " + std::to_string(kMaxElementsPerFileByte) + " elements per byte of the file", dimsOffset);
     const std::uint64_t offsetOffset = m_cursor.position();
     if (!m_cursor.read(tensor.offset))
         return truncated("the data offset of " + what, offsetOffset);

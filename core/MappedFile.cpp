@@ -1,5 +1,8 @@
 #include "MappedFile.h"
 
+#include "MappedRegionGuard.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -13,6 +16,28 @@ namespace {
 Error systemError(const std::string& path, const char* what)
 {
     return Error{std::string(what) + ": " + std::strerror(errno), Error::kNoOffset, path};
+}
+
+bool sameTime(const timespec& a, const timespec& b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+// Reads exactly `length` bytes at `offset`, or fewer only at the end of the file.
+Result<std::uint64_t> readFully(int fd, std::uint8_t* out, std::uint64_t length, std::uint64_t offset)
+{
+    std::uint64_t done = 0;
+    while (done < length) {
+        const ssize_t got = ::pread(fd, out + done, static_cast<std::size_t>(length - done), static_cast<off_t>(offset + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return Error{std::string("cannot read the file: ") + std::strerror(errno), Error::kNoOffset, {}};
+        if (got == 0)
+            break;
+        done += static_cast<std::uint64_t>(got);
+    }
+    return done;
 }
 }  // namespace
 
@@ -42,20 +67,76 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path)
         }
         data = static_cast<const std::uint8_t*>(mapping);
     }
-    // The mapping keeps the file alive; the descriptor is no longer needed.
-    ::close(fd);
-    return std::shared_ptr<MappedFile>(new MappedFile(path, data, size));
+    std::shared_ptr<MappedFile> file(new MappedFile(path, data, size, fd));
+    file->m_device = static_cast<std::uint64_t>(info.st_dev);
+    file->m_inode = static_cast<std::uint64_t>(info.st_ino);
+    file->m_modified = info.st_mtim;
+    return file;
 }
 
-MappedFile::MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size)
-    : m_path(std::move(path)), m_data(data), m_size(size)
+MappedFile::MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size, int fd)
+    : m_path(std::move(path)), m_data(data), m_size(size), m_fd(fd), m_guardSlot(registerMappedRegion(data, size))
 {
 }
 
 MappedFile::~MappedFile()
 {
+    unregisterMappedRegion(m_guardSlot);
     if (m_data)
         ::munmap(const_cast<std::uint8_t*>(m_data), m_size);
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+Status MappedFile::freezePrefix(std::uint64_t length) const
+{
+    length = std::min(length, m_size);
+    if (length == 0 || length > kMaxFrozenBytes)
+        return Ok{};
+    const auto pageSize = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t span = (length + pageSize - 1) / pageSize * pageSize;  // inside the mapping's last page
+    void* copy = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy == MAP_FAILED)
+        return systemError(m_path, "cannot allocate memory for the file header");
+    const auto read = readFully(m_fd, static_cast<std::uint8_t*>(copy), std::min(span, m_size), 0);
+    if (!read || *read < length) {
+        ::munmap(copy, span);
+        if (!read)
+            return Error{read.error().message, Error::kNoOffset, m_path};
+        return Error{"the file shrank while it was being opened; open it again", Error::kNoOffset, m_path};
+    }
+    // mremap moves the copy over the file's pages in one step: no moment without a mapping.
+    if (::mprotect(copy, span, PROT_READ) != 0
+        || ::mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, const_cast<std::uint8_t*>(m_data)) == MAP_FAILED) {
+        Error error = systemError(m_path, "cannot keep a private copy of the file header");
+        ::munmap(copy, span);
+        return error;
+    }
+    if (Status unchanged = checkUnchanged(); !unchanged)
+        return Error{"the file changed while it was being opened; open it again (" + unchanged.error().message + ")",
+                     Error::kNoOffset, m_path};
+    return Ok{};
+}
+
+Status MappedFile::checkUnchanged() const
+{
+    if (mappedRegionFaulted(m_guardSlot))
+        return Error{"parts of the file vanished while they were being read: it was truncated or rewritten since it was opened",
+                     Error::kNoOffset, m_path};
+    struct stat now {};
+    if (::fstat(m_fd, &now) != 0)
+        return systemError(m_path, "cannot check the file");
+    if (static_cast<std::uint64_t>(now.st_size) < m_size)
+        return Error{"the file was truncated from " + std::to_string(m_size) + " to " + std::to_string(now.st_size)
+                         + " bytes since it was opened", Error::kNoOffset, m_path};
+    if (static_cast<std::uint64_t>(now.st_size) != m_size || !sameTime(now.st_mtim, m_modified))
+        return Error{"the file was modified since it was opened", Error::kNoOffset, m_path};
+    struct stat named {};
+    if (::stat(m_path.c_str(), &named) != 0)
+        return Error{"the file was deleted or renamed since it was opened", Error::kNoOffset, m_path};
+    if (static_cast<std::uint64_t>(named.st_dev) != m_device || static_cast<std::uint64_t>(named.st_ino) != m_inode)
+        return Error{"the file was replaced by another file since it was opened", Error::kNoOffset, m_path};
+    return Ok{};
 }
 
 }  // namespace gguf

@@ -1,11 +1,18 @@
 #pragma once
 // A file mapped read-only into memory. The mapping is never writable: nothing the user has is
 // modified by opening it.
+//
+// Files change under a running app (a download rewritten in place, a `cp` over the model). The
+// mapping is registered with MappedRegionGuard, so pages that vanish read as zeros instead of
+// killing the process; the header is frozen into private memory once parsed, so metadata and
+// the tensor index stay as validated whatever happens to the file; and checkUnchanged() tells
+// the app that the file on disk is no longer the one it shows.
 
 #include "Result.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <span>
 #include <string>
@@ -24,12 +31,30 @@ public:
     const std::uint8_t* data() const { return m_data; }
     std::span<const std::uint8_t> bytes() const { return {m_data, static_cast<std::size_t>(m_size)}; }
 
+    // Replaces the mapped bytes [0, length) with a private copy read from the file, at the same
+    // addresses, so later changes to the file cannot reach them; then checks that the file did
+    // not change since open() (else the copy may not be what the parser validated). Prefixes
+    // longer than kMaxFrozenBytes stay mapped (still safe against truncation, see above).
+    // Logically const: the bytes seen through data() do not change.
+    static constexpr std::uint64_t kMaxFrozenBytes = 64ull << 20;
+    Status freezePrefix(std::uint64_t length) const;
+
+    // Ok while the file on disk is still the one that was mapped; otherwise says what happened:
+    // truncated, modified, replaced by another file, deleted, or pages vanished during a read.
+    Status checkUnchanged() const;
+    bool stillIntact() const { return checkUnchanged().ok(); }
+
 private:
-    MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size);
+    MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size, int fd);
 
     std::string m_path;
     const std::uint8_t* m_data = nullptr;
     std::uint64_t m_size = 0;
+    int m_fd = -1;  // kept open (read-only) to re-check the file that was mapped
+    int m_guardSlot = -1;
+    std::uint64_t m_device = 0;
+    std::uint64_t m_inode = 0;
+    timespec m_modified{};
 };
 
 }  // namespace gguf

@@ -24,6 +24,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QSortFilterProxyModel>
@@ -348,6 +349,38 @@ private slots:
         ModelPage* page = openAndWait(fixturePath(QStringLiteral("tiny-llama-Q2_K.gguf")));
         QVERIFY(page);
         QCOMPARE(page->model().tensors().size(), 21u);
+    }
+
+    void fileTruncatedWhileOpenShowsAnError()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("shrinking.gguf"));
+        QVERIFY(QFile::copy(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")), path));
+        ModelPage* page = openAndWait(path);
+        QVERIFY(page);
+        auto* banner = page->findChild<QLabel*>(QStringLiteral("fileChangedBanner"));
+        QVERIFY(banner);
+        QVERIFY(banner->isHidden());
+
+        // Cut the file just after its header: every tensor's bytes are gone from the mapping.
+        const std::uint64_t dataOffset = page->model().primary().dataOffset();
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            QVERIFY(file.resize(static_cast<qint64>(dataOffset)));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!banner->isHidden(), kJobTimeoutMs);
+        QVERIFY2(banner->text().contains(QStringLiteral("truncated")), qPrintable(banner->text()));
+
+        // Views still open tensors; they report the change instead of crashing or showing zeros.
+        selectTensor(page, QStringLiteral("blk.1.ffn_up_exps.weight"));
+        HeatmapView* heatmap = page->tensorPage()->heatmap();
+        auto* status = heatmap->findChild<QLabel*>(QStringLiteral("hoverLabel"));
+        QVERIFY(status);
+        QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing() && status->text().contains(QStringLiteral("changed on disk")), kJobTimeoutMs);
+        QCOMPARE(page->model().tensors().size(), loadManifest(QStringLiteral("tiny-moe-Q4_K.gguf")).tensors.size());
+        screenshot(QStringLiteral("file-changed"));
     }
 
     void screenshotsOfEveryPage()

@@ -1,12 +1,14 @@
 #include "ModelPage.h"
 
 #include "ExpertsPage.h"
+#include "FileChangeWatcher.h"
 #include "MetadataPage.h"
 #include "OverviewPage.h"
 #include "TokenizerPage.h"
 #include "TensorBrowser.h"
 #include "TensorViewPage.h"
 
+#include <QLabel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QSettings>
@@ -37,7 +39,33 @@ ModelPage::ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(createChangeBanner());
     layout->addWidget(m_pages);
+}
+
+QWidget* ModelPage::createChangeBanner()
+{
+    m_changeBanner = new QLabel(this);
+    m_changeBanner->setObjectName(QStringLiteral("fileChangedBanner"));
+    m_changeBanner->setWordWrap(true);
+    m_changeBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_changeBanner->setMargin(8);
+    m_changeBanner->setAutoFillBackground(true);
+    QPalette warning = m_changeBanner->palette();
+    warning.setColor(QPalette::Window, QColor(0xf8, 0xd7, 0xda));
+    warning.setColor(QPalette::WindowText, QColor(0x58, 0x15, 0x1c));
+    m_changeBanner->setPalette(warning);
+    m_changeBanner->hide();
+    m_changeWatcher = new FileChangeWatcher(m_model, this);
+    connect(m_changeWatcher, &FileChangeWatcher::fileChanged, this, [this](const QString& path, const QString& reason) {
+        m_changeBanner->setText(tr("<b>%1 changed on disk since it was opened.</b> %2<br>The metadata and tensor list "
+                                   "shown are still the ones read at open; tensor views now fail instead of showing "
+                                   "other data. Close this tab and open the file again.")
+                                    .arg(path.toHtmlEscaped(), reason.toHtmlEscaped()));
+        m_changeBanner->show();
+        emit statusMessage(false, tr("%1 changed on disk").arg(path));
+    });
+    return m_changeBanner;
 }
 
 QWidget* ModelPage::createTensorsPage()

@@ -1,12 +1,14 @@
 #pragma once
 // One open model: its pages (overview, metadata, tokenizer, tensors) in tabs; it opens on the
-// overview.
+// overview. A banner above them says when the file changed on disk while open.
 
 #include "Model.h"
 
 #include <QWidget>
 #include <memory>
 
+class FileChangeWatcher;
+class QLabel;
 class QTabWidget;
 class TensorBrowser;
 class TensorViewPage;
@@ -18,6 +20,7 @@ public:
     const gguf::Model& model() const { return *m_model; }
     std::shared_ptr<const gguf::Model> sharedModel() const { return m_model; }
     QTabWidget* pages() const { return m_pages; }
+    FileChangeWatcher* changeWatcher() const { return m_changeWatcher; }
     TensorBrowser* tensorBrowser() const { return m_browser; }
     TensorViewPage* tensorPage() const { return m_tensorPage; }
     void showTensorsPage();
@@ -27,10 +30,13 @@ signals:
 
 private:
     QWidget* createTensorsPage();
+    QWidget* createChangeBanner();
 
     std::shared_ptr<const gguf::Model> m_model;
     QTabWidget* m_pages;
     QWidget* m_tensorsPage = nullptr;
     TensorBrowser* m_browser = nullptr;
     TensorViewPage* m_tensorPage = nullptr;
+    QLabel* m_changeBanner = nullptr;
+    FileChangeWatcher* m_changeWatcher = nullptr;
 };

@@ -11,5 +11,6 @@ int runMeta(const std::vector<std::string>& words);
 int runTensors(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
 int runStats(const std::vector<std::string>& words);
+int runCheck(const std::vector<std::string>& words);
 int runCompare(const std::vector<std::string>& words);
 int runConvert(const std::vector<std::string>& words);

@@ -20,6 +20,8 @@ const char* const kUsage =
     "                                              dequantized values (default: f32 to stdout)\n"
     "  stats FILE TENSOR [--expert N] [--json] [--bins N]\n"
     "                                              min, max, mean, std, rms, zero/NaN/Inf, histogram\n"
+    "  check FILE [--json] [--max-scale X]         every tensor's SHA-256 and damaged blocks (NaN/Inf,\n"
+    "                                              or scales beyond X, default 1e6); exit 3 if damaged\n"
     "  compare REF [OTHER...] [--simulate TYPES] [--json] [--filter REGEX] [--threads N] [--auto-reference]\n"
     "                                              per-tensor error of other quant levels (or of the\n"
     "                                              reference quantized in memory, e.g. q2_K,q4_K,q8_0)\n"
@@ -48,6 +50,8 @@ int main(int argc, char** argv)
         return runExport(words);
     if (command == "stats")
         return runStats(words);
+    if (command == "check")
+        return runCheck(words);
     if (command == "compare")
         return runCompare(words);
     if (command == "convert")
