@@ -1,5 +1,7 @@
 #include "BlockScalesView.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "JobProgressBar.h"
 #include "MetadataFormat.h"
@@ -30,6 +32,8 @@ void fillBars(QCPBars* bars, const gguf::Histogram& histogram)
 BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_message(new QLabel(this)), m_histograms(new QCustomPlot(this)), m_heatmap(new QCustomPlot(this))
 {
+    followPalette(m_histograms);
+    followPalette(m_heatmap);
     m_histograms->setObjectName(QStringLiteral("scaleHistogramPlot"));
     m_scaleBars = new QCPBars(m_histograms->xAxis, m_histograms->yAxis);
     m_scaleBars->setName(tr("effective scales"));

@@ -40,6 +40,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     m_problems->setWordWrap(true);
     m_problems->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_status->setObjectName(QStringLiteral("statusLabel"));
+    m_tabs->setObjectName(QStringLiteral("compareTabs"));
     auto* tableTab = new QWidget(m_tabs);
     buildTableTab(tableTab);
     m_tabs->addTab(tableTab, tr("Table"));

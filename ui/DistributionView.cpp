@@ -1,5 +1,7 @@
 #include "DistributionView.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "JobProgressBar.h"
 #include "MetadataFormat.h"
@@ -23,6 +25,7 @@ DistributionView::DistributionView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_plot(new QCustomPlot(this)), m_logScale(new QCheckBox(tr("Log counts"), this)),
       m_summary(new QLabel(this))
 {
+    followPalette(m_plot);
     m_plot->setObjectName(QStringLiteral("histogramPlot"));
     m_bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     m_bars->setPen(Qt::NoPen);

@@ -1,5 +1,7 @@
 #include "ErrorHeatmapView.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "DivergingGradient.h"
 #include "ErrorHeatmap.h"
@@ -24,6 +26,7 @@ ErrorHeatmapView::ErrorHeatmapView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_plot(new QCustomPlot(this)), m_aggregate(new QComboBox(this)), m_hover(new QLabel(this)),
       m_zoomDebounce(new QTimer(this))
 {
+    followPalette(m_plot);
     m_aggregate->addItem(tr("Mean error"), static_cast<int>(gguf::CellAggregate::Mean));
     m_aggregate->addItem(tr("Largest |error|"), static_cast<int>(gguf::CellAggregate::AbsMax));
     m_aggregate->setObjectName(QStringLiteral("errorAggregateCombo"));

@@ -1,5 +1,7 @@
 #include "ExpertGridView.h"
 
+#include "PlotPalette.h"
+
 #include "DivergingGradient.h"
 #include "ExpertTile.h"
 
@@ -22,6 +24,7 @@ int columnsFor(std::size_t tileCount)
 ExpertGridView::ExpertGridView(QWidget* parent)
     : QWidget(parent), m_message(new QLabel(this)), m_scalePlot(new QCustomPlot(this)), m_tileArea(new QWidget)
 {
+    followPalette(m_scalePlot);
     m_message->setObjectName(QStringLiteral("expertGridMessage"));
     m_message->setWordWrap(true);
     m_message->hide();

@@ -1,5 +1,7 @@
 #include "ExpertQuantErrorView.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "ExpertQuantErrorModel.h"
 #include "JobProgressBar.h"
@@ -47,6 +49,7 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
       m_model(new ExpertQuantErrorModel(this)), m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new QCustomPlot(this)),
       m_types{kQ2_K, kQ8_0}
 {
+    followPalette(m_plot);
     m_typeButton->setObjectName(QStringLiteral("quantTypesButton"));
     m_typeButton->setText(tr("Types"));
     m_typeButton->setPopupMode(QToolButton::InstantPopup);

@@ -1,5 +1,7 @@
 #include "ExpertSimilarityView.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "DivergingGradient.h"
 #include "ExpertAnalysis.h"
@@ -32,6 +34,8 @@ ExpertSimilarityView::ExpertSimilarityView(JobProgressBar* progress, QWidget* pa
     : QWidget(parent), m_progress(progress), m_message(new QLabel(this)), m_hover(new QLabel(this)), m_similarityPlot(new QCustomPlot(this)),
       m_routerPlot(new QCustomPlot(this))
 {
+    followPalette(m_similarityPlot);
+    followPalette(m_routerPlot);
     m_message->setObjectName(QStringLiteral("similarityMessage"));
     m_message->setWordWrap(true);
     m_hover->setObjectName(QStringLiteral("similarityHover"));

@@ -1,5 +1,7 @@
 #include "ExpertStatisticsView.h"
 
+#include "PlotPalette.h"
+
 #include "ExpertStatisticsModel.h"
 
 #include <QHeaderView>
@@ -14,6 +16,7 @@
 ExpertStatisticsView::ExpertStatisticsView(ExpertStatisticsModel* model, QWidget* parent)
     : QWidget(parent), m_model(model), m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new QCustomPlot(this))
 {
+    followPalette(m_plot);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(ExpertStatisticsModel::SortRole);
     m_table->setObjectName(QStringLiteral("expertStatisticsTable"));

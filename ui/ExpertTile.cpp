@@ -1,5 +1,7 @@
 #include "ExpertTile.h"
 
+#include "PlotPalette.h"
+
 #include "DivergingGradient.h"
 
 #include <QContextMenuEvent>
@@ -20,6 +22,7 @@ QString shortNumber(double value)
 ExpertTile::ExpertTile(std::uint64_t expert, QWidget* parent)
     : QWidget(parent), m_expert(expert), m_plot(new QCustomPlot(this))
 {
+    followPalette(m_plot);
     setObjectName(QStringLiteral("expertTile%1").arg(expert));
     setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(kTileSize, kTileSize);

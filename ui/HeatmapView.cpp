@@ -1,5 +1,7 @@
 #include "HeatmapView.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "DivergingGradient.h"
 #include "JobProgressBar.h"
@@ -30,6 +32,7 @@ HeatmapView::HeatmapView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_plot(new QCustomPlot(this)), m_aggregate(new QComboBox(this)), m_hover(new QLabel(this)),
       m_zoomDebounce(new QTimer(this))
 {
+    followPalette(m_plot);
     m_aggregate->addItem(tr("Mean"), static_cast<int>(gguf::CellAggregate::Mean));
     m_aggregate->addItem(tr("Abs max"), static_cast<int>(gguf::CellAggregate::AbsMax));
     m_aggregate->addItem(tr("Min"), static_cast<int>(gguf::CellAggregate::Min));

@@ -1,5 +1,7 @@
 #include "LayerErrorChart.h"
 
+#include "PlotPalette.h"
+
 #include "ComparisonMetric.h"
 
 #include <QComboBox>
@@ -55,6 +57,7 @@ const QList<QColor>& seriesColours()
 LayerErrorChart::LayerErrorChart(QWidget* parent)
     : QWidget(parent), m_metric(new QComboBox(this)), m_kind(new QComboBox(this)), m_plot(new QCustomPlot(this))
 {
+    followPalette(m_plot);
     m_metric->setObjectName(QStringLiteral("layerMetricCombo"));
     m_kind->setObjectName(QStringLiteral("layerKindCombo"));
     m_plot->setObjectName(QStringLiteral("layerErrorPlot"));

@@ -1,5 +1,7 @@
 #include "LayerExpertHeatmap.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "DivergingGradient.h"
 #include "JobProgressBar.h"
@@ -26,6 +28,7 @@ LayerExpertHeatmap::LayerExpertHeatmap(JobProgressBar* progress, QWidget* parent
     : QWidget(parent), m_progress(progress), m_statistic(new QComboBox(this)), m_message(new QLabel(this)), m_hover(new QLabel(this)),
       m_plot(new QCustomPlot(this))
 {
+    followPalette(m_plot);
     for (const ExpertStatisticKind kind : kExpertStatisticKinds)
         m_statistic->addItem(expertStatisticName(kind), static_cast<int>(kind));
     m_statistic->setCurrentIndex(m_statistic->findData(static_cast<int>(ExpertStatisticKind::Rms)));

@@ -1,5 +1,7 @@
 #include "OverviewPage.h"
 
+#include "PlotPalette.h"
+
 #include "HumanFormat.h"
 
 #include <QFormLayout>
@@ -62,6 +64,7 @@ QColor paletteColor(int index)
 QCustomPlot* createPlot(QWidget* parent, const char* objectName, const ByteUnit& unit)
 {
     auto* plot = new QCustomPlot(parent);
+    followPalette(plot);
     plot->setObjectName(QLatin1String(objectName));
     plot->setMinimumHeight(260);
     plot->yAxis->setLabel(OverviewPage::tr("size (%1)").arg(unit.name));

@@ -1,5 +1,7 @@
 #include "TensorErrorView.h"
 
+#include "PlotPalette.h"
+
 #include "BackgroundJob.h"
 #include "BlockScales.h"
 #include "ErrorDistribution.h"
@@ -32,6 +34,8 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
       m_heatmap(new ErrorHeatmapView(progress, this)), m_histogram(new QCustomPlot(this)), m_scatter(new QCustomPlot(this)),
       m_scatterNote(new QLabel(this))
 {
+    followPalette(m_histogram);
+    followPalette(m_scatter);
     m_column->setObjectName(QStringLiteral("tensorColumnCombo"));
     m_histogram->setObjectName(QStringLiteral("errorHistogramPlot"));
     m_scatter->setObjectName(QStringLiteral("blockScatterPlot"));

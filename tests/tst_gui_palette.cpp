@@ -1,0 +1,85 @@
+// Plots follow the palette: under a dark application palette a view's plot paints a dark
+// background with light axes, tick labels, colour scale and legend text, and switching the
+// palette back at run time recolours it on the next replot.
+
+#include "HeatmapView.h"
+#include "JobProgressBar.h"
+#include "PlotPalette.h"
+
+#include <QApplication>
+#include <QtTest>
+#include <qcustomplot.h>
+
+namespace {
+
+QPalette darkPalette()
+{
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    return dark;
+}
+
+QPalette lightPalette()
+{
+    QPalette light;
+    light.setColor(QPalette::Window, QColor(0xef, 0xef, 0xef));
+    light.setColor(QPalette::Base, QColor(0xff, 0xff, 0xff));
+    light.setColor(QPalette::WindowText, QColor(0x10, 0x10, 0x10));
+    light.setColor(QPalette::Text, QColor(0x10, 0x10, 0x10));
+    return light;
+}
+
+QColor backgroundOf(QCustomPlot* plot)
+{
+    // QCustomPlot keeps the brush private; the painted pixels are what a person sees.
+    const QImage image = plot->toPixmap(200, 150).toImage();
+    return image.pixelColor(2, 2);
+}
+
+}  // namespace
+
+class TestGuiPalette : public QObject {
+    Q_OBJECT
+private slots:
+    void plotFollowsTheApplicationPalette()
+    {
+        QApplication::setPalette(darkPalette());
+        QCustomPlot plot;
+        followPalette(&plot);
+        plot.legend->setVisible(true);
+        plot.addGraph()->setName(QStringLiteral("series"));
+        auto* scale = new QCPColorScale(&plot);
+        plot.plotLayout()->addElement(0, 1, scale);
+        plot.replot();
+        QCOMPARE(backgroundOf(&plot), QColor(0x1e, 0x1e, 0x1e));
+        QCOMPARE(plot.xAxis->tickLabelColor(), QColor(0xe8, 0xe8, 0xe8));
+        QCOMPARE(plot.yAxis->basePen().color(), QColor(0xe8, 0xe8, 0xe8));
+        QCOMPARE(scale->axis()->tickLabelColor(), QColor(0xe8, 0xe8, 0xe8));
+        QCOMPARE(plot.legend->item(0)->textColor(), QColor(0xe8, 0xe8, 0xe8));
+        QCOMPARE(plot.legend->brush().color(), QColor(0x1e, 0x1e, 0x1e));
+
+        QApplication::setPalette(lightPalette());
+        QCoreApplication::processEvents();
+        plot.replot();
+        QCOMPARE(backgroundOf(&plot), QColor(0xff, 0xff, 0xff));
+        QCOMPARE(plot.xAxis->tickLabelColor(), QColor(0x10, 0x10, 0x10));
+        QCOMPARE(scale->axis()->tickLabelColor(), QColor(0x10, 0x10, 0x10));
+    }
+
+    void appViewsAreDarkUnderADarkPalette()
+    {
+        QApplication::setPalette(darkPalette());
+        JobProgressBar progress;
+        HeatmapView view(&progress);
+        view.plot()->replot();
+        QCOMPARE(backgroundOf(view.plot()), QColor(0x1e, 0x1e, 0x1e));
+        QCOMPARE(view.plot()->xAxis->labelColor(), QColor(0xe8, 0xe8, 0xe8));
+        QApplication::setPalette(lightPalette());
+    }
+};
+
+QTEST_MAIN(TestGuiPalette)
+#include "tst_gui_palette.moc"
