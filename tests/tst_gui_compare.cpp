@@ -14,6 +14,8 @@
 #include "TensorErrorView.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -173,6 +175,40 @@ private slots:
         QVERIFY(scatter.count() > 0 || scatter.wait(kJobTimeoutMs));
         QCOMPARE(page->tensorView()->histogramPlot()->graphCount(), 2);
         QCOMPARE(page->tensorView()->scatterPlot()->graph(0)->dataCount(), 256);  // 65536 weights / 256 per q4_K block
+    }
+
+    // For the README: the F32 model against ggml's Q8_0, Q4_K and Q2_K files, each tab.
+    void screenshotsOfTheComparePage()
+    {
+        ComparePage page({openFixture(QStringLiteral("tiny-llama-F32.gguf")), openFixture(QStringLiteral("tiny-llama-Q8_0.gguf")),
+                          openFixture(QStringLiteral("tiny-llama-Q4_K.gguf")), openFixture(QStringLiteral("tiny-llama-Q2_K.gguf"))},
+                         {});
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(finished.first().at(0).toBool());
+        page.resize(1280, 760);
+        page.show();
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QVERIFY(QDir().mkpath(folder));
+        auto save = [&](const QString& name) {
+            QTest::qWait(50);
+            QVERIFY(page.grab().save(folder + QLatin1Char('/') + name + QStringLiteral(".png")));
+        };
+        save(QStringLiteral("compare-table"));
+        tabs->setCurrentIndex(1);
+        save(QStringLiteral("compare-per-layer"));
+
+        QSignalSpy histogram(page.tensorView(), &TensorErrorView::histogramReady);
+        QSignalSpy ready(page.tensorView()->heatmap(), &ErrorHeatmapView::heatmapReady);
+        tabs->setCurrentIndex(2);
+        page.tensorView()->setColumn(2);  // Q2_K
+        page.tensorView()->setTensorRow(static_cast<std::size_t>(rowOf(*page.comparison(), "blk.1.ffn_down.weight")));
+        QVERIFY(ready.count() > 0 || ready.wait(kJobTimeoutMs));
+        QVERIFY(histogram.count() > 0 || histogram.wait(kJobTimeoutMs));
+        save(QStringLiteral("compare-tensor"));
+        QVERIFY(QFileInfo::exists(folder + QStringLiteral("/compare-tensor.png")));
     }
 
     void exportsRoundTrip()
