@@ -1,10 +1,13 @@
 #include "Dequantize.h"
 
 #include "MappedRegionGuard.h"
+#include "ParallelRows.h"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 namespace gguf {
@@ -66,7 +69,35 @@ Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::ui
     return Ok{};
 }
 
-Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume)
+namespace {
+
+// Elements [begin, end) (block-aligned) dequantized by every thread of `pool`, one contiguous
+// block-aligned piece each.
+Status dequantizeElementsOnPool(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out,
+                                ParallelRows& pool)
+{
+    const std::uint64_t blockSize = tensor.traits->blockSize;
+    const std::vector<RowRange> pieces = planRowRanges(begin / blockSize, end / blockSize, pool.threadCount());
+    std::mutex errorMutex;
+    std::optional<Error> firstError;
+    pool.forEachRange(pieces, [&](RowRange blocks) {
+        const std::uint64_t first = blocks.begin * blockSize;
+        const std::uint64_t last = blocks.end * blockSize;
+        const std::span<float> part = out.subspan(static_cast<std::size_t>(first - begin), static_cast<std::size_t>(last - first));
+        if (Status s = dequantizeElements(tensor, first, last, part); !s) {
+            const std::lock_guard lock(errorMutex);
+            if (!firstError)
+                firstError = s.error();
+        }
+    });
+    if (firstError)
+        return *firstError;
+    return Ok{};
+}
+
+}  // namespace
+
+Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume, ParallelRows* pool)
 {
     const TensorInfo& tensor = *slice.tensor;
     const std::uint64_t total = slice.elementCount();
@@ -82,7 +113,10 @@ Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, co
     for (std::uint64_t done = 0; done < total; done += chunk) {
         const std::uint64_t count = std::min(chunk, total - done);
         const std::span<float> values(buffer.data(), static_cast<std::size_t>(count));
-        if (Status s = dequantizeElements(tensor, base + done, base + done + count, values); !s)
+        const Status s = pool && pool->threadCount() > 1
+                             ? dequantizeElementsOnPool(tensor, base + done, base + done + count, values, *pool)
+                             : dequantizeElements(tensor, base + done, base + done + count, values);
+        if (!s)
             return s;
         if (!consume(values, done))
             return Ok{};

@@ -60,12 +60,13 @@ std::string npyHeader(const std::vector<std::uint64_t>& shape)
     return header + dict;
 }
 
-Status exportSlice(const TensorSlice& slice, ExportFormat format, ByteSink& sink, const ExportProgress& progress)
+Status exportSlice(const TensorSlice& slice, ExportFormat format, ByteSink& sink, const ExportProgress& progress, ParallelRows* pool)
 {
-    return exportSlices(std::span<const TensorSlice>(&slice, 1), format, sink, progress);
+    return exportSlices(std::span<const TensorSlice>(&slice, 1), format, sink, progress, pool);
 }
 
-Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, ByteSink& sink, const ExportProgress& progress)
+Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, ByteSink& sink, const ExportProgress& progress,
+                    ParallelRows* pool)
 {
     if (slices.empty())
         return Error{"nothing to export", Error::kNoOffset, {}};
@@ -107,7 +108,7 @@ Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, By
                 return false;
             }
             return true;
-        });
+        }, pool);
         if (!status)
             return status;
         if (!writeStatus)

@@ -5,6 +5,7 @@
 #include "Fixtures.h"
 #include "Manifest.h"
 #include "Model.h"
+#include "ParallelRows.h"
 #include "SliceDigest.h"
 #include "SliceExporter.h"
 
@@ -20,12 +21,13 @@ namespace {
 
 constexpr int kNoExpert = -1;
 
-gguf::Status exportToFile(const gguf::TensorSlice& slice, gguf::ExportFormat format, const QString& path)
+gguf::Status exportToFile(const gguf::TensorSlice& slice, gguf::ExportFormat format, const QString& path,
+                          gguf::ParallelRows* pool = nullptr)
 {
     auto sink = gguf::AtomicFileSink::create(path.toStdString());
     if (!sink)
         return sink.error();
-    if (gguf::Status s = gguf::exportSlice(slice, format, **sink); !s)
+    if (gguf::Status s = gguf::exportSlice(slice, format, **sink, {}, pool); !s)
         return s;
     return sink.value()->commit();
 }
@@ -48,6 +50,8 @@ private slots:
     void npy();
     void rawF32_data() { addSliceRows(true); }
     void rawF32();
+    void rawF32OnThreads_data() { addSliceRows(true); }
+    void rawF32OnThreads();
     void csv_data() { addSliceRows(false); }
     void csv();
 
@@ -160,6 +164,25 @@ void TestExport::rawF32()
     QVERIFY2(exported, exported ? "" : exported.error().toString().c_str());
     QCOMPARE(folderEntries(dir.path()), QStringList{QStringLiteral("slice.f32")});
 
+    const QByteArray bytes = readWholeFile(path);
+    QCOMPARE(static_cast<std::uint64_t>(bytes.size()), slice.elementCount() * 4);
+    QCOMPARE(sha256Hex(bytes), expectedSha256);
+}
+
+// The CLI's path: every chunk cut into block-aligned pieces for three threads. An odd thread
+// count makes pieces that start inside a row, so a piece written to the wrong place shows.
+void TestExport::rawF32OnThreads()
+{
+    QByteArray expectedSha256;
+    const gguf::TensorSlice slice = fetchSlice(&expectedSha256);
+    QVERIFY(slice.tensor && !expectedSha256.isEmpty());
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("slice.f32"));
+    gguf::ParallelRows pool(3);
+    const gguf::Status exported = exportToFile(slice, gguf::ExportFormat::RawF32, path, &pool);
+    QVERIFY2(exported, exported ? "" : exported.error().toString().c_str());
     const QByteArray bytes = readWholeFile(path);
     QCOMPARE(static_cast<std::uint64_t>(bytes.size()), slice.elementCount() * 4);
     QCOMPARE(sha256Hex(bytes), expectedSha256);

@@ -1,6 +1,7 @@
 #include "ByteSink.h"
 #include "Commands.h"
 #include "ModelLoading.h"
+#include "ParallelRows.h"
 #include "SliceExporter.h"
 
 #include <unistd.h>
@@ -38,7 +39,7 @@ int runExport(const std::vector<std::string>& words)
             return reportFailure(file.error().toString());
         sink = std::move(file.value());
     }
-    if (gguf::Status status = gguf::exportSlices(slices, *format, *sink); !status)
+    if (gguf::Status status = gguf::exportSlices(slices, *format, *sink, {}, &gguf::ParallelRows::shared()); !status)
         return reportFailure(status.error().toString());
     if (gguf::Status status = sink->commit(); !status)
         return reportFailure(status.error().toString());
