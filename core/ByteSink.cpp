@@ -1,5 +1,7 @@
 #include "ByteSink.h"
 
+#include "FileMode.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -46,7 +48,8 @@ Result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(const std::string
     const int fd = ::mkstemp(buffer.data());
     if (fd < 0)
         return systemError("cannot create a temporary file beside the output", targetPath);
-    ::fchmod(fd, 0644);
+    // mkstemp makes it 0600; the finished file gets what any new file of this user would.
+    ::fchmod(fd, static_cast<mode_t>(newFileMode()));
     return std::unique_ptr<AtomicFileSink>(new AtomicFileSink(targetPath, buffer.data(), fd));
 }
 

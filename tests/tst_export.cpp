@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include <charconv>
+#include <sys/stat.h>
 
 using namespace testsupport;
 
@@ -58,6 +59,7 @@ private slots:
     void commitReplacesAnExistingFile();
     void uncommittedSinkLeavesNothing();
     void sinkInMissingFolderFails();
+    void committedFileFollowsTheUmask();
 
 private:
     // The whole 3-D tensor (a million values) is left out of CSV, whose text is slow to write and
@@ -275,4 +277,25 @@ void TestExport::sinkInMissingFolderFails()
 }
 
 QTEST_GUILESS_MAIN(TestExport)
+
+// mkstemp creates the temp file 0600; the committed export must get the mode any new file of
+// the user gets (0666 less the umask), not a fixed one. The test is single-threaded, so it may
+// change the umask.
+void TestExport::committedFileFollowsTheUmask()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const gguf::TensorSlice slice = gguf::wholeTensor(*m_model->findTensor("blk.0.attn_norm.weight"));
+    for (const mode_t mask : {mode_t(022), mode_t(077), mode_t(002)}) {
+        const mode_t previous = ::umask(mask);
+        const QString path = dir.filePath(QStringLiteral("norm-%1.npy").arg(mask, 3, 8, QLatin1Char('0')));
+        const gguf::Status exported = exportToFile(slice, gguf::ExportFormat::Npy, path);
+        ::umask(previous);
+        QVERIFY2(exported, exported ? "" : exported.error().toString().c_str());
+        struct stat info {};
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &info), 0);
+        QCOMPARE(info.st_mode & 0777, 0666 & ~mask);
+    }
+}
+
 #include "tst_export.moc"

@@ -1,11 +1,18 @@
 #include "PlotExport.h"
 
+#include "FileMode.h"
+
 #include <QFileInfo>
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTemporaryFile>
 #include <qcustomplot.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
 
 namespace {
 // QCustomPlot writes PNG and PDF to a path; render to a temp file beside the target, then move.
@@ -19,9 +26,11 @@ QString writeViaTemp(const QString& path, const std::function<bool(const QString
     temp.close();
     if (!write(temp.fileName()))
         return QObject::tr("could not render the plot to %1").arg(path);
-    QFile::remove(path);
-    if (!QFile::rename(temp.fileName(), path))
-        return QObject::tr("cannot move the plot into place at %1").arg(path);
+    // QTemporaryFile made it 0600. rename(2) replaces an existing plot atomically, so a failed
+    // export never leaves the user with neither the old file nor the new one.
+    ::chmod(QFile::encodeName(temp.fileName()).constData(), static_cast<mode_t>(gguf::newFileMode()));
+    if (::rename(QFile::encodeName(temp.fileName()).constData(), QFile::encodeName(path).constData()) != 0)
+        return QObject::tr("cannot move the plot into place at %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
     temp.setAutoRemove(false);
     return {};
 }
