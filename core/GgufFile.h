@@ -9,7 +9,7 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <map>
 #include <vector>
 
 namespace gguf {
@@ -49,9 +49,11 @@ private:
     std::uint64_t m_alignment = 32;
     std::uint64_t m_dataOffset = 0;
     std::vector<MetadataEntry> m_metadata;
-    std::unordered_map<std::string_view, std::size_t> m_metadataByKey;
+    // Ordered maps, not hash tables: names come from the file, and a crafted set of colliding names
+    // would make an unseeded hash table quadratic. A tree stays O(log n) whatever the names.
+    std::map<std::string_view, std::size_t> m_metadataByKey;
     std::vector<TensorInfo> m_tensors;
-    std::unordered_map<std::string_view, std::size_t> m_tensorsByName;
+    std::map<std::string_view, std::size_t> m_tensorsByName;
 };
 
 }  // namespace gguf

@@ -4,7 +4,7 @@
 #include "GgufFile.h"
 
 #include <optional>
-#include <unordered_map>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,7 +54,7 @@ private:
 
     std::vector<std::shared_ptr<const GgufFile>> m_shards;
     std::vector<TensorInfo> m_tensors;  // copies carrying their shard index
-    std::unordered_map<std::string_view, std::size_t> m_tensorsByName;
+    std::map<std::string_view, std::size_t> m_tensorsByName;
 };
 
 }  // namespace gguf
