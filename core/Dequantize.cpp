@@ -1,13 +1,11 @@
 #include "Dequantize.h"
 
 #include "MappedRegionGuard.h"
-#include "ParallelRows.h"
+#include "ParallelDequantize.h"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <mutex>
-#include <optional>
 #include <vector>
 
 namespace gguf {
@@ -69,34 +67,6 @@ Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::ui
     return Ok{};
 }
 
-namespace {
-
-// Elements [begin, end) (block-aligned) dequantized by every thread of `pool`, one contiguous
-// block-aligned piece each.
-Status dequantizeElementsOnPool(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out,
-                                ParallelRows& pool)
-{
-    const std::uint64_t blockSize = tensor.traits->blockSize;
-    const std::vector<RowRange> pieces = planRowRanges(begin / blockSize, end / blockSize, pool.threadCount());
-    std::mutex errorMutex;
-    std::optional<Error> firstError;
-    pool.forEachRange(pieces, [&](RowRange blocks) {
-        const std::uint64_t first = blocks.begin * blockSize;
-        const std::uint64_t last = blocks.end * blockSize;
-        const std::span<float> part = out.subspan(static_cast<std::size_t>(first - begin), static_cast<std::size_t>(last - first));
-        if (Status s = dequantizeElements(tensor, first, last, part); !s) {
-            const std::lock_guard lock(errorMutex);
-            if (!firstError)
-                firstError = s.error();
-        }
-    });
-    if (firstError)
-        return *firstError;
-    return Ok{};
-}
-
-}  // namespace
-
 Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume, ParallelRows* pool)
 {
     const TensorInfo& tensor = *slice.tensor;
@@ -114,7 +84,7 @@ Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, co
         const std::uint64_t count = std::min(chunk, total - done);
         const std::span<float> values(buffer.data(), static_cast<std::size_t>(count));
         const Status s = pool && pool->threadCount() > 1
-                             ? dequantizeElementsOnPool(tensor, base + done, base + done + count, values, *pool)
+                             ? dequantizeElementsParallel(tensor, base + done, base + done + count, values, *pool)
                              : dequantizeElements(tensor, base + done, base + done + count, values);
         if (!s)
             return s;

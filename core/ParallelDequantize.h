@@ -14,4 +14,9 @@ namespace gguf {
 Status dequantizeRowsParallel(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out,
                               ParallelRows& pool = ParallelRows::shared());
 
+// Elements [begin, end) in storage order (both on block boundaries), one contiguous
+// block-aligned piece per thread; identical to a single dequantizeElements call.
+Status dequantizeElementsParallel(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out,
+                                  ParallelRows& pool = ParallelRows::shared());
+
 }  // namespace gguf

@@ -67,6 +67,7 @@ private:
     static void addSliceRows(bool withWholeExpertTensor);
     // The slice a data row names, and the SHA-256 its f32 values must have.
     gguf::TensorSlice fetchSlice(QByteArray* expectedSha256);
+    void checkRawF32(gguf::ParallelRows* pool);
 
     std::optional<Manifest> m_manifest;
     std::shared_ptr<const gguf::Model> m_model;
@@ -155,25 +156,18 @@ void TestExport::npy()
 
 void TestExport::rawF32()
 {
-    QByteArray expectedSha256;
-    const gguf::TensorSlice slice = fetchSlice(&expectedSha256);
-    QVERIFY(slice.tensor && !expectedSha256.isEmpty());
-
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString path = dir.filePath(QStringLiteral("slice.f32"));
-    const gguf::Status exported = exportToFile(slice, gguf::ExportFormat::RawF32, path);
-    QVERIFY2(exported, exported ? "" : exported.error().toString().c_str());
-    QCOMPARE(folderEntries(dir.path()), QStringList{QStringLiteral("slice.f32")});
-
-    const QByteArray bytes = readWholeFile(path);
-    QCOMPARE(static_cast<std::uint64_t>(bytes.size()), slice.elementCount() * 4);
-    QCOMPARE(sha256Hex(bytes), expectedSha256);
+    checkRawF32(nullptr);
 }
 
 // The CLI's path: every chunk cut into block-aligned pieces for three threads. An odd thread
 // count makes pieces that start inside a row, so a piece written to the wrong place shows.
 void TestExport::rawF32OnThreads()
+{
+    gguf::ParallelRows pool(3);
+    checkRawF32(&pool);
+}
+
+void TestExport::checkRawF32(gguf::ParallelRows* pool)
 {
     QByteArray expectedSha256;
     const gguf::TensorSlice slice = fetchSlice(&expectedSha256);
@@ -182,9 +176,10 @@ void TestExport::rawF32OnThreads()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("slice.f32"));
-    gguf::ParallelRows pool(3);
-    const gguf::Status exported = exportToFile(slice, gguf::ExportFormat::RawF32, path, &pool);
+    const gguf::Status exported = exportToFile(slice, gguf::ExportFormat::RawF32, path, pool);
     QVERIFY2(exported, exported ? "" : exported.error().toString().c_str());
+    QCOMPARE(folderEntries(dir.path()), QStringList{QStringLiteral("slice.f32")});
+
     const QByteArray bytes = readWholeFile(path);
     QCOMPARE(static_cast<std::uint64_t>(bytes.size()), slice.elementCount() * 4);
     QCOMPARE(sha256Hex(bytes), expectedSha256);
