@@ -120,6 +120,19 @@ Status GgufParser::readHeader(std::uint64_t& tensorCount, std::uint64_t& metadat
     return Ok{};
 }
 
+// Where a value sits, for error messages: "the value of key "x"[3][7]". Built only when an
+// error is reported; walking a 256k-entry token array must not format 256k names.
+struct ValuePath {
+    const ValuePath* parent = nullptr;
+    std::string_view root;  // for the outermost value
+    std::uint64_t index = 0;
+
+    std::string describe() const
+    {
+        return parent ? parent->describe() + "[" + std::to_string(index) + "]" : std::string(root);
+    }
+};
+
 Status GgufParser::readMetadata(std::uint64_t count)
 {
     m_file.m_metadata.reserve(static_cast<std::size_t>(count));
@@ -146,7 +159,8 @@ Status GgufParser::readMetadata(std::uint64_t count)
             return fail("key " + quoted(key) + " has invalid value type " + std::to_string(rawType), typeOffset);
         const auto type = static_cast<ValueType>(rawType);
         const std::uint64_t valueOffset = m_cursor.position();
-        if (Status s = skipValue(type, valueOffset, "the value of key " + quoted(key), 0); !s)
+        const std::string valueName = "the value of key " + quoted(key);
+        if (Status s = skipValue(type, valueOffset, ValuePath{nullptr, valueName, 0}, 0); !s)
             return s;
 
         if (!m_file.m_metadataByKey.emplace(key, m_file.m_metadata.size()).second)
@@ -156,20 +170,20 @@ Status GgufParser::readMetadata(std::uint64_t count)
     return Ok{};
 }
 
-Status GgufParser::skipValue(ValueType type, std::uint64_t valueOffset, const std::string& what, int depth)
+Status GgufParser::skipValue(ValueType type, std::uint64_t valueOffset, const ValuePath& path, int depth)
 {
     if (const std::uint32_t size = fixedValueSize(type)) {
         if (!m_cursor.skip(size))
-            return truncated(what, valueOffset);
+            return truncated(path.describe(), valueOffset);
         return Ok{};
     }
     const std::uint64_t lengthSize = m_file.m_encoding.narrowLengths ? 4 : 8;
     if (type == ValueType::String) {
         std::uint64_t length = 0;
         if (!readLength(length))
-            return truncated(what, valueOffset);
+            return truncated(path.describe(), valueOffset);
         if (length > m_cursor.remaining())
-            return fail(what + " is a string of " + std::to_string(length) + " bytes but only "
+            return fail(path.describe() + " is a string of " + std::to_string(length) + " bytes but only "
                         + std::to_string(m_cursor.remaining()) + " bytes are left in the file", valueOffset);
         m_cursor.skip(length);
         return Ok{};
@@ -177,30 +191,43 @@ Status GgufParser::skipValue(ValueType type, std::uint64_t valueOffset, const st
 
     // An array: element type, length, elements.
     if (depth >= kMaxArrayDepth)
-        return fail(what + " nests arrays more than " + std::to_string(kMaxArrayDepth) + " levels deep", valueOffset);
+        return fail(path.describe() + " nests arrays more than " + std::to_string(kMaxArrayDepth) + " levels deep", valueOffset);
     std::uint32_t rawElementType = 0;
     if (!m_cursor.read(rawElementType))
-        return truncated(what, valueOffset);
+        return truncated(path.describe(), valueOffset);
     if (!isValidValueType(rawElementType))
-        return fail(what + " is an array with invalid element type " + std::to_string(rawElementType), valueOffset);
+        return fail(path.describe() + " is an array with invalid element type " + std::to_string(rawElementType), valueOffset);
     const auto elementType = static_cast<ValueType>(rawElementType);
     const std::uint64_t lengthOffset = m_cursor.position();
     std::uint64_t length = 0;
     if (!readLength(length))
-        return truncated(what, lengthOffset);
+        return truncated(path.describe(), lengthOffset);
     const std::uint64_t minElementSize = fixedValueSize(elementType) ? fixedValueSize(elementType)
                                        : elementType == ValueType::String ? lengthSize : 4 + lengthSize;
     if (length > m_cursor.remaining() / minElementSize)
-        return fail(what + " is an array of " + std::to_string(length) + " " + valueTypeName(elementType)
+        return fail(path.describe() + " is an array of " + std::to_string(length) + " " + valueTypeName(elementType)
                     + " elements, which cannot fit in the " + std::to_string(m_cursor.remaining()) + " bytes left in the file",
                     lengthOffset);
     if (const std::uint32_t size = fixedValueSize(elementType)) {
         m_cursor.skip(length * size);
         return Ok{};
     }
+    if (elementType == ValueType::String) {
+        // The hot loop of opening a model: vocabularies and merges are arrays of 100k+ strings.
+        // Lengths are checked here; only a failing element goes through skipValue for its message.
+        for (std::uint64_t i = 0; i < length; ++i) {
+            const std::uint64_t elementOffset = m_cursor.position();
+            std::uint64_t stringLength = 0;
+            if (!readLength(stringLength) || !m_cursor.skip(stringLength)) {
+                m_cursor.seek(elementOffset);
+                return skipValue(elementType, elementOffset, ValuePath{&path, {}, i}, depth + 1);
+            }
+        }
+        return Ok{};
+    }
     for (std::uint64_t i = 0; i < length; ++i) {
         const std::uint64_t elementOffset = m_cursor.position();
-        if (Status s = skipValue(elementType, elementOffset, what + "[" + std::to_string(i) + "]", depth + 1); !s)
+        if (Status s = skipValue(elementType, elementOffset, ValuePath{&path, {}, i}, depth + 1); !s)
             return s;
     }
     return Ok{};

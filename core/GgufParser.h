@@ -7,6 +7,8 @@
 
 namespace gguf {
 
+struct ValuePath;
+
 class GgufParser {
 public:
     explicit GgufParser(GgufFile& file);
@@ -15,7 +17,7 @@ public:
 private:
     Status readHeader(std::uint64_t& tensorCount, std::uint64_t& metadataCount);
     Status readMetadata(std::uint64_t count);
-    Status skipValue(ValueType type, std::uint64_t valueOffset, const std::string& what, int depth);
+    Status skipValue(ValueType type, std::uint64_t valueOffset, const ValuePath& path, int depth);
     Status applyAlignment();
     Status readTensorInfos(std::uint64_t count);
     Status readTensorInfo(std::uint64_t index, TensorInfo& tensor);
