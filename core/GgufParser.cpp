@@ -16,6 +16,10 @@ constexpr std::uint32_t kMaxDims = 4;
 // The densest ggml type stores about 7 elements per byte (Q1_0, TQ1_0); 64 leaves room for
 // denser types to come while still tying a tensor's declared extent to the file's size.
 constexpr std::uint64_t kMaxElementsPerFileByte = 64;
+// ...but a small file may always declare this many: loops of 16M steps take milliseconds, and a
+// limit that depended on the size alone would refuse a valid file re-written more compactly
+// (the writers' fuzz round trip found exactly that: a 355-byte file whose copy was smaller).
+constexpr std::uint64_t kMinByteLessExtent = std::uint64_t{1} << 24;
 // Arrays of arrays are legal, but nobody nests them deeply; the cap keeps the recursive walk
 // from exhausting the stack on a hostile file.
 constexpr int kMaxArrayDepth = 16;
@@ -325,10 +329,11 @@ Status GgufParser::readTensorInfo(std::uint64_t index, TensorInfo& tensor)
     bool extentOverflows = false;
     for (const std::int64_t dim : tensor.ne)
         extentOverflows |= __builtin_mul_overflow(extent, std::max<std::uint64_t>(static_cast<std::uint64_t>(dim), 1), &extent);
-    if ((!tensor.traits || elements == 0) && (extentOverflows || extent / kMaxElementsPerFileByte > m_file.fileSize()))
+    if ((!tensor.traits || elements == 0) && (extentOverflows || (extent > kMinByteLessExtent && extent / kMaxElementsPerFileByte > m_file.fileSize())))
         return fail(what + " has shape [" + std::to_string(tensor.ne[0]) + ", " + std::to_string(tensor.ne[1]) + ", "
                     + std::to_string(tensor.ne[2]) + ", " + std::to_string(tensor.ne[3]) + "]: an empty tensor or one of an unknown type "
-                    "may not declare more than " + std::to_string(kMaxElementsPerFileByte) + " elements per byte of the file", dimsOffset);
+                    "may not declare more than " + std::to_string(kMaxElementsPerFileByte) + " elements per byte of the file (nor more than "
+                    + std::to_string(kMinByteLessExtent) + " in a smaller file)", dimsOffset);
     const std::uint64_t offsetOffset = m_cursor.position();
     if (!m_cursor.read(tensor.offset))
         return truncated("the data offset of " + what, offsetOffset);
