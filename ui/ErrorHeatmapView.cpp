@@ -1,5 +1,6 @@
 #include "ErrorHeatmapView.h"
 
+#include "MatrixPlot.h"
 #include "PlotPalette.h"
 
 #include "BackgroundJob.h"
@@ -34,19 +35,9 @@ ErrorHeatmapView::ErrorHeatmapView(JobProgressBar* progress, QWidget* parent)
     connect(m_aggregate, &QComboBox::currentIndexChanged, this, &ErrorHeatmapView::requestVisibleRegion);
 
     m_plot->setObjectName(QStringLiteral("errorHeatmapPlot"));
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    m_plot->axisRect()->setupFullAxesBox(true);
-    m_plot->xAxis->setLabel(tr("column (ne[0])"));
-    m_plot->yAxis->setLabel(tr("row"));
-    m_plot->yAxis->setRangeReversed(true);
-    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-    m_map->setInterpolate(false);
-    m_scale = new QCPColorScale(m_plot);
-    m_plot->plotLayout()->addElement(0, 1, m_scale);
-    m_scale->setType(QCPAxis::atRight);
-    m_scale->axis()->setLabel(tr("error (other − reference)"));
-    m_map->setColorScale(m_scale);
-    m_map->setGradient(divergingGradient());
+    const MatrixPlotParts parts = setUpMatrixPlot(m_plot, tr("error (other − reference)"));
+    m_map = parts.map;
+    m_scale = parts.scale;
 
     m_zoomDebounce->setSingleShot(true);
     m_zoomDebounce->setInterval(kZoomDebounceMs);

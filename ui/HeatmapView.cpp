@@ -1,5 +1,6 @@
 #include "HeatmapView.h"
 
+#include "MatrixPlot.h"
 #include "PlotPalette.h"
 
 #include "BackgroundJob.h"
@@ -42,21 +43,9 @@ HeatmapView::HeatmapView(JobProgressBar* progress, QWidget* parent)
     connect(m_aggregate, &QComboBox::currentIndexChanged, this, &HeatmapView::requestVisibleRegion);
 
     m_plot->setObjectName(QStringLiteral("heatmapPlot"));
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    m_plot->axisRect()->setupFullAxesBox(true);
-    m_plot->xAxis->setLabel(tr("column (ne[0])"));
-    m_plot->yAxis->setLabel(tr("row"));
-    m_plot->yAxis->setRangeReversed(true);
-    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-    m_map->setInterpolate(false);
-    m_scale = new QCPColorScale(m_plot);
-    m_plot->plotLayout()->addElement(0, 1, m_scale);
-    m_scale->setType(QCPAxis::atRight);
-    m_map->setColorScale(m_scale);
-    m_map->setGradient(divergingGradient());
-    auto* marginGroup = new QCPMarginGroup(m_plot);
-    m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
-    m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
+    const MatrixPlotParts parts = setUpMatrixPlot(m_plot, {});
+    m_map = parts.map;
+    m_scale = parts.scale;
 
     m_zoomDebounce->setSingleShot(true);
     m_zoomDebounce->setInterval(kZoomDebounceMs);

@@ -1,0 +1,16 @@
+#pragma once
+// The plot of a tensor-shaped matrix shared by the weight and the error heatmaps: rows downward,
+// columns across, a colour map on the diverging scale with its colour bar at the right, drag and
+// wheel zoom. The views differ only in what they fill the map with.
+
+class QCustomPlot;
+class QCPColorMap;
+class QCPColorScale;
+class QString;
+
+struct MatrixPlotParts {
+    QCPColorMap* map;
+    QCPColorScale* scale;
+};
+
+MatrixPlotParts setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel);
