@@ -2,6 +2,7 @@
 // bytes must match the manifests, and every bad input must end in a non-zero exit with one line
 // on stderr, never a crash.
 
+#include "CliRunner.h"
 #include "Fixtures.h"
 #include "Manifest.h"
 #include "SliceDigest.h"
@@ -15,60 +16,6 @@
 #include <cmath>
 
 using namespace testsupport;
-
-namespace {
-
-struct CliRun {
-    bool finished = false;
-    bool crashed = false;
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QString describe() const
-    {
-        return QStringLiteral("exit %1%2, stderr: %3").arg(exitCode).arg(crashed ? QStringLiteral(" (crashed)") : QString(), QString::fromUtf8(err));
-    }
-    // One non-empty line naming the problem, as the CLI promises for every failure.
-    bool failedWithOneLine() const
-    {
-        return finished && !crashed && exitCode != 0 && err.size() > 1 && err.endsWith('\n') && err.count('\n') == 1;
-    }
-};
-
-QString cliPath()
-{
-#ifdef GGUFX_CLI_PATH
-    return QStringLiteral(GGUFX_CLI_PATH);
-#else
-    return {};
-#endif
-}
-
-CliRun runCli(const QStringList& arguments)
-{
-    QProcess process;
-    process.setProgram(cliPath());
-    process.setArguments(arguments);
-    process.start();
-    CliRun run;
-    if (!process.waitForStarted(10000))
-        return run;
-    process.closeWriteChannel();
-    // ASan builds are slow; a minute is far beyond any command here.
-    run.finished = process.waitForFinished(60000);
-    if (!run.finished) {
-        process.kill();
-        process.waitForFinished();
-    }
-    run.crashed = process.exitStatus() == QProcess::CrashExit;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
-
-}  // namespace
 
 class TestCli : public QObject {
     Q_OBJECT

@@ -2,6 +2,7 @@
 // for clean files, exit 3 with the damaged blocks at their byte offsets for damaged copies, the
 // same findings in --json, and one-line failures (exit 1 or 2) for bad input and usage.
 
+#include "CliRunner.h"
 #include "DamagedCopy.h"
 #include "Fixtures.h"
 #include "Model.h"
@@ -15,42 +16,6 @@
 #include <QtTest>
 
 using namespace testsupport;
-
-namespace {
-
-struct CliRun {
-    bool finished = false;
-    bool crashed = false;
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QString describe() const { return QStringLiteral("exit %1, stderr: %2").arg(exitCode).arg(QString::fromUtf8(err)); }
-};
-
-CliRun runCli(const QStringList& arguments)
-{
-    CliRun run;
-#ifdef GGUFX_CLI_PATH
-    QProcess process;
-    process.start(QStringLiteral(GGUFX_CLI_PATH), arguments);
-    if (!process.waitForStarted(10000))
-        return run;
-    run.finished = process.waitForFinished(120000);  // ASan builds are slow
-    if (!run.finished) {
-        process.kill();
-        process.waitForFinished();
-    }
-    run.crashed = process.exitStatus() == QProcess::CrashExit;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-#else
-    Q_UNUSED(arguments);
-#endif
-    return run;
-}
-
-}  // namespace
 
 class TestCliCheck : public QObject {
     Q_OBJECT

@@ -4,6 +4,7 @@
 // and dequantizes to exactly what the core's quantizer produced. Outputs never replace inputs.
 // The writer alone rewrites ggml-written files byte-identically and rejects bad requests.
 
+#include "CliRunner.h"
 #include "Conversion.h"
 #include "Dequantize.h"
 #include "Fixtures.h"
@@ -16,7 +17,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -328,14 +328,12 @@ void ConvertTest::cli()
     if (!QFileInfo::exists(cliPath()))
         QSKIP("gguf-explorer-cli is not built");
     const auto run = [](const QStringList& arguments, QByteArray* out = nullptr, QByteArray* err = nullptr) {
-        QProcess process;
-        process.start(cliPath(), arguments);
-        process.waitForFinished(60000);
+        const testsupport::CliRun result = testsupport::runProgram(cliPath(), arguments);
         if (out)
-            *out = process.readAllStandardOutput();
+            *out = result.out;
         if (err)
-            *err = process.readAllStandardError();
-        return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+            *err = result.err;
+        return result.finished && !result.crashed ? result.exitCode : -1;
     };
     const QString f32 = testsupport::fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
     const QString output = m_dir.filePath(QStringLiteral("cli-q6.gguf"));

@@ -3,6 +3,7 @@
 // (export, convert) refuses a target that is one of its inputs, by name, hard link or symlink.
 // The CLI part runs gguf-explorer-cli as a process.
 
+#include "CliRunner.h"
 #include "ByteSink.h"
 #include "Dequantize.h"
 #include "Fixtures.h"
@@ -80,27 +81,6 @@ QStringList mappingModes(const QString& path)
 QStringList leftoverTemporaries(const QString& dir)
 {
     return QDir(dir).entryList({QStringLiteral(".*.??????")}, QDir::Files | QDir::Hidden);
-}
-
-struct CliRun {
-    bool ran = false;
-    int exitCode = -1;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& arguments)
-{
-    CliRun run;
-#ifdef GGUFX_CLI_PATH
-    QProcess process;
-    process.start(QStringLiteral(GGUFX_CLI_PATH), arguments);
-    run.ran = process.waitForFinished(120000) && process.exitStatus() == QProcess::NormalExit;
-    run.exitCode = process.exitCode();
-    run.err = process.readAllStandardError();
-#else
-    Q_UNUSED(arguments);
-#endif
-    return run;
 }
 
 }  // namespace
@@ -267,7 +247,7 @@ void TestReadOnlyInputs::cliRefusesToOverwriteAnInput()
         ? QStringList{command, m_input, QStringLiteral("output.weight"), QStringLiteral("-o"), output}
         : QStringList{command, m_input, output, QStringLiteral("--type"), QStringLiteral("f16"), QStringLiteral("--quiet")};
     const CliRun run = runCli(arguments);
-    QVERIFY(run.ran);
+    QVERIFY(run.finished && !run.crashed);
     QVERIFY2(run.exitCode != 0, "the CLI wrote over its input");
     QVERIFY2(run.err.contains("refusing"), run.err.constData());
     QCOMPARE(fingerprint(m_input), before);

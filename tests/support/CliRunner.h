@@ -1,0 +1,65 @@
+#pragma once
+// Runs gguf-explorer-cli for the CLI suites. GGUFX_CLI_PATH is defined per test target
+// (tests/CMakeLists.txt), so this stays a header: each suite compiles it with its own path.
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+namespace testsupport {
+
+struct CliRun {
+    bool finished = false;
+    bool crashed = false;
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+
+    QString describe() const
+    {
+        return QStringLiteral("exit %1%2, stderr: %3").arg(exitCode).arg(crashed ? QStringLiteral(" (crashed)") : QString(), QString::fromUtf8(err));
+    }
+    // One non-empty line naming the problem, as the CLI promises for every failure.
+    bool failedWithOneLine() const
+    {
+        return finished && !crashed && exitCode != 0 && err.size() > 1 && err.endsWith('\n') && err.count('\n') == 1;
+    }
+};
+
+inline CliRun runProgram(const QString& program, const QStringList& arguments)
+{
+    QProcess process;
+    process.setProgram(program);
+    process.setArguments(arguments);
+    process.start();
+    CliRun run;
+    if (!process.waitForStarted(10000))
+        return run;
+    process.closeWriteChannel();
+    run.finished = process.waitForFinished(120000);  // ASan builds are slow
+    if (!run.finished) {
+        process.kill();
+        process.waitForFinished();
+    }
+    run.crashed = process.exitStatus() == QProcess::CrashExit;
+    run.exitCode = process.exitCode();
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+inline QString cliPath()
+{
+#ifdef GGUFX_CLI_PATH
+    return QStringLiteral(GGUFX_CLI_PATH);
+#else
+    return {};
+#endif
+}
+
+inline CliRun runCli(const QStringList& arguments)
+{
+    return runProgram(cliPath(), arguments);
+}
+
+}  // namespace testsupport
