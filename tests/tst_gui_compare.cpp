@@ -12,6 +12,7 @@
 #include "Fixtures.h"
 #include "LayerErrorChart.h"
 #include "TensorErrorView.h"
+#include "Waits.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -30,7 +31,7 @@
 using namespace testsupport;
 
 namespace {
-constexpr int kJobTimeoutMs = 120000;
+constexpr int kJobTimeoutMs = testsupport::kHangGuardMs;
 
 std::shared_ptr<const gguf::Model> openFixture(const QString& name)
 {

@@ -23,6 +23,7 @@
 #include "Manifest.h"
 #include "SliceDigest.h"
 #include "quantize/Quantize.h"
+#include "Waits.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -45,7 +46,7 @@ using namespace testsupport;
 
 namespace {
 
-constexpr int kTimeoutMs = 30000;
+constexpr int kTimeoutMs = testsupport::kHangGuardMs;
 const QString kMoe = QStringLiteral("tiny-moe-Q4_K.gguf");
 
 std::shared_ptr<const gguf::Model> openModel(const QString& path)

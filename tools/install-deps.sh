@@ -2,7 +2,7 @@
 # Installs what a fresh Debian 12 machine lacks to build, test and run GGUF Explorer.
 # Everything comes from Debian's own packages. Needs root (or sudo).
 set -eu
-packages="cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools libqt6opengl6 qt6-qpa-plugins libgl-dev libqcustomplot-dev qt6-svg-dev librsvg2-bin desktop-file-utils appstream libxml2-utils shared-mime-info dpkg-dev clang-14 libclang-rt-14-dev"
+packages="cmake fonts-dejavu-core ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools libqt6opengl6 qt6-qpa-plugins libgl-dev libqcustomplot-dev qt6-svg-dev librsvg2-bin desktop-file-utils appstream libxml2-utils shared-mime-info dpkg-dev clang-14 libclang-rt-14-dev"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
