@@ -3,6 +3,7 @@
 
 #include "Commands.h"
 #include "ComparisonJson.h"
+#include "ErrorMetricTable.h"
 #include "JsonWriter.h"
 #include "ModelComparison.h"
 #include "ModelLoading.h"
@@ -43,14 +44,35 @@ std::optional<std::vector<std::uint32_t>> parseTypeList(const std::string& text)
     return types;
 }
 
+// The metric columns of the text table: the metric table's rows with a CLI header, in its order.
 void appendMetricsLine(std::string& out, const char* name, const std::string& column, const std::string& type,
                        const gguf::ErrorMetrics& m)
 {
     char line[512];
-    std::snprintf(line, sizeof line, "%-34s %4s %-7s %11.4e %10.4e %8.2f %11.4e %11.4e %12.9f %11.4e %11.4e %11.4e\n", name,
-                  column.c_str(), type.c_str(), m.rmse, m.relativeRmse, m.sqnrDb, m.maxAbsError, m.meanAbsError,
-                  m.cosineSimilarity, m.p50AbsError, m.p95AbsError, m.p99AbsError);
+    std::snprintf(line, sizeof line, "%-34s %4s %-7s", name, column.c_str(), type.c_str());
     out += line;
+    for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable()) {
+        if (!metric.cliHeader)
+            continue;
+        const char* format = metric.cliConversion == 'f' ? " %*.*f" : " %*.*e";
+        std::snprintf(line, sizeof line, format, metric.cliWidth, metric.cliPrecision, metric.valueIn(m));
+        out += line;
+    }
+    out += '\n';
+}
+
+void appendMetricsHeader(std::string& out)
+{
+    char line[512];
+    std::snprintf(line, sizeof line, "\n%-34s %4s %-7s", "tensor", "col", "type");
+    out += line;
+    for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable()) {
+        if (!metric.cliHeader)
+            continue;
+        std::snprintf(line, sizeof line, " %*s", metric.cliWidth, metric.cliHeader);
+        out += line;
+    }
+    out += '\n';
 }
 
 void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, std::string& out)
@@ -62,9 +84,7 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
     out += line;
     for (std::size_t c = 0; c < comparison.columns().size(); ++c)
         out += "[" + std::to_string(c + 1) + "] " + comparison.columns()[c].label + "\n";
-    std::snprintf(line, sizeof line, "\n%-34s %4s %-7s %11s %10s %8s %11s %11s %12s %11s %11s %11s\n", "tensor", "col", "type",
-                  "rmse", "rel_rmse", "sqnr_dB", "max_abs", "mean_abs", "cosine", "p50_abs", "p95_abs", "p99_abs");
-    out += line;
+    appendMetricsHeader(out);
     for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
         const gguf::ComparisonRow& row = comparison.rows()[r];
         const std::string name(row.reference->name);
