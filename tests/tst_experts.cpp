@@ -7,6 +7,7 @@
 #include "ExpertAnalysis.h"
 #include "ExpertIndex.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "Manifest.h"
 #include "Model.h"
 #include "SliceDigest.h"
@@ -22,14 +23,6 @@ using namespace testsupport;
 namespace {
 
 const char* const kMoeFiles[] = {"tiny-moe-F16.gguf", "tiny-moe-Q2_K.gguf", "tiny-moe-Q4_K.gguf"};
-
-std::shared_ptr<const gguf::Model> openFixture(const QString& name)
-{
-    auto model = gguf::Model::open(fixturePath(name).toStdString());
-    if (!model)
-        qFatal("cannot open fixture %s: %s", qPrintable(name), model.error().toString().c_str());
-    return *model;
-}
 
 Manifest loadManifest(const QString& name)
 {
@@ -76,7 +69,8 @@ private slots:
     void indexOfMoeModel()
     {
         QFETCH(QString, file);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const gguf::ExpertIndex index = gguf::ExpertIndex::build(*model);
         QVERIFY(index.hasExperts());
         QCOMPARE(index.expertCount(), 8u);
@@ -106,7 +100,8 @@ private slots:
 
     void indexOfDenseModel()
     {
-        const auto model = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        const auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(model);
         const gguf::ExpertIndex index = gguf::ExpertIndex::build(*model);
         QVERIFY(!index.hasExperts());
         QVERIFY(index.layers().empty());
@@ -151,7 +146,8 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, tensor);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const Manifest manifest = loadManifest(file);
         const ManifestTensor* expected = manifest.findTensor(tensor);
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
@@ -188,7 +184,8 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, tensor);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const Manifest manifest = loadManifest(file);
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
         for (const ManifestExpert& entry : manifest.findTensor(tensor)->experts) {
@@ -220,7 +217,8 @@ private slots:
         QFETCH(QString, file);
         QFETCH(QString, tensor);
         QFETCH(int, split);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
         QVERIFY(info);
         const auto n = static_cast<std::uint64_t>(info->ne[2]);
@@ -265,7 +263,8 @@ private slots:
 
     void dotsRejectMisfitRequests()
     {
-        const auto model = openFixture(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        const auto model = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(model);
         const gguf::TensorInfo* info = model->findTensor("blk.0.ffn_up_exps.weight");
         std::vector<double> dots(64, 0.0);
         QVERIFY(!gguf::accumulateExpertDots(*info, 0, 513, dots));  // past the expert's 512 rows
@@ -288,11 +287,12 @@ private slots:
     void routerRowNorms()
     {
         QFETCH(QString, file);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const gguf::ExpertIndex index = gguf::ExpertIndex::build(*model);
         for (const gguf::ExpertLayer& layer : index.layers()) {
             const gguf::TensorInfo& router = *layer.router;
-            QCOMPARE(router.typeId, 0u);
+            QCOMPARE(router.typeId, gguf::typeIdValue(gguf::GgmlTypeId::F32));
             QCOMPARE(router.ne[0], 256);
             QCOMPARE(router.ne[1], 8);
             auto norms = gguf::routerRowNorms(router);

@@ -4,6 +4,7 @@
 // Every model runs under QAbstractItemModelTester while it is used.
 
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "GgufWriter.h"
 #include "Manifest.h"
 #include "MetadataFormat.h"
@@ -27,14 +28,6 @@ namespace {
 
 using Tester = QAbstractItemModelTester;
 constexpr auto kReportToQtTest = QAbstractItemModelTester::FailureReportingMode::QtTest;
-
-std::shared_ptr<const gguf::Model> openModel(const QString& path)
-{
-    auto model = gguf::Model::open(path.toStdString());
-    if (!model)
-        qWarning("%s", model.error().toString().c_str());
-    return model ? model.value() : nullptr;
-}
 
 QString cell(const QAbstractItemModel& model, int row, int column, const QModelIndex& parent = {})
 {
@@ -159,7 +152,7 @@ void TestGuiMetadata::treeMatchesManifest()
     QVERIFY2(manifest, qPrintable(error));
     MetadataTreeModel tree;
     Tester tester(&tree, kReportToQtTest);
-    tree.setModel(openModel(manifest->filePath()));
+    tree.setModel(openModelAt(manifest->filePath()));
 
     QCOMPARE(tree.rowCount(), int(manifest->kvCount));
     QCOMPARE(tree.rowCount(), int(manifest->metadata.members.size()));
@@ -177,7 +170,7 @@ void TestGuiMetadata::treeMatchesManifest()
 
 void TestGuiMetadata::arraysLoadOnePageAtATime()
 {
-    const auto model = openModel(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+    const auto model = openModelAt(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
     QVERIFY(model);
     MetadataTreeModel tree;
     tree.setModel(model);
@@ -224,7 +217,7 @@ void TestGuiMetadata::nestedArrays()
 {
     MetadataTreeModel tree;
     Tester tester(&tree, kReportToQtTest);
-    tree.setModel(openModel(fixturePath(QStringLiteral("kv-nested-arrays.gguf"))));
+    tree.setModel(openModelAt(fixturePath(QStringLiteral("kv-nested-arrays.gguf"))));
     QCOMPARE(tree.rowCount(), 6);
 
     const QModelIndex nested = tree.index(2, 0);
@@ -274,7 +267,7 @@ void TestGuiMetadata::hugeArrayStaysPagedInTheView()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     constexpr int kCount = 262144;
-    MetadataPage page(openModel(writeLongStringArray(dir, kCount)));
+    MetadataPage page(openModelAt(writeLongStringArray(dir, kCount)));
     MetadataTreeModel* tree = page.treeModel();
     Tester tester(tree, kReportToQtTest);
     Tester proxyTester(page.filterModel(), kReportToQtTest);
@@ -309,7 +302,7 @@ void TestGuiMetadata::filterIsDebouncedAndMatchesKeys()
     QString error;
     const auto manifest = Manifest::load(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf.json")), &error);
     QVERIFY2(manifest, qPrintable(error));
-    MetadataPage page(openModel(manifest->filePath()));
+    MetadataPage page(openModelAt(manifest->filePath()));
     QSortFilterProxyModel* proxy = page.filterModel();
     Tester tester(page.treeModel(), kReportToQtTest);
     Tester proxyTester(proxy, kReportToQtTest);
@@ -364,10 +357,10 @@ void TestGuiMetadata::resetKeepsTheModelConsistent()
     Tester tester(&tree, kReportToQtTest);
     QCOMPARE(tree.rowCount(), 0);
     QVERIFY(!tree.hasChildren());
-    tree.setModel(openModel(fixturePath(QStringLiteral("kv-all-types.gguf"))));
+    tree.setModel(openModelAt(fixturePath(QStringLiteral("kv-all-types.gguf"))));
     QCOMPARE(tree.rowCount(), 34);
     fetchAll(tree, tree.index(32, 0));
-    tree.setModel(openModel(fixturePath(QStringLiteral("kv-nested-arrays.gguf"))));
+    tree.setModel(openModelAt(fixturePath(QStringLiteral("kv-nested-arrays.gguf"))));
     QCOMPARE(tree.rowCount(), 6);
     tree.setModel(nullptr);
     QCOMPARE(tree.rowCount(), 0);

@@ -6,6 +6,7 @@
 // QAbstractItemModelTester.
 
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "GgufWriter.h"
 #include "Manifest.h"
 #include "Model.h"
@@ -32,14 +33,6 @@ namespace {
 constexpr auto kReportToQtTest = QAbstractItemModelTester::FailureReportingMode::QtTest;
 constexpr int kLargeVocabulary = 262144;
 constexpr int kSlowSearchMs = 60000;  // a pass over 256k tokens under AddressSanitizer takes seconds
-
-std::shared_ptr<const gguf::Model> openModel(const QString& path)
-{
-    auto model = gguf::Model::open(path.toStdString());
-    if (!model)
-        qWarning("%s", model.error().toString().c_str());
-    return model ? model.value() : nullptr;
-}
 
 QString cell(const QAbstractItemModel& model, int row, int column)
 {
@@ -175,7 +168,7 @@ void TestGuiTokenizer::initTestCase()
     QString error;
     m_manifest = Manifest::load(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf.json")), &error);
     QVERIFY2(m_manifest, qPrintable(error));
-    m_model = openModel(m_manifest->filePath());
+    m_model = openModelAt(m_manifest->filePath());
     QVERIFY(m_model);
 }
 
@@ -374,7 +367,7 @@ void TestGuiTokenizer::fileWithoutTokenizer_data()
 void TestGuiTokenizer::fileWithoutTokenizer()
 {
     QFETCH(QString, file);
-    TokenizerPage page(openModel(fixturePath(file)));
+    TokenizerPage page(openModelAt(fixturePath(file)));
     QVERIFY(!page.hasTokenizer());
     QVERIFY(!page.tokenModel());
     QCOMPARE(labelText(page, "noTokenizerLabel"), QStringLiteral("This file has no tokenizer."));
@@ -392,7 +385,7 @@ void TestGuiTokenizer::tokensOfTheWrongTypeAreReported()
                     gguf::EncodedValue::fixedArray(gguf::ValueType::U32, std::string_view(reinterpret_cast<const char*>(numbers), sizeof numbers)).value());
     const QString path = dir.filePath(QStringLiteral("numbers.gguf"));
     QVERIFY(writer.writeFile(path.toStdString()));
-    TokenizerPage page(openModel(path));
+    TokenizerPage page(openModelAt(path));
     QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
     QSignalSpy failed(&page, &TokenizerPage::vocabularyFailed);
     QVERIFY(failed.wait(5000));
@@ -406,7 +399,7 @@ void TestGuiTokenizer::largeVocabularyKeepsTheLoopResponsive()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const auto model = openModel(writeLargeVocabulary(dir));
+    const auto model = openModelAt(writeLargeVocabulary(dir));
     QVERIFY(model);
 
     // First the page alone, as a user meets it: QAbstractItemModelTester walks every row after
