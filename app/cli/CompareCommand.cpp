@@ -82,8 +82,14 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
     std::snprintf(line, sizeof line, "reference: %s (%.2f bits/weight)\n", comparison.reference().primary().path().c_str(),
                   reference.averageBitsPerWeight);
     out += line;
-    for (std::size_t c = 0; c < comparison.columns().size(); ++c)
-        out += "[" + std::to_string(c + 1) + "] " + comparison.columns()[c].label + "\n";
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+        // Appended piece by piece: GCC 12's -Wrestrict misfires on "[" + std::string at -O2.
+        out += '[';
+        out += std::to_string(c + 1);
+        out += "] ";
+        out += comparison.columns()[c].label;
+        out += '\n';
+    }
     appendMetricsHeader(out);
     for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
         const gguf::ComparisonRow& row = comparison.rows()[r];
@@ -103,7 +109,9 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
     out += "\nall compared tensors together:\n";
     for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
         const std::size_t tensors = results.columnTensorCounts[c];
-        const std::string label = "(" + std::to_string(tensors) + (tensors == 1 ? " tensor)" : " tensors)");
+        std::string label(1, '(');  // appended: GCC 12's -Wrestrict misfires on "x" + std::string
+        label += std::to_string(tensors);
+        label += tensors == 1 ? " tensor)" : " tensors)";
         appendMetricsLine(out, label.c_str(), std::to_string(c + 1), "", results.columnTotals[c]);
     }
     if (!comparison.problems().empty()) {
