@@ -88,10 +88,11 @@ struct TypeFields {
     std::span<const BlockField> fields;
 };
 constexpr TypeFields kTable[] = {
-    {T::Q4_0, kQ4_0}, {T::Q4_1, kQ4_1}, {T::Q5_0, kQ5_0}, {T::Q5_1, kQ5_1}, {T::Q8_0, kQ8_0}, {T::Q8_1, kQ8_1}, {T::Q2_K, kQ2_K}, {T::Q3_K, kQ3_K}, {T::Q4_K, kQ4_K},
-    {T::Q5_K, kQ5_K}, {T::Q6_K, kQ6_K}, {T::Q8_K, kQ8_K}, {T::IQ2_XXS, kIQ2_XXS}, {T::IQ2_XS, kIQ2_XS}, {T::IQ3_XXS, kIQ3_XXS}, {T::IQ1_S, kIQ1_S}, {T::IQ4_NL, kIQ4_NL},
-    {T::IQ3_S, kIQ3_S}, {T::IQ2_S, kIQ2_S}, {T::IQ4_XS, kIQ4_XS}, {T::IQ1_M, kIQ1_M}, {T::TQ1_0, kTQ1_0}, {T::TQ2_0, kTQ2_0}, {T::MXFP4, kMXFP4}, {T::NVFP4, kNVFP4},
-    {T::Q1_0, kQ1_0}, {T::Q2_0, kQ2_0},
+    {T::Q4_0, kQ4_0}, {T::Q4_1, kQ4_1}, {T::Q5_0, kQ5_0}, {T::Q5_1, kQ5_1}, {T::Q8_0, kQ8_0}, {T::Q8_1, kQ8_1},
+    {T::Q2_K, kQ2_K}, {T::Q3_K, kQ3_K}, {T::Q4_K, kQ4_K}, {T::Q5_K, kQ5_K}, {T::Q6_K, kQ6_K}, {T::Q8_K, kQ8_K},
+    {T::IQ2_XXS, kIQ2_XXS}, {T::IQ2_XS, kIQ2_XS}, {T::IQ3_XXS, kIQ3_XXS}, {T::IQ1_S, kIQ1_S}, {T::IQ4_NL, kIQ4_NL},
+    {T::IQ3_S, kIQ3_S}, {T::IQ2_S, kIQ2_S}, {T::IQ4_XS, kIQ4_XS}, {T::IQ1_M, kIQ1_M}, {T::TQ1_0, kTQ1_0},
+    {T::TQ2_0, kTQ2_0}, {T::MXFP4, kMXFP4}, {T::NVFP4, kNVFP4}, {T::Q1_0, kQ1_0}, {T::Q2_0, kQ2_0},
 };
 }  // namespace
 
