@@ -24,15 +24,6 @@ namespace {
 
 const char* const kMoeFiles[] = {"tiny-moe-F16.gguf", "tiny-moe-Q2_K.gguf", "tiny-moe-Q4_K.gguf"};
 
-Manifest loadManifest(const QString& name)
-{
-    QString error;
-    auto manifest = Manifest::load(fixturePath(name + QStringLiteral(".json")), &error);
-    if (!manifest)
-        qFatal("cannot load the manifest of %s: %s", qPrintable(name), qPrintable(error));
-    return *manifest;
-}
-
 QString nameOf(const gguf::TensorInfo& tensor)
 {
     return QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size()));
@@ -129,7 +120,9 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("tensor");
         for (const char* file : kMoeFiles) {
-            const Manifest manifest = loadManifest(QString::fromLatin1(file));
+            const std::optional<Manifest> loaded = loadFixtureManifest(QString::fromLatin1(file));
+            QVERIFY(loaded);
+            const Manifest& manifest = *loaded;
             int withExperts = 0;
             for (const ManifestTensor& tensor : manifest.tensors) {
                 if (tensor.experts.isEmpty())
@@ -137,8 +130,7 @@ private slots:
                 ++withExperts;
                 QTest::addRow("%s %s", file, qPrintable(tensor.name)) << QString::fromLatin1(file) << tensor.name;
             }
-            if (withExperts != 6)
-                qFatal("%s: expected 6 expert tensors in the manifest, found %d", file, withExperts);
+            QVERIFY2(withExperts == 6, qPrintable(QStringLiteral("%1: expected 6 expert tensors in the manifest, found %2").arg(QString::fromLatin1(file)).arg(withExperts)));
         }
     }
 
@@ -148,7 +140,9 @@ private slots:
         QFETCH(QString, tensor);
         const auto model = openFixtureModel(file);
         QVERIFY(model);
-        const Manifest manifest = loadManifest(file);
+        const std::optional<Manifest> loaded = loadFixtureManifest(file);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         const ManifestTensor* expected = manifest.findTensor(tensor);
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
         QVERIFY(expected && info);
@@ -186,7 +180,9 @@ private slots:
         QFETCH(QString, tensor);
         const auto model = openFixtureModel(file);
         QVERIFY(model);
-        const Manifest manifest = loadManifest(file);
+        const std::optional<Manifest> loaded = loadFixtureManifest(file);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
         for (const ManifestExpert& entry : manifest.findTensor(tensor)->experts) {
             auto computed = gguf::computeExpertStatistics(*info, entry.index);

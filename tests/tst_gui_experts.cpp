@@ -49,15 +49,6 @@ namespace {
 constexpr int kTimeoutMs = 30000;
 const QString kMoe = QStringLiteral("tiny-moe-Q4_K.gguf");
 
-Manifest loadManifest(const QString& name)
-{
-    QString error;
-    auto manifest = Manifest::load(fixturePath(name + QStringLiteral(".json")), &error);
-    if (!manifest)
-        qFatal("cannot load the manifest of %s: %s", qPrintable(name), qPrintable(error));
-    return *manifest;
-}
-
 QString nameOf(const gguf::TensorInfo& tensor)
 {
     return QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size()));
@@ -274,7 +265,9 @@ private slots:
     {
         auto model = openModelAt(fixturePath(kMoe));
         QVERIFY(model);
-        const Manifest manifest = loadManifest(kMoe);
+        const std::optional<Manifest> loaded = loadFixtureManifest(kMoe);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         page.show();
         for (std::uint32_t layer : {0u, 1u}) {
@@ -314,7 +307,9 @@ private slots:
     {
         auto model = openModelAt(fixturePath(kMoe));
         QVERIFY(model);
-        const Manifest manifest = loadManifest(kMoe);
+        const std::optional<Manifest> loaded = loadFixtureManifest(kMoe);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         page.resize(1200, 900);
         page.show();
@@ -465,7 +460,9 @@ private slots:
     {
         auto model = openModelAt(fixturePath(kMoe));
         QVERIFY(model);
-        const Manifest manifest = loadManifest(kMoe);
+        const std::optional<Manifest> loaded = loadFixtureManifest(kMoe);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         QVERIFY(page.selectProjection(gguf::ExpertProjection::Up));
         const gguf::TensorInfo& tensor = *page.currentTensor();
@@ -553,7 +550,9 @@ private slots:
     {
         auto model = openModelAt(fixturePath(QStringLiteral("tiny-moe-Q2_K.gguf")));
         QVERIFY(model);
-        const Manifest manifest = loadManifest(QStringLiteral("tiny-moe-Q2_K.gguf"));
+        const std::optional<Manifest> loaded = loadFixtureManifest(QStringLiteral("tiny-moe-Q2_K.gguf"));
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         page.show();
         QSignalSpy statistics(page.scan(), &ExpertScan::statisticsReady);

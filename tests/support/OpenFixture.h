@@ -6,11 +6,13 @@
 
 #include "Fixtures.h"
 #include "GgufFile.h"
+#include "Manifest.h"
 #include "Model.h"
 
 #include <QString>
 #include <QTest>
 #include <memory>
+#include <optional>
 
 namespace testsupport {
 
@@ -49,6 +51,18 @@ inline std::shared_ptr<const gguf::GgufFile> openFixtureFile(const QString& name
         return nullptr;
     }
     return *file;
+}
+
+// The manifest next to fixture `name` ("tiny-moe-Q4_K.gguf" -> "tiny-moe-Q4_K.gguf.json").
+inline std::optional<Manifest> loadFixtureManifest(const QString& name)
+{
+    QString error;
+    auto manifest = Manifest::load(fixturePath(name + QStringLiteral(".json")), &error);
+    if (!manifest) {
+        const QByteArray message = QStringLiteral("cannot load the manifest of %1: %2").arg(name, error).toUtf8();
+        QTest::qFail(message.constData(), __FILE__, __LINE__);
+    }
+    return manifest;
 }
 
 }  // namespace testsupport
