@@ -1,12 +1,12 @@
 #include "SyntheticTensor.h"
 
+#include "BlockFields.h"
 #include "GgmlType.h"
 #include "kernels/BlockLayouts.h"
 
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <initializer_list>
 
 namespace bench {
 
@@ -63,32 +63,29 @@ void putHalf(std::uint8_t* p, float value)
     std::memcpy(p, &h, 2);
 }
 
-// Scales of quantized blocks: d around 1e-3 (as in real weights), positive; mins likewise.
+// Scales of quantized blocks: d around 1e-3 (as in real weights), positive; mins likewise. The
+// float fields come from the core's block-field table, so every quantized type is covered.
 void fixQuantScales(const gguf::TypeTraits& type, std::uint8_t* block, Values& values)
 {
     auto scale = [&] { return static_cast<float>(0.0005 + 0.002 * values.uniform()); };
-    auto halves = [&](std::initializer_list<std::size_t> offsets) {
-        for (const std::size_t offset : offsets)
-            putHalf(block + offset, scale());
-    };
-    switch (type.id) {
-    case 2: case 6: case 8: case 16: case 17: case 18: case 19: case 20: case 21: case 22: case 23: case 41: case 42:
-        halves({0});  // q4_0 q5_0 q8_0 and the IQ types, q1_0, q2_0: f16 d first
-        break;
-    case 3: case 7: case 9: case 12: case 13:
-        halves({0, 2});  // q4_1 q5_1 q8_1 q4_K q5_K: d and m / s / dmin
-        break;
-    case 10: halves({b::Q2_K::d, b::Q2_K::dmin}); break;
-    case 11: halves({b::Q3_K::d}); break;
-    case 14: halves({b::Q6_K::d}); break;
-    case 34: halves({b::TQ1_0::d}); break;
-    case 35: halves({b::TQ2_0::d}); break;
-    case 15: {  // q8_K: f32 d
-        const float d = scale();
-        std::memcpy(block + b::Q8_K::d, &d, 4);
-        break;
+    for (const gguf::BlockField& field : gguf::blockFields(type.id)) {
+        std::uint8_t* p = block + field.offset;
+        switch (field.encoding) {
+        case gguf::FieldEncoding::F16: putHalf(p, scale()); break;
+        case gguf::FieldEncoding::F32: {
+            const float d = scale();
+            std::memcpy(p, &d, 4);
+            break;
+        }
+        case gguf::FieldEncoding::E8M0: p[0] = static_cast<std::uint8_t>(117 + values.uniform() * 6); break;  // 2^-10 .. 2^-5
+        case gguf::FieldEncoding::UE4M3x4:
+            for (std::size_t s = 0; s < 4; ++s)  // UE4M3 with exponents 1..6: 2^-6 .. 2^-1
+                p[s] = static_cast<std::uint8_t>(0x08 + values.uniform() * 0x30);
+            break;
+        case gguf::FieldEncoding::Packed: break;
+        }
     }
-    case 29: {  // iq1_m: the f16 scale lives in the top nibbles of the four u16 scales
+    if (type.is(gguf::GgmlTypeId::IQ1_M)) {  // the f16 scale lives in the top nibbles of the four u16 scales
         const std::uint16_t d = halfBits(scale());
         for (int k = 0; k < 4; ++k) {
             std::uint16_t word;
@@ -96,32 +93,29 @@ void fixQuantScales(const gguf::TypeTraits& type, std::uint8_t* block, Values& v
             word = static_cast<std::uint16_t>((word & 0x0FFF) | (((d >> (4 * k)) & 0xF) << 12));
             std::memcpy(block + b::IQ1_M::scales + 2 * k, &word, 2);
         }
-        break;
-    }
-    case 39: block[b::MXFP4::e] = static_cast<std::uint8_t>(117 + values.uniform() * 6); break;  // 2^-10 .. 2^-5
-    case 40:
-        for (std::size_t s = 0; s < 4; ++s)  // UE4M3 with exponents 1..6: 2^-6 .. 2^-1
-            block[b::NVFP4::d + s] = static_cast<std::uint8_t>(0x08 + values.uniform() * 0x30);
-        break;
-    default: break;
     }
 }
 
 // Plain float types get Gaussian weights; integer types keep their random bits.
 void fillPlain(const gguf::TypeTraits& type, std::uint8_t* data, std::uint64_t count, Values& values)
 {
+    using gguf::GgmlTypeId;
     for (std::uint64_t i = 0; i < count; ++i) {
         const double w = 0.02 * values.gaussian();
-        if (type.id == 0) {
+        switch (type.typeId()) {
+        case GgmlTypeId::F32: {
             const float f = static_cast<float>(w);
             std::memcpy(data + 4 * i, &f, 4);
-        } else if (type.id == 1) {
-            putHalf(data + 2 * i, static_cast<float>(w));
-        } else if (type.id == 30) {
+            break;
+        }
+        case GgmlTypeId::F16: putHalf(data + 2 * i, static_cast<float>(w)); break;
+        case GgmlTypeId::BF16: {
             const std::uint16_t top = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(w)) >> 16);
             std::memcpy(data + 2 * i, &top, 2);
-        } else if (type.id == 28) {
-            std::memcpy(data + 8 * i, &w, 8);
+            break;
+        }
+        case GgmlTypeId::F64: std::memcpy(data + 8 * i, &w, 8); break;
+        default: break;
         }
     }
 }

@@ -82,22 +82,24 @@ constexpr BlockField kNVFP4[] = {{"d", b::NVFP4::d, 4, E::UE4M3x4, "four UE4M3 s
 constexpr BlockField kQ1_0[] = {{"d", b::Q1_0::d, 2, E::F16, "block scale"}, {"qs", b::Q1_0::qs, 16, E::Packed, "128 sign bits"}};
 constexpr BlockField kQ2_0[] = {{"d", b::Q2_0::d, 2, E::F16, "block scale"}, {"qs", b::Q2_0::qs, 16, E::Packed, "64 two-bit quants"}};
 
+using T = GgmlTypeId;
 struct TypeFields {
-    std::uint32_t typeId;
+    GgmlTypeId typeId;
     std::span<const BlockField> fields;
 };
 constexpr TypeFields kTable[] = {
-    {2, kQ4_0}, {3, kQ4_1}, {6, kQ5_0}, {7, kQ5_1}, {8, kQ8_0}, {9, kQ8_1}, {10, kQ2_K}, {11, kQ3_K}, {12, kQ4_K},
-    {13, kQ5_K}, {14, kQ6_K}, {15, kQ8_K}, {16, kIQ2_XXS}, {17, kIQ2_XS}, {18, kIQ3_XXS}, {19, kIQ1_S}, {20, kIQ4_NL},
-    {21, kIQ3_S}, {22, kIQ2_S}, {23, kIQ4_XS}, {29, kIQ1_M}, {34, kTQ1_0}, {35, kTQ2_0}, {39, kMXFP4}, {40, kNVFP4},
-    {41, kQ1_0}, {42, kQ2_0},
+    {T::Q4_0, kQ4_0}, {T::Q4_1, kQ4_1}, {T::Q5_0, kQ5_0}, {T::Q5_1, kQ5_1}, {T::Q8_0, kQ8_0}, {T::Q8_1, kQ8_1},
+    {T::Q2_K, kQ2_K}, {T::Q3_K, kQ3_K}, {T::Q4_K, kQ4_K}, {T::Q5_K, kQ5_K}, {T::Q6_K, kQ6_K}, {T::Q8_K, kQ8_K},
+    {T::IQ2_XXS, kIQ2_XXS}, {T::IQ2_XS, kIQ2_XS}, {T::IQ3_XXS, kIQ3_XXS}, {T::IQ1_S, kIQ1_S}, {T::IQ4_NL, kIQ4_NL},
+    {T::IQ3_S, kIQ3_S}, {T::IQ2_S, kIQ2_S}, {T::IQ4_XS, kIQ4_XS}, {T::IQ1_M, kIQ1_M}, {T::TQ1_0, kTQ1_0},
+    {T::TQ2_0, kTQ2_0}, {T::MXFP4, kMXFP4}, {T::NVFP4, kNVFP4}, {T::Q1_0, kQ1_0}, {T::Q2_0, kQ2_0},
 };
 }  // namespace
 
 std::span<const BlockField> blockFields(std::uint32_t typeId)
 {
     for (const TypeFields& entry : kTable)
-        if (entry.typeId == typeId)
+        if (typeIdValue(entry.typeId) == typeId)
             return entry.fields;
     return {};
 }

@@ -240,45 +240,46 @@ struct ScaleRow {
 
 // Sub-blocks must tile the block exactly, and mins, where present, come one per sub-block.
 template <class L>
-constexpr ScaleRow row(std::uint32_t typeId, std::uint32_t superScales, std::array<const char*, 2> superNames,
+constexpr ScaleRow row(GgmlTypeId typeId, std::uint32_t superScales, std::array<const char*, 2> superNames,
                        std::uint32_t subScales, MinRole minRole, ExtractBlockScalesFn extract)
 {
     const std::uint32_t subMins = minRole == MinRole::None ? 0 : subScales;
-    return {typeId, std::uint32_t(L::elements), std::uint32_t(L::bytes), superScales, subScales, subMins,
+    return {typeIdValue(typeId), std::uint32_t(L::elements), std::uint32_t(L::bytes), superScales, subScales, subMins,
             std::uint32_t(L::elements) / subScales, minRole, superNames, extract};
 }
 
+using T = GgmlTypeId;
 constexpr MinRole kNone = MinRole::None, kAdded = MinRole::Added, kSubtracted = MinRole::Subtracted;
 
 // One row per block-quantized type, in type-id order.
 constexpr ScaleRow kScaleRows[] = {
-    row<b::Q4_0>(2, 1, {"d"}, 1, kNone, f16Scale<b::Q4_0>),
-    row<b::Q4_1>(3, 2, {"d", "m"}, 1, kAdded, f16ScaleAndMin<b::Q4_1>),
-    row<b::Q5_0>(6, 1, {"d"}, 1, kNone, f16Scale<b::Q5_0>),
-    row<b::Q5_1>(7, 2, {"d", "m"}, 1, kAdded, f16ScaleAndMin<b::Q5_1>),
-    row<b::Q8_0>(8, 1, {"d"}, 1, kNone, f16Scale<b::Q8_0>),
-    row<b::Q8_1>(9, 2, {"d", "s"}, 1, kNone, q8_1Scales),
-    row<b::Q2_K>(10, 2, {"d", "dmin"}, 16, kSubtracted, q2_KScales),
-    row<b::Q3_K>(11, 1, {"d"}, 16, kNone, q3_KScales),
-    row<b::Q4_K>(12, 2, {"d", "dmin"}, 8, kSubtracted, q4_KLikeScales<b::Q4_K>),
-    row<b::Q5_K>(13, 2, {"d", "dmin"}, 8, kSubtracted, q4_KLikeScales<b::Q5_K>),
-    row<b::Q6_K>(14, 1, {"d"}, 16, kNone, q6_KScales),
-    row<b::Q8_K>(15, 1, {"d"}, 1, kNone, q8_KScales),
-    row<b::IQ2_XXS>(16, 1, {"d"}, 8, kNone, iq2_XXSScales),
-    row<b::IQ2_XS>(17, 1, {"d"}, 16, kNone, iq2_XSLikeScales<b::IQ2_XS>),
-    row<b::IQ3_XXS>(18, 1, {"d"}, 8, kNone, iq3_XXSScales),
-    row<b::IQ1_S>(19, 1, {"d"}, 8, kNone, iq1_SScales),
-    row<b::IQ4_NL>(20, 1, {"d"}, 1, kNone, f16Scale<b::IQ4_NL>),
-    row<b::IQ3_S>(21, 1, {"d"}, 8, kNone, iq3_SScales),
-    row<b::IQ2_S>(22, 1, {"d"}, 16, kNone, iq2_XSLikeScales<b::IQ2_S>),
-    row<b::IQ4_XS>(23, 1, {"d"}, 8, kNone, iq4_XSScales),
-    row<b::IQ1_M>(29, 1, {"d"}, 16, kNone, iq1_MScales),
-    row<b::TQ1_0>(34, 1, {"d"}, 1, kNone, f16Scale<b::TQ1_0>),
-    row<b::TQ2_0>(35, 1, {"d"}, 1, kNone, f16Scale<b::TQ2_0>),
-    row<b::MXFP4>(39, 1, {"e"}, 1, kNone, mxfp4Scales),
-    row<b::NVFP4>(40, 0, {}, 4, kNone, nvfp4Scales),
-    row<b::Q1_0>(41, 1, {"d"}, 1, kNone, f16Scale<b::Q1_0>),
-    row<b::Q2_0>(42, 1, {"d"}, 1, kNone, f16Scale<b::Q2_0>),
+    row<b::Q4_0>(T::Q4_0, 1, {"d"}, 1, kNone, f16Scale<b::Q4_0>),
+    row<b::Q4_1>(T::Q4_1, 2, {"d", "m"}, 1, kAdded, f16ScaleAndMin<b::Q4_1>),
+    row<b::Q5_0>(T::Q5_0, 1, {"d"}, 1, kNone, f16Scale<b::Q5_0>),
+    row<b::Q5_1>(T::Q5_1, 2, {"d", "m"}, 1, kAdded, f16ScaleAndMin<b::Q5_1>),
+    row<b::Q8_0>(T::Q8_0, 1, {"d"}, 1, kNone, f16Scale<b::Q8_0>),
+    row<b::Q8_1>(T::Q8_1, 2, {"d", "s"}, 1, kNone, q8_1Scales),
+    row<b::Q2_K>(T::Q2_K, 2, {"d", "dmin"}, 16, kSubtracted, q2_KScales),
+    row<b::Q3_K>(T::Q3_K, 1, {"d"}, 16, kNone, q3_KScales),
+    row<b::Q4_K>(T::Q4_K, 2, {"d", "dmin"}, 8, kSubtracted, q4_KLikeScales<b::Q4_K>),
+    row<b::Q5_K>(T::Q5_K, 2, {"d", "dmin"}, 8, kSubtracted, q4_KLikeScales<b::Q5_K>),
+    row<b::Q6_K>(T::Q6_K, 1, {"d"}, 16, kNone, q6_KScales),
+    row<b::Q8_K>(T::Q8_K, 1, {"d"}, 1, kNone, q8_KScales),
+    row<b::IQ2_XXS>(T::IQ2_XXS, 1, {"d"}, 8, kNone, iq2_XXSScales),
+    row<b::IQ2_XS>(T::IQ2_XS, 1, {"d"}, 16, kNone, iq2_XSLikeScales<b::IQ2_XS>),
+    row<b::IQ3_XXS>(T::IQ3_XXS, 1, {"d"}, 8, kNone, iq3_XXSScales),
+    row<b::IQ1_S>(T::IQ1_S, 1, {"d"}, 8, kNone, iq1_SScales),
+    row<b::IQ4_NL>(T::IQ4_NL, 1, {"d"}, 1, kNone, f16Scale<b::IQ4_NL>),
+    row<b::IQ3_S>(T::IQ3_S, 1, {"d"}, 8, kNone, iq3_SScales),
+    row<b::IQ2_S>(T::IQ2_S, 1, {"d"}, 16, kNone, iq2_XSLikeScales<b::IQ2_S>),
+    row<b::IQ4_XS>(T::IQ4_XS, 1, {"d"}, 8, kNone, iq4_XSScales),
+    row<b::IQ1_M>(T::IQ1_M, 1, {"d"}, 16, kNone, iq1_MScales),
+    row<b::TQ1_0>(T::TQ1_0, 1, {"d"}, 1, kNone, f16Scale<b::TQ1_0>),
+    row<b::TQ2_0>(T::TQ2_0, 1, {"d"}, 1, kNone, f16Scale<b::TQ2_0>),
+    row<b::MXFP4>(T::MXFP4, 1, {"e"}, 1, kNone, mxfp4Scales),
+    row<b::NVFP4>(T::NVFP4, 0, {}, 4, kNone, nvfp4Scales),
+    row<b::Q1_0>(T::Q1_0, 1, {"d"}, 1, kNone, f16Scale<b::Q1_0>),
+    row<b::Q2_0>(T::Q2_0, 1, {"d"}, 1, kNone, f16Scale<b::Q2_0>),
 };
 
 // Big-endian blocks are swapped in a scratch block of this size; Q8_K is the largest.

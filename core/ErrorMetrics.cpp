@@ -132,6 +132,7 @@ ErrorMetrics ErrorAccumulator::result() const
 ErrorMetrics ErrorAccumulator::metricsFrom(const ErrorSums& s, const AbsErrorHistogram& histogram)
 {
     ErrorMetrics m;
+    m.sums = s;
     m.count = s.count;
     m.nonFiniteCount = s.nonFiniteCount;
     if (s.count == 0)
@@ -157,32 +158,6 @@ ErrorMetrics ErrorAccumulator::metricsFrom(const ErrorSums& s, const AbsErrorHis
     m.p95AbsError = histogram.quantile(0.95);
     m.p99AbsError = histogram.quantile(0.99);
     return m;
-}
-
-// ---- shared renderings ------------------------------------------------------------------------
-
-const std::vector<std::string>& errorMetricNames()
-{
-    static const std::vector<std::string> names = {
-        "count", "non_finite", "rmse", "relative_rmse", "sqnr_db", "max_abs_error", "mean_abs_error",
-        "cosine_similarity", "p50_abs_error", "p95_abs_error", "p99_abs_error", "reference_rms"};
-    return names;
-}
-
-std::vector<double> errorMetricValues(const ErrorMetrics& m)
-{
-    return {double(m.count), double(m.nonFiniteCount), m.rmse, m.relativeRmse, m.sqnrDb, m.maxAbsError, m.meanAbsError,
-            m.cosineSimilarity, m.p50AbsError, m.p95AbsError, m.p99AbsError, m.referenceRms};
-}
-
-void writeErrorMetricsJson(JsonWriter& json, const ErrorMetrics& m)
-{
-    const std::vector<std::string>& names = errorMetricNames();
-    const std::vector<double> values = errorMetricValues(m);
-    json.key(names[0]), json.value(m.count);
-    json.key(names[1]), json.value(m.nonFiniteCount);
-    for (std::size_t i = 2; i < names.size(); ++i)
-        json.key(names[i]), json.value(values[i]);
 }
 
 }  // namespace gguf

@@ -14,6 +14,22 @@
 
 namespace gguf {
 
+// Running sums in double, added in the order values arrive. Merging two accumulators adds their
+// sums, so the last bits of a result depend on how the work was split and merged: combine
+// element ranges in element order for reproducible figures.
+struct ErrorSums {
+    std::uint64_t count = 0;
+    std::uint64_t nonFiniteCount = 0;
+    double sumSquaredError = 0.0;
+    double sumAbsError = 0.0;
+    double maxAbsError = 0.0;
+    double sumReferenceSquared = 0.0;
+    double sumOtherSquared = 0.0;
+    double sumProduct = 0.0;
+
+    void merge(const ErrorSums& later);
+};
+
 struct ErrorMetrics {
     static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -29,6 +45,9 @@ struct ErrorMetrics {
     double p50AbsError = kNaN;         // percentiles of |error|, see AbsErrorHistogram
     double p95AbsError = kNaN;
     double p99AbsError = kNaN;
+    // The exact sums every figure above except the percentiles comes from, kept so that parts
+    // (tensors of a layer, experts) combine exactly: see combineErrorMetrics (ErrorMetricTable.h).
+    ErrorSums sums;
 };
 
 // The distribution of |error| in bounded memory. Each |error| is rounded to float and binned by
@@ -59,22 +78,6 @@ private:
     std::vector<std::vector<std::uint64_t>> m_octaves = std::vector<std::vector<std::uint64_t>>(kOctaves);
 };
 
-// Running sums in double, added in the order values arrive. Merging two accumulators adds their
-// sums, so the last bits of a result depend on how the work was split and merged: combine
-// element ranges in element order for reproducible figures.
-struct ErrorSums {
-    std::uint64_t count = 0;
-    std::uint64_t nonFiniteCount = 0;
-    double sumSquaredError = 0.0;
-    double sumAbsError = 0.0;
-    double maxAbsError = 0.0;
-    double sumReferenceSquared = 0.0;
-    double sumOtherSquared = 0.0;
-    double sumProduct = 0.0;
-
-    void merge(const ErrorSums& later);
-};
-
 class ErrorAccumulator {
 public:
     // Adds reference[i] vs other[i] for every i; both spans have the same length.
@@ -93,9 +96,8 @@ private:
     AbsErrorHistogram m_histogram;
 };
 
-// Shared names and renderings, so the CLI and the GUI export the same columns.
-// Keys in order: count, non_finite, rmse, relative_rmse, sqnr_db, max_abs_error, mean_abs_error,
-// cosine_similarity, p50_abs_error, p95_abs_error, p99_abs_error, reference_rms.
+// Shared names and renderings, so the CLI and the GUI export the same columns: the keys of
+// errorMetricTable() (ErrorMetricTable.h) in its order.
 const std::vector<std::string>& errorMetricNames();
 std::vector<double> errorMetricValues(const ErrorMetrics& metrics);  // same order as the names
 void writeErrorMetricsJson(JsonWriter& json, const ErrorMetrics& metrics);  // members of an open object

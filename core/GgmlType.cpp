@@ -61,52 +61,53 @@ constexpr KernelSet scalarOnly(DequantizeBlocksFn kernel)
 
 // `dequantize` starts as the scalar kernel; dispatchedTypes() below replaces it.
 template <class Layout>
-constexpr TypeTraits row(std::uint32_t id, const char* name, TypeKind kind, KernelSet kernels, SwapBlockFn swapBlock)
+constexpr TypeTraits row(GgmlTypeId id, const char* name, TypeKind kind, KernelSet kernels, SwapBlockFn swapBlock)
 {
-    return {id, name, std::uint32_t(Layout::elements), std::uint32_t(Layout::bytes), kind, kernels[0], swapBlock, kernels};
+    return {typeIdValue(id), name, std::uint32_t(Layout::elements), std::uint32_t(Layout::bytes), kind, kernels[0], swapBlock, kernels};
 }
 
+using T = GgmlTypeId;
 constexpr TypeKind kFloat = TypeKind::Float;
 constexpr TypeKind kInt = TypeKind::Integer;
 constexpr TypeKind kQuant = TypeKind::Quantized;
 
 // The one table of per-type facts, in id order. Names are ggml's type_traits names.
 constexpr TypeTraits kTypes[] = {
-    row<b::F32>(0, "f32", kFloat, GGUFX_KERNELS(F32), swapElement32),
-    row<b::F16>(1, "f16", kFloat, GGUFX_KERNELS(F16), swapElement16),
-    row<b::Q4_0>(2, "q4_0", kQuant, GGUFX_KERNELS(Q4_0), swapLeadingF16),
-    row<b::Q4_1>(3, "q4_1", kQuant, GGUFX_KERNELS(Q4_1), swapLeadingF16Pair),
-    row<b::Q5_0>(6, "q5_0", kQuant, GGUFX_KERNELS(Q5_0), swapLeadingF16),
-    row<b::Q5_1>(7, "q5_1", kQuant, GGUFX_KERNELS(Q5_1), swapLeadingF16Pair),
-    row<b::Q8_0>(8, "q8_0", kQuant, GGUFX_KERNELS(Q8_0), swapLeadingF16),
-    row<b::Q8_1>(9, "q8_1", kQuant, GGUFX_KERNELS(Q8_1), swapLeadingF16Pair),
-    row<b::Q2_K>(10, "q2_K", kQuant, GGUFX_KERNELS(Q2_K), swapBlockQ2_K),
-    row<b::Q3_K>(11, "q3_K", kQuant, GGUFX_KERNELS(Q3_K), swapBlockQ3_K),
-    row<b::Q4_K>(12, "q4_K", kQuant, GGUFX_KERNELS(Q4_K), swapLeadingF16Pair),
-    row<b::Q5_K>(13, "q5_K", kQuant, GGUFX_KERNELS(Q5_K), swapLeadingF16Pair),
-    row<b::Q6_K>(14, "q6_K", kQuant, GGUFX_KERNELS(Q6_K), swapBlockQ6_K),
-    row<b::Q8_K>(15, "q8_K", kQuant, GGUFX_KERNELS(Q8_K), swapBlockQ8_K),
-    row<b::IQ2_XXS>(16, "iq2_xxs", kQuant, GGUFX_KERNELS(IQ2_XXS), swapLeadingF16),
-    row<b::IQ2_XS>(17, "iq2_xs", kQuant, GGUFX_KERNELS(IQ2_XS), swapLeadingF16),
-    row<b::IQ3_XXS>(18, "iq3_xxs", kQuant, GGUFX_KERNELS(IQ3_XXS), swapLeadingF16),
-    row<b::IQ1_S>(19, "iq1_s", kQuant, GGUFX_KERNELS(IQ1_S), swapLeadingF16),
-    row<b::IQ4_NL>(20, "iq4_nl", kQuant, GGUFX_KERNELS(IQ4_NL), swapLeadingF16),
-    row<b::IQ3_S>(21, "iq3_s", kQuant, GGUFX_KERNELS(IQ3_S), swapLeadingF16),
-    row<b::IQ2_S>(22, "iq2_s", kQuant, GGUFX_KERNELS(IQ2_S), swapLeadingF16),
-    row<b::IQ4_XS>(23, "iq4_xs", kQuant, GGUFX_KERNELS(IQ4_XS), swapLeadingF16),
-    row<b::I8>(24, "i8", kInt, GGUFX_KERNELS(I8), nullptr),
-    row<b::I16>(25, "i16", kInt, GGUFX_KERNELS(I16), swapElement16),
-    row<b::I32>(26, "i32", kInt, GGUFX_KERNELS(I32), swapElement32),
-    row<b::I64>(27, "i64", kInt, scalarOnly(dequantizeI64), swapElement64),
-    row<b::F64>(28, "f64", kFloat, GGUFX_KERNELS(F64), swapElement64),
-    row<b::IQ1_M>(29, "iq1_m", kQuant, GGUFX_KERNELS(IQ1_M), nullptr),
-    row<b::BF16>(30, "bf16", kFloat, GGUFX_KERNELS(BF16), swapElement16),
-    row<b::TQ1_0>(34, "tq1_0", kQuant, GGUFX_KERNELS(TQ1_0), swapBlockTQ1_0),
-    row<b::TQ2_0>(35, "tq2_0", kQuant, GGUFX_KERNELS(TQ2_0), swapBlockTQ2_0),
-    row<b::MXFP4>(39, "mxfp4", kQuant, GGUFX_KERNELS(MXFP4), nullptr),
-    row<b::NVFP4>(40, "nvfp4", kQuant, GGUFX_KERNELS(NVFP4), nullptr),
-    row<b::Q1_0>(41, "q1_0", kQuant, GGUFX_KERNELS(Q1_0), swapLeadingF16),
-    row<b::Q2_0>(42, "q2_0", kQuant, GGUFX_KERNELS(Q2_0), swapLeadingF16),
+    row<b::F32>(T::F32, "f32", kFloat, GGUFX_KERNELS(F32), swapElement32),
+    row<b::F16>(T::F16, "f16", kFloat, GGUFX_KERNELS(F16), swapElement16),
+    row<b::Q4_0>(T::Q4_0, "q4_0", kQuant, GGUFX_KERNELS(Q4_0), swapLeadingF16),
+    row<b::Q4_1>(T::Q4_1, "q4_1", kQuant, GGUFX_KERNELS(Q4_1), swapLeadingF16Pair),
+    row<b::Q5_0>(T::Q5_0, "q5_0", kQuant, GGUFX_KERNELS(Q5_0), swapLeadingF16),
+    row<b::Q5_1>(T::Q5_1, "q5_1", kQuant, GGUFX_KERNELS(Q5_1), swapLeadingF16Pair),
+    row<b::Q8_0>(T::Q8_0, "q8_0", kQuant, GGUFX_KERNELS(Q8_0), swapLeadingF16),
+    row<b::Q8_1>(T::Q8_1, "q8_1", kQuant, GGUFX_KERNELS(Q8_1), swapLeadingF16Pair),
+    row<b::Q2_K>(T::Q2_K, "q2_K", kQuant, GGUFX_KERNELS(Q2_K), swapBlockQ2_K),
+    row<b::Q3_K>(T::Q3_K, "q3_K", kQuant, GGUFX_KERNELS(Q3_K), swapBlockQ3_K),
+    row<b::Q4_K>(T::Q4_K, "q4_K", kQuant, GGUFX_KERNELS(Q4_K), swapLeadingF16Pair),
+    row<b::Q5_K>(T::Q5_K, "q5_K", kQuant, GGUFX_KERNELS(Q5_K), swapLeadingF16Pair),
+    row<b::Q6_K>(T::Q6_K, "q6_K", kQuant, GGUFX_KERNELS(Q6_K), swapBlockQ6_K),
+    row<b::Q8_K>(T::Q8_K, "q8_K", kQuant, GGUFX_KERNELS(Q8_K), swapBlockQ8_K),
+    row<b::IQ2_XXS>(T::IQ2_XXS, "iq2_xxs", kQuant, GGUFX_KERNELS(IQ2_XXS), swapLeadingF16),
+    row<b::IQ2_XS>(T::IQ2_XS, "iq2_xs", kQuant, GGUFX_KERNELS(IQ2_XS), swapLeadingF16),
+    row<b::IQ3_XXS>(T::IQ3_XXS, "iq3_xxs", kQuant, GGUFX_KERNELS(IQ3_XXS), swapLeadingF16),
+    row<b::IQ1_S>(T::IQ1_S, "iq1_s", kQuant, GGUFX_KERNELS(IQ1_S), swapLeadingF16),
+    row<b::IQ4_NL>(T::IQ4_NL, "iq4_nl", kQuant, GGUFX_KERNELS(IQ4_NL), swapLeadingF16),
+    row<b::IQ3_S>(T::IQ3_S, "iq3_s", kQuant, GGUFX_KERNELS(IQ3_S), swapLeadingF16),
+    row<b::IQ2_S>(T::IQ2_S, "iq2_s", kQuant, GGUFX_KERNELS(IQ2_S), swapLeadingF16),
+    row<b::IQ4_XS>(T::IQ4_XS, "iq4_xs", kQuant, GGUFX_KERNELS(IQ4_XS), swapLeadingF16),
+    row<b::I8>(T::I8, "i8", kInt, GGUFX_KERNELS(I8), nullptr),
+    row<b::I16>(T::I16, "i16", kInt, GGUFX_KERNELS(I16), swapElement16),
+    row<b::I32>(T::I32, "i32", kInt, GGUFX_KERNELS(I32), swapElement32),
+    row<b::I64>(T::I64, "i64", kInt, scalarOnly(dequantizeI64), swapElement64),
+    row<b::F64>(T::F64, "f64", kFloat, GGUFX_KERNELS(F64), swapElement64),
+    row<b::IQ1_M>(T::IQ1_M, "iq1_m", kQuant, GGUFX_KERNELS(IQ1_M), nullptr),
+    row<b::BF16>(T::BF16, "bf16", kFloat, GGUFX_KERNELS(BF16), swapElement16),
+    row<b::TQ1_0>(T::TQ1_0, "tq1_0", kQuant, GGUFX_KERNELS(TQ1_0), swapBlockTQ1_0),
+    row<b::TQ2_0>(T::TQ2_0, "tq2_0", kQuant, GGUFX_KERNELS(TQ2_0), swapBlockTQ2_0),
+    row<b::MXFP4>(T::MXFP4, "mxfp4", kQuant, GGUFX_KERNELS(MXFP4), nullptr),
+    row<b::NVFP4>(T::NVFP4, "nvfp4", kQuant, GGUFX_KERNELS(NVFP4), nullptr),
+    row<b::Q1_0>(T::Q1_0, "q1_0", kQuant, GGUFX_KERNELS(Q1_0), swapLeadingF16),
+    row<b::Q2_0>(T::Q2_0, "q2_0", kQuant, GGUFX_KERNELS(Q2_0), swapLeadingF16),
 };
 
 constexpr std::size_t kTypeCount = std::size(kTypes);
@@ -133,6 +134,17 @@ constexpr bool tableIsWellFormed()
     return true;
 }
 static_assert(tableIsWellFormed(), "type table must be sorted by id, skip retired ids, and have non-empty blocks");
+
+constexpr bool tableMatchesTypeIds()
+{
+    if (std::size(kGgmlTypeIds) != kTypeCount)
+        return false;
+    for (std::size_t i = 0; i < kTypeCount; ++i)
+        if (kTypes[i].id != typeIdValue(kGgmlTypeIds[i]))
+            return false;
+    return true;
+}
+static_assert(tableMatchesTypeIds(), "the type table must have one row per GgmlTypeId, in the same order");
 
 // findType is a lookup in this id -> table index map (-1 = no traits).
 constexpr std::uint32_t kIdLimit = kTypes[kTypeCount - 1].id + 1;
@@ -208,6 +220,11 @@ const TypeTraits* findTypeByName(std::string_view name)
         }
     }
     return nullptr;
+}
+
+const TypeTraits& traitsOf(GgmlTypeId id)
+{
+    return dispatchedTypes()[static_cast<std::size_t>(kIndexById[typeIdValue(id)])];
 }
 
 bool isRetiredTypeId(std::uint32_t id)

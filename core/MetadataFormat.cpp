@@ -57,7 +57,12 @@ std::string formatScalar(const MetadataValue& value)
     case ValueType::F32: return formatFloat(*value.toDouble(), true);
     case ValueType::F64: return formatFloat(*value.toDouble(), false);
     case ValueType::Bool: return *value.toBool() ? "true" : "false";
-    case ValueType::String: return "\"" + escapeForDisplay(value.toStringView()) + "\"";
+    case ValueType::String: {
+        std::string text(1, '"');  // appended: GCC 12's -Wrestrict misfires on "x" + std::string
+        text += escapeForDisplay(value.toStringView());
+        text += '"';
+        return text;
+    }
     case ValueType::I8: case ValueType::I16: case ValueType::I32: case ValueType::I64:
         return std::to_string(*value.toInt());
     default: return std::to_string(*value.toUInt());
@@ -70,7 +75,11 @@ std::string formatValue(const MetadataValue& value, std::size_t maxElements)
     if (!value.isArray())
         return formatScalar(value);
     const std::uint64_t length = value.arrayLength();
-    std::string text = "[" + std::to_string(length) + " × " + std::string(valueTypeName(value.elementType())) + "]";
+    std::string text(1, '[');  // appended: GCC 12's -Wrestrict misfires on "x" + std::string
+    text += std::to_string(length);
+    text += " × ";
+    text += valueTypeName(value.elementType());
+    text += ']';
     // Walk sequentially: element(i) on a string array would restart from the front each time.
     std::uint64_t shown = 0;
     MetadataValue element = length > 0 ? value.element(0) : MetadataValue();

@@ -1,5 +1,7 @@
 #include "ModelComparison.h"
 
+#include "ComparisonEngine.h"
+
 #include "Dequantize.h"
 #include "quantize/QuantizationPolicy.h"
 #include "quantize/Quantize.h"
@@ -259,60 +261,36 @@ Status ModelComparison::accumulate(std::size_t row, std::size_t column, ElementR
 
 Result<ComparisonResults> runComparison(const ModelComparison& comparison, const ComparisonRunOptions& options)
 {
-    const std::size_t columnCount = comparison.columns().size();
-    struct Job {
-        std::size_t row;
-        std::size_t column;
-    };
-    std::vector<Job> jobs;
-    std::uint64_t totalElements = 0;
-    for (std::size_t r = 0; r < comparison.rows().size(); ++r)
-        for (std::size_t c = 0; c < columnCount; ++c)
-            if (const std::uint64_t n = comparison.cellElements(r, c); comparison.rows()[r].cells[c].ok()) {
-                jobs.push_back({r, c});
-                totalElements += n;
-            }
-
-    ComparisonResults results;
-    results.cells.assign(comparison.rows().size(), std::vector<std::optional<ErrorMetrics>>(columnCount));
-    std::vector<std::vector<std::optional<ErrorSums>>> sums(comparison.rows().size(), std::vector<std::optional<ErrorSums>>(columnCount));
-    std::vector<AbsErrorHistogram> columnHistograms(columnCount);
-
-    std::atomic<std::size_t> nextJob{0};
+    ComparisonEngine engine(comparison, options.chunkElements);
+    std::atomic<std::size_t> nextUnit{0};
     std::atomic<bool> stop{false};
     std::uint64_t doneElements = 0;
-    std::mutex mutex;  // guards doneElements, the progress callback, columnHistograms, firstError
+    std::mutex mutex;  // guards doneElements, the progress callback, firstError
     std::optional<Error> firstError;
-    const auto cancelled = [&] { return stop.load() || (options.cancel && options.cancel->load()); };
+    const std::function<bool()> cancelled = [&] { return stop.load() || (options.cancel && options.cancel->load()); };
+    const std::function<void(std::uint64_t)> rangeDone = [&](std::uint64_t elements) {
+        const std::lock_guard lock(mutex);
+        doneElements += elements;
+        if (options.progress)
+            options.progress(doneElements, engine.totalElements());
+    };
 
     const auto work = [&] {
-        for (std::size_t j = nextJob++; j < jobs.size() && !cancelled(); j = nextJob++) {
-            const Job job = jobs[j];
-            ErrorAccumulator accumulator;
-            for (const ElementRange& range : comparison.cellRanges(job.row, job.column, options.chunkElements)) {
-                if (cancelled())
-                    return;
-                if (Status s = comparison.accumulate(job.row, job.column, range, accumulator); !s) {
-                    const std::lock_guard lock(mutex);
-                    if (!firstError)
-                        firstError = s.error();
-                    stop = true;
-                    return;
-                }
+        for (std::size_t unit = nextUnit++; unit < engine.unitCount() && !cancelled(); unit = nextUnit++) {
+            UnitOutcome outcome = engine.runUnit(unit, cancelled, rangeDone);
+            if (outcome.outcome == WorkOutcome::Failed) {
                 const std::lock_guard lock(mutex);
-                doneElements += range.size();
-                if (options.progress)
-                    options.progress(doneElements, totalElements);
+                if (!firstError)
+                    firstError = std::move(outcome.error);
+                stop = true;
             }
-            results.cells[job.row][job.column] = accumulator.result();
-            sums[job.row][job.column] = accumulator.sums();
-            const std::lock_guard lock(mutex);
-            columnHistograms[job.column].merge(accumulator.histogram());
+            if (outcome.outcome != WorkOutcome::Done)
+                return;
         }
     };
 
     const unsigned wanted = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const unsigned threadCount = static_cast<unsigned>(std::min<std::size_t>(wanted, std::max<std::size_t>(jobs.size(), 1)));
+    const unsigned threadCount = static_cast<unsigned>(std::min<std::size_t>(wanted, std::max<std::size_t>(engine.unitCount(), 1)));
     std::vector<std::thread> workers;
     for (unsigned t = 1; t < threadCount; ++t) {
         try {
@@ -329,20 +307,7 @@ Result<ComparisonResults> runComparison(const ModelComparison& comparison, const
         return *firstError;
     if (options.cancel && options.cancel->load())
         return Error{"comparison cancelled", Error::kNoOffset, {}};
-
-    for (std::size_t c = 0; c < columnCount; ++c) {
-        ErrorSums total;
-        std::size_t tensors = 0;
-        for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
-            if (sums[r][c]) {
-                total.merge(*sums[r][c]);
-                ++tensors;
-            }
-        }
-        results.columnTotals.push_back(ErrorAccumulator::metricsFrom(total, columnHistograms[c]));
-        results.columnTensorCounts.push_back(tensors);
-    }
-    return results;
+    return engine.results();
 }
 
 }  // namespace gguf

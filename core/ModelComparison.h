@@ -4,11 +4,9 @@
 // as `convert --type T` would write it) a column. Each computable cell (tensor x column) is
 // streamed in element ranges, so no tensor is ever in memory whole, and ranges run on any thread.
 //
-// For a GUI on a thread pool: create() once (cheap: no tensor data is read), then for each cell
-// with status Ok take cellRanges(), run accumulate() per range on worker threads (each range
-// into its own ErrorAccumulator, or a cell's ranges in order into one), merge the accumulators in
-// range order and read result(). Check a cancel flag between ranges. runComparison() does exactly
-// that with std::thread and is what the CLI uses. reconstruct() hands out both sides of a range
+// create() once (cheap: no tensor data is read), then schedule the cells through a
+// ComparisonEngine (ComparisonEngine.h): runComparison() below runs it on std::threads for the
+// CLI, the GUI runs the same units on its job pool. reconstruct() hands out both sides of a range
 // for heatmaps, histograms and scatter plots.
 
 #include "ErrorMetrics.h"
@@ -134,8 +132,9 @@ struct ComparisonRunOptions {
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
-// Computes every computable cell. Each cell runs on one thread in range order, so the figures do
-// not depend on the thread count; totals merge the cells in row order.
+// Computes every computable cell with a ComparisonEngine on `threads` std::threads. Each cell runs
+// on one thread in range order, so the figures do not depend on the thread count; totals merge
+// the cells in row order.
 Result<ComparisonResults> runComparison(const ModelComparison& comparison, const ComparisonRunOptions& options = {});
 
 }  // namespace gguf

@@ -14,20 +14,19 @@ namespace {
 
 constexpr std::uint64_t kChunkBytes = 4u << 20;
 
-enum : std::uint32_t { kF32 = 0, kF16 = 1, kF64 = 28, kBF16 = 30 };
-
 bool isFloatType(std::uint32_t typeId)
 {
-    return typeId == kF32 || typeId == kF16 || typeId == kF64 || typeId == kBF16;
+    const TypeTraits* traits = findType(typeId);
+    return traits && traits->kind == TypeKind::Float;
 }
 
-// One stored float element, decoded; only called for the four float types.
+// One stored float element, decoded; only called for the float types (f32, f64, f16, bf16).
 double decodeElement(const std::uint8_t* p, std::uint32_t typeId, bool bigEndian)
 {
-    switch (typeId) {
-    case kF32: return ByteCursor::decode<float>(p, bigEndian);
-    case kF64: return ByteCursor::decode<double>(p, bigEndian);
-    case kF16: return f16ToF32(ByteCursor::decode<std::uint16_t>(p, bigEndian));
+    switch (static_cast<GgmlTypeId>(typeId)) {
+    case GgmlTypeId::F32: return ByteCursor::decode<float>(p, bigEndian);
+    case GgmlTypeId::F64: return ByteCursor::decode<double>(p, bigEndian);
+    case GgmlTypeId::F16: return f16ToF32(ByteCursor::decode<std::uint16_t>(p, bigEndian));
     default: return std::bit_cast<float>(std::uint32_t(ByteCursor::decode<std::uint16_t>(p, bigEndian)) << 16);
     }
 }

@@ -7,6 +7,7 @@
 #include "BlockScales.h"
 #include "Dequantize.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "GgufFile.h"
 #include "kernels/Codebooks.h"
 
@@ -23,17 +24,9 @@
 
 using namespace gguf;
 
-namespace {
+using testsupport::openFixtureFile;
 
-std::shared_ptr<const GgufFile> openFixture(const QString& name)
-{
-    auto file = GgufFile::open(testsupport::fixturePath(name).toStdString());
-    if (!file) {
-        qWarning("%s", file.error().toString().c_str());
-        return nullptr;
-    }
-    return *file;
-}
+namespace {
 
 // ggml's to_float output for `tensor`: the .f32 file next to all-types.gguf when there is one,
 // else (q8_1, q8_K, which ggml cannot quantize into all-types) our dequantizer, which the kernel
@@ -222,7 +215,7 @@ void TestBlockScales::scalesReproduceValues()
     QFETCH(QList<float>, scaleFactors);
     QFETCH(QList<float>, minFactors);
 
-    const auto gguf = openFixture(file);
+    const auto gguf = openFixtureFile(file);
     QVERIFY(gguf);
     const TensorInfo* info = gguf->findTensor(tensor.toStdString());
     QVERIFY(info && info->traits);
@@ -303,7 +296,7 @@ void TestBlockScales::scalesReproduceValues()
 // chunk c takes sub-block 2c from the low nibbles of qs[32c..32c+31] and 2c+1 from the high ones.
 void TestBlockScales::q4_KScalesApplyToTheirQuants()
 {
-    const auto gguf = openFixture("all-types.gguf");
+    const auto gguf = openFixtureFile("all-types.gguf");
     QVERIFY(gguf);
     const TensorInfo* info = gguf->findTensor("q4_k");
     QVERIFY(info);
@@ -342,8 +335,8 @@ void TestBlockScales::bigEndianMatchesLittleEndian()
 {
     QFETCH(QString, tensor);
     QFETCH(bool, hasSwappedFields);
-    const auto big = openFixture("be.gguf");
-    const auto little = openFixture("be-twin-le.gguf");
+    const auto big = openFixtureFile("be.gguf");
+    const auto little = openFixtureFile("be-twin-le.gguf");
     QVERIFY(big && little);
     const TensorInfo* bigInfo = big->findTensor(tensor.toStdString());
     const TensorInfo* littleInfo = little->findTensor(tensor.toStdString());
@@ -385,7 +378,7 @@ void TestBlockScales::everyQuantizedTypeHasALayout()
 
 void TestBlockScales::typesWithoutScalesFail()
 {
-    const auto all = openFixture("all-types.gguf");
+    const auto all = openFixtureFile("all-types.gguf");
     QVERIFY(all);
     for (const char* name : {"f32", "f16", "bf16", "i8", "f64"}) {
         const TensorInfo* info = all->findTensor(name);
@@ -397,7 +390,7 @@ void TestBlockScales::typesWithoutScalesFail()
     }
     // Unknown (250) and retired (4) type ids: the file opens, asking for scales fails.
     for (const char* file : {"odd/unknown_tensor_type_250.gguf", "odd/tensor_type_removed_4.gguf"}) {
-        const auto odd = openFixture(file);
+        const auto odd = openFixtureFile(file);
         QVERIFY2(odd, file);
         const TensorInfo* info = odd->findTensor("b.q4_K");
         QVERIFY(info);
@@ -409,7 +402,7 @@ void TestBlockScales::typesWithoutScalesFail()
 
 void TestBlockScales::rangesOutsideTheTensorFail()
 {
-    const auto all = openFixture("all-types.gguf");
+    const auto all = openFixtureFile("all-types.gguf");
     QVERIFY(all);
     const TensorInfo* info = all->findTensor("q4_k");
     QVERIFY(info);
@@ -432,7 +425,7 @@ void TestBlockScales::rangesOutsideTheTensorFail()
     QVERIFY(!extractBlockScales(*info, 0, 2, BlockScaleSpans{super, sub, {}}));
 
     // An empty tensor ([256, 0]) has no blocks at all.
-    const auto odd = openFixture("odd/dim_zero.gguf");
+    const auto odd = openFixtureFile("odd/dim_zero.gguf");
     QVERIFY(odd);
     const TensorInfo* empty = odd->findTensor("b.q4_K");
     QVERIFY(empty);

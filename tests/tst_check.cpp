@@ -154,7 +154,7 @@ void TestCheck::everyNonFinitePatternIsFound()
     QVERIFY(model);
     for (const gguf::TensorInfo& tensor : (*model)->tensors()) {
         const gguf::TensorCheckResult result = gguf::checkTensor(tensor, {1e6, 100000});
-        const std::uint16_t exponentMask = tensor.typeId == 1 ? 0x7C00 : 0x7F80;
+        const std::uint16_t exponentMask = tensor.typeId == gguf::typeIdValue(gguf::GgmlTypeId::F16) ? 0x7C00 : 0x7F80;
         std::uint64_t expected = 0;
         for (std::uint32_t bits = 0; bits < 65536; ++bits)
             expected += (bits & exponentMask) == exponentMask;

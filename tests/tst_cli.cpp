@@ -42,9 +42,7 @@ private:
 
 void TestCli::initTestCase()
 {
-    if (cliPath().isEmpty())
-        QSKIP("built without the gguf-explorer-cli target");
-    QVERIFY2(QFileInfo(cliPath()).isExecutable(), qPrintable(QStringLiteral("CLI not found at ") + cliPath()));
+    QVERIFY2(cliIsExecutable(), qPrintable(QStringLiteral("CLI not found at ") + cliPath()));
     m_moe = fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf"));
     QString error;
     m_moeManifest = Manifest::load(m_moe + QStringLiteral(".json"), &error);

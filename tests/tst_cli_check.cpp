@@ -36,9 +36,7 @@ private:
 
 void TestCliCheck::initTestCase()
 {
-#ifndef GGUFX_CLI_PATH
-    QSKIP("built without the gguf-explorer-cli target");
-#endif
+    QVERIFY2(cliIsExecutable(), qPrintable(QStringLiteral("CLI not found at ") + cliPath()));
     QVERIFY(m_dir.isValid());
     m_damaged = m_dir.filePath(QStringLiteral("damaged.gguf"));
     const QString written = writeDamagedCopy(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")), m_damaged, tinyLlamaQ4KInjections());

@@ -8,6 +8,7 @@
 #include "Conversion.h"
 #include "Dequantize.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "GgufWriter.h"
 #include "Model.h"
 #include "quantize/Quantize.h"
@@ -25,15 +26,9 @@
 
 using namespace gguf;
 
-namespace {
+using testsupport::openModelAt;
 
-std::shared_ptr<const Model> openModel(const QString& path)
-{
-    auto model = Model::open(path.toStdString());
-    if (!model)
-        qWarning("%s", model.error().toString().c_str());
-    return model ? *model : nullptr;
-}
+namespace {
 
 ConversionOptions toType(const char* name, std::string pattern = {})
 {
@@ -49,15 +44,6 @@ std::vector<float> valuesOf(const TensorInfo& tensor)
 {
     std::vector<float> values(tensor.elementCount());
     return dequantizeRows(tensor, 0, tensor.rowCount(), values) ? values : std::vector<float>{};
-}
-
-QString cliPath()
-{
-#ifdef GGUFX_CLI_PATH
-    return QStringLiteral(GGUFX_CLI_PATH);
-#else
-    return QCoreApplication::applicationDirPath() + QStringLiteral("/../app/cli/gguf-explorer-cli");
-#endif
 }
 
 }  // namespace
@@ -95,7 +81,7 @@ void ConvertTest::reproducesGgmlFiles_data()
 void ConvertTest::reproducesGgmlFiles()
 {
     QFETCH(QString, type);
-    const auto input = openModel(testsupport::fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
+    const auto input = openModelAt(testsupport::fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
     QVERIFY(input);
     const QString output = m_dir.filePath(type + QStringLiteral(".gguf"));
     const auto plan = convertModel(*input, output.toStdString(), toType(qPrintable(type)));
@@ -123,12 +109,12 @@ void ConvertTest::roundTrip()
 {
     QFETCH(QString, type);
     QFETCH(int, fileType);
-    const auto input = openModel(testsupport::fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
+    const auto input = openModelAt(testsupport::fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
     QVERIFY(input);
     const QString path = m_dir.filePath(QStringLiteral("round-") + type + QStringLiteral(".gguf"));
     const std::uint32_t target = findTypeByName(type.toStdString())->id;
     QVERIFY(convertModel(*input, path.toStdString(), toType(qPrintable(type))));
-    const auto output = openModel(path);
+    const auto output = openModelAt(path);
     QVERIFY(output);
 
     // Metadata: the same keys in the same order with the same encoded bytes, but file_type.
@@ -171,12 +157,12 @@ void ConvertTest::roundTrip()
 
 void ConvertTest::tensorPatternSelects()
 {
-    const auto input = openModel(testsupport::fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
+    const auto input = openModelAt(testsupport::fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
     const QString path = m_dir.filePath(QStringLiteral("pattern.gguf"));
     const auto plan = convertModel(*input, path.toStdString(), toType("q8_0", "attn_(q|k)\\."));
     QVERIFY(plan);
     QCOMPARE(plan->quantizedCount, std::size_t(4));
-    const auto output = openModel(path);
+    const auto output = openModelAt(path);
     QVERIFY(output);
     for (std::size_t t = 0; t < output->tensors().size(); ++t) {
         const TensorInfo& out = output->tensors()[t];
@@ -192,13 +178,13 @@ void ConvertTest::tensorPatternSelects()
 
 void ConvertTest::requantizingWarns()
 {
-    const auto input = openModel(testsupport::fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+    const auto input = openModelAt(testsupport::fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
     const QString path = m_dir.filePath(QStringLiteral("requantized.gguf"));
     const auto plan = convertModel(*input, path.toStdString(), toType("q8_0"));
     QVERIFY(plan);
     QVERIFY(!plan->warnings.empty());
     QVERIFY(QString::fromStdString(plan->warnings.front()).contains(QLatin1String("16 tensor(s) are already quantized (q4_K)")));
-    QVERIFY(openModel(path));
+    QVERIFY(openModelAt(path));
 }
 
 void ConvertTest::refusesToOverwriteInput()
@@ -206,7 +192,7 @@ void ConvertTest::refusesToOverwriteInput()
     const QString input = m_dir.filePath(QStringLiteral("input.gguf"));
     QVERIFY(QFile::copy(testsupport::fixturePath(QStringLiteral("tiny-llama-Q8_0.gguf")), input));
     const QByteArray original = testsupport::readWholeFile(input);
-    const auto model = openModel(input);
+    const auto model = openModelAt(input);
     QVERIFY(model);
     const QString link = m_dir.filePath(QStringLiteral("link.gguf"));
     const QString hardLink = m_dir.filePath(QStringLiteral("hard.gguf"));
@@ -220,18 +206,18 @@ void ConvertTest::refusesToOverwriteInput()
     QCOMPARE(testsupport::readWholeFile(input), original);
     QCOMPARE(QDir(m_dir.path()).entryList(QDir::Files | QDir::Hidden).filter(QStringLiteral(".input")).size(), 0);
 
-    const auto split = openModel(testsupport::fixturePath(QStringLiteral("split-00001-of-00002.gguf")));
+    const auto split = openModelAt(testsupport::fixturePath(QStringLiteral("split-00001-of-00002.gguf")));
     QVERIFY(split);
     QVERIFY(!convertModel(*split, testsupport::fixturePath(QStringLiteral("split-00002-of-00002.gguf")).toStdString(), toType("q8_0")));
 }
 
 void ConvertTest::alignmentHonoured()
 {
-    const auto input = openModel(testsupport::fixturePath(QStringLiteral("align64.gguf")));
+    const auto input = openModelAt(testsupport::fixturePath(QStringLiteral("align64.gguf")));
     QVERIFY(input);
     const QString path = m_dir.filePath(QStringLiteral("align64-q8.gguf"));
     QVERIFY(convertModel(*input, path.toStdString(), toType("q8_0")));
-    const auto output = openModel(path);  // the reader checks each offset against the alignment
+    const auto output = openModelAt(path);  // the reader checks each offset against the alignment
     QVERIFY(output);
     QCOMPARE(output->primary().alignment(), std::uint64_t(64));
     QCOMPARE(output->primary().dataOffset() % 64, std::uint64_t(0));
@@ -245,7 +231,7 @@ void ConvertTest::bigEndianInputConvertsLikeItsTwin()
 {
     QStringList outputs;
     for (const QString& name : {QStringLiteral("be.gguf"), QStringLiteral("be-twin-le.gguf")}) {
-        const auto input = openModel(testsupport::fixturePath(name));
+        const auto input = openModelAt(testsupport::fixturePath(name));
         QVERIFY(input);
         outputs << m_dir.filePath(QStringLiteral("from-") + name);
         const auto plan = convertModel(*input, outputs.back().toStdString(), toType("f16"));
@@ -258,7 +244,7 @@ void ConvertTest::bigEndianInputConvertsLikeItsTwin()
 
 void ConvertTest::splitInputBecomesOneFile()
 {
-    const auto input = openModel(testsupport::fixturePath(QStringLiteral("split-00002-of-00002.gguf")));
+    const auto input = openModelAt(testsupport::fixturePath(QStringLiteral("split-00002-of-00002.gguf")));
     QVERIFY(input);
     const QString path = m_dir.filePath(QStringLiteral("joined.gguf"));
     QVERIFY(convertModel(*input, path.toStdString(), toType("q4_K")));
@@ -325,8 +311,8 @@ void ConvertTest::writerRejectsBadRequests()
 // The command-line tool: success writes the file, bad input is one stderr line and non-zero exit.
 void ConvertTest::cli()
 {
-    if (!QFileInfo::exists(cliPath()))
-        QSKIP("gguf-explorer-cli is not built");
+    using testsupport::cliPath;
+    QVERIFY2(testsupport::cliIsExecutable(), qPrintable(QStringLiteral("CLI not found at ") + cliPath()));
     const auto run = [](const QStringList& arguments, QByteArray* out = nullptr, QByteArray* err = nullptr) {
         const testsupport::CliRun result = testsupport::runProgram(cliPath(), arguments);
         if (out)

@@ -6,6 +6,7 @@
 #include "ErrorDistribution.h"
 #include "ErrorHeatmap.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "ModelComparison.h"
 
 #include <QTest>
@@ -14,14 +15,6 @@
 using namespace testsupport;
 
 namespace {
-
-std::shared_ptr<const gguf::Model> openFixture(const char* name)
-{
-    auto model = gguf::Model::open(fixturePath(QString::fromLatin1(name)).toStdString());
-    if (!model)
-        qFatal("cannot open %s: %s", name, model.error().toString().c_str());
-    return model.value();
-}
 
 std::size_t rowOf(const gguf::ModelComparison& comparison, std::string_view name)
 {
@@ -49,13 +42,18 @@ std::vector<float> fileErrors(const gguf::Model& reference, const gguf::Model& o
 
 class TestErrorHeatmap : public QObject {
     Q_OBJECT
-    std::shared_ptr<const gguf::Model> m_f32 = openFixture("tiny-llama-F32.gguf");
-    std::shared_ptr<const gguf::Model> m_q4k = openFixture("tiny-llama-Q4_K.gguf");
+    std::shared_ptr<const gguf::Model> m_f32;
+    std::shared_ptr<const gguf::Model> m_q4k;
     std::optional<gguf::ModelComparison> m_comparison;
 
 private slots:
+    // Opened here, not in member initialisers, so a missing file fails the suite's setup with a
+    // message instead of aborting the process before any test runs.
     void initTestCase()
     {
+        m_f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        m_q4k = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(m_f32 && m_q4k);
         gguf::ComparisonOptions options;
         options.referenceIndex = 0;
         options.simulatedTypes = {gguf::findTypeByName("q4_K")->id};

@@ -6,6 +6,7 @@
 #include "Dequantize.h"
 #include "ErrorMetrics.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "GgufWriter.h"
 #include "Model.h"
 #include "ModelComparison.h"
@@ -20,6 +21,8 @@
 #include <random>
 
 using namespace gguf;
+
+using testsupport::openFixtureModel;
 
 namespace {
 
@@ -92,14 +95,6 @@ ComparisonOptions simulating(std::uint32_t type)
     ComparisonOptions options;
     options.simulatedTypes = {type};
     return options;
-}
-
-std::shared_ptr<const Model> openModel(const QString& name)
-{
-    auto model = Model::open(testsupport::fixturePath(name).toStdString());
-    if (!model)
-        qWarning("%s", model.error().toString().c_str());
-    return model ? *model : nullptr;
 }
 
 }  // namespace
@@ -249,8 +244,8 @@ void ErrorMetricsTest::fileEqualsSimulation_data()
 void ErrorMetricsTest::fileEqualsSimulation()
 {
     QFETCH(QString, type);
-    const auto reference = openModel(QStringLiteral("tiny-llama-F32.gguf"));
-    const auto quantized = openModel(QStringLiteral("tiny-llama-%1.gguf").arg(type));
+    const auto reference = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto quantized = openFixtureModel(QStringLiteral("tiny-llama-%1.gguf").arg(type));
     QVERIFY(reference && quantized);
     const auto comparison = ModelComparison::create({reference, quantized}, simulating(findTypeByName(type.toStdString())->id));
     QVERIFY(comparison);
@@ -290,8 +285,8 @@ void ErrorMetricsTest::fileEqualsSimulation()
 // Chunked, threaded figures equal one ErrorAccumulator fed the two whole tensors.
 void ErrorMetricsTest::streamingEqualsWholeTensor()
 {
-    const auto reference = openModel(QStringLiteral("tiny-llama-F32.gguf"));
-    const auto quantized = openModel(QStringLiteral("tiny-llama-Q2_K.gguf"));
+    const auto reference = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto quantized = openFixtureModel(QStringLiteral("tiny-llama-Q2_K.gguf"));
     const auto comparison = ModelComparison::create({reference, quantized}, {});
     QVERIFY(comparison);
     const auto results = runComparison(*comparison, runOptions(2, 777));
@@ -326,7 +321,7 @@ void ErrorMetricsTest::mismatchesReported()
     const auto other = Model::open(path);
     QVERIFY(other);
 
-    const auto comparison = ModelComparison::create({openModel(QStringLiteral("tiny-llama-F32.gguf")), *other}, {});
+    const auto comparison = ModelComparison::create({openFixtureModel(QStringLiteral("tiny-llama-F32.gguf")), *other}, {});
     QVERIFY(comparison);
     const ComparisonRow& embedding = comparison->rows()[0];
     QCOMPARE(embedding.cells[0].status, CellStatus::ShapeMismatch);
@@ -351,9 +346,9 @@ void ErrorMetricsTest::mismatchesReported()
 
 void ErrorMetricsTest::referenceDefaultsToMostPrecise()
 {
-    const auto q4 = openModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
-    const auto f16 = openModel(QStringLiteral("tiny-llama-F16.gguf"));
-    const auto f32 = openModel(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto q4 = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    const auto f16 = openFixtureModel(QStringLiteral("tiny-llama-F16.gguf"));
+    const auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
     const auto comparison = ModelComparison::create({q4, f16, f32}, {});
     QVERIFY(comparison);
     QCOMPARE(comparison->referenceIndex(), std::size_t(2));
@@ -368,7 +363,7 @@ void ErrorMetricsTest::referenceDefaultsToMostPrecise()
 
 void ErrorMetricsTest::cancelStops()
 {
-    const auto comparison = ModelComparison::create({openModel(QStringLiteral("tiny-llama-F32.gguf"))}, simulating(12));
+    const auto comparison = ModelComparison::create({openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"))}, simulating(12));
     QVERIFY(comparison);
     std::atomic<bool> cancel{false};
     std::uint64_t lastDone = 0;

@@ -7,6 +7,7 @@
 #include "ExpertAnalysis.h"
 #include "ExpertIndex.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "Manifest.h"
 #include "Model.h"
 #include "SliceDigest.h"
@@ -22,23 +23,6 @@ using namespace testsupport;
 namespace {
 
 const char* const kMoeFiles[] = {"tiny-moe-F16.gguf", "tiny-moe-Q2_K.gguf", "tiny-moe-Q4_K.gguf"};
-
-std::shared_ptr<const gguf::Model> openFixture(const QString& name)
-{
-    auto model = gguf::Model::open(fixturePath(name).toStdString());
-    if (!model)
-        qFatal("cannot open fixture %s: %s", qPrintable(name), model.error().toString().c_str());
-    return *model;
-}
-
-Manifest loadManifest(const QString& name)
-{
-    QString error;
-    auto manifest = Manifest::load(fixturePath(name + QStringLiteral(".json")), &error);
-    if (!manifest)
-        qFatal("cannot load the manifest of %s: %s", qPrintable(name), qPrintable(error));
-    return *manifest;
-}
 
 QString nameOf(const gguf::TensorInfo& tensor)
 {
@@ -76,7 +60,8 @@ private slots:
     void indexOfMoeModel()
     {
         QFETCH(QString, file);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const gguf::ExpertIndex index = gguf::ExpertIndex::build(*model);
         QVERIFY(index.hasExperts());
         QCOMPARE(index.expertCount(), 8u);
@@ -106,7 +91,8 @@ private slots:
 
     void indexOfDenseModel()
     {
-        const auto model = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        const auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(model);
         const gguf::ExpertIndex index = gguf::ExpertIndex::build(*model);
         QVERIFY(!index.hasExperts());
         QVERIFY(index.layers().empty());
@@ -134,7 +120,9 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("tensor");
         for (const char* file : kMoeFiles) {
-            const Manifest manifest = loadManifest(QString::fromLatin1(file));
+            const std::optional<Manifest> loaded = loadFixtureManifest(QString::fromLatin1(file));
+            QVERIFY(loaded);
+            const Manifest& manifest = *loaded;
             int withExperts = 0;
             for (const ManifestTensor& tensor : manifest.tensors) {
                 if (tensor.experts.isEmpty())
@@ -142,8 +130,7 @@ private slots:
                 ++withExperts;
                 QTest::addRow("%s %s", file, qPrintable(tensor.name)) << QString::fromLatin1(file) << tensor.name;
             }
-            if (withExperts != 6)
-                qFatal("%s: expected 6 expert tensors in the manifest, found %d", file, withExperts);
+            QVERIFY2(withExperts == 6, qPrintable(QStringLiteral("%1: expected 6 expert tensors in the manifest, found %2").arg(QString::fromLatin1(file)).arg(withExperts)));
         }
     }
 
@@ -151,8 +138,11 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, tensor);
-        const auto model = openFixture(file);
-        const Manifest manifest = loadManifest(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
+        const std::optional<Manifest> loaded = loadFixtureManifest(file);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         const ManifestTensor* expected = manifest.findTensor(tensor);
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
         QVERIFY(expected && info);
@@ -188,8 +178,11 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, tensor);
-        const auto model = openFixture(file);
-        const Manifest manifest = loadManifest(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
+        const std::optional<Manifest> loaded = loadFixtureManifest(file);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
         for (const ManifestExpert& entry : manifest.findTensor(tensor)->experts) {
             auto computed = gguf::computeExpertStatistics(*info, entry.index);
@@ -220,7 +213,8 @@ private slots:
         QFETCH(QString, file);
         QFETCH(QString, tensor);
         QFETCH(int, split);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const gguf::TensorInfo* info = model->findTensor(tensor.toStdString());
         QVERIFY(info);
         const auto n = static_cast<std::uint64_t>(info->ne[2]);
@@ -265,7 +259,8 @@ private slots:
 
     void dotsRejectMisfitRequests()
     {
-        const auto model = openFixture(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        const auto model = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(model);
         const gguf::TensorInfo* info = model->findTensor("blk.0.ffn_up_exps.weight");
         std::vector<double> dots(64, 0.0);
         QVERIFY(!gguf::accumulateExpertDots(*info, 0, 513, dots));  // past the expert's 512 rows
@@ -288,11 +283,12 @@ private slots:
     void routerRowNorms()
     {
         QFETCH(QString, file);
-        const auto model = openFixture(file);
+        const auto model = openFixtureModel(file);
+        QVERIFY(model);
         const gguf::ExpertIndex index = gguf::ExpertIndex::build(*model);
         for (const gguf::ExpertLayer& layer : index.layers()) {
             const gguf::TensorInfo& router = *layer.router;
-            QCOMPARE(router.typeId, 0u);
+            QCOMPARE(router.typeId, gguf::typeIdValue(gguf::GgmlTypeId::F32));
             QCOMPARE(router.ne[0], 256);
             QCOMPARE(router.ne[1], 8);
             auto norms = gguf::routerRowNorms(router);

@@ -11,6 +11,7 @@
 #include "ErrorHeatmapView.h"
 #include "Fixtures.h"
 #include "LayerErrorChart.h"
+#include "OpenFixture.h"
 #include "TensorErrorView.h"
 #include "Waits.h"
 
@@ -33,14 +34,6 @@ using namespace testsupport;
 namespace {
 constexpr int kJobTimeoutMs = testsupport::kHangGuardMs;
 
-std::shared_ptr<const gguf::Model> openFixture(const QString& name)
-{
-    auto model = gguf::Model::open(fixturePath(name).toStdString());
-    if (!model)
-        qFatal("cannot open %s: %s", qPrintable(name), model.error().toString().c_str());
-    return model.value();
-}
-
 std::uint32_t typeId(const char* name)
 {
     return gguf::findTypeByName(name)->id;
@@ -59,10 +52,12 @@ bool sameMetrics(const gguf::ErrorMetrics& a, const gguf::ErrorMetrics& b)
 // F32 reference with the Q4_K file as column 0 and q4_K simulated as column 1.
 std::unique_ptr<ComparePage> finishedPage()
 {
-    auto page = std::make_unique<ComparePage>(
-        std::vector<std::shared_ptr<const gguf::Model>>{openFixture(QStringLiteral("tiny-llama-F32.gguf")),
-                                                        openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"))},
-        std::vector<std::uint32_t>{typeId("q4_K")});
+    auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    auto q4k = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    if (!f32 || !q4k)
+        return nullptr;  // the failure is recorded; callers QVERIFY the page
+    auto page = std::make_unique<ComparePage>(std::vector<std::shared_ptr<const gguf::Model>>{f32, q4k},
+                                              std::vector<std::uint32_t>{typeId("q4_K")});
     QSignalSpy finished(page.get(), &ComparePage::comparisonFinished);
     if (!finished.wait(kJobTimeoutMs) || !finished.first().at(0).toBool())
         return nullptr;
@@ -156,8 +151,10 @@ private slots:
         QCOMPARE(heatmap->grid().rows, 256u);
         QCOMPARE(heatmap->grid().columns, 256u);
 
-        auto f32 = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
-        auto q4k = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(f32);
+        auto q4k = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(q4k);
         const gguf::TensorInfo& a = *f32->findTensor("blk.0.attn_q.weight");
         const gguf::TensorInfo& b = *q4k->findTensor("blk.0.attn_q.weight");
         std::vector<float> x(a.elementCount()), y(b.elementCount());
@@ -181,9 +178,12 @@ private slots:
     // For the README: the F32 model against ggml's Q8_0, Q4_K and Q2_K files, each tab.
     void screenshotsOfTheComparePage()
     {
-        ComparePage page({openFixture(QStringLiteral("tiny-llama-F32.gguf")), openFixture(QStringLiteral("tiny-llama-Q8_0.gguf")),
-                          openFixture(QStringLiteral("tiny-llama-Q4_K.gguf")), openFixture(QStringLiteral("tiny-llama-Q2_K.gguf"))},
-                         {});
+        std::vector<std::shared_ptr<const gguf::Model>> models;
+        for (const char* name : {"tiny-llama-F32.gguf", "tiny-llama-Q8_0.gguf", "tiny-llama-Q4_K.gguf", "tiny-llama-Q2_K.gguf"}) {
+            models.push_back(openFixtureModel(QString::fromLatin1(name)));
+            QVERIFY(models.back());
+        }
+        ComparePage page(models, {});
         QSignalSpy finished(&page, &ComparePage::comparisonFinished);
         QVERIFY(finished.wait(kJobTimeoutMs));
         QVERIFY(finished.first().at(0).toBool());
@@ -261,7 +261,9 @@ private slots:
     void convertDialogWritesQ8_0()
     {
         QTemporaryDir dir;
-        ConvertDialog dialog(openFixture(QStringLiteral("tiny-llama-F32.gguf")));
+        const auto opened = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(opened);
+        ConvertDialog dialog(opened);
         dialog.setTargetType(QStringLiteral("q8_0"));
         QVERIFY(dialog.previewTree()->topLevelItemCount() == 21);
         const QString output = dir.filePath(QStringLiteral("out-q8_0.gguf"));

@@ -17,6 +17,7 @@
 #include "ExpertTile.h"
 #include "ExpertsPage.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "JobPool.h"
 #include "JobProgressBar.h"
 #include "LayerExpertHeatmap.h"
@@ -48,23 +49,6 @@ namespace {
 
 constexpr int kTimeoutMs = testsupport::kHangGuardMs;
 const QString kMoe = QStringLiteral("tiny-moe-Q4_K.gguf");
-
-std::shared_ptr<const gguf::Model> openModel(const QString& path)
-{
-    auto model = gguf::Model::open(path.toStdString());
-    if (!model)
-        qFatal("cannot open %s: %s", qPrintable(path), model.error().toString().c_str());
-    return *model;
-}
-
-Manifest loadManifest(const QString& name)
-{
-    QString error;
-    auto manifest = Manifest::load(fixturePath(name + QStringLiteral(".json")), &error);
-    if (!manifest)
-        qFatal("cannot load the manifest of %s: %s", qPrintable(name), qPrintable(error));
-    return *manifest;
-}
 
 QString nameOf(const gguf::TensorInfo& tensor)
 {
@@ -136,7 +120,9 @@ private slots:
 
     void everyModelPassesTheTester()
     {
-        ExpertsPage page(openModel(fixturePath(kMoe)));
+        const auto opened = openModelAt(fixturePath(kMoe));
+        QVERIFY(opened);
+        ExpertsPage page(opened);
         page.resize(1200, 900);
         page.show();
         std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
@@ -162,7 +148,8 @@ private slots:
 
     void tilesOfLayer0Up()
     {
-        auto model = openModel(fixturePath(kMoe));
+        auto model = openModelAt(fixturePath(kMoe));
+        QVERIFY(model);
         ExpertsPage page(model);
         page.resize(1200, 900);
         page.show();
@@ -217,7 +204,8 @@ private slots:
 
     void clickingATileOpensThatExpert()
     {
-        auto model = openModel(fixturePath(kMoe));
+        auto model = openModelAt(fixturePath(kMoe));
+        QVERIFY(model);
         ExpertsPage page(model);
         page.resize(1200, 900);
         page.show();
@@ -239,7 +227,9 @@ private slots:
 
     void chosenSubsetOfExperts()
     {
-        ExpertsPage page(openModel(fixturePath(kMoe)));
+        const auto opened = openModelAt(fixturePath(kMoe));
+        QVERIFY(opened);
+        ExpertsPage page(opened);
         page.show();
         QTRY_VERIFY_WITH_TIMEOUT(tilesComplete(page), kTimeoutMs);
         // Experts already drawn come back at once; the tiles are new widgets all the same.
@@ -274,8 +264,11 @@ private slots:
     // Per-expert statistics of all six expert tensors against the manifest, and the sorted proxy.
     void statisticsMatchManifest()
     {
-        auto model = openModel(fixturePath(kMoe));
-        const Manifest manifest = loadManifest(kMoe);
+        auto model = openModelAt(fixturePath(kMoe));
+        QVERIFY(model);
+        const std::optional<Manifest> loaded = loadFixtureManifest(kMoe);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         page.show();
         for (std::uint32_t layer : {0u, 1u}) {
@@ -313,8 +306,11 @@ private slots:
 
     void layersByExpertsHeatmap()
     {
-        auto model = openModel(fixturePath(kMoe));
-        const Manifest manifest = loadManifest(kMoe);
+        auto model = openModelAt(fixturePath(kMoe));
+        QVERIFY(model);
+        const std::optional<Manifest> loaded = loadFixtureManifest(kMoe);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         page.resize(1200, 900);
         page.show();
@@ -355,7 +351,8 @@ private slots:
     {
         QFETCH(int, layer);
         QFETCH(int, projection);
-        auto model = openModel(fixturePath(kMoe));
+        auto model = openModelAt(fixturePath(kMoe));
+        QVERIFY(model);
         ExpertsPage page(model);
         page.resize(1200, 900);
         page.show();
@@ -410,7 +407,8 @@ private slots:
     // here with the quantizer and kernel directly, and q2_K loses more than q8_0 for every expert.
     void quantizationErrorPerExpert()
     {
-        auto model = openModel(fixturePath(kMoe));
+        auto model = openModelAt(fixturePath(kMoe));
+        QVERIFY(model);
         ExpertsPage page(model);
         page.resize(1200, 900);
         page.show();
@@ -420,7 +418,7 @@ private slots:
         QVERIFY(ready.wait(kTimeoutMs));
         const ExpertQuantErrorModel* errors = page.quantError()->model();
         QCOMPARE(errors->columnLabels(), (QStringList{QStringLiteral("q2_K"), QStringLiteral("q8_0")}));
-        const gguf::TypeTraits* q8 = gguf::findType(8);
+        const gguf::TypeTraits* q8 = &gguf::traitsOf(gguf::GgmlTypeId::Q8_0);
         for (std::uint64_t e = 0; e < 8; ++e) {
             const auto& q2Error = errors->metrics(e, 0);
             const auto& q8Error = errors->metrics(e, 1);
@@ -428,7 +426,7 @@ private slots:
             QVERIFY(q8Error->relativeRmse < q2Error->relativeRmse);
             const std::vector<float> values = dequantizeExpert(*page.currentTensor(), e);
             std::vector<std::uint8_t> packed(static_cast<std::size_t>(gguf::quantizedSize(*q8, values.size())));
-            QVERIFY(gguf::quantizeValues(8, values, packed));
+            QVERIFY(gguf::quantizeValues(q8->id, values, packed));
             std::vector<float> back(values.size());
             q8->dequantize(packed.data(), back.data(), packed.size() / q8->blockBytes);
             double squares = 0;
@@ -442,7 +440,9 @@ private slots:
 
     void denseModelSaysItHasNoExperts()
     {
-        ExpertsPage page(openModel(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))));
+        const auto opened = openModelAt(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+        QVERIFY(opened);
+        ExpertsPage page(opened);
         page.show();
         QVERIFY(!page.hasExperts());
         QVERIFY(!page.tabs());
@@ -459,8 +459,11 @@ private slots:
 
     void exportOfExperts3And5()
     {
-        auto model = openModel(fixturePath(kMoe));
-        const Manifest manifest = loadManifest(kMoe);
+        auto model = openModelAt(fixturePath(kMoe));
+        QVERIFY(model);
+        const std::optional<Manifest> loaded = loadFixtureManifest(kMoe);
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         QVERIFY(page.selectProjection(gguf::ExpertProjection::Up));
         const gguf::TensorInfo& tensor = *page.currentTensor();
@@ -509,7 +512,9 @@ private slots:
         const QString copy = dir.filePath(kMoe);
         QVERIFY(QFile::copy(fixturePath(kMoe), copy));
         const QByteArray before = sha256Hex(readWholeFile(copy));
-        ExpertsPage page(openModel(copy));
+        const auto opened = openModelAt(copy);
+        QVERIFY(opened);
+        ExpertsPage page(opened);
         QSignalSpy finished(&page, &ExpertsPage::exportFinished);
         QCOMPARE(page.exportExperts({0}, copy), QString());
         QVERIFY(finished.wait(kTimeoutMs));
@@ -520,7 +525,9 @@ private slots:
 
     void exportCancelledLeavesNothing()
     {
-        ExpertsPage page(openModel(fixturePath(kMoe)));
+        const auto opened = openModelAt(fixturePath(kMoe));
+        QVERIFY(opened);
+        ExpertsPage page(opened);
         page.show();
         QTRY_VERIFY_WITH_TIMEOUT(tilesComplete(page), kTimeoutMs);
         QTemporaryDir dir;
@@ -542,8 +549,11 @@ private slots:
     // A newer layer/projection choice cancels the jobs of the older one, whose results never land.
     void newerChoiceCancelsOlderJobs()
     {
-        auto model = openModel(fixturePath(QStringLiteral("tiny-moe-Q2_K.gguf")));
-        const Manifest manifest = loadManifest(QStringLiteral("tiny-moe-Q2_K.gguf"));
+        auto model = openModelAt(fixturePath(QStringLiteral("tiny-moe-Q2_K.gguf")));
+        QVERIFY(model);
+        const std::optional<Manifest> loaded = loadFixtureManifest(QStringLiteral("tiny-moe-Q2_K.gguf"));
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ExpertsPage page(model);
         page.show();
         QSignalSpy statistics(page.scan(), &ExpertScan::statisticsReady);
@@ -561,7 +571,9 @@ private slots:
 
     void cancelButtonStopsTheExpertJobs()
     {
-        ExpertsPage page(openModel(fixturePath(QStringLiteral("tiny-moe-F16.gguf"))));
+        const auto opened = openModelAt(fixturePath(QStringLiteral("tiny-moe-F16.gguf")));
+        QVERIFY(opened);
+        ExpertsPage page(opened);
         page.show();
         QSignalSpy finished(page.scan(), &ExpertScan::finished);
         {

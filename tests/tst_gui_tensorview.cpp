@@ -8,6 +8,7 @@
 #include "DistributionView.h"
 #include "Fixtures.h"
 #include "GuiThreadCpu.h"
+#include "OpenFixture.h"
 #include "HeatmapReducer.h"
 #include "HeatmapView.h"
 #include "MainWindow.h"
@@ -42,15 +43,6 @@ using namespace testsupport;
 
 namespace {
 constexpr int kJobTimeoutMs = testsupport::kHangGuardMs;
-
-testsupport::Manifest loadManifest(const QString& name)
-{
-    QString error;
-    auto manifest = Manifest::load(fixturePath(name + QStringLiteral(".json")), &error);
-    if (!manifest)
-        qFatal("cannot load manifest %s: %s", qPrintable(name), qPrintable(error));
-    return *manifest;
-}
 
 // A little-endian GGUF v3 file with one Q8_0 tensor of rows × columns, written byte by byte so
 // the test needs no writer: big enough that dequantizing it takes a while.
@@ -168,7 +160,9 @@ private slots:
 
     void heatmapShowsTheDequantizedWeights()
     {
-        const Manifest manifest = loadManifest(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        const std::optional<Manifest> loaded = loadFixtureManifest(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ModelPage* page = openAndWait(manifest.filePath());
         QVERIFY(page);
         const QString name = QStringLiteral("blk.0.attn_q.weight");
@@ -187,7 +181,9 @@ private slots:
 
     void expertHeatmapIsReducedLikeTheCore()
     {
-        const Manifest manifest = loadManifest(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        const std::optional<Manifest> loaded = loadFixtureManifest(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ModelPage* page = openAndWait(manifest.filePath());
         QVERIFY(page);
         const QString name = QStringLiteral("blk.1.ffn_down_exps.weight");
@@ -256,7 +252,9 @@ private slots:
 
     void exportsWriteFilesThatReadBack()
     {
-        const Manifest manifest = loadManifest(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        const std::optional<Manifest> loaded = loadFixtureManifest(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(loaded);
+        const Manifest& manifest = *loaded;
         ModelPage* page = openAndWait(manifest.filePath());
         QVERIFY(page);
         const QString name = QStringLiteral("blk.0.ffn_gate_exps.weight");
@@ -358,7 +356,9 @@ private slots:
         auto* status = heatmap->findChild<QLabel*>(QStringLiteral("hoverLabel"));
         QVERIFY(status);
         QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing() && status->text().contains(QStringLiteral("changed on disk")), kJobTimeoutMs);
-        QCOMPARE(page->model().tensors().size(), loadManifest(QStringLiteral("tiny-moe-Q4_K.gguf")).tensors.size());
+        const std::optional<Manifest> manifest = loadFixtureManifest(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(manifest);
+        QCOMPARE(page->model().tensors().size(), manifest->tensors.size());
         screenshot(QStringLiteral("file-changed"));
     }
 

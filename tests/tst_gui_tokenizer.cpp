@@ -7,6 +7,7 @@
 
 #include "Fixtures.h"
 #include "GuiThreadCpu.h"
+#include "OpenFixture.h"
 #include "GgufWriter.h"
 #include "Manifest.h"
 #include "Model.h"
@@ -33,14 +34,6 @@ namespace {
 constexpr auto kReportToQtTest = QAbstractItemModelTester::FailureReportingMode::QtTest;
 constexpr int kLargeVocabulary = 262144;
 constexpr int kSlowSearchMs = testsupport::kHangGuardMs;
-
-std::shared_ptr<const gguf::Model> openModel(const QString& path)
-{
-    auto model = gguf::Model::open(path.toStdString());
-    if (!model)
-        qWarning("%s", model.error().toString().c_str());
-    return model ? model.value() : nullptr;
-}
 
 QString cell(const QAbstractItemModel& model, int row, int column)
 {
@@ -140,7 +133,7 @@ void TestGuiTokenizer::initTestCase()
     QString error;
     m_manifest = Manifest::load(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf.json")), &error);
     QVERIFY2(m_manifest, qPrintable(error));
-    m_model = openModel(m_manifest->filePath());
+    m_model = openModelAt(m_manifest->filePath());
     QVERIFY(m_model);
 }
 
@@ -342,7 +335,7 @@ void TestGuiTokenizer::fileWithoutTokenizer_data()
 void TestGuiTokenizer::fileWithoutTokenizer()
 {
     QFETCH(QString, file);
-    TokenizerPage page(openModel(fixturePath(file)));
+    TokenizerPage page(openModelAt(fixturePath(file)));
     QVERIFY(!page.hasTokenizer());
     QVERIFY(!page.tokenModel());
     QCOMPARE(labelText(page, "noTokenizerLabel"), QStringLiteral("This file has no tokenizer."));
@@ -360,7 +353,7 @@ void TestGuiTokenizer::tokensOfTheWrongTypeAreReported()
                     gguf::EncodedValue::fixedArray(gguf::ValueType::U32, std::string_view(reinterpret_cast<const char*>(numbers), sizeof numbers)).value());
     const QString path = dir.filePath(QStringLiteral("numbers.gguf"));
     QVERIFY(writer.writeFile(path.toStdString()));
-    TokenizerPage page(openModel(path));
+    TokenizerPage page(openModelAt(path));
     QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
     QSignalSpy failed(&page, &TokenizerPage::vocabularyFailed);
     QVERIFY(failed.wait(kHangGuardMs));
@@ -374,7 +367,7 @@ void TestGuiTokenizer::largeVocabularyKeepsTheLoopResponsive()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const auto model = openModel(writeLargeVocabulary(dir));
+    const auto model = openModelAt(writeLargeVocabulary(dir));
     QVERIFY(model);
 
     // First the page alone, as a user meets it: QAbstractItemModelTester walks every row after

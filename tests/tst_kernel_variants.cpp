@@ -101,7 +101,7 @@ std::vector<std::uint8_t> randomBlockBytes(const gguf::TypeTraits& type, std::si
 // too), so there any NaN matches any NaN. Returns the first mismatch, or an empty string.
 QString firstDifference(const float* expected, const float* actual, std::size_t count, const gguf::TypeTraits& type)
 {
-    const bool eitherNan = type.id == 3 || type.id == 7;
+    const bool eitherNan = type.is(gguf::GgmlTypeId::Q4_1) || type.is(gguf::GgmlTypeId::Q5_1);
     for (std::size_t i = 0; i < count; ++i) {
         if (sameBits(expected[i], actual[i]) || (eitherNan && std::isnan(expected[i]) && std::isnan(actual[i])))
             continue;

@@ -11,6 +11,7 @@
 
 #include "Dequantize.h"
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "GgufFile.h"
 #include "kernels/HalfFloat.h"
 #include "quantize/FloatEncode.h"
@@ -26,17 +27,9 @@
 
 using namespace gguf;
 
-namespace {
+using testsupport::openFixtureFile;
 
-std::shared_ptr<const GgufFile> openFixture(const QString& name)
-{
-    auto file = GgufFile::open(testsupport::fixturePath(name).toStdString());
-    if (!file) {
-        qWarning("%s", file.error().toString().c_str());
-        return nullptr;
-    }
-    return *file;
-}
+namespace {
 
 std::vector<float> dequantizeWhole(const TensorInfo& tensor)
 {
@@ -120,8 +113,8 @@ void QuantizeTest::fixtureBytesIdentical()
     QFETCH(QString, source);
     QFETCH(QString, target);
     QFETCH(int, expectedTensors);
-    const auto sourceFile = openFixture(source);
-    const auto targetFile = openFixture(target);
+    const auto sourceFile = openFixtureFile(source);
+    const auto targetFile = openFixtureFile(target);
     QVERIFY(sourceFile && targetFile);
     const bool allTypes = source == target;
 
@@ -162,12 +155,12 @@ void QuantizeTest::moeCloseToGgml_data()
 void QuantizeTest::moeCloseToGgml()
 {
     QFETCH(QString, target);
-    const auto sourceFile = openFixture(QStringLiteral("tiny-moe-F16.gguf"));
-    const auto targetFile = openFixture(target);
+    const auto sourceFile = openFixtureFile(QStringLiteral("tiny-moe-F16.gguf"));
+    const auto targetFile = openFixtureFile(target);
     QVERIFY(sourceFile && targetFile);
     int checked = 0;
     for (const TensorInfo& tensor : targetFile->tensors()) {
-        if (tensor.nDims < 2 || !canQuantize(tensor.typeId) || tensor.typeId == 0)
+        if (tensor.nDims < 2 || !canQuantize(tensor.typeId) || tensor.typeId == typeIdValue(GgmlTypeId::F32))
             continue;
         const TensorInfo* origin = sourceFile->findTensor(tensor.name);
         QVERIFY(origin);
@@ -216,7 +209,7 @@ void QuantizeTest::chunkedEqualsWhole_data()
 void QuantizeTest::chunkedEqualsWhole()
 {
     QFETCH(int, typeId);
-    const auto file = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto file = openFixtureFile(QStringLiteral("tiny-llama-F32.gguf"));
     QVERIFY(file);
     const TensorInfo* tensor = file->findTensor("blk.0.ffn_down.weight");  // [768, 256]
     QVERIFY(tensor);
@@ -325,12 +318,13 @@ void QuantizeTest::rejectsMisfits()
 {
     std::vector<float> values(256, 1.0f);
     std::vector<std::uint8_t> out(144);
-    QVERIFY(quantizeValues(12, values, out));                                    // q4_K: one block
-    QVERIFY(!quantizeValues(12, std::span(values).first(255), out));             // not whole blocks
-    QVERIFY(!quantizeValues(12, values, std::span(out).first(143)));             // wrong output size
-    QVERIFY(!quantizeValues(16, values, out));                                   // iq2_xxs: no quantizer
-    QVERIFY(!quantizeValues(250, values, out));                                  // unknown type
-    QVERIFY(!canQuantize(15));                                                   // q8_K is internal to ggml
+    const std::uint32_t kQ4_K = typeIdValue(GgmlTypeId::Q4_K);
+    QVERIFY(quantizeValues(kQ4_K, values, out));                                       // q4_K: one block
+    QVERIFY(!quantizeValues(kQ4_K, std::span(values).first(255), out));                // not whole blocks
+    QVERIFY(!quantizeValues(kQ4_K, values, std::span(out).first(143)));                // wrong output size
+    QVERIFY(!quantizeValues(typeIdValue(GgmlTypeId::IQ2_XXS), values, out));           // no quantizer
+    QVERIFY(!quantizeValues(250, values, out));                                        // unknown type
+    QVERIFY(!canQuantize(typeIdValue(GgmlTypeId::Q8_K)));                              // internal to ggml
 }
 
 void QuantizeTest::quantizableTypesListed()

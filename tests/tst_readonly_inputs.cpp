@@ -229,9 +229,7 @@ void TestReadOnlyInputs::cliRefusesToOverwriteAnInput_data()
 
 void TestReadOnlyInputs::cliRefusesToOverwriteAnInput()
 {
-#ifndef GGUFX_CLI_PATH
-    QSKIP("built without the gguf-explorer-cli target");
-#endif
+    QVERIFY2(cliIsExecutable(), qPrintable(QStringLiteral("CLI not found at ") + cliPath()));
     QFETCH(QString, command);
     QFETCH(QString, outputKind);
     QString output = m_input;

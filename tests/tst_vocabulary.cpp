@@ -4,6 +4,7 @@
 // GgufWriter for what no fixture has (a tokens array of the wrong type, short score arrays).
 
 #include "Fixtures.h"
+#include "OpenFixture.h"
 #include "GgufWriter.h"
 #include "LayerBreakdown.h"
 #include "Manifest.h"
@@ -20,14 +21,6 @@
 using namespace testsupport;
 
 namespace {
-
-std::shared_ptr<const gguf::Model> openFixture(const QString& name)
-{
-    auto model = gguf::Model::open(fixturePath(name).toStdString());
-    if (!model)
-        qWarning("%s", model.error().toString().c_str());
-    return model ? model.value() : nullptr;
-}
 
 std::optional<Manifest> loadManifest(const QString& gguf)
 {
@@ -151,7 +144,7 @@ void TestVocabulary::breakdownMatchesManifest()
     QFETCH(QString, file);
     const auto manifest = loadManifest(file);
     QVERIFY(manifest);
-    const auto model = openFixture(file);
+    const auto model = openFixtureModel(file);
     QVERIFY(model);
 
     // layer (-1 = outside any layer) -> type id -> bytes
@@ -192,7 +185,7 @@ void TestVocabulary::breakdownMatchesManifest()
 
 void TestVocabulary::tinyMoeBreakdown()
 {
-    const auto model = openFixture(QStringLiteral("tiny-moe-Q4_K.gguf"));
+    const auto model = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
     QVERIFY(model);
     const gguf::LayerBreakdown breakdown = gguf::computeLayerBreakdown(model->tensors());
     QCOMPARE(breakdown.layers.size(), std::size_t(3));
@@ -240,7 +233,7 @@ void TestVocabulary::tokensMatchManifest()
     QFETCH(QString, file);
     const auto manifest = loadManifest(file);
     QVERIFY(manifest);
-    const auto model = openFixture(file);
+    const auto model = openFixtureModel(file);
     QVERIFY(model);
     QVERIFY(gguf::Vocabulary::hasTokens(*model));
     auto vocabulary = gguf::Vocabulary::build(model);
@@ -275,7 +268,7 @@ void TestVocabulary::tokensMatchManifest()
 // The offset index must land on the same token as MetadataValue's own walk from the front.
 void TestVocabulary::everyTokenMatchesSequentialWalk()
 {
-    const auto model = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    const auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
     QVERIFY(model);
     auto vocabulary = gguf::Vocabulary::build(model);
     QVERIFY(vocabulary);
@@ -295,7 +288,7 @@ void TestVocabulary::everyTokenMatchesSequentialWalk()
 // tiny-llama has <unk>, <s>, </s> and then the 256 byte tokens <0x00>..<0xFF> (fixtures README).
 void TestVocabulary::byteTokensAreFound()
 {
-    const auto model = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    const auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
     QVERIFY(model);
     auto vocabulary = gguf::Vocabulary::build(model);
     QVERIFY(vocabulary);
@@ -370,7 +363,7 @@ void TestVocabulary::specialTokens()
 {
     const auto manifest = loadManifest(QStringLiteral("tiny-llama-Q4_K.gguf"));
     QVERIFY(manifest);
-    const auto model = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    const auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
     QVERIFY(model);
     const std::vector<gguf::SpecialToken> special = gguf::Vocabulary::specialTokens(*model);
     QCOMPARE(special.size(), std::size_t(3));
@@ -381,13 +374,13 @@ void TestVocabulary::specialTokens()
         QVERIFY2(value, special[k].key.c_str());
         QCOMPARE(special[k].id, value->text.toLongLong());
     }
-    QVERIFY(gguf::Vocabulary::specialTokens(*openFixture(QStringLiteral("kv-all-types.gguf"))).empty());
+    QVERIFY(gguf::Vocabulary::specialTokens(*openFixtureModel(QStringLiteral("kv-all-types.gguf"))).empty());
 }
 
 void TestVocabulary::fileWithoutTokens()
 {
     for (const char* file : {"kv-all-types.gguf", "kv-nested-arrays.gguf", "all-types.gguf", "be.gguf"}) {
-        const auto model = openFixture(QString::fromLatin1(file));
+        const auto model = openFixtureModel(QString::fromLatin1(file));
         QVERIFY(model);
         QVERIFY2(!gguf::Vocabulary::hasTokens(*model), file);
         const auto vocabulary = gguf::Vocabulary::build(model);
@@ -442,7 +435,7 @@ void TestVocabulary::shortAndNonNumericSideArrays()
 
 void TestVocabulary::cancellation()
 {
-    const auto model = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    const auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
     QVERIFY(model);
     const std::atomic<bool> cancelled{true};
     const auto refused = gguf::Vocabulary::build(model, &cancelled);

@@ -2,6 +2,7 @@
 
 #include "BackgroundJob.h"
 #include "GgmlType.h"
+#include "quantize/Quantize.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -12,11 +13,6 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-namespace {
-// The types the core quantizes to that people choose between, most compressed first.
-const char* const kSimulatableTypes[] = {"q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0"};
-}
-
 CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     : QDialog(parent), m_files(new QListWidget(this)), m_types(new QListWidget(this)), m_message(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
@@ -24,10 +20,8 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     setWindowTitle(tr("Compare Quant Levels"));
     m_files->setObjectName(QStringLiteral("filesList"));
     m_types->setObjectName(QStringLiteral("simulatedTypesList"));
-    for (const char* name : kSimulatableTypes) {
-        if (!gguf::findTypeByName(name))
-            continue;
-        auto* item = new QListWidgetItem(QString::fromLatin1(name), m_types);
+    for (const gguf::TypeTraits* type : gguf::simulationTargetTypes()) {
+        auto* item = new QListWidgetItem(QString::fromLatin1(type->name), m_types);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }

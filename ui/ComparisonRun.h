@@ -1,8 +1,7 @@
 #pragma once
 // Computes every computable cell of a comparison on the job pool: one BackgroundJob chunk per
-// cell, each running the cell's ranges in order into one accumulator, exactly as runComparison
-// does, so the figures equal the CLI's to the last bit. Column totals merge the cells in row
-// order, again like runComparison. Results come back as a plain value on the GUI thread.
+// unit of the core's ComparisonEngine, the same engine the CLI's runComparison schedules, so the
+// figures equal the CLI's to the last bit. Results come back as a plain value on the GUI thread.
 
 #include "ModelComparison.h"
 

@@ -25,8 +25,8 @@
 #include <qcustomplot.h>
 
 namespace {
-constexpr std::uint32_t kQ8_0 = 8;
-constexpr std::uint32_t kQ2_K = 10;
+constexpr std::uint32_t kQ8_0 = gguf::typeIdValue(gguf::GgmlTypeId::Q8_0);
+constexpr std::uint32_t kQ2_K = gguf::typeIdValue(gguf::GgmlTypeId::Q2_K);
 const QColor kPalette[] = {QColor(214, 96, 77), QColor(67, 147, 195), QColor(90, 174, 97), QColor(153, 112, 171), QColor(224, 130, 20)};
 
 QString typeLabel(std::uint32_t typeId)

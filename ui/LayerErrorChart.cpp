@@ -3,47 +3,17 @@
 #include "PlotPalette.h"
 
 #include "ComparisonMetric.h"
+#include "LayerErrorMetrics.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <qcustomplot.h>
 #include <set>
 
 namespace {
-
-// Sums behind the metrics that recombine exactly over several tensors.
-struct LayerSums {
-    double count = 0, squaredError = 0, absError = 0, referenceSquared = 0, maxAbs = 0;
-    double worst = gguf::ErrorMetrics::kNaN;  // for metrics that do not recombine
-    bool any = false;
-};
-
-double combined(const LayerSums& sums, const ComparisonMetric& metric)
-{
-    const std::string key = metric.key;
-    if (key == "rmse")
-        return std::sqrt(sums.squaredError / sums.count);
-    if (key == "relative_rmse")
-        return sums.referenceSquared > 0 ? std::sqrt(sums.squaredError / sums.referenceSquared) : gguf::ErrorMetrics::kNaN;
-    if (key == "sqnr_db")
-        return 10.0 * std::log10(sums.referenceSquared / sums.squaredError);
-    if (key == "mean_abs_error")
-        return sums.absError / sums.count;
-    if (key == "max_abs_error")
-        return sums.maxAbs;
-    return sums.worst;
-}
-
-bool recombines(const ComparisonMetric& metric)
-{
-    const std::string key = metric.key;
-    return key != "cosine_similarity" && key.rfind("p", 0) != 0;
-}
 
 const QList<QColor>& seriesColours()
 {
@@ -126,37 +96,19 @@ void LayerErrorChart::rebuild()
         return;
     }
     const ComparisonMetric& metric = comparisonMetrics()[static_cast<std::size_t>(m_metric->currentIndex())];
+    const gguf::ErrorMetricInfo* info = gguf::findErrorMetric(metric.key);
     const std::string kind = m_kind->currentData().toString().toStdString();
-    const bool worstOfLayer = kind.empty() && !recombines(metric);
+    const bool worstOfLayer = kind.empty() && info && info->combination == gguf::MetricCombination::WorstPart;
     m_plot->yAxis->setLabel(worstOfLayer ? tr("%1 (worst tensor of the layer)").arg(metric.displayName()) : metric.displayName());
 
     for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
-        std::map<std::uint32_t, LayerSums> layers;
-        for (std::size_t r = 0; r < m_comparison->rows().size(); ++r) {
-            const gguf::ComparisonRow& row = m_comparison->rows()[r];
-            const std::optional<gguf::ErrorMetrics>& m = m_results->cells[r][c];
-            if (!row.nameParts.layer || !m || (!kind.empty() && row.nameParts.kind != kind))
-                continue;
-            LayerSums& sums = layers[*row.nameParts.layer];
-            const double n = static_cast<double>(m->count);
-            sums.count += n;
-            sums.squaredError += m->rmse * m->rmse * n;
-            sums.absError += m->meanAbsError * n;
-            sums.referenceSquared += m->referenceRms * m->referenceRms * n;
-            sums.maxAbs = std::max(sums.maxAbs, m->maxAbsError);
-            const double value = metric.valueIn(*m);
-            const bool worse = metric.higherIsBetter ? value < sums.worst : value > sums.worst;
-            if (!sums.any || worse)
-                sums.worst = value;
-            sums.any = true;
-        }
         QCPGraph* graph = m_plot->addGraph();
         graph->setName(QString::fromStdString(m_comparison->columns()[c].label));
         const QColor colour = seriesColours()[static_cast<qsizetype>(c) % seriesColours().size()];
         graph->setPen(QPen(colour, 2));
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 6));
-        for (const auto& [layer, sums] : layers)
-            graph->addData(layer, kind.empty() ? combined(sums, metric) : sums.worst);
+        for (const gguf::LayerErrorMetrics& layer : gguf::layerErrorMetrics(*m_comparison, *m_results, c, kind))
+            graph->addData(layer.layer, metric.valueIn(layer.metrics));
     }
     m_plot->rescaleAxes();
     m_plot->xAxis->setRange(m_plot->xAxis->range().lower - 0.5, m_plot->xAxis->range().upper + 0.5);

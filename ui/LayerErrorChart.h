@@ -1,9 +1,9 @@
 #pragma once
 // Error per layer: one line per compared file or simulated type across blk.N, for a chosen metric
 // and tensor kind, so a person sees which layers and kinds suffer most at a given quant level.
-// With "all kinds" a layer's RMSE, relative RMSE, SQNR, mean and max abs error are those of all its
-// tensors together (recombined exactly from each tensor's figures); cosine similarity and the
-// percentiles cannot be recombined, so the chart shows the worst tensor's value and says so.
+// A layer's figure is that of all its tensors together, combined in core (layerErrorMetrics) as
+// the metric table says: exactly from the sums for most metrics; for the percentiles, which
+// cannot be recombined, the worst tensor's value, and the axis says so.
 
 #include "ModelComparison.h"
 

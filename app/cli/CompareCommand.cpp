@@ -3,6 +3,7 @@
 
 #include "Commands.h"
 #include "ComparisonJson.h"
+#include "ErrorMetricTable.h"
 #include "JsonWriter.h"
 #include "ModelComparison.h"
 #include "ModelLoading.h"
@@ -43,14 +44,35 @@ std::optional<std::vector<std::uint32_t>> parseTypeList(const std::string& text)
     return types;
 }
 
+// The metric columns of the text table: the metric table's rows with a CLI header, in its order.
 void appendMetricsLine(std::string& out, const char* name, const std::string& column, const std::string& type,
                        const gguf::ErrorMetrics& m)
 {
     char line[512];
-    std::snprintf(line, sizeof line, "%-34s %4s %-7s %11.4e %10.4e %8.2f %11.4e %11.4e %12.9f %11.4e %11.4e %11.4e\n", name,
-                  column.c_str(), type.c_str(), m.rmse, m.relativeRmse, m.sqnrDb, m.maxAbsError, m.meanAbsError,
-                  m.cosineSimilarity, m.p50AbsError, m.p95AbsError, m.p99AbsError);
+    std::snprintf(line, sizeof line, "%-34s %4s %-7s", name, column.c_str(), type.c_str());
     out += line;
+    for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable()) {
+        if (!metric.cliHeader)
+            continue;
+        const char* format = metric.cliConversion == 'f' ? " %*.*f" : " %*.*e";
+        std::snprintf(line, sizeof line, format, metric.cliWidth, metric.cliPrecision, metric.valueIn(m));
+        out += line;
+    }
+    out += '\n';
+}
+
+void appendMetricsHeader(std::string& out)
+{
+    char line[512];
+    std::snprintf(line, sizeof line, "\n%-34s %4s %-7s", "tensor", "col", "type");
+    out += line;
+    for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable()) {
+        if (!metric.cliHeader)
+            continue;
+        std::snprintf(line, sizeof line, " %*s", metric.cliWidth, metric.cliHeader);
+        out += line;
+    }
+    out += '\n';
 }
 
 void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, std::string& out)
@@ -60,11 +82,15 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
     std::snprintf(line, sizeof line, "reference: %s (%.2f bits/weight)\n", comparison.reference().primary().path().c_str(),
                   reference.averageBitsPerWeight);
     out += line;
-    for (std::size_t c = 0; c < comparison.columns().size(); ++c)
-        out += "[" + std::to_string(c + 1) + "] " + comparison.columns()[c].label + "\n";
-    std::snprintf(line, sizeof line, "\n%-34s %4s %-7s %11s %10s %8s %11s %11s %12s %11s %11s %11s\n", "tensor", "col", "type",
-                  "rmse", "rel_rmse", "sqnr_dB", "max_abs", "mean_abs", "cosine", "p50_abs", "p95_abs", "p99_abs");
-    out += line;
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+        // Appended piece by piece: GCC 12's -Wrestrict misfires on "[" + std::string at -O2.
+        out += '[';
+        out += std::to_string(c + 1);
+        out += "] ";
+        out += comparison.columns()[c].label;
+        out += '\n';
+    }
+    appendMetricsHeader(out);
     for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
         const gguf::ComparisonRow& row = comparison.rows()[r];
         const std::string name(row.reference->name);
@@ -83,7 +109,9 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
     out += "\nall compared tensors together:\n";
     for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
         const std::size_t tensors = results.columnTensorCounts[c];
-        const std::string label = "(" + std::to_string(tensors) + (tensors == 1 ? " tensor)" : " tensors)");
+        std::string label(1, '(');  // appended: GCC 12's -Wrestrict misfires on "x" + std::string
+        label += std::to_string(tensors);
+        label += tensors == 1 ? " tensor)" : " tensors)";
         appendMetricsLine(out, label.c_str(), std::to_string(c + 1), "", results.columnTotals[c]);
     }
     if (!comparison.problems().empty()) {

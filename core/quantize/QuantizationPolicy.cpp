@@ -30,12 +30,14 @@ constexpr std::string_view kKeptNames[] = {"position_embd.weight", "token_types.
 
 // llama.cpp's fallback when ne[0] is not a multiple of a 256-element super-block
 // (llama_tensor_get_type): Q2_K/Q3_K -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0.
-constexpr std::pair<std::uint32_t, std::uint32_t> kFallbacks[] = {{10, 20}, {11, 20}, {12, 6}, {13, 7}, {14, 8}};
-constexpr std::uint32_t kF16 = 1;
+using T = GgmlTypeId;
+constexpr std::pair<GgmlTypeId, GgmlTypeId> kFallbacks[] = {
+    {T::Q2_K, T::IQ4_NL}, {T::Q3_K, T::IQ4_NL}, {T::Q4_K, T::Q5_0}, {T::Q5_K, T::Q5_1}, {T::Q6_K, T::Q8_0}};
 
-// (type id, llama_ftype)
-constexpr std::array<std::pair<std::uint32_t, std::uint32_t>, 13> kFileTypes = {{
-    {0, 0}, {1, 1}, {2, 2}, {3, 3}, {8, 7}, {6, 8}, {7, 9}, {10, 10}, {11, 12}, {12, 15}, {13, 17}, {14, 18}, {30, 32},
+// (type, llama_ftype)
+constexpr std::array<std::pair<GgmlTypeId, std::uint32_t>, 13> kFileTypes = {{
+    {T::F32, 0}, {T::F16, 1}, {T::Q4_0, 2}, {T::Q4_1, 3}, {T::Q8_0, 7}, {T::Q5_0, 8}, {T::Q5_1, 9},
+    {T::Q2_K, 10}, {T::Q3_K, 12}, {T::Q4_K, 15}, {T::Q5_K, 17}, {T::Q6_K, 18}, {T::BF16, 32},
 }};
 
 bool fits(const TensorInfo& tensor, std::uint32_t typeId)
@@ -70,10 +72,10 @@ TensorTarget chooseTensorTarget(const TensorInfo& tensor, std::uint32_t targetTy
     if (fits(tensor, targetType))
         return {true, targetType, {}};
 
-    std::uint32_t fallback = kF16;
+    std::uint32_t fallback = typeIdValue(T::F16);
     for (const auto& [from, to] : kFallbacks)
-        if (from == targetType && canQuantize(to) && fits(tensor, to))
-            fallback = to;
+        if (typeIdValue(from) == targetType && canQuantize(typeIdValue(to)) && fits(tensor, typeIdValue(to)))
+            fallback = typeIdValue(to);
     const std::string why = "row length " + std::to_string(tensor.ne[0]) + " does not fit " + typeName(targetType)
                           + " blocks; " + typeName(fallback) + " instead";
     if (fallback == tensor.typeId)
@@ -84,7 +86,7 @@ TensorTarget chooseTensorTarget(const TensorInfo& tensor, std::uint32_t targetTy
 std::optional<std::uint32_t> llamaFileType(std::uint32_t typeId)
 {
     for (const auto& [type, fileType] : kFileTypes)
-        if (type == typeId)
+        if (typeIdValue(type) == typeId)
             return fileType;
     return std::nullopt;
 }

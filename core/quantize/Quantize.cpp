@@ -2,24 +2,27 @@
 
 #include "quantize/Quantizers.h"
 
+#include <algorithm>
 #include <string>
 
 namespace gguf {
 
 namespace {
 
+using T = GgmlTypeId;
+
 struct QuantizerRow {
-    std::uint32_t typeId;
+    GgmlTypeId typeId;
     QuantizeBlocksFn quantize;
 };
 
-// Type ids as in GgmlType.cpp, in id order.
+// In type-id order (tst_type_table checks every row against the type table).
 constexpr QuantizerRow kQuantizers[] = {
-    {0, quantize::quantizeF32},   {1, quantize::quantizeF16},   {2, quantize::quantizeQ4_0},
-    {3, quantize::quantizeQ4_1},  {6, quantize::quantizeQ5_0},  {7, quantize::quantizeQ5_1},
-    {8, quantize::quantizeQ8_0},  {10, quantize::quantizeQ2_K}, {11, quantize::quantizeQ3_K},
-    {12, quantize::quantizeQ4_K}, {13, quantize::quantizeQ5_K}, {14, quantize::quantizeQ6_K},
-    {30, quantize::quantizeBF16},
+    {T::F32, quantize::quantizeF32},   {T::F16, quantize::quantizeF16},   {T::Q4_0, quantize::quantizeQ4_0},
+    {T::Q4_1, quantize::quantizeQ4_1}, {T::Q5_0, quantize::quantizeQ5_0}, {T::Q5_1, quantize::quantizeQ5_1},
+    {T::Q8_0, quantize::quantizeQ8_0}, {T::Q2_K, quantize::quantizeQ2_K}, {T::Q3_K, quantize::quantizeQ3_K},
+    {T::Q4_K, quantize::quantizeQ4_K}, {T::Q5_K, quantize::quantizeQ5_K}, {T::Q6_K, quantize::quantizeQ6_K},
+    {T::BF16, quantize::quantizeBF16},
 };
 
 }  // namespace
@@ -27,7 +30,7 @@ constexpr QuantizerRow kQuantizers[] = {
 QuantizeBlocksFn findQuantizer(std::uint32_t typeId)
 {
     for (const QuantizerRow& row : kQuantizers)
-        if (row.typeId == typeId)
+        if (typeIdValue(row.typeId) == typeId)
             return row.quantize;
     return nullptr;
 }
@@ -41,8 +44,21 @@ std::vector<const TypeTraits*> quantizableTypes()
 {
     std::vector<const TypeTraits*> types;
     for (const QuantizerRow& row : kQuantizers)
-        if (const TypeTraits* traits = findType(row.typeId))
-            types.push_back(traits);
+        types.push_back(&traitsOf(row.typeId));
+    return types;
+}
+
+std::vector<const TypeTraits*> simulationTargetTypes()
+{
+    std::vector<const TypeTraits*> types;
+    for (const TypeTraits* type : quantizableTypes())
+        if (type->kind == TypeKind::Quantized)
+            types.push_back(type);
+    std::stable_sort(types.begin(), types.end(), [](const TypeTraits* a, const TypeTraits* b) {
+        if (a->blockSize != b->blockSize)
+            return a->blockSize > b->blockSize;
+        return a->bitsPerWeight() < b->bitsPerWeight();
+    });
     return types;
 }
 

@@ -22,6 +22,9 @@ QuantizeBlocksFn findQuantizer(std::uint32_t typeId);
 bool canQuantize(std::uint32_t typeId);
 // Every type findQuantizer knows, in type-id order (for menus and help texts).
 std::vector<const TypeTraits*> quantizableTypes();
+// The block-quantized types among them, as the compare dialog offers them for simulation:
+// super-block (K-quant) types first, then the others, each group by bits per weight.
+std::vector<const TypeTraits*> simulationTargetTypes();
 
 // Quantizes `values` (a whole number of the type's blocks) into `out`, which must hold exactly
 // the matching number of bytes. Fails for types without a quantizer and for misfit sizes.

@@ -1,9 +1,11 @@
 #pragma once
 // Runs gguf-explorer-cli for the CLI suites. GGUFX_CLI_PATH is defined per test target
 // (tests/CMakeLists.txt), so this stays a header: each suite compiles it with its own path.
+// The CLI is always built, so a suite without the path is a build error, never a skip.
 
 #include "Waits.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -52,13 +54,19 @@ inline CliRun runProgram(const QString& program, const QStringList& arguments)
     return run;
 }
 
+#ifndef GGUFX_CLI_PATH
+#error "GGUFX_CLI_PATH must be defined by the build for suites that run the CLI"
+#endif
+
 inline QString cliPath()
 {
-#ifdef GGUFX_CLI_PATH
     return QStringLiteral(GGUFX_CLI_PATH);
-#else
-    return {};
-#endif
+}
+
+// For QVERIFY2 at the start of a CLI test: the binary is there and executable.
+inline bool cliIsExecutable()
+{
+    return QFileInfo(cliPath()).isExecutable();
 }
 
 inline CliRun runCli(const QStringList& arguments)
