@@ -12,9 +12,8 @@ bool isInvisibleFormatting(char32_t codePoint)
     return (codePoint >= 0x80 && codePoint <= 0x9F) || (codePoint >= 0x202A && codePoint <= 0x202E)
         || (codePoint >= 0x2066 && codePoint <= 0x2069);
 }
-}  // namespace
 
-std::string escapeForDisplay(std::string_view text)
+std::string escape(std::string_view text, bool escapeBackslash)
 {
     std::string out;
     out.reserve(text.size());
@@ -24,7 +23,7 @@ std::string escapeForDisplay(std::string_view text)
         case '\n': out += "\\n"; return;
         case '\r': out += "\\r"; return;
         case '\t': out += "\\t"; return;
-        case '\\': out += "\\\\"; return;
+        case '\\': out += escapeBackslash ? "\\\\" : "\\"; return;
         default: break;
         }
         if (codePoint == kReplacementCharacter && bytes.size() == 1) {
@@ -34,13 +33,25 @@ std::string escapeForDisplay(std::string_view text)
             std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned>(codePoint));
             out += escaped;
         } else if (isInvisibleFormatting(codePoint)) {
-            std::snprintf(escaped, sizeof escaped, "\\u{%04x}", static_cast<unsigned>(codePoint));
+            std::snprintf(escaped, sizeof escaped, "\\u{%x}", static_cast<unsigned>(codePoint));
             out += escaped;
         } else {
             out += bytes;
         }
     });
     return out;
+}
+
+}  // namespace
+
+std::string escapeForDisplay(std::string_view text)
+{
+    return escape(text, true);
+}
+
+std::string escapeMessage(std::string_view text)
+{
+    return escape(text, false);
 }
 
 }  // namespace gguf

@@ -13,9 +13,13 @@ namespace gguf {
 //   \n \r \t      for those three
 //   \\            for a backslash (so the escapes below cannot be forged)
 //   \xHH          for the other C0 controls, DEL and each byte that is not valid UTF-8
-//   \u{HHHH}      for the C1 controls U+0080..U+009F (some terminals read U+009B as CSI) and the
+//   \u{hh..}      for the C1 controls U+0080..U+009F (some terminals read U+009B as CSI) and the
 //                 bidirectional overrides and isolates U+202A..U+202E, U+2066..U+2069
 // Everything else, valid UTF-8 included, is kept as it is.
 std::string escapeForDisplay(std::string_view text);
+
+// The same for a message that already quotes escaped names (errors from the core): everything
+// but the backslash, which is left alone so "\x1b" is not shown as "\\x1b".
+std::string escapeMessage(std::string_view text);
 
 }  // namespace gguf

@@ -1,5 +1,7 @@
 #include "MappedRegionGuard.h"
 
+#include "EscapedText.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -42,19 +44,22 @@ RegionSlot* slotAt(std::size_t index)
     return chunk ? &chunk[index % kSlotsPerChunk] : nullptr;
 }
 
-// The chunk holding `index`, allocated on first use (never from the signal handler).
-RegionSlot* chunkFor(std::size_t index)
+// Slot `index`, its chunk allocated on first use (never from the signal handler).
+RegionSlot* allocatedSlotAt(std::size_t index)
 {
     std::atomic<RegionSlot*>& entry = g_chunks[index / kSlotsPerChunk];
-    if (RegionSlot* chunk = entry.load(std::memory_order_acquire))
-        return chunk;
-    const std::lock_guard lock(g_chunkMutex);
-    if (RegionSlot* chunk = entry.load(std::memory_order_acquire))
-        return chunk;
-    auto* chunk = new (std::nothrow) RegionSlot[kSlotsPerChunk];
-    if (chunk)
-        entry.store(chunk, std::memory_order_release);
-    return chunk;
+    RegionSlot* chunk = entry.load(std::memory_order_acquire);
+    if (!chunk) {
+        const std::lock_guard lock(g_chunkMutex);
+        chunk = entry.load(std::memory_order_acquire);
+        if (!chunk) {
+            chunk = new (std::nothrow) RegionSlot[kSlotsPerChunk];
+            if (!chunk)
+                return nullptr;
+            entry.store(chunk, std::memory_order_release);
+        }
+    }
+    return &chunk[index % kSlotsPerChunk];
 }
 
 std::uintptr_t g_pageSize = 4096;
@@ -148,7 +153,7 @@ int registerMappedRegion(const void* begin, std::uint64_t size)
     if (!begin || size == 0)
         return -1;
     for (std::size_t i = 0; i < kSlotsPerChunk * kMaxChunks; ++i) {
-        RegionSlot* free = chunkFor(i);
+        RegionSlot* free = allocatedSlotAt(i);
         if (!free)
             return -1;
         RegionSlot& slot = *free;
@@ -231,7 +236,7 @@ Error tensorChangedOnDisk(const TensorInfo& tensor, std::uintptr_t faultAddress)
     const auto begin = reinterpret_cast<std::uintptr_t>(tensor.data);
     const bool inside = tensor.data && faultAddress >= begin && faultAddress - begin < tensor.nbytes;
     const std::uint64_t offset = inside ? tensor.fileOffset + (faultAddress - begin) : Error::kNoOffset;
-    return Error{"tensor '" + std::string(tensor.name) + "': the file changed on disk while the tensor was being read "
+    return Error{"tensor '" + escapeForDisplay(tensor.name) + "': the file changed on disk while the tensor was being read "
                      "(its bytes are gone: the file was truncated or rewritten); reopen the file",
                  offset, {}};
 }

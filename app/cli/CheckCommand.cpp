@@ -34,7 +34,7 @@ const char* checkedName(gguf::CheckedContent checked)
 std::string statusText(const gguf::TensorCheckResult& result)
 {
     if (result.error)
-        return "UNREADABLE: " + shown(result.error->message);
+        return "UNREADABLE: " + gguf::escapeMessage(result.error->message);
     if (result.damaged())
         return "DAMAGED: " + std::to_string(result.damagedBlockCount) + " of " + std::to_string(result.blockCount) + " blocks";
     if (result.checked == gguf::CheckedContent::Nothing)

@@ -39,7 +39,7 @@ std::optional<std::string> CliArguments::value(const std::string& name) const
 int reportFailure(const std::string& message, int status)
 {
     // Messages quote names, keys and paths from files: escaped, they stay one harmless line.
-    const std::string line = gguf::escapeForDisplay(message);
+    const std::string line = gguf::escapeMessage(message);
     std::fprintf(stderr, "gguf-explorer-cli: %s\n", line.c_str());
     return status;
 }
