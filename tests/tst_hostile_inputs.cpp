@@ -77,6 +77,7 @@ private slots:
     void verdictDoesNotDependOnTheShardOpened();
     void tooManyOpenFilesIsNotMissing();
     void permissionDeniedIsNotMissing();
+    void nothingComparedNamesTheOtherShapes();
 };
 
 void TestHostileInputs::fifoIsRefusedByTheCoreWithoutBlocking()
@@ -301,6 +302,22 @@ void TestHostileInputs::permissionDeniedIsNotMissing()
     QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
     QVERIFY2(run.err.contains("cannot be opened") && run.err.contains("Permission denied"), qPrintable(run.describe()));
     QVERIFY2(!run.err.contains("missing"), qPrintable(run.describe()));
+}
+
+void TestHostileInputs::nothingComparedNamesTheOtherShapes()
+{
+    // Same tensor name, transposed shape, no architecture: every reason must be in the message,
+    // not only the first problem found (the architecture).
+    QTemporaryDir dir;
+    const std::string other = path(dir, "transposed.gguf");
+    const std::string written = writeSmallModel(other, {}, {{"token_embd.weight", {512, 256}}});
+    QVERIFY2(written.empty(), written.c_str());
+    const CliRun run = runCliWithin({QStringLiteral("compare"), fixturePath(QStringLiteral("tiny-llama-F32.gguf")), QString::fromStdString(other)},
+                                    60000);
+    QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+    QVERIFY2(run.err.contains("no tensor could be compared"), qPrintable(run.describe()));
+    QVERIFY2(run.err.contains("with the same name but another shape (first 'token_embd.weight'"), qPrintable(run.describe()));
+    QVERIFY2(run.err.contains("missing") && run.err.contains("architecture"), qPrintable(run.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestHostileInputs)
