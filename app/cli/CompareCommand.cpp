@@ -173,6 +173,8 @@ int runCompare(const std::vector<std::string>& words)
         anyComputed = anyComputed || count > 0;
     if (!anyComputed)
         return reportFailure("no tensor could be compared: " + whyNothingCompared(*comparison));
+    if (!inputsUnchangedOrReport())
+        return 1;
     std::string out;
     if (args.has("--json"))
         gguf::writeComparisonJson(*comparison, *results, out);

@@ -34,6 +34,14 @@ inline std::shared_ptr<const gguf::Model> openModelOrReport(const std::string& p
 // True when every opened file is still the one that was read; else prints "the file changed
 // on disk ..." and returns false. Commands call it after reading tensor data and before they
 // print or commit results; main() calls it once more after every command.
+// Set once a command has checked after its last read: what it then prints or commits was read
+// from unchanged files, and a later change is not its business.
+inline bool& inputsVerified()
+{
+    static bool verified = false;
+    return verified;
+}
+
 inline bool inputsUnchangedOrReport()
 {
     for (const auto& model : openedModels())
@@ -41,6 +49,7 @@ inline bool inputsUnchangedOrReport()
             reportFailure(unchanged.error().toString());
             return false;
         }
+    inputsVerified() = true;
     return true;
 }
 

@@ -49,9 +49,9 @@ int main(int argc, char** argv)
     const std::vector<std::string> words(argv + 2, argv + argc);
     const int status = runCommand(command, words);
     // Whatever the command read, it read from files that must not have changed meanwhile: a
-    // rewrite in place (same size) leaves no other trace. Commands that write results check
-    // before they commit; this catches the rest.
-    if ((status == 0 || status == 3) && !inputsUnchangedOrReport())
+    // rewrite in place (same size) leaves no other trace. Commands that read tensor data check
+    // before they print or commit; this covers the others.
+    if ((status == 0 || status == 3) && !inputsVerified() && !inputsUnchangedOrReport())
         return 1;
     return status;
 }
