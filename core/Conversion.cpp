@@ -231,7 +231,8 @@ Result<ConversionPlan> convertModel(const Model& input, const std::string& outpu
         if (Status s = writer.addTensor(std::move(spec), std::move(produce)); !s)
             return s.error();
     }
-    if (Status s = writer.writeFile(outputPath); !s) {
+    // An input rewritten in place meanwhile would give a file that is neither model.
+    if (Status s = writer.writeFile(outputPath, [&input] { return input.checkUnchanged(); }); !s) {
         Error error = s.error();
         if (error.path.empty())
             error.path = outputPath;

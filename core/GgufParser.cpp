@@ -1,8 +1,11 @@
 #include "GgufParser.h"
 
+#include "EscapedText.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <numeric>
 
 static_assert(std::endian::native == std::endian::little, "the core assumes a little-endian host");
@@ -24,13 +27,29 @@ constexpr std::uint64_t kMinByteLessExtent = std::uint64_t{1} << 24;
 // from exhausting the stack on a hostile file.
 constexpr int kMaxArrayDepth = 16;
 
+// Names in messages are escaped: an error line must not carry a terminal escape from the file.
 std::string quoted(std::string_view text)
 {
     // Appended, not "'" + std::string: GCC 12 reports a false -Wrestrict for that at -O2.
     std::string result(1, '\'');
-    result += text;
+    result += escapeForDisplay(text);
     result += '\'';
     return result;
+}
+
+// ggml reads names and keys as C strings: everything from the first NUL on is invisible to it.
+std::string_view asCString(std::string_view name)
+{
+    return name.substr(0, name.find('\0'));
+}
+
+// The message for two names that ggml would read as the same, naming both and where they differ.
+std::string duplicateName(const char* what, std::string_view first, std::string_view second)
+{
+    if (first == second)
+        return std::string("duplicate ") + what + " " + quoted(second);
+    return std::string("duplicate ") + what + ": " + quoted(second) + " and " + quoted(first)
+         + " are the same to ggml, which reads them up to the first NUL byte as " + quoted(asCString(second));
 }
 }  // namespace
 
@@ -100,6 +119,10 @@ Status GgufParser::readHeader(std::uint64_t& tensorCount, std::uint64_t& metadat
         bigEndian = true;
     if (bigEndian)
         version = ByteCursor::byteSwap(version);
+    if (!isGguf && (version < 1 || version > 3) && ByteCursor::byteSwap(version) >= 1 && ByteCursor::byteSwap(version) <= 3)
+        return fail("magic 'FUGG' announces a big-endian file, but the version field is little-endian (it reads "
+                    + std::to_string(ByteCursor::byteSwap(version)) + " that way, " + std::to_string(version)
+                    + " big-endian): the magic and the byte order disagree", 0);
     if (version < 1 || version > 3)
         return fail("unsupported GGUF version " + std::to_string(version) + " (this reader supports versions 1 to 3)", 4);
     m_file.m_version = version;
@@ -144,6 +167,7 @@ struct ValuePath {
 Status GgufParser::readMetadata(std::uint64_t count)
 {
     m_file.m_metadata.reserve(static_cast<std::size_t>(count));
+    std::map<std::string_view, std::size_t> keysAsCStrings;  // duplicates as ggml sees them
     for (std::uint64_t i = 0; i < count; ++i) {
         const std::uint64_t keyOffset = m_cursor.position();
         const std::string entryName = "metadata entry " + std::to_string(i);
@@ -171,8 +195,10 @@ Status GgufParser::readMetadata(std::uint64_t count)
         if (Status s = skipValue(type, valueOffset, ValuePath{nullptr, valueName, 0}, 0); !s)
             return s;
 
-        if (!m_file.m_metadataByKey.emplace(key, m_file.m_metadata.size()).second)
-            return fail("duplicate metadata key " + quoted(key), keyOffset);
+        if (const auto [it, added] = keysAsCStrings.emplace(asCString(key), m_file.m_metadata.size()); !added)
+            return fail(duplicateName("metadata key", m_file.m_metadata[it->second].key, key) + " (entries "
+                        + std::to_string(it->second) + " and " + std::to_string(i) + ")", keyOffset);
+        m_file.m_metadataByKey.emplace(key, m_file.m_metadata.size());
         m_file.m_metadata.push_back(MetadataEntry{key, keyOffset, MetadataValue(&m_file.m_encoding, type, valueOffset)});
     }
     return Ok{};
@@ -259,13 +285,15 @@ Status GgufParser::applyAlignment()
 Status GgufParser::readTensorInfos(std::uint64_t count)
 {
     m_file.m_tensors.resize(static_cast<std::size_t>(count));
+    std::map<std::string_view, std::size_t> namesAsCStrings;  // duplicates as ggml sees them
     for (std::uint64_t i = 0; i < count; ++i) {
         TensorInfo& tensor = m_file.m_tensors[static_cast<std::size_t>(i)];
         if (Status s = readTensorInfo(i, tensor); !s)
             return s;
-        if (!m_file.m_tensorsByName.emplace(tensor.name, static_cast<std::size_t>(i)).second)
-            return fail("duplicate tensor name " + quoted(tensor.name) + " (tensors "
-                        + std::to_string(m_file.m_tensorsByName[tensor.name]) + " and " + std::to_string(i) + ")", tensor.infoOffset);
+        if (const auto [it, added] = namesAsCStrings.emplace(asCString(tensor.name), static_cast<std::size_t>(i)); !added)
+            return fail(duplicateName("tensor name", m_file.m_tensors[it->second].name, tensor.name) + " (tensors "
+                        + std::to_string(it->second) + " and " + std::to_string(i) + ")", tensor.infoOffset);
+        m_file.m_tensorsByName.emplace(tensor.name, static_cast<std::size_t>(i));
     }
     const std::uint64_t end = m_cursor.position();
     if (count == 0) {

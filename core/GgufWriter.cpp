@@ -349,13 +349,16 @@ Status GgufWriter::write(ByteSink& sink) const
     return Ok{};
 }
 
-Status GgufWriter::writeFile(const std::string& path) const
+Status GgufWriter::writeFile(const std::string& path, const std::function<Status()>& beforeCommit) const
 {
-    auto sink = AtomicFileSink::create(path);
+    auto sink = openOutputFile(path);  // atomic for files; devices and FIFOs written in place
     if (!sink)
         return sink.error();
     if (Status s = write(**sink); !s)
         return s;  // the sink's destructor removes the temporary file
+    if (beforeCommit)
+        if (Status s = beforeCommit(); !s)
+            return s;
     return (*sink)->commit();
 }
 

@@ -81,9 +81,11 @@ public:
 
     // Header, metadata, tensor infos, padding, then each tensor's data in order.
     Status write(ByteSink& sink) const;
-    // write() through an AtomicFileSink: the target appears only complete. The caller checks
-    // that `path` is not one of its inputs (isSameFile).
-    Status writeFile(const std::string& path) const;
+    // write() through openOutputFile: a file target appears only complete (a device or FIFO is
+    // written in place). The caller checks that `path` is not one of its inputs (isSameFile).
+    // `beforeCommit` runs after the last byte and before the file is put in place; its error
+    // leaves the target untouched (e.g. the inputs changed on disk meanwhile).
+    Status writeFile(const std::string& path, const std::function<Status()>& beforeCommit = {}) const;
 
 private:
     struct Entry {

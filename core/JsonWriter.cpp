@@ -116,8 +116,11 @@ void JsonWriter::appendEscaped(std::string& out, std::string_view text)
             char escaped[16];
             std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(codePoint));
             out += escaped;
-        } else if (codePoint == kReplacementCharacter && bytes != "\xEF\xBF\xBD") {
-            out += "\xEF\xBF\xBD";
+        } else if (codePoint == kReplacementCharacter && bytes.size() == 1) {
+            // A byte that is not UTF-8: the lone low surrogate U+DC00 + byte (see the header).
+            char escaped[16];
+            std::snprintf(escaped, sizeof escaped, "\\udc%02x", static_cast<unsigned char>(bytes[0]));
+            out += escaped;
         } else {
             out += bytes;
         }

@@ -1,7 +1,14 @@
 #pragma once
 // A small streaming JSON writer: commas and nesting handled here, so callers only say what comes
-// next. Strings that are not valid UTF-8 (GGUF allows that) get U+FFFD for each bad byte, so the
-// output is always valid JSON.
+// next.
+//
+// GGUF strings need not be UTF-8. Each byte that is not part of valid UTF-8 is written as the
+// escape of a lone low surrogate, byte 0xHH as "\udcHH" (0x80..0xFF: Python's "surrogateescape",
+// PEP 383). Valid UTF-8 can never hold a surrogate, so the mapping is reversible and two
+// different byte strings never give the same JSON string: `json.loads(text)` then
+// `.encode("utf-8", "surrogateescape")` gives back the bytes of the file. The output is
+// well-formed JSON (RFC 8259 allows any \u escape); a parser that insists on valid Unicode
+// may turn those escapes into U+FFFD.
 
 #include <cstdint>
 #include <string>

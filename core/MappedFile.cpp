@@ -18,6 +18,21 @@ Error systemError(const std::string& path, const char* what)
     return Error{std::string(what) + ": " + std::strerror(errno), Error::kNoOffset, path};
 }
 
+const char* fileKindName(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a plain file";
+}
+
 bool sameTime(const timespec& a, const timespec& b)
 {
     return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
@@ -43,9 +58,16 @@ Result<std::uint64_t> readFully(int fd, std::uint8_t* out, std::uint64_t length,
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return systemError(path, "cannot open file");
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever (and a
+    // tape or modem device may wait too); the fstat below then refuses anything not regular.
+    // O_NOCTTY: a terminal device must never become our controlling terminal.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        Error error = systemError(path, "cannot open file");
+        if (errno == EMFILE || errno == ENFILE)
+            error.message += " (every open file and shard keeps a descriptor; raise the limit with `ulimit -n`)";
+        return error;
+    }
     struct stat info {};
     if (::fstat(fd, &info) != 0) {
         Error error = systemError(path, "cannot stat file");
@@ -54,8 +76,11 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path)
     }
     if (!S_ISREG(info.st_mode)) {
         ::close(fd);
-        return Error{"not a regular file", Error::kNoOffset, path};
+        return Error{std::string("not a regular file (") + fileKindName(info.st_mode) + "); only regular files can be opened",
+                     Error::kNoOffset, path};
     }
+    // Regular files ignore O_NONBLOCK, but clear it so that nothing relies on that.
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const auto size = static_cast<std::uint64_t>(info.st_size);
     const std::uint8_t* data = nullptr;
     if (size > 0) {
@@ -68,9 +93,13 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path)
         data = static_cast<const std::uint8_t*>(mapping);
     }
     std::shared_ptr<MappedFile> file(new MappedFile(path, data, size, fd));
+    // An unguarded mapping would let a truncation kill the process: refuse instead.
+    if (size > 0 && file->m_guardSlot < 0)
+        return Error{"cannot register the file mapping with the truncation guard (out of memory)", Error::kNoOffset, path};
     file->m_device = static_cast<std::uint64_t>(info.st_dev);
     file->m_inode = static_cast<std::uint64_t>(info.st_ino);
     file->m_modified = info.st_mtim;
+    file->m_statusChanged = info.st_ctim;
     return file;
 }
 
@@ -136,6 +165,12 @@ Status MappedFile::checkUnchanged() const
         return Error{"the file was deleted or renamed since it was opened", Error::kNoOffset, m_path};
     if (static_cast<std::uint64_t>(named.st_dev) != m_device || static_cast<std::uint64_t>(named.st_ino) != m_inode)
         return Error{"the file was replaced by another file since it was opened", Error::kNoOffset, m_path};
+    // Checked last, so a rename or a replacement is reported as such. Only the kernel sets
+    // ctime: a rewrite in place that puts the old mtime back (`touch -r`, `rsync --inplace -t`)
+    // still moves it. chmod and ln move it too; for a file we must trust, that errs the safe way.
+    if (!sameTime(now.st_ctim, m_statusChanged))
+        return Error{"the file was modified since it was opened (its change time moved, although its modification time "
+                     "was kept)", Error::kNoOffset, m_path};
     return Ok{};
 }
 

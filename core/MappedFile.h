@@ -55,6 +55,7 @@ private:
     std::uint64_t m_device = 0;
     std::uint64_t m_inode = 0;
     timespec m_modified{};
+    timespec m_statusChanged{};  // ctime
 };
 
 }  // namespace gguf

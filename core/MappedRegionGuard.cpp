@@ -1,11 +1,14 @@
 #include "MappedRegionGuard.h"
 
+#include "EscapedText.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <mutex>
+#include <new>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,7 +16,7 @@ namespace gguf {
 
 namespace {
 
-// One slot per open file mapping. The handler scans the table without locks, so slots hold
+// One slot per open file mapping. The handler scans the slots without locks, so slots hold
 // atomics: `begin` is stored last on registration and cleared first on removal, and a zero
 // `begin` means free. `lowestLost` is the lowest page replaced by zeros: a truncated file loses
 // a suffix, so every read reaching that far is suspect, even of pages that no longer fault.
@@ -23,9 +26,41 @@ struct RegionSlot {
     std::atomic<std::uintptr_t> lowestLost{0};  // 0: nothing lost yet
     std::atomic<bool> taken{false};
 };
-constexpr std::size_t kMaxRegions = 4096;  // open shards; a split model has a few hundred at most
-std::array<RegionSlot, kMaxRegions> g_regions;
+
+// Slots live in chunks that are allocated when first needed and never freed or moved, so the
+// handler can read any slot below the high-water mark without a lock, whatever registration
+// does meanwhile. A split model may have thousands of shards (one of 1,148 exists): 1,024
+// chunks of 4,096 slots give 4,194,304 slots, more than the kernel's default limit of 65,530
+// mappings per process, so the table is never what stops a model from opening.
+constexpr std::size_t kSlotsPerChunk = 4096;
+constexpr std::size_t kMaxChunks = 1024;
+std::array<std::atomic<RegionSlot*>, kMaxChunks> g_chunks{};
 std::atomic<std::size_t> g_slotsInUse{0};  // high-water mark: scans stop there
+std::mutex g_chunkMutex;                   // only registration allocates chunks
+
+RegionSlot* slotAt(std::size_t index)
+{
+    RegionSlot* chunk = g_chunks[index / kSlotsPerChunk].load(std::memory_order_acquire);
+    return chunk ? &chunk[index % kSlotsPerChunk] : nullptr;
+}
+
+// Slot `index`, its chunk allocated on first use (never from the signal handler).
+RegionSlot* allocatedSlotAt(std::size_t index)
+{
+    std::atomic<RegionSlot*>& entry = g_chunks[index / kSlotsPerChunk];
+    RegionSlot* chunk = entry.load(std::memory_order_acquire);
+    if (!chunk) {
+        const std::lock_guard lock(g_chunkMutex);
+        chunk = entry.load(std::memory_order_acquire);
+        if (!chunk) {
+            chunk = new (std::nothrow) RegionSlot[kSlotsPerChunk];
+            if (!chunk)
+                return nullptr;
+            entry.store(chunk, std::memory_order_release);
+        }
+    }
+    return &chunk[index % kSlotsPerChunk];
+}
 
 std::uintptr_t g_pageSize = 4096;
 struct sigaction g_previousAction {};
@@ -76,7 +111,10 @@ void onSigbus(int signal, siginfo_t* info, void* context)
         const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
         const std::size_t slots = g_slotsInUse.load(std::memory_order_acquire);
         for (std::size_t i = 0; i < slots; ++i) {
-            RegionSlot& slot = g_regions[i];
+            RegionSlot* found = slotAt(i);
+            if (!found)
+                continue;
+            RegionSlot& slot = *found;
             const std::uintptr_t begin = slot.begin.load(std::memory_order_acquire);
             if (begin == 0 || address < begin || address >= slot.end.load(std::memory_order_acquire))
                 continue;
@@ -114,8 +152,11 @@ int registerMappedRegion(const void* begin, std::uint64_t size)
     std::call_once(g_installOnce, installHandler);
     if (!begin || size == 0)
         return -1;
-    for (std::size_t i = 0; i < g_regions.size(); ++i) {
-        RegionSlot& slot = g_regions[i];
+    for (std::size_t i = 0; i < kSlotsPerChunk * kMaxChunks; ++i) {
+        RegionSlot* free = allocatedSlotAt(i);
+        if (!free)
+            return -1;
+        RegionSlot& slot = *free;
         bool expected = false;
         if (!slot.taken.compare_exchange_strong(expected, true))
             continue;
@@ -135,9 +176,10 @@ int registerMappedRegion(const void* begin, std::uint64_t size)
 
 void unregisterMappedRegion(int slot)
 {
-    if (slot < 0 || static_cast<std::size_t>(slot) >= g_regions.size())
+    RegionSlot* found = slot < 0 ? nullptr : slotAt(static_cast<std::size_t>(slot));
+    if (!found)
         return;
-    RegionSlot& region = g_regions[static_cast<std::size_t>(slot)];
+    RegionSlot& region = *found;
     region.begin.store(0, std::memory_order_release);
     region.end.store(0, std::memory_order_release);
     region.taken.store(false, std::memory_order_release);
@@ -145,16 +187,18 @@ void unregisterMappedRegion(int slot)
 
 bool mappedRegionFaulted(int slot)
 {
-    if (slot < 0 || static_cast<std::size_t>(slot) >= g_regions.size())
-        return false;
-    return g_regions[static_cast<std::size_t>(slot)].lowestLost.load(std::memory_order_relaxed) != 0;
+    const RegionSlot* found = slot < 0 ? nullptr : slotAt(static_cast<std::size_t>(slot));
+    return found && found->lowestLost.load(std::memory_order_relaxed) != 0;
 }
 
 std::uintptr_t lowestLostAddress(std::uintptr_t address)
 {
     const std::size_t slots = g_slotsInUse.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < slots; ++i) {
-        const RegionSlot& slot = g_regions[i];
+        const RegionSlot* found = slotAt(i);
+        if (!found)
+            continue;
+        const RegionSlot& slot = *found;
         const std::uintptr_t begin = slot.begin.load(std::memory_order_acquire);
         if (begin != 0 && address >= begin && address < slot.end.load(std::memory_order_acquire))
             return slot.lowestLost.load(std::memory_order_relaxed);
@@ -192,7 +236,7 @@ Error tensorChangedOnDisk(const TensorInfo& tensor, std::uintptr_t faultAddress)
     const auto begin = reinterpret_cast<std::uintptr_t>(tensor.data);
     const bool inside = tensor.data && faultAddress >= begin && faultAddress - begin < tensor.nbytes;
     const std::uint64_t offset = inside ? tensor.fileOffset + (faultAddress - begin) : Error::kNoOffset;
-    return Error{"tensor '" + std::string(tensor.name) + "': the file changed on disk while the tensor was being read "
+    return Error{"tensor '" + escapeForDisplay(tensor.name) + "': the file changed on disk while the tensor was being read "
                      "(its bytes are gone: the file was truncated or rewritten); reopen the file",
                  offset, {}};
 }

@@ -22,7 +22,8 @@
 namespace gguf {
 
 // Registers a read-only file mapping; installs the handler on first use. Returns a slot for the
-// calls below, or -1 when the table is full (the region is then unprotected, as before).
+// calls below, or -1 only when memory for the table runs out or more than 4,194,304 mappings are
+// registered at once (MappedFile then refuses to open the file rather than map it unguarded).
 int registerMappedRegion(const void* begin, std::uint64_t size);
 void unregisterMappedRegion(int slot);
 // True once a vanished page of the region was replaced by zeros.

@@ -24,32 +24,6 @@ std::string formatFloat(double value, bool singlePrecision)
     return text;
 }
 
-std::string escapeForDisplay(std::string_view text)
-{
-    std::string out;
-    out.reserve(text.size());
-    forEachCodePoint(text, [&](char32_t codePoint, std::string_view bytes) {
-        char escaped[16];
-        switch (codePoint) {
-        case '\n': out += "\\n"; return;
-        case '\r': out += "\\r"; return;
-        case '\t': out += "\\t"; return;
-        case '\\': out += "\\\\"; return;
-        default: break;
-        }
-        if (codePoint == kReplacementCharacter && bytes.size() == 1) {
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(bytes[0]));
-            out += escaped;
-        } else if (codePoint < 0x20 || codePoint == 0x7F) {
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned>(codePoint));
-            out += escaped;
-        } else {
-            out += bytes;
-        }
-    });
-    return out;
-}
-
 namespace {
 std::string formatScalar(const MetadataValue& value)
 {

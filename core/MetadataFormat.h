@@ -1,6 +1,7 @@
 #pragma once
 // Text and JSON renderings of metadata values, shared by the CLI and the GUI.
 
+#include "EscapedText.h"  // escapeForDisplay, for the strings shown
 #include "JsonWriter.h"
 #include "MetadataValue.h"
 
@@ -17,8 +18,5 @@ void writeValueJson(JsonWriter& json, const MetadataValue& value);
 
 // Shortest decimal text that reads back as the same float or double.
 std::string formatFloat(double value, bool singlePrecision);
-
-// A string with control characters, invalid UTF-8 and similar made visible: "\n", "\t", "\x07".
-std::string escapeForDisplay(std::string_view text);
 
 }  // namespace gguf

@@ -43,6 +43,11 @@ public:
     const std::vector<TensorInfo>& tensors() const { return m_tensors; }
     const TensorInfo* findTensor(std::string_view name) const;
 
+    // Ok while every shard on disk is still the file that was opened (size, mtime, ctime, inode,
+    // no vanished pages); else "the file changed on disk ..." naming the shard. Commands check it
+    // after reading tensor data, before they report or commit what they read.
+    Status checkUnchanged() const;
+
     ModelSummary summary() const;
     std::string metadataString(std::string_view key) const;
     std::optional<std::uint64_t> metadataUInt(std::string_view key) const;
@@ -50,7 +55,7 @@ public:
 private:
     Model() = default;
     Status addShard(std::shared_ptr<const GgufFile> shard);
-    Status checkSplitKeys(const std::string& firstPath) const;
+    Status checkSplitKeys() const;
 
     std::vector<std::shared_ptr<const GgufFile>> m_shards;
     std::vector<TensorInfo> m_tensors;  // copies carrying their shard index

@@ -34,7 +34,7 @@ const char* checkedName(gguf::CheckedContent checked)
 std::string statusText(const gguf::TensorCheckResult& result)
 {
     if (result.error)
-        return "UNREADABLE: " + result.error->message;
+        return "UNREADABLE: " + gguf::escapeMessage(result.error->message);
     if (result.damaged())
         return "DAMAGED: " + std::to_string(result.damagedBlockCount) + " of " + std::to_string(result.blockCount) + " blocks";
     if (result.checked == gguf::CheckedContent::Nothing)
@@ -47,8 +47,8 @@ std::string textReport(const gguf::TensorCheckResult& result, const gguf::Model&
 {
     const gguf::TensorInfo& tensor = *result.tensor;
     const std::string hash = result.error ? std::string(64, '-') : gguf::Sha256::toHex(result.sha256);
-    std::string out = hash + "  " + std::string(tensor.name) + "  " + gguf::typeName(tensor.typeId) + "  " + statusText(result) + "\n";
-    const std::string where = model.shards().size() > 1 ? " of " + model.shards()[tensor.shard]->path() : std::string();
+    std::string out = hash + "  " + shown(tensor.name) + "  " + gguf::typeName(tensor.typeId) + "  " + statusText(result) + "\n";
+    const std::string where = model.shards().size() > 1 ? " of " + shown(model.shards()[tensor.shard]->path()) : std::string();
     const std::size_t listed = std::min(result.damagedBlocks.size(), kTextListedBlocks);
     for (const gguf::DamagedBlock& block : std::span(result.damagedBlocks).first(listed))
         out += "    block " + std::to_string(block.block) + " at byte " + std::to_string(block.fileOffset) + where + ": " + block.field
@@ -128,6 +128,9 @@ int runCheck(const std::vector<std::string>& words)
         std::fflush(stdout);
     });
 
+    // Damage found in bytes that changed meanwhile is not damage of the file: say what happened.
+    if (!inputsUnchangedOrReport())
+        return 1;
     std::uint64_t damagedTensors = 0, damagedBlocks = 0, unreadable = 0, bytes = 0;
     for (const gguf::TensorCheckResult& result : results) {
         damagedTensors += result.damaged();

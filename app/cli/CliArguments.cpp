@@ -1,5 +1,7 @@
 #include "CliArguments.h"
 
+#include "EscapedText.h"
+
 #include <cstdio>
 
 CliArguments CliArguments::parse(const std::vector<std::string>& words, const std::set<std::string>& valueOptions,
@@ -36,10 +38,8 @@ std::optional<std::string> CliArguments::value(const std::string& name) const
 
 int reportFailure(const std::string& message, int status)
 {
-    std::string line = message;
-    for (char& c : line)
-        if (c == '\n' || c == '\r')
-            c = ' ';
+    // Messages quote names, keys and paths from files: escaped, they stay one harmless line.
+    const std::string line = gguf::escapeMessage(message);
     std::fprintf(stderr, "gguf-explorer-cli: %s\n", line.c_str());
     return status;
 }

@@ -79,7 +79,7 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
 {
     const gguf::ModelSummary reference = comparison.reference().summary();
     char line[512];
-    std::snprintf(line, sizeof line, "reference: %s (%.2f bits/weight)\n", comparison.reference().primary().path().c_str(),
+    std::snprintf(line, sizeof line, "reference: %s (%.2f bits/weight)\n", shown(comparison.reference().primary().path()).c_str(),
                   reference.averageBitsPerWeight);
     out += line;
     for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
@@ -87,19 +87,19 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
         out += '[';
         out += std::to_string(c + 1);
         out += "] ";
-        out += comparison.columns()[c].label;
+        out += shown(comparison.columns()[c].label);
         out += '\n';
     }
     appendMetricsHeader(out);
     for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
         const gguf::ComparisonRow& row = comparison.rows()[r];
-        const std::string name(row.reference->name);
+        const std::string name = shown(row.reference->name);
         for (std::size_t c = 0; c < row.cells.size(); ++c) {
             const gguf::ComparisonCell& cell = row.cells[c];
             const std::string column = std::to_string(c + 1);
             if (!cell.ok() || !results.cells[r][c]) {
                 std::snprintf(line, sizeof line, "%-34s %4s %-7s %s: %s\n", name.c_str(), column.c_str(), "-",
-                              gguf::cellStatusName(cell.status), cell.problem.c_str());
+                              gguf::cellStatusName(cell.status), shown(cell.problem).c_str());
                 out += line;
                 continue;
             }
@@ -117,8 +117,32 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
     if (!comparison.problems().empty()) {
         out += "\nproblems:\n";
         for (const std::string& problem : comparison.problems())
-            out += "  " + problem + "\n";
+            out += "  " + shown(problem) + "\n";
     }
+}
+
+// Every reason at once, with the first tensor of each kind: a file whose tensors all have
+// another shape must say so even when its architecture also differs.
+std::string whyNothingCompared(const gguf::ModelComparison& comparison)
+{
+    std::string text;
+    for (const gguf::CellStatus status : {gguf::CellStatus::ShapeMismatch, gguf::CellStatus::Missing, gguf::CellStatus::Undecodable}) {
+        std::size_t count = 0;
+        std::string first;
+        for (const gguf::ComparisonRow& row : comparison.rows())
+            for (const gguf::ComparisonCell& cell : row.cells)
+                if (cell.status == status && count++ == 0)
+                    first = "'" + std::string(row.reference->name) + "'" + (cell.problem.empty() ? std::string() : ": " + cell.problem);
+        if (count == 0)
+            continue;
+        const char* what = status == gguf::CellStatus::ShapeMismatch ? " with the same name but another shape"
+                         : status == gguf::CellStatus::Missing       ? " missing from the other file"
+                                                                     : " that cannot be decoded";
+        text += (text.empty() ? "" : "; ") + std::to_string(count) + " tensor(s)" + what + " (first " + first + ")";
+    }
+    for (const std::string& problem : comparison.problems())
+        text += (text.empty() ? "" : "; ") + problem;
+    return text.empty() ? std::string("no pair matches by name and shape") : text;
 }
 
 }  // namespace
@@ -176,8 +200,9 @@ int runCompare(const std::vector<std::string>& words)
     for (const std::size_t count : results->columnTensorCounts)
         anyComputed = anyComputed || count > 0;
     if (!anyComputed)
-        return reportFailure("no tensor could be compared: " + (comparison->problems().empty() ? std::string("no pair matches by name and shape")
-                                                                                               : comparison->problems().front()));
+        return reportFailure("no tensor could be compared: " + whyNothingCompared(*comparison));
+    if (!inputsUnchangedOrReport())
+        return 1;
     std::string out;
     if (args.has("--json"))
         gguf::writeComparisonJson(*comparison, *results, out);

@@ -47,11 +47,11 @@ int runConvert(const std::vector<std::string>& words)
         return reportFailure(plan.error().toString());
 
     for (const std::string& warning : plan->warnings)
-        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", warning.c_str());
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(warning).c_str());
     if (!args.has("--quiet")) {
         char line[512];
         std::snprintf(line, sizeof line, "wrote %s: %zu of %zu tensors converted to %s, the others kept\n",
-                      args.positionals[1].c_str(), plan->quantizedCount, plan->tensors.size(), type->name);
+                      shown(args.positionals[1]).c_str(), plan->quantizedCount, plan->tensors.size(), type->name);
         writeStdout(line);
     }
     return 0;

@@ -34,13 +34,17 @@ int runExport(const std::vector<std::string>& words)
         for (const auto& shard : model->shards())
             if (gguf::isSameFile(output, shard->path()))
                 return reportFailure("output " + output + " is the input file; refusing to overwrite it", 2);
-        auto file = gguf::AtomicFileSink::create(output);
+        auto file = gguf::openOutputFile(output);
         if (!file)
             return reportFailure(file.error().toString());
         sink = std::move(file.value());
     }
     if (gguf::Status status = gguf::exportSlices(slices, *format, *sink, {}, &gguf::ParallelRows::shared()); !status)
         return reportFailure(status.error().toString());
+    // A rewrite in place during the export would leave output that is neither file: keep the
+    // target as it was (the sink's temp file is removed) and say so.
+    if (!inputsUnchangedOrReport())
+        return 1;
     if (gguf::Status status = sink->commit(); !status)
         return reportFailure(status.error().toString());
     return 0;

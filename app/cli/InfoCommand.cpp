@@ -15,13 +15,13 @@ int runInfo(const std::vector<std::string>& words)
 
     const gguf::ModelSummary summary = model->summary();
     const gguf::GgufFile& primary = model->primary();
-    std::printf("file:            %s", primary.path().c_str());
+    std::printf("file:            %s", shown(primary.path()).c_str());
     if (model->shards().size() > 1)
         std::printf(" (%zu shards)", model->shards().size());
     std::printf("\nformat:         GGUF v%u, %s-endian%s, alignment %llu\n", primary.version(), primary.bigEndian() ? "big" : "little",
                 primary.magic() == "FUGG" ? " (FUGG magic)" : "", static_cast<unsigned long long>(primary.alignment()));
-    std::printf("architecture:    %s\n", summary.architecture.empty() ? "(not set)" : summary.architecture.c_str());
-    std::printf("name:            %s\n", summary.name.empty() ? "(not set)" : summary.name.c_str());
+    std::printf("architecture:    %s\n", summary.architecture.empty() ? "(not set)" : shown(summary.architecture).c_str());
+    std::printf("name:            %s\n", summary.name.empty() ? "(not set)" : shown(summary.name).c_str());
     std::printf("parameters:      %s (%s)\n", gguf::formatCount(summary.parameterCount).c_str(),
                 gguf::formatGrouped(summary.parameterCount).c_str());
     std::printf("file size:       %s (%s bytes)\n", gguf::formatBytes(summary.fileSize).c_str(), gguf::formatGrouped(summary.fileSize).c_str());

@@ -2,6 +2,7 @@
 // Opening the model and picking the slice that several commands share.
 
 #include "CliArguments.h"
+#include "EscapedText.h"
 #include "Model.h"
 #include "TensorSlice.h"
 
@@ -11,6 +12,13 @@
 #include <string>
 #include <vector>
 
+// Every model this run opened, for the check at the end (main.cpp).
+inline std::vector<std::shared_ptr<const gguf::Model>>& openedModels()
+{
+    static std::vector<std::shared_ptr<const gguf::Model>> models;
+    return models;
+}
+
 // Opens `path` or reports why not (returns nullptr after printing the error).
 inline std::shared_ptr<const gguf::Model> openModelOrReport(const std::string& path)
 {
@@ -19,7 +27,36 @@ inline std::shared_ptr<const gguf::Model> openModelOrReport(const std::string& p
         reportFailure(model.error().toString());
         return nullptr;
     }
+    openedModels().push_back(model.value());
     return model.value();
+}
+
+// True when every opened file is still the one that was read; else prints "the file changed
+// on disk ..." and returns false. Commands call it after reading tensor data and before they
+// print or commit results; main() calls it once more after every command.
+// Set once a command has checked after its last read: what it then prints or commits was read
+// from unchanged files, and a later change is not its business.
+inline bool& inputsVerified()
+{
+    static bool verified = false;
+    return verified;
+}
+
+inline bool inputsUnchangedOrReport()
+{
+    for (const auto& model : openedModels())
+        if (gguf::Status unchanged = model->checkUnchanged(); !unchanged) {
+            reportFailure(unchanged.error().toString());
+            return false;
+        }
+    inputsVerified() = true;
+    return true;
+}
+
+// Text from a file (names, keys, values) as it may be printed: no control characters.
+inline std::string shown(std::string_view text)
+{
+    return gguf::escapeForDisplay(text);
 }
 
 // The tensor named `name`, or the experts of it listed by `--expert 3` or `--expert 3,5,7`;

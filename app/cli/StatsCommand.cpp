@@ -28,6 +28,8 @@ int runStats(const std::vector<std::string>& words)
     const auto result = gguf::computeStatistics(*slice, static_cast<std::uint32_t>(bins));
     if (!result)
         return reportFailure(result.error().toString());
+    if (!inputsUnchangedOrReport())
+        return 1;
     const gguf::Statistics& s = result->statistics;
     const gguf::Histogram& h = result->histogram;
 
@@ -61,7 +63,7 @@ int runStats(const std::vector<std::string>& words)
         out += '\n';
     } else {
         auto line = [&](const char* label, const std::string& value) { out += std::string(label) + value + "\n"; };
-        line("tensor:  ", std::string(slice->tensor->name) + (args.has("--expert") ? " expert " + *args.value("--expert") : ""));
+        line("tensor:  ", shown(slice->tensor->name) + (args.has("--expert") ? " expert " + *args.value("--expert") : ""));
         line("count:   ", std::to_string(s.count));
         line("min:     ", gguf::formatFloat(s.min, false));
         line("max:     ", gguf::formatFloat(s.max, false));

@@ -63,7 +63,7 @@ int runTensors(const std::vector<std::string>& words)
             json.endObject();
         } else {
             char line[512];
-            std::snprintf(line, sizeof line, "%-48s %-16s %-24s %12s  offset %llu\n", std::string(tensor.name).c_str(),
+            std::snprintf(line, sizeof line, "%-48s %-16s %-24s %12s  offset %llu\n", shown(tensor.name).c_str(),
                           gguf::typeName(tensor.typeId).c_str(), shapeText(tensor).c_str(), gguf::formatBytes(tensor.nbytes).c_str(),
                           static_cast<unsigned long long>(tensor.offset));
             out += line;

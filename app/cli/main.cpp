@@ -2,6 +2,8 @@
 // non-zero exit status.
 
 #include "Commands.h"
+#include "ModelLoading.h"
+#include "OpenFileLimit.h"
 
 #include <cstdio>
 #include <cstring>
@@ -32,14 +34,31 @@ const char* const kUsage =
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
 
+namespace {
+int runCommand(const std::string& command, const std::vector<std::string>& words);
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "help") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    gguf::raiseOpenFileLimit();  // split models of more than 1,000 shards
     const std::string command = argv[1];
     const std::vector<std::string> words(argv + 2, argv + argc);
+    const int status = runCommand(command, words);
+    // Whatever the command read, it read from files that must not have changed meanwhile: a
+    // rewrite in place (same size) leaves no other trace. Commands that read tensor data check
+    // before they print or commit; this covers the others.
+    if ((status == 0 || status == 3) && !inputsVerified() && !inputsUnchangedOrReport())
+        return 1;
+    return status;
+}
+
+namespace {
+int runCommand(const std::string& command, const std::vector<std::string>& words)
+{
     if (command == "info")
         return runInfo(words);
     if (command == "meta")
@@ -58,3 +77,4 @@ int main(int argc, char** argv)
         return runConvert(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
+}  // namespace

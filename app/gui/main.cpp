@@ -2,6 +2,7 @@
 // bundled sample model when there are none, so a new user sees everything working at once.
 
 #include "MainWindow.h"
+#include "OpenFileLimit.h"
 #include "SampleModel.h"
 
 #include <QApplication>
@@ -10,6 +11,7 @@
 
 int main(int argc, char** argv)
 {
+    gguf::raiseOpenFileLimit();  // split models of more than 1,000 shards
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("gguf-explorer"));
     QApplication::setApplicationDisplayName(QStringLiteral("GGUF Explorer"));
