@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -278,41 +280,100 @@ Result<ComparisonResults> runComparison(const ModelComparison& comparison, const
     std::vector<std::vector<std::optional<ErrorSums>>> sums(comparison.rows().size(), std::vector<std::optional<ErrorSums>>(columnCount));
     std::vector<AbsErrorHistogram> columnHistograms(columnCount);
 
-    std::atomic<std::size_t> nextJob{0};
+    // Units of work are ranges, not cells, so a single large tensor keeps every thread busy.
+    // Reconstructing a range (dequantize, quantize, dequantize) runs in parallel; adding it to
+    // its cell's accumulator takes turns in range order, so every sum is added in exactly the
+    // order one thread would add it, and the figures do not depend on the thread count.
+    struct Unit {
+        std::size_t job;
+        std::size_t index;  // of the range within its cell
+        ElementRange range;
+    };
+    std::vector<Unit> units;
+    std::vector<std::size_t> rangeCounts(jobs.size());
+    std::uint64_t largestRange = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const std::vector<ElementRange> ranges = comparison.cellRanges(jobs[j].row, jobs[j].column, options.chunkElements);
+        rangeCounts[j] = ranges.size();
+        for (std::size_t i = 0; i < ranges.size(); ++i) {
+            units.push_back({j, i, ranges[i]});
+            largestRange = std::max(largestRange, ranges[i].size());
+        }
+    }
+    std::vector<std::size_t> nextToAdd(jobs.size(), 0);                   // per cell: whose turn it is
+    std::vector<std::unique_ptr<ErrorAccumulator>> inFlight(jobs.size());  // cells begun, not finished
+
+    std::atomic<std::size_t> nextUnit{0};
     std::atomic<bool> stop{false};
     std::uint64_t doneElements = 0;
-    std::mutex mutex;  // guards doneElements, the progress callback, columnHistograms, firstError
+    std::mutex mutex;  // guards nextToAdd, inFlight, doneElements, the progress callback, columnHistograms, firstError
+    std::condition_variable turnTaken;
     std::optional<Error> firstError;
     const auto cancelled = [&] { return stop.load() || (options.cancel && options.cancel->load()); };
+    const auto fail = [&](Error error) {
+        const std::lock_guard lock(mutex);
+        if (!firstError)
+            firstError = std::move(error);
+        stop = true;
+        turnTaken.notify_all();
+    };
 
     const auto work = [&] {
-        for (std::size_t j = nextJob++; j < jobs.size() && !cancelled(); j = nextJob++) {
-            const Job job = jobs[j];
-            ErrorAccumulator accumulator;
-            for (const ElementRange& range : comparison.cellRanges(job.row, job.column, options.chunkElements)) {
-                if (cancelled())
-                    return;
-                if (Status s = comparison.accumulate(job.row, job.column, range, accumulator); !s) {
-                    const std::lock_guard lock(mutex);
-                    if (!firstError)
-                        firstError = s.error();
-                    stop = true;
-                    return;
-                }
+        std::vector<float> reference(static_cast<std::size_t>(largestRange));
+        std::vector<float> other(reference.size());
+        for (;;) {
+            if (cancelled()) {
+                // Later ranges may be waiting for a turn this thread will never take: wake them.
                 const std::lock_guard lock(mutex);
-                doneElements += range.size();
+                stop = true;
+                turnTaken.notify_all();
+                return;
+            }
+            const std::size_t u = nextUnit++;
+            if (u >= units.size())
+                return;
+            const Unit unit = units[u];
+            const Job job = jobs[unit.job];
+            const auto n = static_cast<std::size_t>(unit.range.size());
+            const std::span<float> referenceValues(reference.data(), n);
+            const std::span<float> otherValues(other.data(), n);
+            if (Status s = comparison.reconstruct(job.row, job.column, unit.range, referenceValues, otherValues); !s) {
+                fail(s.error());
+                return;
+            }
+            ErrorAccumulator* accumulator = nullptr;
+            {
+                std::unique_lock lock(mutex);
+                turnTaken.wait(lock, [&] { return nextToAdd[unit.job] == unit.index || stop.load(); });
+                if (stop.load())
+                    return;
+                if (!inFlight[unit.job])
+                    inFlight[unit.job] = std::make_unique<ErrorAccumulator>();
+                accumulator = inFlight[unit.job].get();
+            }
+            accumulator->add(referenceValues, otherValues);  // only the turn's holder touches it
+            std::unique_ptr<ErrorAccumulator> finished;
+            {
+                const std::lock_guard lock(mutex);
+                ++nextToAdd[unit.job];
+                if (nextToAdd[unit.job] == rangeCounts[unit.job])
+                    finished = std::move(inFlight[unit.job]);
+                doneElements += unit.range.size();
                 if (options.progress)
                     options.progress(doneElements, totalElements);
+                turnTaken.notify_all();
             }
-            results.cells[job.row][job.column] = accumulator.result();
-            sums[job.row][job.column] = accumulator.sums();
-            const std::lock_guard lock(mutex);
-            columnHistograms[job.column].merge(accumulator.histogram());
+            if (finished) {
+                results.cells[job.row][job.column] = finished->result();
+                sums[job.row][job.column] = finished->sums();
+                const std::lock_guard lock(mutex);
+                columnHistograms[job.column].merge(finished->histogram());
+            }
         }
     };
 
     const unsigned wanted = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const unsigned threadCount = static_cast<unsigned>(std::min<std::size_t>(wanted, std::max<std::size_t>(jobs.size(), 1)));
+    const unsigned threadCount = static_cast<unsigned>(std::min<std::size_t>(wanted, std::max<std::size_t>(units.size(), 1)));
     std::vector<std::thread> workers;
     for (unsigned t = 1; t < threadCount; ++t) {
         try {

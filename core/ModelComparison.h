@@ -134,7 +134,8 @@ struct ComparisonRunOptions {
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
-// Computes every computable cell. Each cell runs on one thread in range order, so the figures do
+// Computes every computable cell. Ranges are reconstructed on any thread (so one big tensor
+// uses them all) but added to their cell in range order, as one thread would: the figures do
 // not depend on the thread count; totals merge the cells in row order.
 Result<ComparisonResults> runComparison(const ModelComparison& comparison, const ComparisonRunOptions& options = {});
 
