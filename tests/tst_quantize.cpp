@@ -15,6 +15,7 @@
 #include "kernels/HalfFloat.h"
 #include "quantize/FloatEncode.h"
 #include "quantize/AsymmetricSearch8.h"
+#include "quantize/LegacyAvx2.h"
 #include "quantize/Quantize.h"
 #include "quantize/ScaleSearch.h"
 
@@ -97,6 +98,7 @@ private slots:
     void edgeInputsAreDeterministic_data();
     void edgeInputsAreDeterministic();
     void laneSearchesMatchScalar();
+    void legacyAvx2MatchesScalar();
     void rejectsMisfits();
     void quantizableTypesListed();
 };
@@ -404,6 +406,52 @@ void QuantizeTest::laneSearchesMatchScalar()
         }
     }
     QCOMPARE(compared, 200 * 4 * 8);
+}
+
+// The AVX2 Q8_0 and Q4_0 quantizers against the scalar ones, block by block, on blocks made to
+// hit their corner cases: ties of magnitude (first wins), halves that round away from zero,
+// zeros of both signs, and NaN / infinity (which take the scalar path).
+void QuantizeTest::legacyAvx2MatchesScalar()
+{
+    using namespace gguf::quantize;
+    const LegacyAvx2& fast = legacyAvx2();
+    if (!fast.q8_0 || !fast.q4_0)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
+    constexpr int kBlocks = 4096;
+    std::vector<float> values(32 * kBlocks);
+    std::uint32_t seed = 99;
+    const auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return float(seed >> 8) / float(1u << 24) - 0.5f;
+    };
+    for (int b = 0; b < kBlocks; ++b) {
+        float* x = values.data() + 32 * b;
+        for (int j = 0; j < 32; ++j)
+            x[j] = next() * 0.1f;
+        switch (b % 10) {
+        case 0: x[7] = 0.3f, x[20] = -0.3f; break;  // equal magnitudes, opposite signs
+        case 1: x[2] = -0.3f, x[9] = 0.3f; break;
+        case 2:
+            for (int j = 0; j < 32; ++j)
+                x[j] = j % 2 ? -0.0f : 0.0f;
+            break;
+        case 3: x[0] = -0.0f; for (int j = 1; j < 32; ++j) x[j] = 0.0f; break;
+        case 4: x[0] = 127.0f; for (int j = 1; j < 32; ++j) x[j] = float(j) - 0.5f; break;  // halves at scale 1
+        case 5: x[5] = std::numeric_limits<float>::quiet_NaN(); break;
+        case 6: x[31] = -std::numeric_limits<float>::infinity(); break;
+        case 7: x[0] = 8.0f; for (int j = 1; j < 32; ++j) x[j] = float(j % 17) - 8.5f; break;
+        default: break;
+        }
+    }
+    std::vector<std::uint8_t> expected(34 * kBlocks), actual(34 * kBlocks);
+    quantizeQ8_0Scalar(values.data(), expected.data(), kBlocks);
+    fast.q8_0(values.data(), actual.data(), kBlocks, quantizeQ8_0Scalar);
+    for (int b = 0; b < kBlocks; ++b)
+        QVERIFY2(std::memcmp(expected.data() + 34 * b, actual.data() + 34 * b, 34) == 0, qPrintable(QStringLiteral("q8_0 block %1").arg(b)));
+    quantizeQ4_0Scalar(values.data(), expected.data(), kBlocks);
+    fast.q4_0(values.data(), actual.data(), kBlocks, quantizeQ4_0Scalar);
+    for (int b = 0; b < kBlocks; ++b)
+        QVERIFY2(std::memcmp(expected.data() + 18 * b, actual.data() + 18 * b, 18) == 0, qPrintable(QStringLiteral("q4_0 block %1").arg(b)));
 }
 
 void QuantizeTest::rejectsMisfits()
