@@ -89,9 +89,10 @@ MappedFile::~MappedFile()
 }
 
 namespace {
-// Copies grow by at least this much: few reads for a big header, little overshoot into tensor
-// data for a small one (and the overshoot goes back to the file in finishPrefixCopy).
-constexpr std::uint64_t kCopyChunk = 1ull << 20;
+// Copies grow by an eighth of what is copied, at least 64 KiB: a few dozen reads for a big
+// header, and little overshoot into tensor data (which the peak memory would count, even though
+// finishPrefixCopy hands it back to the file).
+constexpr std::uint64_t kMinCopyStep = 64ull << 10;
 
 std::uint64_t pageSize()
 {
@@ -107,7 +108,7 @@ std::uint64_t MappedFile::copyPrefix(std::uint64_t end) const
         return m_copiedEnd;
     const std::uint64_t page = pageSize();
     const std::uint64_t mappedSpan = (m_size + page - 1) / page * page;
-    std::uint64_t newEnd = std::max(end, m_copiedEnd + kCopyChunk);
+    std::uint64_t newEnd = std::max(end, m_copiedEnd + std::max(kMinCopyStep, m_copiedEnd / 8));
     newEnd = std::min((newEnd + page - 1) / page * page, mappedSpan);
     std::uint8_t* at = const_cast<std::uint8_t*>(m_data) + m_copiedEnd;
     const std::uint64_t span = newEnd - m_copiedEnd;
