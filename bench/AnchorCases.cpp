@@ -91,7 +91,7 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
         const std::size_t bytes = static_cast<std::size_t>(gguf::quantizedSize(*type, values.size()));
         std::vector<std::uint8_t> ours(bytes);
         std::vector<std::uint8_t> theirs(bytes);
-        Best oursWall, oursCpu, ggmlWall, ggmlCpu, process;
+        Best oursWall, oursCpu, ggmlWall, ggmlCpu, process, processCpu;
         for (int run = 0; run < runs; ++run) {  // interleaved: both see the same machine
             double wall = nowSeconds();
             double cpu = threadCpuSeconds();
@@ -107,8 +107,10 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
             }
             if (haveInput) {
                 const ProcessFigures figures = probeProcess({cliPath, "convert", input, output, "--type", type->name, "--threads", "1", "--quiet"});
-                if (figures.ok)
+                if (figures.ok) {
                     process.add(figures.seconds);
+                    processCpu.add(figures.cpuSeconds);
+                }
             }
         }
         Row row;
@@ -130,9 +132,11 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
         if (!process.runs.empty()) {
             row.caseName = "convert_process";
             row.seconds = process.best();
-            row.extra = {{"median_seconds", process.median()}};
-            if (ggml.loaded())
+            row.extra = {{"median_seconds", process.median()}, {"cpu_seconds", processCpu.best()}};
+            if (ggml.loaded()) {
                 row.extra.push_back({"x_ggml", ggmlWall.best() / process.best()});
+                row.extra.push_back({"x_ggml_cpu", ggmlCpu.best() / processCpu.best()});
+            }
             row.note = "whole `convert --threads 1` process (read, quantize, write, fsync), best of " + std::to_string(runs);
             report.add(row);
         }
@@ -224,6 +228,7 @@ void runOpenAnchorCases(const BenchOptions& options, const std::string& cliPath,
     const int runs = options.quick ? 3 : 21;
     for (const File& file : files) {
         std::vector<Best> seconds(contenders.size());
+        std::vector<Best> cpu(contenders.size());
         std::vector<double> peakMiB(contenders.size(), 0.0);
         for (int run = 0; run < runs; ++run)
             for (std::size_t c = 0; c < contenders.size(); ++c) {
@@ -233,6 +238,7 @@ void runOpenAnchorCases(const BenchOptions& options, const std::string& cliPath,
                 if (!figures.ok)
                     continue;
                 seconds[c].add(figures.seconds);
+                cpu[c].add(figures.cpuSeconds);
                 peakMiB[c] = peakMiB[c] == 0.0 ? figures.maxResidentMiB : std::min(peakMiB[c], figures.maxResidentMiB);
             }
         for (std::size_t c = 0; c < contenders.size(); ++c) {
@@ -243,7 +249,8 @@ void runOpenAnchorCases(const BenchOptions& options, const std::string& cliPath,
             row.type = "-";
             row.seconds = seconds[c].best();
             row.kernel = "-";
-            row.extra = {{"median_seconds", seconds[c].median()}, {"max_rss_mb", peakMiB[c]}, {"tensors", double(file.tensors)}};
+            row.extra = {{"median_seconds", seconds[c].median()}, {"cpu_seconds", cpu[c].best()}, {"max_rss_mb", peakMiB[c]},
+                         {"tensors", double(file.tensors)}};
             if (c > 0 && !seconds[0].runs.empty())
                 row.extra.push_back({"x_this_build", seconds[c].best() / seconds[0].best()});
             row.note = contenders[c].label + ", best of " + std::to_string(runs) + " interleaved (rss: least)";
