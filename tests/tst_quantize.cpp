@@ -333,7 +333,8 @@ void QuantizeTest::laneSearchesMatchScalar()
     using namespace gguf::quantize;
     const AsymmetricSearch8Fn asymmetric = asymmetricSearch8();
     const SymmetricSearch8Fn symmetric = symmetricSearch8();
-    if (!asymmetric || !symmetric)
+    const SymmetricSearch8Fn refined = refinedSymmetricSearch8();
+    if (!asymmetric || !symmetric || !refined)
         QSKIP("this CPU (or GGUFX_KERNELS) has no lane-parallel search");
     std::uint32_t seed = 12345;
     const auto next = [&seed] {
@@ -404,8 +405,17 @@ void QuantizeTest::laneSearchesMatchScalar()
                 QCOMPARE(lanesL[8 * i + g], L[i]);
             ++compared;
         }
+        refined(16, 4, xi.data(), lanesL, lanesScale);
+        for (int g = 0; g < 8; ++g) {
+            std::int8_t L[16];
+            const float scale = makeRefinedSymmetricLevels(16, 4, groups.data() + g * 16, L);
+            QCOMPARE(std::bit_cast<std::uint32_t>(lanesScale[g]), std::bit_cast<std::uint32_t>(scale));
+            for (int i = 0; i < 16; ++i)
+                QCOMPARE(lanesL[8 * i + g], L[i]);
+            ++compared;
+        }
     }
-    QCOMPARE(compared, 200 * 4 * 8);
+    QCOMPARE(compared, 200 * 5 * 8);
 }
 
 // The AVX2 Q8_0 and Q4_0 quantizers against the scalar ones, block by block, on blocks made to

@@ -9,7 +9,18 @@ namespace gguf::quantize {
 #if GGUFX_X86_KERNELS
 AsymmetricSearch8Fn asymmetricSearch8Avx2();  // AsymmetricSearch8Avx2.cpp, built with -mavx2
 SymmetricSearch8Fn symmetricSearch8Avx2();
+SymmetricSearch8Fn refinedSymmetricSearch8Avx2();
 #endif
+
+SymmetricSearch8Fn refinedSymmetricSearch8()
+{
+#if GGUFX_X86_KERNELS
+    static const SymmetricSearch8Fn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? refinedSymmetricSearch8Avx2() : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
 
 SymmetricSearch8Fn symmetricSearch8()
 {

@@ -26,6 +26,8 @@ using SymmetricSearch8Fn = void (*)(int n, int nmax, const float* x, std::int8_t
 // search group by group. Follows preferredKernelIsa(), so GGUFX_KERNELS=scalar turns it off.
 AsymmetricSearch8Fn asymmetricSearch8();
 SymmetricSearch8Fn symmetricSearch8();
+// makeRefinedSymmetricLevels (Q3_K's search), same interface.
+SymmetricSearch8Fn refinedSymmetricSearch8();
 
 // Interleaves `groups` (at most 8) groups of n values, group g starting at src + g * n; lanes
 // past `groups` are filled with zeros.

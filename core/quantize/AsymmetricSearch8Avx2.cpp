@@ -199,7 +199,89 @@ void symmetricSearchAvx2(int n, int nmax, const float* x, std::int8_t* L, float*
     _mm256_storeu_ps(scalesOut, select(flat, zero, scale));
 }
 
+// makeRefinedSymmetricLevels, lane by lane (Q3_K's search; groups of at most 16). A lane whose
+// sweep changed nothing would change nothing in later sweeps either (its state is the same), so
+// sweeping on while other lanes still change is the scalar early exit.
+void refinedSymmetricSearchAvx2(int n, int nmax, const float* x, std::int8_t* L, float* scalesOut)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256i low = _mm256_set1_epi32(-nmax);
+    const __m256i high = _mm256_set1_epi32(nmax - 1);
+    const auto clampLevel = [&](__m256i l) { return _mm256_max_epi32(low, _mm256_min_epi32(high, l)); };
+    __m256 amax = zero;
+    __m256 max = zero;
+    for (int i = 0; i < n; ++i) {
+        const __m256 xi = _mm256_loadu_ps(x + 8 * i);
+        const __m256 ax = _mm256_and_ps(xi, absMask);
+        const __m256 larger = _mm256_cmp_ps(ax, amax, _CMP_GT_OQ);
+        amax = select(larger, ax, amax);
+        max = select(larger, xi, max);
+    }
+    const __m256 flat = _mm256_cmp_ps(amax, _mm256_set1_ps(1e-15f), _CMP_LT_OQ);
+
+    __m256i levels[16];
+    const __m256 iscale = _mm256_div_ps(_mm256_set1_ps(float(-nmax)), max);
+    __m256 sumlx = zero;
+    __m256 suml2 = zero;
+    for (int i = 0; i < n; ++i) {
+        const __m256 xi = _mm256_loadu_ps(x + 8 * i);
+        levels[i] = clampLevel(nearestInt8(_mm256_mul_ps(iscale, xi)));
+        const __m256 l = _mm256_cvtepi32_ps(levels[i]);
+        const __m256 w = _mm256_mul_ps(xi, xi);
+        sumlx = _mm256_add_ps(sumlx, _mm256_mul_ps(_mm256_mul_ps(w, xi), l));
+        suml2 = _mm256_add_ps(suml2, _mm256_mul_ps(_mm256_mul_ps(w, l), l));
+    }
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        int changedLanes = 0;
+        for (int i = 0; i < n; ++i) {
+            const __m256 xi = _mm256_loadu_ps(x + 8 * i);
+            const __m256 w = _mm256_mul_ps(xi, xi);
+            const __m256 wx = _mm256_mul_ps(w, xi);
+            const __m256 old = _mm256_cvtepi32_ps(levels[i]);
+            __m256 slx = _mm256_sub_ps(sumlx, _mm256_mul_ps(wx, old));
+            const __m256 positive = _mm256_cmp_ps(slx, zero, _CMP_GT_OQ);
+            __m256 sl2 = _mm256_sub_ps(suml2, _mm256_mul_ps(_mm256_mul_ps(w, old), old));
+            const __m256i newLevel = clampLevel(nearestInt8(_mm256_div_ps(_mm256_mul_ps(xi, sl2), slx)));
+            const __m256 moved = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(newLevel, levels[i]), _mm256_set1_epi32(-1)));
+            const __m256 l = _mm256_cvtepi32_ps(newLevel);
+            slx = _mm256_add_ps(slx, _mm256_mul_ps(wx, l));
+            sl2 = _mm256_add_ps(sl2, _mm256_mul_ps(_mm256_mul_ps(w, l), l));
+            const __m256 fits = _mm256_and_ps(_mm256_cmp_ps(sl2, zero, _CMP_GT_OQ),
+                                              _mm256_cmp_ps(_mm256_mul_ps(_mm256_mul_ps(slx, slx), suml2),
+                                                            _mm256_mul_ps(_mm256_mul_ps(sumlx, sumlx), sl2), _CMP_GT_OQ));
+            const __m256 accept = _mm256_and_ps(_mm256_and_ps(positive, moved), fits);
+            const int mask = _mm256_movemask_ps(accept);
+            if (mask == 0)
+                continue;
+            changedLanes |= mask;
+            levels[i] = select(accept, newLevel, levels[i]);
+            sumlx = select(accept, slx, sumlx);
+            suml2 = select(accept, sl2, suml2);
+        }
+        if (changedLanes == 0)
+            break;
+    }
+
+    const __m256i flatMask = _mm256_castps_si256(flat);
+    const __m256i offset = _mm256_set1_epi32(nmax);
+    for (int i = 0; i < n; ++i) {
+        const __m256i stored = _mm256_andnot_si256(flatMask, _mm256_add_epi32(levels[i], offset));
+        alignas(32) std::int32_t lanes[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), stored);
+        for (int g = 0; g < 8; ++g)
+            L[8 * i + g] = static_cast<std::int8_t>(lanes[g]);
+    }
+    const __m256 scale = select(_mm256_cmp_ps(suml2, zero, _CMP_GT_OQ), _mm256_div_ps(sumlx, suml2), zero);
+    _mm256_storeu_ps(scalesOut, select(flat, zero, scale));
+}
+
 }  // namespace
+
+SymmetricSearch8Fn refinedSymmetricSearch8Avx2()
+{
+    return refinedSymmetricSearchAvx2;
+}
 
 SymmetricSearch8Fn symmetricSearch8Avx2()
 {

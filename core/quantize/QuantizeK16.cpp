@@ -129,12 +129,25 @@ void quantizeQ3_K(const float* x, std::uint8_t* dst, std::size_t blockCount)
     using B = blocks::Q3_K;
     std::int8_t L[QK_K];
     float scales[kSubBlocks];
+    const SymmetricSearch8Fn refined8 = refinedSymmetricSearch8();
 
     for (std::size_t b = 0; b < blockCount; ++b, x += QK_K, dst += B::bytes) {
         float maxScale = 0.0f;
         float amax = 0.0f;
+        if (refined8) {
+            for (int half = 0; half < kSubBlocks; half += kSearchLanes) {
+                float xi[kSub * kSearchLanes];
+                std::int8_t li[kSub * kSearchLanes];
+                interleaveGroups(x + kSub * half, kSub, kSearchLanes, xi);
+                refined8(kSub, 4, xi, li, scales + half);
+                for (int g = 0; g < kSearchLanes; ++g)
+                    for (int l = 0; l < kSub; ++l)
+                        L[kSub * (half + g) + l] = li[kSearchLanes * l + g];
+            }
+        }
         for (int j = 0; j < kSubBlocks; ++j) {
-            scales[j] = makeRefinedSymmetricLevels(kSub, 4, x + kSub * j, L + kSub * j);
+            if (!refined8)
+                scales[j] = makeRefinedSymmetricLevels(kSub, 4, x + kSub * j, L + kSub * j);
             const float scale = fabsOf(scales[j]);
             if (scale > amax) {
                 amax = scale;
