@@ -4,6 +4,7 @@
 // Each test works on a private copy of a fixture.
 
 #include "BlockScales.h"
+#include "Conversion.h"
 #include "Dequantize.h"
 #include "Fixtures.h"
 #include "MetadataFormat.h"
@@ -105,6 +106,7 @@ private slots:
     void faultInWorkerThreadIsAnError();
     void rewrittenInPlaceKeepsValidatedMetadata();
     void largeHeaderRewrittenInPlaceKeepsValidatedMetadata();
+    void convertFromTruncatedF32FailsWithTheName();
     void replacedByRenameIsReported();
     void deletedIsReported();
     void foreignSigbusReachesThePreviousHandler();
@@ -324,6 +326,29 @@ void TestFileChanges::largeHeaderRewrittenInPlaceKeepsValidatedMetadata()
     QCOMPARE(describeModel(*model), before);
     const gguf::Status intact = model->primary().mapping().checkUnchanged();
     QVERIFY(!intact);
+}
+
+// convert quantizes f32 tensors straight from the mapping (no copy into chunks): a truncation
+// under it must still be an error naming the tensor, not quantized zeros.
+void TestFileChanges::convertFromTruncatedF32FailsWithTheName()
+{
+    QFile::remove(m_path);
+    QVERIFY(QFile::copy(fixturePath(QStringLiteral("tiny-llama-F32.gguf")), m_path));
+    QVERIFY(QFile::setPermissions(m_path, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    const auto model = openCopy();
+    QVERIFY(model);
+    const gguf::TensorInfo* late = model->findTensor("output.weight");
+    QVERIFY(late && late->typeId == 0 && late->nDims == 2);
+    QVERIFY(setFileSize(m_path, static_cast<qint64>((late->fileOffset + 4096) / 4096 * 4096)));
+    gguf::ConversionOptions options;
+    options.targetType = 8;  // q8_0
+    options.threads = 1;
+    const QString output = m_dir.filePath(QStringLiteral("converted.gguf"));
+    const auto converted = gguf::convertModel(*model, output.toStdString(), options);
+    QVERIFY(!converted);
+    QVERIFY2(QString::fromStdString(converted.error().message).contains(QStringLiteral("output.weight")),
+             converted.error().message.c_str());
+    QVERIFY(!QFile::exists(output));
 }
 
 void TestFileChanges::replacedByRenameIsReported()
