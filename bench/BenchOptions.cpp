@@ -36,15 +36,19 @@ bool positiveNumber(const std::string& text, std::uint64_t& value)
 const char* BenchOptions::usage()
 {
     return "usage: gguf-explorer-bench [--json] [--quick] [--cases LIST] [--types LIST] [--elements N]\n"
-           "                           [--heatmap-rows N] [--workdir DIR]\n"
+           "                           [--heatmap-rows N] [--workdir DIR] [--ggml-lib PATH] [--gguf-tools PATH]\n"
+           "                           [--baseline-cli PATH]\n"
            "\n"
            "  --json           one JSON object per result line instead of the table\n"
            "  --quick          fewer repetitions and a small heatmap tensor (a smoke test, not figures)\n"
-           "  --cases LIST     of dequantize, fused, open, heatmap (default: all)\n"
+           "  --cases LIST     of dequantize, fused, open, heatmap, quantize, compare (default: all)\n"
            "  --types LIST     ggml type names, e.g. q4_K,q8_0 (default: every type)\n"
            "  --elements N     elements per throughput tensor, a multiple of 4096 (default 16777216)\n"
            "  --heatmap-rows N rows of the [8192, N] Q4_K heatmap tensor (default 128256: 1.05e9 elements)\n"
            "  --workdir DIR    where the sparse 70B-layout file is written and removed (default $TMPDIR or /tmp)\n"
+           "  --ggml-lib PATH  libggml-base.so: quantize next to ggml_quantize_chunk, bytes compared (skipped without)\n"
+           "  --gguf-tools PATH antirez's gguf-tools: `show` timed next to `info` in the open case (skipped without)\n"
+           "  --baseline-cli PATH another gguf-explorer-cli (an older build) timed next to this one\n"
            "\n"
            "GGUFX_KERNELS=scalar|sse4.1|avx2 caps the kernels, GGUFX_THREADS=N the threads.\n";
 }
@@ -77,7 +81,8 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
         } else if (argument == "--cases" && hasValue) {
             options.cases = commaList(arguments[++i], true);
             for (const std::string& name : options.cases) {
-                if (name != "dequantize" && name != "fused" && name != "open" && name != "heatmap") {
+                if (name != "dequantize" && name != "fused" && name != "open" && name != "heatmap" && name != "quantize"
+                    && name != "compare") {
                     error = "unknown case '" + name + "'";
                     return std::nullopt;
                 }
@@ -92,6 +97,12 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
             ++i;
         } else if (argument == "--workdir" && hasValue) {
             options.workDir = arguments[++i];
+        } else if (argument == "--ggml-lib" && hasValue) {
+            options.ggmlLib = arguments[++i];
+        } else if (argument == "--gguf-tools" && hasValue) {
+            options.ggufTools = arguments[++i];
+        } else if (argument == "--baseline-cli" && hasValue) {
+            options.baselineCli = arguments[++i];
         } else {
             error = "bad argument '" + argument + "'";
             return std::nullopt;

@@ -49,7 +49,9 @@ int probeProcessMain(int argc, char** argv)
     if (child < 0 || wait4(child, &status, 0, &usage) != child)
         return 1;
     const double seconds = nowSeconds() - start;
-    std::printf("%.9f %ld %d\n", seconds, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    const double cpu = double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) / 1e6 + double(usage.ru_stime.tv_sec)
+                     + double(usage.ru_stime.tv_usec) / 1e6;
+    std::printf("%.9f %ld %d %.6f\n", seconds, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : -1, cpu);
     return 0;
 }
 
@@ -73,7 +75,7 @@ ProcessFigures probeProcess(const std::vector<std::string>& command)
         return figures;
     long maxResidentKiB = 0;
     int exitStatus = -1;
-    if (std::sscanf(text, "%lf %ld %d", &figures.seconds, &maxResidentKiB, &exitStatus) == 3) {
+    if (std::sscanf(text, "%lf %ld %d %lf", &figures.seconds, &maxResidentKiB, &exitStatus, &figures.cpuSeconds) == 4) {
         figures.ok = exitStatus == 0;
         figures.maxResidentMiB = static_cast<double>(maxResidentKiB) / 1024.0;
     }

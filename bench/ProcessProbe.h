@@ -16,13 +16,14 @@ struct ProcessFigures {
     bool ok = false;  // ran and exited with status 0
     double seconds = 0;
     double maxResidentMiB = 0;
+    double cpuSeconds = 0;  // user + system time of the command: what it costs, whatever it waited for
 };
 
 // Runs `command` (stdout and stderr discarded) through the probe.
 ProcessFigures probeProcess(const std::vector<std::string>& command);
 
 // The probe's own main: argv = {bench, "--probe-process", command, args...}. Prints
-// "seconds max_rss_kib exit_status" on stdout.
+// "seconds max_rss_kib exit_status cpu_seconds" on stdout.
 int probeProcessMain(int argc, char** argv);
 inline constexpr const char* kProbeOption = "--probe-process";
 

@@ -2,6 +2,7 @@
 // the memset and memcpy of the same output size, so figures read as fractions of what the memory
 // system can do. Prints a table, or with --json one JSON object per result.
 
+#include "AnchorCases.h"
 #include "BenchOptions.h"
 #include "BillionHeatmapCase.h"
 #include "GgmlType.h"
@@ -77,6 +78,16 @@ int main(int argc, char** argv)
         report.heading("Opening a 70B-layout model (sparse file)");
         if (!bench::runOpenCase(options->workDir, cliPath(), options->openRuns, report))
             return 1;
+        report.heading("Opening, whole processes next to their anchors");
+        bench::runOpenAnchorCases(*options, cliPath(), report);
+    }
+    if (options->wants("quantize")) {
+        report.heading("Quantizing " + std::to_string(options->elements) + " f32 values, 1 thread, next to ggml");
+        bench::runQuantizeAnchorCases(*options, cliPath(), report);
+    }
+    if (options->wants("compare")) {
+        report.heading("compare on a one-tensor file, 1 and 2 threads");
+        bench::runCompareThreadsCase(*options, cliPath(), report);
     }
     if (options->wants("heatmap")) {
         report.heading("Heatmap of a Q4_K tensor [8192, " + std::to_string(options->heatmapRows) + "] at 1920x1080");

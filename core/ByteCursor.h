@@ -1,6 +1,8 @@
 #pragma once
 // The one bounds-checked reader of header bytes. Every read checks the bytes left first, so no
 // field can make the parser read outside the file; multi-byte fields honour the file's byte order.
+// With a PrefixSource, bytes become readable only as the cursor reaches them: MappedFile copies
+// the header into private memory while it is parsed, so what is validated is what stays.
 
 #include <bit>
 #include <cstdint>
@@ -9,9 +11,23 @@
 
 namespace gguf {
 
+// Makes bytes [0, end) of the cursor's buffer readable, and returns how far they now are
+// (less than `end` when it could not, e.g. a read error; the source keeps the reason).
+class PrefixSource {
+public:
+    virtual std::uint64_t providePrefix(std::uint64_t end) = 0;
+
+protected:
+    ~PrefixSource() = default;
+};
+
 class ByteCursor {
 public:
-    ByteCursor(const std::uint8_t* data, std::uint64_t size) : m_data(data), m_size(size) {}
+    ByteCursor(const std::uint8_t* data, std::uint64_t size) : m_data(data), m_size(size), m_ready(size) {}
+    ByteCursor(const std::uint8_t* data, std::uint64_t size, PrefixSource& source)
+        : m_data(data), m_size(size), m_ready(0), m_source(&source)
+    {
+    }
 
     std::uint64_t position() const { return m_position; }
     std::uint64_t size() const { return m_size; }
@@ -29,7 +45,7 @@ public:
 
     bool skip(std::uint64_t count)
     {
-        if (count > remaining())
+        if (count > remaining() || !provide(m_position + count))
             return false;
         m_position += count;
         return true;
@@ -38,7 +54,7 @@ public:
     // Points `out` at the next `count` bytes and moves past them.
     bool readBytes(std::uint64_t count, const std::uint8_t*& out)
     {
-        if (count > remaining())
+        if (count > remaining() || !provide(m_position + count))
             return false;
         out = m_data + m_position;
         m_position += count;
@@ -58,7 +74,7 @@ public:
     bool read(T& out)
     {
         static_assert(std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8));
-        if (sizeof(T) > remaining())
+        if (sizeof(T) > remaining() || !provide(m_position + sizeof(T)))
             return false;
         out = decode<T>(m_data + m_position, m_bigEndian);
         m_position += sizeof(T);
@@ -95,8 +111,19 @@ public:
     }
 
 private:
+    // Inline fast path: the source is asked only when the cursor passes what it already gave.
+    bool provide(std::uint64_t end)
+    {
+        if (end <= m_ready)
+            return true;
+        m_ready = m_source->providePrefix(end);
+        return end <= m_ready;
+    }
+
     const std::uint8_t* m_data;
     std::uint64_t m_size;
+    std::uint64_t m_ready;  // bytes [0, m_ready) may be read
+    PrefixSource* m_source = nullptr;
     std::uint64_t m_position = 0;
     bool m_bigEndian = false;
 };

@@ -3,6 +3,7 @@
 #include "ByteSink.h"
 #include "Dequantize.h"
 #include "GgufWriter.h"
+#include "MappedRegionGuard.h"
 #include "quantize/Quantize.h"
 
 #include <algorithm>
@@ -58,10 +59,27 @@ struct ChunkSlot {
     Status status = Ok{};
 };
 
+// A little-endian f32 tensor at a float-aligned address already is the f32 values: quantize
+// straight from the mapping instead of copying it into a chunk first (the copy was a third of
+// a fast quantizer's time). The watch catches bytes that vanish under a rewrite, as
+// dequantizeElements does.
+bool readsInPlace(const TensorInfo& tensor)
+{
+    return tensor.typeId == 0 && !tensor.bigEndian && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0;
+}
+
 Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSlot& slot)
 {
-    const std::span<float> values(slot.values.data(), static_cast<std::size_t>(slot.count));
     const std::span<std::uint8_t> bytes(slot.packed.data(), static_cast<std::size_t>(quantizedSize(target, slot.count)));
+    if (readsInPlace(tensor)) {
+        const float* first = reinterpret_cast<const float*>(tensor.data) + slot.begin;
+        const MappedReadWatch watch(first, slot.count * sizeof(float));
+        Status quantized = quantizeValues(target.id, std::span<const float>(first, static_cast<std::size_t>(slot.count)), bytes);
+        if (quantized && watch.bytesLost())
+            return tensorChangedOnDisk(tensor, watch.lostAddress());
+        return quantized;
+    }
+    const std::span<float> values(slot.values.data(), static_cast<std::size_t>(slot.count));
     if (Status s = dequantizeElements(tensor, slot.begin, slot.begin + slot.count, values); !s)
         return s;
     return quantizeValues(target.id, values, bytes);
@@ -78,8 +96,10 @@ Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSi
     const unsigned wanted = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     std::vector<ChunkSlot> slots(static_cast<std::size_t>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(chunks, 1))));
     for (ChunkSlot& slot : slots) {
-        slot.values.resize(static_cast<std::size_t>(std::min(step, total)));
-        slot.packed.resize(static_cast<std::size_t>(quantizedSize(target, slot.values.size())));
+        const auto size = static_cast<std::size_t>(std::min(step, total));
+        if (!readsInPlace(tensor))
+            slot.values.resize(size);
+        slot.packed.resize(static_cast<std::size_t>(quantizedSize(target, size)));
     }
     for (std::uint64_t begin = 0; begin < total;) {
         std::size_t used = 0;

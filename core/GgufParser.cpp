@@ -53,7 +53,10 @@ std::string duplicateName(const char* what, std::string_view first, std::string_
 }
 }  // namespace
 
-GgufParser::GgufParser(GgufFile& file) : m_file(file), m_cursor(file.m_file->data(), file.m_file->size()) {}
+GgufParser::GgufParser(GgufFile& file)
+    : m_file(file), m_headerCopy(*file.m_file), m_cursor(file.m_file->data(), file.m_file->size(), m_headerCopy)
+{
+}
 
 Error GgufParser::fail(std::string message, std::uint64_t offset) const
 {
@@ -79,6 +82,19 @@ bool GgufParser::readLength(std::uint64_t& out)
 
 Status GgufParser::run()
 {
+    Status parsed = parse();
+    // A read that failed under the cursor looks like the end of the file to the parser: say what it was.
+    if (!parsed && !m_file.m_file->copyFailure().empty())
+        return fail(m_file.m_file->copyFailure(), Error::kNoOffset);
+    if (!parsed)
+        return parsed;
+    // Metadata and tensor infos are views into the private copy: they stay as validated even
+    // if the file changes on disk later (see MappedFile).
+    return m_file.m_file->finishPrefixCopy(m_file.m_dataOffset);
+}
+
+Status GgufParser::parse()
+{
     std::uint64_t tensorCount = 0;
     std::uint64_t metadataCount = 0;
     if (Status s = readHeader(tensorCount, metadataCount); !s)
@@ -89,11 +105,7 @@ Status GgufParser::run()
         return s;
     if (Status s = readTensorInfos(tensorCount); !s)
         return s;
-    if (Status s = placeTensors(); !s)
-        return s;
-    // Metadata and tensor infos are views into these bytes: keep them as validated even if the
-    // file changes on disk later (see MappedFile).
-    return m_file.m_file->freezePrefix(m_file.m_dataOffset);
+    return placeTensors();
 }
 
 Status GgufParser::readHeader(std::uint64_t& tensorCount, std::uint64_t& metadataCount)

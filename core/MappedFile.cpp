@@ -117,29 +117,62 @@ MappedFile::~MappedFile()
         ::close(m_fd);
 }
 
-Status MappedFile::freezePrefix(std::uint64_t length) const
+namespace {
+// Copies grow by an eighth of what is copied, at least 64 KiB: a few dozen reads for a big
+// header, and little overshoot into tensor data (which the peak memory would count, even though
+// finishPrefixCopy hands it back to the file).
+constexpr std::uint64_t kMinCopyStep = 64ull << 10;
+
+std::uint64_t pageSize()
 {
-    length = std::min(length, m_size);
-    if (length == 0 || length > kMaxFrozenBytes)
-        return Ok{};
-    const auto pageSize = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    const std::uint64_t span = (length + pageSize - 1) / pageSize * pageSize;  // inside the mapping's last page
-    void* copy = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (copy == MAP_FAILED)
-        return systemError(m_path, "cannot allocate memory for the file header");
-    const auto read = readFully(m_fd, static_cast<std::uint8_t*>(copy), std::min(span, m_size), 0);
-    if (!read || *read < length) {
-        ::munmap(copy, span);
-        if (!read)
-            return Error{read.error().message, Error::kNoOffset, m_path};
-        return Error{"the file shrank while it was being opened; open it again", Error::kNoOffset, m_path};
+    static const auto size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    return size;
+}
+}  // namespace
+
+std::uint64_t MappedFile::copyPrefix(std::uint64_t end) const
+{
+    end = std::min(end, m_size);
+    if (end <= m_copiedEnd || !m_copyFailure.empty())
+        return m_copiedEnd;
+    const std::uint64_t page = pageSize();
+    const std::uint64_t mappedSpan = (m_size + page - 1) / page * page;
+    std::uint64_t newEnd = std::max(end, m_copiedEnd + std::max(kMinCopyStep, m_copiedEnd / 8));
+    newEnd = std::min((newEnd + page - 1) / page * page, mappedSpan);
+    std::uint8_t* at = const_cast<std::uint8_t*>(m_data) + m_copiedEnd;
+    const std::uint64_t span = newEnd - m_copiedEnd;
+    // Fresh anonymous pages replace the file's at the same addresses, then take the file's bytes.
+    // Nobody else reads this mapping while it is parsed, so the moment of zeros is never seen.
+    // MAP_POPULATE: one pass over the pages instead of a fault per page inside the read.
+    if (::mmap(at, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, -1, 0) == MAP_FAILED) {
+        m_copyFailure = std::string("cannot allocate memory for the file header: ") + std::strerror(errno);
+        return m_copiedEnd;
     }
-    // mremap moves the copy over the file's pages in one step: no moment without a mapping.
-    if (::mprotect(copy, span, PROT_READ) != 0
-        || ::mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, const_cast<std::uint8_t*>(m_data)) == MAP_FAILED) {
-        Error error = systemError(m_path, "cannot keep a private copy of the file header");
-        ::munmap(copy, span);
-        return error;
+    const std::uint64_t wanted = std::min(newEnd, m_size) - m_copiedEnd;
+    const auto read = readFully(m_fd, at, wanted, m_copiedEnd);
+    ::mprotect(at, span, PROT_READ);
+    if (!read) {
+        m_copyFailure = read.error().message;
+        return m_copiedEnd;
+    }
+    if (*read < wanted) {
+        m_copyFailure = "the file shrank while it was being opened; open it again";
+        return m_copiedEnd;
+    }
+    m_copiedEnd = newEnd == mappedSpan ? m_size : newEnd;
+    return m_copiedEnd;
+}
+
+Status MappedFile::finishPrefixCopy(std::uint64_t length) const
+{
+    const std::uint64_t page = pageSize();
+    const std::uint64_t copiedSpan = m_copiedEnd == m_size ? (m_size + page - 1) / page * page : m_copiedEnd;
+    const std::uint64_t keep = std::min((length + page - 1) / page * page, copiedSpan);
+    if (keep < copiedSpan) {
+        if (::mmap(const_cast<std::uint8_t*>(m_data) + keep, copiedSpan - keep, PROT_READ, MAP_PRIVATE | MAP_FIXED, m_fd,
+                   static_cast<off_t>(keep)) == MAP_FAILED)
+            return systemError(m_path, "cannot map the tensor data again after reading the header");
+        m_copiedEnd = std::min(keep, m_size);
     }
     if (Status unchanged = checkUnchanged(); !unchanged)
         return Error{"the file changed while it was being opened; open it again (" + unchanged.error().message + ")",

@@ -4,7 +4,7 @@
 //
 // Files change under a running app (a download rewritten in place, a `cp` over the model). The
 // mapping is registered with MappedRegionGuard, so pages that vanish read as zeros instead of
-// killing the process; the header is frozen into private memory once parsed, so metadata and
+// killing the process; the header is copied into private memory as it is parsed, so metadata and
 // the tensor index stay as validated whatever happens to the file; and checkUnchanged() tells
 // the app that the file on disk is no longer the one it shows.
 
@@ -31,13 +31,18 @@ public:
     const std::uint8_t* data() const { return m_data; }
     std::span<const std::uint8_t> bytes() const { return {m_data, static_cast<std::size_t>(m_size)}; }
 
-    // Replaces the mapped bytes [0, length) with a private copy read from the file, at the same
-    // addresses, so later changes to the file cannot reach them; then checks that the file did
-    // not change since open() (else the copy may not be what the parser validated). Prefixes
-    // longer than kMaxFrozenBytes stay mapped (still safe against truncation, see above).
+    // The header is copied into private memory while it is parsed, never read from the file's
+    // pages: copyPrefix(end) makes bytes [0, end) (rounded up to whole pages, at least a chunk
+    // further) private copies read from the file, at the same addresses, and returns how far
+    // the copy now reaches; less than `end` when reading failed (copyFailure() says why). What
+    // the parser validates is therefore what stays, whatever happens to the file later, for
+    // headers of every size, and no header page is held twice.
     // Logically const: the bytes seen through data() do not change.
-    static constexpr std::uint64_t kMaxFrozenBytes = 64ull << 20;
-    Status freezePrefix(std::uint64_t length) const;
+    std::uint64_t copyPrefix(std::uint64_t end) const;
+    const std::string& copyFailure() const { return m_copyFailure; }
+    // Once the header is parsed: hands the pages past `length` back to the file (tensor data is
+    // read live) and checks that the file did not change while it was being opened.
+    Status finishPrefixCopy(std::uint64_t length) const;
 
     // Ok while the file on disk is still the one that was mapped; otherwise says what happened:
     // truncated, modified, replaced by another file, deleted, or pages vanished during a read.
@@ -56,6 +61,8 @@ private:
     std::uint64_t m_inode = 0;
     timespec m_modified{};
     timespec m_statusChanged{};  // ctime
+    mutable std::uint64_t m_copiedEnd = 0;  // bytes [0, m_copiedEnd) are private (a page multiple, or m_size)
+    mutable std::string m_copyFailure;
 };
 
 }  // namespace gguf

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <thread>

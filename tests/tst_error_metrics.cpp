@@ -16,9 +16,13 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <random>
+#include <set>
+#include <thread>
 
 using namespace gguf;
 
@@ -111,6 +115,7 @@ private slots:
     void fileEqualsSimulation_data();
     void fileEqualsSimulation();
     void streamingEqualsWholeTensor();
+    void oneTensorSplitsAcrossThreads();
     void mismatchesReported();
     void referenceDefaultsToMostPrecise();
     void cancelStops();
@@ -280,6 +285,38 @@ void ErrorMetricsTest::fileEqualsSimulation()
     for (std::size_t i = 0; i < fileTotals.size(); ++i)
         QVERIFY(same(fileTotals[i], simulatedTotals[i]));
     qInfo("%s: total rmse %.6g, sqnr %.2f dB", qPrintable(type), parallel->columnTotals[0].rmse, parallel->columnTotals[0].sqnrDb);
+}
+
+// One tensor, two threads: both threads work on it (issue 20: `compare --threads 2` on a
+// one-tensor file ran on one), and the figures are bit-identical to one thread's.
+void ErrorMetricsTest::oneTensorSplitsAcrossThreads()
+{
+    const auto reference = openModel(QStringLiteral("tiny-llama-F32.gguf"));
+    QVERIFY(reference);
+    ComparisonOptions options = simulating(findTypeByName("q4_K")->id);
+    options.includeTensor = [](std::string_view name) { return name == "token_embd.weight"; };
+    const auto comparison = ModelComparison::create({reference}, options);
+    QVERIFY(comparison);
+    QCOMPARE(comparison->rows().size(), std::size_t(1));
+    QVERIFY(comparison->cellRanges(0, 0, 2048).size() >= 16);
+
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    ComparisonRunOptions parallelOptions = runOptions(2, 2048);
+    parallelOptions.progress = [&](std::uint64_t, std::uint64_t) {
+        const std::lock_guard lock(mutex);
+        threads.insert(std::this_thread::get_id());
+        // Slow each range down so the second thread surely starts before the ranges run out.
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    };
+    const auto parallel = runComparison(*comparison, parallelOptions);
+    const auto serial = runComparison(*comparison, runOptions(1, 2048));
+    QVERIFY(parallel && serial);
+    QCOMPARE(threads.size(), std::size_t(2));
+    const std::vector<double> a = errorMetricValues(*parallel->cells[0][0]);
+    const std::vector<double> b = errorMetricValues(*serial->cells[0][0]);
+    for (std::size_t i = 0; i < a.size(); ++i)
+        QVERIFY(same(a[i], b[i]));
 }
 
 // Chunked, threaded figures equal one ErrorAccumulator fed the two whole tensors.

@@ -4,6 +4,7 @@
 // Each test works on a private copy of a fixture.
 
 #include "BlockScales.h"
+#include "Conversion.h"
 #include "Dequantize.h"
 #include "Fixtures.h"
 #include "MetadataFormat.h"
@@ -13,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <csetjmp>
 #include <csignal>
 #include <fcntl.h>
@@ -46,6 +48,35 @@ gguf::Result<std::vector<float>> dequantizeAll(const gguf::TensorInfo& tensor)
     return values;
 }
 
+// A metadata-only file whose header is `count` strings of `length` copies of `letter` (the
+// 10M-entry vocabulary of issue 13 in miniature, but past the 64 MiB the header copy once
+// stopped at). Same size for every letter, so one can be written over the other in place.
+QByteArray bigStringArrayFile(char letter, quint64 count, quint64 length)
+{
+    QByteArray bytes;
+    bytes.reserve(int(64 + count * (8 + length)));
+    const auto append = [&bytes](quint64 value, int size) {
+        for (int i = 0; i < size; ++i)
+            bytes.append(char((value >> (8 * i)) & 0xFF));
+    };
+    bytes.append("GGUF", 4);
+    append(3, 4);  // version
+    append(0, 8);  // tensors
+    append(1, 8);  // metadata keys
+    const QByteArray key = "test.big";
+    append(quint64(key.size()), 8);
+    bytes.append(key);
+    append(9, 4);  // array
+    append(8, 4);  // of strings
+    append(count, 8);
+    const QByteArray element(int(length), letter);
+    for (quint64 i = 0; i < count; ++i) {
+        append(length, 8);
+        bytes.append(element);
+    }
+    return bytes;
+}
+
 bool setFileSize(const QString& path, qint64 size)
 {
     return ::truncate(QFile::encodeName(path).constData(), size) == 0;
@@ -74,6 +105,8 @@ private slots:
     void truncatedToZeroKeepsMetadata();
     void faultInWorkerThreadIsAnError();
     void rewrittenInPlaceKeepsValidatedMetadata();
+    void largeHeaderRewrittenInPlaceKeepsValidatedMetadata();
+    void convertFromTruncatedF32FailsWithTheName();
     void replacedByRenameIsReported();
     void deletedIsReported();
     void foreignSigbusReachesThePreviousHandler();
@@ -224,6 +257,98 @@ void TestFileChanges::rewrittenInPlaceKeepsValidatedMetadata()
     // Tensor bytes are read live; whatever they are now, the kernels stay inside the tensor.
     for (const gguf::TensorInfo& tensor : model->tensors())
         QVERIFY(dequantizeAll(tensor).ok());
+}
+
+void TestFileChanges::largeHeaderRewrittenInPlaceKeepsValidatedMetadata()
+{
+    constexpr quint64 kCount = 1200000;
+    constexpr quint64 kLength = 56;  // 76.8 MB of header
+    const QByteArray original = bigStringArrayFile('a', kCount, kLength);
+    QVERIFY(original.size() > 64 * 1024 * 1024);
+    {
+        QFile file(m_path);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QCOMPARE(file.write(original), qint64(original.size()));
+    }
+    const auto model = openCopy();
+    QVERIFY(model);
+    const gguf::MetadataEntry* entry = model->primary().findMetadata("test.big");
+    QVERIFY(entry);
+    const std::string expected(kLength, 'a');
+    const auto everyElementIsOriginal = [&] {
+        const std::vector<std::uint64_t> offsets = entry->value.elementOffsets();
+        if (offsets.size() != kCount)
+            return false;
+        for (const std::uint64_t offset : offsets)
+            if (entry->value.elementAt(offset).toStringView() != expected)
+                return false;
+        return true;
+    };
+    const QStringList before = describeModel(*model);
+    QVERIFY(everyElementIsOriginal());
+
+    // A real concurrent writer: same-size rewrites alternating between other letters and string
+    // lengths of 2^40 (which a reader of the live bytes would run past the file with), while
+    // this thread walks every element.
+    QByteArray hostile = bigStringArrayFile('b', kCount, kLength);
+    for (quint64 i = 0; i < kCount; i += 2) {
+        const int at = int(56 + i * (8 + kLength));  // the element's length field
+        hostile[at + 5] = 1;                          // 2^40 + 56
+    }
+    std::atomic<bool> stop{false};
+    std::atomic<int> rewrites{0};
+    std::thread writer([&] {
+        QFile file(m_path);
+        if (!file.open(QIODevice::ReadWrite))
+            return;
+        while (!stop.load()) {
+            file.seek(0);
+            file.write(rewrites.load() % 2 ? original : hostile);
+            file.flush();
+            rewrites.fetch_add(1);
+        }
+    });
+    bool stable = true;
+    for (int pass = 0; pass < 3 && stable; ++pass)
+        stable = everyElementIsOriginal() && describeModel(*model) == before;
+    while (rewrites.load() < 2)
+        std::this_thread::yield();
+    stop.store(true);
+    writer.join();
+    QVERIFY(stable);
+    // And once the last rewrite is certainly on disk:
+    {
+        QFile file(m_path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QCOMPARE(file.write(hostile), qint64(hostile.size()));
+    }
+    QVERIFY(everyElementIsOriginal());
+    QCOMPARE(describeModel(*model), before);
+    const gguf::Status intact = model->primary().mapping().checkUnchanged();
+    QVERIFY(!intact);
+}
+
+// convert quantizes f32 tensors straight from the mapping (no copy into chunks): a truncation
+// under it must still be an error naming the tensor, not quantized zeros.
+void TestFileChanges::convertFromTruncatedF32FailsWithTheName()
+{
+    QFile::remove(m_path);
+    QVERIFY(QFile::copy(fixturePath(QStringLiteral("tiny-llama-F32.gguf")), m_path));
+    QVERIFY(QFile::setPermissions(m_path, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    const auto model = openCopy();
+    QVERIFY(model);
+    const gguf::TensorInfo* late = model->findTensor("output.weight");
+    QVERIFY(late && late->typeId == 0 && late->nDims == 2);
+    QVERIFY(setFileSize(m_path, static_cast<qint64>((late->fileOffset + 4096) / 4096 * 4096)));
+    gguf::ConversionOptions options;
+    options.targetType = 8;  // q8_0
+    options.threads = 1;
+    const QString output = m_dir.filePath(QStringLiteral("converted.gguf"));
+    const auto converted = gguf::convertModel(*model, output.toStdString(), options);
+    QVERIFY(!converted);
+    QVERIFY2(QString::fromStdString(converted.error().message).contains(QStringLiteral("output.weight")),
+             converted.error().message.c_str());
+    QVERIFY(!QFile::exists(output));
 }
 
 void TestFileChanges::replacedByRenameIsReported()

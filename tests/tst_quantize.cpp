@@ -15,7 +15,10 @@
 #include "GgufFile.h"
 #include "kernels/HalfFloat.h"
 #include "quantize/FloatEncode.h"
+#include "quantize/AsymmetricSearch8.h"
+#include "quantize/LegacyAvx2.h"
 #include "quantize/Quantize.h"
+#include "quantize/ScaleSearch.h"
 
 #include <QtTest>
 
@@ -87,6 +90,8 @@ private slots:
     void bf16EncoderRoundTripsEveryPattern();
     void edgeInputsAreDeterministic_data();
     void edgeInputsAreDeterministic();
+    void laneSearchesMatchScalar();
+    void legacyAvx2MatchesScalar();
     void rejectsMisfits();
     void quantizableTypesListed();
 };
@@ -312,6 +317,144 @@ void QuantizeTest::edgeInputsAreDeterministic()
     QVERIFY(!first.empty());
     QVERIFY(first == second);
     traits.dequantize(first.data(), decoded.data(), n / traits.blockSize);
+}
+
+// The eight-lane scale searches (AsymmetricSearch8.h) against the scalar ones, group by group,
+// on groups the fixtures rarely hold: flat, all zero, tiny, one-signed, spiky, with NaN.
+void QuantizeTest::laneSearchesMatchScalar()
+{
+    using namespace gguf::quantize;
+    const AsymmetricSearch8Fn asymmetric = asymmetricSearch8();
+    const SymmetricSearch8Fn symmetric = symmetricSearch8();
+    const SymmetricSearch8Fn refined = refinedSymmetricSearch8();
+    if (!asymmetric || !symmetric || !refined)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no lane-parallel search");
+    std::uint32_t seed = 12345;
+    const auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return float(seed >> 8) / float(1u << 24) - 0.5f;  // [-0.5, 0.5)
+    };
+    const auto fillGroup = [&](int kind, int n, float* g) {
+        for (int i = 0; i < n; ++i) {
+            switch (kind % 8) {
+            case 0: g[i] = next() * 0.04f; break;
+            case 1: g[i] = -0.25f; break;                       // flat, negative
+            case 2: g[i] = 0.0f; break;                         // all zero
+            case 3: g[i] = next() * 1e-17f; break;              // below GROUP_MAX_EPS
+            case 4: g[i] = std::fabs(next()) + 0.01f; break;    // positive only
+            case 5: g[i] = i == 3 ? 40.0f : next() * 0.01f; break;  // one spike
+            case 6: g[i] = i == 5 ? std::numeric_limits<float>::quiet_NaN() : next(); break;
+            default: g[i] = next() * float(1 << (i % 12)); break;
+            }
+        }
+    };
+    struct Setup {
+        int n, nmax;
+        float rmin, rdelta;
+        int nstep;
+        bool mad;
+    };
+    const Setup setups[] = {{32, 15, -1.0f, 0.1f, 20, false}, {32, 31, -0.5f, 0.1f, 15, false}, {16, 3, -0.5f, 0.1f, 15, true}};
+    int compared = 0;
+    for (int round = 0; round < 200; ++round) {
+        for (const Setup& setup : setups) {
+            std::vector<float> groups(8 * setup.n);
+            std::vector<float> weights(8 * setup.n);
+            for (int g = 0; g < 8; ++g)
+                fillGroup(round + g, setup.n, groups.data() + g * setup.n);
+            for (int i = 0; i < 8 * setup.n; ++i)
+                weights[i] = std::fabs(groups[i]) + 0.001f;
+            std::vector<float> xi(8 * setup.n), wi(8 * setup.n);
+            interleaveGroups(groups.data(), setup.n, 8, xi.data());
+            interleaveGroups(weights.data(), setup.n, 8, wi.data());
+            std::vector<std::uint8_t> lanesL(8 * setup.n);
+            float lanesScale[8], lanesMin[8];
+            asymmetric(setup.n, setup.nmax, xi.data(), wi.data(), lanesL.data(), lanesScale, lanesMin, setup.rmin, setup.rdelta,
+                       setup.nstep, setup.mad);
+            for (int g = 0; g < 8; ++g) {
+                std::uint8_t L[32], scratch[32];
+                float min = 0;
+                const float scale = makeAsymmetricLevels(setup.n, setup.nmax, groups.data() + g * setup.n, weights.data() + g * setup.n,
+                                                         L, &min, scratch, setup.rmin, setup.rdelta, setup.nstep, setup.mad);
+                QCOMPARE(std::bit_cast<std::uint32_t>(lanesScale[g]), std::bit_cast<std::uint32_t>(scale));
+                QCOMPARE(std::bit_cast<std::uint32_t>(lanesMin[g]), std::bit_cast<std::uint32_t>(min));
+                for (int i = 0; i < setup.n; ++i)
+                    QCOMPARE(lanesL[8 * i + g], L[i]);
+                ++compared;
+            }
+        }
+        std::vector<float> groups(8 * 16), xi(8 * 16);
+        for (int g = 0; g < 8; ++g)
+            fillGroup(round + g, 16, groups.data() + g * 16);
+        interleaveGroups(groups.data(), 16, 8, xi.data());
+        std::int8_t lanesL[8 * 16];
+        float lanesScale[8];
+        symmetric(16, 32, xi.data(), lanesL, lanesScale);
+        for (int g = 0; g < 8; ++g) {
+            std::int8_t L[16];
+            const float scale = makeSymmetricLevels(16, 32, groups.data() + g * 16, L);
+            QCOMPARE(std::bit_cast<std::uint32_t>(lanesScale[g]), std::bit_cast<std::uint32_t>(scale));
+            for (int i = 0; i < 16; ++i)
+                QCOMPARE(lanesL[8 * i + g], L[i]);
+            ++compared;
+        }
+        refined(16, 4, xi.data(), lanesL, lanesScale);
+        for (int g = 0; g < 8; ++g) {
+            std::int8_t L[16];
+            const float scale = makeRefinedSymmetricLevels(16, 4, groups.data() + g * 16, L);
+            QCOMPARE(std::bit_cast<std::uint32_t>(lanesScale[g]), std::bit_cast<std::uint32_t>(scale));
+            for (int i = 0; i < 16; ++i)
+                QCOMPARE(lanesL[8 * i + g], L[i]);
+            ++compared;
+        }
+    }
+    QCOMPARE(compared, 200 * 5 * 8);
+}
+
+// The AVX2 Q8_0 and Q4_0 quantizers against the scalar ones, block by block, on blocks made to
+// hit their corner cases: ties of magnitude (first wins), halves that round away from zero,
+// zeros of both signs, and NaN / infinity (which take the scalar path).
+void QuantizeTest::legacyAvx2MatchesScalar()
+{
+    using namespace gguf::quantize;
+    const LegacyAvx2& fast = legacyAvx2();
+    if (!fast.q8_0 || !fast.q4_0)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
+    constexpr int kBlocks = 4096;
+    std::vector<float> values(32 * kBlocks);
+    std::uint32_t seed = 99;
+    const auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return float(seed >> 8) / float(1u << 24) - 0.5f;
+    };
+    for (int b = 0; b < kBlocks; ++b) {
+        float* x = values.data() + 32 * b;
+        for (int j = 0; j < 32; ++j)
+            x[j] = next() * 0.1f;
+        switch (b % 10) {
+        case 0: x[7] = 0.3f, x[20] = -0.3f; break;  // equal magnitudes, opposite signs
+        case 1: x[2] = -0.3f, x[9] = 0.3f; break;
+        case 2:
+            for (int j = 0; j < 32; ++j)
+                x[j] = j % 2 ? -0.0f : 0.0f;
+            break;
+        case 3: x[0] = -0.0f; for (int j = 1; j < 32; ++j) x[j] = 0.0f; break;
+        case 4: x[0] = 127.0f; for (int j = 1; j < 32; ++j) x[j] = float(j) - 0.5f; break;  // halves at scale 1
+        case 5: x[5] = std::numeric_limits<float>::quiet_NaN(); break;
+        case 6: x[31] = -std::numeric_limits<float>::infinity(); break;
+        case 7: x[0] = 8.0f; for (int j = 1; j < 32; ++j) x[j] = float(j % 17) - 8.5f; break;
+        default: break;
+        }
+    }
+    std::vector<std::uint8_t> expected(34 * kBlocks), actual(34 * kBlocks);
+    quantizeQ8_0Scalar(values.data(), expected.data(), kBlocks);
+    fast.q8_0(values.data(), actual.data(), kBlocks, quantizeQ8_0Scalar);
+    for (int b = 0; b < kBlocks; ++b)
+        QVERIFY2(std::memcmp(expected.data() + 34 * b, actual.data() + 34 * b, 34) == 0, qPrintable(QStringLiteral("q8_0 block %1").arg(b)));
+    quantizeQ4_0Scalar(values.data(), expected.data(), kBlocks);
+    fast.q4_0(values.data(), actual.data(), kBlocks, quantizeQ4_0Scalar);
+    for (int b = 0; b < kBlocks; ++b)
+        QVERIFY2(std::memcmp(expected.data() + 18 * b, actual.data() + 18 * b, 18) == 0, qPrintable(QStringLiteral("q4_0 block %1").arg(b)));
 }
 
 void QuantizeTest::rejectsMisfits()

@@ -6,6 +6,7 @@
 
 #include "kernels/BlockLayouts.h"
 #include "kernels/HalfFloat.h"
+#include "quantize/AsymmetricSearch8.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/Quantizers.h"
 #include "quantize/ScaleSearch.h"
@@ -51,14 +52,36 @@ void quantizeQ2_K(const float* x, std::uint8_t* dst, std::size_t blockCount)
     float mins[kSubBlocks];
     float scales[kSubBlocks];
     constexpr float q4scale = 15.0f;
+    const AsymmetricSearch8Fn search8 = asymmetricSearch8();
+    static_assert(kSubBlocks == 2 * kSearchLanes);
 
     for (std::size_t b = 0; b < blockCount; ++b, x += QK_K, dst += B::bytes) {
         float maxScale = 0.0f;
         float maxMin = 0.0f;
+        if (search8) {
+            // Two sets of eight sub-blocks, one sub-block per lane (AsymmetricSearch8.h).
+            for (int half = 0; half < kSubBlocks; half += kSearchLanes) {
+                const float* xs = x + kSub * half;
+                float absX[kSub * kSearchLanes];
+                for (int i = 0; i < kSub * kSearchLanes; ++i)
+                    absX[i] = fabsOf(xs[i]);
+                float xi[kSub * kSearchLanes];
+                float wi[kSub * kSearchLanes];
+                std::uint8_t li[kSub * kSearchLanes];
+                interleaveGroups(xs, kSub, kSearchLanes, xi);
+                interleaveGroups(absX, kSub, kSearchLanes, wi);
+                search8(kSub, 3, xi, wi, li, scales + half, mins + half, -0.5f, 0.1f, 15, true);
+                for (int g = 0; g < kSearchLanes; ++g)
+                    for (int l = 0; l < kSub; ++l)
+                        L[kSub * (half + g) + l] = li[kSearchLanes * l + g];
+            }
+        }
         for (int j = 0; j < kSubBlocks; ++j) {
-            for (int l = 0; l < kSub; ++l)
-                weights[l] = fabsOf(x[kSub * j + l]);
-            scales[j] = makeAsymmetricLevels(kSub, 3, x + kSub * j, weights, L + kSub * j, &mins[j], scratch, -0.5f, 0.1f, 15, true);
+            if (!search8) {
+                for (int l = 0; l < kSub; ++l)
+                    weights[l] = fabsOf(x[kSub * j + l]);
+                scales[j] = makeAsymmetricLevels(kSub, 3, x + kSub * j, weights, L + kSub * j, &mins[j], scratch, -0.5f, 0.1f, 15, true);
+            }
             if (scales[j] > maxScale)
                 maxScale = scales[j];
             if (mins[j] > maxMin)
@@ -106,12 +129,25 @@ void quantizeQ3_K(const float* x, std::uint8_t* dst, std::size_t blockCount)
     using B = blocks::Q3_K;
     std::int8_t L[QK_K];
     float scales[kSubBlocks];
+    const SymmetricSearch8Fn refined8 = refinedSymmetricSearch8();
 
     for (std::size_t b = 0; b < blockCount; ++b, x += QK_K, dst += B::bytes) {
         float maxScale = 0.0f;
         float amax = 0.0f;
+        if (refined8) {
+            for (int half = 0; half < kSubBlocks; half += kSearchLanes) {
+                float xi[kSub * kSearchLanes];
+                std::int8_t li[kSub * kSearchLanes];
+                interleaveGroups(x + kSub * half, kSub, kSearchLanes, xi);
+                refined8(kSub, 4, xi, li, scales + half);
+                for (int g = 0; g < kSearchLanes; ++g)
+                    for (int l = 0; l < kSub; ++l)
+                        L[kSub * (half + g) + l] = li[kSearchLanes * l + g];
+            }
+        }
         for (int j = 0; j < kSubBlocks; ++j) {
-            scales[j] = makeRefinedSymmetricLevels(kSub, 4, x + kSub * j, L + kSub * j);
+            if (!refined8)
+                scales[j] = makeRefinedSymmetricLevels(kSub, 4, x + kSub * j, L + kSub * j);
             const float scale = fabsOf(scales[j]);
             if (scale > amax) {
                 amax = scale;
@@ -170,12 +206,25 @@ void quantizeQ6_K(const float* x, std::uint8_t* dst, std::size_t blockCount)
     using B = blocks::Q6_K;
     std::int8_t L[QK_K];
     float scales[kSubBlocks];
+    const SymmetricSearch8Fn symmetric8 = symmetricSearch8();
 
     for (std::size_t b = 0; b < blockCount; ++b, x += QK_K, dst += B::bytes) {
         float maxScale = 0.0f;
         float maxAbsScale = 0.0f;
+        if (symmetric8) {
+            for (int half = 0; half < kSubBlocks; half += kSearchLanes) {
+                float xi[kSub * kSearchLanes];
+                std::int8_t li[kSub * kSearchLanes];
+                interleaveGroups(x + kSub * half, kSub, kSearchLanes, xi);
+                symmetric8(kSub, 32, xi, li, scales + half);
+                for (int g = 0; g < kSearchLanes; ++g)
+                    for (int l = 0; l < kSub; ++l)
+                        L[kSub * (half + g) + l] = li[kSearchLanes * l + g];
+            }
+        }
         for (int ib = 0; ib < kSubBlocks; ++ib) {
-            scales[ib] = makeSymmetricLevels(kSub, 32, x + kSub * ib, L + kSub * ib);
+            if (!symmetric8)
+                scales[ib] = makeSymmetricLevels(kSub, 32, x + kSub * ib, L + kSub * ib);
             const float absScale = fabsOf(scales[ib]);
             if (absScale > maxAbsScale) {
                 maxAbsScale = absScale;

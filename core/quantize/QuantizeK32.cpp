@@ -6,6 +6,7 @@
 
 #include "kernels/BlockLayouts.h"
 #include "kernels/HalfFloat.h"
+#include "quantize/AsymmetricSearch8.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/Quantizers.h"
 #include "quantize/ScaleSearch.h"
@@ -68,12 +69,10 @@ void quantizeSuperBlock(const float* x, std::uint8_t* block, std::uint8_t* L, co
     using B = blocks::Q4_K;
     static_assert(B::d == blocks::Q5_K::d && B::dmin == blocks::Q5_K::dmin && B::scales == blocks::Q5_K::scales);
     std::uint8_t scratch[kSub];
-    float weights[kSub];
     float mins[kSubBlocks];
     float scales[kSubBlocks];
 
-    float maxScale = 0.0f;
-    float maxMin = 0.0f;
+    float allWeights[QK_K];
     for (int j = 0; j < kSubBlocks; ++j) {
         const float* xs = x + kSub * j;
         float sumX2 = 0.0f;
@@ -81,8 +80,27 @@ void quantizeSuperBlock(const float* x, std::uint8_t* block, std::uint8_t* L, co
             sumX2 += xs[l] * xs[l];
         const float averageX = std::sqrt(sumX2 / 32.0f);
         for (int l = 0; l < kSub; ++l)
-            weights[l] = averageX + fabsOf(xs[l]);
-        scales[j] = makeAsymmetricLevels(kSub, p.nmax, xs, weights, L + kSub * j, &mins[j], scratch, p.rmin, p.rdelta, p.nstep, false);
+            allWeights[kSub * j + l] = averageX + fabsOf(xs[l]);
+    }
+    if (const AsymmetricSearch8Fn search8 = asymmetricSearch8()) {
+        static_assert(kSubBlocks == kSearchLanes);
+        float xi[QK_K];
+        float wi[QK_K];
+        std::uint8_t li[QK_K];
+        interleaveGroups(x, kSub, kSubBlocks, xi);
+        interleaveGroups(allWeights, kSub, kSubBlocks, wi);
+        search8(kSub, p.nmax, xi, wi, li, scales, mins, p.rmin, p.rdelta, p.nstep, false);
+        for (int j = 0; j < kSubBlocks; ++j)
+            for (int l = 0; l < kSub; ++l)
+                L[kSub * j + l] = li[kSearchLanes * l + j];
+    } else {
+        for (int j = 0; j < kSubBlocks; ++j)
+            scales[j] = makeAsymmetricLevels(kSub, p.nmax, x + kSub * j, allWeights + kSub * j, L + kSub * j, &mins[j], scratch,
+                                             p.rmin, p.rdelta, p.nstep, false);
+    }
+    float maxScale = 0.0f;
+    float maxMin = 0.0f;
+    for (int j = 0; j < kSubBlocks; ++j) {
         if (scales[j] > maxScale)
             maxScale = scales[j];
         if (mins[j] > maxMin)

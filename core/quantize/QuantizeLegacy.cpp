@@ -3,6 +3,7 @@
 // the layout the kernels in kernels/KernelsLegacy.cpp read back.
 
 #include "kernels/BlockLayouts.h"
+#include "quantize/LegacyAvx2.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/Quantizers.h"
 
@@ -73,6 +74,13 @@ void packQ5(const std::uint8_t* levels, std::uint8_t* qs, std::uint8_t* qhBytes)
 // Q4_0: d = (signed absmax) / -8, level = min(15, trunc(x/d + 8.5)).
 void quantizeQ4_0(const float* src, std::uint8_t* dst, std::size_t blockCount)
 {
+    if (const LegacyAvx2Fn fast = legacyAvx2().q4_0)
+        return fast(src, dst, blockCount, quantizeQ4_0Scalar);
+    quantizeQ4_0Scalar(src, dst, blockCount);
+}
+
+void quantizeQ4_0Scalar(const float* src, std::uint8_t* dst, std::size_t blockCount)
+{
     using B = blocks::Q4_0;
     for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += B::bytes) {
         const float d = signedAbsMax(src) / -8.0f;
@@ -142,6 +150,13 @@ void quantizeQ5_1(const float* src, std::uint8_t* dst, std::size_t blockCount)
 
 // Q8_0: d = absmax / 127, level = roundf(x/d) (half away from zero).
 void quantizeQ8_0(const float* src, std::uint8_t* dst, std::size_t blockCount)
+{
+    if (const LegacyAvx2Fn fast = legacyAvx2().q8_0)
+        return fast(src, dst, blockCount, quantizeQ8_0Scalar);
+    quantizeQ8_0Scalar(src, dst, blockCount);
+}
+
+void quantizeQ8_0Scalar(const float* src, std::uint8_t* dst, std::size_t blockCount)
 {
     using B = blocks::Q8_0;
     for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += B::bytes) {

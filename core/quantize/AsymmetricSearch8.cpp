@@ -1,0 +1,53 @@
+#include "quantize/AsymmetricSearch8.h"
+
+#include "KernelIsa.h"
+
+#include <algorithm>
+
+namespace gguf::quantize {
+
+#if GGUFX_X86_KERNELS
+AsymmetricSearch8Fn asymmetricSearch8Avx2();  // AsymmetricSearch8Avx2.cpp, built with -mavx2
+SymmetricSearch8Fn symmetricSearch8Avx2();
+SymmetricSearch8Fn refinedSymmetricSearch8Avx2();
+#endif
+
+SymmetricSearch8Fn refinedSymmetricSearch8()
+{
+#if GGUFX_X86_KERNELS
+    static const SymmetricSearch8Fn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? refinedSymmetricSearch8Avx2() : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
+
+SymmetricSearch8Fn symmetricSearch8()
+{
+#if GGUFX_X86_KERNELS
+    static const SymmetricSearch8Fn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? symmetricSearch8Avx2() : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
+
+AsymmetricSearch8Fn asymmetricSearch8()
+{
+#if GGUFX_X86_KERNELS
+    static const AsymmetricSearch8Fn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? asymmetricSearch8Avx2() : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
+
+void interleaveGroups(const float* src, int n, int groups, float* out)
+{
+    for (int i = 0; i < n; ++i) {
+        for (int g = 0; g < kSearchLanes; ++g)
+            out[kSearchLanes * i + g] = g < groups ? src[g * n + i] : 0.0f;
+    }
+}
+
+}  // namespace gguf::quantize

@@ -1,0 +1,124 @@
+// The AVX2 Q8_0 / Q4_0 bodies: built with -mavx2 (no FMA), reached only through legacyAvx2().
+
+#include "quantize/LegacyAvx2.h"
+
+#include "quantize/QuantizeCommon.h"
+
+#include <immintrin.h>
+
+namespace gguf::quantize {
+
+namespace {
+
+constexpr int kBlock = 32;
+
+// The four vectors of a block, |x| of each, and whether all 32 values are finite.
+struct BlockVectors {
+    __m256 x[4];
+    __m256 ax[4];
+    bool finite;
+};
+
+BlockVectors loadBlock(const float* src)
+{
+    BlockVectors b;
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 infinity = _mm256_set1_ps(__builtin_inff());
+    int finite = 0xFF;
+    for (int k = 0; k < 4; ++k) {
+        b.x[k] = _mm256_loadu_ps(src + 8 * k);
+        b.ax[k] = _mm256_and_ps(b.x[k], absMask);
+        finite &= _mm256_movemask_ps(_mm256_cmp_ps(b.ax[k], infinity, _CMP_LT_OQ));
+    }
+    b.finite = finite == 0xFF;
+    return b;
+}
+
+float horizontalMax(const __m256 (&ax)[4])
+{
+    __m256 m = _mm256_max_ps(_mm256_max_ps(ax[0], ax[1]), _mm256_max_ps(ax[2], ax[3]));
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+// std::round (half away from zero), exactly: truncate, then step away from zero when the
+// (exact) remainder is at least one half.
+__m256 roundHalfAway(__m256 v)
+{
+    const __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 remainder = _mm256_and_ps(_mm256_sub_ps(v, t), absMask);
+    const __m256 step = _mm256_or_ps(_mm256_and_ps(v, _mm256_set1_ps(-0.0f)), _mm256_set1_ps(1.0f));  // ±1
+    return _mm256_add_ps(t, _mm256_and_ps(_mm256_cmp_ps(remainder, _mm256_set1_ps(0.5f), _CMP_GE_OQ), step));
+}
+
+void q8_0(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn scalarBlocks)
+{
+    constexpr std::size_t kBytes = 34;  // f16 d + 32 int8
+    for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += kBytes) {
+        const BlockVectors v = loadBlock(src);
+        if (!v.finite) {
+            scalarBlocks(src, dst, 1);
+            continue;
+        }
+        const float amax = horizontalMax(v.ax);
+        const float d = amax / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        storeF16(dst, d);
+        const __m256 scale = _mm256_set1_ps(id);
+        __m256i q[4];
+        for (int k = 0; k < 4; ++k)
+            q[k] = _mm256_cvttps_epi32(roundHalfAway(_mm256_mul_ps(v.x[k], scale)));  // |q| <= 127: no saturation below
+        const __m256i words = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+        const __m256i ordered = _mm256_permutevar8x32_epi32(words, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 2), ordered);
+    }
+}
+
+void q4_0(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn scalarBlocks)
+{
+    constexpr std::size_t kBytes = 18;  // f16 d + 16 bytes of nibbles
+    for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += kBytes) {
+        const BlockVectors v = loadBlock(src);
+        if (!v.finite) {
+            scalarBlocks(src, dst, 1);
+            continue;
+        }
+        // ggml keeps the first element of largest magnitude, with its sign.
+        const float amax = horizontalMax(v.ax);
+        const __m256 target = _mm256_set1_ps(amax);
+        std::uint32_t hits = 0;
+        for (int k = 0; k < 4; ++k)
+            hits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v.ax[k], target, _CMP_EQ_OQ))) << (8 * k);
+        const float max = amax == 0.0f ? 0.0f : src[__builtin_ctz(hits)];  // ggml's max starts at +0
+        const float d = max / -8.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        storeF16(dst, d);
+        // x * id + 8.5 lies in [0.5, 16.5] for finite blocks, so the truncation is a plain int.
+        const __m256 scale = _mm256_set1_ps(id);
+        const __m256 half = _mm256_set1_ps(8.5f);
+        const __m256i fifteen = _mm256_set1_epi32(15);
+        __m256i level[4];
+        for (int k = 0; k < 4; ++k)
+            level[k] = _mm256_min_epi32(fifteen, _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(v.x[k], scale), half)));
+        // Byte j: element j in the low nibble, j + 16 in the high one.
+        const __m256i lo = _mm256_packs_epi32(level[0], level[1]);  // elements 0-15 as words (lane-interleaved)
+        const __m256i hi = _mm256_packs_epi32(level[2], level[3]);  // elements 16-31
+        const __m256i bytes = _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4));
+        // Words are lane-interleaved (0-3, 8-11 | 4-7, 12-15): put them in order, narrow, gather.
+        const __m256i words = _mm256_permute4x64_epi64(bytes, 0xD8);
+        const __m256i ordered = _mm256_permute4x64_epi64(_mm256_packus_epi16(words, words), 0xD8);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2), _mm256_castsi256_si128(ordered));
+    }
+}
+
+}  // namespace
+
+LegacyAvx2 legacyAvx2Kernels()
+{
+    return {q8_0, q4_0};
+}
+
+}  // namespace gguf::quantize
