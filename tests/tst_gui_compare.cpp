@@ -145,6 +145,8 @@ private slots:
         ErrorHeatmapView* heatmap = page->tensorView()->heatmap();
         heatmap->setMinimumCells(256);
         QSignalSpy ready(heatmap, &ErrorHeatmapView::heatmapReady);
+        // The histograms start with the row (not the column) and may finish before the heatmap.
+        QSignalSpy histogram(page->tensorView(), &TensorErrorView::histogramReady);
         page->tensorView()->setColumn(0);
         page->tensorView()->setTensorRow(static_cast<std::size_t>(row));
         QVERIFY(ready.wait(kJobTimeoutMs));
@@ -166,7 +168,6 @@ private slots:
             if (cells[i] != y[i] - x[i])
                 QFAIL(qPrintable(QStringLiteral("element %1: %2 != %3").arg(i).arg(double(cells[i])).arg(double(y[i] - x[i]))));
 
-        QSignalSpy histogram(page->tensorView(), &TensorErrorView::histogramReady);
         QSignalSpy scatter(page->tensorView(), &TensorErrorView::scatterReady);
         page->tensorView()->setColumn(1);  // the simulated column: scatter from in-memory blocks
         QVERIFY(histogram.count() > 0 || histogram.wait(kJobTimeoutMs));
