@@ -291,7 +291,7 @@ void ErrorMetricsTest::fileEqualsSimulation()
 // one-tensor file ran on one), and the figures are bit-identical to one thread's.
 void ErrorMetricsTest::oneTensorSplitsAcrossThreads()
 {
-    const auto reference = openModel(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto reference = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
     QVERIFY(reference);
     ComparisonOptions options = simulating(findTypeByName("q4_K")->id);
     options.includeTensor = [](std::string_view name) { return name == "token_embd.weight"; };
