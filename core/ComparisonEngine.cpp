@@ -1,5 +1,6 @@
 #include "ComparisonEngine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <string>
@@ -18,18 +19,25 @@ ComparisonEngine::ComparisonEngine(const ModelComparison& comparison, std::uint6
         for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
             if (!comparison.rows()[r].cells[c].ok())
                 continue;
-            std::vector<ElementRange> ranges = comparison.cellRanges(r, c, chunkElements);
-            if (ranges.empty())
-                ranges.push_back({0, 0});  // a tensor without elements still gets its (empty) figures
             Cell& cell = m_cells.emplace_back();
             cell.row = r;
             cell.column = c;
-            cell.firstUnit = m_units.size();
-            cell.rangeCount = ranges.size();
-            for (const ElementRange& range : ranges)
-                m_units.push_back({m_cells.size() - 1, range});
+            cell.ranges = comparison.cellRanges(r, c, chunkElements);
+            if (cell.ranges.empty())
+                cell.ranges.push_back({0, 0});  // a tensor without elements still gets its (empty) figures
             m_totalElements += comparison.cellElements(r, c);
         }
+    }
+    // Within a band, range i of every cell comes before range i + 1 of any.
+    for (std::size_t band = 0; band < m_cells.size(); band += kCellsPerBand) {
+        const std::size_t bandEnd = std::min(m_cells.size(), band + kCellsPerBand);
+        std::size_t mostRanges = 0;
+        for (std::size_t c = band; c < bandEnd; ++c)
+            mostRanges = std::max(mostRanges, m_cells[c].ranges.size());
+        for (std::size_t i = 0; i < mostRanges; ++i)
+            for (std::size_t c = band; c < bandEnd; ++c)
+                if (i < m_cells[c].ranges.size())
+                    m_units.push_back({c});
     }
 }
 
@@ -86,13 +94,13 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
         const std::lock_guard lock(m_mutex);
         if (cell.abandoned)
             return abandonedOutcome(cell);
-        if (cell.nextToTake == cell.rangeCount)
+        if (cell.nextToTake == cell.ranges.size())
             return {WorkOutcome::Failed, Error{"comparison engine: more calls than units for a cell", Error::kNoOffset, {}}};
         index = cell.nextToTake++;
     }
     // From here this call owes the cell its range: it adds it, or it abandons the cell so that no
     // later range waits for it.
-    const ElementRange range = m_units[cell.firstUnit + index].range;
+    const ElementRange range = cell.ranges[index];
     const TensorInfo& tensor = *m_comparison.rows()[cell.row].reference;
     std::unique_ptr<RangeBuffers> buffers;
     try {
@@ -137,7 +145,7 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
         // to the next, so no lock is needed while adding.
         cell.accumulator->add(reference, other);
         returnBuffers(std::move(buffers));
-        const bool last = index + 1 == cell.rangeCount;
+        const bool last = index + 1 == cell.ranges.size();
         std::optional<ErrorMetrics> metrics;
         if (last)
             metrics = cell.accumulator->result();

@@ -52,7 +52,12 @@ public:
     ComparisonEngine(const ComparisonEngine&) = delete;
     ComparisonEngine& operator=(const ComparisonEngine&) = delete;
 
-    // Units in row order, then column order, then range order within the cell.
+    // Cells (row order, then column order) come in bands of kCellsPerBand, and a band's units
+    // interleave its cells' ranges (range 0 of each cell, then range 1, ...): threads that take
+    // units in order then add to different cells side by side (adding, which cannot overlap
+    // within a cell, is most of the work when both columns are files) while few accumulators are
+    // open at once. A one-tensor file's units are its ranges in order.
+    static constexpr std::size_t kCellsPerBand = 8;
     std::size_t unitCount() const { return m_units.size(); }
     std::size_t unitRow(std::size_t unit) const { return m_cells[m_units[unit].cell].row; }
     std::size_t unitColumn(std::size_t unit) const { return m_cells[m_units[unit].cell].column; }
@@ -70,14 +75,12 @@ public:
 
 private:
     struct Unit {
-        std::size_t cell;
-        ElementRange range;  // the cell's ranges, in order, are its units' ranges
+        std::size_t cell;  // a cell has one unit per range
     };
     struct Cell {
         std::size_t row = 0;
         std::size_t column = 0;
-        std::size_t firstUnit = 0;
-        std::size_t rangeCount = 0;
+        std::vector<ElementRange> ranges;
         // Guarded by m_mutex, except `accumulator`: only the call whose turn it is touches it.
         std::size_t nextToTake = 0;
         std::size_t nextToAdd = 0;

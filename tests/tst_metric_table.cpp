@@ -227,7 +227,8 @@ private slots:
         QVERIFY(outcome.outcome == WorkOutcome::Cancelled);
         QVERIFY(!outcome.error);
     }
-    // A cell is many units (its ranges), in row, column, range order.
+    // A cell is many units (its ranges); the units of a band's cells alternate, so threads that
+    // take units in order work on different cells.
     void engineUnitsAreRangesOfCells()
     {
         const auto comparison = oneTensorComparison();
@@ -238,7 +239,7 @@ private slots:
         QCOMPARE(engine.unitCount(), 2 * perCell);
         for (std::size_t unit = 0; unit < engine.unitCount(); ++unit) {
             QCOMPARE(engine.unitRow(unit), std::size_t(0));
-            QCOMPARE(engine.unitColumn(unit), unit / perCell);
+            QCOMPARE(engine.unitColumn(unit), unit % 2);
         }
         QCOMPARE(engine.totalElements(), std::uint64_t(2 * 131072));
     }
@@ -288,7 +289,15 @@ private slots:
         const auto comparison = oneTensorComparison();
         QVERIFY(comparison);
         ComparisonEngine engine(*comparison, kRowRanges);
-        QVERIFY(engine.unitCount() >= 3);
+        std::vector<std::size_t> cellUnits;  // the units of column 0's cell
+        std::size_t otherCell = 0;
+        for (std::size_t unit = 0; unit < engine.unitCount(); ++unit) {
+            if (engine.unitColumn(unit) == 0)
+                cellUnits.push_back(unit);
+            else
+                otherCell = unit;
+        }
+        QVERIFY(cellUnits.size() >= 3 && engine.unitColumn(otherCell) == 1);
         std::promise<void> firstTookItsRange;
         int polls = 0;
         const auto cancelSecondPoll = [&] {
@@ -300,15 +309,13 @@ private slots:
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
             return true;
         };
-        std::future<UnitOutcome> first = std::async(std::launch::async, [&] { return engine.runUnit(0, cancelSecondPoll); });
+        std::future<UnitOutcome> first = std::async(std::launch::async, [&] { return engine.runUnit(cellUnits[0], cancelSecondPoll); });
         firstTookItsRange.get_future().wait();
-        std::future<UnitOutcome> second = std::async(std::launch::async, [&] { return engine.runUnit(1); });
+        std::future<UnitOutcome> second = std::async(std::launch::async, [&] { return engine.runUnit(cellUnits[1]); });
         QVERIFY(first.get().outcome == WorkOutcome::Cancelled);
         QVERIFY(second.get().outcome == WorkOutcome::Cancelled);
-        QVERIFY(engine.runUnit(2).outcome == WorkOutcome::Cancelled);
+        QVERIFY(engine.runUnit(cellUnits[2]).outcome == WorkOutcome::Cancelled);
         // The other cell is not concerned.
-        const std::size_t otherCell = engine.unitCount() / 2;
-        QCOMPARE(engine.unitColumn(otherCell), std::size_t(1));
         QVERIFY(engine.runUnit(otherCell).outcome == WorkOutcome::Done);
     }
 };
