@@ -132,9 +132,10 @@ struct ComparisonRunOptions {
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
-// Computes every computable cell with a ComparisonEngine on `threads` std::threads. Each cell runs
-// on one thread in range order, so the figures do not depend on the thread count; totals merge
-// the cells in row order.
+// Computes every computable cell with a ComparisonEngine on `threads` std::threads, which take
+// the engine's units (ranges) in order: a cell's ranges are reconstructed on any thread, so one
+// big tensor uses them all, but added to the cell in range order, as one thread would. The
+// figures do not depend on the thread count; totals merge the cells in row order.
 Result<ComparisonResults> runComparison(const ModelComparison& comparison, const ComparisonRunOptions& options = {});
 
 }  // namespace gguf

@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -116,6 +117,8 @@ private slots:
     void fileEqualsSimulation();
     void streamingEqualsWholeTensor();
     void oneTensorSplitsAcrossThreads();
+    void oneLargeTensorAnyThreadsBitIdentical_data();
+    void oneLargeTensorAnyThreadsBitIdentical();
     void mismatchesReported();
     void referenceDefaultsToMostPrecise();
     void cancelStops();
@@ -317,6 +320,51 @@ void ErrorMetricsTest::oneTensorSplitsAcrossThreads()
     const std::vector<double> b = errorMetricValues(*serial->cells[0][0]);
     for (std::size_t i = 0; i < a.size(); ++i)
         QVERIFY(same(a[i], b[i]));
+}
+
+void ErrorMetricsTest::oneLargeTensorAnyThreadsBitIdentical_data()
+{
+    QTest::addColumn<unsigned>("threads");
+    QTest::addColumn<quint64>("chunkElements");
+    QTest::newRow("2 threads, one row per range") << 2u << quint64(256);
+    QTest::newRow("3 threads, odd range size") << 3u << quint64(256 * 7);
+    QTest::newRow("8 threads, one row per range") << 8u << quint64(256);
+}
+
+// The largest tensor of the fixtures (token_embd, 131072 values) against the Q4_K file and two
+// simulated types, cut into hundreds of ranges spread over several threads: every figure of every
+// cell and of the column totals equals one thread's bit for bit (percentiles included).
+void ErrorMetricsTest::oneLargeTensorAnyThreadsBitIdentical()
+{
+    QFETCH(unsigned, threads);
+    QFETCH(quint64, chunkElements);
+    const auto reference = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto quantized = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    QVERIFY(reference && quantized);
+    ComparisonOptions options;
+    options.simulatedTypes = {findTypeByName("q4_K")->id, findTypeByName("q3_K")->id};
+    options.includeTensor = [](std::string_view name) { return name == "token_embd.weight"; };
+    const auto comparison = ModelComparison::create({reference, quantized}, options);
+    QVERIFY(comparison);
+    QCOMPARE(comparison->rows().size(), std::size_t(1));
+    QCOMPARE(comparison->columns().size(), std::size_t(3));
+    QVERIFY(comparison->cellRanges(0, 0, chunkElements).size() >= 64);
+
+    const auto serial = runComparison(*comparison, runOptions(1, chunkElements));
+    const auto parallel = runComparison(*comparison, runOptions(threads, chunkElements));
+    QVERIFY(serial && parallel);
+    const auto bits = [](const ErrorMetrics& metrics) {
+        std::vector<std::uint64_t> out;
+        for (const double value : errorMetricValues(metrics))
+            out.push_back(std::bit_cast<std::uint64_t>(value));
+        return out;
+    };
+    for (std::size_t c = 0; c < comparison->columns().size(); ++c) {
+        QVERIFY(serial->cells[0][c] && parallel->cells[0][c]);
+        QCOMPARE(bits(*parallel->cells[0][c]), bits(*serial->cells[0][c]));
+        QCOMPARE(bits(parallel->columnTotals[c]), bits(serial->columnTotals[c]));
+        QCOMPARE(parallel->cells[0][c]->count, std::uint64_t(131072));
+    }
 }
 
 // Chunked, threaded figures equal one ErrorAccumulator fed the two whole tensors.

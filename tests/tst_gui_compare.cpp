@@ -2,9 +2,11 @@
 // fixtures: table figures against runComparison, file column against the in-memory simulation,
 // per-layer chart, error heatmap against dequantizeRows of both files, exports, conversion.
 
+#include "BackgroundJob.h"
 #include "ComparePage.h"
 #include "CompareDialog.h"
 #include "ComparisonMetric.h"
+#include "ComparisonRun.h"
 #include "ComparisonTableModel.h"
 #include "ConvertDialog.h"
 #include "Dequantize.h"
@@ -70,6 +72,20 @@ int rowOf(const gguf::ModelComparison& comparison, std::string_view name)
         if (comparison.rows()[r].reference->name == name)
             return static_cast<int>(r);
     return -1;
+}
+// token_embd alone (131072 values, 512 rows of 256) with q4_K simulated: one cell.
+std::shared_ptr<const gguf::ModelComparison> oneTensorComparison()
+{
+    auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    if (!f32)
+        return nullptr;
+    gguf::ComparisonOptions options;
+    options.simulatedTypes = {typeId("q4_K")};
+    options.includeTensor = [](std::string_view name) { return name == "token_embd.weight"; };
+    auto comparison = gguf::ModelComparison::create({f32}, options);
+    if (!comparison)
+        return nullptr;
+    return std::make_shared<const gguf::ModelComparison>(std::move(*comparison));
 }
 }  // namespace
 
@@ -285,6 +301,48 @@ private slots:
         QVERIFY(finished.wait(kJobTimeoutMs));
         QVERIFY(!finished.first().at(0).toBool());
         QVERIFY(!finished.first().at(1).toString().isEmpty());
+    }
+    // The GUI's run splits one tensor into the engine's ranges, one job chunk each, and gives
+    // the CLI's figures bit for bit.
+    void comparisonRunSplitsOneTensorLikeTheCli()
+    {
+        const auto comparison = oneTensorComparison();
+        QVERIFY(comparison);
+        constexpr std::uint64_t kRowRanges = 256;
+        ComparisonRun run(comparison, nullptr, kRowRanges);
+        std::shared_ptr<const gguf::ComparisonResults> shown;
+        connect(&run, &ComparisonRun::finished, this, [&shown](std::shared_ptr<const gguf::ComparisonResults> results) { shown = std::move(results); });
+        run.start();
+        QVERIFY(run.job());
+        QCOMPARE(run.job()->chunkCount(), 512);
+        QTRY_VERIFY_WITH_TIMEOUT(shown != nullptr, kJobTimeoutMs);
+        gguf::ComparisonRunOptions options;
+        options.threads = 1;
+        options.chunkElements = kRowRanges;
+        const auto expected = gguf::runComparison(*comparison, options);
+        QVERIFY(expected && shown->cells[0][0]);
+        QVERIFY(sameMetrics(*shown->cells[0][0], *expected->cells[0][0]));
+        QVERIFY(sameMetrics(shown->columnTotals[0], expected->columnTotals[0]));
+    }
+
+    // Cancelling while ranges of a cell wait for their turn ends the run, and leaves the pool
+    // free: a new run finishes.
+    void cancelledRunLeavesThePoolFree()
+    {
+        const auto comparison = oneTensorComparison();
+        QVERIFY(comparison);
+        ComparisonRun cancelled(comparison, nullptr, 256);
+        QSignalSpy failed(&cancelled, &ComparisonRun::failed);
+        cancelled.start();
+        cancelled.cancel();  // the pool threads are already in the first ranges, or about to be
+        QVERIFY(failed.wait(kJobTimeoutMs));
+        QCOMPARE(failed.first().at(0).toString(), QStringLiteral("cancelled"));
+
+        ComparisonRun fresh(comparison, nullptr, 256);
+        bool finished = false;
+        connect(&fresh, &ComparisonRun::finished, this, [&finished] { finished = true; });
+        fresh.start();
+        QTRY_VERIFY_WITH_TIMEOUT(finished, kJobTimeoutMs);
     }
 };
 

@@ -10,8 +10,12 @@
 #include <QtTest>
 
 #include <bit>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <set>
+#include <thread>
 
 using namespace gguf;
 
@@ -45,6 +49,26 @@ std::optional<ModelComparison> tinyComparison()
         return std::nullopt;
     return std::move(*comparison);
 }
+
+// The one-tensor comparison of issue 20: token_embd (131072 values) against the Q4_K file and
+// q8_0 simulated.
+std::optional<ModelComparison> oneTensorComparison()
+{
+    const auto f32 = testsupport::openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto q4k = testsupport::openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    if (!f32 || !q4k)
+        return std::nullopt;
+    ComparisonOptions options;
+    options.referenceIndex = 0;
+    options.simulatedTypes = {typeIdValue(GgmlTypeId::Q8_0)};
+    options.includeTensor = [](std::string_view name) { return name == "token_embd.weight"; };
+    auto comparison = ModelComparison::create({f32, q4k}, options);
+    if (!comparison)
+        return std::nullopt;
+    return std::move(*comparison);
+}
+
+constexpr std::uint64_t kRowRanges = 256;  // token_embd's row length: 512 ranges per cell
 
 }  // namespace
 
@@ -202,6 +226,97 @@ private slots:
         const UnitOutcome outcome = engine.runUnit(0, [] { return true; });
         QVERIFY(outcome.outcome == WorkOutcome::Cancelled);
         QVERIFY(!outcome.error);
+    }
+    // A cell is many units (its ranges); the units of a band's cells alternate, so threads that
+    // take units in order work on different cells.
+    void engineUnitsAreRangesOfCells()
+    {
+        const auto comparison = oneTensorComparison();
+        QVERIFY(comparison);
+        const ComparisonEngine engine(*comparison, kRowRanges);
+        const std::size_t perCell = comparison->cellRanges(0, 0, kRowRanges).size();
+        QCOMPARE(perCell, std::size_t(512));
+        QCOMPARE(engine.unitCount(), 2 * perCell);
+        for (std::size_t unit = 0; unit < engine.unitCount(); ++unit) {
+            QCOMPARE(engine.unitRow(unit), std::size_t(0));
+            QCOMPARE(engine.unitColumn(unit), unit % 2);
+        }
+        QCOMPARE(engine.totalElements(), std::uint64_t(2 * 131072));
+    }
+
+    // Three threads each start their share of the units backwards (so a later range of a cell is
+    // often started before an earlier one): no deadlock, and the figures equal one thread's.
+    void engineUnitsOutOfOrderOnThreadsEqualOneThread()
+    {
+        const auto comparison = oneTensorComparison();
+        QVERIFY(comparison);
+        ComparisonRunOptions run;
+        run.threads = 1;
+        run.chunkElements = kRowRanges;
+        const auto expected = runComparison(*comparison, run);
+        QVERIFY(expected);
+
+        ComparisonEngine engine(*comparison, kRowRanges);
+        constexpr std::size_t kThreads = 3;
+        std::atomic<std::uint64_t> done{0};
+        std::atomic<int> notDone{0};
+        std::vector<std::thread> threads;
+        for (std::size_t t = 0; t < kThreads; ++t)
+            threads.emplace_back([&, t] {
+                for (std::size_t unit = engine.unitCount(); unit-- > 0;) {
+                    if (unit % kThreads != t)
+                        continue;
+                    if (engine.runUnit(unit, {}, [&](std::uint64_t elements) { done += elements; }).outcome != WorkOutcome::Done)
+                        ++notDone;
+                }
+            });
+        for (std::thread& thread : threads)
+            thread.join();
+        QCOMPARE(notDone.load(), 0);
+        QCOMPARE(done.load(), engine.totalElements());
+        const ComparisonResults actual = engine.results();
+        for (std::size_t c = 0; c < comparison->columns().size(); ++c) {
+            QVERIFY(actual.cells[0][c] && expected->cells[0][c]);
+            QCOMPARE(firstDifference(*actual.cells[0][c], *expected->cells[0][c]), QString());
+            QCOMPARE(firstDifference(actual.columnTotals[c], expected->columnTotals[c]), QString());
+        }
+    }
+
+    // A unit waiting for its turn hears that an earlier range of its cell was cancelled and
+    // returns instead of waiting for it; later units of that cell return at once.
+    void engineWaitingUnitHearsCancellation()
+    {
+        const auto comparison = oneTensorComparison();
+        QVERIFY(comparison);
+        ComparisonEngine engine(*comparison, kRowRanges);
+        std::vector<std::size_t> cellUnits;  // the units of column 0's cell
+        std::size_t otherCell = 0;
+        for (std::size_t unit = 0; unit < engine.unitCount(); ++unit) {
+            if (engine.unitColumn(unit) == 0)
+                cellUnits.push_back(unit);
+            else
+                otherCell = unit;
+        }
+        QVERIFY(cellUnits.size() >= 3 && engine.unitColumn(otherCell) == 1);
+        std::promise<void> firstTookItsRange;
+        int polls = 0;
+        const auto cancelSecondPoll = [&] {
+            if (++polls == 1)
+                return false;  // before taking range 0
+            if (polls == 2)
+                firstTookItsRange.set_value();  // range 0 reconstructed, about to add
+            // Give the other unit time to take range 1 and wait for its turn.
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            return true;
+        };
+        std::future<UnitOutcome> first = std::async(std::launch::async, [&] { return engine.runUnit(cellUnits[0], cancelSecondPoll); });
+        firstTookItsRange.get_future().wait();
+        std::future<UnitOutcome> second = std::async(std::launch::async, [&] { return engine.runUnit(cellUnits[1]); });
+        QVERIFY(first.get().outcome == WorkOutcome::Cancelled);
+        QVERIFY(second.get().outcome == WorkOutcome::Cancelled);
+        QVERIFY(engine.runUnit(cellUnits[2]).outcome == WorkOutcome::Cancelled);
+        // The other cell is not concerned.
+        QVERIFY(engine.runUnit(otherCell).outcome == WorkOutcome::Done);
     }
 };
 

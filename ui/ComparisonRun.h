@@ -1,7 +1,9 @@
 #pragma once
-// Computes every computable cell of a comparison on the job pool: one BackgroundJob chunk per
-// unit of the core's ComparisonEngine, the same engine the CLI's runComparison schedules, so the
-// figures equal the CLI's to the last bit. Results come back as a plain value on the GUI thread.
+// Computes every computable cell of a comparison on the job pool with the core's ComparisonEngine,
+// the same engine the CLI's runComparison schedules, so the figures equal the CLI's to the last
+// bit. The engine's units are element ranges, so one large tensor keeps every pool thread busy;
+// consecutive units share a job chunk when there are very many. Results come back as a plain
+// value on the GUI thread.
 
 #include "ModelComparison.h"
 
@@ -14,18 +16,21 @@ class BackgroundJob;
 class ComparisonRun : public QObject {
     Q_OBJECT
 public:
-    ComparisonRun(std::shared_ptr<const gguf::ModelComparison> comparison, QObject* parent = nullptr);
+    // `chunkElements`: the engine's range size (smaller ranges: finer progress, more units).
+    ComparisonRun(std::shared_ptr<const gguf::ModelComparison> comparison, QObject* parent = nullptr,
+                  std::uint64_t chunkElements = gguf::kComparisonChunkElements);
     void start();
     void cancel();
     BackgroundJob* job() const { return m_job; }
     bool isRunning() const;
 
 signals:
-    void progress(int doneCells, int totalCells);
+    void progress(int doneChunks, int totalChunks);
     void finished(std::shared_ptr<const gguf::ComparisonResults> results);
     void failed(const QString& message);  // "cancelled" after cancel()
 
 private:
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
+    std::uint64_t m_chunkElements;
     QPointer<BackgroundJob> m_job;
 };
