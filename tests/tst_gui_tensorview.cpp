@@ -2,24 +2,24 @@
 // check what the views show against the core and the manifests; exports; responsiveness while
 // a large dequantization runs; bad files; screenshots of every page.
 
-#include "BlockInspector.h"
-#include "BlockScalesView.h"
+#include "tensor/BlockInspector.h"
+#include "tensor/BlockScalesView.h"
 #include "Dequantize.h"
-#include "DistributionView.h"
+#include "tensor/DistributionView.h"
 #include "Fixtures.h"
 #include "HeatmapReducer.h"
-#include "HeatmapView.h"
-#include "MainWindow.h"
+#include "tensor/HeatmapView.h"
+#include "shell/MainWindow.h"
 #include "Manifest.h"
-#include "ModelPage.h"
-#include "PlotExport.h"
-#include "RowValuesView.h"
+#include "shell/ModelPage.h"
+#include "common/PlotExport.h"
+#include "tensor/RowValuesView.h"
 #include "ScaleOverview.h"
 #include "SliceDigest.h"
-#include "TensorBrowser.h"
-#include "TensorTableModel.h"
-#include "TensorTreeModel.h"
-#include "TensorViewPage.h"
+#include "tensor/TensorBrowser.h"
+#include "session/TensorTableModel.h"
+#include "session/TensorTreeModel.h"
+#include "tensor/TensorViewPage.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

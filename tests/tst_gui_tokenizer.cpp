@@ -9,8 +9,8 @@
 #include "GgufWriter.h"
 #include "Manifest.h"
 #include "Model.h"
-#include "TokenTableModel.h"
-#include "TokenizerPage.h"
+#include "session/TokenTableModel.h"
+#include "pages/TokenizerPage.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
