@@ -140,12 +140,12 @@ void CompareDialog::openAndAccept()
     m_message->setText(tr("Opening %n file(s)…", nullptr, static_cast<int>(paths.size())));
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
     connect(job, &BackgroundJob::progress, m_progress, &QProgressBar::setValue);
-    connect(job, &BackgroundJob::finished, this, [this, job, opened](bool succeeded, const QString& error) {
+    connect(job, &BackgroundJob::finished, this, [this, job, opened](const JobOutcome& outcome) {
         job->deleteLater();
         m_job = nullptr;
         m_progress->setVisible(false);
-        if (!succeeded) {
-            m_message->setText(tr("Cannot open: %1").arg(error));
+        if (!outcome.isDone()) {
+            m_message->setText(tr("Cannot open: %1").arg(outcome.message()));
             m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
             return;
         }

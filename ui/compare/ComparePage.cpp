@@ -74,9 +74,9 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
 
     m_run = new ComparisonRun(m_comparison, this);
     connect(m_run, &ComparisonRun::finished, this, &ComparePage::showResults);
-    connect(m_run, &ComparisonRun::failed, this, [this](const QString& error) {
-        m_status->setText(error == QLatin1String("cancelled") ? tr("Comparison cancelled.") : tr("Comparison failed: %1").arg(error));
-        emit comparisonFinished(false, error);
+    connect(m_run, &ComparisonRun::failed, this, [this](const JobOutcome& outcome) {
+        m_status->setText(outcome.isCancelled() ? tr("Comparison cancelled.") : tr("Comparison failed: %1").arg(outcome.message()));
+        emit comparisonFinished(false, outcome.message());
     });
     m_run->start();
     m_progress->track(m_run->job(), tr("Comparing %1 tensors").arg(m_comparison->rows().size()));

@@ -121,8 +121,7 @@ void TensorErrorView::refresh()
 
 void TensorErrorView::startHistogram()
 {
-    if (m_histogramJob)
-        m_histogramJob->cancel();
+    m_histogramJobs.renew();
     m_histogram->clearGraphs();
     m_histogram->replot();
     if (!m_results || !m_hasRow)
@@ -152,11 +151,9 @@ void TensorErrorView::startHistogram()
         }
         return gguf::Ok{};
     }, this);
-    m_histogramJob = job;
     m_progress->track(job, tr("Error histograms"));
-    connect(job, &BackgroundJob::finished, this, [this, job, columns, counts, limit](bool succeeded, const QString&) {
-        job->deleteLater();
-        if (job != m_histogramJob || !succeeded)
+    m_histogramJobs.track(job, this, [this, columns, counts, limit](const JobOutcome& outcome) {
+        if (!outcome.isDone())
             return;
         const double width = 2.0 * limit / kHistogramBins;
         for (std::size_t i = 0; i < columns.size(); ++i) {
@@ -175,8 +172,7 @@ void TensorErrorView::startHistogram()
 
 void TensorErrorView::startScatter()
 {
-    if (m_scatterJob)
-        m_scatterJob->cancel();
+    m_scatterJobs.renew();
     m_scatter->clearGraphs();
     m_scatter->replot();
     const auto column = static_cast<std::size_t>(m_column->currentIndex());
@@ -203,15 +199,11 @@ void TensorErrorView::startScatter()
         const auto i = static_cast<std::size_t>(chunk);
         return gguf::blockErrors(*comparison, row, column, ranges[i], (*points)[i]);
     }, this);
-    m_scatterJob = job;
     m_progress->track(job, tr("Per-block errors"));
-    connect(job, &BackgroundJob::finished, this, [this, job, points](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_scatterJob)
-            return;
-        if (!succeeded) {
-            if (!error.contains(QLatin1String("cancelled")))
-                m_scatterNote->setText(error);
+    m_scatterJobs.track(job, this, [this, points](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            if (outcome.isFailed())
+                m_scatterNote->setText(outcome.message());
             return;
         }
         QCPGraph* graph = m_scatter->addGraph();

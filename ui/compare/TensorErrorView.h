@@ -5,6 +5,7 @@
 // Everything is computed on the job pool; a newer tensor or column makes older results stale.
 
 #include "ModelComparison.h"
+#include "session/JobTracker.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -51,6 +52,6 @@ private:
     std::shared_ptr<const gguf::ComparisonResults> m_results;
     std::size_t m_row = 0;
     bool m_hasRow = false;
-    QPointer<BackgroundJob> m_histogramJob;
-    QPointer<BackgroundJob> m_scatterJob;
+    JobTracker m_histogramJobs;
+    JobTracker m_scatterJobs;
 };

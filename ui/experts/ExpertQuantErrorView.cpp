@@ -5,6 +5,7 @@
 #include "session/BackgroundJob.h"
 #include "session/ExpertQuantErrorModel.h"
 #include "common/JobProgressBar.h"
+#include "common/StartWhenShown.h"
 #include "ModelComparison.h"
 #include "quantize/Quantize.h"
 
@@ -35,19 +36,11 @@ QString typeLabel(std::uint32_t typeId)
 }
 }  // namespace
 
-// Slot (expert × type column) written by one worker and published by its flag (release); the
-// GUI thread copies a slot only after seeing the flag (acquire).
-struct ExpertQuantErrorView::Results {
-    explicit Results(std::size_t count) : metrics(count), ready(count) {}
-    std::vector<gguf::ErrorMetrics> metrics;
-    std::vector<std::atomic<bool>> ready;
-    std::vector<bool> collected = std::vector<bool>(ready.size(), false);
-};
 
 ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_typeButton(new QToolButton(this)), m_metric(new QComboBox(this)), m_message(new QLabel(this)),
       m_model(new ExpertQuantErrorModel(this)), m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new QCustomPlot(this)),
-      m_types{kQ2_K, kQ8_0}
+      m_types{kQ2_K, kQ8_0}, m_startWhenShown(new StartWhenShown(this, [this]() { start(); }))
 {
     followPalette(m_plot);
     m_typeButton->setObjectName(QStringLiteral("quantTypesButton"));
@@ -115,14 +108,12 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
 
 bool ExpertQuantErrorView::isComputing() const
 {
-    return m_job && m_job->isRunning();
+    return m_jobs.isRunning();
 }
 
 void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo* tensor)
 {
-    if (m_job)
-        m_job->cancel();
-    m_job = nullptr;
+    m_jobs.renew();
     m_pending.reset();
     m_source = std::move(model);
     m_tensor = tensor;
@@ -133,8 +124,10 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
     m_message->setText(m_tensor ? tr("Error of each expert quantized to the chosen types, against the %1 values stored in this file.")
                                       .arg(typeLabel(m_tensor->typeId))
                                 : QString());
-    m_stale = m_source && m_tensor && !m_types.empty();
-    startIfShown();
+    if (m_source && m_tensor && !m_types.empty())
+        m_startWhenShown->request();
+    else
+        m_startWhenShown->drop();
 }
 
 void ExpertQuantErrorView::setTypes(const std::vector<std::uint32_t>& typeIds)
@@ -157,20 +150,6 @@ void ExpertQuantErrorView::typesChosen()
         if (action->isChecked())
             types.push_back(action->data().toUInt());
     setTypes(types);
-}
-
-void ExpertQuantErrorView::showEvent(QShowEvent* event)
-{
-    QWidget::showEvent(event);
-    startIfShown();
-}
-
-void ExpertQuantErrorView::startIfShown()
-{
-    if (m_stale && isVisible()) {
-        m_stale = false;
-        start();
-    }
 }
 
 void ExpertQuantErrorView::start()
@@ -214,32 +193,25 @@ void ExpertQuantErrorView::start()
         gguf::ErrorAccumulator accumulator;
         for (std::uint64_t begin = expert * expertElements; begin < (expert + 1) * expertElements; begin += step) {
             if (cancelled.load(std::memory_order_relaxed))
-                return gguf::Error{"cancelled", gguf::Error::kNoOffset, {}};
+                return gguf::Ok{};  // the job reports the cancel; nothing to publish
             const gguf::ElementRange range{begin, std::min(begin + step, (expert + 1) * expertElements)};
             if (gguf::Status s = comparison->accumulate(0, column, range, accumulator); !s)
                 return s;
         }
-        results->metrics[static_cast<std::size_t>(chunk)] = accumulator.result();
-        results->ready[static_cast<std::size_t>(chunk)].store(true, std::memory_order_release);
+        results->publish(static_cast<std::size_t>(chunk), accumulator.result());
         return gguf::Ok{};
     }, this);
-    m_job = job;
+    m_jobs.renew();
     m_pending = results;
     m_progress->track(job, tr("Quantization error of %n expert(s)", nullptr, static_cast<int>(experts)));
-    connect(job, &BackgroundJob::progress, this, [this, job]() {
-        if (job == m_job)
-            collect();
-    });
-    connect(job, &BackgroundJob::finished, this, [this, job](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_job)
-            return;
+    m_jobs.onProgress(job, this, [this]() { collect(); });
+    m_jobs.track(job, this, [this](const JobOutcome& outcome) {
         collect();
         m_pending.reset();
-        if (!succeeded) {
-            const bool cancelled = error.contains(QLatin1String("cancelled"));
-            m_message->setText(cancelled ? tr("Cancelled; showing the experts finished so far.") : error);
-            m_stale = cancelled;
+        if (!outcome.isDone()) {
+            m_message->setText(outcome.isCancelled() ? tr("Cancelled; showing the experts finished so far.") : outcome.message());
+            if (outcome.isCancelled())
+                m_startWhenShown->requestOnNextShow();
             return;
         }
         emit errorsReady();
@@ -251,12 +223,9 @@ void ExpertQuantErrorView::collect()
     if (!m_pending)
         return;
     const int columns = m_model->typeColumnCount();
-    for (std::size_t slot = 0; slot < m_pending->ready.size(); ++slot) {
-        if (m_pending->collected[slot] || !m_pending->ready[slot].load(std::memory_order_acquire))
-            continue;
-        m_pending->collected[slot] = true;
-        m_model->setMetrics(slot / static_cast<std::size_t>(columns), static_cast<int>(slot % static_cast<std::size_t>(columns)), m_pending->metrics[slot]);
-    }
+    m_pending->takeNew([&](std::size_t slot, const gguf::ErrorMetrics& metrics) {
+        m_model->setMetrics(slot / static_cast<std::size_t>(columns), static_cast<int>(slot % static_cast<std::size_t>(columns)), metrics);
+    });
 }
 
 void ExpertQuantErrorView::updateChart()

@@ -7,6 +7,8 @@
 
 #include "ErrorMetrics.h"
 #include "Model.h"
+#include "session/JobTracker.h"
+#include "session/PartialResults.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -19,9 +21,9 @@ class QLabel;
 class QSortFilterProxyModel;
 class QTableView;
 class QToolButton;
-class BackgroundJob;
 class ExpertQuantErrorModel;
 class JobProgressBar;
+class StartWhenShown;
 
 class ExpertQuantErrorView : public QWidget {
     Q_OBJECT
@@ -39,12 +41,8 @@ public:
 signals:
     void errorsReady();
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
-    struct Results;
-    void startIfShown();
+    using Results = PartialResults<gguf::ErrorMetrics>;
     void start();
     void collect();
     void updateChart();
@@ -61,7 +59,7 @@ private:
     std::shared_ptr<const gguf::Model> m_source;
     const gguf::TensorInfo* m_tensor = nullptr;
     std::vector<std::uint32_t> m_types;
-    bool m_stale = false;
-    QPointer<BackgroundJob> m_job;
+    StartWhenShown* m_startWhenShown;
+    JobTracker m_jobs;
     std::shared_ptr<Results> m_pending;
 };

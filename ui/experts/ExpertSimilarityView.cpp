@@ -6,6 +6,7 @@
 #include "common/DivergingGradient.h"
 #include "ExpertAnalysis.h"
 #include "common/JobProgressBar.h"
+#include "common/StartWhenShown.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -32,7 +33,7 @@ QSharedPointer<QCPAxisTickerFixed> integerTicker()
 
 ExpertSimilarityView::ExpertSimilarityView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_message(new QLabel(this)), m_hover(new QLabel(this)), m_similarityPlot(new QCustomPlot(this)),
-      m_routerPlot(new QCustomPlot(this))
+      m_routerPlot(new QCustomPlot(this)), m_startWhenShown(new StartWhenShown(this, [this]() { start(); }))
 {
     followPalette(m_similarityPlot);
     followPalette(m_routerPlot);
@@ -84,41 +85,30 @@ ExpertSimilarityView::ExpertSimilarityView(JobProgressBar* progress, QWidget* pa
 
 bool ExpertSimilarityView::isComputing() const
 {
-    return (m_similarityJob && m_similarityJob->isRunning()) || (m_routerJob && m_routerJob->isRunning());
+    return m_similarityJobs.isRunning() || m_routerJobs.isRunning();
 }
 
 void ExpertSimilarityView::setTensors(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo* experts, const gguf::TensorInfo* router)
 {
-    if (m_similarityJob)
-        m_similarityJob->cancel();
-    if (m_routerJob)
-        m_routerJob->cancel();
-    m_similarityJob = nullptr;
-    m_routerJob = nullptr;
+    m_similarityJobs.renew();
+    m_routerJobs.renew();
     m_model = std::move(model);
     m_experts = experts;
     m_router = router;
     m_expertCount = 0;
     m_cosine.clear();
     m_routerNorms.clear();
-    m_stale = m_model && m_experts;
     m_message->clear();
     displaySimilarity();
     displayRouterNorms();
-    startIfShown();
+    if (m_model && m_experts)
+        m_startWhenShown->request();
+    else
+        m_startWhenShown->drop();
 }
 
-void ExpertSimilarityView::showEvent(QShowEvent* event)
+void ExpertSimilarityView::start()
 {
-    QWidget::showEvent(event);
-    startIfShown();
-}
-
-void ExpertSimilarityView::startIfShown()
-{
-    if (!m_stale || !isVisible())
-        return;
-    m_stale = false;
     startSimilarity();
     startRouterNorms();
 }
@@ -141,16 +131,14 @@ void ExpertSimilarityView::startSimilarity()
         const std::uint64_t end = rows * static_cast<std::uint64_t>(chunk + 1) / static_cast<std::uint64_t>(chunks);
         return gguf::accumulateExpertDots(*tensor, begin, end, (*partials)[static_cast<std::size_t>(chunk)], &cancelled);
     }, this);
-    m_similarityJob = job;
+    m_similarityJobs.renew();
     m_progress->track(job, tr("Similarity of the experts of %1").arg(nameOf(tensor)));
     m_message->setText(tr("Computing the similarity of %n expert(s)…", nullptr, static_cast<int>(experts)));
-    connect(job, &BackgroundJob::finished, this, [this, job, partials, experts](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_similarityJob)
-            return;
-        if (!succeeded) {
-            m_message->setText(error.contains(QLatin1String("cancelled")) ? tr("Similarity cancelled.") : error);
-            m_stale = error.contains(QLatin1String("cancelled"));  // showing the tab again retries
+    m_similarityJobs.track(job, this, [this, partials, experts](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            m_message->setText(outcome.isCancelled() ? tr("Similarity cancelled.") : outcome.message());
+            if (outcome.isCancelled())
+                m_startWhenShown->requestOnNextShow();  // showing the tab again retries
             return;
         }
         // Summed in chunk order on this thread: the same figures on every run.
@@ -178,14 +166,11 @@ void ExpertSimilarityView::startRouterNorms()
         *norms = std::move(*computed);
         return gguf::Ok{};
     }, this);
-    m_routerJob = job;
+    m_routerJobs.renew();
     m_progress->track(job, tr("Router norms of %1").arg(nameOf(*m_router)));
-    connect(job, &BackgroundJob::finished, this, [this, job, norms](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_routerJob)
-            return;
-        if (!succeeded) {
-            m_routerPlot->yAxis->setLabel(error.contains(QLatin1String("cancelled")) ? tr("router norms cancelled") : error);
+    m_routerJobs.track(job, this, [this, norms](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            m_routerPlot->yAxis->setLabel(outcome.isCancelled() ? tr("router norms cancelled") : outcome.message());
             m_routerPlot->replot(QCustomPlot::rpQueuedReplot);
             return;
         }

@@ -5,6 +5,7 @@
 // thread sums them in chunk order, so the result does not depend on scheduling.
 // Work starts when the view is first shown for a tensor (it reads every expert in full).
 
+#include "session/JobTracker.h"
 #include "session/SliceRef.h"
 
 #include <QPointer>
@@ -15,8 +16,8 @@ class QCustomPlot;
 class QCPBars;
 class QCPColorMap;
 class QLabel;
-class BackgroundJob;
 class JobProgressBar;
+class StartWhenShown;
 
 class ExpertSimilarityView : public QWidget {
     Q_OBJECT
@@ -37,11 +38,8 @@ signals:
     void similarityReady();
     void routerNormsReady();
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
-    void startIfShown();
+    void start();
     void startSimilarity();
     void startRouterNorms();
     void displaySimilarity();
@@ -58,9 +56,9 @@ private:
     std::shared_ptr<const gguf::Model> m_model;
     const gguf::TensorInfo* m_experts = nullptr;
     const gguf::TensorInfo* m_router = nullptr;
-    bool m_stale = false;
-    QPointer<BackgroundJob> m_similarityJob;
-    QPointer<BackgroundJob> m_routerJob;
+    StartWhenShown* m_startWhenShown;
+    JobTracker m_similarityJobs;
+    JobTracker m_routerJobs;
     std::uint64_t m_expertCount = 0;
     std::vector<double> m_cosine;
     std::vector<double> m_routerNorms;

@@ -51,7 +51,7 @@ gguf::ExportFormat formatForPath(const QString& path)
 
 ExpertsPage::ExpertsPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     : QWidget(parent), m_model(std::move(model)), m_index(gguf::ExpertIndex::build(*m_model)), m_stack(new QStackedWidget(this)),
-      m_noExperts(new QLabel(this)), m_warnings(new QLabel(this)), m_progress(new JobProgressBar(this)), m_scan(new ExpertScan(m_progress, this)),
+      m_noExperts(new QLabel(this)), m_warnings(new QLabel(this)), m_progress(new JobProgressBar(this)), m_scan(new ExpertScan(this)),
       m_statisticsModel(new ExpertStatisticsModel(this))
 {
     m_noExperts->setObjectName(QStringLiteral("noExpertsMessage"));
@@ -125,6 +125,7 @@ QWidget* ExpertsPage::createExpertsView()
     m_tabs->addTab(m_layerHeatmap, tr("Across layers"));
     m_tabs->addTab(m_quantError, tr("Quantization error"));
 
+    connect(m_scan, &ExpertScan::jobStarted, m_progress, &JobProgressBar::track);
     connect(m_scan, &ExpertScan::statisticsReady, m_statisticsModel, &ExpertStatisticsModel::setStatistics);
     connect(m_scan, &ExpertScan::statisticsReady, m_grid, &ExpertGridView::showStatistics);
     connect(m_scan, &ExpertScan::heatmapReady, m_grid, &ExpertGridView::showHeatmap);
@@ -331,9 +332,9 @@ QString ExpertsPage::exportExperts(const std::vector<std::uint64_t>& experts, co
             return tr("expert %1 does not exist").arg(expert);
     BackgroundJob* job = startExpertExport(m_model, *m_tensor, experts, formatForPath(path), path, this);
     m_progress->track(job, tr("Exporting %1").arg(QFileInfo(path).fileName()));
-    connect(job, &BackgroundJob::finished, this, [this, job, path](bool succeeded, const QString& error) {
+    connect(job, &BackgroundJob::finished, this, [this, job, path](const JobOutcome& outcome) {
         job->deleteLater();
-        emit exportFinished(succeeded, succeeded ? tr("Exported %1").arg(path) : error);
+        emit exportFinished(outcome.isDone(), outcome.isDone() ? tr("Exported %1").arg(path) : outcome.message());
     });
     return {};
 }

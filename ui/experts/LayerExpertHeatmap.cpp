@@ -5,6 +5,7 @@
 #include "session/BackgroundJob.h"
 #include "common/DivergingGradient.h"
 #include "common/JobProgressBar.h"
+#include "common/StartWhenShown.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -16,17 +17,9 @@
 #include <limits>
 #include <qcustomplot.h>
 
-// Each (layer, expert) slot is written by one worker, then published by its flag; the GUI
-// thread reads a slot only after seeing the flag (acquire), so slots fill in while others run.
-struct LayerExpertHeatmap::Results {
-    explicit Results(std::size_t count) : values(count), ready(count) {}
-    std::vector<std::optional<gguf::ExpertStatistics>> values;
-    std::vector<std::atomic<bool>> ready;
-};
-
 LayerExpertHeatmap::LayerExpertHeatmap(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_statistic(new QComboBox(this)), m_message(new QLabel(this)), m_hover(new QLabel(this)),
-      m_plot(new QCustomPlot(this))
+      m_plot(new QCustomPlot(this)), m_startWhenShown(new StartWhenShown(this, [this]() { start(); }))
 {
     followPalette(m_plot);
     for (const ExpertStatisticKind kind : kExpertStatisticKinds)
@@ -78,7 +71,7 @@ void LayerExpertHeatmap::setStatistic(ExpertStatisticKind kind)
 
 bool LayerExpertHeatmap::isComputing() const
 {
-    return m_job && m_job->isRunning();
+    return m_jobs.isRunning();
 }
 
 const std::optional<gguf::ExpertStatistics>& LayerExpertHeatmap::result(std::size_t layerRow, std::uint64_t expert) const
@@ -91,9 +84,7 @@ const std::optional<gguf::ExpertStatistics>& LayerExpertHeatmap::result(std::siz
 
 void LayerExpertHeatmap::setTensors(std::shared_ptr<const gguf::Model> model, std::vector<LayerTensor> layers)
 {
-    if (m_job)
-        m_job->cancel();
-    m_job = nullptr;
+    m_jobs.renew();
     m_pending.reset();
     m_model = std::move(model);
     m_layers = std::move(layers);
@@ -103,24 +94,12 @@ void LayerExpertHeatmap::setTensors(std::shared_ptr<const gguf::Model> model, st
     for (const LayerTensor& entry : m_layers)
         m_expertCount = std::max<std::uint64_t>(m_expertCount, static_cast<std::uint64_t>(entry.tensor->ne[2]));
     m_results.assign(m_layers.size() * static_cast<std::size_t>(m_expertCount), std::nullopt);
-    m_stale = m_model && !m_layers.empty();
     m_message->clear();
     display();
-    startIfShown();
-}
-
-void LayerExpertHeatmap::showEvent(QShowEvent* event)
-{
-    QWidget::showEvent(event);
-    startIfShown();
-}
-
-void LayerExpertHeatmap::startIfShown()
-{
-    if (m_stale && isVisible()) {
-        m_stale = false;
-        start();
-    }
+    if (m_model && !m_layers.empty())
+        m_startWhenShown->request();
+    else
+        m_startWhenShown->drop();
 }
 
 void LayerExpertHeatmap::start()
@@ -137,28 +116,21 @@ void LayerExpertHeatmap::start()
         auto computed = gguf::computeExpertStatistics(*tensor, slot % width, &cancelled);
         if (!computed)
             return computed.error();
-        results->values[slot] = std::move(*computed);
-        results->ready[slot].store(true, std::memory_order_release);
+        results->publish(slot, std::move(*computed));
         return gguf::Ok{};
     }, this);
-    m_job = job;
+    m_jobs.renew();
     m_pending = results;
     m_progress->track(job, tr("Expert statistics of %n layer(s)", nullptr, static_cast<int>(m_layers.size())));
     m_message->setText(tr("Computing…"));
-    connect(job, &BackgroundJob::progress, this, [this, job]() {
-        if (job == m_job)
-            collect();
-    });
-    connect(job, &BackgroundJob::finished, this, [this, job](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_job)
-            return;
+    m_jobs.onProgress(job, this, [this]() { collect(); });
+    m_jobs.track(job, this, [this](const JobOutcome& outcome) {
         collect();
         m_pending.reset();
-        if (!succeeded) {
-            const bool cancelled = error.contains(QLatin1String("cancelled"));
-            m_message->setText(cancelled ? tr("Cancelled; showing the layers finished so far.") : error);
-            m_stale = cancelled;  // showing the view again finishes the work
+        if (!outcome.isDone()) {
+            m_message->setText(outcome.isCancelled() ? tr("Cancelled; showing the layers finished so far.") : outcome.message());
+            if (outcome.isCancelled())
+                m_startWhenShown->requestOnNextShow();  // showing the view again finishes the work
             return;
         }
         m_message->clear();
@@ -171,12 +143,12 @@ void LayerExpertHeatmap::collect()
     if (!m_pending)
         return;
     bool changed = false;
-    for (std::size_t slot = 0; slot < m_results.size(); ++slot) {
-        if (!m_results[slot] && m_pending->ready[slot].load(std::memory_order_acquire)) {
-            m_results[slot] = m_pending->values[slot];
+    m_pending->takeNew([&](std::size_t slot, const gguf::ExpertStatistics& statistics) {
+        if (!m_results[slot]) {  // a resumed run recomputes slots an earlier one already delivered
+            m_results[slot] = statistics;
             changed = true;
         }
-    }
+    });
     if (changed)
         display();
 }

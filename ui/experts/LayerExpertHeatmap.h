@@ -7,6 +7,8 @@
 #include "ExpertAnalysis.h"
 #include "session/ExpertStatisticKind.h"
 #include "Model.h"
+#include "session/JobTracker.h"
+#include "session/PartialResults.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -19,8 +21,8 @@ class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
 class QLabel;
-class BackgroundJob;
 class JobProgressBar;
+class StartWhenShown;
 
 class LayerExpertHeatmap : public QWidget {
     Q_OBJECT
@@ -46,12 +48,8 @@ public:
 signals:
     void statisticsReady();
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
-    struct Results;
-    void startIfShown();
+    using Results = PartialResults<gguf::ExpertStatistics>;
     void start();
     void collect();
     void display();
@@ -68,8 +66,8 @@ private:
     std::shared_ptr<const gguf::Model> m_model;
     std::vector<LayerTensor> m_layers;
     std::uint64_t m_expertCount = 0;
-    bool m_stale = false;
-    QPointer<BackgroundJob> m_job;
-    std::shared_ptr<Results> m_pending;  // filled by the workers of m_job
+    StartWhenShown* m_startWhenShown;
+    JobTracker m_jobs;
+    std::shared_ptr<Results> m_pending;  // filled by the workers of the current job
     std::vector<std::optional<gguf::ExpertStatistics>> m_results;  // layer row × expert, collected on this thread
 };

@@ -28,11 +28,11 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
     for (int chunk = 0; chunk < chunkCount; ++chunk) {
         jobPool()->start([state = m_state, self, chunk]() {
             yieldToGuiThread();
+            // A chunk skipped after cancel() reports nothing: the flag itself decides the outcome.
             QString error;
-            if (state->cancelled.load(std::memory_order_relaxed)) {
-                error = QStringLiteral("cancelled");
-            } else if (gguf::Status status = state->work(chunk, state->cancelled); !status) {
-                error = QString::fromStdString(status.error().toString());
+            if (!state->cancelled.load(std::memory_order_relaxed)) {
+                if (gguf::Status status = state->work(chunk, state->cancelled); !status)
+                    error = QString::fromStdString(status.error().toString());
             }
             QMetaObject::invokeMethod(
                 QCoreApplication::instance(),
@@ -71,7 +71,10 @@ void BackgroundJob::chunkDone(const QString& error)
         return;
     m_running = false;
     JobMonitor::instance().jobFinished();
-    if (m_state->cancelled && m_firstError.isEmpty())
-        m_firstError = QStringLiteral("cancelled");
-    emit finished(m_firstError.isEmpty(), m_firstError);
+    if (m_state->cancelled)
+        emit finished(JobOutcome::cancelled());
+    else if (!m_firstError.isEmpty())
+        emit finished(JobOutcome::failed(m_firstError));
+    else
+        emit finished(JobOutcome::done());
 }

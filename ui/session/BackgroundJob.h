@@ -2,9 +2,11 @@
 // Runs independent chunks of core work (row ranges, heatmap bands) on the job pool and
 // reports back on the GUI thread. Workers touch no widgets: they fill buffers owned by the job's
 // shared state and return a Status. Cancellation is an atomic flag the chunks poll; a cancelled
-// or failed job still finishes once, so its owner can tell a stale result from a fresh one.
+// or failed job still finishes once, with a JobOutcome saying which. Owners that start a newer
+// job before an older one ends track them with a JobTracker, which drops stale ends.
 
 #include "Result.h"
+#include "session/JobOutcome.h"
 
 #include <QObject>
 #include <QString>
@@ -28,8 +30,9 @@ public:
 
 signals:
     void progress(int doneChunks, int totalChunks);
-    // Exactly once. `error` is empty on success; "cancelled" after cancel().
-    void finished(bool succeeded, const QString& error);
+    // Exactly once. Cancelled whenever cancel() came before the end, even if a chunk also
+    // failed (the person asked to stop); failed with the first chunk's error otherwise.
+    void finished(const JobOutcome& outcome);
 
 private:
     struct State;

@@ -62,10 +62,10 @@ void ComparisonRun::start()
                                   this);
     m_job = job;
     connect(job, &BackgroundJob::progress, this, &ComparisonRun::progress);
-    connect(job, &BackgroundJob::finished, this, [this, job, state](bool succeeded, const QString& error) {
+    connect(job, &BackgroundJob::finished, this, [this, job, state](const JobOutcome& outcome) {
         job->deleteLater();
-        if (!succeeded) {
-            emit failed(error);
+        if (!outcome.isDone()) {
+            emit failed(outcome);
             return;
         }
         const std::size_t columnCount = m_comparison->columns().size();

@@ -5,6 +5,7 @@
 // order, again like runComparison. Results come back as a plain value on the GUI thread.
 
 #include "ModelComparison.h"
+#include "session/JobOutcome.h"
 
 #include <QObject>
 #include <QPointer>
@@ -24,7 +25,7 @@ public:
 signals:
     void progress(int doneCells, int totalCells);
     void finished(std::shared_ptr<const gguf::ComparisonResults> results);
-    void failed(const QString& message);  // "cancelled" after cancel()
+    void failed(const JobOutcome& outcome);  // cancelled after cancel()
 
 private:
     std::shared_ptr<const gguf::ModelComparison> m_comparison;

@@ -1,7 +1,6 @@
 #include "session/ExpertScan.h"
 
 #include "session/BackgroundJob.h"
-#include "common/JobProgressBar.h"
 #include "session/ResultCache.h"
 
 #include <QThread>
@@ -16,7 +15,7 @@ int heatmapBands(const gguf::HeatmapGrid& grid)
 }
 }  // namespace
 
-ExpertScan::ExpertScan(JobProgressBar* progress, QObject* parent) : QObject(parent), m_progress(progress) {}
+ExpertScan::ExpertScan(QObject* parent) : QObject(parent) {}
 
 gguf::HeatmapGrid ExpertScan::tileGrid(const gguf::TensorInfo& tensor)
 {
@@ -26,21 +25,17 @@ gguf::HeatmapGrid ExpertScan::tileGrid(const gguf::TensorInfo& tensor)
 
 bool ExpertScan::isRunning() const
 {
-    return std::any_of(m_jobs.begin(), m_jobs.end(), [](const QPointer<BackgroundJob>& job) { return job && job->isRunning(); });
+    return m_jobs.isRunning();
 }
 
 void ExpertScan::cancel()
 {
-    for (const QPointer<BackgroundJob>& job : m_jobs)
-        if (job)
-            job->cancel();
+    m_jobs.cancel();
 }
 
 void ExpertScan::clear()
 {
-    cancel();
-    m_jobs.clear();
-    ++m_generation;
+    m_jobs.renew();
     m_model.reset();
     m_tensor = nullptr;
     m_heatmapsPending.clear();
@@ -72,7 +67,7 @@ void ExpertScan::start(std::shared_ptr<const gguf::Model> model, const gguf::Ten
     const auto expertCount = static_cast<std::uint64_t>(tensor->ne[2]);
     for (std::uint64_t expert = 0; expert < expertCount; ++expert)
         startExpert(expert, true, onScreen.count(expert) > 0);
-    if (m_jobs.isEmpty())
+    if (!m_jobs.isRunning())
         emit finished();
 }
 
@@ -134,21 +129,14 @@ void ExpertScan::startExpert(std::uint64_t expert, bool statistics, bool heatmap
         const std::span<float> out(cells->data() + static_cast<std::size_t>(from) * grid.columns, static_cast<std::size_t>(to - from) * grid.columns);
         return gguf::reduceHeatmapRows(expertRows, grid, from, to, out, &cancelled);
     }, this);
-    m_jobs.append(job);
-    if (m_progress)
-        m_progress->track(job, tr("Expert %1 of %2").arg(expert).arg(QString::fromUtf8(m_tensor->name.data(), static_cast<qsizetype>(m_tensor->name.size()))));
-    const quint64 generation = m_generation;
     const QString key = heatmap ? cacheKey(expert) : QString();
-    connect(job, &BackgroundJob::finished, this, [=, this](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (generation != m_generation)
-            return;  // the user moved on to another tensor
+    // The tracker drops this end if the user moved on to another tensor meanwhile.
+    m_jobs.track(job, this, [=, this](const JobOutcome& outcome) {
         if (heatmap)
             m_heatmapsPending.erase(expert);  // a failed or cancelled heatmap is retried when asked again
-        if (!succeeded) {
-            if (!error.contains(QLatin1String("cancelled")))
-                emit expertFailed(expert, error);
-        } else {
+        if (outcome.isFailed()) {
+            emit expertFailed(expert, outcome.message());
+        } else if (outcome.isDone()) {
             if (*result)
                 emit statisticsReady(**result);
             if (cells) {
@@ -157,13 +145,13 @@ void ExpertScan::startExpert(std::uint64_t expert, bool statistics, bool heatmap
                 emit heatmapReady(expert, grid, cells);
             }
         }
-        jobEnded(job);
+        jobEnded();
     });
+    emit jobStarted(job, tr("Expert %1 of %2").arg(expert).arg(QString::fromUtf8(m_tensor->name.data(), static_cast<qsizetype>(m_tensor->name.size()))));
 }
 
-void ExpertScan::jobEnded(BackgroundJob* job)
+void ExpertScan::jobEnded()
 {
-    m_jobs.removeIf([job](const QPointer<BackgroundJob>& entry) { return !entry || entry == job; });
     if (!isRunning())
         emit finished();
 }

@@ -2,11 +2,13 @@
 // The per-expert work behind the expert grid and the statistics table: one BackgroundJob per
 // expert that computes the expert's statistics and, for the experts on screen, a small heatmap.
 // Results arrive expert by expert as plain values; a newer start() cancels every older job and
-// their late results are dropped (generation counter). No widgets here.
+// their late results are dropped (JobTracker's generations). No widgets here: a view that shows
+// progress listens to jobStarted.
 
 #include "ExpertAnalysis.h"
 #include "HeatmapReducer.h"
 #include "Model.h"
+#include "session/JobTracker.h"
 
 #include <QObject>
 #include <QPointer>
@@ -16,14 +18,11 @@
 #include <set>
 #include <vector>
 
-class BackgroundJob;
-class JobProgressBar;
 
 class ExpertScan : public QObject {
     Q_OBJECT
 public:
-    // Jobs are shown in `progress` (may be null), whose Cancel button stops them.
-    explicit ExpertScan(JobProgressBar* progress, QObject* parent = nullptr);
+    explicit ExpertScan(QObject* parent = nullptr);
 
     // Statistics of every expert of `tensor` (ne = [n_in, n_out, n_expert]) and heatmaps of `shown`.
     void start(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo* tensor, const std::vector<std::uint64_t>& shown);
@@ -42,6 +41,8 @@ public:
     static gguf::HeatmapGrid tileGrid(const gguf::TensorInfo& tensor);
 
 signals:
+    // A job began: for a progress display (which may cancel it). `description` names the expert.
+    void jobStarted(BackgroundJob* job, const QString& description);
     void statisticsReady(const gguf::ExpertStatistics& statistics);
     void heatmapReady(std::uint64_t expert, const gguf::HeatmapGrid& grid, std::shared_ptr<const std::vector<float>> cells);
     void expertFailed(std::uint64_t expert, const QString& error);
@@ -51,13 +52,11 @@ signals:
 private:
     void startExpert(std::uint64_t expert, bool statistics, bool heatmap);
     QString cacheKey(std::uint64_t expert) const;
-    void jobEnded(BackgroundJob* job);
+    void jobEnded();
 
-    JobProgressBar* m_progress;
     std::shared_ptr<const gguf::Model> m_model;
     const gguf::TensorInfo* m_tensor = nullptr;
-    quint64 m_generation = 0;
     std::set<std::uint64_t> m_heatmapsPending;  // on their way, for the current tensor
     std::map<std::uint64_t, std::shared_ptr<const std::vector<float>>> m_heatmaps;  // finished (64 KiB each)
-    QList<QPointer<BackgroundJob>> m_jobs;
+    JobTracker m_jobs;
 };

@@ -195,8 +195,10 @@ void ConvertDialog::startConversion()
     m_convert->setEnabled(false);
     m_cancel->setText(tr("Cancel"));
     m_progressPoll->start();
-    connect(job, &BackgroundJob::finished, this, [this, job, output](bool succeeded, const QString& message) {
+    connect(job, &BackgroundJob::finished, this, [this, job, output](const JobOutcome& outcome) {
         job->deleteLater();
+        const bool succeeded = outcome.isDone();
+        const QString message = outcome.message();
         m_progressPoll->stop();
         m_cancel->setText(tr("Close"));
         m_convert->setEnabled(true);

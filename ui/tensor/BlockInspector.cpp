@@ -56,8 +56,7 @@ void BlockInspector::showBlock(std::uint64_t row, std::uint64_t blockInRow)
 
 void BlockInspector::load()
 {
-    if (m_job)
-        m_job->cancel();
+    m_jobs.renew();
     m_view->clear();
     if (!m_slice.isValid() || m_slice.slice.elementCount() == 0) {
         m_view->setPlainText(m_slice.isValid() ? tr("This tensor is empty.") : QString());
@@ -74,13 +73,9 @@ void BlockInspector::load()
         result->emplace(std::move(read.value()));
         return gguf::Ok{};
     }, this);
-    m_job = job;
     m_progress->track(job, tr("Block %1 of row %2").arg(block).arg(row));
-    connect(job, &BackgroundJob::finished, this, [this, job, result, slice](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_job)
-            return;
-        m_view->setHtml(succeeded ? (*result)->toHtml(*slice.slice.tensor) : error.toHtmlEscaped());
+    m_jobs.track(job, this, [this, result, slice](const JobOutcome& outcome) {
+        m_view->setHtml(outcome.isDone() ? (*result)->toHtml(*slice.slice.tensor) : outcome.message().toHtmlEscaped());
         emit blockShown();
     });
 }

@@ -4,6 +4,7 @@
 // value. Pick a block by row and index, or by clicking a heatmap.
 
 #include "session/SliceRef.h"
+#include "session/JobTracker.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -32,5 +33,5 @@ private:
     QSpinBox* m_block;
     QTextBrowser* m_view;
     SliceRef m_slice;
-    QPointer<BackgroundJob> m_job;
+    JobTracker m_jobs;
 };

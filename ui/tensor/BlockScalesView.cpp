@@ -83,8 +83,7 @@ BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
 
 void BlockScalesView::setSlice(const SliceRef& slice)
 {
-    if (m_job)
-        m_job->cancel();
+    m_jobs.renew();
     m_slice = slice;
     m_overview.reset();
     display();
@@ -103,15 +102,11 @@ void BlockScalesView::setSlice(const SliceRef& slice)
         result->emplace(std::move(overview.value()));
         return gguf::Ok{};
     }, this);
-    m_job = job;
     m_progress->track(job, tr("Block scales of %1").arg(slice.label()));
     m_message->setText(tr("Computing block scales…"));
-    connect(job, &BackgroundJob::finished, this, [this, job, result](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_job)
-            return;
-        if (!succeeded) {
-            m_message->setText(error.contains(QLatin1String("cancelled")) ? tr("Cancelled.") : error);
+    m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            m_message->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
             return;
         }
         m_overview = std::move(*result);

@@ -4,6 +4,7 @@
 
 #include "ScaleOverview.h"
 #include "session/SliceRef.h"
+#include "session/JobTracker.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -41,6 +42,6 @@ private:
     QCustomPlot* m_heatmap;
     QCPColorMap* m_map;
     SliceRef m_slice;
-    QPointer<BackgroundJob> m_job;
+    JobTracker m_jobs;
     std::optional<gguf::ScaleOverview> m_overview;
 };

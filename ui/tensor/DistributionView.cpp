@@ -54,8 +54,7 @@ DistributionView::DistributionView(JobProgressBar* progress, QWidget* parent)
 
 void DistributionView::setSlice(const SliceRef& slice)
 {
-    if (m_job)
-        m_job->cancel();
+    m_jobs.renew();
     m_result.reset();
     display();
     if (!slice.isValid())
@@ -68,14 +67,10 @@ void DistributionView::setSlice(const SliceRef& slice)
         result->emplace(std::move(computed.value()));
         return gguf::Ok{};
     }, this);
-    m_job = job;
     m_progress->track(job, tr("Statistics of %1").arg(slice.label()));
-    connect(job, &BackgroundJob::finished, this, [this, job, result](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_job)
-            return;
-        if (!succeeded) {
-            m_summary->setText(error.contains(QLatin1String("cancelled")) ? tr("Cancelled.") : error);
+    m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            m_summary->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
             return;
         }
         m_result = std::move(*result);

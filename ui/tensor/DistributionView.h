@@ -3,6 +3,7 @@
 
 #include "session/SliceRef.h"
 #include "Statistics.h"
+#include "session/JobTracker.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -34,6 +35,6 @@ private:
     QCPBars* m_bars;
     QCheckBox* m_logScale;
     QLabel* m_summary;
-    QPointer<BackgroundJob> m_job;
+    JobTracker m_jobs;
     std::optional<gguf::SliceStatistics> m_result;
 };

@@ -52,8 +52,7 @@ void RowValuesView::showRow(std::uint64_t row)
 
 void RowValuesView::load()
 {
-    if (m_job)
-        m_job->cancel();
+    m_jobs.renew();
     m_table->setRowCount(0);
     m_values.clear();
     if (!m_slice.isValid() || m_slice.slice.elementCount() == 0)
@@ -70,15 +69,11 @@ void RowValuesView::load()
         const std::uint64_t begin = row * slice.slice.rowLength();
         return gguf::dequantizeElements(*slice.slice.tensor, begin, begin + buffer->size(), *buffer);
     }, this);
-    m_job = job;
     m_progress->track(job, tr("Row %1 of %2").arg(m_row->value()).arg(slice.label()));
-    connect(job, &BackgroundJob::finished, this, [this, job, buffer, wanted](bool succeeded, const QString& error) {
-        job->deleteLater();
-        if (job != m_job)
-            return;
-        if (!succeeded) {
+    m_jobs.track(job, this, [this, buffer, wanted](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
             m_table->setRowCount(1);
-            m_table->setItem(0, 1, new QTableWidgetItem(error));
+            m_table->setItem(0, 1, new QTableWidgetItem(outcome.message()));
             return;
         }
         m_values.assign(buffer->begin(), buffer->begin() + static_cast<std::ptrdiff_t>(wanted));

@@ -2,6 +2,7 @@
 // The first N values of one row as a table: what people check first when a kernel is suspected.
 
 #include "session/SliceRef.h"
+#include "session/JobTracker.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -31,6 +32,6 @@ private:
     QSpinBox* m_count;
     QTableWidget* m_table;
     SliceRef m_slice;
-    QPointer<BackgroundJob> m_job;
+    JobTracker m_jobs;
     std::vector<float> m_values;
 };

@@ -163,9 +163,9 @@ QString TensorViewPage::exportSlice(const QString& path)
                                                                      : gguf::ExportFormat::RawF32;
     BackgroundJob* job = startSliceExport(m_slice, format, path, this);
     m_progress->track(job, tr("Exporting %1").arg(QFileInfo(path).fileName()));
-    connect(job, &BackgroundJob::finished, this, [this, job, path](bool succeeded, const QString& error) {
+    connect(job, &BackgroundJob::finished, this, [this, job, path](const JobOutcome& outcome) {
         job->deleteLater();
-        emit exportFinished(succeeded, succeeded ? tr("Exported %1").arg(path) : error);
+        emit exportFinished(outcome.isDone(), outcome.isDone() ? tr("Exported %1").arg(path) : outcome.message());
     });
     return {};
 }
