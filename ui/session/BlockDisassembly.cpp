@@ -4,12 +4,12 @@
 #include "Dequantize.h"
 #include "MetadataFormat.h"
 
-#include <QColor>
 #include <QObject>
 #include <cmath>
 
 namespace {
-const QColor kFieldColors[] = {QColor(214, 234, 248), QColor(252, 228, 214), QColor(226, 240, 217), QColor(242, 226, 245), QColor(255, 242, 204)};
+// Pale backgrounds as HTML colour names (what QColor::name() gave), so no Qt Gui is needed here.
+const char* const kFieldColors[] = {"#d6eaf8", "#fce4d6", "#e2f0d9", "#f2e2f5", "#fff2cc"};
 
 QString cell(const QString& text, bool header = false)
 {
@@ -77,7 +77,7 @@ QString BlockDisassembly::toHtml(const gguf::TensorInfo& tensor) const
         for (std::size_t i = line; i < std::min(line + 16, storedBytes.size()); ++i) {
             const int field = fieldAt(i);
             const QString hex = QStringLiteral("%1").arg(storedBytes[i], 2, 16, QLatin1Char('0'));
-            html += field >= 0 ? QStringLiteral("<span style='background:%1'>%2</span> ").arg(kFieldColors[field % 5].name(), hex) : hex + QLatin1Char(' ');
+            html += field >= 0 ? QStringLiteral("<span style='background:%1'>%2</span> ").arg(QLatin1String(kFieldColors[field % 5]), hex) : hex + QLatin1Char(' ');
         }
         html += QLatin1Char('\n');
     }
@@ -85,7 +85,7 @@ QString BlockDisassembly::toHtml(const gguf::TensorInfo& tensor) const
           + cell(QObject::tr("value"), true) + cell(QObject::tr("meaning"), true) + QStringLiteral("</tr>");
     for (std::size_t f = 0; f < fields.size(); ++f) {
         const gguf::BlockField& field = fields[f];
-        html += QStringLiteral("<tr><td style='background:%1'>%2</td>").arg(kFieldColors[f % 5].name(), QString::fromLatin1(field.name))
+        html += QStringLiteral("<tr><td style='background:%1'>%2</td>").arg(QLatin1String(kFieldColors[f % 5]), QString::fromLatin1(field.name))
               + cell(QStringLiteral("%1–%2").arg(field.offset).arg(field.offset + field.size - 1))
               + cell(QString::fromStdString(gguf::decodeFieldValue(field, littleEndianBytes.data()))) + cell(QString::fromLatin1(field.meaning))
               + QStringLiteral("</tr>");
