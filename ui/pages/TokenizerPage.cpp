@@ -1,6 +1,7 @@
 #include "pages/TokenizerPage.h"
 
 #include "HumanFormat.h"
+#include "session/JobPool.h"
 #include "session/TokenTableModel.h"
 #include "Vocabulary.h"
 
@@ -208,7 +209,9 @@ void TokenizerPage::startIndexing()
     m_regex->setEnabled(false);
 
     m_indexingCancelled = std::make_shared<std::atomic<bool>>(false);
-    m_indexing.setFuture(QtConcurrent::run([model = m_model, cancelled = m_indexingCancelled]() -> IndexingResult {
+    // On the project's pool, never Qt's global one (see JobPool.h).
+    m_indexing.setFuture(QtConcurrent::run(jobPool(), [model = m_model, cancelled = m_indexingCancelled]() -> IndexingResult {
+        yieldToGuiThread();
         auto built = gguf::Vocabulary::build(model, cancelled.get());
         if (!built)
             return {nullptr, QString::fromStdString(built.error().toString())};
@@ -293,8 +296,9 @@ void TokenizerPage::startSearch()
 
     m_status->setText(tr("Searching…"));
     m_searchCancelled = std::make_shared<std::atomic<bool>>(false);
-    m_searching.setFuture(QtConcurrent::run(
+    m_searching.setFuture(QtConcurrent::run(jobPool(),
         [vocabulary = m_vocabulary, matches = std::move(matches), cancelled = m_searchCancelled, exactId] {
+            yieldToGuiThread();
             std::vector<std::uint32_t> ids = vocabulary->matchingIds(matches, cancelled.get());
             // The token whose id is the query comes first, then the text matches in id order.
             if (exactId >= 0) {
