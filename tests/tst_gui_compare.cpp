@@ -2,19 +2,19 @@
 // fixtures: table figures against runComparison, file column against the in-memory simulation,
 // per-layer chart, error heatmap against dequantizeRows of both files, exports, conversion.
 
-#include "BackgroundJob.h"
-#include "ComparePage.h"
-#include "CompareDialog.h"
-#include "ComparisonMetric.h"
-#include "ComparisonRun.h"
-#include "ComparisonTableModel.h"
-#include "ConvertDialog.h"
+#include "session/BackgroundJob.h"
+#include "compare/ComparePage.h"
+#include "compare/CompareDialog.h"
+#include "session/ComparisonMetric.h"
+#include "session/ComparisonRun.h"
+#include "session/ComparisonTableModel.h"
+#include "shell/ConvertDialog.h"
 #include "Dequantize.h"
-#include "ErrorHeatmapView.h"
+#include "compare/ErrorHeatmapView.h"
 #include "Fixtures.h"
-#include "LayerErrorChart.h"
+#include "compare/LayerErrorChart.h"
 #include "OpenFixture.h"
-#include "TensorErrorView.h"
+#include "compare/TensorErrorView.h"
 #include "Waits.h"
 
 #include <QAbstractItemModelTester>

@@ -8,8 +8,8 @@
 #include "GgufWriter.h"
 #include "Manifest.h"
 #include "MetadataFormat.h"
-#include "MetadataPage.h"
-#include "MetadataTreeModel.h"
+#include "pages/MetadataPage.h"
+#include "session/MetadataTreeModel.h"
 #include "Model.h"
 #include "Waits.h"
 

@@ -7,7 +7,7 @@
 #include "HumanFormat.h"
 #include "Manifest.h"
 #include "Model.h"
-#include "OverviewPage.h"
+#include "pages/OverviewPage.h"
 
 #include <QLabel>
 #include <QRegularExpression>

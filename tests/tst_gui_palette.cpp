@@ -2,9 +2,9 @@
 // background with light axes, tick labels, colour scale and legend text, and switching the
 // palette back at run time recolours it on the next replot.
 
-#include "HeatmapView.h"
-#include "JobProgressBar.h"
-#include "PlotPalette.h"
+#include "tensor/HeatmapView.h"
+#include "common/JobProgressBar.h"
+#include "common/PlotPalette.h"
 
 #include <QApplication>
 #include <QtTest>

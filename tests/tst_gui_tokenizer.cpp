@@ -11,8 +11,8 @@
 #include "GgufWriter.h"
 #include "Manifest.h"
 #include "Model.h"
-#include "TokenTableModel.h"
-#include "TokenizerPage.h"
+#include "session/TokenTableModel.h"
+#include "pages/TokenizerPage.h"
 #include "Waits.h"
 
 #include <QAbstractItemModelTester>
@@ -22,9 +22,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QtTest>
 
 using namespace testsupport;
@@ -122,6 +124,7 @@ private slots:
     void fileWithoutTokenizer();
     void tokensOfTheWrongTypeAreReported();
     void largeVocabularyKeepsTheLoopResponsive();
+    void searchRunsWithQtsGlobalPoolBusy();
 
 private:
     std::optional<Manifest> m_manifest;  // tiny-llama-Q4_K
@@ -423,6 +426,31 @@ void TestGuiTokenizer::largeVocabularyKeepsTheLoopResponsive()
     QTest::qWait(TokenizerPage::kSearchDelayMs);
     QCOMPARE(finished.size(), 1);
     QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{77777});
+}
+
+// Indexing and searching run on the project's job pool, not Qt's global pool (whose threads Qt's
+// own painting and image conversions wait on): with every global-pool thread held, the page still
+// indexes and searches.
+void TestGuiTokenizer::searchRunsWithQtsGlobalPoolBusy()
+{
+    QThreadPool* global = QThreadPool::globalInstance();
+    const int threads = global->maxThreadCount();
+    auto started = std::make_shared<QSemaphore>();
+    auto open = std::make_shared<QSemaphore>();
+    for (int i = 0; i < threads; ++i)
+        global->start([started, open]() {
+            started->release();
+            open->acquire();
+        });
+    started->acquire(threads);
+    // Released however the test ends, so later tests get the pool back.
+    const auto release = qScopeGuard([open, threads]() { open->release(threads); });
+
+    TokenizerPage page(m_model);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(5000));
+    QVERIFY(runSearch(page, QStringLiteral("café"), false));
+    QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{332});
 }
 
 QTEST_MAIN(TestGuiTokenizer)

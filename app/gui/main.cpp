@@ -1,7 +1,7 @@
 // gguf-explorer: the desktop application. Opens the files given on the command line, or the
 // bundled sample model when there are none, so a new user sees everything working at once.
 
-#include "MainWindow.h"
+#include "shell/MainWindow.h"
 #include "OpenFileLimit.h"
 #include "SampleModel.h"
 

@@ -1,0 +1,35 @@
+# ggufx_forbid_links(target forbidden): FATAL_ERROR when `target` links any of `forbidden`
+# (a list of target names), directly or through the link libraries of the targets it links.
+# Generator expressions are not evaluated; plain names are followed through every target.
+
+function(_ggufx_collect_links target out)
+    set(seen ${${out}})
+    foreach(property LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+        get_target_property(libraries ${target} ${property})
+        if(NOT libraries)
+            continue()
+        endif()
+        foreach(library IN LISTS libraries)
+            # $<LINK_ONLY:name> is how CMake records a private dependency of a static library.
+            string(REGEX REPLACE "^\\$<LINK_ONLY:([^>]+)>$" "\\1" library "${library}")
+            if(library MATCHES "^\\$<" OR library IN_LIST seen)
+                continue()
+            endif()
+            list(APPEND seen ${library})
+            if(TARGET ${library})
+                _ggufx_collect_links(${library} seen)
+            endif()
+        endforeach()
+    endforeach()
+    set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+
+function(ggufx_forbid_links target forbidden)
+    set(linked)
+    _ggufx_collect_links(${target} linked)
+    foreach(library IN LISTS forbidden)
+        if(library IN_LIST linked)
+            message(FATAL_ERROR "${target} must not link ${library} (it links: ${linked})")
+        endif()
+    endforeach()
+endfunction()

@@ -1,0 +1,213 @@
+#include "compare/ComparePage.h"
+
+#include "session/BackgroundJob.h"
+#include "session/ComparisonExport.h"
+#include "session/ComparisonMetric.h"
+#include "session/ComparisonRun.h"
+#include "session/ComparisonTableModel.h"
+#include "common/JobProgressBar.h"
+#include "compare/LayerErrorChart.h"
+#include "compare/TensorErrorView.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace {
+constexpr int kFilterDebounceMs = 300;
+}
+
+ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models, std::vector<std::uint32_t> simulatedTypes,
+                         QWidget* parent)
+    : QWidget(parent), m_problems(new QLabel(this)), m_status(new QLabel(this)), m_progress(new JobProgressBar(this)),
+      m_tabs(new QTabWidget(this)), m_model(new ComparisonTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_chart(new LayerErrorChart(this)), m_tensorView(new TensorErrorView(m_progress, this))
+{
+    m_problems->setObjectName(QStringLiteral("problemsLabel"));
+    m_problems->setWordWrap(true);
+    m_problems->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setObjectName(QStringLiteral("statusLabel"));
+    m_tabs->setObjectName(QStringLiteral("compareTabs"));
+    auto* tableTab = new QWidget(m_tabs);
+    buildTableTab(tableTab);
+    m_tabs->addTab(tableTab, tr("Table"));
+    m_tabs->addTab(m_chart, tr("Per layer"));
+    m_tabs->addTab(m_tensorView, tr("Tensor"));
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_problems);
+    layout->addWidget(m_status);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_tabs, 1);
+
+    gguf::ComparisonOptions options;
+    options.simulatedTypes = std::move(simulatedTypes);
+    auto created = gguf::ModelComparison::create(std::move(models), options);
+    if (!created) {
+        m_problems->setText(tr("<b>Cannot compare:</b> %1").arg(QString::fromStdString(created.error().toString()).toHtmlEscaped()));
+        m_tabs->setEnabled(false);
+        QMetaObject::invokeMethod(this, [this, error = m_problems->text()]() { emit comparisonFinished(false, error); },
+                                  Qt::QueuedConnection);
+        return;
+    }
+    m_comparison = std::make_shared<const gguf::ModelComparison>(std::move(created).value());
+    m_model->setComparison(m_comparison);
+    m_tensorView->setComparison(m_comparison);
+
+    QStringList lines;
+    lines << tr("<b>Reference:</b> %1").arg(QString::fromStdString(m_comparison->reference().primary().path()).toHtmlEscaped());
+    for (const std::string& problem : m_comparison->problems())
+        lines << QStringLiteral("⚠ ") + QString::fromStdString(problem).toHtmlEscaped();
+    m_problems->setText(lines.join(QStringLiteral("<br>")));
+
+    m_run = new ComparisonRun(m_comparison, this);
+    connect(m_run, &ComparisonRun::finished, this, &ComparePage::showResults);
+    connect(m_run, &ComparisonRun::failed, this, [this](const JobOutcome& outcome) {
+        m_status->setText(outcome.isCancelled() ? tr("Comparison cancelled.") : tr("Comparison failed: %1").arg(outcome.message()));
+        emit comparisonFinished(false, outcome.message());
+    });
+    m_run->start();
+    m_progress->track(m_run->job(), tr("Comparing %1 tensors").arg(m_comparison->rows().size()));
+    m_status->setText(tr("Computing…"));
+}
+
+void ComparePage::buildTableTab(QWidget* tab)
+{
+    m_filter = new QLineEdit(tab);
+    m_filter->setObjectName(QStringLiteral("filterEdit"));
+    m_filter->setPlaceholderText(tr("Filter tensors (regular expression)"));
+    m_filter->setClearButtonEnabled(true);
+    m_filterDebounce = new QTimer(this);
+    m_filterDebounce->setSingleShot(true);
+    m_filterDebounce->setInterval(kFilterDebounceMs);
+    connect(m_filter, &QLineEdit::textChanged, m_filterDebounce, qOverload<>(&QTimer::start));
+    connect(m_filterDebounce, &QTimer::timeout, this, &ComparePage::applyFilter);
+
+    m_metric = new QComboBox(tab);
+    m_metric->setObjectName(QStringLiteral("metricCombo"));
+    for (const ComparisonMetric& metric : comparisonMetrics())
+        m_metric->addItem(metric.displayName());
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_model->setMetric(index);
+        m_proxy->invalidate();  // the sort keys changed
+    });
+
+    auto* exportButton = new QPushButton(tr("Export…"), tab);
+    exportButton->setObjectName(QStringLiteral("exportButton"));
+    connect(exportButton, &QPushButton::clicked, this, &ComparePage::chooseExport);
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(ComparisonTableModel::SortRole);
+    m_proxy->setFilterKeyColumn(ComparisonTableModel::TensorColumn);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_table = new QTableView(tab);
+    m_table->setObjectName(QStringLiteral("comparisonTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder);  // file order until a header is clicked
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->verticalHeader()->hide();
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ComparePage::showSelectedTensor);
+    connect(m_table, &QTableView::doubleClicked, this, [this]() { m_tabs->setCurrentWidget(m_tensorView); });
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_filter, 1);
+    controls->addWidget(new QLabel(tr("Metric:"), tab));
+    controls->addWidget(m_metric);
+    controls->addWidget(exportButton);
+    auto* layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(m_table, 1);
+}
+
+bool ComparePage::isComputing() const
+{
+    return m_run && m_run->isRunning();
+}
+
+void ComparePage::cancel()
+{
+    if (m_run)
+        m_run->cancel();
+}
+
+QString ComparePage::title() const
+{
+    if (!m_comparison)
+        return tr("Compare");
+    return tr("Compare: %1").arg(QFileInfo(QString::fromStdString(m_comparison->reference().primary().path())).fileName());
+}
+
+void ComparePage::applyFilter()
+{
+    // A pattern that is not a valid expression is taken as plain text, so typing never errors.
+    const QString text = m_filter->text();
+    const QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
+    if (pattern.isValid())
+        m_proxy->setFilterRegularExpression(pattern);
+    else
+        m_proxy->setFilterFixedString(text);
+}
+
+void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> results)
+{
+    m_results = std::move(results);
+    m_model->setResults(m_results);
+    m_proxy->invalidate();
+    m_chart->setComparison(m_comparison, m_results);
+    m_tensorView->setResults(m_results);
+    std::size_t computed = 0;
+    for (const std::size_t count : m_results->columnTensorCounts)
+        computed += count;
+    m_status->setText(tr("%n cell(s) computed.", nullptr, static_cast<int>(computed)));
+    emit comparisonFinished(true, {});
+}
+
+void ComparePage::showSelectedTensor()
+{
+    const QModelIndex current = m_proxy->mapToSource(m_table->currentIndex());
+    if (current.isValid())
+        m_tensorView->setTensorRow(static_cast<std::size_t>(current.row()));
+}
+
+QString ComparePage::exportCsv(const QString& path) const
+{
+    if (!m_comparison || !m_results)
+        return tr("The comparison has not finished.");
+    return exportComparisonCsv(*m_comparison, *m_results, path);
+}
+
+QString ComparePage::exportJson(const QString& path) const
+{
+    if (!m_comparison || !m_results)
+        return tr("The comparison has not finished.");
+    return exportComparisonJson(*m_comparison, *m_results, path);
+}
+
+void ComparePage::chooseExport()
+{
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Comparison"), QString(),
+                                                      tr("CSV (*.csv);;JSON (*.json)"), &filter);
+    if (path.isEmpty())
+        return;
+    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) || filter.contains(QLatin1String("json"));
+    const QString error = json ? exportJson(path) : exportCsv(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export Comparison"), error);
+}

@@ -1,0 +1,117 @@
+#include "compare/LayerErrorChart.h"
+
+#include "common/PlotPalette.h"
+
+#include "session/ComparisonMetric.h"
+#include "LayerErrorMetrics.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <qcustomplot.h>
+#include <set>
+
+namespace {
+
+const QList<QColor>& seriesColours()
+{
+    static const QList<QColor> colours = {QColor(0x1f77b4), QColor(0xd62728), QColor(0x2ca02c), QColor(0xff7f0e),
+                                          QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2), QColor(0x17becf)};
+    return colours;
+}
+
+}  // namespace
+
+LayerErrorChart::LayerErrorChart(QWidget* parent)
+    : QWidget(parent), m_metric(new QComboBox(this)), m_kind(new QComboBox(this)), m_plot(new QCustomPlot(this))
+{
+    followPalette(m_plot);
+    m_metric->setObjectName(QStringLiteral("layerMetricCombo"));
+    m_kind->setObjectName(QStringLiteral("layerKindCombo"));
+    m_plot->setObjectName(QStringLiteral("layerErrorPlot"));
+    for (const ComparisonMetric& metric : comparisonMetrics())
+        m_metric->addItem(metric.displayName());
+    connect(m_metric, &QComboBox::currentIndexChanged, this, &LayerErrorChart::rebuild);
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &LayerErrorChart::rebuild);
+
+    m_plot->xAxis->setLabel(tr("layer (blk.N)"));
+    m_plot->legend->setVisible(true);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_plot->xAxis->setTicker(ticker);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Metric:"), this));
+    controls->addWidget(m_metric);
+    controls->addWidget(new QLabel(tr("Tensor kind:"), this));
+    controls->addWidget(m_kind);
+    controls->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(m_plot, 1);
+}
+
+void LayerErrorChart::setComparison(std::shared_ptr<const gguf::ModelComparison> comparison,
+                                    std::shared_ptr<const gguf::ComparisonResults> results)
+{
+    m_comparison = std::move(comparison);
+    m_results = std::move(results);
+    std::set<std::string> kinds;
+    if (m_comparison)
+        for (const gguf::ComparisonRow& row : m_comparison->rows())
+            if (row.nameParts.layer)
+                kinds.insert(row.nameParts.kind);
+    const QString current = m_kind->currentData().toString();
+    {
+        const QSignalBlocker blocker(m_kind);
+        m_kind->clear();
+        m_kind->addItem(tr("All kinds"), QString());
+        for (const std::string& kind : kinds)
+            m_kind->addItem(QString::fromStdString(kind), QString::fromStdString(kind));
+        m_kind->setCurrentIndex(std::max(0, m_kind->findData(current)));
+    }
+    rebuild();
+}
+
+void LayerErrorChart::setMetric(int metric)
+{
+    m_metric->setCurrentIndex(metric);
+}
+
+void LayerErrorChart::setKind(const QString& kind)
+{
+    m_kind->setCurrentIndex(std::max(0, m_kind->findData(kind)));
+}
+
+void LayerErrorChart::rebuild()
+{
+    m_plot->clearGraphs();
+    if (!m_comparison || !m_results || m_metric->currentIndex() < 0) {
+        m_plot->replot();
+        return;
+    }
+    const ComparisonMetric& metric = comparisonMetrics()[static_cast<std::size_t>(m_metric->currentIndex())];
+    const gguf::ErrorMetricInfo* info = gguf::findErrorMetric(metric.key);
+    const std::string kind = m_kind->currentData().toString().toStdString();
+    const bool worstOfLayer = kind.empty() && info && info->combination == gguf::MetricCombination::WorstPart;
+    m_plot->yAxis->setLabel(worstOfLayer ? tr("%1 (worst tensor of the layer)").arg(metric.displayName()) : metric.displayName());
+
+    for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
+        QCPGraph* graph = m_plot->addGraph();
+        graph->setName(QString::fromStdString(m_comparison->columns()[c].label));
+        const QColor colour = seriesColours()[static_cast<qsizetype>(c) % seriesColours().size()];
+        graph->setPen(QPen(colour, 2));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 6));
+        for (const gguf::LayerErrorMetrics& layer : gguf::layerErrorMetrics(*m_comparison, *m_results, c, kind))
+            graph->addData(layer.layer, metric.valueIn(layer.metrics));
+    }
+    m_plot->rescaleAxes();
+    m_plot->xAxis->setRange(m_plot->xAxis->range().lower - 0.5, m_plot->xAxis->range().upper + 0.5);
+    m_plot->yAxis->scaleRange(1.1);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}

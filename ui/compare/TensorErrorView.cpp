@@ -1,0 +1,223 @@
+#include "compare/TensorErrorView.h"
+
+#include "common/PlotPalette.h"
+
+#include "session/BackgroundJob.h"
+#include "BlockScales.h"
+#include "ErrorDistribution.h"
+#include "compare/ErrorHeatmapView.h"
+#include "common/JobProgressBar.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace {
+constexpr int kHistogramBins = 121;  // odd, so one bin is centred on zero error
+constexpr std::size_t kMaxScatterRanges = 64;  // sample large tensors evenly instead of plotting millions of blocks
+
+const QList<QColor>& seriesColours()
+{
+    static const QList<QColor> colours = {QColor(0x1f77b4), QColor(0xd62728), QColor(0x2ca02c), QColor(0xff7f0e),
+                                          QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2), QColor(0x17becf)};
+    return colours;
+}
+}  // namespace
+
+TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
+    : QWidget(parent), m_progress(progress), m_title(new QLabel(this)), m_column(new QComboBox(this)),
+      m_heatmap(new ErrorHeatmapView(progress, this)), m_histogram(new QCustomPlot(this)), m_scatter(new QCustomPlot(this)),
+      m_scatterNote(new QLabel(this))
+{
+    followPalette(m_histogram);
+    followPalette(m_scatter);
+    m_column->setObjectName(QStringLiteral("tensorColumnCombo"));
+    m_histogram->setObjectName(QStringLiteral("errorHistogramPlot"));
+    m_scatter->setObjectName(QStringLiteral("blockScatterPlot"));
+    m_title->setText(tr("Select a tensor in the table."));
+    connect(m_column, &QComboBox::currentIndexChanged, this, &TensorErrorView::refresh);
+
+    m_histogram->xAxis->setLabel(tr("signed error (other − reference)"));
+    m_histogram->yAxis->setLabel(tr("weights"));
+    m_histogram->legend->setVisible(true);
+    m_histogram->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_scatter->xAxis->setLabel(tr("block scale"));
+    m_scatter->yAxis->setLabel(tr("RMS error of the block"));
+    m_scatter->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_scatterNote->setWordWrap(true);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_title, 1);
+    controls->addWidget(new QLabel(tr("Column:"), this));
+    controls->addWidget(m_column);
+    auto* scatterBox = new QWidget(this);
+    auto* scatterLayout = new QVBoxLayout(scatterBox);
+    scatterLayout->setContentsMargins(0, 0, 0, 0);
+    scatterLayout->addWidget(m_scatterNote);
+    scatterLayout->addWidget(m_scatter, 1);
+    auto* plots = new QSplitter(Qt::Vertical, this);
+    plots->addWidget(m_histogram);
+    plots->addWidget(scatterBox);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_heatmap);
+    split->addWidget(plots);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(split, 1);
+}
+
+void TensorErrorView::setComparison(std::shared_ptr<const gguf::ModelComparison> comparison)
+{
+    m_comparison = std::move(comparison);
+    m_hasRow = false;
+    const QSignalBlocker blocker(m_column);
+    m_column->clear();
+    if (m_comparison)
+        for (const gguf::ComparisonColumn& column : m_comparison->columns())
+            m_column->addItem(QString::fromStdString(column.label));
+}
+
+void TensorErrorView::setResults(std::shared_ptr<const gguf::ComparisonResults> results)
+{
+    m_results = std::move(results);
+    if (m_hasRow)
+        startHistogram();
+}
+
+void TensorErrorView::setTensorRow(std::size_t row)
+{
+    if (!m_comparison || row >= m_comparison->rows().size())
+        return;
+    m_row = row;
+    m_hasRow = true;
+    const gguf::TensorInfo& tensor = *m_comparison->rows()[row].reference;
+    m_title->setText(tr("<b>%1</b> (%2)").arg(QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size())),
+                                              QString::fromStdString(gguf::typeName(tensor.typeId))));
+    startHistogram();
+    refresh();
+}
+
+void TensorErrorView::setColumn(int column)
+{
+    m_column->setCurrentIndex(column);
+}
+
+// The heatmap and the scatter follow the chosen column; the histogram shows every column.
+void TensorErrorView::refresh()
+{
+    if (!m_hasRow || m_column->currentIndex() < 0)
+        return;
+    m_heatmap->setCell(m_comparison, m_row, static_cast<std::size_t>(m_column->currentIndex()));
+    startScatter();
+}
+
+void TensorErrorView::startHistogram()
+{
+    m_histogramJobs.renew();
+    m_histogram->clearGraphs();
+    m_histogram->replot();
+    if (!m_results || !m_hasRow)
+        return;
+    // Shared bins: one range covering the largest error of any column.
+    double limit = 0.0;
+    std::vector<std::size_t> columns;
+    for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
+        if (const auto& metrics = m_results->cells[m_row][c]; metrics && std::isfinite(metrics->maxAbsError)) {
+            limit = std::max(limit, metrics->maxAbsError);
+            columns.push_back(c);
+        }
+    }
+    if (columns.empty())
+        return;
+    if (limit <= 0.0)
+        limit = 1e-6;  // no error at all: any small range shows one spike at zero
+    auto counts = std::make_shared<std::vector<std::vector<std::uint64_t>>>(columns.size(), std::vector<std::uint64_t>(kHistogramBins));
+    auto* job = new BackgroundJob(static_cast<int>(columns.size()), [comparison = m_comparison, row = m_row, columns, counts,
+                                                                      limit](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
+        const std::size_t column = columns[static_cast<std::size_t>(chunk)];
+        for (const gguf::ElementRange& range : comparison->cellRanges(row, column)) {
+            if (cancelled.load(std::memory_order_relaxed))
+                return gguf::Error{"cancelled", gguf::Error::kNoOffset, {}};
+            if (gguf::Status s = gguf::addSignedErrors(*comparison, row, column, range, limit, (*counts)[static_cast<std::size_t>(chunk)]); !s)
+                return s;
+        }
+        return gguf::Ok{};
+    }, this);
+    m_progress->track(job, tr("Error histograms"));
+    m_histogramJobs.track(job, this, [this, columns, counts, limit](const JobOutcome& outcome) {
+        if (!outcome.isDone())
+            return;
+        const double width = 2.0 * limit / kHistogramBins;
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            QCPGraph* graph = m_histogram->addGraph();
+            graph->setName(QString::fromStdString(m_comparison->columns()[columns[i]].label));
+            graph->setLineStyle(QCPGraph::lsStepCenter);
+            graph->setPen(QPen(seriesColours()[static_cast<qsizetype>(columns[i]) % seriesColours().size()], 1.5));
+            for (int b = 0; b < kHistogramBins; ++b)
+                graph->addData(-limit + (b + 0.5) * width, static_cast<double>((*counts)[i][static_cast<std::size_t>(b)]));
+        }
+        m_histogram->rescaleAxes();
+        m_histogram->replot(QCustomPlot::rpQueuedReplot);
+        emit histogramReady();
+    });
+}
+
+void TensorErrorView::startScatter()
+{
+    m_scatterJobs.renew();
+    m_scatter->clearGraphs();
+    m_scatter->replot();
+    const auto column = static_cast<std::size_t>(m_column->currentIndex());
+    const gguf::ComparisonCell& cell = m_comparison->rows()[m_row].cells[column];
+    if (!cell.ok() || !gguf::blockScaleLayout(cell.typeId)) {
+        m_scatterNote->setText(cell.ok() ? tr("%1 has no per-block scales, so there is no scatter.")
+                                               .arg(QString::fromStdString(gguf::typeName(cell.typeId)))
+                                         : QString::fromStdString(cell.problem));
+        return;
+    }
+    m_scatterNote->setText(m_comparison->columns()[column].kind == gguf::ComparisonColumn::Kind::Simulated
+                               ? tr("Scales of the reference quantized to %1 in memory.").arg(QString::fromStdString(gguf::typeName(cell.typeId)))
+                               : tr("Scales stored in the file (%1).").arg(QString::fromStdString(gguf::typeName(cell.typeId))));
+    std::vector<gguf::ElementRange> ranges = m_comparison->cellRanges(m_row, column);
+    if (ranges.size() > kMaxScatterRanges) {
+        std::vector<gguf::ElementRange> sample;
+        for (std::size_t i = 0; i < kMaxScatterRanges; ++i)
+            sample.push_back(ranges[i * ranges.size() / kMaxScatterRanges]);
+        ranges = std::move(sample);
+    }
+    auto points = std::make_shared<std::vector<gguf::BlockErrorPoints>>(ranges.size());
+    auto* job = new BackgroundJob(static_cast<int>(ranges.size()), [comparison = m_comparison, row = m_row, column, ranges,
+                                                                     points](int chunk, const std::atomic<bool>&) {
+        const auto i = static_cast<std::size_t>(chunk);
+        return gguf::blockErrors(*comparison, row, column, ranges[i], (*points)[i]);
+    }, this);
+    m_progress->track(job, tr("Per-block errors"));
+    m_scatterJobs.track(job, this, [this, points](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            if (outcome.isFailed())
+                m_scatterNote->setText(outcome.message());
+            return;
+        }
+        QCPGraph* graph = m_scatter->addGraph();
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(31, 119, 180, 120), 3));
+        QVector<double> xs, ys;
+        for (const gguf::BlockErrorPoints& part : *points)
+            for (std::size_t b = 0; b < part.scales.size(); ++b) {
+                xs.push_back(part.scales[b]);
+                ys.push_back(part.rmsError[b]);
+            }
+        graph->setData(xs, ys);
+        m_scatter->rescaleAxes();
+        m_scatter->replot(QCustomPlot::rpQueuedReplot);
+        emit scatterReady();
+    });
+}

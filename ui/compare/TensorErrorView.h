@@ -1,0 +1,57 @@
+#pragma once
+// One tensor of a comparison in detail: the error heatmap for a chosen column, the signed error
+// histograms of every column overlaid on shared bins, and per-block RMS error against the
+// block's scale for the chosen column (simulated columns are quantized in memory for it).
+// Everything is computed on the job pool; a newer tensor or column makes older results stale.
+
+#include "ModelComparison.h"
+#include "session/JobTracker.h"
+
+#include <QPointer>
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class BackgroundJob;
+class ErrorHeatmapView;
+class JobProgressBar;
+
+class TensorErrorView : public QWidget {
+    Q_OBJECT
+public:
+    TensorErrorView(JobProgressBar* progress, QWidget* parent = nullptr);
+    void setComparison(std::shared_ptr<const gguf::ModelComparison> comparison);
+    // The histogram's shared range comes from the computed maximum errors.
+    void setResults(std::shared_ptr<const gguf::ComparisonResults> results);
+    void setTensorRow(std::size_t row);
+    void setColumn(int column);
+
+    ErrorHeatmapView* heatmap() const { return m_heatmap; }
+    QCustomPlot* histogramPlot() const { return m_histogram; }
+    QCustomPlot* scatterPlot() const { return m_scatter; }
+
+signals:
+    void histogramReady();
+    void scatterReady();
+
+private:
+    void refresh();
+    void startHistogram();
+    void startScatter();
+
+    JobProgressBar* m_progress;
+    QLabel* m_title;
+    QComboBox* m_column;
+    ErrorHeatmapView* m_heatmap;
+    QCustomPlot* m_histogram;
+    QCustomPlot* m_scatter;
+    QLabel* m_scatterNote;
+    std::shared_ptr<const gguf::ModelComparison> m_comparison;
+    std::shared_ptr<const gguf::ComparisonResults> m_results;
+    std::size_t m_row = 0;
+    bool m_hasRow = false;
+    JobTracker m_histogramJobs;
+    JobTracker m_scatterJobs;
+};

@@ -1,0 +1,65 @@
+#pragma once
+// What quantization does to each expert: every expert of the current tensor quantized in memory
+// to each chosen type (as `convert --type T` would write it) and compared with the values this
+// file stores, through the compare work's ModelComparison ("simulated" columns). One chunk per
+// (expert, type) on the pool; a table and a grouped bar chart of the chosen metric fill in as
+// chunks finish. Work starts when the view is first shown for a tensor.
+
+#include "ErrorMetrics.h"
+#include "Model.h"
+#include "session/JobTracker.h"
+#include "session/PartialResults.h"
+
+#include <QPointer>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+class QToolButton;
+class ExpertQuantErrorModel;
+class JobProgressBar;
+class StartWhenShown;
+
+class ExpertQuantErrorView : public QWidget {
+    Q_OBJECT
+public:
+    ExpertQuantErrorView(JobProgressBar* progress, QWidget* parent = nullptr);
+    void setTensor(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo* tensor);
+    // Type ids to compare at (default q2_K and q8_0); types without a quantizer are ignored.
+    void setTypes(const std::vector<std::uint32_t>& typeIds);
+    const std::vector<std::uint32_t>& types() const { return m_types; }
+
+    ExpertQuantErrorModel* model() const { return m_model; }
+    bool isComputing() const;
+    QCustomPlot* plot() const { return m_plot; }
+
+signals:
+    void errorsReady();
+
+private:
+    using Results = PartialResults<gguf::ErrorMetrics>;
+    void start();
+    void collect();
+    void updateChart();
+    void typesChosen();
+
+    JobProgressBar* m_progress;
+    QToolButton* m_typeButton;
+    QComboBox* m_metric;
+    QLabel* m_message;
+    ExpertQuantErrorModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    QCustomPlot* m_plot;
+    std::shared_ptr<const gguf::Model> m_source;
+    const gguf::TensorInfo* m_tensor = nullptr;
+    std::vector<std::uint32_t> m_types;
+    StartWhenShown* m_startWhenShown;
+    JobTracker m_jobs;
+    std::shared_ptr<Results> m_pending;
+};

@@ -1,0 +1,213 @@
+#include "experts/LayerExpertHeatmap.h"
+
+#include "common/PlotPalette.h"
+
+#include "session/BackgroundJob.h"
+#include "common/DivergingGradient.h"
+#include "common/JobProgressBar.h"
+#include "common/StartWhenShown.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <qcustomplot.h>
+
+LayerExpertHeatmap::LayerExpertHeatmap(JobProgressBar* progress, QWidget* parent)
+    : QWidget(parent), m_progress(progress), m_statistic(new QComboBox(this)), m_message(new QLabel(this)), m_hover(new QLabel(this)),
+      m_plot(new QCustomPlot(this)), m_startWhenShown(new StartWhenShown(this, [this]() { start(); }))
+{
+    followPalette(m_plot);
+    for (const ExpertStatisticKind kind : kExpertStatisticKinds)
+        m_statistic->addItem(expertStatisticName(kind), static_cast<int>(kind));
+    m_statistic->setCurrentIndex(m_statistic->findData(static_cast<int>(ExpertStatisticKind::Rms)));
+    m_statistic->setObjectName(QStringLiteral("layerStatisticCombo"));
+    connect(m_statistic, &QComboBox::currentIndexChanged, this, &LayerExpertHeatmap::display);
+    m_message->setObjectName(QStringLiteral("layerHeatmapMessage"));
+    m_message->setWordWrap(true);
+    m_hover->setObjectName(QStringLiteral("layerHeatmapHover"));
+
+    m_plot->setObjectName(QStringLiteral("layerExpertPlot"));
+    m_plot->xAxis->setLabel(tr("expert"));
+    m_plot->yAxis->setLabel(tr("layer"));
+    m_plot->yAxis->setRangeReversed(true);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+        ticker->setTickStep(1.0);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        axis->setTicker(ticker);
+    }
+    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_map->setInterpolate(false);
+    m_scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(0, 1, m_scale);
+    m_map->setColorScale(m_scale);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &LayerExpertHeatmap::showHover);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Statistic:"), this));
+    controls->addWidget(m_statistic);
+    controls->addWidget(m_message, 1);
+    controls->addWidget(m_hover);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(m_plot, 1);
+}
+
+ExpertStatisticKind LayerExpertHeatmap::statistic() const
+{
+    return static_cast<ExpertStatisticKind>(m_statistic->currentData().toInt());
+}
+
+void LayerExpertHeatmap::setStatistic(ExpertStatisticKind kind)
+{
+    m_statistic->setCurrentIndex(m_statistic->findData(static_cast<int>(kind)));
+}
+
+bool LayerExpertHeatmap::isComputing() const
+{
+    return m_jobs.isRunning();
+}
+
+const std::optional<gguf::ExpertStatistics>& LayerExpertHeatmap::result(std::size_t layerRow, std::uint64_t expert) const
+{
+    static const std::optional<gguf::ExpertStatistics> none;
+    if (layerRow >= m_layers.size() || expert >= m_expertCount)
+        return none;
+    return m_results[layerRow * static_cast<std::size_t>(m_expertCount) + static_cast<std::size_t>(expert)];
+}
+
+void LayerExpertHeatmap::setTensors(std::shared_ptr<const gguf::Model> model, std::vector<LayerTensor> layers)
+{
+    m_jobs.renew();
+    m_pending.reset();
+    m_model = std::move(model);
+    m_layers = std::move(layers);
+    // Layers may disagree on their expert count (ExpertIndex reports it); the map is as wide as
+    // the widest and the missing cells stay empty.
+    m_expertCount = 0;
+    for (const LayerTensor& entry : m_layers)
+        m_expertCount = std::max<std::uint64_t>(m_expertCount, static_cast<std::uint64_t>(entry.tensor->ne[2]));
+    m_results.assign(m_layers.size() * static_cast<std::size_t>(m_expertCount), std::nullopt);
+    m_message->clear();
+    display();
+    if (m_model && !m_layers.empty())
+        m_startWhenShown->request();
+    else
+        m_startWhenShown->drop();
+}
+
+void LayerExpertHeatmap::start()
+{
+    const std::size_t width = static_cast<std::size_t>(m_expertCount);
+    auto results = std::make_shared<Results>(m_layers.size() * width);
+    // One chunk per (layer, expert) that exists; chunk k is slot targets[k].
+    auto targets = std::make_shared<std::vector<std::pair<const gguf::TensorInfo*, std::size_t>>>();
+    for (std::size_t row = 0; row < m_layers.size(); ++row)
+        for (std::uint64_t e = 0; e < static_cast<std::uint64_t>(m_layers[row].tensor->ne[2]); ++e)
+            targets->emplace_back(m_layers[row].tensor, row * width + static_cast<std::size_t>(e));
+    auto* job = new BackgroundJob(static_cast<int>(targets->size()), [model = m_model, targets, results, width](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
+        const auto [tensor, slot] = (*targets)[static_cast<std::size_t>(chunk)];
+        auto computed = gguf::computeExpertStatistics(*tensor, slot % width, &cancelled);
+        if (!computed)
+            return computed.error();
+        results->publish(slot, std::move(*computed));
+        return gguf::Ok{};
+    }, this);
+    m_jobs.renew();
+    m_pending = results;
+    m_progress->track(job, tr("Expert statistics of %n layer(s)", nullptr, static_cast<int>(m_layers.size())));
+    m_message->setText(tr("Computing…"));
+    m_jobs.onProgress(job, this, [this]() { collect(); });
+    m_jobs.track(job, this, [this](const JobOutcome& outcome) {
+        collect();
+        m_pending.reset();
+        if (!outcome.isDone()) {
+            m_message->setText(outcome.isCancelled() ? tr("Cancelled; showing the layers finished so far.") : outcome.message());
+            if (outcome.isCancelled())
+                m_startWhenShown->requestOnNextShow();  // showing the view again finishes the work
+            return;
+        }
+        m_message->clear();
+        emit statisticsReady();
+    });
+}
+
+void LayerExpertHeatmap::collect()
+{
+    if (!m_pending)
+        return;
+    bool changed = false;
+    m_pending->takeNew([&](std::size_t slot, const gguf::ExpertStatistics& statistics) {
+        if (!m_results[slot]) {  // a resumed run recomputes slots an earlier one already delivered
+            m_results[slot] = statistics;
+            changed = true;
+        }
+    });
+    if (changed)
+        display();
+}
+
+void LayerExpertHeatmap::display()
+{
+    const auto columns = static_cast<int>(m_expertCount);
+    const auto rows = static_cast<int>(m_layers.size());
+    if (columns == 0 || rows == 0) {
+        m_map->data()->clear();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const ExpertStatisticKind kind = statistic();
+    auto* mapData = new QCPColorMapData(columns, rows, QCPRange(0, columns - 1), QCPRange(0, rows - 1));
+    double low = std::numeric_limits<double>::infinity();
+    double high = -std::numeric_limits<double>::infinity();
+    for (int row = 0; row < rows; ++row) {
+        for (int column = 0; column < columns; ++column) {
+            const auto& cell = m_results[static_cast<std::size_t>(row) * static_cast<std::size_t>(columns) + static_cast<std::size_t>(column)];
+            const double value = cell ? expertStatisticValue(*cell, kind) : std::numeric_limits<double>::quiet_NaN();
+            mapData->setCell(column, row, value);
+            if (std::isfinite(value)) {
+                low = std::min(low, value);
+                high = std::max(high, value);
+            }
+        }
+    }
+    m_map->setData(mapData);
+    // Experts not computed yet (or missing in a layer) are NaN: no colour rather than a wrong one.
+    if (expertStatisticIsSigned(kind)) {
+        m_map->setGradient(divergingGradient());
+        const double limit = std::isfinite(low) ? std::max({std::fabs(low), std::fabs(high), 1e-30}) : 1.0;
+        m_map->setDataRange(QCPRange(-limit, limit));
+    } else {
+        QCPColorGradient gradient(QCPColorGradient::gpThermal);
+        gradient.setNanHandling(QCPColorGradient::nhTransparent);
+        m_map->setGradient(gradient);
+        m_map->setDataRange(std::isfinite(low) ? QCPRange(low, high > low ? high : low + 1e-30) : QCPRange(0.0, 1.0));
+    }
+    m_scale->setLabel(expertStatisticName(kind));
+    QSharedPointer<QCPAxisTickerText> layerTicks(new QCPAxisTickerText);
+    for (int row = 0; row < rows; ++row)
+        layerTicks->addTick(row, QString::number(m_layers[static_cast<std::size_t>(row)].layer));
+    m_plot->yAxis->setTicker(layerTicks);
+    m_plot->xAxis->setRange(-0.5, columns - 0.5);
+    m_plot->yAxis->setRange(-0.5, rows - 0.5);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LayerExpertHeatmap::showHover(QMouseEvent* event)
+{
+    const double x = std::round(m_plot->xAxis->pixelToCoord(event->position().x()));
+    const double y = std::round(m_plot->yAxis->pixelToCoord(event->position().y()));
+    if (x < 0 || y < 0 || x >= static_cast<double>(m_expertCount) || y >= static_cast<double>(m_layers.size())) {
+        m_hover->clear();
+        return;
+    }
+    const auto& cell = result(static_cast<std::size_t>(y), static_cast<std::uint64_t>(x));
+    const QString value = cell ? QString::number(expertStatisticValue(*cell, statistic()), 'g', 6) : tr("not computed");
+    m_hover->setText(tr("layer %1, expert %2: %3").arg(m_layers[static_cast<std::size_t>(y)].layer).arg(x).arg(value));
+}

@@ -1,0 +1,46 @@
+#pragma once
+// Runs independent chunks of core work (row ranges, heatmap bands) on the job pool and
+// reports back on the GUI thread. Workers touch no widgets: they fill buffers owned by the job's
+// shared state and return a Status. Cancellation is an atomic flag the chunks poll; a cancelled
+// or failed job still finishes once, with a JobOutcome saying which. Owners that start a newer
+// job before an older one ends track them with a JobTracker, which drops stale ends.
+
+#include "Result.h"
+#include "session/JobOutcome.h"
+
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <functional>
+#include <memory>
+
+class BackgroundJob : public QObject {
+    Q_OBJECT
+public:
+    using ChunkWork = std::function<gguf::Status(int chunk, const std::atomic<bool>& cancelled)>;
+
+    // Starts `chunkCount` calls of `work` (chunk = 0 .. chunkCount-1), in any order and in
+    // parallel. `work` must keep alive whatever it reads (capture shared pointers).
+    BackgroundJob(int chunkCount, ChunkWork work, QObject* parent = nullptr);
+    ~BackgroundJob() override;
+
+    void cancel();
+    bool isRunning() const { return m_running; }
+    int chunkCount() const { return m_chunkCount; }
+
+signals:
+    void progress(int doneChunks, int totalChunks);
+    // Exactly once. Cancelled whenever cancel() came before the end, even if a chunk also
+    // failed (the person asked to stop); failed with the first chunk's error otherwise.
+    void finished(const JobOutcome& outcome);
+
+private:
+    struct State;
+    void chunkDone(const QString& error);
+
+    std::shared_ptr<State> m_state;
+    int m_chunkCount;
+    int m_done = 0;
+    QString m_firstError;
+    bool m_running = true;
+};

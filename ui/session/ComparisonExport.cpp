@@ -1,0 +1,85 @@
+#include "session/ComparisonExport.h"
+
+#include "ComparisonJson.h"
+
+#include <QCoreApplication>
+#include <QSaveFile>
+#include <cmath>
+#include <string>
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("ComparisonExport", text);
+}
+
+QString writeAtomically(const QString& path, const std::string& content)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return tr("Cannot write %1: %2").arg(path, file.errorString());
+    if (file.write(content.data(), static_cast<qint64>(content.size())) != static_cast<qint64>(content.size()) || !file.commit())
+        return tr("Cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+// RFC 4180: quote fields holding separators, quotes or line breaks.
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (const char c : text) {
+        if (c == '"')
+            quoted += '"';
+        quoted += c;
+    }
+    return quoted + '"';
+}
+
+// The same rendering as JsonWriter: 17 significant digits round-trip a double; nan/inf spelled out.
+std::string csvNumber(double value)
+{
+    if (std::isnan(value))
+        return "nan";
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+}  // namespace
+
+QString exportComparisonCsv(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, const QString& path)
+{
+    std::string out = "tensor,layer,kind,reference_type,column,label,type,status,problem";
+    for (const std::string& name : gguf::errorMetricNames())
+        out += ',' + name;
+    out += '\n';
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+        const gguf::ComparisonRow& row = comparison.rows()[r];
+        for (std::size_t c = 0; c < row.cells.size(); ++c) {
+            const gguf::ComparisonCell& cell = row.cells[c];
+            out += csvField(std::string(row.reference->name)) + ',';
+            out += (row.nameParts.layer ? std::to_string(*row.nameParts.layer) : std::string()) + ',';
+            out += csvField(row.nameParts.kind) + ',' + gguf::typeName(row.reference->typeId) + ',';
+            out += std::to_string(c + 1) + ',' + csvField(comparison.columns()[c].label) + ',';
+            out += (cell.ok() ? gguf::typeName(cell.typeId) : std::string()) + ',';
+            out += std::string(gguf::cellStatusName(cell.status)) + ',' + csvField(cell.problem);
+            const std::optional<gguf::ErrorMetrics>& metrics = results.cells[r][c];
+            for (const double value : metrics ? gguf::errorMetricValues(*metrics) : std::vector<double>(gguf::errorMetricNames().size()))
+                out += ',' + (metrics ? csvNumber(value) : std::string());
+            out += '\n';
+        }
+    }
+    return writeAtomically(path, out);
+}
+
+QString exportComparisonJson(const gguf::ModelComparison& comparison, const gguf::ComparisonResults& results, const QString& path)
+{
+    std::string out;
+    gguf::writeComparisonJson(comparison, results, out);
+    return writeAtomically(path, out);
+}

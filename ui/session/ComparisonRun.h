@@ -1,0 +1,37 @@
+#pragma once
+// Computes every computable cell of a comparison on the job pool with the core's ComparisonEngine,
+// the same engine the CLI's runComparison schedules, so the figures equal the CLI's to the last
+// bit. The engine's units are element ranges, so one large tensor keeps every pool thread busy;
+// consecutive units share a job chunk when there are very many. Results come back as a plain
+// value on the GUI thread.
+
+#include "ModelComparison.h"
+#include "session/JobOutcome.h"
+
+#include <QObject>
+#include <QPointer>
+#include <memory>
+
+class BackgroundJob;
+
+class ComparisonRun : public QObject {
+    Q_OBJECT
+public:
+    // `chunkElements`: the engine's range size (smaller ranges: finer progress, more units).
+    ComparisonRun(std::shared_ptr<const gguf::ModelComparison> comparison, QObject* parent = nullptr,
+                  std::uint64_t chunkElements = gguf::kComparisonChunkElements);
+    void start();
+    void cancel();
+    BackgroundJob* job() const { return m_job; }
+    bool isRunning() const;
+
+signals:
+    void progress(int doneChunks, int totalChunks);
+    void finished(std::shared_ptr<const gguf::ComparisonResults> results);
+    void failed(const JobOutcome& outcome);  // cancelled after cancel()
+
+private:
+    std::shared_ptr<const gguf::ModelComparison> m_comparison;
+    std::uint64_t m_chunkElements;
+    QPointer<BackgroundJob> m_job;
+};

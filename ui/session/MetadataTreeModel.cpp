@@ -1,0 +1,212 @@
+#include "session/MetadataTreeModel.h"
+
+#include "MetadataFormat.h"
+
+#include <QScopedValueRollback>
+
+#include <algorithm>
+#include <limits>
+
+namespace {
+constexpr int kDisplayedElements = 8;
+constexpr int kToolTipElements = 64;
+constexpr int kMaxDisplayCharacters = 2000;  // a cell shows one line; long strings stay in the tooltip
+constexpr int kMaxToolTipCharacters = 4000;
+
+QString capped(QString text, int maxCharacters)
+{
+    if (text.size() > maxCharacters) {
+        text.truncate(maxCharacters);
+        text += QStringLiteral("…");
+    }
+    return text;
+}
+}  // namespace
+
+// A row that has (or may get) children: the root, or an array. Index internal pointers point at
+// the node holding the row, so a scalar element costs only its offset, never a node of its own.
+struct MetadataTreeModel::Node {
+    Node* parent = nullptr;  // nullptr for the root
+    int row = 0;             // this node's row under its parent
+    gguf::MetadataValue value;  // the array (unused for the root)
+    // Arrays: where each element fetched so far starts, in element order.
+    std::vector<std::uint64_t> childOffsets;
+    // Nodes of the children that are themselves expandable; shorter than the row count, or null
+    // entries, for the children that are not.
+    std::vector<std::unique_ptr<Node>> children;
+};
+
+MetadataTreeModel::MetadataTreeModel(QObject* parent) : QAbstractItemModel(parent), m_root(std::make_unique<Node>()) {}
+
+MetadataTreeModel::~MetadataTreeModel() = default;
+
+bool MetadataTreeModel::isExpandable(const gguf::MetadataValue& value)
+{
+    return value.isArray() && value.arrayLength() > 0;
+}
+
+void MetadataTreeModel::setModel(std::shared_ptr<const gguf::Model> model)
+{
+    beginResetModel();
+    m_model = std::move(model);
+    m_root = std::make_unique<Node>();
+    if (m_model) {
+        const auto& entries = m_model->metadata();
+        m_root->children.resize(entries.size());
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            if (!isExpandable(entries[i].value))
+                continue;
+            auto node = std::make_unique<Node>();
+            node->parent = m_root.get();
+            node->row = static_cast<int>(i);
+            node->value = entries[i].value;
+            m_root->children[i] = std::move(node);
+        }
+    }
+    const QScopedValueRollback<bool> announcing(m_announcingChange, true);
+    endResetModel();
+}
+
+MetadataTreeModel::Node* MetadataTreeModel::nodeOf(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return m_root.get();
+    if (index.column() != 0)
+        return nullptr;
+    const auto* container = static_cast<const Node*>(index.internalPointer());
+    const auto row = static_cast<std::size_t>(index.row());
+    return row < container->children.size() ? container->children[row].get() : nullptr;
+}
+
+gguf::MetadataValue MetadataTreeModel::valueAt(const Node& container, int row) const
+{
+    if (&container == m_root.get())
+        return m_model->metadata()[static_cast<std::size_t>(row)].value;
+    return container.value.elementAt(container.childOffsets[static_cast<std::size_t>(row)]);
+}
+
+QModelIndex MetadataTreeModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (!hasIndex(row, column, parent))
+        return {};
+    return createIndex(row, column, nodeOf(parent));
+}
+
+QModelIndex MetadataTreeModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid())
+        return {};
+    auto* container = static_cast<Node*>(child.internalPointer());
+    if (container == m_root.get())
+        return {};
+    return createIndex(container->row, 0, container->parent);
+}
+
+int MetadataTreeModel::rowCount(const QModelIndex& parent) const
+{
+    const Node* node = nodeOf(parent);
+    if (!node || !m_model)
+        return 0;
+    if (node == m_root.get())
+        return static_cast<int>(m_model->metadata().size());
+    return static_cast<int>(node->childOffsets.size());
+}
+
+int MetadataTreeModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() && parent.column() != 0 ? 0 : ColumnCount;
+}
+
+bool MetadataTreeModel::hasChildren(const QModelIndex& parent) const
+{
+    const Node* node = nodeOf(parent);
+    if (!node || !m_model)
+        return false;
+    return node == m_root.get() ? !m_model->metadata().empty() : node->value.arrayLength() > 0;
+}
+
+bool MetadataTreeModel::canFetchMore(const QModelIndex& parent) const
+{
+    const Node* node = nodeOf(parent);
+    if (!node || node == m_root.get() || m_announcingChange)
+        return false;
+    const std::uint64_t loaded = node->childOffsets.size();
+    return loaded < node->value.arrayLength() && loaded < static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+}
+
+void MetadataTreeModel::fetchMore(const QModelIndex& parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    Node* node = nodeOf(parent);
+    const gguf::MetadataValue& array = node->value;
+    const std::uint64_t loaded = node->childOffsets.size();
+    const std::uint64_t room = static_cast<std::uint64_t>(std::numeric_limits<int>::max()) - loaded;
+    const int count = static_cast<int>(std::min({static_cast<std::uint64_t>(kPageSize), array.arrayLength() - loaded, room}));
+
+    // Step from the last loaded element: element(i) on a string array walks from the front.
+    std::uint64_t offset = 0;
+    if (loaded == 0) {
+        offset = array.element(0).offset();
+    } else {
+        const gguf::MetadataValue last = array.elementAt(node->childOffsets.back());
+        offset = last.offset() + last.encodedSize();
+    }
+
+    const int first = static_cast<int>(loaded);
+    const QScopedValueRollback<bool> announcing(m_announcingChange, true);
+    beginInsertRows(parent, first, first + count - 1);
+    node->childOffsets.reserve(loaded + static_cast<std::size_t>(count));
+    const bool nested = array.elementType() == gguf::ValueType::Array;
+    for (int k = 0; k < count; ++k) {
+        const gguf::MetadataValue element = array.elementAt(offset);
+        node->childOffsets.push_back(offset);
+        if (nested && isExpandable(element)) {
+            node->children.resize(node->childOffsets.size());
+            auto child = std::make_unique<Node>();
+            child->parent = node;
+            child->row = first + k;
+            child->value = element;
+            node->children.back() = std::move(child);
+        }
+        offset += element.encodedSize();
+    }
+    endInsertRows();
+}
+
+QVariant MetadataTreeModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !m_model)
+        return {};
+    const auto& container = *static_cast<const Node*>(index.internalPointer());
+    const bool topLevel = &container == m_root.get();
+    const auto keyText = [&] {
+        return QString::fromStdString(gguf::escapeForDisplay(m_model->metadata()[static_cast<std::size_t>(index.row())].key));
+    };
+    if (role == KeyFilterRole)
+        return topLevel && index.column() == Key ? QVariant(keyText()) : QVariant();
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (index.column()) {
+    case Key: return topLevel ? keyText() : QStringLiteral("[%1]").arg(index.row());
+    case Type: return QString::fromStdString(valueAt(container, index.row()).typeName());
+    case Value: {
+        const bool toolTip = role == Qt::ToolTipRole;
+        const QString text = QString::fromStdString(gguf::formatValue(valueAt(container, index.row()), toolTip ? kToolTipElements : kDisplayedElements));
+        return capped(text, toolTip ? kMaxToolTipCharacters : kMaxDisplayCharacters);
+    }
+    default: return {};
+    }
+}
+
+QVariant MetadataTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Key: return tr("Key");
+    case Type: return tr("Type");
+    case Value: return tr("Value");
+    default: return {};
+    }
+}

@@ -1,0 +1,26 @@
+#include "session/ModelLoader.h"
+
+#include "session/JobPool.h"
+
+#include <QPointer>
+#include <QtConcurrent>
+
+ModelLoader::ModelLoader(QObject* parent) : QObject(parent) {}
+
+void ModelLoader::open(const QString& path)
+{
+    const quint64 generation = ++m_generation;
+    QPointer<ModelLoader> self(this);
+    QtConcurrent::run(jobPool(), [path]() {
+        yieldToGuiThread();
+        return gguf::Model::open(path.toStdString());
+    })
+        .then(this, [self, generation, path](gguf::Result<std::shared_ptr<const gguf::Model>> result) {
+            if (!self || generation != self->m_generation)
+                return;
+            if (result)
+                emit self->opened(path, result.value());
+            else
+                emit self->failed(path, QString::fromStdString(result.error().toString()));
+        });
+}

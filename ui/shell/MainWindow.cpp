@@ -1,0 +1,233 @@
+#include "shell/MainWindow.h"
+
+#include "session/ModelLoader.h"
+#include "shell/ModelPage.h"
+#include "shell/AboutDialog.h"
+#include "compare/CompareDialog.h"
+#include "compare/ComparePage.h"
+#include "shell/ConvertDialog.h"
+#include "session/JobMonitor.h"
+#include "HumanFormat.h"
+#include "session/ResultCache.h"
+#include "tensor/TensorBrowser.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace {
+constexpr int kMaxRecentFiles = 10;
+const char* const kRecentKey = "recentFiles";
+const char* const kLastDirKey = "lastDirectory";
+const char* const kGeometryKey = "mainWindow/geometry";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWidget(this)), m_loader(new ModelLoader(this))
+{
+    setWindowTitle(tr("GGUF Explorer"));
+    setAcceptDrops(true);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setDocumentMode(true);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
+        QWidget* page = m_tabs->widget(index);
+        m_tabs->removeTab(index);
+        page->deleteLater();
+    });
+    setCentralWidget(m_tabs);
+    connect(m_loader, &ModelLoader::opened, this, &MainWindow::showModel);
+    connect(m_loader, &ModelLoader::failed, this, &MainWindow::showError);
+    createMenus();
+    m_cacheLabel = new QLabel(this);
+    m_cacheLabel->setObjectName(QStringLiteral("cacheLabel"));
+    statusBar()->addPermanentWidget(m_cacheLabel);
+    connect(&ResultCache::instance(), &ResultCache::usageChanged, this, &MainWindow::showCacheUsage);
+    showCacheUsage(ResultCache::instance().usedBytes(), ResultCache::instance().budgetBytes());
+    m_jobsLabel = new QLabel(this);
+    m_jobsLabel->setObjectName(QStringLiteral("jobsLabel"));
+    statusBar()->addPermanentWidget(m_jobsLabel);
+    connect(&JobMonitor::instance(), &JobMonitor::runningChanged, this, [this](int running) {
+        m_jobsLabel->setText(running > 0 ? tr("%n job(s) running", nullptr, running) : QString());
+    });
+    resize(1280, 800);
+    restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
+    statusBar()->showMessage(tr("Open a .gguf file (Ctrl+O) or drop one on the window"));
+}
+
+MainWindow::~MainWindow()
+{
+    // The pages die in ~QWidget, after this object has stopped being a MainWindow; jobs they own
+    // report their end to these application-wide singletons on the way out, which must not
+    // reach a half-destroyed window.
+    disconnect(&JobMonitor::instance(), nullptr, this, nullptr);
+    disconnect(&ResultCache::instance(), nullptr, this, nullptr);
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this]() {
+        if (m_tabs->count() > 0)
+            emit m_tabs->tabCloseRequested(m_tabs->currentIndex());
+    });
+    file->addSeparator();
+    file->addAction(tr("Compare &Quant Levels…"), this, [this]() {
+        const ModelPage* current = currentModelPage();
+        CompareDialog dialog(current ? QString::fromStdString(current->model().primary().path()) : QString(), this);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        auto* page = new ComparePage(dialog.models(), dialog.simulatedTypes(), m_tabs);
+        m_tabs->setCurrentIndex(m_tabs->addTab(page, page->title()));
+    });
+    file->addAction(tr("Con&vert…"), this, [this]() {
+        const ModelPage* current = currentModelPage();
+        if (!current) {
+            statusBar()->showMessage(tr("Open a model to convert first"), 5000);
+            return;
+        }
+        ConvertDialog(current->sharedModel(), this).exec();
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Find Tensor"), QKeySequence::Find, this, [this]() {
+        if (auto* page = currentModelPage()) {
+            page->showTensorsPage();
+            if (auto* filter = page->tensorBrowser()->findChild<QLineEdit*>(QStringLiteral("tensorFilter"))) {
+                filter->setFocus();
+                filter->selectAll();
+            }
+        }
+    });
+    view->addAction(tr("&Next Tensor"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this]() {
+        if (auto* page = currentModelPage())
+            page->tensorBrowser()->selectAdjacent(+1);
+    });
+    view->addAction(tr("&Previous Tensor"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this]() {
+        if (auto* page = currentModelPage())
+            page->tensorBrowser()->selectAdjacent(-1);
+    });
+    view->addSeparator();
+    view->addAction(tr("Result &Cache Budget…"), this, [this]() {
+        bool ok = false;
+        const int mib = QInputDialog::getInt(this, tr("Result cache budget"), tr("Memory for finished heatmaps and statistics (MiB):"),
+                                             static_cast<int>(ResultCache::instance().budgetBytes() >> 20), 16, 1 << 20, 16, &ok);
+        if (ok)
+            ResultCache::instance().setBudgetBytes(static_cast<qint64>(mib) << 20);
+    });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About GGUF Explorer"), this, [this]() { AboutDialog(this).exec(); });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+ModelPage* MainWindow::currentModelPage() const
+{
+    return qobject_cast<ModelPage*>(m_tabs->currentWidget());
+}
+
+void MainWindow::showCacheUsage(qint64 usedBytes, qint64 budgetBytes)
+{
+    m_cacheLabel->setText(tr("Cache: %1 of %2")
+                              .arg(QString::fromStdString(gguf::formatBytes(static_cast<std::uint64_t>(usedBytes))),
+                                   QString::fromStdString(gguf::formatBytes(static_cast<std::uint64_t>(budgetBytes)))));
+}
+
+void MainWindow::chooseFile()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), settings.value(kLastDirKey).toString(),
+                                                      tr("GGUF models (*.gguf);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+void MainWindow::openFile(const QString& path)
+{
+    statusBar()->showMessage(tr("Opening %1…").arg(path));
+    m_loader->open(path);
+}
+
+void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Model> model)
+{
+    auto* page = new ModelPage(std::move(model), m_tabs);
+    connect(page, &ModelPage::statusMessage, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
+    const int index = m_tabs->addTab(page, QFileInfo(path).fileName());
+    m_tabs->setTabToolTip(index, path);
+    m_tabs->setCurrentIndex(index);
+    rememberRecent(path);
+    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+}
+
+void MainWindow::showError(const QString& path, const QString& message)
+{
+    // Shown in a tab, not a modal box: the window stays usable and the text can be copied.
+    auto* label = new QLabel(tr("<h3>Could not open %1</h3><p>%2</p>").arg(path.toHtmlEscaped(), message.toHtmlEscaped()), m_tabs);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    label->setMargin(16);
+    label->setObjectName(QStringLiteral("errorLabel"));
+    const int index = m_tabs->addTab(label, tr("Error: %1").arg(QFileInfo(path).fileName()));
+    m_tabs->setCurrentIndex(index);
+    statusBar()->showMessage(message);
+}
+
+void MainWindow::rememberRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecentFiles)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path]() { openFile(path); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            openFile(url.toLocalFile());
+    event->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings().setValue(kGeometryKey, saveGeometry());
+    QMainWindow::closeEvent(event);
+}

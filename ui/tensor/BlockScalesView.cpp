@@ -1,0 +1,160 @@
+#include "tensor/BlockScalesView.h"
+
+#include "common/PlotPalette.h"
+
+#include "session/BackgroundJob.h"
+#include "common/JobProgressBar.h"
+#include "MetadataFormat.h"
+
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace {
+constexpr std::uint32_t kBins = 128;
+constexpr std::uint32_t kGridCells = 512;
+
+void fillBars(QCPBars* bars, const gguf::Histogram& histogram)
+{
+    const double width = (histogram.upper() - histogram.lower()) / static_cast<double>(histogram.counts().size());
+    QVector<double> keys;
+    QVector<double> values;
+    for (std::uint32_t bin = 0; bin < histogram.counts().size(); ++bin) {
+        keys << histogram.binLower(bin) + width / 2;
+        values << static_cast<double>(histogram.counts()[bin]);
+    }
+    bars->setWidth(width > 0 ? width : 1.0);
+    bars->setData(keys, values, true);
+}
+}  // namespace
+
+BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
+    : QWidget(parent), m_progress(progress), m_message(new QLabel(this)), m_histograms(new QCustomPlot(this)), m_heatmap(new QCustomPlot(this))
+{
+    followPalette(m_histograms);
+    followPalette(m_heatmap);
+    m_histograms->setObjectName(QStringLiteral("scaleHistogramPlot"));
+    m_scaleBars = new QCPBars(m_histograms->xAxis, m_histograms->yAxis);
+    m_scaleBars->setName(tr("effective scales"));
+    m_scaleBars->setPen(Qt::NoPen);
+    m_scaleBars->setBrush(QColor(67, 147, 195, 200));
+    m_minBars = new QCPBars(m_histograms->xAxis, m_histograms->yAxis);
+    m_minBars->setName(tr("effective mins"));
+    m_minBars->setPen(Qt::NoPen);
+    m_minBars->setBrush(QColor(214, 96, 77, 160));
+    m_histograms->legend->setVisible(true);
+    m_histograms->xAxis->setLabel(tr("per-block value"));
+    m_histograms->yAxis->setLabel(tr("blocks"));
+    m_histograms->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+
+    m_heatmap->setObjectName(QStringLiteral("scaleHeatmapPlot"));
+    m_heatmap->xAxis->setLabel(tr("sub-block column"));
+    m_heatmap->yAxis->setLabel(tr("row"));
+    m_heatmap->yAxis->setRangeReversed(true);
+    m_heatmap->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_map = new QCPColorMap(m_heatmap->xAxis, m_heatmap->yAxis);
+    m_map->setGradient(QCPColorGradient::gpThermal);
+    auto* scale = new QCPColorScale(m_heatmap);
+    m_heatmap->plotLayout()->addElement(0, 1, scale);
+    m_map->setColorScale(scale);
+    connect(m_heatmap, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+        if (!m_overview || !m_slice.isValid())
+            return;
+        const double column = m_heatmap->xAxis->pixelToCoord(event->position().x());
+        const double row = m_heatmap->yAxis->pixelToCoord(event->position().y());
+        if (column < -0.5 || row < -0.5 || row >= m_slice.slice.rowCount - 0.5 || column >= m_overview->subBlocksPerRow - 0.5)
+            return;
+        const std::uint64_t subBlock = static_cast<std::uint64_t>(std::lround(column));
+        const std::uint64_t subBlocksPerBlock = m_overview->layout.subScales;
+        emit blockClicked(static_cast<std::uint64_t>(std::lround(row)), subBlock / std::max<std::uint64_t>(1, subBlocksPerBlock));
+    });
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_histograms);
+    splitter->addWidget(m_heatmap);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_message);
+    layout->addWidget(splitter, 1);
+    m_message->setObjectName(QStringLiteral("scalesMessage"));
+    m_message->setWordWrap(true);
+}
+
+void BlockScalesView::setSlice(const SliceRef& slice)
+{
+    m_jobs.renew();
+    m_slice = slice;
+    m_overview.reset();
+    display();
+    if (!slice.isValid())
+        return;
+    if (!gguf::blockScaleLayout(slice.slice.tensor->typeId)) {
+        m_message->setText(tr("%1 is not block-quantized: it has no per-block scales.")
+                               .arg(QString::fromStdString(gguf::typeName(slice.slice.tensor->typeId))));
+        return;
+    }
+    auto result = std::make_shared<std::optional<gguf::ScaleOverview>>();
+    auto* job = new BackgroundJob(1, [slice, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+        auto overview = gguf::computeScaleOverview(slice.slice, kGridCells, kGridCells, kBins, &cancelled);
+        if (!overview)
+            return overview.error();
+        result->emplace(std::move(overview.value()));
+        return gguf::Ok{};
+    }, this);
+    m_progress->track(job, tr("Block scales of %1").arg(slice.label()));
+    m_message->setText(tr("Computing block scales…"));
+    m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            m_message->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
+            return;
+        }
+        m_overview = std::move(*result);
+        display();
+        emit overviewReady();
+    });
+}
+
+void BlockScalesView::display()
+{
+    m_scaleBars->data()->clear();
+    m_minBars->data()->clear();
+    m_map->data()->clear();
+    if (!m_overview) {
+        m_histograms->replot(QCustomPlot::rpQueuedReplot);
+        m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const gguf::ScaleOverview& o = *m_overview;
+    const gguf::Statistics& s = o.scaleStatistics;
+    QString text = tr("%1 sub-blocks of %2 elements per row · effective scale min %3, max %4, mean %5")
+                       .arg(o.subBlocksPerRow)
+                       .arg(o.layout.elementsPerSubBlock)
+                       .arg(QString::fromStdString(gguf::formatFloat(s.min, true)), QString::fromStdString(gguf::formatFloat(s.max, true)),
+                            QString::fromStdString(gguf::formatFloat(s.mean, true)));
+    if (s.nanCount || s.infCount)
+        text += tr(" · <font color=#b00>%1 NaN and %2 infinite scales</font>").arg(s.nanCount).arg(s.infCount);
+    m_message->setText(text);
+    m_minBars->setVisible(o.minHistogram.has_value());
+    if (o.scaleHistogram)
+        fillBars(m_scaleBars, *o.scaleHistogram);
+    if (o.minHistogram)
+        fillBars(m_minBars, *o.minHistogram);
+    m_histograms->rescaleAxes();
+    m_histograms->replot(QCustomPlot::rpQueuedReplot);
+
+    if (o.gridRows && o.gridColumns) {
+        const double cellWidth = static_cast<double>(o.subBlocksPerRow) / o.gridColumns;
+        const double cellHeight = static_cast<double>(m_slice.slice.rowCount) / o.gridRows;
+        auto* mapData = new QCPColorMapData(static_cast<int>(o.gridColumns), static_cast<int>(o.gridRows),
+                                            QCPRange(cellWidth / 2 - 0.5, o.subBlocksPerRow - cellWidth / 2 - 0.5),
+                                            QCPRange(cellHeight / 2 - 0.5, m_slice.slice.rowCount - cellHeight / 2 - 0.5));
+        for (std::uint32_t r = 0; r < o.gridRows; ++r)
+            for (std::uint32_t c = 0; c < o.gridColumns; ++c)
+                mapData->setCell(static_cast<int>(c), static_cast<int>(r), o.grid[static_cast<std::size_t>(r) * o.gridColumns + c]);
+        m_map->setData(mapData);
+        m_map->rescaleDataRange(true);
+        m_heatmap->rescaleAxes();
+    }
+    m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+}

@@ -1,0 +1,127 @@
+#include "tensor/DistributionView.h"
+
+#include "common/PlotPalette.h"
+
+#include "session/BackgroundJob.h"
+#include "common/JobProgressBar.h"
+#include "MetadataFormat.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace {
+constexpr std::uint32_t kBins = 256;
+
+QString number(double value)
+{
+    return QString::fromStdString(gguf::formatFloat(value, true));
+}
+}  // namespace
+
+DistributionView::DistributionView(JobProgressBar* progress, QWidget* parent)
+    : QWidget(parent), m_progress(progress), m_plot(new QCustomPlot(this)), m_logScale(new QCheckBox(tr("Log counts"), this)),
+      m_summary(new QLabel(this))
+{
+    followPalette(m_plot);
+    m_plot->setObjectName(QStringLiteral("histogramPlot"));
+    m_bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    m_bars->setPen(Qt::NoPen);
+    m_bars->setBrush(QColor(67, 147, 195));
+    m_plot->xAxis->setLabel(tr("value"));
+    m_plot->yAxis->setLabel(tr("count"));
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_logScale->setObjectName(QStringLiteral("logCounts"));
+    connect(m_logScale, &QCheckBox::toggled, this, &DistributionView::display);
+
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_summary->setObjectName(QStringLiteral("statisticsLabel"));
+    m_summary->setMinimumWidth(220);
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(m_logScale);
+    left->addWidget(m_plot, 1);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(left, 1);
+    layout->addWidget(m_summary);
+}
+
+void DistributionView::setSlice(const SliceRef& slice)
+{
+    m_jobs.renew();
+    m_result.reset();
+    display();
+    if (!slice.isValid())
+        return;
+    auto result = std::make_shared<std::optional<gguf::SliceStatistics>>();
+    auto* job = new BackgroundJob(1, [slice, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+        auto computed = gguf::computeStatistics(slice.slice, kBins, &cancelled);
+        if (!computed)
+            return computed.error();
+        result->emplace(std::move(computed.value()));
+        return gguf::Ok{};
+    }, this);
+    m_progress->track(job, tr("Statistics of %1").arg(slice.label()));
+    m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            m_summary->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
+            return;
+        }
+        m_result = std::move(*result);
+        display();
+        emit statisticsReady();
+    });
+    m_summary->setText(tr("Computing…"));
+}
+
+void DistributionView::display()
+{
+    m_bars->data()->clear();
+    if (!m_result) {
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const gguf::Statistics& s = m_result->statistics;
+    const gguf::Histogram& h = m_result->histogram;
+    const bool log = m_logScale->isChecked();
+    const double width = (h.upper() - h.lower()) / static_cast<double>(h.counts().size());
+    QVector<double> keys;
+    QVector<double> counts;
+    double peak = 1.0;
+    for (std::uint32_t bin = 0; bin < h.counts().size(); ++bin) {
+        keys << h.binLower(bin) + width / 2;
+        // log10(1 + n) keeps empty bins at zero height.
+        const double count = static_cast<double>(h.counts()[bin]);
+        counts << (log ? std::log10(1.0 + count) : count);
+        peak = std::max(peak, counts.back());
+    }
+    m_bars->setWidth(width > 0 ? width : 1.0);
+    m_bars->setData(keys, counts, true);
+    m_plot->yAxis->setLabel(log ? tr("log10(1 + count)") : tr("count"));
+    m_plot->xAxis->setRange(h.lower() - width, h.upper() + width);
+    m_plot->yAxis->setRange(0, peak * 1.05);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+
+    m_summary->setText(tr("<table>"
+                          "<tr><td>count</td><td align=right>%1</td></tr>"
+                          "<tr><td>min</td><td align=right>%2</td></tr>"
+                          "<tr><td>max</td><td align=right>%3</td></tr>"
+                          "<tr><td>mean</td><td align=right>%4</td></tr>"
+                          "<tr><td>std</td><td align=right>%5</td></tr>"
+                          "<tr><td>rms</td><td align=right>%6</td></tr>"
+                          "<tr><td>zeros</td><td align=right>%7</td></tr>"
+                          "<tr><td>NaN</td><td align=right>%8</td></tr>"
+                          "<tr><td>Inf</td><td align=right>%9</td></tr>"
+                          "</table>")
+                           .arg(s.count)
+                           .arg(number(s.min), number(s.max), number(s.mean), number(s.stddev), number(s.rms))
+                           .arg(s.zeroCount)
+                           .arg(s.nanCount)
+                           .arg(s.infCount));
+}

@@ -1,0 +1,40 @@
+#pragma once
+// Value histogram (linear or log counts) and the statistics panel of a tensor or expert.
+
+#include "session/SliceRef.h"
+#include "Statistics.h"
+#include "session/JobTracker.h"
+
+#include <QPointer>
+#include <QWidget>
+#include <optional>
+
+class QCheckBox;
+class QCustomPlot;
+class QCPBars;
+class QLabel;
+class BackgroundJob;
+class JobProgressBar;
+
+class DistributionView : public QWidget {
+    Q_OBJECT
+public:
+    DistributionView(JobProgressBar* progress, QWidget* parent = nullptr);
+    void setSlice(const SliceRef& slice);
+    QCustomPlot* plot() const { return m_plot; }
+    const std::optional<gguf::SliceStatistics>& result() const { return m_result; }
+
+signals:
+    void statisticsReady();
+
+private:
+    void display();
+
+    JobProgressBar* m_progress;
+    QCustomPlot* m_plot;
+    QCPBars* m_bars;
+    QCheckBox* m_logScale;
+    QLabel* m_summary;
+    JobTracker m_jobs;
+    std::optional<gguf::SliceStatistics> m_result;
+};

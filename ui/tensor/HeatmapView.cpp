@@ -1,0 +1,76 @@
+#include "tensor/HeatmapView.h"
+
+#include <QMouseEvent>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace {
+ZoomableMatrixView::Options heatmapOptions()
+{
+    ZoomableMatrixView::Options options;
+    options.plotName = QStringLiteral("heatmapPlot");
+    options.aggregateName = QStringLiteral("aggregateCombo");
+    options.hoverName = QStringLiteral("hoverLabel");
+    options.aggregateTip = HeatmapView::tr("How the weights under one screen cell are combined");
+    options.aggregates = {{HeatmapView::tr("Mean"), gguf::CellAggregate::Mean},
+                          {HeatmapView::tr("Abs max"), gguf::CellAggregate::AbsMax},
+                          {HeatmapView::tr("Min"), gguf::CellAggregate::Min},
+                          {HeatmapView::tr("Max"), gguf::CellAggregate::Max}};
+    options.bandsPerThread = 8;
+    return options;
+}
+}  // namespace
+
+HeatmapView::HeatmapView(JobProgressBar* progress, QWidget* parent) : ZoomableMatrixView(progress, heatmapOptions(), parent)
+{
+    connect(plot(), &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+        const double column = plot()->xAxis->pixelToCoord(event->position().x());
+        const double row = plot()->yAxis->pixelToCoord(event->position().y());
+        if (m_slice.isValid() && column >= -0.5 && row >= -0.5 && column < m_slice.slice.rowLength() - 0.5 && row < m_slice.slice.rowCount - 0.5)
+            emit cellClicked(static_cast<std::uint64_t>(std::lround(row)), static_cast<std::uint64_t>(std::lround(column)));
+    });
+}
+
+void HeatmapView::setSlice(const SliceRef& slice)
+{
+    m_slice = slice;
+    matrixChanged();
+}
+
+gguf::HeatmapRegion HeatmapView::extent() const
+{
+    if (!m_slice.isValid() || m_slice.slice.elementCount() == 0)
+        return {};
+    return {0, m_slice.slice.rowCount, 0, m_slice.slice.rowLength()};
+}
+
+ZoomableMatrixView::BandWork HeatmapView::bandWork() const
+{
+    return [slice = m_slice](const gguf::HeatmapGrid& grid, std::uint32_t first, std::uint32_t last, std::span<float> out,
+                             const std::atomic<bool>* cancelled) { return gguf::reduceHeatmapRows(slice.slice, grid, first, last, out, cancelled); };
+}
+
+QString HeatmapView::jobDescription() const
+{
+    return tr("Heatmap of %1").arg(m_slice.label());
+}
+
+QString HeatmapView::cacheKey(const gguf::HeatmapGrid& grid) const
+{
+    const gguf::HeatmapRegion& r = grid.region;
+    return QStringLiteral("heatmap|%1|%2|%3:%4x%5:%6|%7x%8|%9")
+        // The file and the tensor's place in it, not the model's address: a model opened after
+        // another was closed may reuse the address.
+        .arg(QString::fromStdString(m_slice.model->shards()[m_slice.slice.tensor->shard]->path()) + QLatin1Char('@')
+                 + QString::number(m_slice.slice.tensor->fileOffset),
+             m_slice.cacheKey())
+        .arg(r.rowBegin).arg(r.rowEnd).arg(r.columnBegin).arg(r.columnEnd)
+        .arg(grid.rows).arg(grid.columns).arg(static_cast<int>(grid.aggregate));
+}
+
+QString HeatmapView::hoverText(double row, double column, float value, bool exact) const
+{
+    return exact ? tr("row %1, column %2: %3").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 9)
+                 : tr("row %1, column %2: %3 (%4 of a cell)").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7)
+                       .arg(aggregateLabel().toLower());
+}

@@ -1,0 +1,26 @@
+#pragma once
+// The dequantized matrix as a heatmap (see ZoomableMatrixView): cells reduced while dequantizing
+// with a chosen aggregate, kept in the result cache; a click names the weight under the mouse.
+
+#include "common/ZoomableMatrixView.h"
+#include "session/SliceRef.h"
+
+class HeatmapView : public ZoomableMatrixView {
+    Q_OBJECT
+public:
+    HeatmapView(JobProgressBar* progress, QWidget* parent = nullptr);
+    void setSlice(const SliceRef& slice);
+
+signals:
+    void cellClicked(std::uint64_t row, std::uint64_t column);
+
+protected:
+    gguf::HeatmapRegion extent() const override;
+    BandWork bandWork() const override;
+    QString jobDescription() const override;
+    QString cacheKey(const gguf::HeatmapGrid& grid) const override;
+    QString hoverText(double row, double column, float value, bool exact) const override;
+
+private:
+    SliceRef m_slice;
+};

@@ -1,0 +1,89 @@
+#include "tensor/RowValuesView.h"
+
+#include "session/BackgroundJob.h"
+#include "Dequantize.h"
+#include "common/JobProgressBar.h"
+
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+RowValuesView::RowValuesView(JobProgressBar* progress, QWidget* parent)
+    : QWidget(parent), m_progress(progress), m_row(new QSpinBox(this)), m_count(new QSpinBox(this)), m_table(new QTableWidget(this))
+{
+    m_row->setObjectName(QStringLiteral("rowSpin"));
+    m_count->setObjectName(QStringLiteral("countSpin"));
+    m_count->setRange(1, 65536);
+    m_count->setValue(64);
+    m_table->setObjectName(QStringLiteral("valuesTable"));
+    m_table->setColumnCount(3);
+    m_table->setHorizontalHeaderLabels({tr("Column"), tr("Value"), tr("Bits (f32)")});
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    connect(m_row, &QSpinBox::valueChanged, this, &RowValuesView::load);
+    connect(m_count, &QSpinBox::valueChanged, this, &RowValuesView::load);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Row:"), m_row);
+    form->addRow(tr("First N values:"), m_count);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(form);
+    layout->addWidget(m_table, 1);
+}
+
+void RowValuesView::setSlice(const SliceRef& slice)
+{
+    m_slice = slice;
+    const QSignalBlocker blocker(m_row);
+    const std::uint64_t rows = slice.isValid() ? slice.slice.rowCount : 0;
+    m_row->setRange(0, static_cast<int>(std::min<std::uint64_t>(rows ? rows - 1 : 0, INT_MAX)));
+    m_row->setValue(0);
+    load();
+}
+
+void RowValuesView::showRow(std::uint64_t row)
+{
+    m_row->setValue(static_cast<int>(std::min<std::uint64_t>(row, static_cast<std::uint64_t>(m_row->maximum()))));
+}
+
+void RowValuesView::load()
+{
+    m_jobs.renew();
+    m_table->setRowCount(0);
+    m_values.clear();
+    if (!m_slice.isValid() || m_slice.slice.elementCount() == 0)
+        return;
+    const gguf::TensorInfo& tensor = *m_slice.slice.tensor;
+    const std::uint64_t row = m_slice.slice.firstRow + static_cast<std::uint64_t>(m_row->value());
+    // Only the blocks holding the first N values of the row are dequantized.
+    const std::uint64_t blockSize = tensor.traits ? tensor.traits->blockSize : 1;
+    const std::uint64_t wanted = std::min<std::uint64_t>(static_cast<std::uint64_t>(m_count->value()), m_slice.slice.rowLength());
+    const std::uint64_t covered = std::min<std::uint64_t>((wanted + blockSize - 1) / blockSize * blockSize, m_slice.slice.rowLength());
+    auto buffer = std::make_shared<std::vector<float>>(static_cast<std::size_t>(covered));
+    const SliceRef slice = m_slice;
+    auto* job = new BackgroundJob(1, [slice, row, buffer](int, const std::atomic<bool>&) {
+        const std::uint64_t begin = row * slice.slice.rowLength();
+        return gguf::dequantizeElements(*slice.slice.tensor, begin, begin + buffer->size(), *buffer);
+    }, this);
+    m_progress->track(job, tr("Row %1 of %2").arg(m_row->value()).arg(slice.label()));
+    m_jobs.track(job, this, [this, buffer, wanted](const JobOutcome& outcome) {
+        if (!outcome.isDone()) {
+            m_table->setRowCount(1);
+            m_table->setItem(0, 1, new QTableWidgetItem(outcome.message()));
+            return;
+        }
+        m_values.assign(buffer->begin(), buffer->begin() + static_cast<std::ptrdiff_t>(wanted));
+        m_table->setRowCount(static_cast<int>(m_values.size()));
+        for (int i = 0; i < static_cast<int>(m_values.size()); ++i) {
+            const float value = m_values[static_cast<std::size_t>(i)];
+            m_table->setItem(i, 0, new QTableWidgetItem(QString::number(i)));
+            m_table->setItem(i, 1, new QTableWidgetItem(QString::number(static_cast<double>(value), 'g', 9)));
+            m_table->setItem(i, 2, new QTableWidgetItem(QStringLiteral("0x%1").arg(std::bit_cast<quint32>(value), 8, 16, QLatin1Char('0'))));
+        }
+        emit valuesReady();
+    });
+}

@@ -1,0 +1,152 @@
+#include "tensor/TensorBrowser.h"
+
+#include "session/TensorTableModel.h"
+#include "session/TensorTreeModel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace {
+constexpr int kFilterDebounceMs = 300;
+
+QSortFilterProxyModel* createProxy(QAbstractItemModel* source, QObject* parent)
+{
+    auto* proxy = new QSortFilterProxyModel(parent);
+    proxy->setSourceModel(source);
+    proxy->setSortRole(TensorTableModel::SortRole);
+    proxy->setFilterKeyColumn(TensorTableModel::Name);
+    proxy->setRecursiveFilteringEnabled(true);
+    return proxy;
+}
+}  // namespace
+
+TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* parent)
+    : QWidget(parent), m_model(std::move(model)), m_tableModel(new TensorTableModel(this)), m_treeModel(new TensorTreeModel(this)),
+      m_filter(new QLineEdit(this)), m_debounce(new QTimer(this)), m_groupToggle(new QToolButton(this)), m_stack(new QStackedWidget(this)),
+      m_table(new QTableView(this)), m_tree(new QTreeView(this))
+{
+    m_tableModel->setModel(m_model);
+    m_treeModel->setModel(m_model);
+    m_tableProxy = createProxy(m_tableModel, this);
+    m_treeProxy = createProxy(m_treeModel, this);
+
+    m_filter->setObjectName(QStringLiteral("tensorFilter"));
+    m_filter->setPlaceholderText(tr("Filter tensors (substring or regular expression)"));
+    m_filter->setClearButtonEnabled(true);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(kFilterDebounceMs);
+    connect(m_filter, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_debounce, &QTimer::timeout, this, &TensorBrowser::applyFilter);
+
+    m_groupToggle->setText(tr("By layer"));
+    m_groupToggle->setCheckable(true);
+    m_groupToggle->setToolTip(tr("Group tensors by layer (blk.N)"));
+    m_groupToggle->setObjectName(QStringLiteral("groupByLayer"));
+    connect(m_groupToggle, &QToolButton::toggled, this, &TensorBrowser::setGroupedByLayer);
+
+    m_table->setObjectName(QStringLiteral("tensorView"));
+    m_table->setModel(m_tableProxy);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(TensorTableModel::Offset, Qt::AscendingOrder);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(TensorTableModel::Name, QHeaderView::Interactive);
+    m_table->setColumnWidth(TensorTableModel::Name, 230);
+    m_table->setWordWrap(false);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { emitCurrent(current, false); });
+
+    m_tree->setObjectName(QStringLiteral("tensorTree"));
+    m_tree->setModel(m_treeProxy);
+    m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setColumnWidth(TensorTableModel::Name, 260);
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { emitCurrent(current, true); });
+
+    m_stack->addWidget(m_table);
+    m_stack->addWidget(m_tree);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_filter, 1);
+    top->addWidget(m_groupToggle);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(top);
+    layout->addWidget(m_stack, 1);
+}
+
+void TensorBrowser::setFilterText(const QString& text)
+{
+    m_filter->setText(text);
+}
+
+void TensorBrowser::setGroupedByLayer(bool grouped)
+{
+    m_groupToggle->setChecked(grouped);
+    m_stack->setCurrentWidget(grouped ? static_cast<QWidget*>(m_tree) : m_table);
+    if (grouped)
+        m_tree->expandAll();
+}
+
+void TensorBrowser::applyFilter()
+{
+    const QString text = m_filter->text();
+    QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
+    // Text that is not a valid expression is taken literally, so typing "blk.0.(" never hides everything.
+    if (!pattern.isValid())
+        pattern.setPattern(QRegularExpression::escape(text));
+    m_tableProxy->setFilterRegularExpression(pattern);
+    m_treeProxy->setFilterRegularExpression(pattern);
+    if (m_groupToggle->isChecked())
+        m_tree->expandAll();
+}
+
+void TensorBrowser::emitCurrent(const QModelIndex& proxyIndex, bool fromTree)
+{
+    if (!proxyIndex.isValid()) {
+        emit tensorSelected(-1);
+        return;
+    }
+    if (fromTree) {
+        const QVariant tensor = m_treeProxy->mapToSource(proxyIndex).data(TensorTreeModel::TensorIndexRole);
+        if (tensor.toInt() >= 0)
+            emit tensorSelected(tensor.toInt());
+        return;
+    }
+    emit tensorSelected(m_tableProxy->mapToSource(proxyIndex).row());
+}
+
+void TensorBrowser::selectTensor(int tensorIndex)
+{
+    const QModelIndex proxyIndex = m_tableProxy->mapFromSource(m_tableModel->index(tensorIndex, 0));
+    if (!proxyIndex.isValid())
+        return;
+    setGroupedByLayer(false);
+    m_table->setCurrentIndex(proxyIndex);
+    m_table->scrollTo(proxyIndex);
+}
+
+void TensorBrowser::selectAdjacent(int step)
+{
+    if (m_groupToggle->isChecked())
+        setGroupedByLayer(false);
+    const int rows = m_tableProxy->rowCount();
+    if (rows == 0)
+        return;
+    const int current = m_table->currentIndex().isValid() ? m_table->currentIndex().row() : (step > 0 ? -1 : rows);
+    const int next = std::clamp(current + step, 0, rows - 1);
+    m_table->setCurrentIndex(m_tableProxy->index(next, 0));
+}

@@ -1,0 +1,208 @@
+#include "tensor/TensorViewPage.h"
+
+#include "session/BackgroundJob.h"
+#include "tensor/BlockInspector.h"
+#include "tensor/BlockScalesView.h"
+#include "tensor/DistributionView.h"
+#include "tensor/HeatmapView.h"
+#include "HumanFormat.h"
+#include "common/JobProgressBar.h"
+#include "common/PlotExport.h"
+#include "tensor/RowValuesView.h"
+#include "session/SliceExportJob.h"
+
+#include <QFileDialog>
+#include <algorithm>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace {
+const char* const kExportDirKey = "lastExportDirectory";
+
+QString shapeText(const gguf::TensorInfo& tensor)
+{
+    if (tensor.nDims == 0)
+        return QObject::tr("scalar");
+    QStringList dims;
+    for (std::uint32_t d = 0; d < tensor.nDims; ++d)
+        dims << QString::number(tensor.ne[d]);
+    return QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", ")));
+}
+}  // namespace
+
+TensorViewPage::TensorViewPage(QWidget* parent)
+    : QWidget(parent), m_header(new QLabel(this)), m_expert(new QSpinBox(this)), m_expertLabel(new QLabel(tr("Expert:"), this)),
+      m_tabs(new QTabWidget(this)), m_progress(new JobProgressBar(this))
+{
+    m_heatmap = new HeatmapView(m_progress, m_tabs);
+    m_distribution = new DistributionView(m_progress, m_tabs);
+    m_rowValues = new RowValuesView(m_progress, m_tabs);
+    m_blockScales = new BlockScalesView(m_progress, m_tabs);
+    m_inspector = new BlockInspector(m_progress, m_tabs);
+    m_tabs->addTab(m_heatmap, tr("Heatmap"));
+    m_tabs->addTab(m_distribution, tr("Distribution"));
+    m_tabs->addTab(m_blockScales, tr("Block scales"));
+    m_tabs->addTab(m_inspector, tr("Block inspector"));
+    m_tabs->addTab(m_rowValues, tr("Row values"));
+    // Clicking a weight shows its row's values and its block, without switching tabs.
+    connect(m_heatmap, &HeatmapView::cellClicked, this, [this](std::uint64_t row, std::uint64_t column) {
+        m_rowValues->showRow(row);
+        const gguf::TypeTraits* traits = m_slice.slice.tensor ? m_slice.slice.tensor->traits : nullptr;
+        if (traits)
+            m_inspector->showBlock(row, column / traits->blockSize);
+    });
+    connect(m_blockScales, &BlockScalesView::blockClicked, this, [this](std::uint64_t row, std::uint64_t block) {
+        m_inspector->showBlock(row, block);
+        m_tabs->setCurrentWidget(m_inspector);
+    });
+
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_header->setObjectName(QStringLiteral("tensorHeader"));
+    m_expert->setObjectName(QStringLiteral("expertSpin"));
+    connect(m_expert, &QSpinBox::valueChanged, this, &TensorViewPage::selectExpert);
+
+    auto* exportButton = new QToolButton(this);
+    exportButton->setText(tr("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* exportMenu = new QMenu(exportButton);
+    exportMenu->addAction(tr("Values (.npy, .f32, .csv)…"), this, &TensorViewPage::chooseSliceExport);
+    exportMenu->addAction(tr("Current plot (.png, .svg, .pdf)…"), this, &TensorViewPage::choosePlotExport);
+    exportButton->setMenu(exportMenu);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_header, 1);
+    top->addWidget(m_expertLabel);
+    top->addWidget(m_expert);
+    top->addWidget(exportButton);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_progress);
+    setTensor(nullptr, nullptr);
+}
+
+void TensorViewPage::setTensor(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo* tensor)
+{
+    m_model = std::move(model);
+    m_tensor = tensor;
+    // Expert tensors ([n_in, n_out, n_expert]) open on one expert's matrix, as people read them.
+    const bool experts = tensor && tensor->nDims == 3 && tensor->ne[2] > 1;
+    m_expert->setVisible(experts);
+    m_expertLabel->setVisible(experts);
+    {
+        const QSignalBlocker blocker(m_expert);
+        m_expert->setRange(0, experts ? static_cast<int>(std::min<std::int64_t>(tensor->ne[2] - 1, INT_MAX)) : 0);
+        m_expert->setValue(0);
+    }
+    selectExpert(experts ? 0 : -1);
+}
+
+void TensorViewPage::selectExpertIndex(int expert)
+{
+    if (m_expert->isVisible() || (m_tensor && m_tensor->nDims == 3 && m_tensor->ne[2] > 1))
+        m_expert->setValue(std::clamp(expert, 0, m_expert->maximum()));
+}
+
+void TensorViewPage::selectExpert(int expert)
+{
+    m_slice = {};
+    if (m_tensor) {
+        m_slice.model = m_model;
+        if (expert >= 0) {
+            auto slice = gguf::expertSlice(*m_tensor, static_cast<std::uint64_t>(expert));
+            m_slice.slice = slice ? slice.value() : gguf::wholeTensor(*m_tensor);
+            if (slice)
+                m_slice.expert = static_cast<std::uint64_t>(expert);
+        } else {
+            m_slice.slice = gguf::wholeTensor(*m_tensor);
+        }
+    }
+    updateHeader();
+    m_heatmap->setSlice(m_slice);
+    m_distribution->setSlice(m_slice);
+    m_rowValues->setSlice(m_slice);
+    m_blockScales->setSlice(m_slice);
+    m_inspector->setSlice(m_slice);
+}
+
+void TensorViewPage::updateHeader()
+{
+    if (!m_tensor) {
+        m_header->setText(tr("Select a tensor to see its weights."));
+        return;
+    }
+    const gguf::TensorInfo& t = *m_tensor;
+    const QString bpw = t.traits ? QString::number(t.traits->bitsPerWeight(), 'f', 3) : QStringLiteral("?");
+    QString text = tr("<b>%1</b> &nbsp; %2 &nbsp; %3 &nbsp; %4 bits/weight &nbsp; %5 &nbsp; data offset %6")
+                       .arg(m_slice.tensorName().toHtmlEscaped(), QString::fromStdString(gguf::typeName(t.typeId)), shapeText(t), bpw,
+                            QString::fromStdString(gguf::formatBytes(t.nbytes)))
+                       .arg(t.offset);
+    if (!t.traits || !t.traits->dequantize)
+        text += tr("<br><font color=#b00>%1 cannot be dequantized by this build; its bytes are shown as listed.</font>")
+                    .arg(QString::fromStdString(gguf::typeName(t.typeId)));
+    else if (t.elementCount() == 0)
+        text += tr("<br>This tensor is empty (0 elements).");
+    m_header->setText(text);
+}
+
+QString TensorViewPage::exportSlice(const QString& path)
+{
+    if (!m_slice.isValid())
+        return tr("no tensor selected");
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const gguf::ExportFormat format = suffix == QLatin1String("npy") ? gguf::ExportFormat::Npy
+                                    : suffix == QLatin1String("csv") ? gguf::ExportFormat::Csv
+                                                                     : gguf::ExportFormat::RawF32;
+    BackgroundJob* job = startSliceExport(m_slice, format, path, this);
+    m_progress->track(job, tr("Exporting %1").arg(QFileInfo(path).fileName()));
+    connect(job, &BackgroundJob::finished, this, [this, job, path](const JobOutcome& outcome) {
+        job->deleteLater();
+        emit exportFinished(outcome.isDone(), outcome.isDone() ? tr("Exported %1").arg(path) : outcome.message());
+    });
+    return {};
+}
+
+void TensorViewPage::chooseSliceExport()
+{
+    if (!m_slice.isValid())
+        return;
+    QSettings settings;
+    QString base = m_slice.tensorName();
+    if (m_slice.expert)
+        base += QStringLiteral(".expert%1").arg(*m_slice.expert);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export values"), settings.value(kExportDirKey).toString() + QLatin1Char('/') + base + QStringLiteral(".npy"),
+                                                      tr("NumPy array (*.npy);;Raw little-endian f32 (*.f32 *.bin);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(kExportDirKey, QFileInfo(path).absolutePath());
+    exportSlice(path);
+}
+
+void TensorViewPage::choosePlotExport()
+{
+    QCustomPlot* plot = nullptr;
+    if (m_tabs->currentWidget() == m_heatmap)
+        plot = m_heatmap->plot();
+    else if (m_tabs->currentWidget() == m_distribution)
+        plot = m_distribution->plot();
+    else if (m_tabs->currentWidget() == m_blockScales)
+        plot = m_blockScales->heatmapPlot();
+    if (!plot)
+        return;
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), settings.value(kExportDirKey).toString(),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(kExportDirKey, QFileInfo(path).absolutePath());
+    const QString error = exportPlot(plot, path);
+    emit exportFinished(error.isEmpty(), error.isEmpty() ? tr("Saved %1").arg(path) : error);
+}
