@@ -7,7 +7,7 @@
 #include "MetadataFormat.h"
 
 #include <QLabel>
-#include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -39,13 +39,18 @@ BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
     m_scaleBars->setName(tr("effective scales"));
     m_scaleBars->setPen(Qt::NoPen);
     m_scaleBars->setBrush(QColor(67, 147, 195, 200));
-    m_minBars = new QCPBars(m_histograms->xAxis, m_histograms->yAxis);
+    m_minRect = new QCPAxisRect(m_histograms);
+    m_minRect->setObjectName(QStringLiteral("minHistogramRect"));
+    m_histograms->plotLayout()->addElement(1, 0, m_minRect);
+    m_minBars = new QCPBars(m_minRect->axis(QCPAxis::atBottom), m_minRect->axis(QCPAxis::atLeft));
     m_minBars->setName(tr("effective mins"));
     m_minBars->setPen(Qt::NoPen);
     m_minBars->setBrush(QColor(214, 96, 77, 160));
     m_histograms->legend->setVisible(true);
-    m_histograms->xAxis->setLabel(tr("per-block value"));
+    m_histograms->xAxis->setLabel(tr("effective scale"));
     m_histograms->yAxis->setLabel(tr("blocks"));
+    m_minRect->axis(QCPAxis::atBottom)->setLabel(tr("effective min"));
+    m_minRect->axis(QCPAxis::atLeft)->setLabel(tr("blocks"));
     m_histograms->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
     m_heatmap->setObjectName(QStringLiteral("scaleHeatmapPlot"));
@@ -70,15 +75,30 @@ BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
         emit blockClicked(static_cast<std::uint64_t>(std::lround(row)), subBlock / std::max<std::uint64_t>(1, subBlocksPerBlock));
     });
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_histograms);
-    splitter->addWidget(m_heatmap);
+    m_plots = new QTabWidget(this);
+    m_plots->setObjectName(QStringLiteral("scalePlotTabs"));
+    m_plots->setDocumentMode(true);
+    m_plots->addTab(m_histograms, tr("Histograms"));
+    m_plots->addTab(m_heatmap, tr("Scale map"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_message);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_plots, 1);
     m_message->setObjectName(QStringLiteral("scalesMessage"));
     m_message->setWordWrap(true);
+}
+
+BlockScalesView::~BlockScalesView()
+{
+    // The plot deletes the layout elements it holds; a min panel taken out for a type without
+    // mins goes back so that it is deleted with the rest.
+    if (!m_histograms->plotLayout()->hasElement(1, 0))
+        m_histograms->plotLayout()->addElement(1, 0, m_minRect);
+}
+
+QCustomPlot* BlockScalesView::visiblePlot() const
+{
+    return m_plots->currentWidget() == m_heatmap ? m_heatmap : m_histograms;
 }
 
 void BlockScalesView::setSlice(const SliceRef& slice)
@@ -141,11 +161,21 @@ void BlockScalesView::display()
         text += tr(" · <font color=#b00>%1 NaN and %2 infinite scales</font>").arg(s.nanCount).arg(s.infCount);
     m_message->setText(text);
     m_minBars->setVisible(o.minHistogram.has_value());
+    // Types without mins get the scale panel alone; the min panel comes back for the next one.
+    const bool minPanelShown = m_histograms->plotLayout()->hasElement(1, 0);
+    if (o.minHistogram && !minPanelShown) {
+        m_histograms->plotLayout()->addElement(1, 0, m_minRect);
+    } else if (!o.minHistogram && minPanelShown) {
+        m_histograms->plotLayout()->take(m_minRect);
+        m_histograms->plotLayout()->simplify();
+    }
     if (o.scaleHistogram)
         fillBars(m_scaleBars, *o.scaleHistogram);
     if (o.minHistogram)
         fillBars(m_minBars, *o.minHistogram);
-    m_histograms->rescaleAxes();
+    m_scaleBars->rescaleAxes();
+    if (o.minHistogram)
+        m_minBars->rescaleAxes();
     m_histograms->replot(QCustomPlot::rpQueuedReplot);
 
     if (o.gridRows && o.gridColumns) {
