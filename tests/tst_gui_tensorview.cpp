@@ -446,6 +446,17 @@ private slots:
         scales->plotTabs()->setCurrentWidget(scales->heatmapPlot());
         QCOMPARE(view->currentPlot(), scales->heatmapPlot());
         QVERIFY(view->proposedPlotPath().endsWith(name + QStringLiteral(".scale-map.png")));
+        // Q4_K has mins: the min map is offered, filled from the core's grid of mins.
+        QVERIFY(scales->plotTabs()->isTabEnabled(scales->plotTabs()->indexOf(scales->minHeatmapPlot())));
+        scales->plotTabs()->setCurrentWidget(scales->minHeatmapPlot());
+        QCOMPARE(view->currentPlot(), scales->minHeatmapPlot());
+        QVERIFY(view->proposedPlotPath().endsWith(name + QStringLiteral(".min-map.png")));
+        auto expected = gguf::computeScaleOverview(gguf::wholeTensor(*page->model().findTensor(name.toStdString())), 512, 512, 128);
+        QVERIFY(expected);
+        QCOMPARE(scales->overview()->minGrid, expected->minGrid);
+        QCOMPARE(expected->minGrid.size(), expected->grid.size());
+        QVERIFY(expected->minGrid != expected->grid);
+        scales->plotTabs()->setCurrentWidget(scales->heatmapPlot());
         QVERIFY(view->plotTitle().contains(name));
         QVERIFY(view->plotTitle().contains(QLatin1String("tiny-llama-Q4_K.gguf")));
         QVERIFY(view->plotTitle().contains(QLatin1String("q4_K"), Qt::CaseInsensitive));

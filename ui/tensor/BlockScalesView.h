@@ -28,7 +28,8 @@ public:
     void setSlice(const SliceRef& slice);
     QCustomPlot* histogramPlot() const { return m_histograms; }
     QCustomPlot* heatmapPlot() const { return m_heatmap; }
-    // The plot on screen: the histograms or the heatmap.
+    QCustomPlot* minHeatmapPlot() const { return m_minHeatmap; }
+    // The plot on screen: the histograms, the scale map or the min map.
     QCustomPlot* visiblePlot() const;
     QTabWidget* plotTabs() const { return m_plots; }
     const std::optional<gguf::ScaleOverview>& overview() const { return m_overview; }
@@ -40,6 +41,8 @@ signals:
 
 private:
     void display();
+    QCPColorMap* setUpMap(QCustomPlot* plot);
+    void fillMap(QCustomPlot* plot, QCPColorMap* map, const std::vector<float>& grid);
 
     JobProgressBar* m_progress;
     QLabel* m_message;
@@ -50,6 +53,8 @@ private:
     QTabWidget* m_plots;
     QCustomPlot* m_heatmap;
     QCPColorMap* m_map;
+    QCustomPlot* m_minHeatmap;
+    QCPColorMap* m_minMap;
     SliceRef m_slice;
     QPointer<BackgroundJob> m_job;
     std::optional<gguf::ScaleOverview> m_overview;

@@ -208,9 +208,11 @@ QCustomPlot* TensorViewPage::currentPlot(QString* what) const
         return m_distribution->plot();
     }
     if (tab == m_blockScales) {
-        // The plot of the two the user is looking at, histograms or the scale map.
+        // The one the user is looking at: histograms, scale map or min map.
         QCustomPlot* plot = m_blockScales->visiblePlot();
-        name(plot == m_blockScales->heatmapPlot() ? QStringLiteral("scale-map") : QStringLiteral("scale-histograms"));
+        name(plot == m_blockScales->heatmapPlot()      ? QStringLiteral("scale-map")
+             : plot == m_blockScales->minHeatmapPlot() ? QStringLiteral("min-map")
+                                                       : QStringLiteral("scale-histograms"));
         return plot;
     }
     return nullptr;
