@@ -78,11 +78,13 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     m_tailCheck->setSingleShot(true);
     m_tailCheck->setInterval(0);
     connect(m_tailCheck, &QTimer::timeout, this, &MetadataPage::fetchVisibleTails);
-    const auto checkTails = [this] { m_tailCheck->start(); };
-    connect(m_view->verticalScrollBar(), &QScrollBar::valueChanged, this, checkTails);
-    connect(m_view->verticalScrollBar(), &QScrollBar::rangeChanged, this, checkTails);
-    connect(m_view, &QTreeView::expanded, this, checkTails);
-    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, checkTails);
+    // The timer is the receiver, not the page: the view's scroll bar still signals while ~QWidget
+    // deletes it, when the page is no longer a MetadataPage.
+    const auto checkTails = qOverload<>(&QTimer::start);
+    connect(m_view->verticalScrollBar(), &QScrollBar::valueChanged, m_tailCheck, checkTails);
+    connect(m_view->verticalScrollBar(), &QScrollBar::rangeChanged, m_tailCheck, checkTails);
+    connect(m_view, &QTreeView::expanded, m_tailCheck, checkTails);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, m_tailCheck, checkTails);
 
     m_jumpIndex->setObjectName(QStringLiteral("metadataJumpIndex"));
     m_jumpIndex->setToolTip(tr("Element index in the selected array"));
