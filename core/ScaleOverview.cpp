@@ -52,6 +52,7 @@ Result<ScaleOverview> computeScaleOverview(const TensorSlice& slice, std::uint32
     overview.gridColumns = static_cast<std::uint32_t>(std::min<std::uint64_t>(gridColumns, overview.subBlocksPerRow));
     std::vector<double> sums(static_cast<std::size_t>(overview.gridRows) * overview.gridColumns, 0.0);
     std::vector<std::uint64_t> counts(sums.size(), 0);
+    std::vector<double> minSums(layout->subMins == layout->subScales && layout->subMins > 0 ? sums.size() : 0, 0.0);
     std::vector<std::uint32_t> cellOfColumn(static_cast<std::size_t>(overview.subBlocksPerRow));
     for (std::uint32_t c = 0; c < overview.gridColumns; ++c) {
         const std::uint64_t from = heatmapCellStart(0, overview.subBlocksPerRow, overview.gridColumns, c);
@@ -70,9 +71,13 @@ Result<ScaleOverview> computeScaleOverview(const TensorSlice& slice, std::uint32
         for (std::uint64_t r = 0; r < rows; ++r) {
             const std::size_t gridRow = cellOf(firstRow + r, slice.rowCount, overview.gridRows);
             const float* rowScales = scales.subScales.data() + r * perRow;
+            const bool withMins = !minSums.empty() && scales.subMins.size() == scales.subScales.size();
+            const float* rowMins = withMins ? scales.subMins.data() + r * perRow : nullptr;
             for (std::uint64_t k = 0; k < perRow; ++k) {
                 const std::size_t cell = gridRow * overview.gridColumns + cellOfColumn[static_cast<std::size_t>(k)];
                 sums[cell] += rowScales[k];
+                if (rowMins)
+                    minSums[cell] += rowMins[k];
                 ++counts[cell];
             }
         }
@@ -82,6 +87,9 @@ Result<ScaleOverview> computeScaleOverview(const TensorSlice& slice, std::uint32
     overview.grid.resize(sums.size());
     for (std::size_t i = 0; i < sums.size(); ++i)
         overview.grid[i] = counts[i] ? static_cast<float>(sums[i] / static_cast<double>(counts[i])) : 0.0f;
+    overview.minGrid.resize(minSums.size());
+    for (std::size_t i = 0; i < minSums.size(); ++i)
+        overview.minGrid[i] = counts[i] ? static_cast<float>(minSums[i] / static_cast<double>(counts[i])) : 0.0f;
     overview.scaleStatistics = scaleStats.result();
     overview.minStatistics = minStats.result();
 

@@ -1,6 +1,6 @@
 #pragma once
 // The per-block scales of a whole tensor or expert, summarized in bounded memory: histograms of
-// the effective sub-block scales and mins, and a grid of scales by position (row × sub-block
+// the effective sub-block scales and mins, and grids of scales (and mins) by position (row × sub-block
 // column) reduced to at most gridRows × gridColumns cells by their mean.
 
 #include "BlockScales.h"
@@ -18,6 +18,7 @@ struct ScaleOverview {
     std::uint32_t gridRows = 0;
     std::uint32_t gridColumns = 0;
     std::vector<float> grid;  // mean effective scale per cell, row-major
+    std::vector<float> minGrid;  // mean effective min per cell, same cells; empty when the type has no mins
     Statistics scaleStatistics;
     std::optional<Histogram> scaleHistogram;
     Statistics minStatistics;  // count 0 when the type has no mins

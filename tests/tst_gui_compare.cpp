@@ -18,6 +18,13 @@
 #include "Waits.h"
 
 #include <QAbstractItemModelTester>
+#include <QBoxLayout>
+#include <QGuiApplication>
+#include <QScopeGuard>
+#include <QStyleHints>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTableView>
 #include <QDir>
 #include <QFileInfo>
 #include <QFile>
@@ -92,6 +99,14 @@ std::shared_ptr<const gguf::ModelComparison> oneTensorComparison()
 class TestGuiCompare : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase()
+    {
+        // The compare dialog remembers its list in QSettings: start every run from none. (Not
+        // QStandardPaths test mode: that also resets the result-cache budget, under which
+        // errorHeatmapEqualsIndependentDifference waits forever; see the issue 12 note.)
+        QSettings().remove(QStringLiteral("compareDialog"));
+    }
+
     void tableModelPassesTester()
     {
         ComparisonTableModel model;
@@ -273,6 +288,85 @@ private slots:
         QVERIFY(finished.wait(kJobTimeoutMs));
         QVERIFY(finished.first().at(0).toBool());
         QCOMPARE(page.tableModel()->columnCount(), ComparisonTableModel::FixedColumnCount + 2);
+    }
+
+    // Issue 12 item 2: the dialog brings back the last list, and the open model joins it checked
+    // only when it is the same model (architecture, tensor names); otherwise it says why.
+    void compareDialogChecksTheOpenFileOnlyWhenItFits()
+    {
+        QSettings().remove(QStringLiteral("compareDialog"));
+        const QString f32 = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
+        const QString q2 = fixturePath(QStringLiteral("tiny-llama-Q2_K.gguf"));
+        {
+            CompareDialog first;
+            first.addFile(f32);
+            first.addFile(q2);
+            QSignalSpy accepted(&first, &QDialog::accepted);
+            first.openAndAccept();
+            QVERIFY(accepted.wait(kJobTimeoutMs));
+        }
+
+        // An unrelated model is open (the MoE sample): listed, unchecked, with the reason.
+        {
+            CompareDialog dialog(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")));
+            QSignalSpy checked(&dialog, &CompareDialog::openFileChecked);
+            QVERIFY(checked.wait(kJobTimeoutMs));
+            QCOMPARE(checked.first().at(0).toBool(), false);
+            QCOMPARE(dialog.checkedFiles(), (QStringList{f32, q2}));
+            QVERIFY2(dialog.openFileNote().contains(QLatin1String("tensors")), qPrintable(dialog.openFileNote()));
+            QCOMPARE(dialog.addFilesFolder(), QFileInfo(f32).absolutePath());
+        }
+
+        // Another file of the same model fits and is checked, first in the list.
+        {
+            const QString q4 = fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"));
+            CompareDialog dialog(q4);
+            QSignalSpy checked(&dialog, &CompareDialog::openFileChecked);
+            QVERIFY(checked.wait(kJobTimeoutMs));
+            QCOMPARE(checked.first().at(0).toBool(), true);
+            QCOMPARE(dialog.checkedFiles(), (QStringList{q4, f32, q2}));
+            QVERIFY(dialog.openFileNote().isEmpty());
+        }
+        QSettings().remove(QStringLiteral("compareDialog"));
+    }
+
+    // Issue 12 item 5: the first click selects a row and starts work whose progress bar may
+    // move the table; the second click then lands on the row above. The double-click still
+    // opens the row first clicked, in the Tensor tab.
+    void doubleClickOpensTheClickedRowEvenWhenTheTableMoves()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        page->resize(1000, 700);
+        page->show();
+        QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+        auto* tabs = page->findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        QTableView* table = page->tableView();
+        QCOMPARE(tabs->currentWidget()->isAncestorOf(table), true);
+        const int row = 5;
+        const QPoint spot = table->visualRect(page->proxyModel()->index(row, 0)).center();
+        QVERIFY(table->indexAt(spot).row() == row);
+
+        const QPoint onPage = table->viewport()->mapTo(page.get(), spot);
+        // A loaded machine may take longer than a real double-click between the two clicks here.
+        QStyleHints* hints = QGuiApplication::styleHints();
+        const int interval = hints->mouseDoubleClickInterval();
+        hints->setMouseDoubleClickInterval(600000);
+        const auto restore = qScopeGuard([hints, interval] { hints->setMouseDoubleClickInterval(interval); });
+
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, spot);
+        QCOMPARE(table->currentIndex().row(), row);
+        // What a progress bar appearing above the table does: the rows move down.
+        auto* shift = new QWidget(table->parentWidget());
+        shift->setFixedHeight(table->rowHeight(0) + 4);
+        static_cast<QBoxLayout*>(table->parentWidget()->layout())->insertWidget(0, shift);
+        QTRY_VERIFY_WITH_TIMEOUT(table->viewport()->mapFrom(page.get(), onPage) != spot, kHangGuardMs);
+        const QPoint moved = table->viewport()->mapFrom(page.get(), onPage);  // the same spot on screen
+        QCOMPARE(table->indexAt(moved).row(), row - 1);
+        QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, moved);
+        QCOMPARE(table->currentIndex().row(), row);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(page->tensorView()));
     }
 
     void convertDialogWritesQ8_0()

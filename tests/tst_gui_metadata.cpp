@@ -6,6 +6,7 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "GgufWriter.h"
+#include "LlamaFileType.h"
 #include "Manifest.h"
 #include "MetadataFormat.h"
 #include "pages/MetadataPage.h"
@@ -14,6 +15,12 @@
 #include "Waits.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QScrollBar>
@@ -122,6 +129,23 @@ QString writeLongStringArray(const QTemporaryDir& dir, int count)
     return path;
 }
 
+// Like writeLongStringArray, with a scalar key after the array, so the array is not the last row.
+QString writeLongArrayThenScalar(const QTemporaryDir& dir, int count)
+{
+    std::vector<std::string> strings;
+    strings.reserve(std::size_t(count));
+    for (int i = 0; i < count; ++i)
+        strings.push_back("t" + std::to_string(i));
+    gguf::GgufWriter writer;
+    writer.setValue("test.long", gguf::EncodedValue::stringArray(strings));
+    writer.setValue("test.after", gguf::EncodedValue::u32(7));
+    const QString path = dir.filePath(QStringLiteral("long-then-scalar.gguf"));
+    const gguf::Status written = writer.writeFile(path.toStdString());
+    if (!written)
+        qWarning("%s", written.error().toString().c_str());
+    return path;
+}
+
 }  // namespace
 
 class TestGuiMetadata : public QObject {
@@ -133,6 +157,11 @@ private slots:
     void arraysLoadOnePageAtATime();
     void nestedArrays();
     void hugeArrayStaysPagedInTheView();
+    void arrayThatIsNotTheLastRowKeepsLoading();
+    void jumpToIndexLoadsAndSelectsTheElement();
+    void keyCountFollowsTheFilter();
+    void fileTypeIsNamed();
+    void copyPutsTheSelectedRowsOnTheClipboard();
     void filterIsDebouncedAndMatchesKeys();
     void resetKeepsTheModelConsistent();
 };
@@ -294,6 +323,128 @@ void TestGuiMetadata::hugeArrayStaysPagedInTheView()
     QVERIFY(tree->rowCount(array) <= afterExpand + 4 * MetadataTreeModel::kPageSize);
     const int last = tree->rowCount(array) - 1;
     QCOMPARE(cell(*tree, last, MetadataTreeModel::Value, array), QStringLiteral("\"t%1\"").arg(last));
+}
+
+// Issue 12 item 3: QTreeView fetches more only for the expanded item that ends the view, so an
+// array followed by another key stopped after the pages loaded on expansion ([767]).
+void TestGuiMetadata::arrayThatIsNotTheLastRowKeepsLoading()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    MetadataPage page(openModel(writeLongArrayThenScalar(dir, 20000)));
+    MetadataTreeModel* tree = page.treeModel();
+    Tester tester(tree, kReportToQtTest);
+    page.resize(800, 600);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QCOMPARE(tree->rowCount(), 2);
+
+    const QModelIndex array = tree->index(0, 0);
+    page.view()->expand(page.filterModel()->mapFromSource(array));
+    QCoreApplication::processEvents();
+    QScrollBar* scrollBar = page.view()->verticalScrollBar();
+    // Scroll down a screen at a time, as a reader would, well past the first pages.
+    for (int step = 0; step < 200 && tree->rowCount(array) <= 6 * MetadataTreeModel::kPageSize; ++step) {
+        scrollBar->setValue(scrollBar->value() + scrollBar->pageStep());
+        QTest::qWait(1);
+    }
+    QVERIFY2(tree->rowCount(array) > 6 * MetadataTreeModel::kPageSize, qPrintable(QString::number(tree->rowCount(array))));
+    QVERIFY(tree->rowCount(array) < 20000);  // still paged, not loaded whole
+    const int last = tree->rowCount(array) - 1;
+    QCOMPARE(cell(*tree, last, MetadataTreeModel::Value, array), QStringLiteral("\"t%1\"").arg(last));
+    QCOMPARE(cell(*tree, 1, MetadataTreeModel::Key), QStringLiteral("test.after"));
+}
+
+void TestGuiMetadata::jumpToIndexLoadsAndSelectsTheElement()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kCount = 280147;
+    MetadataPage page(openModel(writeLongArrayThenScalar(dir, kCount)));
+    MetadataTreeModel* tree = page.treeModel();
+    Tester tester(tree, kReportToQtTest);
+    Tester proxyTester(page.filterModel(), kReportToQtTest);
+    page.resize(800, 600);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+
+    auto* jumpIndex = page.findChild<QSpinBox*>(QStringLiteral("metadataJumpIndex"));
+    auto* jumpButton = page.findChild<QPushButton*>(QStringLiteral("metadataJumpButton"));
+    QVERIFY(jumpIndex && jumpButton);
+    page.view()->setCurrentIndex(page.filterModel()->mapFromSource(tree->index(1, 0)));
+    QVERIFY(!jumpButton->isEnabled());  // a scalar: no array to jump in
+    const QModelIndex array = tree->index(0, 0);
+    page.view()->setCurrentIndex(page.filterModel()->mapFromSource(array));
+    QVERIFY(jumpButton->isEnabled());
+    QCOMPARE(jumpIndex->maximum(), kCount - 1);
+
+    jumpIndex->setValue(200000);
+    jumpButton->click();
+    const QModelIndex current = page.filterModel()->mapToSource(page.view()->currentIndex());
+    QCOMPARE(current.parent(), array);
+    QCOMPARE(current.row(), 200000);
+    QCOMPARE(current.data().toString(), QStringLiteral("[200000]"));
+    QCOMPARE(current.siblingAtColumn(MetadataTreeModel::Value).data().toString(), QStringLiteral("\"t200000\""));
+    QVERIFY(page.view()->visualRect(page.view()->currentIndex()).intersects(page.view()->viewport()->rect()));
+    // From an element, the jump works in the array that holds it; past the end it does nothing.
+    QVERIFY(page.jumpToElement(array, kCount - 1));
+    QCOMPARE(tree->rowCount(array), kCount);
+    QVERIFY(!page.jumpToElement(array, kCount));
+    QVERIFY(!page.jumpToElement(tree->index(1, 0), 0));
+}
+
+void TestGuiMetadata::keyCountFollowsTheFilter()
+{
+    MetadataPage page(openModel(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))));
+    auto* filter = page.findChild<QLineEdit*>(QStringLiteral("metadataFilter"));
+    auto* count = page.findChild<QLabel*>(QStringLiteral("metadataCount"));
+    QVERIFY(filter && count);
+    const QString all = count->text();
+    QVERIFY2(all.endsWith(QLatin1String(" keys")) && !all.contains(QLatin1String(" of ")), qPrintable(all));
+    QSignalSpy applied(&page, &MetadataPage::filterApplied);
+    filter->setText(QStringLiteral("general."));
+    QVERIFY(applied.wait(kHangGuardMs));
+    QCOMPARE(count->text(), QStringLiteral("5 of %1").arg(all));
+    filter->clear();
+    QVERIFY(applied.wait(kHangGuardMs));
+    QCOMPARE(count->text(), all);
+}
+
+// Issue 12 item 15: general.file_type is a llama_ftype number; the page names it.
+void TestGuiMetadata::fileTypeIsNamed()
+{
+    MetadataPage page(openModel(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))));
+    QSortFilterProxyModel* proxy = page.filterModel();
+    QString shown;
+    for (int row = 0; row < proxy->rowCount(); ++row)
+        if (proxy->index(row, 0).data().toString() == QLatin1String("general.file_type"))
+            shown = proxy->index(row, MetadataTreeModel::Value).data().toString();
+    QCOMPARE(shown, QStringLiteral("15 (MOSTLY_Q4_K_M)"));
+    QCOMPARE(QString::fromLatin1(gguf::llamaFileTypeName(7).data()), QStringLiteral("MOSTLY_Q8_0"));
+    QCOMPARE(QString::fromLatin1(gguf::llamaFileTypeName(0).data()), QStringLiteral("ALL_F32"));
+    QVERIFY(gguf::llamaFileTypeName(1000).empty());
+}
+
+void TestGuiMetadata::copyPutsTheSelectedRowsOnTheClipboard()
+{
+    MetadataPage page(openModel(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))));
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QAction* copy = nullptr;
+    for (QAction* action : page.view()->actions())
+        if (action->shortcut() == QKeySequence(QKeySequence::Copy))
+            copy = action;
+    QVERIFY(copy);
+    QCOMPARE(page.view()->contextMenuPolicy(), Qt::ActionsContextMenu);
+    QModelIndex nameRow;
+    for (int row = 0; row < page.filterModel()->rowCount(); ++row)
+        if (page.filterModel()->index(row, 0).data().toString() == QLatin1String("general.architecture"))
+            nameRow = page.filterModel()->index(row, 0);
+    QVERIFY(nameRow.isValid());
+    page.view()->selectionModel()->select(nameRow, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QGuiApplication::clipboard()->clear();
+    copy->trigger();
+    QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("general.architecture\tstr\t\"llama\""));
 }
 
 void TestGuiMetadata::filterIsDebouncedAndMatchesKeys()

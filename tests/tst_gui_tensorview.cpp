@@ -34,6 +34,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -360,6 +361,98 @@ private slots:
         QVERIFY(manifest);
         QCOMPARE(page->model().tensors().size(), manifest->tensors.size());
         screenshot(QStringLiteral("file-changed"));
+    }
+
+    // Issue 12 item 12: counts follow the filter, the Shape column fits, the header never widens
+    // the page, and Row values gives the value column the room.
+    void layoutFitsTheContent()
+    {
+        auto model = gguf::Model::open(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")).toStdString());
+        QVERIFY(model);
+        TensorBrowser browser(model.value());
+        auto* count = browser.findChild<QLabel*>(QStringLiteral("tensorMatchCount"));
+        QVERIFY(count);
+        const int all = browser.tableProxy()->rowCount();
+        QCOMPARE(count->text(), QStringLiteral("%1 tensors").arg(all));
+        browser.setFilterText(QStringLiteral("attn_q"));
+        QTRY_VERIFY_WITH_TIMEOUT(browser.tableProxy()->rowCount() < all, kJobTimeoutMs);
+        const int shown = browser.tableProxy()->rowCount();
+        QCOMPARE(count->text(), QStringLiteral("%1 of %2 tensors").arg(shown).arg(all));
+        QSortFilterProxyModel* tree = browser.treeProxy();
+        QVERIFY(tree->rowCount() > 0);
+        const QModelIndex group = tree->index(0, 0);
+        const int groupAll = tree->sourceModel()->rowCount(tree->mapToSource(group));
+        QVERIFY2(group.data().toString().contains(QStringLiteral("(%1 of %2 tensor").arg(tree->rowCount(group)).arg(groupAll)),
+                 qPrintable(group.data().toString()));
+        browser.setFilterText(QString());
+        QTRY_COMPARE_WITH_TIMEOUT(browser.tableProxy()->rowCount(), all, kJobTimeoutMs);
+        QVERIFY(!tree->index(0, 0).data().toString().contains(QLatin1String(" of ")));
+
+        const QFontMetrics metrics(browser.tableView()->font());
+        for (int row = 0; row < all; ++row) {
+            const QString shape = browser.tableProxy()->index(row, TensorTableModel::Shape).data().toString();
+            QVERIFY2(metrics.horizontalAdvance(shape) < browser.tableView()->columnWidth(TensorTableModel::Shape), qPrintable(shape));
+        }
+
+        TensorViewPage page;
+        const int narrow = page.minimumSizeHint().width();
+        page.setTensor(model.value(), model.value()->findTensor("blk.0.ffn_gate_exps.weight"));
+        QCOMPARE(page.minimumSizeHint().width(), narrow);
+
+        auto* values = page.rowValues()->findChild<QTableWidget*>(QStringLiteral("valuesTable"));
+        QVERIFY(values);
+        values->resize(400, 300);
+        const int valueWidth = metrics.horizontalAdvance(QStringLiteral("-1.23456789e-38"));
+        QVERIFY(values->columnWidth(2) < metrics.horizontalAdvance(QStringLiteral("0x00000000")) * 2);
+        QVERIFY(!values->wordWrap());
+        QVERIFY(values->minimumWidth() >= values->columnWidth(0) + values->columnWidth(2) + valueWidth);
+    }
+
+    // Issue 12 items 9 and 13: "Current plot" is the plot on screen, with a proposed name and a
+    // title; scales and mins have their own axes.
+    void plotExportsTakeTheVisiblePlotWithATitle()
+    {
+        ModelPage* page = openAndWait(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+        QVERIFY(page);
+        const QString name = QStringLiteral("blk.0.attn_q.weight");
+        selectTensor(page, name);
+        TensorViewPage* view = page->tensorPage();
+        BlockScalesView* scales = view->blockScales();
+        QTRY_VERIFY_WITH_TIMEOUT(scales->overview().has_value(), kJobTimeoutMs);
+        view->tabs()->setCurrentWidget(scales);
+        scales->plotTabs()->setCurrentWidget(scales->histogramPlot());
+        QCOMPARE(view->currentPlot(), scales->histogramPlot());
+        scales->plotTabs()->setCurrentWidget(scales->heatmapPlot());
+        QCOMPARE(view->currentPlot(), scales->heatmapPlot());
+        QVERIFY(view->proposedPlotPath().endsWith(name + QStringLiteral(".scale-map.png")));
+        // Q4_K has mins: the min map is offered, filled from the core's grid of mins.
+        QVERIFY(scales->plotTabs()->isTabEnabled(scales->plotTabs()->indexOf(scales->minHeatmapPlot())));
+        scales->plotTabs()->setCurrentWidget(scales->minHeatmapPlot());
+        QCOMPARE(view->currentPlot(), scales->minHeatmapPlot());
+        QVERIFY(view->proposedPlotPath().endsWith(name + QStringLiteral(".min-map.png")));
+        auto expected = gguf::computeScaleOverview(gguf::wholeTensor(*page->model().findTensor(name.toStdString())), 512, 512, 128);
+        QVERIFY(expected);
+        QCOMPARE(scales->overview()->minGrid, expected->minGrid);
+        QCOMPARE(expected->minGrid.size(), expected->grid.size());
+        QVERIFY(expected->minGrid != expected->grid);
+        scales->plotTabs()->setCurrentWidget(scales->heatmapPlot());
+        QVERIFY(view->plotTitle().contains(name));
+        QVERIFY(view->plotTitle().contains(QLatin1String("tiny-llama-Q4_K.gguf")));
+        QVERIFY(view->plotTitle().contains(QLatin1String("q4_K"), Qt::CaseInsensitive));
+
+        // Q4_K has mins: they get a panel with their own axes, not the scales' x-axis.
+        QCustomPlot* histograms = scales->histogramPlot();
+        QCOMPARE(histograms->axisRectCount(), 2);
+        QVERIFY(histograms->axisRect(0)->axis(QCPAxis::atBottom) != histograms->axisRect(1)->axis(QCPAxis::atBottom));
+        const QCPRange scaleRange = histograms->axisRect(0)->axis(QCPAxis::atBottom)->range();
+        QVERIFY(scaleRange.upper <= scales->overview()->scaleStatistics.max * 1.5 + 1e-30);
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("map.png"));
+        const int layoutRows = scales->heatmapPlot()->plotLayout()->rowCount();
+        QCOMPARE(view->exportCurrentPlot(path), QString());
+        QVERIFY(QFileInfo(path).size() > 1000);
+        QCOMPARE(scales->heatmapPlot()->plotLayout()->rowCount(), layoutRows);  // the title was only in the file
     }
 
     void screenshotsOfEveryPage()

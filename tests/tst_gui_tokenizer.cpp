@@ -23,6 +23,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSemaphore>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -125,6 +126,9 @@ private slots:
     void tokensOfTheWrongTypeAreReported();
     void largeVocabularyKeepsTheLoopResponsive();
     void searchRunsWithQtsGlobalPoolBusy();
+    void invalidRegexMarksTheOldResults();
+    void searchScrollsToTheTop();
+    void byteLevelTokensReadAsText();
 
 private:
     std::optional<Manifest> m_manifest;  // tiny-llama-Q4_K
@@ -448,9 +452,77 @@ void TestGuiTokenizer::searchRunsWithQtsGlobalPoolBusy()
 
     TokenizerPage page(m_model);
     QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
-    QVERIFY(ready.wait(5000));
+    QVERIFY(ready.wait(kHangGuardMs));
     QVERIFY(runSearch(page, QStringLiteral("café"), false));
     QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{332});
+}
+
+// Issue 12 item 14: the rows left from the last valid search are greyed out, not shown as matches.
+void TestGuiTokenizer::invalidRegexMarksTheOldResults()
+{
+    TokenizerPage page(m_model);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(kHangGuardMs));
+    auto* table = page.findChild<QTableView*>(QStringLiteral("tokenTable"));
+    QVERIFY(table);
+    QVERIFY(runSearch(page, QStringLiteral("café"), false));
+    QVERIFY(table->isEnabled());
+    QVERIFY(!runSearch(page, QStringLiteral("(unclosed"), true, TokenizerPage::kSearchDelayMs + 200));
+    QVERIFY(!table->isEnabled());
+    QVERIFY(labelText(page, "tokenSearchStatus").contains(QLatin1String("last valid search")));
+    QVERIFY(runSearch(page, QStringLiteral("caf."), true));
+    QVERIFY(table->isEnabled());
+}
+
+// Issue 12 item 14: a new result list starts at its first row, wherever the old one was scrolled.
+void TestGuiTokenizer::searchScrollsToTheTop()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    TokenizerPage page(openModel(writeLargeVocabulary(dir)));
+    page.resize(800, 600);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(kSlowSearchMs));
+    auto* table = page.findChild<QTableView*>(QStringLiteral("tokenTable"));
+    QVERIFY(table);
+    QVERIFY(runSearch(page, QStringLiteral("tok1"), false, kSlowSearchMs));
+    QVERIFY(page.tokenModel()->rowCount() > 10000);
+    table->verticalScrollBar()->setValue(table->verticalScrollBar()->maximum() / 2);
+    QVERIFY(table->verticalScrollBar()->value() > 0);
+    QVERIFY(runSearch(page, QStringLiteral("tok2"), false, kSlowSearchMs));
+    QVERIFY(page.tokenModel()->rowCount() > 10000);
+    QCOMPARE(table->verticalScrollBar()->value(), 0);
+    table->verticalScrollBar()->setValue(table->verticalScrollBar()->maximum() / 2);
+    QVERIFY(runSearch(page, QString(), false, kSlowSearchMs));
+    QCOMPARE(table->verticalScrollBar()->value(), 0);
+}
+
+// Issue 12 item 14: "Ġthe" is " the" in a GPT-2 vocabulary; a Reads-as column says so.
+void TestGuiTokenizer::byteLevelTokensReadAsText()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    gguf::GgufWriter writer;
+    writer.setValue("tokenizer.ggml.model", gguf::EncodedValue::string("gpt2"));
+    writer.setValue("tokenizer.ggml.tokens", gguf::EncodedValue::stringArray(std::vector<std::string>{
+                                                 "\u0120the", "\u010A", "hello", "\u00C3\u00A9", "\u4E2D"}));
+    const QString path = dir.filePath(QStringLiteral("gpt2.gguf"));
+    QVERIFY(writer.writeFile(path.toStdString()));
+    TokenizerPage page(openModel(path));
+    QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
+    QSignalSpy ready(&page, &TokenizerPage::vocabularyReady);
+    QVERIFY(ready.wait(kHangGuardMs));
+    TokenTableModel* model = page.tokenModel();
+    QCOMPARE(model->columnCount(), 5);
+    QCOMPARE(model->headerData(TokenTableModel::ReadsAs, Qt::Horizontal).toString(), QStringLiteral("Reads as"));
+    QCOMPARE(cell(*model, 0, TokenTableModel::Text), QStringLiteral("\u0120the"));  // the stored text stays
+    QCOMPARE(cell(*model, 0, TokenTableModel::ReadsAs), QStringLiteral("\u2423the"));
+    QCOMPARE(cell(*model, 1, TokenTableModel::ReadsAs), QStringLiteral("\\n"));
+    QCOMPARE(cell(*model, 2, TokenTableModel::ReadsAs), QStringLiteral("hello"));
+    QCOMPARE(cell(*model, 3, TokenTableModel::ReadsAs), QStringLiteral("\u00E9"));  // two bytes, one UTF-8 character
+    QCOMPARE(cell(*model, 4, TokenTableModel::ReadsAs), QString());  // not a byte-level token
 }
 
 QTEST_MAIN(TestGuiTokenizer)

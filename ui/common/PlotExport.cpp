@@ -36,8 +36,37 @@ QString writeViaTemp(const QString& path, const std::function<bool(const QString
 }
 }  // namespace
 
-QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height)
+// Adds a title row on top of the plot for the lifetime of the object.
+class TemporaryTitle {
+public:
+    TemporaryTitle(QCustomPlot* plot, const QString& title) : m_plot(plot)
+    {
+        if (title.isEmpty())
+            return;
+        m_plot->plotLayout()->insertRow(0);
+        m_title = new QCPTextElement(m_plot, title, QFont(m_plot->font().family(), m_plot->font().pointSize() + 1, QFont::Bold));
+        m_title->setObjectName(QStringLiteral("exportTitle"));
+        m_plot->plotLayout()->addElement(0, 0, m_title);
+    }
+    ~TemporaryTitle()
+    {
+        if (!m_title)
+            return;
+        m_plot->plotLayout()->remove(m_title);  // deletes it
+        m_plot->plotLayout()->simplify();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    TemporaryTitle(const TemporaryTitle&) = delete;
+    TemporaryTitle& operator=(const TemporaryTitle&) = delete;
+
+private:
+    QCustomPlot* m_plot;
+    QCPTextElement* m_title = nullptr;
+};
+
+QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height, const QString& title)
 {
+    const TemporaryTitle shownTitle(plot, title);
     const QString suffix = QFileInfo(path).suffix().toLower();
     const int w = width > 0 ? width : plot->width();
     const int h = height > 0 ? height : plot->height();
@@ -53,7 +82,7 @@ QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height
         generator.setOutputDevice(&file);
         generator.setSize(QSize(w, h));
         generator.setViewBox(QRect(0, 0, w, h));
-        generator.setTitle(plot->objectName());
+        generator.setTitle(title.isEmpty() ? plot->objectName() : title);
         QCPPainter painter;
         painter.begin(&generator);
         plot->toPainter(&painter, w, h);

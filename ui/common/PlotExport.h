@@ -6,5 +6,6 @@
 
 class QCustomPlot;
 
-// Returns an empty string on success, else what went wrong.
-QString exportPlot(QCustomPlot* plot, const QString& path, int width = 0, int height = 0);
+// Returns an empty string on success, else what went wrong. A non-empty `title` (what the plot
+// shows: tensor, file, type) is drawn above the plot in the file only; the widget is unchanged.
+QString exportPlot(QCustomPlot* plot, const QString& path, int width = 0, int height = 0, const QString& title = {});

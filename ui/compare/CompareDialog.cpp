@@ -15,7 +15,8 @@
 
 CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     : QDialog(parent), m_files(new QListWidget(this)), m_types(new QListWidget(this)), m_message(new QLabel(this)),
-      m_progress(new QProgressBar(this)), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
+      m_progress(new QProgressBar(this)), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
+      m_openFileNote(new QLabel(this))
 {
     setWindowTitle(tr("Compare Quant Levels"));
     m_files->setObjectName(QStringLiteral("filesList"));
@@ -25,8 +26,8 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }
-    if (!currentModelPath.isEmpty())
-        addFile(currentModelPath);
+    restoreFiles();
+    addOpenFile(currentModelPath);
 
     auto* addButton = new QPushButton(tr("Add Files…"), this);
     auto* removeButton = new QPushButton(tr("Remove"), this);
@@ -54,6 +55,7 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Files of one model (the most precise is the reference):"), this));
     layout->addWidget(m_files, 2);
+    layout->addWidget(m_openFileNote);
     layout->addLayout(fileButtons);
     layout->addWidget(new QLabel(tr("Also simulate, by quantizing the reference in memory:"), this));
     layout->addWidget(m_types, 1);
@@ -99,7 +101,7 @@ std::vector<std::uint32_t> CompareDialog::simulatedTypes() const
 
 void CompareDialog::chooseFiles()
 {
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add GGUF Files"), QString(), tr("GGUF models (*.gguf);;All files (*)"));
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add GGUF Files"), addFilesFolder(), tr("GGUF models (*.gguf);;All files (*)"));
     for (const QString& path : paths)
         addFile(path);
 }
@@ -144,6 +146,7 @@ void CompareDialog::openAndAccept()
             return;
         }
         m_models = std::move(*opened);
+        rememberFiles();
         accept();
     });
 }

@@ -3,6 +3,9 @@
 // types to simulate in memory, e.g. one F16 file with q2_K, q4_K and q8_0 checked asks "what if
 // this were Q2_K / Q4_K / Q8_0". OK opens the files on the job pool (never on the GUI thread)
 // and accepts once all of them opened; a file that fails to open keeps the dialog up with why.
+// The list (and what was checked) comes back from the last comparison. The open model is
+// checked only when it fits the other checked files (same architecture and tensor names, found
+// out on the job pool); otherwise it stays unchecked and the dialog says why.
 
 #include "Model.h"
 
@@ -20,16 +23,26 @@ class BackgroundJob;
 class CompareDialog : public QDialog {
     Q_OBJECT
 public:
-    // `currentModelPath` (may be empty) is listed and checked from the start.
+    // `currentModelPath` (may be empty) is listed first; checked when it is the only file or
+    // fits the others (openFileChecked() reports that decision).
     explicit CompareDialog(const QString& currentModelPath = {}, QWidget* parent = nullptr);
 
     void addFile(const QString& path, bool checked = true);
     void setSimulatedTypeChecked(const QString& typeName, bool checked);
     QStringList checkedFiles() const;
     std::vector<std::uint32_t> simulatedTypes() const;
+    // Why the open model was left unchecked; empty while checking or when it fits.
+    QString openFileNote() const;
+    // Where "Add Files…" starts: the open model's folder, else the last added file's.
+    QString addFilesFolder() const;
 
     // After accept(): the opened models, in the order of checkedFiles().
     const std::vector<std::shared_ptr<const gguf::Model>>& models() const { return m_models; }
+
+signals:
+    // Once the open model has been checked against the other files: `fits` says whether it
+    // was checked.
+    void openFileChecked(bool fits);
 
 public slots:
     // Opens the checked files in the background; accepts when done.
@@ -38,12 +51,20 @@ public slots:
 private:
     void chooseFiles();
     void updateOkButton();
+    // In CompareDialogFiles.cpp: the remembered list, the open model's place in it.
+    void restoreFiles();
+    void rememberFiles() const;
+    void addOpenFile(const QString& path);
+    void showFitResult(const QString& why);
 
     QListWidget* m_files;
     QListWidget* m_types;
     QLabel* m_message;
     QProgressBar* m_progress;
     QDialogButtonBox* m_buttons;
+    QLabel* m_openFileNote;
     QPointer<BackgroundJob> m_job;
+    QPointer<BackgroundJob> m_fitJob;
+    QString m_openFile;
     std::vector<std::shared_ptr<const gguf::Model>> m_models;
 };

@@ -1,5 +1,8 @@
 #include "compare/ComparePage.h"
 
+#include "common/ExportLocation.h"
+#include "common/RowDoubleClick.h"
+
 #include "session/BackgroundJob.h"
 #include "session/ComparisonExport.h"
 #include "session/ComparisonMetric.h"
@@ -122,7 +125,7 @@ void ComparePage::buildTableTab(QWidget* tab)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ComparePage::showSelectedTensor);
-    connect(m_table, &QTableView::doubleClicked, this, [this]() { m_tabs->setCurrentWidget(m_tensorView); });
+    onRowDoubleClicked(m_table, [this](const QModelIndex&) { m_tabs->setCurrentWidget(m_tensorView); });
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_filter, 1);
@@ -202,12 +205,15 @@ QString ComparePage::exportJson(const QString& path) const
 void ComparePage::chooseExport()
 {
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Comparison"), QString(),
-                                                      tr("CSV (*.csv);;JSON (*.json)"), &filter);
+    const QString reference = m_comparison ? QString::fromStdString(m_comparison->reference().primary().path()) : QString();
+    const QString proposed = proposedExportPath(reference, QFileInfo(reference).completeBaseName() + QStringLiteral(".comparison.csv"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Comparison"), proposed, tr("CSV (*.csv);;JSON (*.json)"), &filter);
     if (path.isEmpty())
         return;
+    rememberExportFolder(path);
     const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) || filter.contains(QLatin1String("json"));
     const QString error = json ? exportJson(path) : exportCsv(path);
+    emit exportFinished(error.isEmpty(), error.isEmpty() ? tr("Exported the comparison to %1").arg(path) : error);
     if (!error.isEmpty())
         QMessageBox::warning(this, tr("Export Comparison"), error);
 }

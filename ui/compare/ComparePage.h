@@ -51,6 +51,8 @@ public:
 signals:
     // Once, when every cell is computed, or the run failed or was cancelled (`error` says which).
     void comparisonFinished(bool succeeded, const QString& error);
+    // After an export from the Export… button, for the status bar.
+    void exportFinished(bool succeeded, const QString& message);
 
 private:
     void buildTableTab(QWidget* tab);

@@ -1,5 +1,7 @@
 #include "experts/ExpertsPage.h"
 
+#include "common/ExportLocation.h"
+
 #include "session/BackgroundJob.h"
 #include "session/ExpertExportJob.h"
 #include "experts/ExpertGridView.h"
@@ -28,7 +30,6 @@
 #include <QVBoxLayout>
 
 namespace {
-const char* const kExportDirKey = "lastExportDirectory";
 
 QString nameOf(const gguf::TensorInfo& tensor)
 {
@@ -343,14 +344,14 @@ void ExpertsPage::chooseExport(const std::vector<std::uint64_t>& experts)
 {
     if (!m_tensor || experts.empty())
         return;
-    QSettings settings;
     const QString base = QStringLiteral("%1.expert%2%3").arg(nameOf(*m_tensor), experts.size() > 1 ? QStringLiteral("s") : QString(),
                                                             formatExpertSelection(experts));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export experts"), settings.value(kExportDirKey).toString() + QLatin1Char('/') + base + QStringLiteral(".npy"),
+    const QString proposed = proposedExportPath(QString::fromStdString(m_model->primary().path()), base + QStringLiteral(".npy"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export experts"), proposed,
                                                       tr("NumPy array (*.npy);;Raw little-endian f32 (*.f32 *.bin);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
-    settings.setValue(kExportDirKey, QFileInfo(path).absolutePath());
+    rememberExportFolder(path);
     if (const QString error = exportExperts(experts, path); !error.isEmpty())
         emit exportFinished(false, error);
 }

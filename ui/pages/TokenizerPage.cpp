@@ -228,7 +228,7 @@ void TokenizerPage::indexingDone()
         return;
     }
     m_vocabulary = result.vocabulary;
-    m_tokens->setVocabulary(m_vocabulary);
+    m_tokens->setVocabulary(m_vocabulary, m_model->metadataString("tokenizer.ggml.model") == "gpt2");
     m_search->setEnabled(true);
     m_regex->setEnabled(true);
     fillSpecialTokenTexts();
@@ -267,8 +267,10 @@ void TokenizerPage::startSearch()
         return;  // indexingDone() runs the search typed meanwhile
     cancelSearch();
     const QString query = m_search->text().trimmed();
+    m_table->setEnabled(true);
     if (query.isEmpty()) {
         m_tokens->showAll();
+        m_table->scrollToTop();
         showTokenCount();
         emit searchFinished();
         return;
@@ -278,7 +280,10 @@ void TokenizerPage::startSearch()
     if (m_regex->isChecked()) {
         QRegularExpression expression(query, QRegularExpression::CaseInsensitiveOption | QRegularExpression::UseUnicodePropertiesOption);
         if (!expression.isValid()) {
-            m_status->setText(tr("Invalid regular expression: %1").arg(expression.errorString()));
+            // The rows below are the previous search's; grey them out so they are not taken
+            // for matches of this query.
+            m_status->setText(tr("Invalid regular expression: %1 (the table shows the last valid search)").arg(expression.errorString()));
+            m_table->setEnabled(false);
             return;
         }
         expression.optimize();
@@ -318,6 +323,7 @@ void TokenizerPage::searchDone()
     std::vector<std::uint32_t> ids = future.takeResult();
     const std::size_t count = ids.size();
     m_tokens->setMatches(std::move(ids));
+    m_table->scrollToTop();  // a reset keeps the scroll offset, which in the new rows means nothing
     m_status->setText(tr("%1 of %2 tokens match").arg(grouped(count), grouped(m_vocabulary->size())));
     emit searchFinished();
 }

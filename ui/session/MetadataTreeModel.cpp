@@ -1,5 +1,6 @@
 #include "session/MetadataTreeModel.h"
 
+#include "LlamaFileType.h"
 #include "MetadataFormat.h"
 
 #include <QScopedValueRollback>
@@ -139,10 +140,39 @@ void MetadataTreeModel::fetchMore(const QModelIndex& parent)
     if (!canFetchMore(parent))
         return;
     Node* node = nodeOf(parent);
-    const gguf::MetadataValue& array = node->value;
     const std::uint64_t loaded = node->childOffsets.size();
     const std::uint64_t room = static_cast<std::uint64_t>(std::numeric_limits<int>::max()) - loaded;
-    const int count = static_cast<int>(std::min({static_cast<std::uint64_t>(kPageSize), array.arrayLength() - loaded, room}));
+    appendElements(parent, node, static_cast<int>(std::min({static_cast<std::uint64_t>(kPageSize), node->value.arrayLength() - loaded, room})));
+}
+
+bool MetadataTreeModel::loadThrough(const QModelIndex& parent, int row)
+{
+    Node* node = nodeOf(parent);
+    if (!node || node == m_root.get() || row < 0 || static_cast<std::uint64_t>(row) >= node->value.arrayLength())
+        return false;
+    const int loaded = static_cast<int>(node->childOffsets.size());
+    if (row < loaded)
+        return true;
+    if (m_announcingChange)
+        return false;
+    appendElements(parent, node, row + 1 - loaded);
+    return true;
+}
+
+qint64 MetadataTreeModel::arrayLength(const QModelIndex& parent) const
+{
+    const Node* node = nodeOf(parent);
+    if (!node || node == m_root.get())
+        return 0;
+    return static_cast<qint64>(std::min<std::uint64_t>(node->value.arrayLength(), std::numeric_limits<int>::max()));
+}
+
+void MetadataTreeModel::appendElements(const QModelIndex& parent, Node* node, int count)
+{
+    if (count <= 0)
+        return;
+    const gguf::MetadataValue& array = node->value;
+    const std::uint64_t loaded = node->childOffsets.size();
 
     // Step from the last loaded element: element(i) on a string array walks from the front.
     std::uint64_t offset = 0;
@@ -185,6 +215,8 @@ QVariant MetadataTreeModel::data(const QModelIndex& index, int role) const
     };
     if (role == KeyFilterRole)
         return topLevel && index.column() == Key ? QVariant(keyText()) : QVariant();
+    if (role == ValueMeaningRole)
+        return topLevel && index.column() == Value ? valueMeaning(index.row()) : QVariant();
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (index.column()) {
@@ -192,11 +224,26 @@ QVariant MetadataTreeModel::data(const QModelIndex& index, int role) const
     case Type: return QString::fromStdString(valueAt(container, index.row()).typeName());
     case Value: {
         const bool toolTip = role == Qt::ToolTipRole;
-        const QString text = QString::fromStdString(gguf::formatValue(valueAt(container, index.row()), toolTip ? kToolTipElements : kDisplayedElements));
+        QString text = QString::fromStdString(gguf::formatValue(valueAt(container, index.row()), toolTip ? kToolTipElements : kDisplayedElements));
+        if (toolTip && topLevel) {
+            const QVariant meaning = valueMeaning(index.row());
+            if (meaning.isValid())
+                text += QStringLiteral(" (%1)").arg(meaning.toString());
+        }
         return capped(text, toolTip ? kMaxToolTipCharacters : kMaxDisplayCharacters);
     }
     default: return {};
     }
+}
+
+QVariant MetadataTreeModel::valueMeaning(int topLevelRow) const
+{
+    const auto& entry = m_model->metadata()[static_cast<std::size_t>(topLevelRow)];
+    if (entry.key != "general.file_type")
+        return {};
+    const auto number = entry.value.toUInt();
+    const std::string_view name = number ? gguf::llamaFileTypeName(*number) : std::string_view{};
+    return name.empty() ? QVariant() : QVariant(QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())));
 }
 
 QVariant MetadataTreeModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -71,6 +71,8 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const
         const Group& group = m_groups[static_cast<std::size_t>(index.row())];
         if (role == TensorIndexRole)
             return -1;
+        if (role == GroupNameRole)
+            return index.column() == TensorTableModel::Name ? QVariant(group.name) : QVariant();
         if (index.column() == TensorTableModel::Name && (role == Qt::DisplayRole || role == TensorTableModel::SortRole))
             return tr("%1 (%n tensor(s))", nullptr, static_cast<int>(group.tensors.size())).arg(group.name);
         if (index.column() == TensorTableModel::Offset && role == TensorTableModel::SortRole)

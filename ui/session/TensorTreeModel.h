@@ -13,6 +13,7 @@ class TensorTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     static constexpr int TensorIndexRole = Qt::UserRole + 1;  // row in Model::tensors(), -1 for groups
+    static constexpr int GroupNameRole = Qt::UserRole + 2;    // a group's bare name ("blk.0"), nothing for tensors
 
     explicit TensorTreeModel(QObject* parent = nullptr);
     void setModel(std::shared_ptr<const gguf::Model> model);

@@ -1,5 +1,6 @@
 #include "session/TokenTableModel.h"
 
+#include "ByteLevelText.h"
 #include "MetadataFormat.h"
 
 #include <algorithm>
@@ -11,10 +12,11 @@ constexpr int kToolTipBytes = 64;
 
 TokenTableModel::TokenTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void TokenTableModel::setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocabulary)
+void TokenTableModel::setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocabulary, bool byteLevel)
 {
     beginResetModel();
     m_vocabulary = std::move(vocabulary);
+    m_byteLevel = byteLevel;
     m_matches.reset();
     endResetModel();
 }
@@ -53,7 +55,7 @@ int TokenTableModel::rowCount(const QModelIndex& parent) const
 
 int TokenTableModel::columnCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : (m_byteLevel ? ColumnCount + 1 : ColumnCount);
 }
 
 QString TokenTableModel::toolTip(std::uint32_t id) const
@@ -67,6 +69,15 @@ QString TokenTableModel::toolTip(std::uint32_t id) const
     if (shown < raw.size())
         hex += QStringLiteral("…");
     return tr("Token %1, %2 bytes: %3").arg(id).arg(raw.size()).arg(hex.trimmed());
+}
+
+QString TokenTableModel::readsAs(std::uint32_t id) const
+{
+    const std::optional<std::string> bytes = gguf::decodeByteLevelToken(m_vocabulary->text(id));
+    if (!bytes)
+        return {};
+    // A leading space is what most of these tokens are about, and invisible; show it as ␣.
+    return QString::fromStdString(gguf::tokenDisplayText(*bytes)).replace(QLatin1Char(' '), QChar(0x2423));
 }
 
 QVariant TokenTableModel::data(const QModelIndex& index, int role) const
@@ -93,6 +104,7 @@ QVariant TokenTableModel::data(const QModelIndex& index, int role) const
         const auto type = m_vocabulary->tokenType(id);
         return type ? QString::fromStdString(gguf::tokenTypeName(*type)) : QString();
     }
+    case ReadsAs: return m_byteLevel ? readsAs(id) : QString();
     default: return {};
     }
 }
@@ -106,6 +118,7 @@ QVariant TokenTableModel::headerData(int section, Qt::Orientation orientation, i
     case Text: return tr("Text");
     case Score: return tr("Score");
     case Type: return tr("Type");
+    case ReadsAs: return m_byteLevel ? tr("Reads as") : QVariant();
     default: return {};
     }
 }

@@ -14,13 +14,15 @@
 class TokenTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Id, Text, Score, Type, ColumnCount };
+    // ReadsAs exists only for byte-level (GPT-2 style) vocabularies: what "Ġthe" stands for.
+    enum Column { Id, Text, Score, Type, ColumnCount, ReadsAs = ColumnCount };
     enum Role { TokenIdRole = Qt::UserRole + 1 };
 
     explicit TokenTableModel(QObject* parent = nullptr);
 
     // Shows every token of `vocabulary` (none for nullptr).
-    void setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocabulary);
+    // `byteLevel`: the tokens are GPT-2 byte-level text, shown decoded in a ReadsAs column too.
+    void setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocabulary, bool byteLevel = false);
     // Shows only `ids`, in that order. Ids outside the vocabulary are dropped.
     void setMatches(std::vector<std::uint32_t> ids);
     void showAll();
@@ -36,7 +38,9 @@ public:
 
 private:
     QString toolTip(std::uint32_t id) const;
+    QString readsAs(std::uint32_t id) const;
 
     std::shared_ptr<const gguf::Vocabulary> m_vocabulary;
+    bool m_byteLevel = false;
     std::optional<std::vector<std::uint32_t>> m_matches;  // nullopt: every token, row = id
 };

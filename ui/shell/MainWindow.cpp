@@ -9,6 +9,8 @@
 #include "session/JobMonitor.h"
 #include "HumanFormat.h"
 #include "session/ResultCache.h"
+#include "common/CopySelection.h"
+#include "shell/WindowPlacement.h"
 #include "tensor/TensorBrowser.h"
 
 #include <QAction>
@@ -23,8 +25,10 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTabWidget>
 
 namespace {
@@ -62,6 +66,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWi
     });
     resize(1280, 800);
     restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
+    fitToScreen();
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateWindowTitle);
     statusBar()->showMessage(tr("Open a .gguf file (Ctrl+O) or drop one on the window"));
 }
 
@@ -90,8 +96,7 @@ void MainWindow::createMenus()
         CompareDialog dialog(current ? QString::fromStdString(current->model().primary().path()) : QString(), this);
         if (dialog.exec() != QDialog::Accepted)
             return;
-        auto* page = new ComparePage(dialog.models(), dialog.simulatedTypes(), m_tabs);
-        m_tabs->setCurrentIndex(m_tabs->addTab(page, page->title()));
+        showComparison(dialog.models(), dialog.simulatedTypes());
     });
     file->addAction(tr("Con&vert…"), this, [this]() {
         const ModelPage* current = currentModelPage();
@@ -136,6 +141,60 @@ void MainWindow::createMenus()
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
+ComparePage* MainWindow::showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes)
+{
+    auto* page = new ComparePage(models, simulatedTypes, m_tabs);
+    connect(page, &ComparePage::exportFinished, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
+    installCopyAction(page->tableView());
+    const int index = m_tabs->addTab(page, uniqueTabTitle(page->title()));
+    QStringList files;
+    for (const auto& model : models)
+        files << QString::fromStdString(model->primary().path());
+    m_tabs->setTabToolTip(index, files.join(QLatin1Char('\n')));
+    m_tabs->setCurrentIndex(index);
+    return page;
+}
+
+void MainWindow::fitToScreen()
+{
+    const QScreen* screen = QGuiApplication::screenAt(frameGeometry().center());
+    if (!screen)
+        screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen)
+        return;
+    const QRect frame = frameGeometry();
+    const QRect fitted = clampedToScreen(frame, screen->availableGeometry());
+    if (fitted == frame)
+        return;
+    // The frame's margins (zero until the window manager has decorated it) come off the client
+    // size, so the whole window, title bar included, ends up on the screen.
+    const QMargins margins(geometry().left() - frame.left(), geometry().top() - frame.top(), frame.right() - geometry().right(),
+                           frame.bottom() - geometry().bottom());
+    setGeometry(fitted.marginsRemoved(margins));
+}
+
+QString MainWindow::uniqueTabTitle(const QString& title) const
+{
+    const auto taken = [this](const QString& text) {
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (m_tabs->tabText(i) == text)
+                return true;
+        return false;
+    };
+    QString candidate = title;
+    for (int n = 2; taken(candidate); ++n)
+        candidate = QStringLiteral("%1 (%2)").arg(title).arg(n);
+    return candidate;
+}
+
+void MainWindow::updateWindowTitle()
+{
+    const int index = m_tabs->currentIndex();
+    // Tab texts are file names (or "Compare: …"); "&" in one would be a mnemonic there, not here.
+    const QString name = index >= 0 ? m_tabs->tabText(index).replace(QLatin1String("&&"), QLatin1String("&")) : QString();
+    setWindowTitle(name.isEmpty() ? tr("GGUF Explorer") : tr("%1 — GGUF Explorer").arg(name));
+}
+
 ModelPage* MainWindow::currentModelPage() const
 {
     return qobject_cast<ModelPage*>(m_tabs->currentWidget());
@@ -169,7 +228,8 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Mode
 {
     auto* page = new ModelPage(std::move(model), m_tabs);
     connect(page, &ModelPage::statusMessage, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
-    const int index = m_tabs->addTab(page, QFileInfo(path).fileName());
+    QString tabText = QFileInfo(path).fileName();
+    const int index = m_tabs->addTab(page, tabText.replace(QLatin1Char('&'), QLatin1String("&&")));
     m_tabs->setTabToolTip(index, path);
     m_tabs->setCurrentIndex(index);
     rememberRecent(path);

@@ -1,6 +1,7 @@
 #pragma once
 // The main window: a tab per open model, File menu with Open, recent files and Quit, drag and
-// drop of .gguf files. Opening runs in the background; errors show in the window.
+// drop of .gguf files. Opening runs in the background; errors show in the window. The window
+// title names the file of the current tab.
 
 #include "Model.h"
 
@@ -9,6 +10,7 @@
 
 class QLabel;
 class QMenu;
+class ComparePage;
 class ModelPage;
 class QTabWidget;
 class ModelLoader;
@@ -21,6 +23,8 @@ public:
     void openFile(const QString& path);
     QTabWidget* tabs() const { return m_tabs; }
     ModelPage* currentModelPage() const;
+    // Opens a Compare tab; its title differs from every other tab's ("… (2)").
+    ComparePage* showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -35,6 +39,11 @@ private:
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void showCacheUsage(qint64 usedBytes, qint64 budgetBytes);
+    // Pulls a restored geometry that does not fit the current screen back onto it.
+    void fitToScreen();
+    // `title`, or "title (2)", "(3)", … when a tab already reads `title`.
+    QString uniqueTabTitle(const QString& title) const;
+    void updateWindowTitle();
 
     QTabWidget* m_tabs;
     ModelLoader* m_loader;

@@ -7,7 +7,7 @@
 #include "MetadataFormat.h"
 
 #include <QLabel>
-#include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -39,46 +39,96 @@ BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
     m_scaleBars->setName(tr("effective scales"));
     m_scaleBars->setPen(Qt::NoPen);
     m_scaleBars->setBrush(QColor(67, 147, 195, 200));
-    m_minBars = new QCPBars(m_histograms->xAxis, m_histograms->yAxis);
+    m_minRect = new QCPAxisRect(m_histograms);
+    m_minRect->setObjectName(QStringLiteral("minHistogramRect"));
+    m_histograms->plotLayout()->addElement(1, 0, m_minRect);
+    m_minBars = new QCPBars(m_minRect->axis(QCPAxis::atBottom), m_minRect->axis(QCPAxis::atLeft));
     m_minBars->setName(tr("effective mins"));
     m_minBars->setPen(Qt::NoPen);
     m_minBars->setBrush(QColor(214, 96, 77, 160));
     m_histograms->legend->setVisible(true);
-    m_histograms->xAxis->setLabel(tr("per-block value"));
+    m_histograms->xAxis->setLabel(tr("effective scale"));
     m_histograms->yAxis->setLabel(tr("blocks"));
+    m_minRect->axis(QCPAxis::atBottom)->setLabel(tr("effective min"));
+    m_minRect->axis(QCPAxis::atLeft)->setLabel(tr("blocks"));
     m_histograms->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
     m_heatmap->setObjectName(QStringLiteral("scaleHeatmapPlot"));
-    m_heatmap->xAxis->setLabel(tr("sub-block column"));
-    m_heatmap->yAxis->setLabel(tr("row"));
-    m_heatmap->yAxis->setRangeReversed(true);
-    m_heatmap->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    m_map = new QCPColorMap(m_heatmap->xAxis, m_heatmap->yAxis);
-    m_map->setGradient(QCPColorGradient::gpThermal);
-    auto* scale = new QCPColorScale(m_heatmap);
-    m_heatmap->plotLayout()->addElement(0, 1, scale);
-    m_map->setColorScale(scale);
-    connect(m_heatmap, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    m_map = setUpMap(m_heatmap);
+    m_minHeatmap = new QCustomPlot(this);
+    followPalette(m_minHeatmap);
+    m_minHeatmap->setObjectName(QStringLiteral("minHeatmapPlot"));
+    m_minMap = setUpMap(m_minHeatmap);
+
+    m_plots = new QTabWidget(this);
+    m_plots->setObjectName(QStringLiteral("scalePlotTabs"));
+    m_plots->setDocumentMode(true);
+    m_plots->addTab(m_histograms, tr("Histograms"));
+    m_plots->addTab(m_heatmap, tr("Scale map"));
+    m_plots->addTab(m_minHeatmap, tr("Min map"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_message);
+    layout->addWidget(m_plots, 1);
+    m_message->setObjectName(QStringLiteral("scalesMessage"));
+    m_message->setWordWrap(true);
+}
+
+QCPColorMap* BlockScalesView::setUpMap(QCustomPlot* plot)
+{
+    plot->xAxis->setLabel(tr("sub-block column"));
+    plot->yAxis->setLabel(tr("row"));
+    plot->yAxis->setRangeReversed(true);
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
+    map->setGradient(QCPColorGradient::gpThermal);
+    auto* scale = new QCPColorScale(plot);
+    plot->plotLayout()->addElement(0, 1, scale);
+    map->setColorScale(scale);
+    // A click names the block under the cursor, for the inspector.
+    connect(plot, &QCustomPlot::mousePress, this, [this, plot](QMouseEvent* event) {
         if (!m_overview || !m_slice.isValid())
             return;
-        const double column = m_heatmap->xAxis->pixelToCoord(event->position().x());
-        const double row = m_heatmap->yAxis->pixelToCoord(event->position().y());
+        const double column = plot->xAxis->pixelToCoord(event->position().x());
+        const double row = plot->yAxis->pixelToCoord(event->position().y());
         if (column < -0.5 || row < -0.5 || row >= m_slice.slice.rowCount - 0.5 || column >= m_overview->subBlocksPerRow - 0.5)
             return;
         const std::uint64_t subBlock = static_cast<std::uint64_t>(std::lround(column));
         const std::uint64_t subBlocksPerBlock = m_overview->layout.subScales;
         emit blockClicked(static_cast<std::uint64_t>(std::lround(row)), subBlock / std::max<std::uint64_t>(1, subBlocksPerBlock));
     });
+    return map;
+}
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_histograms);
-    splitter->addWidget(m_heatmap);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_message);
-    layout->addWidget(splitter, 1);
-    m_message->setObjectName(QStringLiteral("scalesMessage"));
-    m_message->setWordWrap(true);
+void BlockScalesView::fillMap(QCustomPlot* plot, QCPColorMap* map, const std::vector<float>& grid)
+{
+    const gguf::ScaleOverview& o = *m_overview;
+    if (!o.gridRows || !o.gridColumns || grid.size() != static_cast<std::size_t>(o.gridRows) * o.gridColumns)
+        return;
+    const double cellWidth = static_cast<double>(o.subBlocksPerRow) / o.gridColumns;
+    const double cellHeight = static_cast<double>(m_slice.slice.rowCount) / o.gridRows;
+    auto* mapData = new QCPColorMapData(static_cast<int>(o.gridColumns), static_cast<int>(o.gridRows),
+                                        QCPRange(cellWidth / 2 - 0.5, o.subBlocksPerRow - cellWidth / 2 - 0.5),
+                                        QCPRange(cellHeight / 2 - 0.5, m_slice.slice.rowCount - cellHeight / 2 - 0.5));
+    for (std::uint32_t r = 0; r < o.gridRows; ++r)
+        for (std::uint32_t c = 0; c < o.gridColumns; ++c)
+            mapData->setCell(static_cast<int>(c), static_cast<int>(r), grid[static_cast<std::size_t>(r) * o.gridColumns + c]);
+    map->setData(mapData);
+    map->rescaleDataRange(true);
+    plot->rescaleAxes();
+}
+
+BlockScalesView::~BlockScalesView()
+{
+    // The plot deletes the layout elements it holds; a min panel taken out for a type without
+    // mins goes back so that it is deleted with the rest.
+    if (!m_histograms->plotLayout()->hasElement(1, 0))
+        m_histograms->plotLayout()->addElement(1, 0, m_minRect);
+}
+
+QCustomPlot* BlockScalesView::visiblePlot() const
+{
+    return qobject_cast<QCustomPlot*>(m_plots->currentWidget());
 }
 
 void BlockScalesView::setSlice(const SliceRef& slice)
@@ -120,9 +170,12 @@ void BlockScalesView::display()
     m_scaleBars->data()->clear();
     m_minBars->data()->clear();
     m_map->data()->clear();
+    m_minMap->data()->clear();
+    m_plots->setTabEnabled(m_plots->indexOf(m_minHeatmap), m_overview && !m_overview->minGrid.empty());
     if (!m_overview) {
         m_histograms->replot(QCustomPlot::rpQueuedReplot);
         m_heatmap->replot(QCustomPlot::rpQueuedReplot);
+        m_minHeatmap->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const gguf::ScaleOverview& o = *m_overview;
@@ -136,25 +189,25 @@ void BlockScalesView::display()
         text += tr(" · <font color=#b00>%1 NaN and %2 infinite scales</font>").arg(s.nanCount).arg(s.infCount);
     m_message->setText(text);
     m_minBars->setVisible(o.minHistogram.has_value());
+    // Types without mins get the scale panel alone; the min panel comes back for the next one.
+    const bool minPanelShown = m_histograms->plotLayout()->hasElement(1, 0);
+    if (o.minHistogram && !minPanelShown) {
+        m_histograms->plotLayout()->addElement(1, 0, m_minRect);
+    } else if (!o.minHistogram && minPanelShown) {
+        m_histograms->plotLayout()->take(m_minRect);
+        m_histograms->plotLayout()->simplify();
+    }
     if (o.scaleHistogram)
         fillBars(m_scaleBars, *o.scaleHistogram);
     if (o.minHistogram)
         fillBars(m_minBars, *o.minHistogram);
-    m_histograms->rescaleAxes();
+    m_scaleBars->rescaleAxes();
+    if (o.minHistogram)
+        m_minBars->rescaleAxes();
     m_histograms->replot(QCustomPlot::rpQueuedReplot);
 
-    if (o.gridRows && o.gridColumns) {
-        const double cellWidth = static_cast<double>(o.subBlocksPerRow) / o.gridColumns;
-        const double cellHeight = static_cast<double>(m_slice.slice.rowCount) / o.gridRows;
-        auto* mapData = new QCPColorMapData(static_cast<int>(o.gridColumns), static_cast<int>(o.gridRows),
-                                            QCPRange(cellWidth / 2 - 0.5, o.subBlocksPerRow - cellWidth / 2 - 0.5),
-                                            QCPRange(cellHeight / 2 - 0.5, m_slice.slice.rowCount - cellHeight / 2 - 0.5));
-        for (std::uint32_t r = 0; r < o.gridRows; ++r)
-            for (std::uint32_t c = 0; c < o.gridColumns; ++c)
-                mapData->setCell(static_cast<int>(c), static_cast<int>(r), o.grid[static_cast<std::size_t>(r) * o.gridColumns + c]);
-        m_map->setData(mapData);
-        m_map->rescaleDataRange(true);
-        m_heatmap->rescaleAxes();
-    }
+    fillMap(m_heatmap, m_map, o.grid);
+    fillMap(m_minHeatmap, m_minMap, o.minGrid);
+    m_minHeatmap->replot(QCustomPlot::rpQueuedReplot);
     m_heatmap->replot(QCustomPlot::rpQueuedReplot);
 }

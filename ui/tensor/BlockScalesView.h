@@ -1,6 +1,8 @@
 #pragma once
 // The quantizer's choices for one tensor: histograms of the effective per-block scales and
-// mins, and a heatmap of scales by block position (row × sub-block column).
+// mins, each on its own axes (mins are often far larger than scales and would squeeze them into
+// a sliver), and a heatmap of scales by block position (row × sub-block column). The two plots
+// are tabs, so "the current plot" is always the one on screen.
 
 #include "ScaleOverview.h"
 #include "session/SliceRef.h"
@@ -13,7 +15,9 @@
 class QCustomPlot;
 class QCPBars;
 class QCPColorMap;
+class QCPAxisRect;
 class QLabel;
+class QTabWidget;
 class BackgroundJob;
 class JobProgressBar;
 
@@ -21,9 +25,14 @@ class BlockScalesView : public QWidget {
     Q_OBJECT
 public:
     BlockScalesView(JobProgressBar* progress, QWidget* parent = nullptr);
+    ~BlockScalesView() override;
     void setSlice(const SliceRef& slice);
     QCustomPlot* histogramPlot() const { return m_histograms; }
     QCustomPlot* heatmapPlot() const { return m_heatmap; }
+    QCustomPlot* minHeatmapPlot() const { return m_minHeatmap; }
+    // The plot on screen: the histograms, the scale map or the min map.
+    QCustomPlot* visiblePlot() const;
+    QTabWidget* plotTabs() const { return m_plots; }
     const std::optional<gguf::ScaleOverview>& overview() const { return m_overview; }
 
 signals:
@@ -33,14 +42,20 @@ signals:
 
 private:
     void display();
+    QCPColorMap* setUpMap(QCustomPlot* plot);
+    void fillMap(QCustomPlot* plot, QCPColorMap* map, const std::vector<float>& grid);
 
     JobProgressBar* m_progress;
     QLabel* m_message;
     QCustomPlot* m_histograms;
     QCPBars* m_scaleBars;
     QCPBars* m_minBars;
+    QCPAxisRect* m_minRect;
+    QTabWidget* m_plots;
     QCustomPlot* m_heatmap;
     QCPColorMap* m_map;
+    QCustomPlot* m_minHeatmap;
+    QCPColorMap* m_minMap;
     SliceRef m_slice;
     JobTracker m_jobs;
     std::optional<gguf::ScaleOverview> m_overview;

@@ -10,6 +10,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 RowValuesView::RowValuesView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_row(new QSpinBox(this)), m_count(new QSpinBox(this)), m_table(new QTableWidget(this))
 {
@@ -21,7 +23,20 @@ RowValuesView::RowValuesView(JobProgressBar* progress, QWidget* parent)
     m_table->setColumnCount(3);
     m_table->setHorizontalHeaderLabels({tr("Column"), tr("Value"), tr("Bits (f32)")});
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // Index and bits have a known widest text; the value column gets the rest, so a 9-digit
+    // value with exponent is never cut or wrapped.
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideNone);
+    const QFontMetrics metrics(m_table->font());
+    const int padding = 3 * metrics.averageCharWidth();
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Fixed);
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Fixed);
+    m_table->setColumnWidth(0, std::max(metrics.horizontalAdvance(QStringLiteral("65535")), metrics.horizontalAdvance(tr("Column"))) + padding);
+    m_table->setColumnWidth(2, std::max(metrics.horizontalAdvance(QStringLiteral("0x00000000")), metrics.horizontalAdvance(tr("Bits (f32)"))) + padding);
+    m_table->horizontalHeader()->setMinimumSectionSize(0);
+    m_table->setMinimumWidth(m_table->columnWidth(0) + m_table->columnWidth(2) + metrics.horizontalAdvance(QStringLiteral("-1.23456789e-38")) + padding);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     connect(m_row, &QSpinBox::valueChanged, this, &RowValuesView::load);
     connect(m_count, &QSpinBox::valueChanged, this, &RowValuesView::load);

@@ -2,9 +2,11 @@
 
 #include "session/TensorTableModel.h"
 #include "session/TensorTreeModel.h"
+#include "common/CopySelection.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
@@ -13,14 +15,36 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
+#include <QStyle>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace {
 constexpr int kFilterDebounceMs = 300;
 
-QSortFilterProxyModel* createProxy(QAbstractItemModel* source, QObject* parent)
+// The tree's filter; a group row counts the tensors the filter leaves under it ("blk.0 (3 of
+// 9 tensors)") instead of all of them.
+class TensorTreeFilterModel : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    QVariant data(const QModelIndex& index, int role) const override
+    {
+        if (role == Qt::DisplayRole && index.column() == TensorTableModel::Name && !index.parent().isValid()
+            && !filterRegularExpression().pattern().isEmpty()) {
+            const QModelIndex source = mapToSource(index);
+            const int all = sourceModel()->rowCount(source);
+            const int shown = rowCount(index);
+            if (shown != all)
+                return TensorBrowser::tr("%1 (%2 of %n tensor(s))", nullptr, all).arg(source.data(TensorTreeModel::GroupNameRole).toString()).arg(shown);
+        }
+        return QSortFilterProxyModel::data(index, role);
+    }
+};
+
+QSortFilterProxyModel* createProxy(QAbstractItemModel* source, QObject* parent, bool tree)
 {
-    auto* proxy = new QSortFilterProxyModel(parent);
+    QSortFilterProxyModel* proxy = tree ? new TensorTreeFilterModel(parent) : new QSortFilterProxyModel(parent);
     proxy->setSourceModel(source);
     proxy->setSortRole(TensorTableModel::SortRole);
     proxy->setFilterKeyColumn(TensorTableModel::Name);
@@ -31,13 +55,13 @@ QSortFilterProxyModel* createProxy(QAbstractItemModel* source, QObject* parent)
 
 TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     : QWidget(parent), m_model(std::move(model)), m_tableModel(new TensorTableModel(this)), m_treeModel(new TensorTreeModel(this)),
-      m_filter(new QLineEdit(this)), m_debounce(new QTimer(this)), m_groupToggle(new QToolButton(this)), m_stack(new QStackedWidget(this)),
+      m_filter(new QLineEdit(this)), m_matchCount(new QLabel(this)), m_debounce(new QTimer(this)), m_groupToggle(new QToolButton(this)), m_stack(new QStackedWidget(this)),
       m_table(new QTableView(this)), m_tree(new QTreeView(this))
 {
     m_tableModel->setModel(m_model);
     m_treeModel->setModel(m_model);
-    m_tableProxy = createProxy(m_tableModel, this);
-    m_treeProxy = createProxy(m_treeModel, this);
+    m_tableProxy = createProxy(m_tableModel, this, false);
+    m_treeProxy = createProxy(m_treeModel, this, true);
 
     m_filter->setObjectName(QStringLiteral("tensorFilter"));
     m_filter->setPlaceholderText(tr("Filter tensors (substring or regular expression)"));
@@ -46,6 +70,9 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_debounce->setInterval(kFilterDebounceMs);
     connect(m_filter, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
     connect(m_debounce, &QTimer::timeout, this, &TensorBrowser::applyFilter);
+
+    m_matchCount->setObjectName(QStringLiteral("tensorMatchCount"));
+    updateMatchCount();
 
     m_groupToggle->setText(tr("By layer"));
     m_groupToggle->setCheckable(true);
@@ -65,6 +92,8 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_table->horizontalHeader()->setSectionResizeMode(TensorTableModel::Name, QHeaderView::Interactive);
     m_table->setColumnWidth(TensorTableModel::Name, 230);
     m_table->setWordWrap(false);
+    fitShapeColumn();
+    installCopyAction(m_table);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { emitCurrent(current, false); });
 
@@ -74,6 +103,8 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_tree->setAlternatingRowColors(true);
     m_tree->setUniformRowHeights(true);
     m_tree->setColumnWidth(TensorTableModel::Name, 260);
+    m_tree->setColumnWidth(TensorTableModel::Shape, m_table->columnWidth(TensorTableModel::Shape));
+    installCopyAction(m_tree);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { emitCurrent(current, true); });
 
@@ -81,6 +112,7 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_stack->addWidget(m_tree);
     auto* top = new QHBoxLayout;
     top->addWidget(m_filter, 1);
+    top->addWidget(m_matchCount);
     top->addWidget(m_groupToggle);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -112,6 +144,26 @@ void TensorBrowser::applyFilter()
     m_treeProxy->setFilterRegularExpression(pattern);
     if (m_groupToggle->isChecked())
         m_tree->expandAll();
+    updateMatchCount();
+}
+
+void TensorBrowser::updateMatchCount()
+{
+    const int all = m_tableModel->rowCount();
+    const int shown = m_tableProxy->rowCount();
+    const QString tensors = all == 1 ? tr("1 tensor") : tr("%1 tensors").arg(all);
+    m_matchCount->setText(shown == all ? tensors : tr("%1 of %2").arg(shown).arg(tensors));
+}
+
+void TensorBrowser::fitShapeColumn()
+{
+    // Every shape, not only the rows on screen: the widest is often a 3-D expert tensor far down.
+    const QFontMetrics metrics(m_table->font());
+    int widest = metrics.horizontalAdvance(m_tableModel->headerData(TensorTableModel::Shape, Qt::Horizontal).toString());
+    for (int row = 0; row < m_tableModel->rowCount(); ++row)
+        widest = std::max(widest, metrics.horizontalAdvance(m_tableModel->index(row, TensorTableModel::Shape).data().toString()));
+    const int padding = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 2 * metrics.averageCharWidth();
+    m_table->setColumnWidth(TensorTableModel::Shape, widest + padding);
 }
 
 void TensorBrowser::emitCurrent(const QModelIndex& proxyIndex, bool fromTree)

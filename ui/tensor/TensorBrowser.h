@@ -1,12 +1,14 @@
 #pragma once
 // The tensor index as a sortable table or a tree grouped by layer, with a debounced filter box
-// (substring or regular expression). Emits the selected tensor.
+// (substring or regular expression) and a count of the tensors it lets through; group rows count
+// what the filter shows. Emits the selected tensor.
 
 #include "Model.h"
 
 #include <QWidget>
 #include <memory>
 
+class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QStackedWidget;
@@ -27,6 +29,7 @@ public:
     QTableView* tableView() const { return m_table; }
     QTreeView* treeView() const { return m_tree; }
     QSortFilterProxyModel* tableProxy() const { return m_tableProxy; }
+    QSortFilterProxyModel* treeProxy() const { return m_treeProxy; }
     void selectTensor(int tensorIndex);
     void selectAdjacent(int step);  // next (+1) or previous (-1) visible tensor
 
@@ -36,6 +39,8 @@ signals:
 private:
     void applyFilter();
     void emitCurrent(const QModelIndex& proxyIndex, bool fromTree);
+    void updateMatchCount();
+    void fitShapeColumn();
 
     std::shared_ptr<const gguf::Model> m_model;
     TensorTableModel* m_tableModel;
@@ -43,6 +48,7 @@ private:
     QSortFilterProxyModel* m_tableProxy;
     QSortFilterProxyModel* m_treeProxy;
     QLineEdit* m_filter;
+    QLabel* m_matchCount;
     QTimer* m_debounce;
     QToolButton* m_groupToggle;
     QStackedWidget* m_stack;

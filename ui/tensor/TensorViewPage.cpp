@@ -1,5 +1,7 @@
 #include "tensor/TensorViewPage.h"
 
+#include "common/ExportLocation.h"
+
 #include "session/BackgroundJob.h"
 #include "tensor/BlockInspector.h"
 #include "tensor/BlockScalesView.h"
@@ -25,7 +27,6 @@
 #include <qcustomplot.h>
 
 namespace {
-const char* const kExportDirKey = "lastExportDirectory";
 
 QString shapeText(const gguf::TensorInfo& tensor)
 {
@@ -65,6 +66,10 @@ TensorViewPage::TensorViewPage(QWidget* parent)
     });
 
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // The text is as wide as the tensor's name and shape; left to its size hint it would move
+    // the splitter beside the page each time another tensor is selected. The tooltip has it all.
+    m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_header->setMinimumWidth(0);
     m_header->setObjectName(QStringLiteral("tensorHeader"));
     m_expert->setObjectName(QStringLiteral("expertSpin"));
     connect(m_expert, &QSpinBox::valueChanged, this, &TensorViewPage::selectExpert);
@@ -137,6 +142,7 @@ void TensorViewPage::updateHeader()
 {
     if (!m_tensor) {
         m_header->setText(tr("Select a tensor to see its weights."));
+        m_header->setToolTip(QString());
         return;
     }
     const gguf::TensorInfo& t = *m_tensor;
@@ -151,6 +157,7 @@ void TensorViewPage::updateHeader()
     else if (t.elementCount() == 0)
         text += tr("<br>This tensor is empty (0 elements).");
     m_header->setText(text);
+    m_header->setToolTip(text);
 }
 
 QString TensorViewPage::exportSlice(const QString& path)
@@ -174,35 +181,83 @@ void TensorViewPage::chooseSliceExport()
 {
     if (!m_slice.isValid())
         return;
-    QSettings settings;
     QString base = m_slice.tensorName();
     if (m_slice.expert)
         base += QStringLiteral(".expert%1").arg(*m_slice.expert);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export values"), settings.value(kExportDirKey).toString() + QLatin1Char('/') + base + QStringLiteral(".npy"),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export values"), proposedExportPath(modelPath(), base + QStringLiteral(".npy")),
                                                       tr("NumPy array (*.npy);;Raw little-endian f32 (*.f32 *.bin);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
-    settings.setValue(kExportDirKey, QFileInfo(path).absolutePath());
+    rememberExportFolder(path);
     exportSlice(path);
+}
+
+QCustomPlot* TensorViewPage::currentPlot(QString* what) const
+{
+    QWidget* tab = m_tabs->currentWidget();
+    const auto name = [&](const QString& text) {
+        if (what)
+            *what = text;
+    };
+    if (tab == m_heatmap) {
+        name(QStringLiteral("heatmap"));
+        return m_heatmap->plot();
+    }
+    if (tab == m_distribution) {
+        name(QStringLiteral("distribution"));
+        return m_distribution->plot();
+    }
+    if (tab == m_blockScales) {
+        // The one the user is looking at: histograms, scale map or min map.
+        QCustomPlot* plot = m_blockScales->visiblePlot();
+        name(plot == m_blockScales->heatmapPlot()      ? QStringLiteral("scale-map")
+             : plot == m_blockScales->minHeatmapPlot() ? QStringLiteral("min-map")
+                                                       : QStringLiteral("scale-histograms"));
+        return plot;
+    }
+    return nullptr;
+}
+
+QString TensorViewPage::modelPath() const
+{
+    return m_model ? QString::fromStdString(m_model->primary().path()) : QString();
+}
+
+QString TensorViewPage::plotTitle() const
+{
+    if (!m_tensor)
+        return {};
+    return tr("%1 · %2 · %3").arg(m_slice.tensorName(), QFileInfo(modelPath()).fileName(), QString::fromStdString(gguf::typeName(m_tensor->typeId)));
+}
+
+QString TensorViewPage::proposedPlotPath() const
+{
+    QString what;
+    if (!currentPlot(&what) || !m_slice.isValid())
+        return {};
+    QString base = m_slice.tensorName();
+    if (m_slice.expert)
+        base += QStringLiteral(".expert%1").arg(*m_slice.expert);
+    return proposedExportPath(modelPath(), QStringLiteral("%1.%2.png").arg(base, what));
+}
+
+QString TensorViewPage::exportCurrentPlot(const QString& path)
+{
+    QCustomPlot* plot = currentPlot();
+    if (!plot)
+        return tr("this tab has no plot");
+    return exportPlot(plot, path, 0, 0, plotTitle());
 }
 
 void TensorViewPage::choosePlotExport()
 {
-    QCustomPlot* plot = nullptr;
-    if (m_tabs->currentWidget() == m_heatmap)
-        plot = m_heatmap->plot();
-    else if (m_tabs->currentWidget() == m_distribution)
-        plot = m_distribution->plot();
-    else if (m_tabs->currentWidget() == m_blockScales)
-        plot = m_blockScales->heatmapPlot();
-    if (!plot)
+    if (!currentPlot())
         return;
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), settings.value(kExportDirKey).toString(),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), proposedPlotPath(),
                                                       tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
-    settings.setValue(kExportDirKey, QFileInfo(path).absolutePath());
-    const QString error = exportPlot(plot, path);
+    rememberExportFolder(path);
+    const QString error = exportCurrentPlot(path);
     emit exportFinished(error.isEmpty(), error.isEmpty() ? tr("Saved %1").arg(path) : error);
 }

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class QCustomPlot;
 class QLabel;
 class QSpinBox;
 class QTabWidget;
@@ -37,6 +38,15 @@ public:
     // Starts an export of the current slice to `path` (format from the suffix: .npy, .csv, else
     // raw f32); returns an error text when it cannot start.
     QString exportSlice(const QString& path);
+    // The plot on the current tab (for Block scales: the histograms or the map, whichever is
+    // shown); nullptr on tabs without one. `what` gets a short name for file names.
+    QCustomPlot* currentPlot(QString* what = nullptr) const;
+    // Where "Export › Current plot" proposes to save: tensor and plot name, last export folder.
+    QString proposedPlotPath() const;
+    // What exported plots carry as their title: tensor, file, type.
+    QString plotTitle() const;
+    // Saves the current plot to `path` with plotTitle(); an error text, empty on success.
+    QString exportCurrentPlot(const QString& path);
 
 signals:
     void exportFinished(bool succeeded, const QString& message);
@@ -46,6 +56,7 @@ private:
     void updateHeader();
     void chooseSliceExport();
     void choosePlotExport();
+    QString modelPath() const;
 
     std::shared_ptr<const gguf::Model> m_model;
     const gguf::TensorInfo* m_tensor = nullptr;

@@ -1,0 +1,119 @@
+// The main window's frame: a restored geometry pulled back onto the screen, the window title
+// naming the file of the current tab, distinct titles for Compare tabs, and the Copy action
+// (issue 12 items 6 and 15).
+
+#include "Fixtures.h"
+#include "compare/ComparePage.h"
+#include "shell/MainWindow.h"
+#include "shell/WindowPlacement.h"
+
+#include <QAction>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QtTest>
+
+using namespace testsupport;
+
+namespace {
+constexpr int kJobTimeoutMs = 120000;
+
+std::shared_ptr<const gguf::Model> openFixture(const QString& name)
+{
+    auto model = gguf::Model::open(fixturePath(name).toStdString());
+    return model ? model.value() : nullptr;
+}
+}  // namespace
+
+class TestGuiMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+    }
+
+    void clampKeepsWindowsThatFit_data()
+    {
+        QTest::addColumn<QRect>("frame");
+        QTest::addColumn<QRect>("available");
+        QTest::addColumn<QRect>("expected");
+        const QRect screen(0, 0, 1600, 1000);
+        QTest::newRow("fits") << QRect(100, 100, 800, 600) << screen << QRect(100, 100, 800, 600);
+        QTest::newRow("too big") << QRect(0, 0, 1920, 1200) << screen << screen;
+        QTest::newRow("too big, off to the right") << QRect(300, 200, 1920, 1200) << screen << screen;
+        QTest::newRow("hangs off the bottom right") << QRect(1200, 800, 800, 600) << screen << QRect(800, 400, 800, 600);
+        QTest::newRow("above and left") << QRect(-500, -50, 800, 600) << screen << QRect(0, 0, 800, 600);
+        QTest::newRow("second screen") << QRect(0, 0, 1000, 700) << QRect(1600, 0, 1280, 1024) << QRect(1600, 0, 1000, 700);
+    }
+
+    void clampKeepsWindowsThatFit()
+    {
+        QFETCH(QRect, frame);
+        QFETCH(QRect, available);
+        QFETCH(QRect, expected);
+        QCOMPARE(clampedToScreen(frame, available), expected);
+    }
+
+    // A geometry saved on a bigger screen comes back inside this one.
+    void restoredGeometryFitsTheScreen()
+    {
+        const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+        {
+            MainWindow big;
+            big.show();
+            big.setGeometry(QRect(available.topLeft() + QPoint(200, 150), available.size() + QSize(320, 200)));
+            big.close();  // saves the geometry
+        }
+        MainWindow window;
+        QVERIFY2(available.contains(window.frameGeometry()),
+                 qPrintable(QStringLiteral("%1,%2 %3x%4").arg(window.frameGeometry().x()).arg(window.frameGeometry().y())
+                                .arg(window.frameGeometry().width()).arg(window.frameGeometry().height())));
+        QSettings().clear();
+    }
+
+    void titleNamesTheFileAndCompareTabsDiffer()
+    {
+        MainWindow window;
+        QCOMPARE(window.windowTitle(), QStringLiteral("GGUF Explorer"));
+        window.openFile(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        QCOMPARE(window.windowTitle(), QStringLiteral("tiny-llama-Q4_K.gguf — GGUF Explorer"));
+
+        const auto f32 = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
+        const auto q4 = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        const auto q8 = openFixture(QStringLiteral("tiny-llama-Q8_0.gguf"));
+        QVERIFY(f32 && q4 && q8);
+        ComparePage* first = window.showComparison({f32, q4}, {});
+        ComparePage* second = window.showComparison({f32, q8}, {});
+        const QString firstTitle = window.tabs()->tabText(window.tabs()->indexOf(first));
+        const QString secondTitle = window.tabs()->tabText(window.tabs()->indexOf(second));
+        QVERIFY2(firstTitle != secondTitle, qPrintable(firstTitle));
+        QVERIFY(secondTitle.startsWith(firstTitle));
+        QVERIFY(window.tabs()->tabToolTip(window.tabs()->indexOf(second)).contains(QLatin1String("tiny-llama-Q8_0.gguf")));
+        QCOMPARE(window.windowTitle(), secondTitle + QStringLiteral(" — GGUF Explorer"));
+
+        // The comparison table has the Copy action (Ctrl+C and the context menu).
+        bool hasCopy = false;
+        for (QAction* action : second->tableView()->actions())
+            hasCopy = hasCopy || action->shortcut() == QKeySequence(QKeySequence::Copy);
+        QVERIFY(hasCopy);
+        QCOMPARE(second->tableView()->contextMenuPolicy(), Qt::ActionsContextMenu);
+        QSignalSpy finished(second, &ComparePage::comparisonFinished);
+        if (second->isComputing())
+            QVERIFY(finished.wait(kJobTimeoutMs));
+        if (first->isComputing()) {
+            QSignalSpy firstFinished(first, &ComparePage::comparisonFinished);
+            QVERIFY(firstFinished.wait(kJobTimeoutMs));
+        }
+    }
+};
+
+QTEST_MAIN(TestGuiMainWindow)
+#include "tst_gui_mainwindow.moc"

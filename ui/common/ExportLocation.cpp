@@ -1,0 +1,24 @@
+#include "common/ExportLocation.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+
+namespace {
+const char* const kExportDirKey = "lastExportDirectory";
+}
+
+QString proposedExportPath(const QString& modelPath, const QString& fileName)
+{
+    QString folder = QSettings().value(kExportDirKey).toString();
+    if (folder.isEmpty() || !QFileInfo(folder).isDir()) {
+        const QFileInfo model(modelPath);
+        folder = !modelPath.isEmpty() && model.absoluteDir().exists() ? model.absolutePath() : QDir::homePath();
+    }
+    return QDir(folder).filePath(fileName);
+}
+
+void rememberExportFolder(const QString& exportedPath)
+{
+    QSettings().setValue(kExportDirKey, QFileInfo(exportedPath).absolutePath());
+}
