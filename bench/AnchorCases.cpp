@@ -1,8 +1,8 @@
 #include "AnchorCases.h"
 
 #include "GgmlAnchor.h"
-#include "GgmlType.h"
-#include "GgufWriter.h"
+#include "types/GgmlType.h"
+#include "write/GgufWriter.h"
 #include "Measure.h"
 #include "ProcessProbe.h"
 #include "SparseModelFile.h"

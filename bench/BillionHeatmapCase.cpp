@@ -1,7 +1,7 @@
 #include "BillionHeatmapCase.h"
 
-#include "GgmlType.h"
-#include "HeatmapReducer.h"
+#include "types/GgmlType.h"
+#include "analysis/HeatmapReducer.h"
 #include "SyntheticTensor.h"
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "OpenCase.h"
 
 #include "Measure.h"
-#include "Model.h"
+#include "gguf/Model.h"
 #include "SparseModelFile.h"
 
 #include "ProcessProbe.h"

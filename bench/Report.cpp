@@ -1,6 +1,6 @@
 #include "Report.h"
 
-#include "JsonWriter.h"
+#include "base/JsonWriter.h"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
 #include "SparseModelFile.h"
 
-#include "GgmlType.h"
+#include "types/GgmlType.h"
 
 #include <cerrno>
 #include <cstring>

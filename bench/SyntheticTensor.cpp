@@ -1,7 +1,7 @@
 #include "SyntheticTensor.h"
 
-#include "BlockFields.h"
-#include "GgmlType.h"
+#include "blocks/BlockFields.h"
+#include "types/GgmlType.h"
 #include "kernels/BlockLayouts.h"
 
 #include <bit>

@@ -1,12 +1,12 @@
 #include "ThroughputCases.h"
 
-#include "Dequantize.h"
-#include "ErrorMetrics.h"
-#include "FusedStatistics.h"
-#include "GgmlType.h"
-#include "HeatmapReducer.h"
-#include "ParallelDequantize.h"
-#include "Statistics.h"
+#include "kernels/Dequantize.h"
+#include "compare/ErrorMetrics.h"
+#include "analysis/FusedStatistics.h"
+#include "types/GgmlType.h"
+#include "analysis/HeatmapReducer.h"
+#include "kernels/ParallelDequantize.h"
+#include "analysis/Statistics.h"
 
 #include <algorithm>
 #include <cstdio>

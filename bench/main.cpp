@@ -5,7 +5,7 @@
 #include "AnchorCases.h"
 #include "BenchOptions.h"
 #include "BillionHeatmapCase.h"
-#include "GgmlType.h"
+#include "types/GgmlType.h"
 #include "Measure.h"
 #include "OpenCase.h"
 #include "ProcessProbe.h"

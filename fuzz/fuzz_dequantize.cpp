@@ -5,14 +5,14 @@
 // inside a tensor succeed for every type that has a kernel, requests outside it fail cleanly,
 // and the scale extraction agrees with the block count.
 
-#include "BlockScales.h"
-#include "Dequantize.h"
-#include "ExpertAnalysis.h"
-#include "ExpertIndex.h"
+#include "blocks/BlockScales.h"
+#include "kernels/Dequantize.h"
+#include "experts/ExpertAnalysis.h"
+#include "experts/ExpertIndex.h"
 #include "FuzzSupport.h"
-#include "HeatmapReducer.h"
-#include "Model.h"
-#include "TensorCheck.h"
+#include "analysis/HeatmapReducer.h"
+#include "gguf/Model.h"
+#include "blocks/TensorCheck.h"
 
 #include <algorithm>
 #include <vector>

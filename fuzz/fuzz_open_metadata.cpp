@@ -4,12 +4,12 @@
 // model summary and the expert index. Invariants: errors carry a message and an offset inside
 // the file; every view the parser hands out stays inside the mapped bytes.
 
-#include "ExpertIndex.h"
+#include "experts/ExpertIndex.h"
 #include "FuzzSupport.h"
-#include "GgufFile.h"
-#include "JsonWriter.h"
-#include "MetadataFormat.h"
-#include "Model.h"
+#include "gguf/GgufFile.h"
+#include "base/JsonWriter.h"
+#include "gguf/MetadataFormat.h"
+#include "gguf/Model.h"
 
 namespace {
 

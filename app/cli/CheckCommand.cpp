@@ -3,12 +3,12 @@
 // the model cannot be opened or a tensor cannot be read to the end, 2 for usage errors.
 
 #include "Commands.h"
-#include "HumanFormat.h"
-#include "JsonWriter.h"
-#include "MetadataFormat.h"
+#include "base/HumanFormat.h"
+#include "base/JsonWriter.h"
+#include "gguf/MetadataFormat.h"
 #include "ModelLoading.h"
-#include "ParallelRows.h"
-#include "TensorCheck.h"
+#include "base/ParallelRows.h"
+#include "blocks/TensorCheck.h"
 
 #include <algorithm>
 #include <cmath>

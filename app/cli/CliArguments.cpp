@@ -1,6 +1,6 @@
 #include "CliArguments.h"
 
-#include "EscapedText.h"
+#include "base/EscapedText.h"
 
 #include <cstdio>
 

@@ -2,10 +2,10 @@
 // reference model, as a table or JSON.
 
 #include "Commands.h"
-#include "ComparisonJson.h"
-#include "ErrorMetricTable.h"
-#include "JsonWriter.h"
-#include "ModelComparison.h"
+#include "compare/ComparisonJson.h"
+#include "compare/ErrorMetricTable.h"
+#include "base/JsonWriter.h"
+#include "compare/ModelComparison.h"
 #include "ModelLoading.h"
 #include "quantize/Quantize.h"
 

@@ -1,7 +1,7 @@
 // convert: re-quantize a model (via f32) to one type and write a new GGUF file.
 
 #include "Commands.h"
-#include "Conversion.h"
+#include "quantize/Conversion.h"
 #include "ModelLoading.h"
 #include "quantize/Quantize.h"
 

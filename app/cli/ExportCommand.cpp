@@ -1,8 +1,8 @@
-#include "ByteSink.h"
+#include "write/ByteSink.h"
 #include "Commands.h"
 #include "ModelLoading.h"
-#include "ParallelRows.h"
-#include "SliceExporter.h"
+#include "base/ParallelRows.h"
+#include "write/SliceExporter.h"
 
 #include <unistd.h>
 

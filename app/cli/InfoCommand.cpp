@@ -1,5 +1,5 @@
 #include "Commands.h"
-#include "HumanFormat.h"
+#include "base/HumanFormat.h"
 #include "ModelLoading.h"
 
 #include <cstdio>

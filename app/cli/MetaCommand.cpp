@@ -1,5 +1,5 @@
 #include "Commands.h"
-#include "MetadataFormat.h"
+#include "gguf/MetadataFormat.h"
 #include "ModelLoading.h"
 
 #include <cstdio>

@@ -2,9 +2,9 @@
 // Opening the model and picking the slice that several commands share.
 
 #include "CliArguments.h"
-#include "EscapedText.h"
-#include "Model.h"
-#include "TensorSlice.h"
+#include "base/EscapedText.h"
+#include "gguf/Model.h"
+#include "experts/TensorSlice.h"
 
 #include <cstdio>
 #include <memory>

@@ -1,8 +1,8 @@
 #include "Commands.h"
-#include "JsonWriter.h"
-#include "MetadataFormat.h"
+#include "base/JsonWriter.h"
+#include "gguf/MetadataFormat.h"
 #include "ModelLoading.h"
-#include "Statistics.h"
+#include "analysis/Statistics.h"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
 #include "Commands.h"
-#include "HumanFormat.h"
-#include "JsonWriter.h"
+#include "base/HumanFormat.h"
+#include "base/JsonWriter.h"
 #include "ModelLoading.h"
 
 #include <cstdio>

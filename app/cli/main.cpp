@@ -3,7 +3,7 @@
 
 #include "Commands.h"
 #include "ModelLoading.h"
-#include "OpenFileLimit.h"
+#include "base/OpenFileLimit.h"
 
 #include <cstdio>
 #include <cstring>

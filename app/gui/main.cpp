@@ -2,7 +2,7 @@
 // bundled sample model when there are none, so a new user sees everything working at once.
 
 #include "shell/MainWindow.h"
-#include "OpenFileLimit.h"
+#include "base/OpenFileLimit.h"
 #include "SampleModel.h"
 
 #include <QApplication>

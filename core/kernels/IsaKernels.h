@@ -8,7 +8,7 @@
 // A call that writes kKernelStreamingBytes (KernelIsa.h) or more uses non-temporal stores (see
 // simd/Streaming.inc); smaller calls leave their output in cache for the caller.
 
-#include "KernelIsa.h"
+#include "kernels/KernelIsa.h"
 
 #include <cstddef>
 #include <cstdint>

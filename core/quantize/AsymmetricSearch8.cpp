@@ -1,6 +1,6 @@
 #include "quantize/AsymmetricSearch8.h"
 
-#include "KernelIsa.h"
+#include "kernels/KernelIsa.h"
 
 #include <algorithm>
 

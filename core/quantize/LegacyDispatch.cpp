@@ -1,6 +1,6 @@
 #include "quantize/LegacyAvx2.h"
 
-#include "KernelIsa.h"
+#include "kernels/KernelIsa.h"
 
 namespace gguf::quantize {
 

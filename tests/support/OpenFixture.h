@@ -5,9 +5,9 @@
 // instead of aborting the whole suite.
 
 #include "Fixtures.h"
-#include "GgufFile.h"
+#include "gguf/GgufFile.h"
 #include "Manifest.h"
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QString>
 #include <QTest>

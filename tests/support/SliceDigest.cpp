@@ -1,6 +1,6 @@
 #include "SliceDigest.h"
 
-#include "Dequantize.h"
+#include "kernels/Dequantize.h"
 
 #include <QCryptographicHash>
 

@@ -1,6 +1,6 @@
 #include "common/PlotExport.h"
 
-#include "FileMode.h"
+#include "gguf/FileMode.h"
 
 #include <QFileInfo>
 #include <QPainter>

@@ -6,8 +6,8 @@
 // from a subclass: the weight heatmap (dequantized values) and the error heatmap (a comparison
 // cell) are thin users of this view.
 
-#include "HeatmapReducer.h"
-#include "Result.h"
+#include "analysis/HeatmapReducer.h"
+#include "base/Result.h"
 #include "session/JobTracker.h"
 
 #include <QWidget>

@@ -1,7 +1,7 @@
 #include "compare/CompareDialog.h"
 
 #include "session/BackgroundJob.h"
-#include "GgmlType.h"
+#include "types/GgmlType.h"
 #include "quantize/Quantize.h"
 
 #include <QDialogButtonBox>

@@ -7,7 +7,7 @@
 // checked only when it fits the other checked files (same architecture and tensor names, found
 // out on the job pool); otherwise it stays unchecked and the dialog says why.
 
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QDialog>
 #include <QPointer>

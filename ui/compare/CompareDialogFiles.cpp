@@ -3,7 +3,7 @@
 
 #include "compare/CompareDialog.h"
 
-#include "ComparableModels.h"
+#include "compare/ComparableModels.h"
 #include "session/BackgroundJob.h"
 
 #include <QFileInfo>
@@ -97,9 +97,9 @@ void CompareDialog::addOpenFile(const QString& path)
         return gguf::Ok{};
     }, this);
     m_fitJob = job;
-    connect(job, &BackgroundJob::finished, this, [this, job, why](bool succeeded, const QString& error) {
+    connect(job, &BackgroundJob::finished, this, [this, job, why](const JobOutcome& outcome) {
         job->deleteLater();
-        showFitResult(succeeded ? *why : error);
+        showFitResult(outcome.isDone() ? *why : outcome.message());
     });
 }
 

@@ -6,7 +6,7 @@
 // whole-model table (filter, metric, CSV/JSON export), the per-layer chart and, for the selected
 // tensor, its error heatmap, histogram and per-block scatter.
 
-#include "ModelComparison.h"
+#include "compare/ModelComparison.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,6 +1,6 @@
 #include "compare/ErrorHeatmapView.h"
 
-#include "ErrorHeatmap.h"
+#include "compare/ErrorHeatmap.h"
 
 #include <QLabel>
 

@@ -2,7 +2,7 @@
 // The error of one comparison cell (column minus reference) as a heatmap (see
 // ZoomableMatrixView), over gguf::reduceErrorHeatmapRows, on a scale centred on zero.
 
-#include "ModelComparison.h"
+#include "compare/ModelComparison.h"
 #include "common/ZoomableMatrixView.h"
 
 #include <memory>

@@ -3,7 +3,7 @@
 #include "common/PlotPalette.h"
 
 #include "session/ComparisonMetric.h"
-#include "LayerErrorMetrics.h"
+#include "compare/LayerErrorMetrics.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -3,8 +3,8 @@
 #include "common/PlotPalette.h"
 
 #include "session/BackgroundJob.h"
-#include "BlockScales.h"
-#include "ErrorDistribution.h"
+#include "blocks/BlockScales.h"
+#include "compare/ErrorDistribution.h"
 #include "compare/ErrorHeatmapView.h"
 #include "common/JobProgressBar.h"
 

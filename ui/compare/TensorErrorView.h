@@ -4,7 +4,7 @@
 // block's scale for the chosen column (simulated columns are quantized in memory for it).
 // Everything is computed on the job pool; a newer tensor or column makes older results stale.
 
-#include "ModelComparison.h"
+#include "compare/ModelComparison.h"
 #include "session/JobTracker.h"
 
 #include <QPointer>

@@ -3,8 +3,8 @@
 // colour scale (shown once above the grid) that widens as results arrive, so the same colour
 // means the same weight in every tile.
 
-#include "ExpertAnalysis.h"
-#include "HeatmapReducer.h"
+#include "experts/ExpertAnalysis.h"
+#include "analysis/HeatmapReducer.h"
 
 #include <QWidget>
 #include <map>

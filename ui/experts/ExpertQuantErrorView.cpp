@@ -6,7 +6,7 @@
 #include "session/ExpertQuantErrorModel.h"
 #include "common/JobProgressBar.h"
 #include "common/StartWhenShown.h"
-#include "ModelComparison.h"
+#include "compare/ModelComparison.h"
 #include "quantize/Quantize.h"
 
 #include <QComboBox>

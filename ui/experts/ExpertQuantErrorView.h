@@ -5,8 +5,8 @@
 // (expert, type) on the pool; a table and a grouped bar chart of the chosen metric fill in as
 // chunks finish. Work starts when the view is first shown for a tensor.
 
-#include "ErrorMetrics.h"
-#include "Model.h"
+#include "compare/ErrorMetrics.h"
+#include "gguf/Model.h"
 #include "session/JobTracker.h"
 #include "session/PartialResults.h"
 

@@ -4,7 +4,7 @@
 
 #include "session/BackgroundJob.h"
 #include "common/DivergingGradient.h"
-#include "ExpertAnalysis.h"
+#include "experts/ExpertAnalysis.h"
 #include "common/JobProgressBar.h"
 #include "common/StartWhenShown.h"
 

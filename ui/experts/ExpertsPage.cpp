@@ -11,7 +11,7 @@
 #include "experts/ExpertSimilarityView.h"
 #include "session/ExpertStatisticsModel.h"
 #include "experts/ExpertStatisticsView.h"
-#include "HumanFormat.h"
+#include "base/HumanFormat.h"
 #include "common/JobProgressBar.h"
 #include "experts/LayerExpertHeatmap.h"
 

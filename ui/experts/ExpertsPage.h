@@ -4,8 +4,8 @@
 // similar they are (with the router's row norms), one statistic across all layers, and export
 // one expert or the chosen set. Dense models get a clear "no experts" page instead.
 
-#include "ExpertIndex.h"
-#include "Model.h"
+#include "experts/ExpertIndex.h"
+#include "gguf/Model.h"
 
 #include <QWidget>
 #include <memory>

@@ -4,9 +4,9 @@
 // the map fills in as they finish; switching the statistic only redraws. Work starts when the
 // view is first shown for a projection (it reads every expert of every layer).
 
-#include "ExpertAnalysis.h"
+#include "experts/ExpertAnalysis.h"
 #include "session/ExpertStatisticKind.h"
-#include "Model.h"
+#include "gguf/Model.h"
 #include "session/JobTracker.h"
 #include "session/PartialResults.h"
 

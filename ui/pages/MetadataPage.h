@@ -4,7 +4,7 @@
 // Long arrays load a page at a time as their last loaded element scrolls into view (QTreeView
 // itself only does that for the last top-level row), and "Go to index" jumps to any element.
 
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QWidget>
 #include <memory>

@@ -2,7 +2,7 @@
 
 #include "common/PlotPalette.h"
 
-#include "HumanFormat.h"
+#include "base/HumanFormat.h"
 
 #include <QFormLayout>
 #include <QGroupBox>

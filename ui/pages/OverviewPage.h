@@ -4,8 +4,8 @@
 // byte order, alignment), and two charts: bytes per tensor type, and bytes per layer stacked by
 // type, where the layers a mixed quantization keeps at higher precision stand out.
 
-#include "LayerBreakdown.h"
-#include "Model.h"
+#include "analysis/LayerBreakdown.h"
+#include "gguf/Model.h"
 
 #include <QColor>
 #include <QHash>

@@ -1,9 +1,9 @@
 #include "pages/TokenizerPage.h"
 
-#include "HumanFormat.h"
+#include "base/HumanFormat.h"
 #include "session/JobPool.h"
 #include "session/TokenTableModel.h"
-#include "Vocabulary.h"
+#include "gguf/Vocabulary.h"
 
 #include <QCheckBox>
 #include <QFontDatabase>

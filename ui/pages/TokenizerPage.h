@@ -9,7 +9,7 @@
 // future that has already finished runs at once, inside the caller, whereas a watcher always
 // reports from the event loop.
 
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QFutureWatcher>
 #include <QWidget>

@@ -5,7 +5,7 @@
 // or failed job still finishes once, with a JobOutcome saying which. Owners that start a newer
 // job before an older one ends track them with a JobTracker, which drops stale ends.
 
-#include "Result.h"
+#include "base/Result.h"
 #include "session/JobOutcome.h"
 
 #include <QObject>

@@ -1,8 +1,8 @@
 #include "session/BlockDisassembly.h"
 
-#include "BlockFields.h"
-#include "Dequantize.h"
-#include "MetadataFormat.h"
+#include "blocks/BlockFields.h"
+#include "kernels/Dequantize.h"
+#include "gguf/MetadataFormat.h"
 
 #include <QObject>
 #include <cmath>

@@ -1,7 +1,7 @@
 #pragma once
 // Everything the block inspector shows about one block, gathered off the GUI thread.
 
-#include "BlockScales.h"
+#include "blocks/BlockScales.h"
 #include "session/SliceRef.h"
 
 #include <QString>

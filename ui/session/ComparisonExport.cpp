@@ -1,6 +1,6 @@
 #include "session/ComparisonExport.h"
 
-#include "ComparisonJson.h"
+#include "compare/ComparisonJson.h"
 
 #include <QCoreApplication>
 #include <QSaveFile>

@@ -3,7 +3,7 @@
 // `compare --json` layout), with the core's metric names and values so every tool agrees. Files
 // are written through QSaveFile: a failed export leaves no half-written file behind.
 
-#include "ModelComparison.h"
+#include "compare/ModelComparison.h"
 
 #include <QString>
 

@@ -2,7 +2,7 @@
 // The error metrics a person can pick in the compare page's table and chart, each named by the
 // core's key (errorMetricNames) so the GUI, its exports and the CLI agree on what a figure is.
 
-#include "ErrorMetrics.h"
+#include "compare/ErrorMetrics.h"
 
 #include <QCoreApplication>
 #include <QString>

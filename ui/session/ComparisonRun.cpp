@@ -2,7 +2,7 @@
 
 #include "session/BackgroundJob.h"
 
-#include "ComparisonEngine.h"
+#include "compare/ComparisonEngine.h"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 // consecutive units share a job chunk when there are very many. Results come back as a plain
 // value on the GUI thread.
 
-#include "ModelComparison.h"
+#include "compare/ModelComparison.h"
 #include "session/JobOutcome.h"
 
 #include <QObject>

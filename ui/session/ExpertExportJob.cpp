@@ -1,7 +1,7 @@
 #include "session/ExpertExportJob.h"
 
 #include "session/BackgroundJob.h"
-#include "ByteSink.h"
+#include "write/ByteSink.h"
 
 BackgroundJob* startExpertExport(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo& tensor, std::vector<std::uint64_t> experts,
                                  gguf::ExportFormat format, const QString& path, QObject* parent)

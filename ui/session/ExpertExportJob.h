@@ -4,8 +4,8 @@
 // raw f32 / CSV concatenated in the order given. Written to a temp file and renamed into place,
 // never over an input file; cancelling leaves nothing behind.
 
-#include "Model.h"
-#include "SliceExporter.h"
+#include "gguf/Model.h"
+#include "write/SliceExporter.h"
 
 #include <QString>
 #include <memory>

@@ -3,7 +3,7 @@
 // one chosen metric (relative RMSE, RMSE, SQNR, ...). Cells fill in as results arrive; sort
 // through a QSortFilterProxyModel with sortRole() = SortRole.
 
-#include "ErrorMetrics.h"
+#include "compare/ErrorMetrics.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>

@@ -5,9 +5,9 @@
 // their late results are dropped (JobTracker's generations). No widgets here: a view that shows
 // progress listens to jobStarted.
 
-#include "ExpertAnalysis.h"
-#include "HeatmapReducer.h"
-#include "Model.h"
+#include "experts/ExpertAnalysis.h"
+#include "analysis/HeatmapReducer.h"
+#include "gguf/Model.h"
 #include "session/JobTracker.h"
 
 #include <QObject>

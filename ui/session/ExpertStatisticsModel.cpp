@@ -1,6 +1,6 @@
 #include "session/ExpertStatisticsModel.h"
 
-#include "MetadataFormat.h"
+#include "gguf/MetadataFormat.h"
 
 namespace {
 QString number(double value)

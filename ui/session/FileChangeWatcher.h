@@ -4,7 +4,7 @@
 // file is really no longer the one mapped is asked of MappedFile::checkUnchanged() on the job
 // pool, because even a stat() may block on a network file system.
 
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QObject>
 #include <memory>

@@ -1,7 +1,7 @@
 #include "session/MetadataTreeModel.h"
 
-#include "LlamaFileType.h"
-#include "MetadataFormat.h"
+#include "types/LlamaFileType.h"
+#include "gguf/MetadataFormat.h"
 
 #include <QScopedValueRollback>
 

@@ -3,7 +3,7 @@
 // expand into their elements, which are created a page at a time through canFetchMore/fetchMore,
 // so a 256k-entry vocabulary never becomes 256k rows at once; arrays of arrays expand again.
 
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QAbstractItemModel>
 #include <memory>

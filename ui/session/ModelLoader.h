@@ -2,7 +2,7 @@
 // Opens a model on the thread pool so the window never waits on file I/O or parsing; hands back
 // the parsed model (a plain value) or the core's error text through signals on the GUI thread.
 
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QObject>
 #include <QString>

@@ -1,7 +1,7 @@
 #include "session/SliceExportJob.h"
 
 #include "session/BackgroundJob.h"
-#include "ByteSink.h"
+#include "write/ByteSink.h"
 
 BackgroundJob* startSliceExport(const SliceRef& slice, gguf::ExportFormat format, const QString& path, QObject* parent)
 {

@@ -2,7 +2,7 @@
 // Exports a slice (.npy, raw f32 or CSV) in the background with the same core code as the CLI;
 // the file appears only when complete (temp file, then rename), never over an input file.
 
-#include "SliceExporter.h"
+#include "write/SliceExporter.h"
 #include "session/SliceRef.h"
 
 class BackgroundJob;

@@ -1,6 +1,7 @@
 #include "session/TensorTableModel.h"
 
-#include "HumanFormat.h"
+#include "base/EscapedText.h"
+#include "base/HumanFormat.h"
 
 TensorTableModel::TensorTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -33,7 +34,11 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         return {};
     }
     switch (index.column()) {
-    case Name: return QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size()));
+    case Name: {
+        // Shown, never interpreted: a control character in a name appears as its escape (\x1b).
+        const std::string shown = gguf::escapeForDisplay(tensor.name);
+        return QString::fromUtf8(shown.data(), static_cast<qsizetype>(shown.size()));
+    }
     case Type: return QString::fromStdString(gguf::typeName(tensor.typeId));
     case Shape: {
         if (sortValue)

@@ -2,7 +2,7 @@
 // Tensors grouped by layer: one parent per `blk.N` (in numeric order) and one for everything
 // else (embeddings, output, norms), with the tensors as children. Same columns as the table.
 
-#include "Model.h"
+#include "gguf/Model.h"
 #include "session/TensorTableModel.h"
 
 #include <QAbstractItemModel>

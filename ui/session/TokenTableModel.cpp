@@ -1,7 +1,7 @@
 #include "session/TokenTableModel.h"
 
-#include "ByteLevelText.h"
-#include "MetadataFormat.h"
+#include "gguf/ByteLevelText.h"
+#include "gguf/MetadataFormat.h"
 
 #include <algorithm>
 #include <limits>

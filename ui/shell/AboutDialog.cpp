@@ -1,6 +1,6 @@
 #include "shell/AboutDialog.h"
 
-#include "GgmlType.h"
+#include "types/GgmlType.h"
 
 #include <QApplication>
 #include <QDialogButtonBox>

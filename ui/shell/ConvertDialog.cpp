@@ -1,7 +1,7 @@
 #include "shell/ConvertDialog.h"
 
 #include "session/BackgroundJob.h"
-#include "Conversion.h"
+#include "quantize/Conversion.h"
 #include "quantize/Quantize.h"
 
 #include <QComboBox>

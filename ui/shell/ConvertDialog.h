@@ -4,7 +4,7 @@
 // before anything is written, then runs convertModel as a background job with progress and
 // cancel. The core refuses to write over an input; its error is shown as is.
 
-#include "Conversion.h"
+#include "quantize/Conversion.h"
 
 #include <QDialog>
 #include <QPointer>

@@ -7,7 +7,7 @@
 #include "compare/ComparePage.h"
 #include "shell/ConvertDialog.h"
 #include "session/JobMonitor.h"
-#include "HumanFormat.h"
+#include "base/HumanFormat.h"
 #include "session/ResultCache.h"
 #include "common/CopySelection.h"
 #include "shell/WindowPlacement.h"

@@ -3,7 +3,7 @@
 // drop of .gguf files. Opening runs in the background; errors show in the window. The window
 // title names the file of the current tab.
 
-#include "Model.h"
+#include "gguf/Model.h"
 
 #include <QMainWindow>
 #include <memory>

@@ -4,7 +4,7 @@
 // a sliver), and a heatmap of scales by block position (row × sub-block column). The two plots
 // are tabs, so "the current plot" is always the one on screen.
 
-#include "ScaleOverview.h"
+#include "blocks/ScaleOverview.h"
 #include "session/SliceRef.h"
 #include "session/JobTracker.h"
 

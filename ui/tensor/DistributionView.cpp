@@ -4,7 +4,7 @@
 
 #include "session/BackgroundJob.h"
 #include "common/JobProgressBar.h"
-#include "MetadataFormat.h"
+#include "gguf/MetadataFormat.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>

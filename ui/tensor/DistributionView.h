@@ -2,7 +2,7 @@
 // Value histogram (linear or log counts) and the statistics panel of a tensor or expert.
 
 #include "session/SliceRef.h"
-#include "Statistics.h"
+#include "analysis/Statistics.h"
 #include "session/JobTracker.h"
 
 #include <QPointer>

@@ -1,7 +1,7 @@
 #include "tensor/RowValuesView.h"
 
 #include "session/BackgroundJob.h"
-#include "Dequantize.h"
+#include "kernels/Dequantize.h"
 #include "common/JobProgressBar.h"
 
 #include <QFormLayout>

@@ -7,7 +7,7 @@
 #include "tensor/BlockScalesView.h"
 #include "tensor/DistributionView.h"
 #include "tensor/HeatmapView.h"
-#include "HumanFormat.h"
+#include "base/HumanFormat.h"
 #include "common/JobProgressBar.h"
 #include "common/PlotExport.h"
 #include "tensor/RowValuesView.h"

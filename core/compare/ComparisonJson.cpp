@@ -1,0 +1,86 @@
+#include "compare/ComparisonJson.h"
+
+#include "base/JsonWriter.h"
+
+namespace gguf {
+
+void writeComparisonJson(const ModelComparison& comparison, const ComparisonResults& results, std::string& out)
+{
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("reference");
+    json.beginObject();
+    json.key("file"), json.value(comparison.reference().primary().path());
+    json.key("bits_per_weight"), json.value(comparison.reference().summary().averageBitsPerWeight);
+    json.endObject();
+    json.key("columns");
+    json.beginArray();
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+        const ComparisonColumn& column = comparison.columns()[c];
+        json.beginObject();
+        json.key("index"), json.value(static_cast<std::uint64_t>(c + 1));
+        json.key("label"), json.value(column.label);
+        if (column.kind == ComparisonColumn::Kind::File) {
+            json.key("kind"), json.value("file");
+            json.key("file"), json.value(column.model->primary().path());
+        } else {
+            json.key("kind"), json.value("simulated");
+            json.key("type"), json.value(typeName(column.simulatedType));
+        }
+        json.key("tensors"), json.value(static_cast<std::uint64_t>(results.columnTensorCounts[c]));
+        json.key("totals");
+        json.beginObject();
+        writeErrorMetricsJson(json, results.columnTotals[c]);
+        json.endObject();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("tensors");
+    json.beginArray();
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+        const ComparisonRow& row = comparison.rows()[r];
+        json.beginObject();
+        json.key("name"), json.value(row.reference->name);
+        json.key("shape");
+        json.beginArray();
+        for (std::uint32_t d = 0; d < row.reference->nDims; ++d)
+            json.value(static_cast<std::int64_t>(row.reference->ne[d]));
+        json.endArray();
+        json.key("reference_type"), json.value(typeName(row.reference->typeId));
+        json.key("layer");
+        row.nameParts.layer ? json.value(*row.nameParts.layer) : json.null();
+        json.key("kind"), json.value(row.nameParts.kind);
+        json.key("results");
+        json.beginArray();
+        for (std::size_t c = 0; c < row.cells.size(); ++c) {
+            const ComparisonCell& cell = row.cells[c];
+            json.beginObject();
+            json.key("column"), json.value(static_cast<std::uint64_t>(c + 1));
+            json.key("status"), json.value(cellStatusName(cell.status));
+            if (!cell.ok()) {
+                json.key("problem"), json.value(cell.problem);
+            } else {
+                json.key("type"), json.value(typeName(cell.typeId));
+                if (comparison.columns()[c].kind == ComparisonColumn::Kind::Simulated)
+                    json.key("quantized_in_memory"), json.value(cell.quantizedInMemory);
+                if (!cell.note.empty())
+                    json.key("note"), json.value(cell.note);
+                if (results.cells[r][c])
+                    writeErrorMetricsJson(json, *results.cells[r][c]);
+            }
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("problems");
+    json.beginArray();
+    for (const std::string& problem : comparison.problems())
+        json.value(problem);
+    json.endArray();
+    json.endObject();
+    out += '\n';
+}
+
+}  // namespace gguf

@@ -1,0 +1,105 @@
+#pragma once
+// Streaming error metrics between a reference and a reconstruction of the same values: feed
+// chunks of pairs, read RMSE, max / mean absolute error, relative RMSE, SQNR, cosine similarity
+// and percentiles of |error|. Memory does not grow with the number of values. Accumulators merge,
+// so work split over threads by element ranges combines into one result.
+
+#include "base/JsonWriter.h"
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+// Running sums in double, added in the order values arrive. Merging two accumulators adds their
+// sums, so the last bits of a result depend on how the work was split and merged: combine
+// element ranges in element order for reproducible figures.
+struct ErrorSums {
+    std::uint64_t count = 0;
+    std::uint64_t nonFiniteCount = 0;
+    double sumSquaredError = 0.0;
+    double sumAbsError = 0.0;
+    double maxAbsError = 0.0;
+    double sumReferenceSquared = 0.0;
+    double sumOtherSquared = 0.0;
+    double sumProduct = 0.0;
+
+    void merge(const ErrorSums& later);
+};
+
+struct ErrorMetrics {
+    static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+    std::uint64_t count = 0;           // pairs in every figure below (both values finite)
+    std::uint64_t nonFiniteCount = 0;  // pairs left out because either value is NaN or infinite
+    double rmse = kNaN;                // sqrt(mean((other - reference)^2))
+    double maxAbsError = kNaN;
+    double meanAbsError = kNaN;
+    double referenceRms = kNaN;        // sqrt(mean(reference^2))
+    double relativeRmse = kNaN;        // rmse / referenceRms (0 when both are 0)
+    double sqnrDb = kNaN;              // 10 log10(sum reference^2 / sum error^2); +inf without error
+    double cosineSimilarity = kNaN;    // 1 when both vectors are all zero, 0 when only one is
+    double p50AbsError = kNaN;         // percentiles of |error|, see AbsErrorHistogram
+    double p95AbsError = kNaN;
+    double p99AbsError = kNaN;
+    // The exact sums every figure above except the percentiles comes from, kept so that parts
+    // (tensors of a layer, experts) combine exactly: see combineErrorMetrics (ErrorMetricTable.h).
+    ErrorSums sums;
+};
+
+// The distribution of |error| in bounded memory. Each |error| is rounded to float and binned by
+// its exponent and top 7 mantissa bits, so a bin spans 1/128 of an octave (relative width
+// <= 2^-7 = 0.78%) over the whole float range; exact zeros are counted apart. Storage per octave
+// is allocated when first used: a typical tensor touches 15-30 octaves (~1 KiB each), the worst
+// case is 256 KiB.
+//
+// quantile(q) follows NumPy's default ("linear") definition: the order statistics k = floor(r)
+// and k + 1 with r = q * (n - 1), interpolated by r - k. Each order statistic is estimated
+// inside its bin by spreading the bin's values evenly over it, so the estimate lies in the same
+// bin as the true value: within 0.8% of it (plus f32 rounding, 2^-24), and exact for zeros.
+class AbsErrorHistogram {
+public:
+    void add(double absError);
+    void merge(const AbsErrorHistogram& other);  // integer counts: order does not matter
+    std::uint64_t count() const { return m_count; }
+    double quantile(double q) const;
+
+private:
+    static constexpr int kSubBins = 128;
+    static constexpr int kOctaves = 255;  // float exponents 0 (subnormals) to 254; no infinities
+
+    double orderStatistic(std::uint64_t k) const;
+
+    std::uint64_t m_count = 0;
+    std::uint64_t m_zeroCount = 0;
+    std::vector<std::vector<std::uint64_t>> m_octaves = std::vector<std::vector<std::uint64_t>>(kOctaves);
+};
+
+class ErrorAccumulator {
+public:
+    // Adds reference[i] vs other[i] for every i; both spans have the same length.
+    void add(std::span<const float> reference, std::span<const float> other);
+    void merge(const ErrorAccumulator& later);
+
+    const ErrorSums& sums() const { return m_sums; }
+    const AbsErrorHistogram& histogram() const { return m_histogram; }
+    ErrorMetrics result() const;
+
+    // The metrics from parts kept apart (e.g. sums merged in order, histograms merged as they came).
+    static ErrorMetrics metricsFrom(const ErrorSums& sums, const AbsErrorHistogram& histogram);
+
+private:
+    ErrorSums m_sums;
+    AbsErrorHistogram m_histogram;
+};
+
+// Shared names and renderings, so the CLI and the GUI export the same columns: the keys of
+// errorMetricTable() (ErrorMetricTable.h) in its order.
+const std::vector<std::string>& errorMetricNames();
+std::vector<double> errorMetricValues(const ErrorMetrics& metrics);  // same order as the names
+void writeErrorMetricsJson(JsonWriter& json, const ErrorMetrics& metrics);  // members of an open object
+
+}  // namespace gguf

@@ -1,0 +1,42 @@
+#include "gguf/GgufFile.h"
+
+#include "gguf/GgufParser.h"
+
+namespace gguf {
+
+GgufFile::GgufFile(std::shared_ptr<const MappedFile> file) : m_file(std::move(file))
+{
+    m_encoding.data = m_file->data();
+    m_encoding.size = m_file->size();
+}
+
+Result<std::shared_ptr<const GgufFile>> GgufFile::open(const std::string& path)
+{
+    auto mapped = MappedFile::open(path);
+    if (!mapped)
+        return mapped.error();
+    return parse(std::move(mapped.value()));
+}
+
+Result<std::shared_ptr<const GgufFile>> GgufFile::parse(std::shared_ptr<const MappedFile> mapped)
+{
+    std::shared_ptr<GgufFile> file(new GgufFile(std::move(mapped)));
+    GgufParser parser(*file);
+    if (Status status = parser.run(); !status)
+        return status.error();
+    return std::shared_ptr<const GgufFile>(std::move(file));
+}
+
+const MetadataEntry* GgufFile::findMetadata(std::string_view key) const
+{
+    const auto it = m_metadataByKey.find(key);
+    return it == m_metadataByKey.end() ? nullptr : &m_metadata[it->second];
+}
+
+const TensorInfo* GgufFile::findTensor(std::string_view name) const
+{
+    const auto it = m_tensorsByName.find(name);
+    return it == m_tensorsByName.end() ? nullptr : &m_tensors[it->second];
+}
+
+}  // namespace gguf

@@ -1,0 +1,47 @@
+#pragma once
+// Reads and validates the header, metadata and tensor infos of one mapped file. Internal to the
+// core: callers use GgufFile::open.
+
+#include "gguf/ByteCursor.h"
+#include "gguf/GgufFile.h"
+
+namespace gguf {
+
+struct ValuePath;
+
+class GgufParser {
+public:
+    explicit GgufParser(GgufFile& file);
+    Status run();
+
+private:
+    Status parse();
+    Status readHeader(std::uint64_t& tensorCount, std::uint64_t& metadataCount);
+    Status readMetadata(std::uint64_t count);
+    Status skipValue(ValueType type, std::uint64_t valueOffset, const ValuePath& path, int depth);
+    Status applyAlignment();
+    Status readTensorInfos(std::uint64_t count);
+    Status readTensorInfo(std::uint64_t index, TensorInfo& tensor);
+    Status computeSize(TensorInfo& tensor);
+    Status placeTensors();
+
+    bool readLength(std::uint64_t& out);
+    Error fail(std::string message, std::uint64_t offset) const;
+    Error truncated(const std::string& what, std::uint64_t offset) const;
+
+    // Feeds the cursor from MappedFile::copyPrefix, so every header byte is read from private memory.
+    class HeaderCopy final : public PrefixSource {
+    public:
+        explicit HeaderCopy(const MappedFile& file) : m_mapped(file) {}
+        std::uint64_t providePrefix(std::uint64_t end) override { return m_mapped.copyPrefix(end); }
+
+    private:
+        const MappedFile& m_mapped;
+    };
+
+    GgufFile& m_file;
+    HeaderCopy m_headerCopy;
+    ByteCursor m_cursor;
+};
+
+}  // namespace gguf

@@ -1,0 +1,68 @@
+#pragma once
+// A file mapped read-only into memory. The mapping is never writable: nothing the user has is
+// modified by opening it.
+//
+// Files change under a running app (a download rewritten in place, a `cp` over the model). The
+// mapping is registered with MappedRegionGuard, so pages that vanish read as zeros instead of
+// killing the process; the header is copied into private memory as it is parsed, so metadata and
+// the tensor index stay as validated whatever happens to the file; and checkUnchanged() tells
+// the app that the file on disk is no longer the one it shows.
+
+#include "base/Result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace gguf {
+
+class MappedFile {
+public:
+    static Result<std::shared_ptr<MappedFile>> open(const std::string& path);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const std::string& path() const { return m_path; }
+    std::uint64_t size() const { return m_size; }
+    const std::uint8_t* data() const { return m_data; }
+    std::span<const std::uint8_t> bytes() const { return {m_data, static_cast<std::size_t>(m_size)}; }
+
+    // The header is copied into private memory while it is parsed, never read from the file's
+    // pages: copyPrefix(end) makes bytes [0, end) (rounded up to whole pages, at least a chunk
+    // further) private copies read from the file, at the same addresses, and returns how far
+    // the copy now reaches; less than `end` when reading failed (copyFailure() says why). What
+    // the parser validates is therefore what stays, whatever happens to the file later, for
+    // headers of every size, and no header page is held twice.
+    // Logically const: the bytes seen through data() do not change.
+    std::uint64_t copyPrefix(std::uint64_t end) const;
+    const std::string& copyFailure() const { return m_copyFailure; }
+    // Once the header is parsed: hands the pages past `length` back to the file (tensor data is
+    // read live) and checks that the file did not change while it was being opened.
+    Status finishPrefixCopy(std::uint64_t length) const;
+
+    // Ok while the file on disk is still the one that was mapped; otherwise says what happened:
+    // truncated, modified, replaced by another file, deleted, or pages vanished during a read.
+    Status checkUnchanged() const;
+    bool stillIntact() const { return checkUnchanged().ok(); }
+
+private:
+    MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size, int fd);
+
+    std::string m_path;
+    const std::uint8_t* m_data = nullptr;
+    std::uint64_t m_size = 0;
+    int m_fd = -1;  // kept open (read-only) to re-check the file that was mapped
+    int m_guardSlot = -1;
+    std::uint64_t m_device = 0;
+    std::uint64_t m_inode = 0;
+    timespec m_modified{};
+    timespec m_statusChanged{};  // ctime
+    mutable std::uint64_t m_copiedEnd = 0;  // bytes [0, m_copiedEnd) are private (a page multiple, or m_size)
+    mutable std::string m_copyFailure;
+};
+
+}  // namespace gguf

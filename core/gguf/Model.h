@@ -1,0 +1,65 @@
+#pragma once
+// A model as a person sees it: one GGUF file, or every shard of a split model presented as one.
+
+#include "gguf/GgufFile.h"
+
+#include <optional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+struct TypeTotal {
+    std::uint32_t typeId = 0;
+    std::uint64_t tensorCount = 0;
+    std::uint64_t elementCount = 0;
+    std::uint64_t byteCount = 0;
+};
+
+struct ModelSummary {
+    std::string architecture;  // general.architecture, empty when absent
+    std::string name;          // general.name, empty when absent
+    std::uint64_t parameterCount = 0;  // elements over all tensors
+    std::uint64_t tensorBytes = 0;     // tensor data over all tensors
+    std::uint64_t fileSize = 0;        // all shards together
+    double averageBitsPerWeight = 0.0;
+    std::vector<TypeTotal> typeTotals;  // ordered by type id
+};
+
+class Model {
+public:
+    // Opens a file; a split-model shard (`name-0000K-of-0000N.gguf`) opens all N shards.
+    static Result<std::shared_ptr<const Model>> open(const std::string& path);
+
+    const std::vector<std::shared_ptr<const GgufFile>>& shards() const { return m_shards; }
+    // The shard that carries the model metadata (the first).
+    const GgufFile& primary() const { return *m_shards.front(); }
+    const std::vector<MetadataEntry>& metadata() const { return primary().metadata(); }
+    const MetadataEntry* findMetadata(std::string_view key) const { return primary().findMetadata(key); }
+
+    // All tensors of all shards, in shard then file order.
+    const std::vector<TensorInfo>& tensors() const { return m_tensors; }
+    const TensorInfo* findTensor(std::string_view name) const;
+
+    // Ok while every shard on disk is still the file that was opened (size, mtime, ctime, inode,
+    // no vanished pages); else "the file changed on disk ..." naming the shard. Commands check it
+    // after reading tensor data, before they report or commit what they read.
+    Status checkUnchanged() const;
+
+    ModelSummary summary() const;
+    std::string metadataString(std::string_view key) const;
+    std::optional<std::uint64_t> metadataUInt(std::string_view key) const;
+
+private:
+    Model() = default;
+    Status addShard(std::shared_ptr<const GgufFile> shard);
+    Status checkSplitKeys() const;
+
+    std::vector<std::shared_ptr<const GgufFile>> m_shards;
+    std::vector<TensorInfo> m_tensors;  // copies carrying their shard index
+    std::map<std::string_view, std::size_t> m_tensorsByName;
+};
+
+}  // namespace gguf

@@ -1,0 +1,45 @@
+#pragma once
+// One tensor as the file describes it, after validation.
+
+#include "types/GgmlType.h"
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace gguf {
+
+struct TensorInfo {
+    std::string_view name;             // points into the mapped file
+    std::uint32_t nDims = 0;           // as stored: 0 (a scalar) to 4
+    std::array<std::int64_t, 4> ne{1, 1, 1, 1};  // ne[0] fastest; dims past nDims are 1
+    std::uint32_t typeId = 0;
+    const TypeTraits* traits = nullptr;  // nullptr for retired and unknown type ids
+    std::uint64_t offset = 0;            // relative to the data section
+    std::uint64_t fileOffset = 0;        // absolute, in the file holding it
+    // Exact byte size for known types. For unknown types the size cannot be computed, so this is
+    // the room up to the next tensor or the end of the file.
+    std::uint64_t nbytes = 0;
+    std::uint64_t infoOffset = 0;  // where the tensor's info record starts, for error messages
+    std::uint32_t shard = 0;       // index of the file holding it in a split model
+    const std::uint8_t* data = nullptr;
+    bool bigEndian = false;
+
+    std::uint64_t elementCount() const
+    {
+        return static_cast<std::uint64_t>(ne[0]) * static_cast<std::uint64_t>(ne[1])
+             * static_cast<std::uint64_t>(ne[2]) * static_cast<std::uint64_t>(ne[3]);
+    }
+    // Rows of ne[0] elements over all higher dimensions.
+    std::uint64_t rowCount() const
+    {
+        return static_cast<std::uint64_t>(ne[1]) * static_cast<std::uint64_t>(ne[2]) * static_cast<std::uint64_t>(ne[3]);
+    }
+    std::uint64_t rowBytes() const
+    {
+        return traits ? static_cast<std::uint64_t>(ne[0]) / traits->blockSize * traits->blockBytes : 0;
+    }
+    bool sizeKnown() const { return traits != nullptr; }
+};
+
+}  // namespace gguf

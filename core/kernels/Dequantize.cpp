@@ -1,0 +1,97 @@
+#include "kernels/Dequantize.h"
+
+#include "gguf/MappedRegionGuard.h"
+#include "kernels/ParallelDequantize.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <vector>
+
+namespace gguf {
+
+namespace {
+// Big-endian blocks are copied into a small buffer and swapped there: the mapping is read-only
+// and stays untouched.
+void dequantizeSwappedBlocks(const TypeTraits& traits, const std::uint8_t* src, float* dst, std::uint64_t blockCount)
+{
+    std::array<std::uint8_t, 16384> scratch;
+    const std::uint64_t perChunk = scratch.size() / traits.blockBytes;
+    while (blockCount > 0) {
+        const std::uint64_t blocks = std::min(blockCount, perChunk);
+        std::memcpy(scratch.data(), src, blocks * traits.blockBytes);
+        for (std::uint64_t b = 0; b < blocks; ++b)
+            traits.swapBlock(scratch.data() + b * traits.blockBytes);
+        traits.dequantize(scratch.data(), dst, blocks);
+        src += blocks * traits.blockBytes;
+        dst += blocks * traits.blockSize;
+        blockCount -= blocks;
+    }
+}
+}  // namespace
+
+Status dequantizeRows(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out)
+{
+    if (rowBegin > rowEnd || rowEnd > tensor.rowCount())
+        return Error{"tensor '" + std::string(tensor.name) + "': rows " + std::to_string(rowBegin) + " to " + std::to_string(rowEnd)
+                     + " are outside its " + std::to_string(tensor.rowCount()) + " rows", Error::kNoOffset, {}};
+    const auto rowLength = static_cast<std::uint64_t>(tensor.ne[0]);
+    return dequantizeElements(tensor, rowBegin * rowLength, rowEnd * rowLength, out);
+}
+
+Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out)
+{
+    const std::string what = "tensor '" + std::string(tensor.name) + "'";
+    if (!tensor.traits || !tensor.traits->dequantize)
+        return Error{what + " has " + typeName(tensor.typeId) + ", which this build cannot dequantize", tensor.infoOffset, {}};
+    const TypeTraits& traits = *tensor.traits;
+    if (begin > end || end > tensor.elementCount() || begin % traits.blockSize != 0 || end % traits.blockSize != 0)
+        return Error{what + ": elements " + std::to_string(begin) + " to " + std::to_string(end)
+                     + " are not a block-aligned range inside the tensor", Error::kNoOffset, {}};
+    if (out.size() != end - begin)
+        return Error{what + ": output buffer holds " + std::to_string(out.size()) + " floats, expected "
+                     + std::to_string(end - begin), Error::kNoOffset, {}};
+    if (out.empty())
+        return Ok{};
+
+    const std::uint8_t* src = tensor.data + begin / traits.blockSize * traits.blockBytes;
+    const std::uint64_t blockCount = (end - begin) / traits.blockSize;
+    // Bytes of a file truncated under us read as zeros; the watch notices.
+    const MappedReadWatch watch(src, blockCount * traits.blockBytes);
+    if (tensor.bigEndian && traits.swapBlock)
+        dequantizeSwappedBlocks(traits, src, out.data(), blockCount);
+    else
+        traits.dequantize(src, out.data(), static_cast<std::size_t>(blockCount));
+    if (watch.bytesLost())
+        return tensorChangedOnDisk(tensor, watch.lostAddress());
+    return Ok{};
+}
+
+Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume, ParallelRows* pool)
+{
+    const TensorInfo& tensor = *slice.tensor;
+    const std::uint64_t total = slice.elementCount();
+    if (total == 0)
+        return Ok{};
+    if (!tensor.traits || !tensor.traits->dequantize)
+        return dequantizeElements(tensor, 0, 0, {});  // the error names the type
+    // Chunks are whole blocks, so even a single enormous row streams in bounded memory.
+    const std::uint64_t blockSize = tensor.traits->blockSize;
+    const std::uint64_t chunk = std::max(blockSize, maxChunkElements / blockSize * blockSize);
+    std::vector<float> buffer(static_cast<std::size_t>(std::min(chunk, total)));
+    const std::uint64_t base = slice.firstRow * slice.rowLength();
+    for (std::uint64_t done = 0; done < total; done += chunk) {
+        const std::uint64_t count = std::min(chunk, total - done);
+        const std::span<float> values(buffer.data(), static_cast<std::size_t>(count));
+        const Status s = pool && pool->threadCount() > 1
+                             ? dequantizeElementsParallel(tensor, base + done, base + done + count, values, *pool)
+                             : dequantizeElements(tensor, base + done, base + done + count, values);
+        if (!s)
+            return s;
+        if (!consume(values, done))
+            return Ok{};
+    }
+    return Ok{};
+}
+
+}  // namespace gguf

@@ -1,0 +1,30 @@
+#pragma once
+// Row-range dequantization into caller-provided buffers. Callers choose the ranges (and so the
+// threads and the memory): nothing here allocates in proportion to the tensor.
+
+#include "base/Result.h"
+#include "experts/TensorSlice.h"
+
+#include <functional>
+#include <span>
+
+namespace gguf {
+
+// Writes rows [rowBegin, rowEnd) of `tensor` (ne[0] floats each) to `out`, which must hold
+// exactly that many floats. Fails for types without a dequantization (unknown, retired).
+Status dequantizeRows(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out);
+
+// The same for elements [begin, end) in storage order; both ends must fall on block boundaries.
+Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out);
+
+class ParallelRows;
+
+// Streams a slice through `consume` in chunks of about `maxChunkElements` floats (whole blocks,
+// at least one). `consume` returns false to stop early (cancellation). With a `pool`, each chunk
+// is dequantized by all of its threads (block-aligned pieces) before `consume` sees it; the
+// values and the order are the same either way.
+using ChunkConsumer = std::function<bool(std::span<const float> values, std::uint64_t firstElement)>;
+Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume,
+                    ParallelRows* pool = nullptr);
+
+}  // namespace gguf

@@ -1,0 +1,89 @@
+#include "kernels/KernelIsa.h"
+
+#include <cstdlib>
+
+#if GGUFX_X86_KERNELS
+#include <cpuid.h>
+#endif
+
+namespace gguf {
+
+namespace {
+
+#if GGUFX_X86_KERNELS
+// F16C (CPUID leaf 1, ECX bit 29); read directly because clang before 16 has no "f16c" for
+// __builtin_cpu_supports. Every CPU with AVX2 has it in practice, but the kernels rely on it.
+bool cpuHasF16c()
+{
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+}
+#endif
+
+bool cpuRuns(KernelIsa isa)
+{
+    switch (isa) {
+    case KernelIsa::Scalar:
+        return true;
+#if GGUFX_X86_KERNELS
+    // __builtin_cpu_supports also checks that the OS saves the AVX registers.
+    case KernelIsa::Sse41:
+        return __builtin_cpu_supports("sse4.1");
+    case KernelIsa::Avx2:
+        return __builtin_cpu_supports("avx2") && cpuHasF16c();
+#else
+    case KernelIsa::Sse41:
+    case KernelIsa::Avx2:
+        return false;
+#endif
+    }
+    return false;
+}
+
+KernelIsa choosePreferred()
+{
+    KernelIsa best = KernelIsa::Scalar;
+    for (const KernelIsa isa : kAllKernelIsas) {
+        if (kernelIsaSupported(isa))
+            best = isa;
+    }
+    if (const char* requested = std::getenv("GGUFX_KERNELS")) {
+        if (const auto cap = kernelIsaFromName(requested); cap && *cap < best)
+            best = *cap;
+    }
+    return best;
+}
+
+}  // namespace
+
+const char* kernelIsaName(KernelIsa isa)
+{
+    switch (isa) {
+    case KernelIsa::Scalar: return "scalar";
+    case KernelIsa::Sse41: return "sse4.1";
+    case KernelIsa::Avx2: return "avx2";
+    }
+    return "?";
+}
+
+std::optional<KernelIsa> kernelIsaFromName(std::string_view name)
+{
+    for (const KernelIsa isa : kAllKernelIsas) {
+        if (name == kernelIsaName(isa))
+            return isa;
+    }
+    return std::nullopt;
+}
+
+bool kernelIsaSupported(KernelIsa isa)
+{
+    return cpuRuns(isa);
+}
+
+KernelIsa preferredKernelIsa()
+{
+    static const KernelIsa preferred = choosePreferred();
+    return preferred;
+}
+
+}  // namespace gguf

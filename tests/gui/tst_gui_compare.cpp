@@ -1,0 +1,444 @@
+// The compare page, compare dialog and convert dialog driven offscreen on the tiny-llama
+// fixtures: table figures against runComparison, file column against the in-memory simulation,
+// per-layer chart, error heatmap against dequantizeRows of both files, exports, conversion.
+
+#include "session/BackgroundJob.h"
+#include "compare/ComparePage.h"
+#include "compare/CompareDialog.h"
+#include "session/ComparisonMetric.h"
+#include "session/ComparisonRun.h"
+#include "session/ComparisonTableModel.h"
+#include "shell/ConvertDialog.h"
+#include "kernels/Dequantize.h"
+#include "compare/ErrorHeatmapView.h"
+#include "Fixtures.h"
+#include "compare/LayerErrorChart.h"
+#include "OpenFixture.h"
+#include "compare/TensorErrorView.h"
+#include "Waits.h"
+
+#include <QAbstractItemModelTester>
+#include <QBoxLayout>
+#include <QGuiApplication>
+#include <QScopeGuard>
+#include <QStyleHints>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTableView>
+#include <QDir>
+#include <QFileInfo>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <qcustomplot.h>
+
+using namespace testsupport;
+
+namespace {
+constexpr int kJobTimeoutMs = testsupport::kHangGuardMs;
+
+std::uint32_t typeId(const char* name)
+{
+    return gguf::findTypeByName(name)->id;
+}
+
+bool sameMetrics(const gguf::ErrorMetrics& a, const gguf::ErrorMetrics& b)
+{
+    const std::vector<double> x = gguf::errorMetricValues(a);
+    const std::vector<double> y = gguf::errorMetricValues(b);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (!(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))))
+            return false;
+    return true;
+}
+
+// F32 reference with the Q4_K file as column 0 and q4_K simulated as column 1.
+std::unique_ptr<ComparePage> finishedPage()
+{
+    auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    auto q4k = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    if (!f32 || !q4k)
+        return nullptr;  // the failure is recorded; callers QVERIFY the page
+    auto page = std::make_unique<ComparePage>(std::vector<std::shared_ptr<const gguf::Model>>{f32, q4k},
+                                              std::vector<std::uint32_t>{typeId("q4_K")});
+    QSignalSpy finished(page.get(), &ComparePage::comparisonFinished);
+    if (!finished.wait(kJobTimeoutMs) || !finished.first().at(0).toBool())
+        return nullptr;
+    return page;
+}
+
+int rowOf(const gguf::ModelComparison& comparison, std::string_view name)
+{
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r)
+        if (comparison.rows()[r].reference->name == name)
+            return static_cast<int>(r);
+    return -1;
+}
+// token_embd alone (131072 values, 512 rows of 256) with q4_K simulated: one cell.
+std::shared_ptr<const gguf::ModelComparison> oneTensorComparison()
+{
+    auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    if (!f32)
+        return nullptr;
+    gguf::ComparisonOptions options;
+    options.simulatedTypes = {typeId("q4_K")};
+    options.includeTensor = [](std::string_view name) { return name == "token_embd.weight"; };
+    auto comparison = gguf::ModelComparison::create({f32}, options);
+    if (!comparison)
+        return nullptr;
+    return std::make_shared<const gguf::ModelComparison>(std::move(*comparison));
+}
+}  // namespace
+
+class TestGuiCompare : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        // The compare dialog remembers its list in QSettings: start every run from none. (Not
+        // QStandardPaths test mode: that also resets the result-cache budget, under which
+        // errorHeatmapEqualsIndependentDifference waits forever; see the issue 12 note.)
+        QSettings().remove(QStringLiteral("compareDialog"));
+    }
+
+    void tableModelPassesTester()
+    {
+        ComparisonTableModel model;
+        QAbstractItemModelTester emptyTester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto page = finishedPage();
+        QVERIFY(page);
+        QAbstractItemModelTester tester(page->tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(page->proxyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(page->tableModel()->rowCount(), 21);
+        QCOMPARE(page->tableModel()->columnCount(), ComparisonTableModel::FixedColumnCount + 2);
+        for (int metric = 0; metric < static_cast<int>(comparisonMetrics().size()); ++metric)
+            page->tableModel()->setMetric(metric);
+        page->proxyModel()->sort(ComparisonTableModel::FixedColumnCount, Qt::DescendingOrder);
+        page->proxyModel()->setFilterRegularExpression(QStringLiteral("attn_[qk]"));
+        QCOMPARE(page->proxyModel()->rowCount(), 4);
+    }
+
+    // Same figures as the CLI's runComparison, and ggml's Q4_K file equals the simulation.
+    void figuresEqualRunComparisonAndSimulation()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        const auto expected = gguf::runComparison(*page->comparison());
+        QVERIFY(expected);
+        const gguf::ComparisonResults& shown = *page->results();
+        std::size_t compared = 0;
+        for (std::size_t r = 0; r < expected->cells.size(); ++r) {
+            for (std::size_t c = 0; c < 2; ++c) {
+                QCOMPARE(shown.cells[r][c].has_value(), expected->cells[r][c].has_value());
+                if (expected->cells[r][c])
+                    QVERIFY(sameMetrics(*shown.cells[r][c], *expected->cells[r][c]));
+            }
+            if (shown.cells[r][0] && shown.cells[r][1]) {
+                QVERIFY2(sameMetrics(*shown.cells[r][0], *shown.cells[r][1]), page->comparison()->rows()[r].reference->name.data());
+                ++compared;
+            }
+        }
+        QVERIFY(compared >= 16);
+        for (std::size_t c = 0; c < 2; ++c)
+            QVERIFY(sameMetrics(shown.columnTotals[c], expected->columnTotals[c]));
+        // What the table shows is the figure, numerically sortable.
+        const int row = rowOf(*page->comparison(), "blk.1.ffn_down.weight");
+        page->tableModel()->setMetric(1);  // RMSE
+        const QModelIndex cell = page->tableModel()->index(row, ComparisonTableModel::FixedColumnCount);
+        QCOMPARE(cell.data(ComparisonTableModel::SortRole).toDouble(), expected->cells[static_cast<std::size_t>(row)][0]->rmse);
+    }
+
+    void layerChartHasTwoLayersPerColumn()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        QCustomPlot* plot = page->layerChart()->plot();
+        QCOMPARE(plot->graphCount(), 2);
+        for (int g = 0; g < 2; ++g)
+            QCOMPARE(plot->graph(g)->dataCount(), 2);
+        page->layerChart()->setKind(QStringLiteral("ffn_down"));
+        page->layerChart()->setMetric(1);  // RMSE of the one ffn_down tensor per layer
+        const int row = rowOf(*page->comparison(), "blk.1.ffn_down.weight");
+        QCOMPARE(plot->graph(0)->data()->at(1)->value, (*page->results()).cells[static_cast<std::size_t>(row)][0]->rmse);
+    }
+
+    void errorHeatmapEqualsIndependentDifference()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        const int row = rowOf(*page->comparison(), "blk.0.attn_q.weight");
+        ErrorHeatmapView* heatmap = page->tensorView()->heatmap();
+        heatmap->setMinimumCells(256);
+        QSignalSpy ready(heatmap, &ErrorHeatmapView::heatmapReady);
+        // The histograms start with the row (not the column) and may finish before the heatmap.
+        QSignalSpy histogram(page->tensorView(), &TensorErrorView::histogramReady);
+        page->tensorView()->setColumn(0);
+        page->tensorView()->setTensorRow(static_cast<std::size_t>(row));
+        QVERIFY(ready.wait(kJobTimeoutMs));
+        QCOMPARE(heatmap->grid().rows, 256u);
+        QCOMPARE(heatmap->grid().columns, 256u);
+
+        auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(f32);
+        auto q4k = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(q4k);
+        const gguf::TensorInfo& a = *f32->findTensor("blk.0.attn_q.weight");
+        const gguf::TensorInfo& b = *q4k->findTensor("blk.0.attn_q.weight");
+        std::vector<float> x(a.elementCount()), y(b.elementCount());
+        QVERIFY(gguf::dequantizeRows(a, 0, 256, x));
+        QVERIFY(gguf::dequantizeRows(b, 0, 256, y));
+        const std::vector<float>& cells = heatmap->cells();
+        QCOMPARE(cells.size(), x.size());
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (cells[i] != y[i] - x[i])
+                QFAIL(qPrintable(QStringLiteral("element %1: %2 != %3").arg(i).arg(double(cells[i])).arg(double(y[i] - x[i]))));
+
+        QSignalSpy scatter(page->tensorView(), &TensorErrorView::scatterReady);
+        page->tensorView()->setColumn(1);  // the simulated column: scatter from in-memory blocks
+        QVERIFY(histogram.count() > 0 || histogram.wait(kJobTimeoutMs));
+        QVERIFY(scatter.count() > 0 || scatter.wait(kJobTimeoutMs));
+        QCOMPARE(page->tensorView()->histogramPlot()->graphCount(), 2);
+        QCOMPARE(page->tensorView()->scatterPlot()->graph(0)->dataCount(), 256);  // 65536 weights / 256 per q4_K block
+    }
+
+    // For the README: the F32 model against ggml's Q8_0, Q4_K and Q2_K files, each tab.
+    void screenshotsOfTheComparePage()
+    {
+        std::vector<std::shared_ptr<const gguf::Model>> models;
+        for (const char* name : {"tiny-llama-F32.gguf", "tiny-llama-Q8_0.gguf", "tiny-llama-Q4_K.gguf", "tiny-llama-Q2_K.gguf"}) {
+            models.push_back(openFixtureModel(QString::fromLatin1(name)));
+            QVERIFY(models.back());
+        }
+        ComparePage page(models, {});
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(finished.first().at(0).toBool());
+        page.resize(1280, 760);
+        page.show();
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QVERIFY(QDir().mkpath(folder));
+        auto save = [&](const QString& name) {
+            QTest::qWait(50);
+            QVERIFY(page.grab().save(folder + QLatin1Char('/') + name + QStringLiteral(".png")));
+        };
+        save(QStringLiteral("compare-table"));
+        tabs->setCurrentIndex(1);
+        save(QStringLiteral("compare-per-layer"));
+
+        QSignalSpy histogram(page.tensorView(), &TensorErrorView::histogramReady);
+        QSignalSpy ready(page.tensorView()->heatmap(), &ErrorHeatmapView::heatmapReady);
+        tabs->setCurrentIndex(2);
+        page.tensorView()->setColumn(2);  // Q2_K
+        page.tensorView()->setTensorRow(static_cast<std::size_t>(rowOf(*page.comparison(), "blk.1.ffn_down.weight")));
+        QVERIFY(ready.count() > 0 || ready.wait(kJobTimeoutMs));
+        QVERIFY(histogram.count() > 0 || histogram.wait(kJobTimeoutMs));
+        save(QStringLiteral("compare-tensor"));
+        QVERIFY(QFileInfo::exists(folder + QStringLiteral("/compare-tensor.png")));
+    }
+
+    void exportsRoundTrip()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        QTemporaryDir dir;
+        const QString csvPath = dir.filePath(QStringLiteral("compare.csv"));
+        const QString jsonPath = dir.filePath(QStringLiteral("compare.json"));
+        QCOMPARE(page->exportCsv(csvPath), QString());
+        QCOMPARE(page->exportJson(jsonPath), QString());
+
+        const QStringList lines = QString::fromUtf8(readWholeFile(csvPath)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 21 * 2);
+        const QStringList header = lines.first().split(QLatin1Char(','));
+        const int rmseColumn = static_cast<int>(header.indexOf(QStringLiteral("rmse")));
+        QVERIFY(rmseColumn > 0);
+        const int row = rowOf(*page->comparison(), "blk.0.attn_k.weight");
+        const QStringList fields = lines[1 + row * 2].split(QLatin1Char(','));
+        QCOMPARE(fields[0], QStringLiteral("blk.0.attn_k.weight"));
+        QCOMPARE(fields[rmseColumn].toDouble(), page->results()->cells[static_cast<std::size_t>(row)][0]->rmse);
+
+        const QJsonDocument json = QJsonDocument::fromJson(readWholeFile(jsonPath));
+        const QJsonArray tensors = json.object().value(QStringLiteral("tensors")).toArray();
+        QCOMPARE(tensors.size(), 21);
+        const QJsonObject result = tensors[row].toObject().value(QStringLiteral("results")).toArray()[1].toObject();
+        QCOMPARE(result.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QCOMPARE(result.value(QStringLiteral("rmse")).toDouble(), page->results()->cells[static_cast<std::size_t>(row)][1]->rmse);
+        QCOMPARE(json.object().value(QStringLiteral("columns")).toArray().size(), 2);
+    }
+
+    void compareDialogOpensFilesInTheBackground()
+    {
+        CompareDialog dialog(fixturePath(QStringLiteral("tiny-llama-F16.gguf")));
+        dialog.setSimulatedTypeChecked(QStringLiteral("q8_0"), true);
+        dialog.setSimulatedTypeChecked(QStringLiteral("q2_K"), true);
+        QCOMPARE(dialog.simulatedTypes().size(), std::size_t{2});
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.openAndAccept();
+        QVERIFY(accepted.wait(kJobTimeoutMs));
+        QCOMPARE(dialog.models().size(), std::size_t{1});
+        ComparePage page(dialog.models(), dialog.simulatedTypes());
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(finished.first().at(0).toBool());
+        QCOMPARE(page.tableModel()->columnCount(), ComparisonTableModel::FixedColumnCount + 2);
+    }
+
+    // Issue 12 item 2: the dialog brings back the last list, and the open model joins it checked
+    // only when it is the same model (architecture, tensor names); otherwise it says why.
+    void compareDialogChecksTheOpenFileOnlyWhenItFits()
+    {
+        QSettings().remove(QStringLiteral("compareDialog"));
+        const QString f32 = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
+        const QString q2 = fixturePath(QStringLiteral("tiny-llama-Q2_K.gguf"));
+        {
+            CompareDialog first;
+            first.addFile(f32);
+            first.addFile(q2);
+            QSignalSpy accepted(&first, &QDialog::accepted);
+            first.openAndAccept();
+            QVERIFY(accepted.wait(kJobTimeoutMs));
+        }
+
+        // An unrelated model is open (the MoE sample): listed, unchecked, with the reason.
+        {
+            CompareDialog dialog(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")));
+            QSignalSpy checked(&dialog, &CompareDialog::openFileChecked);
+            QVERIFY(checked.wait(kJobTimeoutMs));
+            QCOMPARE(checked.first().at(0).toBool(), false);
+            QCOMPARE(dialog.checkedFiles(), (QStringList{f32, q2}));
+            QVERIFY2(dialog.openFileNote().contains(QLatin1String("tensors")), qPrintable(dialog.openFileNote()));
+            QCOMPARE(dialog.addFilesFolder(), QFileInfo(f32).absolutePath());
+        }
+
+        // Another file of the same model fits and is checked, first in the list.
+        {
+            const QString q4 = fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"));
+            CompareDialog dialog(q4);
+            QSignalSpy checked(&dialog, &CompareDialog::openFileChecked);
+            QVERIFY(checked.wait(kJobTimeoutMs));
+            QCOMPARE(checked.first().at(0).toBool(), true);
+            QCOMPARE(dialog.checkedFiles(), (QStringList{q4, f32, q2}));
+            QVERIFY(dialog.openFileNote().isEmpty());
+        }
+        QSettings().remove(QStringLiteral("compareDialog"));
+    }
+
+    // Issue 12 item 5: the first click selects a row and starts work whose progress bar may
+    // move the table; the second click then lands on the row above. The double-click still
+    // opens the row first clicked, in the Tensor tab.
+    void doubleClickOpensTheClickedRowEvenWhenTheTableMoves()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        page->resize(1000, 700);
+        page->show();
+        QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+        auto* tabs = page->findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        QTableView* table = page->tableView();
+        QCOMPARE(tabs->currentWidget()->isAncestorOf(table), true);
+        const int row = 5;
+        const QPoint spot = table->visualRect(page->proxyModel()->index(row, 0)).center();
+        QVERIFY(table->indexAt(spot).row() == row);
+
+        const QPoint onPage = table->viewport()->mapTo(page.get(), spot);
+        // A loaded machine may take longer than a real double-click between the two clicks here.
+        QStyleHints* hints = QGuiApplication::styleHints();
+        const int interval = hints->mouseDoubleClickInterval();
+        hints->setMouseDoubleClickInterval(600000);
+        const auto restore = qScopeGuard([hints, interval] { hints->setMouseDoubleClickInterval(interval); });
+
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, spot);
+        QCOMPARE(table->currentIndex().row(), row);
+        // What a progress bar appearing above the table does: the rows move down.
+        auto* shift = new QWidget(table->parentWidget());
+        shift->setFixedHeight(table->rowHeight(0) + 4);
+        static_cast<QBoxLayout*>(table->parentWidget()->layout())->insertWidget(0, shift);
+        QTRY_VERIFY_WITH_TIMEOUT(table->viewport()->mapFrom(page.get(), onPage) != spot, kHangGuardMs);
+        const QPoint moved = table->viewport()->mapFrom(page.get(), onPage);  // the same spot on screen
+        QCOMPARE(table->indexAt(moved).row(), row - 1);
+        QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, moved);
+        QCOMPARE(table->currentIndex().row(), row);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(page->tensorView()));
+    }
+
+    void convertDialogWritesQ8_0()
+    {
+        QTemporaryDir dir;
+        const auto opened = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(opened);
+        ConvertDialog dialog(opened);
+        dialog.setTargetType(QStringLiteral("q8_0"));
+        QVERIFY(dialog.previewTree()->topLevelItemCount() == 21);
+        const QString output = dir.filePath(QStringLiteral("out-q8_0.gguf"));
+        dialog.setOutputPath(output);
+        QSignalSpy finished(&dialog, &ConvertDialog::conversionFinished);
+        dialog.startConversion();
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        auto reopened = gguf::Model::open(output.toStdString());
+        QVERIFY(reopened);
+        QCOMPARE(reopened.value()->findTensor("blk.0.attn_q.weight")->typeId, typeId("q8_0"));
+        QCOMPARE(reopened.value()->findTensor("blk.0.attn_norm.weight")->typeId, typeId("f32"));
+
+        // Writing over the input is refused by the core, and the dialog says so.
+        dialog.setOutputPath(fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
+        finished.clear();
+        dialog.startConversion();
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(!finished.first().at(0).toBool());
+        QVERIFY(!finished.first().at(1).toString().isEmpty());
+    }
+    // The GUI's run splits one tensor into the engine's ranges, one job chunk each, and gives
+    // the CLI's figures bit for bit.
+    void comparisonRunSplitsOneTensorLikeTheCli()
+    {
+        const auto comparison = oneTensorComparison();
+        QVERIFY(comparison);
+        constexpr std::uint64_t kRowRanges = 256;
+        ComparisonRun run(comparison, nullptr, kRowRanges);
+        std::shared_ptr<const gguf::ComparisonResults> shown;
+        connect(&run, &ComparisonRun::finished, this, [&shown](std::shared_ptr<const gguf::ComparisonResults> results) { shown = std::move(results); });
+        run.start();
+        QVERIFY(run.job());
+        QCOMPARE(run.job()->chunkCount(), 512);
+        QTRY_VERIFY_WITH_TIMEOUT(shown != nullptr, kJobTimeoutMs);
+        gguf::ComparisonRunOptions options;
+        options.threads = 1;
+        options.chunkElements = kRowRanges;
+        const auto expected = gguf::runComparison(*comparison, options);
+        QVERIFY(expected && shown->cells[0][0]);
+        QVERIFY(sameMetrics(*shown->cells[0][0], *expected->cells[0][0]));
+        QVERIFY(sameMetrics(shown->columnTotals[0], expected->columnTotals[0]));
+    }
+
+    // Cancelling while ranges of a cell wait for their turn ends the run, and leaves the pool
+    // free: a new run finishes.
+    void cancelledRunLeavesThePoolFree()
+    {
+        const auto comparison = oneTensorComparison();
+        QVERIFY(comparison);
+        ComparisonRun cancelled(comparison, nullptr, 256);
+        QSignalSpy failed(&cancelled, &ComparisonRun::failed);
+        cancelled.start();
+        cancelled.cancel();  // the pool threads are already in the first ranges, or about to be
+        QVERIFY(failed.wait(kJobTimeoutMs));
+        QCOMPARE(failed.first().at(0).toString(), QStringLiteral("cancelled"));
+
+        ComparisonRun fresh(comparison, nullptr, 256);
+        bool finished = false;
+        connect(&fresh, &ComparisonRun::finished, this, [&finished] { finished = true; });
+        fresh.start();
+        QTRY_VERIFY_WITH_TIMEOUT(finished, kJobTimeoutMs);
+    }
+};
+
+QTEST_MAIN(TestGuiCompare)
+#include "tst_gui_compare.moc"
