@@ -96,7 +96,7 @@ void LayerErrorChart::rebuild()
         return;
     }
     const ComparisonMetric& metric = comparisonMetrics()[static_cast<std::size_t>(m_metric->currentIndex())];
-    const gguf::ErrorMetricInfo* info = gguf::findErrorMetric(metric.key);
+    const gguf::ErrorMetricInfo* info = metric.info;
     const std::string kind = m_kind->currentData().toString().toStdString();
     const bool worstOfLayer = kind.empty() && info && info->combination == gguf::MetricCombination::WorstPart;
     m_plot->yAxis->setLabel(worstOfLayer ? tr("%1 (worst tensor of the layer)").arg(metric.displayName()) : metric.displayName());

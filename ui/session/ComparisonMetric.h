@@ -1,43 +1,34 @@
 #pragma once
-// The error metrics a person can pick in the compare page's table and chart, each named by the
-// core's key (errorMetricNames) so the GUI, its exports and the CLI agree on what a figure is.
+// The error metrics a person can pick in the compare page's table and chart and in the experts'
+// quantization-error view. Each is a row of the core's metric table (compare/ErrorMetricTable.h),
+// which gives its key, label, direction and value, so the GUI, its exports and the CLI agree on
+// what a figure is and a new metric reaches the GUI without an edit here.
 
-#include "compare/ErrorMetrics.h"
+#include "compare/ErrorMetricTable.h"
 
 #include <QCoreApplication>
 #include <QString>
 #include <vector>
 
 struct ComparisonMetric {
-    const char* key;      // one of gguf::errorMetricNames()
-    const char* label;    // untranslated; shown through tr()
-    bool higherIsBetter;  // SQNR and cosine grow as the error shrinks
+    const gguf::ErrorMetricInfo* info;
 
-    QString displayName() const { return QCoreApplication::translate("ComparisonMetric", label); }
-    // This metric's value in `metrics`, found by its key in the core's list.
-    double valueIn(const gguf::ErrorMetrics& metrics) const
-    {
-        const std::vector<std::string>& names = gguf::errorMetricNames();
-        const std::vector<double> values = gguf::errorMetricValues(metrics);
-        for (std::size_t i = 0; i < names.size(); ++i)
-            if (names[i] == key)
-                return values[i];
-        return gguf::ErrorMetrics::kNaN;
-    }
+    const char* key() const { return info->key; }
+    bool higherIsBetter() const { return info->higherIsBetter; }
+    QString displayName() const { return QCoreApplication::translate("ComparisonMetric", info->label); }
+    double valueIn(const gguf::ErrorMetrics& metrics) const { return info->valueIn(metrics); }
 };
 
+// Every figure the CLI's table shows (not the counts, not the reference's own RMS), relative RMSE
+// first: it is the one that compares tensors of different scales, so it is what a page opens on.
 inline const std::vector<ComparisonMetric>& comparisonMetrics()
 {
-    static const std::vector<ComparisonMetric> metrics = {
-        {"relative_rmse", QT_TRANSLATE_NOOP("ComparisonMetric", "Relative RMSE"), false},
-        {"rmse", QT_TRANSLATE_NOOP("ComparisonMetric", "RMSE"), false},
-        {"max_abs_error", QT_TRANSLATE_NOOP("ComparisonMetric", "Max abs error"), false},
-        {"mean_abs_error", QT_TRANSLATE_NOOP("ComparisonMetric", "Mean abs error"), false},
-        {"sqnr_db", QT_TRANSLATE_NOOP("ComparisonMetric", "SQNR (dB)"), true},
-        {"cosine_similarity", QT_TRANSLATE_NOOP("ComparisonMetric", "Cosine similarity"), true},
-        {"p50_abs_error", QT_TRANSLATE_NOOP("ComparisonMetric", "p50 abs error"), false},
-        {"p95_abs_error", QT_TRANSLATE_NOOP("ComparisonMetric", "p95 abs error"), false},
-        {"p99_abs_error", QT_TRANSLATE_NOOP("ComparisonMetric", "p99 abs error"), false},
-    };
+    static const std::vector<ComparisonMetric> metrics = [] {
+        std::vector<ComparisonMetric> list{{gguf::findErrorMetric("relative_rmse")}};
+        for (const gguf::ErrorMetricInfo& info : gguf::errorMetricTable())
+            if (info.cliHeader && &info != list.front().info)
+                list.push_back({&info});
+        return list;
+    }();
     return metrics;
 }

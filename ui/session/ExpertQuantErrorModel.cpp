@@ -1,29 +1,36 @@
 #include "session/ExpertQuantErrorModel.h"
 
+#include "compare/ErrorMetricTable.h"
+
+#include <QCoreApplication>
+
 ExpertQuantErrorModel::ExpertQuantErrorModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+namespace {
+// The view's metrics as rows of the core's metric table, which names them and reads their values.
+const gguf::ErrorMetricInfo& rowOf(ExpertQuantErrorModel::Metric metric)
+{
+    using Metric = ExpertQuantErrorModel::Metric;
+    const char* key = "relative_rmse";
+    switch (metric) {
+    case Metric::RelativeRmse: key = "relative_rmse"; break;
+    case Metric::Rmse: key = "rmse"; break;
+    case Metric::SqnrDb: key = "sqnr_db"; break;
+    case Metric::MaxAbsError: key = "max_abs_error"; break;
+    case Metric::CosineSimilarity: key = "cosine_similarity"; break;
+    }
+    return *gguf::findErrorMetric(key);
+}
+}  // namespace
 
 QString ExpertQuantErrorModel::metricName(Metric metric)
 {
-    switch (metric) {
-    case Metric::RelativeRmse: return tr("relative RMSE");
-    case Metric::Rmse: return tr("RMSE");
-    case Metric::SqnrDb: return tr("SQNR (dB)");
-    case Metric::MaxAbsError: return tr("max |error|");
-    case Metric::CosineSimilarity: return tr("cosine similarity");
-    }
-    return {};
+    return QCoreApplication::translate("ComparisonMetric", rowOf(metric).label);
 }
 
 double ExpertQuantErrorModel::metricValue(const gguf::ErrorMetrics& metrics, Metric metric)
 {
-    switch (metric) {
-    case Metric::RelativeRmse: return metrics.relativeRmse;
-    case Metric::Rmse: return metrics.rmse;
-    case Metric::SqnrDb: return metrics.sqnrDb;
-    case Metric::MaxAbsError: return metrics.maxAbsError;
-    case Metric::CosineSimilarity: return metrics.cosineSimilarity;
-    }
-    return 0.0;
+    return rowOf(metric).valueIn(metrics);
 }
 
 void ExpertQuantErrorModel::reset(std::uint64_t expertCount, const QStringList& columnLabels)
