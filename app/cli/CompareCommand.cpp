@@ -116,8 +116,11 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
     }
     if (!comparison.problems().empty()) {
         out += "\nproblems:\n";
-        for (const std::string& problem : comparison.problems())
-            out += "  " + shown(problem) + "\n";
+        for (const std::string& problem : comparison.problems()) {
+            out += "  ";
+            out += shown(problem);
+            out += '\n';
+        }
     }
 }
 
@@ -131,8 +134,16 @@ std::string whyNothingCompared(const gguf::ModelComparison& comparison)
         std::string first;
         for (const gguf::ComparisonRow& row : comparison.rows())
             for (const gguf::ComparisonCell& cell : row.cells)
-                if (cell.status == status && count++ == 0)
-                    first = "'" + std::string(row.reference->name) + "'" + (cell.problem.empty() ? std::string() : ": " + cell.problem);
+                if (cell.status == status && count++ == 0) {
+                    // Appended piece by piece: GCC 12's -Wrestrict misfires on "x" + std::string at -O3.
+                    first.assign(1, '\'');
+                    first += row.reference->name;
+                    first += '\'';
+                    if (!cell.problem.empty()) {
+                        first += ": ";
+                        first += cell.problem;
+                    }
+                }
         if (count == 0)
             continue;
         const char* what = status == gguf::CellStatus::ShapeMismatch ? " with the same name but another shape"
