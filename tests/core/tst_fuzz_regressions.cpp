@@ -12,6 +12,7 @@
 #include "blocks/TensorCheck.h"
 
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -40,7 +41,8 @@ const Expectation* findExpectation(const QString& file)
 
 QString regressionsDir()
 {
-    return QFINDTESTDATA("../data/regressions");
+    const QString dir = QStringLiteral(GGUFX_SOURCE_DIR "/tests/data/regressions");
+    return QFileInfo(dir).isDir() ? dir : QString();
 }
 
 // What the tensor and metadata views do with an opened file, bounded per tensor.
@@ -147,7 +149,7 @@ void TestFuzzRegressions::regressionFileBehavesAsRecorded()
 void TestFuzzRegressions::fuzzCorpusReplaysCleanly_data()
 {
     QTest::addColumn<QString>("path");
-    const QString corpus = QFINDTESTDATA("../../fuzz/corpus");
+    const QString corpus = QFileInfo(QStringLiteral(GGUFX_SOURCE_DIR "/fuzz/corpus")).isDir() ? QStringLiteral(GGUFX_SOURCE_DIR "/fuzz/corpus") : QString();
     QVERIFY2(!corpus.isEmpty(), "fuzz/corpus not found");
     QDirIterator it(corpus, QDir::Files, QDirIterator::Subdirectories);
     int count = 0;
