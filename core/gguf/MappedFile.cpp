@@ -1,5 +1,6 @@
 #include "gguf/MappedFile.h"
 
+#include "base/FileKind.h"
 #include "gguf/MappedRegionGuard.h"
 
 #include <algorithm>
@@ -16,21 +17,6 @@ namespace {
 Error systemError(const std::string& path, const char* what)
 {
     return Error{std::string(what) + ": " + std::strerror(errno), Error::kNoOffset, path};
-}
-
-const char* fileKindName(mode_t mode)
-{
-    if (S_ISDIR(mode))
-        return "a folder";
-    if (S_ISFIFO(mode))
-        return "a FIFO";
-    if (S_ISCHR(mode))
-        return "a character device";
-    if (S_ISBLK(mode))
-        return "a block device";
-    if (S_ISSOCK(mode))
-        return "a socket";
-    return "not a plain file";
 }
 
 bool sameTime(const timespec& a, const timespec& b)
@@ -76,7 +62,7 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path)
     }
     if (!S_ISREG(info.st_mode)) {
         ::close(fd);
-        return Error{std::string("not a regular file (") + fileKindName(info.st_mode) + "); only regular files can be opened",
+        return Error{std::string("not a regular file (") + nonRegularFileKind(info.st_mode, "not a plain file") + "); only regular files can be opened",
                      Error::kNoOffset, path};
     }
     // Regular files ignore O_NONBLOCK, but clear it so that nothing relies on that.

@@ -1,5 +1,6 @@
 #include "write/ByteSink.h"
 
+#include "base/FileKind.h"
 #include "gguf/FileMode.h"
 
 #include <cerrno>
@@ -33,21 +34,6 @@ Status writeAll(int fd, const void* data, std::size_t size, const std::string& n
         size -= static_cast<std::size_t>(written);
     }
     return Ok{};
-}
-
-const char* nonRegularKind(mode_t mode)
-{
-    if (S_ISDIR(mode))
-        return "a folder";
-    if (S_ISFIFO(mode))
-        return "a FIFO";
-    if (S_ISCHR(mode))
-        return "a character device";
-    if (S_ISBLK(mode))
-        return "a block device";
-    if (S_ISSOCK(mode))
-        return "a socket";
-    return "not a regular file";
 }
 
 bool startsWith(const std::string& text, std::string_view prefix)
@@ -121,7 +107,7 @@ Result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(const std::string
     const std::string& targetPath = resolved->path;
     struct stat existing {};
     if (::stat(targetPath.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
-        return Error{std::string("the output is ") + nonRegularKind(existing.st_mode) + ", not a regular file; refusing to replace it",
+        return Error{std::string("the output is ") + nonRegularFileKind(existing.st_mode, "not a regular file") + ", not a regular file; refusing to replace it",
                      Error::kNoOffset, requestedPath};
     const auto slash = targetPath.find_last_of('/');
     const std::string dir = slash == std::string::npos ? std::string() : targetPath.substr(0, slash + 1);
