@@ -12,6 +12,7 @@
 #include "kernels/Dequantize.h"
 #include "compare/ErrorHeatmapView.h"
 #include "Fixtures.h"
+#include "IdleWatch.h"
 #include "compare/LayerErrorChart.h"
 #include "OpenFixture.h"
 #include "compare/TensorErrorView.h"
@@ -19,6 +20,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QBoxLayout>
+#include <QPushButton>
 #include <QGuiApplication>
 #include <QScopeGuard>
 #include <QStyleHints>
@@ -205,6 +207,80 @@ private slots:
         QVERIFY(scatter.count() > 0 || scatter.wait(kJobTimeoutMs));
         QCOMPARE(page->tensorView()->histogramPlot()->graphCount(), 2);
         QCOMPARE(page->tensorView()->scatterPlot()->graph(0)->dataCount(), 256);  // 65536 weights / 256 per q4_K block
+    }
+
+    // Issue 12 item 1: with the Q2_K or Q4_K column (files or simulated) the error heatmap
+    // recomputed forever: the progress bar moved the layout, the resized heatmap recomputed,
+    // whose progress bar moved the layout again. A finished view starts nothing by itself.
+    void finishedErrorHeatmapStaysFinished()
+    {
+        std::vector<std::shared_ptr<const gguf::Model>> models;
+        for (const char* name : {"tiny-llama-F32.gguf", "tiny-llama-Q8_0.gguf", "tiny-llama-Q4_K.gguf", "tiny-llama-Q2_K.gguf"}) {
+            models.push_back(openFixtureModel(QString::fromLatin1(name)));
+            QVERIFY(models.back());
+        }
+        ComparePage page(models, {typeId("q2_K"), typeId("q4_K")});
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(finished.first().at(0).toBool());
+        page.resize(1600, 1000);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(page.tensorView());
+        ErrorHeatmapView* heatmap = page.tensorView()->heatmap();
+        page.tensorView()->setTensorRow(static_cast<std::size_t>(rowOf(*page.comparison(), "token_embd.weight")));
+        // Columns: Q8_0, Q4_K and Q2_K files, then q2_K and q4_K simulated.
+        for (int column : {1, 2, 3, 4, 0}) {
+            QSignalSpy ready(heatmap, &ErrorHeatmapView::heatmapReady);
+            page.tensorView()->setColumn(column);
+            QVERIFY(ready.count() > 0 || ready.wait(kJobTimeoutMs));
+            QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing(), kJobTimeoutMs);
+            ready.clear();
+            const int starts = busyStartsWhileIdle(2000, [heatmap] { return heatmap->isComputing(); });
+            QVERIFY2(starts == 0 && ready.isEmpty(),
+                     qPrintable(QStringLiteral("column %1: %2 job(s) started and %3 heatmap(s) shown with no input")
+                                    .arg(column).arg(starts).arg(ready.count())));
+        }
+    }
+
+    // Issue 12 item 1: Cancel stays cancelled, says so, and a click on the placeholder computes.
+    void cancelledErrorHeatmapStaysCancelled()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        page->resize(1600, 1000);
+        page->show();
+        QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+        auto* tabs = page->findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(page->tensorView());
+        ErrorHeatmapView* heatmap = page->tensorView()->heatmap();
+        QCOMPARE(heatmap->state(), ZoomableMatrixView::State::Empty);  // item 11: a placeholder, not empty axes
+        QVERIFY(heatmap->placeholderText().contains(QLatin1String("Select a tensor")));
+        page->tensorView()->setColumn(1);
+        page->tensorView()->setTensorRow(static_cast<std::size_t>(rowOf(*page->comparison(), "blk.1.ffn_down.weight")));
+        QVERIFY(heatmap->isComputing());
+        // Clicked before the job's end reaches the GUI thread, so the job ends cancelled.
+        auto* cancel = page->findChild<QPushButton*>(QStringLiteral("cancelJobButton"));
+        QVERIFY(cancel);
+        cancel->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing(), kJobTimeoutMs);
+        QCOMPARE(heatmap->state(), ZoomableMatrixView::State::Cancelled);
+        QVERIFY2(heatmap->placeholderText().contains(QLatin1String("click to compute")), qPrintable(heatmap->placeholderText()));
+        QVERIFY(heatmap->cells().empty());  // item 11: nothing of the previous tensor is left on screen
+        const int started = heatmap->jobsStarted();
+        QCOMPARE(busyStartsWhileIdle(2000, [heatmap] { return heatmap->isComputing(); }), 0);
+        QCOMPARE(heatmap->jobsStarted(), started);
+        QCOMPARE(heatmap->state(), ZoomableMatrixView::State::Cancelled);
+
+        QSignalSpy ready(heatmap, &ErrorHeatmapView::heatmapReady);
+        QTest::mouseClick(heatmap->placeholder(), Qt::LeftButton);
+        QVERIFY(ready.count() > 0 || ready.wait(kJobTimeoutMs));
+        QCOMPARE(heatmap->state(), ZoomableMatrixView::State::Shown);
+        QCOMPARE(heatmap->placeholderText(), QString());
+        QCOMPARE(heatmap->grid().region.rowEnd, 256u);
     }
 
     // For the README: the F32 model against ggml's Q8_0, Q4_K and Q2_K files, each tab.

@@ -21,6 +21,12 @@ JobProgressBar::JobProgressBar(QWidget* parent)
             if (job)
                 job->cancel();
     });
+    // The bar keeps its place while hidden: a bar that came and went would resize the views
+    // beside it each time a job started and ended, and a view that recomputes for its new size
+    // would start the next job (issue 12: heatmaps that recomputed forever).
+    QSizePolicy policy = sizePolicy();
+    policy.setRetainSizeWhenHidden(true);
+    setSizePolicy(policy);
     hide();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Progress and a Cancel button for the background jobs of one tensor view. Shows the most
-// recent running job; hides itself when nothing runs.
+// recent running job; hides itself when nothing runs, keeping its place in the layout so that
+// jobs starting and ending never move or resize what is around it.
 
 #include <QPointer>
 #include <QWidget>

@@ -1,7 +1,7 @@
 #pragma once
 // The plot of a tensor-shaped matrix shared by the weight and the error heatmaps: rows downward,
 // columns across, a colour map on the diverging scale with its colour bar at the right, drag and
-// wheel zoom. The views differ only in what they fill the map with.
+// wheel zoom, whole-number ticks on both axes. The views differ only in what they fill the map with.
 
 class QCustomPlot;
 class QCPColorMap;

@@ -7,11 +7,14 @@
 #include "session/BackgroundJob.h"
 #include "session/ResultCache.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QThread>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -20,17 +23,45 @@
 namespace {
 constexpr int kZoomDebounceMs = 200;
 constexpr std::uint32_t kMaxCells = 2048;
+constexpr double kMinimumSpan = 1.0;  // zooming in stops at one element per axis
 
 const std::vector<float>& emptyCells()
 {
     static const std::vector<float> empty;
     return empty;
 }
+
+bool sameGrid(const gguf::HeatmapGrid& a, const gguf::HeatmapGrid& b)
+{
+    return a.rows == b.rows && a.columns == b.columns && a.aggregate == b.aggregate && a.region.rowBegin == b.region.rowBegin
+        && a.region.rowEnd == b.region.rowEnd && a.region.columnBegin == b.region.columnBegin && a.region.columnEnd == b.region.columnEnd;
+}
+
+// `have` already shows `want`'s region, aggregate and at least its resolution.
+bool covers(const gguf::HeatmapGrid& have, const gguf::HeatmapGrid& want)
+{
+    return have.rows >= want.rows && have.columns >= want.columns && have.aggregate == want.aggregate
+        && have.region.rowBegin == want.region.rowBegin && have.region.rowEnd == want.region.rowEnd
+        && have.region.columnBegin == want.region.columnBegin && have.region.columnEnd == want.region.columnEnd;
+}
+
+// Keeps `range` inside [low, high] and at least `minimum` wide, moving it rather than cutting.
+QCPRange clampedRange(QCPRange range, double low, double high, double minimum)
+{
+    const double extent = high - low;
+    double size = std::clamp(range.size(), std::min(minimum, extent), extent);
+    double lower = range.center() - size / 2;
+    lower = std::clamp(lower, low, high - size);
+    return QCPRange(lower, lower + size);
+}
 }  // namespace
 
 ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& options, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_bandsPerThread(std::max(1, options.bandsPerThread)), m_plot(new QCustomPlot(this)),
-      m_aggregate(new QComboBox(this)), m_hover(new QLabel(this)), m_zoomDebounce(new QTimer(this))
+      m_placeholder(new QPushButton(m_plot)), m_aggregate(new QComboBox(this)),
+      m_resetZoom(new QToolButton(this)), m_lockScale(new QCheckBox(tr("Lock colour scale"), this)), m_hover(new QLabel(this)),
+      m_zoomDebounce(new QTimer(this)), m_resizeDebounce(new QTimer(this)),
+      m_emptyText(options.emptyText.isEmpty() ? tr("Select a tensor to see its heatmap.") : options.emptyText)
 {
     followPalette(m_plot);
     for (const auto& [label, aggregate] : options.aggregates)
@@ -43,13 +74,43 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     const MatrixPlotParts parts = setUpMatrixPlot(m_plot, options.scaleLabel);
     m_map = parts.map;
     m_scale = parts.scale;
+    m_rowTicker = m_plot->yAxis->ticker();
+    m_valueTicker = QSharedPointer<QCPAxisTicker>(new QCPAxisTicker);
+    m_line = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
+    m_line->setPen(QPen(QColor(0x1f77b4), 1.5));
+    m_line->setVisible(false);
+
+    // A flat button over the whole plot: a placeholder that reads as text instead of axes with
+    // nothing (or something stale) on them, and computes again when clicked after a cancel or a
+    // failure. It covers the plot rather than replacing it, so the plot keeps its size.
+    m_placeholder->setObjectName(options.plotName + QStringLiteral("Placeholder"));
+    m_placeholder->setFlat(true);
+    m_placeholder->setAutoFillBackground(true);
+    m_plot->installEventFilter(this);
+    connect(m_placeholder, &QPushButton::clicked, this, [this]() {
+        if (m_state == State::Cancelled || m_state == State::Failed)
+            requestVisibleRegion();
+    });
+
+    m_resetZoom->setText(tr("Reset zoom"));
+    m_resetZoom->setToolTip(tr("Show the whole matrix (or double-click the plot)"));
+    m_resetZoom->setObjectName(options.plotName + QStringLiteral("ResetZoom"));
+    connect(m_resetZoom, &QToolButton::clicked, this, &ZoomableMatrixView::resetZoom);
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { resetZoom(); });
+    m_lockScale->setObjectName(options.plotName + QStringLiteral("LockScale"));
+    m_lockScale->setToolTip(tr("Keep the colour range of what is shown now while zooming"));
 
     m_zoomDebounce->setSingleShot(true);
     m_zoomDebounce->setInterval(kZoomDebounceMs);
     connect(m_zoomDebounce, &QTimer::timeout, this, &ZoomableMatrixView::requestVisibleRegion);
+    m_resizeDebounce->setSingleShot(true);
+    m_resizeDebounce->setInterval(kZoomDebounceMs);
+    connect(m_resizeDebounce, &QTimer::timeout, this, &ZoomableMatrixView::refineAfterResize);
     auto onRangeChanged = [this]() {
-        if (!m_settingRange)
-            m_zoomDebounce->start();
+        if (m_settingRange)
+            return;
+        clampRanges();
+        m_zoomDebounce->start();
     };
     connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, onRangeChanged);
     connect(m_plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, onRangeChanged);
@@ -58,19 +119,30 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Cell aggregate:"), this));
     controls->addWidget(m_aggregate);
+    controls->addWidget(m_resetZoom);
+    controls->addWidget(m_lockScale);
     controls->addStretch(1);
     controls->addWidget(m_hover);
     m_hover->setObjectName(options.hoverName);
+    // The hover text changes with every mouse move: it must never change the layout.
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addWidget(m_plot, 1);
+    setState(State::Empty);
 }
 
 bool ZoomableMatrixView::hasMatrix() const
 {
     const gguf::HeatmapRegion whole = extent();
     return whole.rowEnd > 0 && whole.columnEnd > 0;
+}
+
+bool ZoomableMatrixView::isLine() const
+{
+    const gguf::HeatmapRegion whole = extent();
+    return whole.rowEnd == 1 && whole.columnEnd > 0;
 }
 
 const std::vector<float>& ZoomableMatrixView::cells() const
@@ -88,37 +160,143 @@ QString ZoomableMatrixView::aggregateLabel() const
     return m_aggregate->currentText();
 }
 
+QString ZoomableMatrixView::placeholderText() const
+{
+    return m_placeholder->isVisibleTo(m_plot) ? m_placeholder->text() : QString();
+}
+
+bool ZoomableMatrixView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot && event->type() == QEvent::Resize)
+        m_placeholder->setGeometry(m_plot->rect());
+    return QWidget::eventFilter(watched, event);
+}
+
+void ZoomableMatrixView::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (m_state == State::Empty)
+        setState(State::Empty);
+}
+
+bool ZoomableMatrixView::isColourScaleLocked() const
+{
+    return m_lockScale->isChecked();
+}
+
+void ZoomableMatrixView::setColourScaleLocked(bool locked)
+{
+    m_lockScale->setChecked(locked);
+    if (!locked && m_shownCells && !isLine()) {
+        m_map->setDataRange(symmetricRange(m_shownCells->data(), m_shownCells->size()));
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+QCPRange ZoomableMatrixView::colourRange() const
+{
+    return isLine() ? m_plot->yAxis->range() : m_map->dataRange();
+}
+
+QCPGraph* ZoomableMatrixView::lineGraph() const
+{
+    return isLine() ? m_line : nullptr;
+}
+
+void ZoomableMatrixView::setState(State state, const QString& text)
+{
+    m_state = state;
+    m_stateText = text;
+    switch (state) {
+    case State::Empty: m_placeholder->setText(m_emptyText); break;
+    case State::Computing: m_placeholder->setText(tr("Computing…")); break;
+    case State::Cancelled: m_placeholder->setText(tr("Cancelled — click to compute")); break;
+    case State::Failed: m_placeholder->setText(tr("%1\n(click to try again)").arg(text)); break;
+    case State::Shown: break;
+    }
+    m_placeholder->setCursor(state == State::Cancelled || state == State::Failed ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    m_placeholder->setGeometry(m_plot->rect());
+    m_placeholder->setVisible(state != State::Shown);
+    m_placeholder->raise();
+    const bool usable = state == State::Shown;
+    m_resetZoom->setEnabled(usable);
+    m_lockScale->setEnabled(usable);
+}
+
 void ZoomableMatrixView::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    // A new size may allow more cells: recompute the visible region once resizing settles.
-    if (hasMatrix())
-        m_zoomDebounce->start();
+    // A larger plot may show more cells: see once resizing settles whether that needs work.
+    if (hasMatrix() && (m_state == State::Shown || m_state == State::Computing))
+        m_resizeDebounce->start();
 }
 
 void ZoomableMatrixView::matrixChanged()
 {
     m_jobs.renew();
     m_zoomDebounce->stop();
+    m_resizeDebounce->stop();
     m_shownCells.reset();
     m_shownGrid = {};
+    m_pendingGrid = {};
     m_map->data()->clear();
+    m_line->data()->clear();
+    m_hover->clear();
     if (!hasMatrix()) {
+        setState(State::Empty);
         m_plot->replot();
         return;
     }
     const gguf::HeatmapRegion whole = extent();
+    const bool line = isLine();
+    // A line: columns across, values up; the colour map and its bar are not used.
+    m_map->setVisible(!line);
+    m_scale->setVisible(!line);
+    m_line->setVisible(line);
+    m_plot->yAxis->setRangeReversed(!line);
+    m_plot->yAxis->setLabel(line ? tr("value") : tr("row"));
+    m_plot->yAxis->setTicker(line ? m_valueTicker : m_rowTicker);
+    m_plot->axisRect()->setRangeDrag(line ? Qt::Horizontal : Qt::Horizontal | Qt::Vertical);
+    m_plot->axisRect()->setRangeZoom(line ? Qt::Horizontal : Qt::Horizontal | Qt::Vertical);
     m_settingRange = true;
     m_plot->xAxis->setRange(-0.5, static_cast<double>(whole.columnEnd) - 0.5);
-    m_plot->yAxis->setRange(-0.5, static_cast<double>(whole.rowEnd) - 0.5);
+    if (!line)
+        m_plot->yAxis->setRange(-0.5, static_cast<double>(whole.rowEnd) - 0.5);
     m_settingRange = false;
     requestRegion(whole);
 }
 
-void ZoomableMatrixView::requestVisibleRegion()
+void ZoomableMatrixView::resetZoom()
 {
     if (!hasMatrix())
         return;
+    const gguf::HeatmapRegion whole = extent();
+    m_settingRange = true;
+    m_plot->xAxis->setRange(-0.5, static_cast<double>(whole.columnEnd) - 0.5);
+    if (!isLine())
+        m_plot->yAxis->setRange(-0.5, static_cast<double>(whole.rowEnd) - 0.5);
+    m_settingRange = false;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_zoomDebounce->stop();
+    requestVisibleRegion();
+}
+
+// Zooming out stops at the matrix, zooming in at one element; panning stays over the matrix.
+void ZoomableMatrixView::clampRanges()
+{
+    if (!hasMatrix())
+        return;
+    const gguf::HeatmapRegion whole = extent();
+    const QCPRange x = clampedRange(m_plot->xAxis->range(), -0.5, static_cast<double>(whole.columnEnd) - 0.5, kMinimumSpan);
+    m_settingRange = true;
+    m_plot->xAxis->setRange(x);
+    if (!isLine())  // a line's vertical axis holds values, not rows
+        m_plot->yAxis->setRange(clampedRange(m_plot->yAxis->range(), -0.5, static_cast<double>(whole.rowEnd) - 0.5, kMinimumSpan));
+    m_settingRange = false;
+}
+
+gguf::HeatmapRegion ZoomableMatrixView::visibleRegion() const
+{
     const gguf::HeatmapRegion whole = extent();
     const QCPRange xs = m_plot->xAxis->range();
     const QCPRange ys = m_plot->yAxis->range();
@@ -130,22 +308,59 @@ void ZoomableMatrixView::requestVisibleRegion()
     region.columnEnd = std::max(region.columnBegin + 1, clampIndex(std::ceil(xs.upper + 0.5), whole.columnEnd));
     region.rowBegin = clampIndex(std::floor(ys.lower + 0.5), whole.rowEnd - 1);
     region.rowEnd = std::max(region.rowBegin + 1, clampIndex(std::ceil(ys.upper + 0.5), whole.rowEnd));
-    requestRegion(region);
+    if (isLine()) {
+        region.rowBegin = 0;
+        region.rowEnd = 1;
+    }
+    return region;
 }
 
-void ZoomableMatrixView::requestRegion(const gguf::HeatmapRegion& region)
+gguf::HeatmapGrid ZoomableMatrixView::gridFor(const gguf::HeatmapRegion& region) const
 {
-    if (!hasMatrix())
-        return;
-    // Every request, even one the cache answers, makes the jobs of older ones stale.
-    m_jobs.renew();
     const qreal ratio = devicePixelRatioF();
     const QRect rect = m_plot->axisRect()->rect();
     const double low = std::min(m_minimumCells, kMaxCells);
     const auto maxColumns = static_cast<std::uint32_t>(std::clamp<double>(rect.width() * ratio, low, kMaxCells));
     const auto maxRows = static_cast<std::uint32_t>(std::clamp<double>(rect.height() * ratio, low, kMaxCells));
     const auto aggregate = static_cast<gguf::CellAggregate>(m_aggregate->currentData().toInt());
-    const gguf::HeatmapGrid grid = gguf::fitHeatmapGrid(region, maxRows, maxColumns, aggregate);
+    return gguf::fitHeatmapGrid(region, maxRows, maxColumns, aggregate);
+}
+
+void ZoomableMatrixView::requestVisibleRegion()
+{
+    if (!hasMatrix())
+        return;
+    requestRegion(visibleRegion());
+}
+
+// Only a size that needs more cells than shown (or on their way) asks for work: a smaller plot
+// draws the cells it has, so a layout that shrinks the plot while a job runs and grows it back
+// when the job ends cannot restart the job.
+void ZoomableMatrixView::refineAfterResize()
+{
+    if (!hasMatrix() || (m_state != State::Shown && m_state != State::Computing))
+        return;
+    const gguf::HeatmapGrid wanted = gridFor(visibleRegion());
+    if (m_jobs.isRunning() && covers(m_pendingGrid, wanted))
+        return;
+    if (!m_jobs.isRunning() && m_shownCells && covers(m_shownGrid, wanted))
+        return;
+    requestRegion(wanted.region);
+}
+
+void ZoomableMatrixView::requestRegion(const gguf::HeatmapRegion& region)
+{
+    if (!hasMatrix())
+        return;
+    const gguf::HeatmapGrid grid = gridFor(region);
+    // The same request again (the same zoom after a debounce, a click on the same cell) changes
+    // nothing: leave the job under way, or what is shown, alone.
+    if (m_jobs.isRunning() && sameGrid(grid, m_pendingGrid))
+        return;
+    if (!m_jobs.isRunning() && m_state == State::Shown && m_shownCells && sameGrid(grid, m_shownGrid))
+        return;
+    // Every other request, even one the cache answers, makes the jobs of older ones stale.
+    m_jobs.renew();
     const QString key = cacheKey(grid);
     if (!key.isEmpty()) {
         if (auto cached = ResultCache::instance().find(key)) {
@@ -153,7 +368,11 @@ void ZoomableMatrixView::requestRegion(const gguf::HeatmapRegion& region)
             return;
         }
     }
+    startJob(grid, key);
+}
 
+void ZoomableMatrixView::startJob(const gguf::HeatmapGrid& grid, const QString& key)
+{
     auto cells = std::make_shared<std::vector<float>>(static_cast<std::size_t>(grid.rows) * grid.columns);
     const int threads = std::max(1, QThread::idealThreadCount());
     const int bands = static_cast<int>(std::min<std::uint32_t>(grid.rows, static_cast<std::uint32_t>(threads * m_bandsPerThread)));
@@ -163,13 +382,26 @@ void ZoomableMatrixView::requestRegion(const gguf::HeatmapRegion& region)
         const std::span<float> out(cells->data() + static_cast<std::size_t>(first) * grid.columns, static_cast<std::size_t>(last - first) * grid.columns);
         return work(grid, first, last, out, &cancelled);
     }, this);
+    ++m_jobsStarted;
+    m_pendingGrid = grid;
+    // A zoom keeps the plot on screen while it computes; the first grid has nothing to show yet.
+    if (m_state != State::Shown)
+        setState(State::Computing);
     if (m_progress)
         m_progress->track(job, jobDescription());
     m_jobs.track(job, this, [this, grid, cells, key](const JobOutcome& outcome) {
-        if (outcome.isFailed())
-            m_hover->setText(outcome.message());
-        if (!outcome.isDone())
+        m_pendingGrid = {};
+        // Stale jobs never get here (JobTracker drops them): a cancel here is the user's.
+        if (outcome.isCancelled()) {
+            m_hover->clear();
+            setState(State::Cancelled);
             return;
+        }
+        if (outcome.isFailed()) {
+            m_hover->setText(outcome.message());
+            setState(State::Failed, outcome.message());
+            return;
+        }
         if (!key.isEmpty())
             ResultCache::instance().insert(key, cells);
         display(grid, cells);
@@ -180,20 +412,57 @@ void ZoomableMatrixView::display(const gguf::HeatmapGrid& grid, std::shared_ptr<
 {
     m_shownGrid = grid;
     m_shownCells = std::move(cells);
-    const gguf::HeatmapRegion& r = grid.region;
-    const double cellWidth = static_cast<double>(r.columnEnd - r.columnBegin) / grid.columns;
-    const double cellHeight = static_cast<double>(r.rowEnd - r.rowBegin) / grid.rows;
-    auto* mapData = new QCPColorMapData(static_cast<int>(grid.columns), static_cast<int>(grid.rows),
-                                        QCPRange(r.columnBegin + cellWidth / 2 - 0.5, r.columnEnd - cellWidth / 2 - 0.5),
-                                        QCPRange(r.rowBegin + cellHeight / 2 - 0.5, r.rowEnd - cellHeight / 2 - 0.5));
     const std::vector<float>& values = *m_shownCells;
-    for (std::uint32_t row = 0; row < grid.rows; ++row)
-        for (std::uint32_t column = 0; column < grid.columns; ++column)
-            mapData->setCell(static_cast<int>(column), static_cast<int>(row), values[static_cast<std::size_t>(row) * grid.columns + column]);
-    m_map->setData(mapData);
-    m_map->setDataRange(symmetricRange(values.data(), values.size()));
+    if (isLine()) {
+        displayLine(grid, values);
+    } else {
+        const gguf::HeatmapRegion& r = grid.region;
+        const double cellWidth = static_cast<double>(r.columnEnd - r.columnBegin) / grid.columns;
+        const double cellHeight = static_cast<double>(r.rowEnd - r.rowBegin) / grid.rows;
+        auto* mapData = new QCPColorMapData(static_cast<int>(grid.columns), static_cast<int>(grid.rows),
+                                            QCPRange(r.columnBegin + cellWidth / 2 - 0.5, r.columnEnd - cellWidth / 2 - 0.5),
+                                            QCPRange(r.rowBegin + cellHeight / 2 - 0.5, r.rowEnd - cellHeight / 2 - 0.5));
+        for (std::uint32_t row = 0; row < grid.rows; ++row)
+            for (std::uint32_t column = 0; column < grid.columns; ++column)
+                mapData->setCell(static_cast<int>(column), static_cast<int>(row), values[static_cast<std::size_t>(row) * grid.columns + column]);
+        m_map->setData(mapData);
+        // Locked: the range of the first grid shown since the lock (or of the one on screen then).
+        if (!m_lockScale->isChecked() || m_state != State::Shown)
+            m_map->setDataRange(symmetricRange(values.data(), values.size()));
+    }
+    setState(State::Shown);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     emit heatmapReady();
+}
+
+void ZoomableMatrixView::displayLine(const gguf::HeatmapGrid& grid, const std::vector<float>& values)
+{
+    const gguf::HeatmapRegion& r = grid.region;
+    const double cellWidth = static_cast<double>(r.columnEnd - r.columnBegin) / grid.columns;
+    QVector<double> xs, ys;
+    xs.reserve(static_cast<qsizetype>(grid.columns));
+    ys.reserve(static_cast<qsizetype>(grid.columns));
+    double low = 0.0, high = 0.0;
+    bool any = false;
+    for (std::uint32_t column = 0; column < grid.columns; ++column) {
+        const double value = values[column];
+        xs.push_back(r.columnBegin + (column + 0.5) * cellWidth - 0.5);
+        ys.push_back(value);
+        if (std::isfinite(value)) {
+            low = any ? std::min(low, value) : value;
+            high = any ? std::max(high, value) : value;
+            any = true;
+        }
+    }
+    m_line->setData(xs, ys, true);
+    m_line->setLineStyle(grid.columns == 1 ? QCPGraph::lsNone : QCPGraph::lsStepCenter);
+    m_line->setScatterStyle(grid.columns <= 64 ? QCPScatterStyle(QCPScatterStyle::ssDisc, 5) : QCPScatterStyle());
+    if (!m_lockScale->isChecked() || m_state != State::Shown) {
+        const double margin = high > low ? (high - low) * 0.05 : std::max(std::fabs(high), 1.0) * 0.05;
+        m_settingRange = true;
+        m_plot->yAxis->setRange(low - margin, high + margin);
+        m_settingRange = false;
+    }
 }
 
 void ZoomableMatrixView::showHover(QMouseEvent* event)
@@ -202,7 +471,7 @@ void ZoomableMatrixView::showHover(QMouseEvent* event)
         return;
     const gguf::HeatmapRegion& r = m_shownGrid.region;
     const double column = std::floor(m_plot->xAxis->pixelToCoord(event->position().x()) + 0.5);
-    const double row = std::floor(m_plot->yAxis->pixelToCoord(event->position().y()) + 0.5);
+    const double row = isLine() ? 0.0 : std::floor(m_plot->yAxis->pixelToCoord(event->position().y()) + 0.5);
     if (column < static_cast<double>(r.columnBegin) || column >= static_cast<double>(r.columnEnd) || row < static_cast<double>(r.rowBegin)
         || row >= static_cast<double>(r.rowEnd)) {
         m_hover->clear();

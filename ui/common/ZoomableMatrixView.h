@@ -5,11 +5,21 @@
 // diverging colours centred on zero, and the value under the mouse. What fills the matrix comes
 // from a subclass: the weight heatmap (dequantized values) and the error heatmap (a comparison
 // cell) are thin users of this view.
+//
+// A finished view stays finished: only what the user does (another matrix, zoom, pan, the
+// aggregate, a larger window) starts work, never the view's own layout. A resize asks for work
+// only when the new size needs more cells than are shown or on their way, so a progress bar or
+// label that changes the layout cannot start a computation that changes the layout again. A
+// cancelled or failed request stays so, behind a placeholder that recomputes when clicked.
+// Zoom is limited to the matrix (out) and one element (in); double-click or "Reset zoom" shows
+// the whole matrix; "Lock colour scale" keeps the colour range across zoom levels. A matrix of
+// one row is drawn as a line over its columns (a 1-D tensor has no second axis to colour).
 
 #include "analysis/HeatmapReducer.h"
 #include "base/Result.h"
 #include "session/JobTracker.h"
 
+#include <QSharedPointer>
 #include <QWidget>
 #include <atomic>
 #include <functional>
@@ -17,8 +27,14 @@
 #include <span>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
+class QCPGraph;
+class QCPRange;
 class QCustomPlot;
+class QPushButton;
+class QCPAxisTicker;
+class QToolButton;
 class QCPColorMap;
 class QCPColorScale;
 class QLabel;
@@ -40,7 +56,12 @@ public:
         QString hoverName;      // object name of the hover label
         std::vector<std::pair<QString, gguf::CellAggregate>> aggregates;
         int bandsPerThread = 8;  // grid bands per pool thread: more keep the pool busy on uneven rows
+        QString emptyText;       // the placeholder while there is no matrix ("Select a tensor…")
     };
+
+    // What the view shows: a placeholder (Empty, Computing the first grid, Cancelled, Failed)
+    // or the plot (Shown; a zoom under way keeps the plot).
+    enum class State { Empty, Computing, Shown, Cancelled, Failed };
 
     ZoomableMatrixView(JobProgressBar* progress, const Options& options, QWidget* parent = nullptr);
 
@@ -50,6 +71,24 @@ public:
     // makes every older one stale.
     void requestRegion(const gguf::HeatmapRegion& region);
     QCustomPlot* plot() const { return m_plot; }
+    State state() const { return m_state; }
+    // The placeholder's text and button (object name "<plotName>Placeholder"); a click on it
+    // computes again after a cancel or a failure.
+    QString placeholderText() const;
+    QPushButton* placeholder() const { return m_placeholder; }
+    // Jobs started since construction: what a test counts to see that an idle view stays idle.
+    int jobsStarted() const { return m_jobsStarted; }
+
+    // Shows the whole matrix (double-click on the plot and the "Reset zoom" button do this).
+    void resetZoom();
+    // Keeps the colour range of what is shown now for every later zoom level and aggregate of
+    // this matrix (another matrix starts from its own range).
+    void setColourScaleLocked(bool locked);
+    bool isColourScaleLocked() const;
+    // The colour bar's range (a line plot: its value axis).
+    QCPRange colourRange() const;
+    // One-row matrices are drawn as this line graph instead of the colour map; null otherwise.
+    QCPGraph* lineGraph() const;
 
     // What is on screen, for tests and exports: the grid and its cells (row-major).
     const gguf::HeatmapGrid& grid() const { return m_shownGrid; }
@@ -71,6 +110,9 @@ protected:
     // The hover line for the element (row, column); `exact` when one cell is one element.
     virtual QString hoverText(double row, double column, float value, bool exact) const = 0;
 
+    // Sets the Empty placeholder's text (e.g. why a cell cannot be shown).
+    void setEmptyText(const QString& text);
+
     // The subclass's matrix changed: drops what is shown and the jobs under way (their results
     // are stale), then computes the whole new matrix if extent() is not empty.
     void matrixChanged();
@@ -78,11 +120,20 @@ protected:
     QLabel* hoverLabel() const { return m_hover; }
 
     void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     bool hasMatrix() const;
+    bool isLine() const;
+    gguf::HeatmapRegion visibleRegion() const;
+    gguf::HeatmapGrid gridFor(const gguf::HeatmapRegion& region) const;
     void requestVisibleRegion();
+    void refineAfterResize();
+    void startJob(const gguf::HeatmapGrid& grid, const QString& key);
     void display(const gguf::HeatmapGrid& grid, std::shared_ptr<const std::vector<float>> cells);
+    void displayLine(const gguf::HeatmapGrid& grid, const std::vector<float>& values);
+    void clampRanges();
+    void setState(State state, const QString& text = {});
     void showHover(QMouseEvent* event);
 
     JobProgressBar* m_progress;
@@ -90,12 +141,24 @@ private:
     QCustomPlot* m_plot;
     QCPColorMap* m_map;
     QCPColorScale* m_scale;
+    QCPGraph* m_line;
+    QSharedPointer<QCPAxisTicker> m_rowTicker;    // integer ticks: rows
+    QSharedPointer<QCPAxisTicker> m_valueTicker;  // a line's values
+    QPushButton* m_placeholder;
     QComboBox* m_aggregate;
+    QToolButton* m_resetZoom;
+    QCheckBox* m_lockScale;
     QLabel* m_hover;
     QTimer* m_zoomDebounce;
+    QTimer* m_resizeDebounce;
     std::uint32_t m_minimumCells = 64;
     JobTracker m_jobs;
     gguf::HeatmapGrid m_shownGrid;
+    gguf::HeatmapGrid m_pendingGrid;  // of the running job
+    State m_state = State::Empty;
+    QString m_emptyText;
+    QString m_stateText;
+    int m_jobsStarted = 0;
     std::shared_ptr<const std::vector<float>> m_shownCells;
     bool m_settingRange = false;
 };

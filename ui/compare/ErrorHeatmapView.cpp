@@ -15,6 +15,7 @@ ZoomableMatrixView::Options errorHeatmapOptions()
     options.aggregates = {{ErrorHeatmapView::tr("Mean error"), gguf::CellAggregate::Mean},
                           {ErrorHeatmapView::tr("Largest |error|"), gguf::CellAggregate::AbsMax}};
     options.bandsPerThread = 4;
+    options.emptyText = ErrorHeatmapView::tr("Select a tensor in the table to see its error.");
     return options;
 }
 }  // namespace
@@ -31,12 +32,11 @@ void ErrorHeatmapView::setCell(std::shared_ptr<const gguf::ModelComparison> comp
     m_comparison = std::move(comparison);
     m_row = row;
     m_column = column;
-    if (!hasCell()) {
-        // Why there is nothing to show: the cell's problem (a type without a quantizer, …).
-        hoverLabel()->setText(m_comparison && m_row < m_comparison->rows().size()
-                                  ? QString::fromStdString(m_comparison->rows()[m_row].cells[m_column].problem)
-                                  : QString());
-    }
+    // Why there is nothing to show: the cell's problem (a type without a quantizer, …).
+    const QString problem = m_comparison && m_row < m_comparison->rows().size() && m_column < m_comparison->columns().size()
+                                ? QString::fromStdString(m_comparison->rows()[m_row].cells[m_column].problem)
+                                : QString();
+    setEmptyText(problem.isEmpty() ? tr("Select a tensor in the table to see its error.") : problem);
     matrixChanged();
 }
 

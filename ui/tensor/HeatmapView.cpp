@@ -25,7 +25,8 @@ HeatmapView::HeatmapView(JobProgressBar* progress, QWidget* parent) : ZoomableMa
 {
     connect(plot(), &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
         const double column = plot()->xAxis->pixelToCoord(event->position().x());
-        const double row = plot()->yAxis->pixelToCoord(event->position().y());
+        // A one-row matrix is drawn as a line: its vertical axis holds values, not rows.
+        const double row = m_slice.isValid() && m_slice.slice.rowCount == 1 ? 0.0 : plot()->yAxis->pixelToCoord(event->position().y());
         if (m_slice.isValid() && column >= -0.5 && row >= -0.5 && column < m_slice.slice.rowLength() - 0.5 && row < m_slice.slice.rowCount - 0.5)
             emit cellClicked(static_cast<std::uint64_t>(std::lround(row)), static_cast<std::uint64_t>(std::lround(column)));
     });
@@ -70,6 +71,9 @@ QString HeatmapView::cacheKey(const gguf::HeatmapGrid& grid) const
 
 QString HeatmapView::hoverText(double row, double column, float value, bool exact) const
 {
+    if (m_slice.slice.rowCount == 1)
+        return exact ? tr("element %1: %2").arg(column).arg(static_cast<double>(value), 0, 'g', 9)
+                     : tr("element %1: %2 (%3 of a cell)").arg(column).arg(static_cast<double>(value), 0, 'g', 7).arg(aggregateLabel().toLower());
     return exact ? tr("row %1, column %2: %3").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 9)
                  : tr("row %1, column %2: %3 (%4 of a cell)").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7)
                        .arg(aggregateLabel().toLower());

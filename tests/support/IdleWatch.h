@@ -1,0 +1,30 @@
+#pragma once
+// Whether a view stays idle when nobody touches it: the event loop runs for an observation
+// period with no input while a 5 ms timer samples a "busy" predicate. What a test asserts is a
+// count of starts (a finished view must start nothing on its own), never how long anything
+// took; the period only bounds how long the test looks.
+
+#include <QTest>
+#include <QTimer>
+#include <functional>
+
+namespace testsupport {
+
+// Runs the event loop for `observeMs` and returns how often `busy()` went from false to true.
+inline int busyStartsWhileIdle(int observeMs, const std::function<bool()>& busy)
+{
+    int starts = 0;
+    bool was = busy();
+    QTimer sampler;
+    QObject::connect(&sampler, &QTimer::timeout, [&]() {
+        const bool now = busy();
+        if (now && !was)
+            ++starts;
+        was = now;
+    });
+    sampler.start(5);
+    QTest::qWait(observeMs);
+    return starts;
+}
+
+}  // namespace testsupport
