@@ -99,6 +99,10 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { resetZoom(); });
     m_lockScale->setObjectName(options.plotName + QStringLiteral("LockScale"));
     m_lockScale->setToolTip(tr("Keep the colour range of what is shown now while zooming"));
+    connect(m_lockScale, &QCheckBox::toggled, this, [this](bool locked) {
+        if (!locked)
+            unlockColourScale();
+    });
 
     m_zoomDebounce->setSingleShot(true);
     m_zoomDebounce->setInterval(kZoomDebounceMs);
@@ -187,10 +191,22 @@ bool ZoomableMatrixView::isColourScaleLocked() const
 void ZoomableMatrixView::setColourScaleLocked(bool locked)
 {
     m_lockScale->setChecked(locked);
-    if (!locked && m_shownCells && !isLine()) {
+}
+
+// Unlocked again: the scale of what is shown, as if it had just been computed.
+void ZoomableMatrixView::unlockColourScale()
+{
+    if (!m_shownCells || m_state != State::Shown)
+        return;
+    if (isLine()) {
+        const State state = m_state;
+        m_state = State::Computing;  // displayLine ranges the axis unless a shown view is locked
+        displayLine(m_shownGrid, *m_shownCells);
+        m_state = state;
+    } else {
         m_map->setDataRange(symmetricRange(m_shownCells->data(), m_shownCells->size()));
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
     }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QCPRange ZoomableMatrixView::colourRange() const
@@ -247,6 +263,7 @@ void ZoomableMatrixView::matrixChanged()
         m_plot->replot();
         return;
     }
+    setState(State::Computing);  // until the first grid of this matrix is shown
     const gguf::HeatmapRegion whole = extent();
     const bool line = isLine();
     // A line: columns across, values up; the colour map and its bar are not used.

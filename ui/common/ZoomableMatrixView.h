@@ -133,6 +133,7 @@ private:
     void display(const gguf::HeatmapGrid& grid, std::shared_ptr<const std::vector<float>> cells);
     void displayLine(const gguf::HeatmapGrid& grid, const std::vector<float>& values);
     void clampRanges();
+    void unlockColourScale();
     void setState(State state, const QString& text = {});
     void showHover(QMouseEvent* event);
 

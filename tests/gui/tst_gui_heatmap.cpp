@@ -1,0 +1,355 @@
+// The zoomable heatmap of the Tensors page driven offscreen (issue 12 items 1, 4, 8, 11): a
+// finished or cancelled view starts nothing by itself, even for a billion-weight tensor whose
+// grid depends on the widget's size; zoom stops at the matrix, resets by double-click and button,
+// keeps a locked colour scale and ticks only whole rows and columns; placeholders instead of
+// empty axes; a 1-D tensor drawn as a line of its values.
+
+#include "Fixtures.h"
+#include "IdleWatch.h"
+#include "OpenFixture.h"
+#include "Waits.h"
+#include "common/JobProgressBar.h"
+#include "kernels/Dequantize.h"
+#include "tensor/HeatmapView.h"
+#include "tensor/TensorViewPage.h"
+
+#include <QCheckBox>
+#include <QFile>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+#include <unistd.h>
+
+using namespace testsupport;
+
+namespace {
+constexpr int kJobTimeoutMs = kHangGuardMs;
+
+// A GGUF v3 file with one q4_K tensor of `rows` rows of `columns`, its data a hole (ftruncate):
+// all-zero blocks, which q4_K decodes to zeros, at the cost of a header on disk. Empty on failure.
+QString writeSparseQ4K(const QString& dir, std::uint64_t columns, std::uint64_t rows)
+{
+    QByteArray header;
+    auto put = [&header](auto value) { header.append(reinterpret_cast<const char*>(&value), sizeof value); };
+    header.append("GGUF", 4);
+    put(std::uint32_t(3));
+    put(std::uint64_t(1));  // tensors
+    put(std::uint64_t(0));  // metadata keys
+    const QByteArray name("big.q4_K");
+    put(std::uint64_t(name.size()));
+    header.append(name);
+    put(std::uint32_t(2));
+    put(columns);
+    put(rows);
+    put(std::uint32_t(12));  // q4_K
+    put(std::uint64_t(0));
+    while (header.size() % 32 != 0)
+        header.append('\0');
+    const QString path = dir + QStringLiteral("/sparse-q4_K.gguf");
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(header) != header.size())
+        return {};
+    const std::uint64_t bytes = columns / 256 * 144 * rows;
+    if (!file.resize(header.size() + static_cast<qint64>(bytes)))
+        return {};
+    return path;
+}
+
+SliceRef wholeSlice(const std::shared_ptr<const gguf::Model>& model, const char* name)
+{
+    SliceRef slice;
+    const gguf::TensorInfo* tensor = model ? model->findTensor(name) : nullptr;
+    if (!tensor)
+        return slice;
+    slice.model = model;
+    slice.slice = gguf::wholeTensor(*tensor);
+    return slice;
+}
+
+// The heatmap with the progress bar under it, as the Tensors page lays them out.
+struct HeatmapWithProgress {
+    QWidget window;
+    JobProgressBar* progress = new JobProgressBar(&window);
+    HeatmapView* heatmap = new HeatmapView(progress, &window);
+
+    HeatmapWithProgress(int width, int height)
+    {
+        auto* layout = new QVBoxLayout(&window);
+        layout->addWidget(heatmap, 1);
+        layout->addWidget(progress);
+        window.resize(width, height);
+        window.show();
+    }
+};
+
+bool waitShown(HeatmapView* heatmap)
+{
+    return QTest::qWaitFor([heatmap] { return !heatmap->isComputing() && heatmap->state() == ZoomableMatrixView::State::Shown; },
+                           kJobTimeoutMs);
+}
+
+// Zooms as the mouse would (the axes' ranges change) and waits for the grid of the new view.
+bool zoomTo(HeatmapView* heatmap, QCPRange columns, QCPRange rows)
+{
+    QSignalSpy ready(heatmap, &HeatmapView::heatmapReady);
+    heatmap->plot()->xAxis->setRange(columns);
+    heatmap->plot()->yAxis->setRange(rows);
+    return ready.wait(kJobTimeoutMs) && waitShown(heatmap);
+}
+}  // namespace
+
+class TestGuiHeatmap : public QObject {
+    Q_OBJECT
+private slots:
+    // Item 1: a billion weights do not fit the plot, so the grid follows the widget's size. The
+    // progress bar used to come and go below it, resizing it, and each size asked for its grid.
+    void billionWeightHeatmapStaysFinished()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = writeSparseQ4K(dir.path(), 8192, 131072);
+        if (path.isEmpty())
+            QSKIP("the temporary folder cannot hold a sparse 600 MB file");
+        auto model = openModelAt(path);
+        QVERIFY(model);
+        HeatmapWithProgress view(1600, 1000);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "big.q4_K"));
+        QVERIFY(view.heatmap->isComputing());
+        QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap->isComputing() && !view.heatmap->cells().empty(), kJobTimeoutMs);
+        QVERIFY(view.heatmap->grid().rows < 131072u);  // reduced to the plot's size
+        QSignalSpy ready(view.heatmap, &HeatmapView::heatmapReady);
+        const int starts = busyStartsWhileIdle(3000, [&view] { return view.heatmap->isComputing(); });
+        QVERIFY2(starts == 0 && ready.isEmpty(),
+                 qPrintable(QStringLiteral("%1 job(s) started and %2 heatmap(s) shown with no input").arg(starts).arg(ready.count())));
+    }
+
+    // Item 1 and 11: Cancel hides the bar; the view says it was cancelled and stays so, without
+    // the previous tensor's map or scale, until clicked.
+    void cancelledHeatmapStaysCancelled()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = writeSparseQ4K(dir.path(), 8192, 131072);
+        if (path.isEmpty())
+            QSKIP("the temporary folder cannot hold a sparse 600 MB file");
+        auto big = openModelAt(path);
+        QVERIFY(big);
+        auto small = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(small);
+        HeatmapWithProgress view(1200, 800);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(small, "token_embd.weight"));
+        QVERIFY(waitShown(view.heatmap));
+
+        view.heatmap->setSlice(wholeSlice(big, "big.q4_K"));
+        QVERIFY(view.heatmap->isComputing());
+        QCOMPARE(view.heatmap->state(), ZoomableMatrixView::State::Computing);
+        QVERIFY(view.heatmap->cells().empty());  // the previous tensor is gone at once
+        auto* cancel = view.progress->findChild<QPushButton*>(QStringLiteral("cancelJobButton"));
+        QVERIFY(cancel);
+        cancel->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap->isComputing(), kJobTimeoutMs);
+        QCOMPARE(view.heatmap->state(), ZoomableMatrixView::State::Cancelled);
+        QVERIFY(view.heatmap->placeholder()->isVisible());
+        QVERIFY2(view.heatmap->placeholderText().contains(QLatin1String("click to compute")), qPrintable(view.heatmap->placeholderText()));
+        const int started = view.heatmap->jobsStarted();
+        QCOMPARE(busyStartsWhileIdle(2000, [&view] { return view.heatmap->isComputing(); }), 0);
+        QCOMPARE(view.heatmap->jobsStarted(), started);
+        // A larger window is no reason to compute what the user cancelled.
+        view.window.resize(1400, 900);
+        QCOMPARE(busyStartsWhileIdle(1000, [&view] { return view.heatmap->isComputing(); }), 0);
+        QCOMPARE(view.heatmap->state(), ZoomableMatrixView::State::Cancelled);
+
+        QTest::mouseClick(view.heatmap->placeholder(), Qt::LeftButton);
+        QVERIFY(view.heatmap->isComputing());
+        QVERIFY(waitShown(view.heatmap));
+        QVERIFY(!view.heatmap->placeholder()->isVisible());
+    }
+
+    // Item 11: before a selection there is a plain sentence, not axes 0–5.
+    void placeholderBeforeASelection()
+    {
+        TensorViewPage page;
+        page.resize(1000, 700);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QCOMPARE(page.heatmap()->state(), ZoomableMatrixView::State::Empty);
+        QVERIFY(page.heatmap()->placeholder()->isVisible());
+        QVERIFY2(page.heatmap()->placeholderText().contains(QLatin1String("Select a tensor")), qPrintable(page.heatmap()->placeholderText()));
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        page.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
+        QVERIFY(waitShown(page.heatmap()));
+        QCOMPARE(page.heatmap()->placeholderText(), QString());
+        page.setTensor(nullptr, nullptr);
+        QCOMPARE(page.heatmap()->state(), ZoomableMatrixView::State::Empty);
+        QVERIFY(page.heatmap()->cells().empty());
+    }
+
+    // Item 8: zooming out stops at the matrix; zooming in at one element.
+    void zoomStaysOnTheMatrix()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));  // 512 rows of 256
+        QVERIFY(waitShown(view.heatmap));
+        QCustomPlot* plot = view.heatmap->plot();
+        plot->xAxis->setRange(-2000, 3000);
+        plot->yAxis->setRange(-4000, 6000);
+        QCOMPARE(plot->xAxis->range().lower, -0.5);
+        QCOMPARE(plot->xAxis->range().upper, 255.5);
+        QCOMPARE(plot->yAxis->range().lower, -0.5);
+        QCOMPARE(plot->yAxis->range().upper, 511.5);
+        plot->xAxis->setRange(100.0, 100.01);
+        QVERIFY(plot->xAxis->range().size() >= 1.0);
+        // Panning past the edge keeps the view's size and stops at the edge.
+        plot->yAxis->setRange(500, 530);
+        QCOMPARE(plot->yAxis->range().upper, 511.5);
+        QCOMPARE(plot->yAxis->range().size(), 30.0);
+    }
+
+    // Item 8: double-click and the Reset zoom button show the whole matrix again.
+    void doubleClickAndResetShowTheWholeMatrix()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        QCustomPlot* plot = view.heatmap->plot();
+        const auto isWhole = [&]() {
+            const gguf::HeatmapRegion& r = view.heatmap->grid().region;
+            return r.rowBegin == 0 && r.rowEnd == 512 && r.columnBegin == 0 && r.columnEnd == 256 && plot->xAxis->range().lower == -0.5
+                && plot->xAxis->range().upper == 255.5 && plot->yAxis->range().lower == -0.5 && plot->yAxis->range().upper == 511.5;
+        };
+        QVERIFY(isWhole());
+        QVERIFY(zoomTo(view.heatmap, QCPRange(19.5, 59.5), QCPRange(99.5, 139.5)));
+        QCOMPARE(view.heatmap->grid().region.rowBegin, 100u);
+        QVERIFY(!isWhole());
+
+        QSignalSpy ready(view.heatmap, &HeatmapView::heatmapReady);
+        QTest::mouseDClick(plot, Qt::LeftButton, {}, plot->axisRect()->rect().center());
+        QVERIFY(ready.count() > 0 || ready.wait(kJobTimeoutMs));
+        QVERIFY(waitShown(view.heatmap));
+        QVERIFY(isWhole());
+
+        QVERIFY(zoomTo(view.heatmap, QCPRange(19.5, 59.5), QCPRange(99.5, 139.5)));
+        auto* reset = view.heatmap->findChild<QToolButton*>(QStringLiteral("heatmapPlotResetZoom"));
+        QVERIFY(reset);
+        QVERIFY(reset->isEnabled());
+        ready.clear();
+        reset->click();
+        QVERIFY(ready.count() > 0 || ready.wait(kJobTimeoutMs));
+        QVERIFY(waitShown(view.heatmap));
+        QVERIFY(isWhole());
+    }
+
+    // Item 8: the colour scale follows each zoom level unless locked.
+    void lockedColourScaleHoldsWhileZooming()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        const QCPRange whole = view.heatmap->colourRange();
+        float largest = 0.0f;
+        for (const float value : view.heatmap->cells())
+            largest = std::max(largest, std::fabs(value));
+        QCOMPARE(whole.upper, static_cast<double>(largest));
+
+        // A 4 × 4 corner: its largest |weight| is below the tensor's, so its own scale is narrower.
+        QVERIFY(zoomTo(view.heatmap, QCPRange(-0.5, 3.5), QCPRange(-0.5, 3.5)));
+        QCOMPARE(view.heatmap->grid().rows, 4u);
+        float corner = 0.0f;
+        for (const float value : view.heatmap->cells())
+            corner = std::max(corner, std::fabs(value));
+        QVERIFY(corner < largest);
+        QCOMPARE(view.heatmap->colourRange().upper, static_cast<double>(corner));
+
+        view.heatmap->resetZoom();
+        QVERIFY(waitShown(view.heatmap));
+        QCOMPARE(view.heatmap->colourRange().upper, whole.upper);
+        auto* lock = view.heatmap->findChild<QCheckBox*>(QStringLiteral("heatmapPlotLockScale"));
+        QVERIFY(lock);
+        lock->setChecked(true);
+        QVERIFY(view.heatmap->isColourScaleLocked());
+        QVERIFY(zoomTo(view.heatmap, QCPRange(-0.5, 3.5), QCPRange(-0.5, 3.5)));
+        QCOMPARE(view.heatmap->grid().rows, 4u);
+        QCOMPARE(view.heatmap->colourRange().upper, whole.upper);
+        QCOMPARE(view.heatmap->colourRange().lower, whole.lower);
+        lock->setChecked(false);
+        QCOMPARE(view.heatmap->colourRange().upper, static_cast<double>(corner));
+    }
+
+    // Item 8: rows and columns are whole numbers at every zoom level.
+    void ticksAreWholeNumbers()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        QCustomPlot* plot = view.heatmap->plot();
+        for (const double span : {511.0, 40.0, 6.0, 3.0, 1.0}) {
+            plot->yAxis->setRange(200.0 - 0.5, 200.0 - 0.5 + span);
+            plot->xAxis->setRange(100.0 - 0.5, 100.0 - 0.5 + std::min(span, 255.0));
+            plot->replot();
+            for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+                const QVector<double> ticks = axis->tickVector();
+                QVERIFY2(!ticks.isEmpty(), qPrintable(QStringLiteral("span %1").arg(span)));
+                for (const double tick : ticks)
+                    QVERIFY2(tick == std::round(tick), qPrintable(QStringLiteral("span %1: tick %2").arg(span).arg(tick)));
+            }
+        }
+    }
+
+    // Item 4: a 1-D tensor is a line of its values over the element index, not a one-row map.
+    void oneDimensionalTensorIsALine()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "blk.0.attn_norm.weight"));  // [256]
+        QVERIFY(waitShown(view.heatmap));
+        QCPGraph* line = view.heatmap->lineGraph();
+        QVERIFY(line);
+        QCOMPARE(line->dataCount(), 256);
+        const gguf::TensorInfo& tensor = *model->findTensor("blk.0.attn_norm.weight");
+        std::vector<float> values(256);
+        QVERIFY(gguf::dequantizeRows(tensor, 0, 1, values));
+        for (int i = 0; i < 256; ++i) {
+            QCOMPARE(line->data()->at(i)->key, static_cast<double>(i));
+            QCOMPARE(line->data()->at(i)->value, static_cast<double>(values[static_cast<std::size_t>(i)]));
+        }
+        // The value axis spans the values; no colour bar.
+        const auto [low, high] = std::minmax_element(values.begin(), values.end());
+        QVERIFY(view.heatmap->colourRange().lower <= *low && view.heatmap->colourRange().upper >= *high);
+        QCPColorScale* scale = nullptr;
+        for (int i = 0; i < view.heatmap->plot()->plotLayout()->elementCount(); ++i)
+            if (auto* s = qobject_cast<QCPColorScale*>(view.heatmap->plot()->plotLayout()->elementAt(i)))
+                scale = s;
+        QVERIFY(scale && !scale->visible());
+
+        // Back to a matrix: the map and its bar return, the line goes.
+        view.heatmap->setSlice(wholeSlice(model, "blk.0.attn_q.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        QVERIFY(!view.heatmap->lineGraph());
+        QVERIFY(scale->visible());
+    }
+};
+
+QTEST_MAIN(TestGuiHeatmap)
+#include "tst_gui_heatmap.moc"
