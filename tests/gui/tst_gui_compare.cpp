@@ -8,6 +8,8 @@
 #include "session/ComparisonMetric.h"
 #include "session/ComparisonRun.h"
 #include "session/ComparisonTableModel.h"
+#include "session/ComparisonTotalsModel.h"
+#include "common/QuantTypeColour.h"
 #include "shell/ConvertDialog.h"
 #include "kernels/Dequantize.h"
 #include "compare/ErrorHeatmapView.h"
@@ -20,6 +22,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QBoxLayout>
+#include <QComboBox>
 #include <QPushButton>
 #include <QGuiApplication>
 #include <QScopeGuard>
@@ -331,7 +334,9 @@ private slots:
         QCOMPARE(page->exportJson(jsonPath), QString());
 
         const QStringList lines = QString::fromUtf8(readWholeFile(csvPath)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 1 + 21 * 2);
+        // 21 tensors and (issue 12 item 7) 13 model-wide lines (all tensors, 12 kinds), 2 columns each.
+        QCOMPARE(page->totalsModel()->rowCount(), 13);
+        QCOMPARE(lines.size(), 1 + 21 * 2 + 13 * 2);
         const QStringList header = lines.first().split(QLatin1Char(','));
         const int rmseColumn = static_cast<int>(header.indexOf(QStringLiteral("rmse")));
         QVERIFY(rmseColumn > 0);
@@ -347,6 +352,126 @@ private slots:
         QCOMPARE(result.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
         QCOMPARE(result.value(QStringLiteral("rmse")).toDouble(), page->results()->cells[static_cast<std::size_t>(row)][1]->rmse);
         QCOMPARE(json.object().value(QStringLiteral("columns")).toArray().size(), 2);
+    }
+
+    // Issue 12 item 7: "all tensors" equals the CLI's totals (runComparison, what `compare`
+    // prints as "all compared tensors together"); each kind row is its tensors' weights together;
+    // both are in the table (under the tensors, unmoved by sorting and filtering), the CSV and
+    // the JSON.
+    void totalsMatchTheCliAndKindsCombineTheirTensors()
+    {
+        auto page = finishedPage();
+        QVERIFY(page);
+        const auto expected = gguf::runComparison(*page->comparison());
+        QVERIFY(expected);
+        ComparisonTotalsModel* totals = page->totalsModel();
+        QCOMPARE(totals->rowCount(), 13);
+        QCOMPARE(totals->columnCount(), page->tableModel()->columnCount());
+        QCOMPARE(totals->index(0, ComparisonTableModel::TensorColumn).data().toString(), QStringLiteral("all tensors"));
+        for (std::size_t c = 0; c < 2; ++c) {
+            QVERIFY(sameMetrics(totals->summaries()[0].metrics[c], expected->columnTotals[c]));
+            QCOMPARE(totals->summaries()[0].tensorCounts[c], expected->columnTensorCounts[c]);
+        }
+        int ffnDown = -1;
+        for (int r = 0; r < totals->rowCount(); ++r)
+            if (totals->index(r, ComparisonTableModel::KindColumn).data().toString() == QLatin1String("ffn_down"))
+                ffnDown = r;
+        QVERIFY(ffnDown > 0);
+        QCOMPARE(totals->index(ffnDown, ComparisonTableModel::TensorColumn).data().toString(), QStringLiteral("all ffn_down"));
+        // The two ffn_down tensors' errors together, from their cells' exact sums.
+        const auto& a = *expected->cells[static_cast<std::size_t>(rowOf(*page->comparison(), "blk.0.ffn_down.weight"))][0];
+        const auto& b = *expected->cells[static_cast<std::size_t>(rowOf(*page->comparison(), "blk.1.ffn_down.weight"))][0];
+        const double rmse = std::sqrt((a.sums.sumSquaredError + b.sums.sumSquaredError) / static_cast<double>(a.count + b.count));
+        const gguf::SummaryErrorMetrics& kind = totals->summaries()[static_cast<std::size_t>(ffnDown)];
+        QCOMPARE(kind.tensorCounts[0], std::size_t{2});
+        QCOMPARE(kind.metrics[0].count, a.count + b.count);
+        QCOMPARE(kind.metrics[0].rmse, rmse);
+        QCOMPARE(kind.metrics[0].maxAbsError, std::max(a.maxAbsError, b.maxAbsError));
+
+        auto* metric = page->findChild<QComboBox*>(QStringLiteral("metricCombo"));
+        QVERIFY(metric);
+        metric->setCurrentIndex(1);  // RMSE
+        QCOMPARE(totals->index(ffnDown, ComparisonTableModel::FixedColumnCount).data().toString(), ComparisonTableModel::metricText(rmse));
+        QCOMPARE(totals->index(0, ComparisonTableModel::FixedColumnCount).data().toString(),
+                 ComparisonTableModel::metricText(expected->columnTotals[0].rmse));
+        // Filtering the tensors leaves the totals alone.
+        page->proxyModel()->setFilterRegularExpression(QStringLiteral("attn_q"));
+        QCOMPARE(totals->rowCount(), 13);
+        QVERIFY(page->totalsView()->isVisibleTo(page.get()));
+
+        QTemporaryDir dir;
+        const QString csvPath = dir.filePath(QStringLiteral("compare.csv"));
+        const QString jsonPath = dir.filePath(QStringLiteral("compare.json"));
+        QCOMPARE(page->exportCsv(csvPath), QString());
+        QCOMPARE(page->exportJson(jsonPath), QString());
+        const QStringList lines = QString::fromUtf8(readWholeFile(csvPath)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QStringList header = lines.first().split(QLatin1Char(','));
+        const int rmseColumn = static_cast<int>(header.indexOf(QStringLiteral("rmse")));
+        int found = 0;
+        for (const QString& line : lines) {
+            const QStringList fields = line.split(QLatin1Char(','));
+            if (fields[0] == QLatin1String("(all tensors)") && fields[4] == QLatin1String("1")) {
+                QCOMPARE(fields[rmseColumn].toDouble(), expected->columnTotals[0].rmse);
+                ++found;
+            }
+            if (fields[0] == QLatin1String("(all ffn_down)") && fields[4] == QLatin1String("1")) {
+                QCOMPARE(fields[2], QStringLiteral("ffn_down"));
+                QCOMPARE(fields[rmseColumn].toDouble(), rmse);
+                ++found;
+            }
+        }
+        QCOMPARE(found, 2);
+        const QJsonObject json = QJsonDocument::fromJson(readWholeFile(jsonPath)).object();
+        QCOMPARE(json.value(QStringLiteral("columns")).toArray()[0].toObject().value(QStringLiteral("totals")).toObject()
+                     .value(QStringLiteral("rmse")).toDouble(), expected->columnTotals[0].rmse);
+        const QJsonArray kinds = json.value(QStringLiteral("kinds")).toArray();
+        QCOMPARE(kinds.size(), 12);
+        bool sawFfnDown = false;
+        for (const QJsonValue& entry : kinds) {
+            if (entry.toObject().value(QStringLiteral("kind")).toString() != QLatin1String("ffn_down"))
+                continue;
+            const QJsonObject first = entry.toObject().value(QStringLiteral("columns")).toArray()[0].toObject();
+            QCOMPARE(first.value(QStringLiteral("tensors")).toInt(), 2);
+            QCOMPARE(first.value(QStringLiteral("rmse")).toDouble(), rmse);
+            sawFfnDown = true;
+        }
+        QVERIFY(sawFfnDown);
+    }
+
+    // Issue 12 item 7: columns are named by quant type (the file in the tooltip), and a quant
+    // type has one colour whatever the column order: here Q4_K is column 1 in one page, 2 in another.
+    void columnsAreNamedAndColouredByQuantType()
+    {
+        auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        auto q4 = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        auto q2 = openFixtureModel(QStringLiteral("tiny-llama-Q2_K.gguf"));
+        QVERIFY(f32 && q4 && q2);
+        ComparePage first({f32, q4, q2}, {typeId("q4_K")});
+        ComparePage second({f32, q2, q4}, {});
+        for (ComparePage* page : {&first, &second}) {
+            QSignalSpy finished(page, &ComparePage::comparisonFinished);
+            QVERIFY(finished.wait(kJobTimeoutMs));
+            QVERIFY(finished.first().at(0).toBool());
+        }
+        const auto title = [](ComparePage& page, int column, int role = Qt::DisplayRole) {
+            return page.tableModel()->headerData(ComparisonTableModel::FixedColumnCount + column, Qt::Horizontal, role).toString();
+        };
+        QCOMPARE(title(first, 0), QStringLiteral("Q4_K"));
+        QCOMPARE(title(first, 1), QStringLiteral("Q2_K"));
+        QCOMPARE(title(first, 2), QStringLiteral("Q4_K (simulated)"));
+        QVERIFY2(title(first, 0, Qt::ToolTipRole).contains(QLatin1String("tiny-llama-Q4_K.gguf")), qPrintable(title(first, 0, Qt::ToolTipRole)));
+        QCOMPARE(title(second, 0), QStringLiteral("Q2_K"));
+        QCOMPARE(title(second, 1), QStringLiteral("Q4_K"));
+
+        const auto pen = [](ComparePage& page, int graph) { return page.layerChart()->plot()->graph(graph)->pen(); };
+        QCOMPARE(pen(first, 0).color(), pen(second, 1).color());  // Q4_K
+        QCOMPARE(pen(first, 1).color(), pen(second, 0).color());  // Q2_K
+        QVERIFY(pen(first, 0).color() != pen(first, 1).color());
+        QCOMPARE(pen(first, 2).color(), pen(first, 0).color());  // simulated Q4_K: the same colour, dashed
+        QCOMPARE(pen(first, 2).style(), Qt::DashLine);
+        QCOMPARE(pen(first, 0).color(), quantTypeColour(typeId("q4_K")));
+        QCOMPARE(first.layerChart()->plot()->graph(0)->name(), QStringLiteral("Q4_K"));
+        QVERIFY(!first.proxyModel()->headerData(ComparisonTableModel::FixedColumnCount, Qt::Horizontal, Qt::DecorationRole).isNull());
     }
 
     void compareDialogOpensFilesInTheBackground()

@@ -8,6 +8,9 @@
 #include "session/ComparisonMetric.h"
 #include "session/ComparisonRun.h"
 #include "session/ComparisonTableModel.h"
+#include "session/ComparisonTotalsModel.h"
+#include "common/QuantTypeColour.h"
+#include "session/ComparisonColumnTitle.h"
 #include "common/JobProgressBar.h"
 #include "compare/LayerErrorChart.h"
 #include "compare/TensorErrorView.h"
@@ -22,21 +25,40 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace {
 constexpr int kFilterDebounceMs = 300;
-}
+
+// The tensor table's proxy, with each column's quant-type colour in its header.
+class ComparisonProxyModel : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setComparison(std::shared_ptr<const gguf::ModelComparison> comparison) { m_comparison = std::move(comparison); }
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        if (role == Qt::DecorationRole && orientation == Qt::Horizontal && m_comparison && section >= ComparisonTableModel::FixedColumnCount
+            && static_cast<std::size_t>(section - ComparisonTableModel::FixedColumnCount) < m_comparison->columns().size())
+            return quantTypeSwatch(comparisonColumnType(*m_comparison, static_cast<std::size_t>(section - ComparisonTableModel::FixedColumnCount)));
+        return QSortFilterProxyModel::headerData(section, orientation, role);
+    }
+
+private:
+    std::shared_ptr<const gguf::ModelComparison> m_comparison;
+};
+}  // namespace
 
 ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models, std::vector<std::uint32_t> simulatedTypes,
                          QWidget* parent)
     : QWidget(parent), m_problems(new QLabel(this)), m_status(new QLabel(this)), m_progress(new JobProgressBar(this)),
-      m_tabs(new QTabWidget(this)), m_model(new ComparisonTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_tabs(new QTabWidget(this)), m_model(new ComparisonTableModel(this)), m_totalsModel(new ComparisonTotalsModel(this)), m_proxy(new ComparisonProxyModel(this)),
       m_chart(new LayerErrorChart(this)), m_tensorView(new TensorErrorView(m_progress, this))
 {
     m_problems->setObjectName(QStringLiteral("problemsLabel"));
@@ -67,6 +89,8 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     }
     m_comparison = std::make_shared<const gguf::ModelComparison>(std::move(created).value());
     m_model->setComparison(m_comparison);
+    m_totalsModel->setComparison(m_comparison);
+    static_cast<ComparisonProxyModel*>(m_proxy)->setComparison(m_comparison);
     m_tensorView->setComparison(m_comparison);
 
     QStringList lines;
@@ -104,6 +128,7 @@ void ComparePage::buildTableTab(QWidget* tab)
         m_metric->addItem(metric.displayName());
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_model->setMetric(index);
+        m_totalsModel->setMetric(index);
         m_proxy->invalidate();  // the sort keys changed
     });
 
@@ -127,6 +152,30 @@ void ComparePage::buildTableTab(QWidget* tab)
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ComparePage::showSelectedTensor);
     onRowDoubleClicked(m_table, [this](const QModelIndex&) { m_tabs->setCurrentWidget(m_tensorView); });
 
+    // The totals under the tensors, column for column: same widths, same horizontal scroll.
+    m_totals = new QTableView(tab);
+    m_totals->setObjectName(QStringLiteral("totalsTable"));
+    m_totals->setModel(m_totalsModel);
+    m_totals->horizontalHeader()->hide();
+    m_totals->verticalHeader()->hide();
+    m_totals->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_totals->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_totals->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_totals->setToolTip(tr("All computed tensors together, and all tensors of each kind"));
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, m_totals, [this](int section, int, int size) {
+        m_totals->horizontalHeader()->resizeSection(section, size);
+    });
+    connect(m_table->horizontalScrollBar(), &QScrollBar::valueChanged, m_totals->horizontalScrollBar(), &QScrollBar::setValue);
+    connect(m_totalsModel, &QAbstractItemModel::modelReset, this, [this]() {
+        for (int section = 0; section < m_table->horizontalHeader()->count(); ++section)
+            m_totals->horizontalHeader()->resizeSection(section, m_table->horizontalHeader()->sectionSize(section));
+        const int rows = m_totalsModel->rowCount();
+        const int height = rows == 0 ? 0 : m_totals->verticalHeader()->length() + 2 * m_totals->frameWidth();
+        m_totals->setMaximumHeight(std::max(height, 0));
+        m_totals->setVisible(rows > 0);
+    });
+    m_totals->hide();
+
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_filter, 1);
     controls->addWidget(new QLabel(tr("Metric:"), tab));
@@ -136,6 +185,7 @@ void ComparePage::buildTableTab(QWidget* tab)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_totals);
 }
 
 bool ComparePage::isComputing() const
@@ -171,6 +221,7 @@ void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> res
 {
     m_results = std::move(results);
     m_model->setResults(m_results);
+    m_totalsModel->setResults(m_results);
     m_proxy->invalidate();
     m_chart->setComparison(m_comparison, m_results);
     m_tensorView->setResults(m_results);

@@ -3,7 +3,8 @@
 // precise, as in the CLI's --auto-reference) and the types to simulate in memory; pairing the
 // tensors is cheap and happens in the constructor, model-level problems show at the top, and
 // every computable cell is then computed on the job pool with progress and cancel. Below: the
-// whole-model table (filter, metric, CSV/JSON export), the per-layer chart and, for the selected
+// whole-model table (filter, metric, CSV/JSON export) with the totals of all tensors and of each
+// tensor kind under it, columns named by quant type, the per-layer chart and, for the selected
 // tensor, its error heatmap, histogram and per-block scatter.
 
 #include "compare/ModelComparison.h"
@@ -21,6 +22,7 @@ class QTabWidget;
 class QTimer;
 class ComparisonRun;
 class ComparisonTableModel;
+class ComparisonTotalsModel;
 class JobProgressBar;
 class LayerErrorChart;
 class TensorErrorView;
@@ -41,6 +43,9 @@ public:
     ComparisonTableModel* tableModel() const { return m_model; }
     QSortFilterProxyModel* proxyModel() const { return m_proxy; }
     QTableView* tableView() const { return m_table; }
+    // "all tensors" and one row per tensor kind, under the tensor table (never sorted or filtered away).
+    ComparisonTotalsModel* totalsModel() const { return m_totalsModel; }
+    QTableView* totalsView() const { return m_totals; }
     LayerErrorChart* layerChart() const { return m_chart; }
     TensorErrorView* tensorView() const { return m_tensorView; }
 
@@ -71,7 +76,9 @@ private:
     QTimer* m_filterDebounce = nullptr;
     QComboBox* m_metric = nullptr;
     QTableView* m_table = nullptr;
+    QTableView* m_totals = nullptr;
     ComparisonTableModel* m_model;
+    ComparisonTotalsModel* m_totalsModel;
     QSortFilterProxyModel* m_proxy;
     LayerErrorChart* m_chart;
     TensorErrorView* m_tensorView;

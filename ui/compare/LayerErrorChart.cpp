@@ -1,5 +1,8 @@
 #include "compare/LayerErrorChart.h"
 
+#include "common/QuantTypeColour.h"
+#include "session/ComparisonColumnTitle.h"
+
 #include "common/PlotPalette.h"
 
 #include "session/ComparisonMetric.h"
@@ -12,17 +15,6 @@
 #include <algorithm>
 #include <qcustomplot.h>
 #include <set>
-
-namespace {
-
-const QList<QColor>& seriesColours()
-{
-    static const QList<QColor> colours = {QColor(0x1f77b4), QColor(0xd62728), QColor(0x2ca02c), QColor(0xff7f0e),
-                                          QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2), QColor(0x17becf)};
-    return colours;
-}
-
-}  // namespace
 
 LayerErrorChart::LayerErrorChart(QWidget* parent)
     : QWidget(parent), m_metric(new QComboBox(this)), m_kind(new QComboBox(this)), m_plot(new QCustomPlot(this))
@@ -103,9 +95,10 @@ void LayerErrorChart::rebuild()
 
     for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
         QCPGraph* graph = m_plot->addGraph();
-        graph->setName(QString::fromStdString(m_comparison->columns()[c].label));
-        const QColor colour = seriesColours()[static_cast<qsizetype>(c) % seriesColours().size()];
-        graph->setPen(QPen(colour, 2));
+        graph->setName(comparisonColumnTitle(*m_comparison, c));
+        const std::uint32_t type = comparisonColumnType(*m_comparison, c);
+        const QColor colour = quantTypeColour(type);
+        graph->setPen(quantTypePen(type, m_comparison->columns()[c].kind == gguf::ComparisonColumn::Kind::Simulated, 2));
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 6));
         for (const gguf::LayerErrorMetrics& layer : gguf::layerErrorMetrics(*m_comparison, *m_results, c, kind))
             graph->addData(layer.layer, metric.valueIn(layer.metrics));

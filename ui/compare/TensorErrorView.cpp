@@ -1,6 +1,8 @@
 #include "compare/TensorErrorView.h"
 
 #include "common/PlotPalette.h"
+#include "common/QuantTypeColour.h"
+#include "session/ComparisonColumnTitle.h"
 
 #include "session/BackgroundJob.h"
 #include "blocks/BlockScales.h"
@@ -21,12 +23,6 @@ namespace {
 constexpr int kHistogramBins = 121;  // odd, so one bin is centred on zero error
 constexpr std::size_t kMaxScatterRanges = 64;  // sample large tensors evenly instead of plotting millions of blocks
 
-const QList<QColor>& seriesColours()
-{
-    static const QList<QColor> colours = {QColor(0x1f77b4), QColor(0xd62728), QColor(0x2ca02c), QColor(0xff7f0e),
-                                          QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2), QColor(0x17becf)};
-    return colours;
-}
 }  // namespace
 
 TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
@@ -81,8 +77,10 @@ void TensorErrorView::setComparison(std::shared_ptr<const gguf::ModelComparison>
     const QSignalBlocker blocker(m_column);
     m_column->clear();
     if (m_comparison)
-        for (const gguf::ComparisonColumn& column : m_comparison->columns())
-            m_column->addItem(QString::fromStdString(column.label));
+        for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
+            m_column->addItem(quantTypeSwatch(comparisonColumnType(*m_comparison, c)), comparisonColumnTitle(*m_comparison, c));
+            m_column->setItemData(static_cast<int>(c), comparisonColumnSource(*m_comparison, c), Qt::ToolTipRole);
+        }
 }
 
 void TensorErrorView::setResults(std::shared_ptr<const gguf::ComparisonResults> results)
@@ -158,9 +156,10 @@ void TensorErrorView::startHistogram()
         const double width = 2.0 * limit / kHistogramBins;
         for (std::size_t i = 0; i < columns.size(); ++i) {
             QCPGraph* graph = m_histogram->addGraph();
-            graph->setName(QString::fromStdString(m_comparison->columns()[columns[i]].label));
+            graph->setName(comparisonColumnTitle(*m_comparison, columns[i]));
             graph->setLineStyle(QCPGraph::lsStepCenter);
-            graph->setPen(QPen(seriesColours()[static_cast<qsizetype>(columns[i]) % seriesColours().size()], 1.5));
+            graph->setPen(quantTypePen(comparisonColumnType(*m_comparison, columns[i]),
+                                       m_comparison->columns()[columns[i]].kind == gguf::ComparisonColumn::Kind::Simulated, 1.5));
             for (int b = 0; b < kHistogramBins; ++b)
                 graph->addData(-limit + (b + 0.5) * width, static_cast<double>((*counts)[i][static_cast<std::size_t>(b)]));
         }

@@ -1,6 +1,8 @@
 #include "session/ComparisonExport.h"
 
 #include "compare/ComparisonJson.h"
+#include "compare/KindErrorMetrics.h"
+#include "session/ComparisonColumnTitle.h"
 
 #include <QCoreApplication>
 #include <QSaveFile>
@@ -74,6 +76,22 @@ QString exportComparisonCsv(const gguf::ModelComparison& comparison, const gguf:
             out += '\n';
         }
     }
+    // Then the model-wide lines, one per column: "(all tensors)" (the CLI's totals) and
+    // "(all <kind>)"; status "ok" when at least one tensor was computed, else "none".
+    for (const gguf::SummaryErrorMetrics& summary : gguf::summaryErrorMetrics(comparison, results)) {
+        for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+            const bool computed = summary.tensorCounts[c] > 0;
+            const std::uint32_t type = comparisonColumnType(comparison, c);
+            out += csvField(summary.kind.empty() ? std::string("(all tensors)") : "(all " + summary.kind + ")") + ",,";
+            out += csvField(summary.kind) + ",,";
+            out += std::to_string(c + 1) + ',' + csvField(comparison.columns()[c].label) + ',';
+            out += (type != 0 ? gguf::typeName(type) : std::string()) + ',';
+            out += computed ? "ok," : "none,";
+            for (const double value : gguf::errorMetricValues(summary.metrics[c]))
+                out += ',' + (computed ? csvNumber(value) : std::string());
+            out += '\n';
+        }
+    }
     return writeAtomically(path, out);
 }
 
@@ -81,5 +99,35 @@ QString exportComparisonJson(const gguf::ModelComparison& comparison, const gguf
 {
     std::string out;
     gguf::writeComparisonJson(comparison, results, out);
+    // The CLI's document (its columns[].totals are "all tensors"), plus one member the CLI does
+    // not write: "kinds", every tensor kind's figures per column.
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+        out.pop_back();
+    if (out.empty() || out.back() != '}')
+        return tr("Cannot write %1: unexpected comparison document").arg(path);
+    out.pop_back();
+    std::string kinds;
+    gguf::JsonWriter json(kinds);
+    json.beginArray();
+    for (const gguf::SummaryErrorMetrics& summary : gguf::summaryErrorMetrics(comparison, results)) {
+        if (summary.kind.empty())
+            continue;
+        json.beginObject();
+        json.key("kind"), json.value(summary.kind);
+        json.key("columns");
+        json.beginArray();
+        for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+            json.beginObject();
+            json.key("column"), json.value(static_cast<std::uint64_t>(c + 1));
+            json.key("tensors"), json.value(static_cast<std::uint64_t>(summary.tensorCounts[c]));
+            if (summary.tensorCounts[c] > 0)
+                gguf::writeErrorMetricsJson(json, summary.metrics[c]);
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    out += ",\"kinds\":" + kinds + "}\n";
     return writeAtomically(path, out);
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Writes a finished comparison as CSV (one line per tensor and column) or JSON (the CLI's
-// `compare --json` layout), with the core's metric names and values so every tool agrees. Files
+// Writes a finished comparison as CSV (one line per tensor and column, then per column the
+// "(all tensors)" and "(all <kind>)" lines) or JSON (the CLI's `compare --json` layout plus a
+// "kinds" member), with the core's metric names and values so every tool agrees. Files
 // are written through QSaveFile: a failed export leaves no half-written file behind.
 
 #include "compare/ModelComparison.h"

@@ -1,5 +1,6 @@
 #include "session/ComparisonTableModel.h"
 
+#include "session/ComparisonColumnTitle.h"
 #include "session/ComparisonMetric.h"
 
 #include <cmath>
@@ -28,6 +29,11 @@ QString formatMetric(double value)
 }
 
 }  // namespace
+
+QString ComparisonTableModel::metricText(double value)
+{
+    return formatMetric(value);
+}
 
 ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -126,12 +132,13 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     if (orientation != Qt::Horizontal || section < 0 || section >= columnCount())
         return QAbstractTableModel::headerData(section, orientation, role);
     if (section >= FixedColumnCount) {
-        const gguf::ComparisonColumn& column = m_comparison->columns()[comparisonColumn(section)];
+                // Named by what the column holds (its quant type); the file is in the tooltip.
         if (role == Qt::DisplayRole)
-            return QString::fromStdString(column.label);
+            return comparisonColumnTitle(*m_comparison, comparisonColumn(section));
         if (role == Qt::ToolTipRole)
-            return tr("%1 against the reference %2")
-                .arg(comparisonMetrics()[static_cast<std::size_t>(m_metric)].displayName(),
+            return tr("%1: %2\n%3 against the reference %4")
+                .arg(comparisonColumnTitle(*m_comparison, comparisonColumn(section)), comparisonColumnSource(*m_comparison, comparisonColumn(section)),
+                     comparisonMetrics()[static_cast<std::size_t>(m_metric)].displayName(),
                      QString::fromStdString(m_comparison->reference().primary().path()));
         return {};
     }

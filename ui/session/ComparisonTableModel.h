@@ -26,6 +26,9 @@ public:
     // The comparison column behind a table column at or after FixedColumnCount.
     std::size_t comparisonColumn(int tableColumn) const { return static_cast<std::size_t>(tableColumn - FixedColumnCount); }
 
+    // A figure as the table shows it: 6 significant digits, nan/inf spelled out.
+    static QString metricText(double value);
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
