@@ -22,6 +22,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QBoxLayout>
+#include <QSpinBox>
 #include <QComboBox>
 #include <QPushButton>
 #include <QGuiApplication>
@@ -472,6 +473,67 @@ private slots:
         QCOMPARE(pen(first, 0).color(), quantTypeColour(typeId("q4_K")));
         QCOMPARE(first.layerChart()->plot()->graph(0)->name(), QStringLiteral("Q4_K"));
         QVERIFY(!first.proxyModel()->headerData(ComparisonTableModel::FixedColumnCount, Qt::Horizontal, Qt::DecorationRole).isNull());
+    }
+
+    // Issue 12 item 10: an expert tensor opens on one expert's matrix (the exact errors of those
+    // rows), and "all" shows every expert with the boundaries between them marked.
+    void expertTensorsShowOneExpertOrAllWithBoundaries()
+    {
+        auto f16 = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto q4 = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(f16 && q4);
+        ComparePage page({f16, q4}, {});
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        const int row = rowOf(*page.comparison(), "blk.0.ffn_down_exps.weight");
+        QVERIFY(row >= 0);
+        const gguf::TensorInfo& a = *f16->findTensor("blk.0.ffn_down_exps.weight");
+        const gguf::TensorInfo& b = *q4->findTensor("blk.0.ffn_down_exps.weight");
+        const auto columns = static_cast<std::uint64_t>(a.ne[0]);
+        const auto rows = static_cast<std::uint64_t>(a.ne[1]);
+        const auto experts = static_cast<int>(a.ne[2]);
+        QVERIFY(experts > 1);
+        TensorErrorView* view = page.tensorView();
+        ErrorHeatmapView* heatmap = view->heatmap();
+        heatmap->setMinimumCells(static_cast<std::uint32_t>(std::max(rows, columns)));  // one cell per weight
+        QSignalSpy ready(heatmap, &ErrorHeatmapView::heatmapReady);
+        view->setColumn(0);
+        view->setTensorRow(static_cast<std::size_t>(row));
+        QVERIFY(view->expertSpin()->isVisibleTo(view));
+        QCOMPARE(view->expertSpin()->value(), 0);
+        QCOMPARE(view->expertSpin()->maximum(), experts - 1);
+        QVERIFY(ready.count() > 0 || ready.wait(kJobTimeoutMs));
+        QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing(), kJobTimeoutMs);
+        QCOMPARE(heatmap->grid().region.rowEnd, rows);
+        QCOMPARE(heatmap->rowBoundaryCount(), std::size_t{0});
+
+        ready.clear();
+        view->setExpert(3);
+        QVERIFY(ready.wait(kJobTimeoutMs));
+        QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing(), kJobTimeoutMs);
+        QCOMPARE(heatmap->grid().rows, static_cast<std::uint32_t>(rows));
+        QCOMPARE(heatmap->grid().columns, static_cast<std::uint32_t>(columns));
+        std::vector<float> x(rows * columns), y(rows * columns);
+        QVERIFY(gguf::dequantizeRows(a, 3 * rows, 4 * rows, x));
+        QVERIFY(gguf::dequantizeRows(b, 3 * rows, 4 * rows, y));
+        const std::vector<float>& cells = heatmap->cells();
+        QCOMPARE(cells.size(), x.size());
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (cells[i] != y[i] - x[i])
+                QFAIL(qPrintable(QStringLiteral("expert 3, element %1: %2 != %3").arg(i).arg(double(cells[i])).arg(double(y[i] - x[i]))));
+
+        ready.clear();
+        view->setExpert(-1);  // all
+        QCOMPARE(view->expertSpin()->text(), QStringLiteral("all"));
+        QVERIFY(ready.wait(kJobTimeoutMs));
+        QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing(), kJobTimeoutMs);
+        QCOMPARE(heatmap->grid().region.rowEnd, rows * static_cast<std::uint64_t>(experts));
+        QCOMPARE(heatmap->rowBoundaryCount(), static_cast<std::size_t>(experts - 1));
+
+        // A 2-D tensor has no expert selector.
+        view->setTensorRow(static_cast<std::size_t>(rowOf(*page.comparison(), "blk.0.attn_q.weight")));
+        QVERIFY(!view->expertSpin()->isVisibleTo(view));
+        QCOMPARE(heatmap->rowBoundaryCount(), std::size_t{0});
     }
 
     void compareDialogOpensFilesInTheBackground()

@@ -176,6 +176,27 @@ bool ZoomableMatrixView::eventFilter(QObject* watched, QEvent* event)
     return QWidget::eventFilter(watched, event);
 }
 
+void ZoomableMatrixView::setRowBoundaries(std::uint64_t rows)
+{
+    for (QCPItemStraightLine* line : m_boundaries)
+        m_plot->removeItem(line);
+    m_boundaries.clear();
+    const gguf::HeatmapRegion whole = extent();
+    // More lines than that would paint the map over; the hover still names the expert.
+    constexpr std::uint64_t kMaxBoundaries = 512;
+    if (rows == 0 || isLine() || whole.rowEnd <= rows || whole.rowEnd / rows > kMaxBoundaries)
+        return;
+    for (std::uint64_t boundary = rows; boundary < whole.rowEnd; boundary += rows) {
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->setPen(QPen(QColor(0, 0, 0, 160), 1, Qt::DashLine));
+        line->point1->setCoords(0, static_cast<double>(boundary) - 0.5);
+        line->point2->setCoords(1, static_cast<double>(boundary) - 0.5);
+        line->setSelectable(false);
+        m_boundaries.push_back(line);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void ZoomableMatrixView::setEmptyText(const QString& text)
 {
     m_emptyText = text;
@@ -258,6 +279,9 @@ void ZoomableMatrixView::matrixChanged()
     m_map->data()->clear();
     m_line->data()->clear();
     m_hover->clear();
+    for (QCPItemStraightLine* line : m_boundaries)
+        m_plot->removeItem(line);
+    m_boundaries.clear();
     if (!hasMatrix()) {
         setState(State::Empty);
         m_plot->replot();

@@ -30,6 +30,7 @@
 class QCheckBox;
 class QComboBox;
 class QCPGraph;
+class QCPItemStraightLine;
 class QCPRange;
 class QCustomPlot;
 class QPushButton;
@@ -89,6 +90,8 @@ public:
     QCPRange colourRange() const;
     // One-row matrices are drawn as this line graph instead of the colour map; null otherwise.
     QCPGraph* lineGraph() const;
+    // Row boundaries marked (see setRowBoundaries).
+    std::size_t rowBoundaryCount() const { return m_boundaries.size(); }
 
     // What is on screen, for tests and exports: the grid and its cells (row-major).
     const gguf::HeatmapGrid& grid() const { return m_shownGrid; }
@@ -110,6 +113,9 @@ protected:
     // The hover line for the element (row, column); `exact` when one cell is one element.
     virtual QString hoverText(double row, double column, float value, bool exact) const = 0;
 
+    // Marks every `rows`-th row boundary with a line (expert boundaries of a flattened expert
+    // tensor); 0 for none. Kept until the next matrixChanged().
+    void setRowBoundaries(std::uint64_t rows);
     // Sets the Empty placeholder's text (e.g. why a cell cannot be shown).
     void setEmptyText(const QString& text);
 
@@ -160,6 +166,7 @@ private:
     QString m_emptyText;
     QString m_stateText;
     int m_jobsStarted = 0;
+    std::vector<QCPItemStraightLine*> m_boundaries;
     std::shared_ptr<const std::vector<float>> m_shownCells;
     bool m_settingRange = false;
 };

@@ -27,38 +27,77 @@ bool ErrorHeatmapView::hasCell() const
     return m_comparison && m_row < m_comparison->rows().size() && m_comparison->cellElements(m_row, m_column) > 0;
 }
 
-void ErrorHeatmapView::setCell(std::shared_ptr<const gguf::ModelComparison> comparison, std::size_t row, std::size_t column)
+std::uint64_t ErrorHeatmapView::rowsPerExpert() const
+{
+    if (!m_comparison || m_row >= m_comparison->rows().size())
+        return 0;
+    const gguf::TensorInfo& tensor = *m_comparison->rows()[m_row].reference;
+    return tensor.nDims == 3 && tensor.ne[2] > 1 && tensor.ne[1] > 0 ? static_cast<std::uint64_t>(tensor.ne[1]) : 0;
+}
+
+void ErrorHeatmapView::setCell(std::shared_ptr<const gguf::ModelComparison> comparison, std::size_t row, std::size_t column,
+                               std::optional<std::uint64_t> expert)
 {
     m_comparison = std::move(comparison);
     m_row = row;
     m_column = column;
+    m_expert.reset();
+    if (const std::uint64_t rows = rowsPerExpert(); rows > 0 && expert && *expert < errorHeatmapExtentRows() / rows)
+        m_expert = expert;
     // Why there is nothing to show: the cell's problem (a type without a quantizer, …).
     const QString problem = m_comparison && m_row < m_comparison->rows().size() && m_column < m_comparison->columns().size()
                                 ? QString::fromStdString(m_comparison->rows()[m_row].cells[m_column].problem)
                                 : QString();
     setEmptyText(problem.isEmpty() ? tr("Select a tensor in the table to see its error.") : problem);
     matrixChanged();
+    if (!m_expert)
+        setRowBoundaries(rowsPerExpert());
+}
+
+std::uint64_t ErrorHeatmapView::errorHeatmapExtentRows() const
+{
+    return m_comparison && m_row < m_comparison->rows().size() ? gguf::errorHeatmapExtent(*m_comparison, m_row).rowEnd : 0;
 }
 
 gguf::HeatmapRegion ErrorHeatmapView::extent() const
 {
-    return hasCell() ? gguf::errorHeatmapExtent(*m_comparison, m_row) : gguf::HeatmapRegion{};
+    if (!hasCell())
+        return {};
+    gguf::HeatmapRegion whole = gguf::errorHeatmapExtent(*m_comparison, m_row);
+    if (m_expert)
+        whole.rowEnd = rowsPerExpert();  // one expert's rows, numbered from 0 as on the Experts page
+    return whole;
 }
 
 ZoomableMatrixView::BandWork ErrorHeatmapView::bandWork() const
 {
-    return [comparison = m_comparison, row = m_row, column = m_column](const gguf::HeatmapGrid& grid, std::uint32_t first, std::uint32_t last,
-                                                                      std::span<float> out, const std::atomic<bool>* cancelled) {
-        return gguf::reduceErrorHeatmapRows(*comparison, row, column, grid, first, last, out, cancelled);
+    // An expert's rows are a run of the flattened tensor's: the same grid, moved down.
+    const std::uint64_t offset = m_expert ? *m_expert * rowsPerExpert() : 0;
+    return [comparison = m_comparison, row = m_row, column = m_column, offset](const gguf::HeatmapGrid& grid, std::uint32_t first,
+                                                                              std::uint32_t last, std::span<float> out,
+                                                                              const std::atomic<bool>* cancelled) {
+        gguf::HeatmapGrid shifted = grid;
+        shifted.region.rowBegin += offset;
+        shifted.region.rowEnd += offset;
+        return gguf::reduceErrorHeatmapRows(*comparison, row, column, shifted, first, last, out, cancelled);
     };
 }
 
 QString ErrorHeatmapView::jobDescription() const
 {
-    return tr("Error heatmap");
+    return m_expert ? tr("Error heatmap of expert %1").arg(*m_expert) : tr("Error heatmap");
 }
 
 QString ErrorHeatmapView::hoverText(double row, double column, float value, bool) const
 {
+    const std::uint64_t rows = rowsPerExpert();
+    if (rows > 0 && m_expert)
+        return tr("expert %1, row %2, column %3: error %4").arg(*m_expert).arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7);
+    if (rows > 0)
+        return tr("expert %1, row %2, column %3: error %4")
+            .arg(static_cast<std::uint64_t>(row) / rows)
+            .arg(static_cast<std::uint64_t>(row) % rows)
+            .arg(column)
+            .arg(static_cast<double>(value), 0, 'g', 7);
     return tr("row %1, column %2: error %3").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7);
 }

@@ -13,9 +13,11 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -27,6 +29,7 @@ constexpr std::size_t kMaxScatterRanges = 64;  // sample large tensors evenly in
 
 TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_title(new QLabel(this)), m_column(new QComboBox(this)),
+      m_expertLabel(new QLabel(tr("Expert:"), this)), m_expert(new QSpinBox(this)),
       m_heatmap(new ErrorHeatmapView(progress, this)), m_histogram(new QCustomPlot(this)), m_scatter(new QCustomPlot(this)),
       m_scatterNote(new QLabel(this))
 {
@@ -37,6 +40,13 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     m_scatter->setObjectName(QStringLiteral("blockScatterPlot"));
     m_title->setText(tr("Select a tensor in the table."));
     connect(m_column, &QComboBox::currentIndexChanged, this, &TensorErrorView::refresh);
+    m_expert->setObjectName(QStringLiteral("tensorExpertSpin"));
+    m_expert->setSpecialValueText(tr("all"));
+    m_expert->setToolTip(tr("The expert the heatmap shows; \"all\" shows every expert, one under the other"));
+    m_expert->setRange(-1, 0);
+    m_expert->hide();
+    m_expertLabel->hide();
+    connect(m_expert, &QSpinBox::valueChanged, this, &TensorErrorView::refreshHeatmap);
 
     m_histogram->xAxis->setLabel(tr("signed error (other − reference)"));
     m_histogram->yAxis->setLabel(tr("weights"));
@@ -49,6 +59,8 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_title, 1);
+    controls->addWidget(m_expertLabel);
+    controls->addWidget(m_expert);
     controls->addWidget(new QLabel(tr("Column:"), this));
     controls->addWidget(m_column);
     auto* scatterBox = new QWidget(this);
@@ -99,6 +111,15 @@ void TensorErrorView::setTensorRow(std::size_t row)
     const gguf::TensorInfo& tensor = *m_comparison->rows()[row].reference;
     m_title->setText(tr("<b>%1</b> (%2)").arg(QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size())),
                                               QString::fromStdString(gguf::typeName(tensor.typeId))));
+    // Expert tensors open on expert 0, as on the Tensors and Experts pages.
+    const bool experts = tensor.nDims == 3 && tensor.ne[2] > 1;
+    {
+        const QSignalBlocker blocker(m_expert);
+        m_expert->setRange(-1, experts ? static_cast<int>(std::min<std::int64_t>(tensor.ne[2] - 1, INT_MAX)) : 0);
+        m_expert->setValue(experts ? 0 : -1);
+    }
+    m_expert->setVisible(experts);
+    m_expertLabel->setVisible(experts);
     startHistogram();
     refresh();
 }
@@ -108,12 +129,27 @@ void TensorErrorView::setColumn(int column)
     m_column->setCurrentIndex(column);
 }
 
+void TensorErrorView::setExpert(int expert)
+{
+    if (m_expert->isVisibleTo(this))
+        m_expert->setValue(std::clamp(expert, -1, m_expert->maximum()));
+}
+
+void TensorErrorView::refreshHeatmap()
+{
+    if (!m_hasRow || m_column->currentIndex() < 0)
+        return;
+    const int expert = m_expert->isVisibleTo(this) ? m_expert->value() : -1;
+    m_heatmap->setCell(m_comparison, m_row, static_cast<std::size_t>(m_column->currentIndex()),
+                       expert >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(expert)) : std::nullopt);
+}
+
 // The heatmap and the scatter follow the chosen column; the histogram shows every column.
 void TensorErrorView::refresh()
 {
     if (!m_hasRow || m_column->currentIndex() < 0)
         return;
-    m_heatmap->setCell(m_comparison, m_row, static_cast<std::size_t>(m_column->currentIndex()));
+    refreshHeatmap();
     startScatter();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// One tensor of a comparison in detail: the error heatmap for a chosen column, the signed error
+// One tensor of a comparison in detail: the error heatmap for a chosen column (and, for an expert
+// tensor, a chosen expert or all of them with their boundaries marked), the signed error
 // histograms of every column overlaid on shared bins, and per-block RMS error against the
 // block's scale for the chosen column (simulated columns are quantized in memory for it).
 // Everything is computed on the job pool; a newer tensor or column makes older results stale.
@@ -14,6 +15,7 @@
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QSpinBox;
 class BackgroundJob;
 class ErrorHeatmapView;
 class JobProgressBar;
@@ -27,6 +29,10 @@ public:
     void setResults(std::shared_ptr<const gguf::ComparisonResults> results);
     void setTensorRow(std::size_t row);
     void setColumn(int column);
+    // For a 3-D expert tensor: the expert the heatmap shows, -1 for all of them one under the
+    // other with their boundaries marked. Ignored for other tensors.
+    void setExpert(int expert);
+    QSpinBox* expertSpin() const { return m_expert; }
 
     ErrorHeatmapView* heatmap() const { return m_heatmap; }
     QCustomPlot* histogramPlot() const { return m_histogram; }
@@ -38,12 +44,15 @@ signals:
 
 private:
     void refresh();
+    void refreshHeatmap();
     void startHistogram();
     void startScatter();
 
     JobProgressBar* m_progress;
     QLabel* m_title;
     QComboBox* m_column;
+    QLabel* m_expertLabel;
+    QSpinBox* m_expert;
     ErrorHeatmapView* m_heatmap;
     QCustomPlot* m_histogram;
     QCustomPlot* m_scatter;
