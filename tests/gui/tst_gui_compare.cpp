@@ -263,6 +263,8 @@ private slots:
         ErrorHeatmapView* heatmap = page->tensorView()->heatmap();
         QCOMPARE(heatmap->state(), ZoomableMatrixView::State::Empty);  // item 11: a placeholder, not empty axes
         QVERIFY(heatmap->placeholderText().contains(QLatin1String("Select a tensor")));
+        QVERIFY(page->tensorView()->histogramPlaceholderText().contains(QLatin1String("Select a tensor")));
+        QVERIFY(page->tensorView()->scatterPlaceholderText().contains(QLatin1String("Select a tensor")));
         page->tensorView()->setColumn(1);
         page->tensorView()->setTensorRow(static_cast<std::size_t>(rowOf(*page->comparison(), "blk.1.ffn_down.weight")));
         QVERIFY(heatmap->isComputing());
@@ -274,6 +276,9 @@ private slots:
         QCOMPARE(heatmap->state(), ZoomableMatrixView::State::Cancelled);
         QVERIFY2(heatmap->placeholderText().contains(QLatin1String("click to compute")), qPrintable(heatmap->placeholderText()));
         QVERIFY(heatmap->cells().empty());  // item 11: nothing of the previous tensor is left on screen
+        // The histograms and the scatter were cancelled with it (their ends may come later), and say so.
+        QTRY_VERIFY_WITH_TIMEOUT(page->tensorView()->histogramPlaceholderText().contains(QLatin1String("Cancelled")), kJobTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(page->tensorView()->scatterPlaceholderText().contains(QLatin1String("Cancelled")), kJobTimeoutMs);
         const int started = heatmap->jobsStarted();
         QCOMPARE(busyStartsWhileIdle(2000, [heatmap] { return heatmap->isComputing(); }), 0);
         QCOMPARE(heatmap->jobsStarted(), started);

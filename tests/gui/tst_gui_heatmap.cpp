@@ -10,6 +10,7 @@
 #include "Waits.h"
 #include "common/JobProgressBar.h"
 #include "kernels/Dequantize.h"
+#include "tensor/DistributionView.h"
 #include "tensor/HeatmapView.h"
 #include "tensor/TensorViewPage.h"
 
@@ -182,14 +183,19 @@ private slots:
         QCOMPARE(page.heatmap()->state(), ZoomableMatrixView::State::Empty);
         QVERIFY(page.heatmap()->placeholder()->isVisible());
         QVERIFY2(page.heatmap()->placeholderText().contains(QLatin1String("Select a tensor")), qPrintable(page.heatmap()->placeholderText()));
+        QVERIFY2(page.distribution()->placeholderText().contains(QLatin1String("Select a tensor")),
+                 qPrintable(page.distribution()->placeholderText()));
         auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
         QVERIFY(model);
         page.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
         QVERIFY(waitShown(page.heatmap()));
         QCOMPARE(page.heatmap()->placeholderText(), QString());
+        QTRY_VERIFY_WITH_TIMEOUT(page.distribution()->result().has_value(), kJobTimeoutMs);
+        QCOMPARE(page.distribution()->placeholderText(), QString());
         page.setTensor(nullptr, nullptr);
         QCOMPARE(page.heatmap()->state(), ZoomableMatrixView::State::Empty);
         QVERIFY(page.heatmap()->cells().empty());
+        QVERIFY(page.distribution()->placeholderText().contains(QLatin1String("Select a tensor")));
     }
 
     // Item 8: zooming out stops at the matrix; zooming in at one element.

@@ -87,6 +87,7 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     m_placeholder->setFlat(true);
     m_placeholder->setAutoFillBackground(true);
     m_plot->installEventFilter(this);
+    m_placeholder->installEventFilter(this);
     connect(m_placeholder, &QPushButton::clicked, this, [this]() {
         if (m_state == State::Cancelled || m_state == State::Failed)
             requestVisibleRegion();
@@ -173,6 +174,10 @@ bool ZoomableMatrixView::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_plot && event->type() == QEvent::Resize)
         m_placeholder->setGeometry(m_plot->rect());
+    // The button would pass the wheel on to the plot under it, whose zoom would compute what a
+    // placeholder says is not there (or was cancelled): only a click does that.
+    if (watched == m_placeholder && event->type() == QEvent::Wheel)
+        return true;
     return QWidget::eventFilter(watched, event);
 }
 

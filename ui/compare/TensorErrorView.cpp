@@ -1,6 +1,7 @@
 #include "compare/TensorErrorView.h"
 
 #include "common/PlotPalette.h"
+#include "common/PlotPlaceholder.h"
 #include "common/QuantTypeColour.h"
 #include "session/ComparisonColumnTitle.h"
 
@@ -56,6 +57,10 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     m_scatter->yAxis->setLabel(tr("RMS error of the block"));
     m_scatter->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_scatterNote->setWordWrap(true);
+    m_histogramPlaceholder = new PlotPlaceholder(m_histogram);
+    m_scatterPlaceholder = new PlotPlaceholder(m_scatter);
+    m_histogramPlaceholder->show(tr("Select a tensor in the table to see its error histograms."));
+    m_scatterPlaceholder->show(tr("Select a tensor in the table to see its per-block errors."));
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_title, 1);
@@ -80,6 +85,16 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addWidget(split, 1);
+}
+
+QString TensorErrorView::histogramPlaceholderText() const
+{
+    return m_histogramPlaceholder->text();
+}
+
+QString TensorErrorView::scatterPlaceholderText() const
+{
+    return m_scatterPlaceholder->text();
 }
 
 void TensorErrorView::setComparison(std::shared_ptr<const gguf::ModelComparison> comparison)
@@ -158,8 +173,14 @@ void TensorErrorView::startHistogram()
     m_histogramJobs.renew();
     m_histogram->clearGraphs();
     m_histogram->replot();
-    if (!m_results || !m_hasRow)
+    if (!m_hasRow) {
+        m_histogramPlaceholder->show(tr("Select a tensor in the table to see its error histograms."));
         return;
+    }
+    if (!m_results) {
+        m_histogramPlaceholder->show(tr("The histograms follow when the comparison has finished."));
+        return;
+    }
     // Shared bins: one range covering the largest error of any column.
     double limit = 0.0;
     std::vector<std::size_t> columns;
@@ -169,8 +190,10 @@ void TensorErrorView::startHistogram()
             columns.push_back(c);
         }
     }
-    if (columns.empty())
+    if (columns.empty()) {
+        m_histogramPlaceholder->show(tr("No column could be compared for this tensor."));
         return;
+    }
     if (limit <= 0.0)
         limit = 1e-6;  // no error at all: any small range shows one spike at zero
     auto counts = std::make_shared<std::vector<std::vector<std::uint64_t>>>(columns.size(), std::vector<std::uint64_t>(kHistogramBins));
@@ -186,9 +209,14 @@ void TensorErrorView::startHistogram()
         return gguf::Ok{};
     }, this);
     m_progress->track(job, tr("Error histograms"));
+    m_histogramPlaceholder->show(tr("Computing…"));
     m_histogramJobs.track(job, this, [this, columns, counts, limit](const JobOutcome& outcome) {
-        if (!outcome.isDone())
+        if (!outcome.isDone()) {
+            m_histogramPlaceholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
+                                         [this]() { startHistogram(); });
             return;
+        }
+        m_histogramPlaceholder->hide();
         const double width = 2.0 * limit / kHistogramBins;
         for (std::size_t i = 0; i < columns.size(); ++i) {
             QCPGraph* graph = m_histogram->addGraph();
@@ -216,6 +244,7 @@ void TensorErrorView::startScatter()
         m_scatterNote->setText(cell.ok() ? tr("%1 has no per-block scales, so there is no scatter.")
                                                .arg(QString::fromStdString(gguf::typeName(cell.typeId)))
                                          : QString::fromStdString(cell.problem));
+        m_scatterPlaceholder->show(m_scatterNote->text());
         return;
     }
     m_scatterNote->setText(m_comparison->columns()[column].kind == gguf::ComparisonColumn::Kind::Simulated
@@ -235,12 +264,16 @@ void TensorErrorView::startScatter()
         return gguf::blockErrors(*comparison, row, column, ranges[i], (*points)[i]);
     }, this);
     m_progress->track(job, tr("Per-block errors"));
+    m_scatterPlaceholder->show(tr("Computing…"));
     m_scatterJobs.track(job, this, [this, points](const JobOutcome& outcome) {
         if (!outcome.isDone()) {
             if (outcome.isFailed())
                 m_scatterNote->setText(outcome.message());
+            m_scatterPlaceholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
+                                       [this]() { startScatter(); });
             return;
         }
+        m_scatterPlaceholder->hide();
         QCPGraph* graph = m_scatter->addGraph();
         graph->setLineStyle(QCPGraph::lsNone);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(31, 119, 180, 120), 3));

@@ -19,6 +19,7 @@ class QSpinBox;
 class BackgroundJob;
 class ErrorHeatmapView;
 class JobProgressBar;
+class PlotPlaceholder;
 
 class TensorErrorView : public QWidget {
     Q_OBJECT
@@ -37,6 +38,10 @@ public:
     ErrorHeatmapView* heatmap() const { return m_heatmap; }
     QCustomPlot* histogramPlot() const { return m_histogram; }
     QCustomPlot* scatterPlot() const { return m_scatter; }
+    // What covers each plot while it has nothing to show ("Select a tensor…", "Cancelled…"); empty
+    // when the plot is shown.
+    QString histogramPlaceholderText() const;
+    QString scatterPlaceholderText() const;
 
 signals:
     void histogramReady();
@@ -57,6 +62,8 @@ private:
     QCustomPlot* m_histogram;
     QCustomPlot* m_scatter;
     QLabel* m_scatterNote;
+    PlotPlaceholder* m_histogramPlaceholder;
+    PlotPlaceholder* m_scatterPlaceholder;
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::shared_ptr<const gguf::ComparisonResults> m_results;
     std::size_t m_row = 0;

@@ -1,5 +1,7 @@
 #include "tensor/DistributionView.h"
 
+#include "common/PlotPlaceholder.h"
+
 #include "common/PlotPalette.h"
 
 #include "session/BackgroundJob.h"
@@ -50,15 +52,27 @@ DistributionView::DistributionView(JobProgressBar* progress, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(left, 1);
     layout->addWidget(m_summary);
+    m_placeholder = new PlotPlaceholder(m_plot);
+    m_placeholder->show(tr("Select a tensor to see the distribution of its values."));
+}
+
+QString DistributionView::placeholderText() const
+{
+    return m_placeholder->text();
 }
 
 void DistributionView::setSlice(const SliceRef& slice)
 {
     m_jobs.renew();
     m_result.reset();
+    m_slice = slice;
     display();
-    if (!slice.isValid())
+    if (!slice.isValid()) {
+        m_summary->clear();
+        m_placeholder->show(tr("Select a tensor to see the distribution of its values."));
         return;
+    }
+    m_placeholder->show(tr("Computing…"));
     auto result = std::make_shared<std::optional<gguf::SliceStatistics>>();
     auto* job = new BackgroundJob(1, [slice, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
         auto computed = gguf::computeStatistics(slice.slice, kBins, &cancelled);
@@ -71,8 +85,11 @@ void DistributionView::setSlice(const SliceRef& slice)
     m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
         if (!outcome.isDone()) {
             m_summary->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
+            m_placeholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
+                                [this]() { setSlice(m_slice); });
             return;
         }
+        m_placeholder->hide();
         m_result = std::move(*result);
         display();
         emit statisticsReady();

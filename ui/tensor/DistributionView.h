@@ -15,6 +15,7 @@ class QCPBars;
 class QLabel;
 class BackgroundJob;
 class JobProgressBar;
+class PlotPlaceholder;
 
 class DistributionView : public QWidget {
     Q_OBJECT
@@ -23,6 +24,8 @@ public:
     void setSlice(const SliceRef& slice);
     QCustomPlot* plot() const { return m_plot; }
     const std::optional<gguf::SliceStatistics>& result() const { return m_result; }
+    // What covers the plot while it has nothing to show; empty when the histogram is shown.
+    QString placeholderText() const;
 
 signals:
     void statisticsReady();
@@ -37,4 +40,6 @@ private:
     QLabel* m_summary;
     JobTracker m_jobs;
     std::optional<gguf::SliceStatistics> m_result;
+    SliceRef m_slice;
+    PlotPlaceholder* m_placeholder;
 };
