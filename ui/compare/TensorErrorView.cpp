@@ -81,6 +81,8 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     split->addWidget(plots);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    // The plots' size hints follow their legends; short column titles would leave them a sliver.
+    plots->setMinimumWidth(300);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
