@@ -10,6 +10,7 @@
 #include "Waits.h"
 #include "common/JobProgressBar.h"
 #include "kernels/Dequantize.h"
+#include "tensor/BlockScalesView.h"
 #include "tensor/DistributionView.h"
 #include "tensor/HeatmapView.h"
 #include "tensor/TensorViewPage.h"
@@ -185,6 +186,8 @@ private slots:
         QVERIFY2(page.heatmap()->placeholderText().contains(QLatin1String("Select a tensor")), qPrintable(page.heatmap()->placeholderText()));
         QVERIFY2(page.distribution()->placeholderText().contains(QLatin1String("Select a tensor")),
                  qPrintable(page.distribution()->placeholderText()));
+        QVERIFY2(page.blockScales()->placeholderText().contains(QLatin1String("Select a tensor")),
+                 qPrintable(page.blockScales()->placeholderText()));
         auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
         QVERIFY(model);
         page.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
@@ -192,6 +195,14 @@ private slots:
         QCOMPARE(page.heatmap()->placeholderText(), QString());
         QTRY_VERIFY_WITH_TIMEOUT(page.distribution()->result().has_value(), kJobTimeoutMs);
         QCOMPARE(page.distribution()->placeholderText(), QString());
+        // An F32 tensor has no block scales: the plots say so instead of showing empty axes.
+        QVERIFY2(page.blockScales()->placeholderText().contains(QLatin1String("no per-block scales")),
+                 qPrintable(page.blockScales()->placeholderText()));
+        auto q4 = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(q4);
+        page.setTensor(q4, q4->findTensor("blk.0.attn_q.weight"));
+        QTRY_VERIFY_WITH_TIMEOUT(page.blockScales()->overview().has_value(), kJobTimeoutMs);
+        QCOMPARE(page.blockScales()->placeholderText(), QString());
         page.setTensor(nullptr, nullptr);
         QCOMPARE(page.heatmap()->state(), ZoomableMatrixView::State::Empty);
         QVERIFY(page.heatmap()->cells().empty());

@@ -1,6 +1,7 @@
 #include "tensor/BlockScalesView.h"
 
 #include "common/PlotPalette.h"
+#include "common/PlotPlaceholder.h"
 
 #include "session/BackgroundJob.h"
 #include "common/JobProgressBar.h"
@@ -72,6 +73,26 @@ BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
     layout->addWidget(m_plots, 1);
     m_message->setObjectName(QStringLiteral("scalesMessage"));
     m_message->setWordWrap(true);
+    for (QCustomPlot* plot : {m_histograms, m_heatmap, m_minHeatmap})
+        m_placeholders.push_back(new PlotPlaceholder(plot));
+    showPlaceholders(tr("Select a tensor to see its block scales."));
+}
+
+void BlockScalesView::showPlaceholders(const QString& text, const std::function<void()>& retry)
+{
+    for (PlotPlaceholder* placeholder : m_placeholders)
+        placeholder->show(text, retry);
+}
+
+void BlockScalesView::hidePlaceholders()
+{
+    for (PlotPlaceholder* placeholder : m_placeholders)
+        placeholder->hide();
+}
+
+QString BlockScalesView::placeholderText() const
+{
+    return m_placeholders.front()->text();
 }
 
 QCPColorMap* BlockScalesView::setUpMap(QCustomPlot* plot)
@@ -137,13 +158,17 @@ void BlockScalesView::setSlice(const SliceRef& slice)
     m_slice = slice;
     m_overview.reset();
     display();
-    if (!slice.isValid())
+    if (!slice.isValid()) {
+        showPlaceholders(tr("Select a tensor to see its block scales."));
         return;
+    }
     if (!gguf::blockScaleLayout(slice.slice.tensor->typeId)) {
         m_message->setText(tr("%1 is not block-quantized: it has no per-block scales.")
                                .arg(QString::fromStdString(gguf::typeName(slice.slice.tensor->typeId))));
+        showPlaceholders(m_message->text());
         return;
     }
+    showPlaceholders(tr("Computing…"));
     auto result = std::make_shared<std::optional<gguf::ScaleOverview>>();
     auto* job = new BackgroundJob(1, [slice, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
         auto overview = gguf::computeScaleOverview(slice.slice, kGridCells, kGridCells, kBins, &cancelled);
@@ -157,8 +182,11 @@ void BlockScalesView::setSlice(const SliceRef& slice)
     m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
         if (!outcome.isDone()) {
             m_message->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
+            showPlaceholders(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
+                             [this]() { setSlice(m_slice); });
             return;
         }
+        hidePlaceholders();
         m_overview = std::move(*result);
         display();
         emit overviewReady();

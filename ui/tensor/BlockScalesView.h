@@ -10,6 +10,8 @@
 
 #include <QPointer>
 #include <QWidget>
+#include <functional>
+#include <vector>
 #include <optional>
 
 class QCustomPlot;
@@ -20,6 +22,7 @@ class QLabel;
 class QTabWidget;
 class BackgroundJob;
 class JobProgressBar;
+class PlotPlaceholder;
 
 class BlockScalesView : public QWidget {
     Q_OBJECT
@@ -34,6 +37,8 @@ public:
     QCustomPlot* visiblePlot() const;
     QTabWidget* plotTabs() const { return m_plots; }
     const std::optional<gguf::ScaleOverview>& overview() const { return m_overview; }
+    // What covers the plots while they have nothing to show; empty when they are shown.
+    QString placeholderText() const;
 
 signals:
     void overviewReady();
@@ -44,6 +49,9 @@ private:
     void display();
     QCPColorMap* setUpMap(QCustomPlot* plot);
     void fillMap(QCustomPlot* plot, QCPColorMap* map, const std::vector<float>& grid);
+    // The same sentence over the histograms and both maps (null retry: not clickable).
+    void showPlaceholders(const QString& text, const std::function<void()>& retry = {});
+    void hidePlaceholders();
 
     JobProgressBar* m_progress;
     QLabel* m_message;
@@ -59,4 +67,5 @@ private:
     SliceRef m_slice;
     JobTracker m_jobs;
     std::optional<gguf::ScaleOverview> m_overview;
+    std::vector<PlotPlaceholder*> m_placeholders;
 };
