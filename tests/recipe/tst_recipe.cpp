@@ -10,6 +10,8 @@
 #include "OrderedJson.h"
 #include "recipe/LlamaQuantRecipe.h"
 #include "recipe/QuantPresets.h"
+#include "recipe/RecipeAudit.h"
+#include "recipe/RecipeGrid.h"
 #include "recipe/TensorTypeRules.h"
 
 #include <QtTest>
@@ -354,6 +356,86 @@ private slots:
         recipe = computeRecipe(moe, far.finish(), options);
         QVERIFY(!recipe);
         QVERIFY(recipe.error().message.find("bad layer 7") != std::string::npos);
+    }
+
+    void gridOfAMoeFile()
+    {
+        const auto model = testsupport::openModelAt(fixturePath("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+        QVERIFY(model);
+        const RecipeGrid grid = storedGrid(*model);
+        QCOMPARE(grid.layers, (std::vector<int>{RecipeGrid::kNoLayer, 0, 1}));
+        const auto column = [&](const char* role) {
+            return std::size_t(std::find(grid.roles.begin(), grid.roles.end(), role) - grid.roles.begin());
+        };
+        for (const char* role : {"token_embd", "output", "attn_q", "ffn_gate_inp", "ffn_gate_exps", "ffn_down_exps", "attn_norm"})
+            QVERIFY2(column(role) < grid.roles.size(), role);
+        QVERIFY(column("attn_q") < column("ffn_gate_exps"));  // block order, not alphabetical
+        QCOMPARE(typeName(grid.at(2, column("ffn_down_exps"))->typeId), std::string("q6_K"));
+        QCOMPARE(typeName(grid.at(1, column("ffn_down_exps"))->typeId), std::string("q4_K"));
+        QVERIFY(!grid.at(0, column("attn_q")));
+        std::uint64_t bytes = 0, elements = 0;
+        for (const TensorInfo& tensor : model->tensors()) {
+            bytes += tensor.nbytes;
+            elements += tensor.elementCount();
+        }
+        QCOMPARE(grid.total.bytes, bytes);
+        QCOMPARE(grid.total.elements, elements);
+        std::uint64_t roleSum = 0, layerSum = 0;
+        for (const GridTotal& t : grid.roleTotals)
+            roleSum += t.bytes;
+        for (const GridTotal& t : grid.layerTotals)
+            layerSum += t.bytes;
+        QCOMPARE(roleSum, bytes);
+        QCOMPARE(layerSum, bytes);
+        QCOMPARE(grid.roleTotals[column("ffn_down_exps")].bitsPerWeight(), (4.5 + 6.5625) / 2);
+        int layer = 0;
+        QCOMPARE(tensorRole("blk.12.attn_q.bias", layer), std::string("attn_q.bias"));
+        QCOMPARE(layer, 12);
+        QCOMPARE(tensorRole("blk.x.attn_q.weight", layer), std::string("blk.x.attn_q"));
+        QCOMPARE(layer, RecipeGrid::kNoLayer);
+    }
+
+    void auditOfLabels()
+    {
+        // The pure Q4_K fixture says Q4_K_M in general.file_type: three tensors are not what llama-quantize makes.
+        auto model = testsupport::openModelAt(fixturePath("tiny-llama-Q4_K.gguf"));
+        QVERIFY(model);
+        RecipeAudit audit = auditRecipe(*model);
+        QCOMPARE(audit.labelPreset, findQuantPreset("Q4_K_M"));
+        QCOMPARE(audit.namePreset->name, std::string_view("Q4_K"));
+        QCOMPARE(audit.dominantType, typeIdValue(GgmlTypeId::Q4_K));
+        QCOMPARE(audit.dominantShare, 1.0);
+        QVERIFY(!audit.matchesPreset());
+        QCOMPARE(audit.differences.size(), std::size_t(3));
+        QCOMPARE(audit.differences[0].tensor, std::string("output.weight"));
+        QCOMPARE(audit.differences[0].expectedType, typeIdValue(GgmlTypeId::Q6_K));
+        QVERIFY(audit.imatrixKeys.empty());
+        // A real Q3_K_M from llama-quantize with an imatrix matches and shows its provenance.
+        model = testsupport::openModelAt(fixturePath("llama.cpp/tiny-llama-imat-Q3_K_M.gguf"));
+        QVERIFY(model);
+        audit = auditRecipe(*model);
+        QVERIFY(audit.matchesPreset());
+        QVERIFY(audit.assumedImatrix);
+        QCOMPARE(audit.imatrixKeys.size(), std::size_t(4));
+        QCOMPARE(audit.imatrixKeys[0].first, std::string("quantize.imatrix.file"));
+        // Every real output matches its own label.
+        for (const QString& file : testsupport::fixtureNames("llama.cpp", "tiny-*-*-*.gguf")) {
+            model = testsupport::openModelAt(fixturePath("llama.cpp/" + file));
+            QVERIFY(model);
+            QVERIFY2(auditRecipe(*model).matchesPreset(), qPrintable(file));
+        }
+        // IQ2_S files are mostly iq2_xs: the label is not the main type, and that is no finding.
+        model = testsupport::openModelAt(fixturePath("llama.cpp/tiny-llama-imat-IQ2_S.gguf"));
+        audit = auditRecipe(*model);
+        QCOMPARE(audit.dominantType, typeIdValue(GgmlTypeId::IQ2_XS));
+        for (const std::string& finding : audit.findings)
+            QVERIFY2(finding.find("most weights") == std::string::npos, finding.c_str());
+
+        QCOMPARE(presetInFileName("Llama-3-8B-Instruct-Q4_K_M.gguf")->name, std::string_view("Q4_K_M"));
+        QCOMPARE(presetInFileName("model.iq2_xxs.gguf")->name, std::string_view("IQ2_XXS"));
+        QCOMPARE(presetInFileName("mixtral-MXFP4_MOE-00001-of-00002.gguf")->name, std::string_view("MXFP4_MOE"));
+        QVERIFY(!presetInFileName("xq4_k_m.gguf"));
+        QVERIFY(!presetInFileName("model.gguf"));
     }
 };
 
