@@ -137,7 +137,60 @@ bool isMovedKey(std::string_view key)
         || key.substr(0, 17) == "quantize.imatrix.";
 }
 
+// llama-quantize's metadata: the input's, split keys dropped, the version and file type set
+// last, then the imatrix provenance.
+Status writeRecipeMetadata(GgufWriter& writer, const Model& input, std::uint32_t fileType, const std::optional<ImatrixProvenance>& imatrix)
+{
+    if (Status s = writer.copyMetadata(input.primary(), [](std::string_view key) { return !isMovedKey(key); }); !s)
+        return s;
+    writer.setValue("general.quantization_version", EncodedValue::u32(2));
+    writer.setValue("general.file_type", EncodedValue::u32(fileType));
+    if (imatrix) {
+        writer.setValue("quantize.imatrix.file", EncodedValue::string(imatrix->file));
+        if (!imatrix->dataset.empty())
+            writer.setValue("quantize.imatrix.dataset", EncodedValue::string(imatrix->dataset));
+        writer.setValue("quantize.imatrix.entries_count", EncodedValue::u32(imatrix->entries));
+        if (imatrix->chunks > 0)
+            writer.setValue("quantize.imatrix.chunks_count", EncodedValue::u32(imatrix->chunks));
+    }
+    return Ok{};
+}
+
+TensorSpec specOf(const TensorInfo& tensor, std::uint32_t typeId)
+{
+    TensorSpec spec{std::string(tensor.name), typeId, {}};
+    for (std::uint32_t d = 0; d < std::max<std::uint32_t>(tensor.nDims, 1); ++d)
+        spec.ne.push_back(tensor.ne[d]);  // a stored scalar (0 dims) is written as [1]
+    return spec;
+}
+
 }  // namespace
+
+Result<RecipeFileLayout> recipeFileLayout(const Model& input, const std::optional<ImatrixProvenance>& imatrix)
+{
+    GgufWriter writer;
+    if (Status s = writeRecipeMetadata(writer, input, 0, imatrix); !s)
+        return s.error();
+    std::uint64_t data = 0;
+    auto align = writer.alignment();
+    if (!align)
+        return align.error();
+    RecipeFileLayout layout;
+    layout.alignment = *align;
+    for (const TensorInfo& tensor : input.tensors()) {
+        if (!tensor.traits)
+            return Error{"tensor '" + std::string(tensor.name) + "' has " + typeName(tensor.typeId) + ", whose size is unknown",
+                         tensor.infoOffset, input.shards()[tensor.shard]->path()};
+        if (Status s = writer.addTensor(specOf(tensor, tensor.typeId), [](ByteSink&) -> Status { return Ok{}; }); !s)
+            return s.error();
+        data += layout.padded(tensor.nbytes);
+    }
+    auto size = writer.fileSize();
+    if (!size)
+        return size.error();
+    layout.headerBytes = *size - data;
+    return layout;
+}
 
 RowQuantizer plainRowQuantizer()
 {
@@ -195,18 +248,8 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
     }
 
     GgufWriter writer;
-    if (Status s = writer.copyMetadata(input.primary(), [](std::string_view key) { return !isMovedKey(key); }); !s)
+    if (Status s = writeRecipeMetadata(writer, input, recipe.preset->fileType, options.imatrix); !s)
         return s.error();
-    writer.setValue("general.quantization_version", EncodedValue::u32(2));
-    writer.setValue("general.file_type", EncodedValue::u32(recipe.preset->fileType));
-    if (options.imatrix) {
-        writer.setValue("quantize.imatrix.file", EncodedValue::string(options.imatrix->file));
-        if (!options.imatrix->dataset.empty())
-            writer.setValue("quantize.imatrix.dataset", EncodedValue::string(options.imatrix->dataset));
-        writer.setValue("quantize.imatrix.entries_count", EncodedValue::u32(options.imatrix->entries));
-        if (options.imatrix->chunks > 0)
-            writer.setValue("quantize.imatrix.chunks_count", EncodedValue::u32(options.imatrix->chunks));
-    }
 
     std::uint64_t totalElements = 0;
     for (const RecipeTensor& entry : recipe.tensors)
@@ -216,9 +259,7 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
 
     for (const RecipeTensor& entry : recipe.tensors) {
         const TensorInfo& tensor = *entry.source;
-        TensorSpec spec{std::string(tensor.name), entry.typeId, {}};
-        for (std::uint32_t d = 0; d < std::max<std::uint32_t>(tensor.nDims, 1); ++d)
-            spec.ne.push_back(tensor.ne[d]);
+        TensorSpec spec = specOf(tensor, entry.typeId);
         TensorDataProducer produce;
         if (entry.converted) {
             const TypeTraits* target = findType(entry.typeId);

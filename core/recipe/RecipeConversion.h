@@ -57,6 +57,16 @@ struct RecipeConversionReport {
     std::vector<std::string> warnings;
 };
 
+// Header size (metadata and tensor infos, padded) and alignment of the file convertWithRecipe
+// writes for `input`: they do not depend on the types chosen, so a planner can tell the exact
+// file size of any mix as header + the tensors' bytes each padded to the alignment.
+struct RecipeFileLayout {
+    std::uint64_t headerBytes = 0;
+    std::uint64_t alignment = 32;
+    std::uint64_t padded(std::uint64_t bytes) const { return (bytes + alignment - 1) / alignment * alignment; }
+};
+Result<RecipeFileLayout> recipeFileLayout(const Model& input, const std::optional<ImatrixProvenance>& imatrix);
+
 // Checks that every converted tensor can be made (a quantizer for its type, a dequantizer for
 // its source, an importance lookup for the types that require one) before anything is written.
 Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recipe& recipe, const std::string& outputPath,
