@@ -18,3 +18,4 @@ int runRecipe(const std::vector<std::string>& words);
 // convert with a llama-quantize preset (ConvertPresetCommand.cpp); runConvert hands over when asked for one.
 bool convertWantsPreset(const std::vector<std::string>& words);
 int runConvertPreset(const std::vector<std::string>& words);
+int runPlan(const std::vector<std::string>& words);

@@ -33,6 +33,9 @@ const char* const kUsage =
     "  recipe FILE [--json]                        layers x roles grid of stored types, bpw, label audit\n"
     "  recipe MODEL --preset PRESET [--imatrix F] [--tensor-type REGEX=TYPE ...] [--tensor-type-file F] [--json]\n"
     "                                              the types llama-quantize would choose (Q4_K_M, IQ2_XS, ...)\n"
+    "  plan MODEL --size SIZE [--imatrix F] [-o RULES] [--rows N] [--threads N] [--json]\n"
+    "                                              per-tensor types of least estimated error within SIZE\n"
+    "                                              (4.2GB, 3.9GiB, 4.5bpw), as --tensor-type rules\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -80,6 +83,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runConvert(words);
     if (command == "recipe")
         return runRecipe(words);
+    if (command == "plan")
+        return runPlan(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

@@ -193,6 +193,72 @@ private slots:
         QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
         QVERIFY(!QFile::exists(dir.filePath("bad.gguf")));
     }
+
+    void planWithinABudget_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("size");
+        QTest::newRow("llama 1.2MB") << "tiny-llama-F32.gguf" << "1.2MB";
+        QTest::newRow("llama 1MiB") << "tiny-llama-F32.gguf" << "1MiB";
+        QTest::newRow("llama 5.1bpw") << "tiny-llama-F32.gguf" << "5.1bpw";
+        QTest::newRow("moe 3MB") << "tiny-moe-F16.gguf" << "3MB";
+    }
+
+    void planWithinABudget()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, size);
+        QTemporaryDir dir;
+        const QString rules = dir.filePath("rules.txt");
+        const auto run = cli({"plan", fixturePath(model), "--size", size, "-o", rules, "--json"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(run.out).object();
+        const QJsonObject plan = root["plan"].toObject();
+        const qint64 predicted = plan["file_bytes"].toInteger();
+        // Never worse than the best preset that fits.
+        double bestPreset = 1e300;
+        const bool bpw = size.endsWith("bpw");
+        const double limit = bpw ? size.chopped(3).toDouble() : root["budget"].toObject()["file_bytes"].toDouble();
+        for (const QJsonValue& preset : root["presets"].toArray()) {
+            const QJsonObject p = preset.toObject();
+            if (p["evaluated"].toBool() && (bpw ? p["bits_per_weight"].toDouble() : p["file_bytes"].toDouble()) <= limit)
+                bestPreset = std::min(bestPreset, p["error"].toDouble());
+        }
+        QVERIFY(bestPreset < 1e300);
+        QVERIFY(plan["error"].toDouble() <= bestPreset);
+        QVERIFY(bpw ? plan["bits_per_weight"].toDouble() <= limit : double(predicted) <= limit);
+
+        // The rules file is plain llama-quantize rules; converting with it gives the planned file.
+        const QByteArray text = testsupport::readWholeFile(rules);
+        QVERIFY(!text.contains('#'));
+        const QString out = dir.filePath("planned.gguf");
+        const auto convert = cli({"convert", fixturePath(model), out, "--type", plan["base_preset"].toString(), "--recipe", rules, "--quiet"});
+        QVERIFY2(convert.exitCode == 0, qPrintable(convert.describe()));
+        QCOMPARE(QFileInfo(out).size(), predicted);
+        const auto recipe = cli({"recipe", out, "--json"});
+        const QJsonArray layers = QJsonDocument::fromJson(recipe.out).object()["grid"].toObject()["layers"].toArray();
+        const QJsonObject planned = plan["tensors"].toObject();
+        int checked = 0;
+        for (const QJsonValue& layer : layers)
+            for (const QJsonValue& cell : layer.toObject()["cells"].toObject())
+                if (planned.contains(cell.toObject()["tensor"].toString())) {
+                    QCOMPARE(cell.toObject()["type"].toString(), planned[cell.toObject()["tensor"].toString()].toString());
+                    ++checked;
+                }
+        QCOMPARE(checked, planned.size());
+    }
+
+    void planRefusals()
+    {
+        for (const QStringList& arguments : {QStringList{"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "10kB"},
+                                             QStringList{"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "4.2XB"},
+                                             QStringList{"plan", fixturePath("tiny-llama-F32.gguf")},
+                                             QStringList{"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1MB", "-o",
+                                                         fixturePath("tiny-llama-F32.gguf")}}) {
+            const auto run = cli(arguments);
+            QVERIFY2(run.failedWithOneLine(), qPrintable(arguments.join(' ') + ": " + run.describe()));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliRecipe)
