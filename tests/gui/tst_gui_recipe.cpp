@@ -12,6 +12,11 @@
 #include "recipe/RecipeGridView.h"
 #include "recipe/RecipePage.h"
 #include "recipe/TypeColors.h"
+#include "shell/MainWindow.h"
+
+#include <QAction>
+#include <QMenuBar>
+#include <QTabWidget>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -179,6 +184,24 @@ private slots:
         planner.setBudgetText("lots");
         planner.plan();
         QVERIFY(planner.findChild<QLabel*>("planSummary")->text().contains("not a size"));
+    }
+
+    void openedFromTheMainWindow()
+    {
+        MainWindow window;
+        window.openFile(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, testsupport::kHangGuardMs);
+        QAction* action = nullptr;
+        for (QAction* candidate : window.menuBar()->findChildren<QAction*>())
+            if (candidate->text() == QStringLiteral("Recipe and Mix &Planner"))
+                action = candidate;
+        QVERIFY(action);
+        action->trigger();
+        QCOMPARE(window.tabs()->count(), 2);
+        auto* page = qobject_cast<RecipePage*>(window.tabs()->currentWidget());
+        QVERIFY(page);
+        QCOMPARE(window.tabs()->tabText(1), QStringLiteral("Recipe: tiny-llama-Q4_K.gguf"));
+        QCOMPARE(page->auditView()->differencesTable()->rowCount(), 3);
     }
 
     void plannerCancels()
