@@ -9,6 +9,8 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QFileDialog>
+#include <QFutureWatcher>
+#include <QtConcurrent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -32,6 +34,16 @@ struct MixPlannerView::Measurement {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+
+// Writes a rules file through a temporary file; the error, or empty.
+QString writeRulesFile(const QString& path, const QByteArray& bytes)
+{
+    auto sink = gguf::openOutputFile(path.toStdString());
+    gguf::Status status = sink ? (*sink)->write(bytes.constData(), std::size_t(bytes.size())) : gguf::Status(sink.error());
+    if (status)
+        status = (*sink)->commit();
+    return status ? QString() : QString::fromStdString(status.error().toString());
+}
 
 QString presetName(const gguf::QuantPreset* preset)
 {
@@ -116,9 +128,16 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     });
     connect(m_saveButton, &QPushButton::clicked, this, [this]() {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save rules file"), QStringLiteral("rules.txt"));
-        QString error;
-        if (!path.isEmpty() && !saveRules(path, &error))
-            m_summary->setText(error);
+        if (path.isEmpty())
+            return;
+        // Off the GUI thread: the target may be a slow or remote file system.
+        auto* watcher = new QFutureWatcher<QString>(this);
+        connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path]() {
+            const QString error = watcher->result();
+            m_summary->setText(error.isEmpty() ? tr("Rules saved to %1").arg(path) : error);
+            watcher->deleteLater();
+        });
+        watcher->setFuture(QtConcurrent::run(writeRulesFile, path, rulesFileText().toUtf8()));
     });
     m_saveButton->setEnabled(false);
 }
@@ -309,12 +328,8 @@ QString MixPlannerView::rulesFileText() const
 
 bool MixPlannerView::saveRules(const QString& path, QString* error) const
 {
-    const QByteArray bytes = rulesFileText().toUtf8();
-    auto sink = gguf::openOutputFile(path.toStdString());
-    gguf::Status status = sink ? (*sink)->write(bytes.constData(), std::size_t(bytes.size())) : gguf::Status(sink.error());
-    if (status)
-        status = (*sink)->commit();
-    if (!status && error)
-        *error = QString::fromStdString(status.error().toString());
-    return bool(status);
+    const QString failure = writeRulesFile(path, rulesFileText().toUtf8());
+    if (!failure.isEmpty() && error)
+        *error = failure;
+    return failure.isEmpty();
 }

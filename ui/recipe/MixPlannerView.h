@@ -39,6 +39,7 @@ public:
     const std::vector<gguf::Mix>& frontier() const { return m_frontier; }
     QCustomPlot* plot() const { return m_plot; }
     QString rulesFileText() const;
+    // Writes the rules file (temporary file, then rename); the Save button does this off the GUI thread.
     bool saveRules(const QString& path, QString* error = nullptr) const;
 
 signals:
