@@ -186,6 +186,32 @@ private slots:
         QVERIFY(planner.findChild<QLabel*>("planSummary")->text().contains("not a size"));
     }
 
+    void convertsLikeLlamaQuantize()
+    {
+        const auto model = testsupport::openModelAt(fixturePath("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        RecipePage page(model);
+        QVERIFY(!page.convertButton()->isEnabled());  // stored types: nothing to convert to
+        page.showPreset("Q4_K_M");
+        QVERIFY(page.convertButton()->isEnabled());
+        QTemporaryDir dir;
+        QSignalSpy finished(&page, &RecipePage::conversionFinished);
+        page.startConversion(dir.filePath("out.gguf"));
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        QVERIFY(testsupport::readWholeFile(dir.filePath("out.gguf"))
+                == testsupport::readWholeFile(fixturePath("llama.cpp/tiny-llama-mix-Q4_K_M.gguf")));
+        // A refused preset fails with llama-quantize's reason and writes nothing.
+        page.showPreset("Q2_K_S");
+        page.imatrixBox()->setChecked(false);
+        finished.clear();
+        page.startConversion(dir.filePath("refused.gguf"));
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QVERIFY(!finished.first().at(0).toBool());
+        QVERIFY(finished.first().at(1).toString().contains("importance matrix"));
+        QVERIFY(!QFile::exists(dir.filePath("refused.gguf")));
+    }
+
     void openedFromTheMainWindow()
     {
         MainWindow window;

@@ -7,14 +7,20 @@
 #include "recipe/RecipeAuditView.h"
 #include "recipe/RecipeGrid.h"
 #include "recipe/RecipeGridView.h"
+#include "recipe/RecipeConversion.h"
+#include "session/BackgroundJob.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QFileDialog>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSplitter>
+#include <QTimer>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -64,6 +70,25 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     m_preview->setWordWrap(true);
     m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
     recipeLayout->addWidget(m_preview);
+    auto* convertRow = new QHBoxLayout;
+    m_convert = new QPushButton(tr("Convert with This Recipe…"), recipe);
+    m_convert->setObjectName(QStringLiteral("recipeConvert"));
+    m_convertProgress = new QProgressBar(recipe);
+    m_convertProgress->setObjectName(QStringLiteral("recipeConvertProgress"));
+    m_convertProgress->setRange(0, 1000);
+    m_convertProgress->setVisible(false);
+    convertRow->addWidget(m_convert);
+    convertRow->addWidget(m_convertProgress, 1);
+    recipeLayout->addLayout(convertRow);
+    connect(m_convert, &QPushButton::clicked, this, [this]() {
+        if (m_convertJob) {
+            m_convertJob->cancel();
+            return;
+        }
+        const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), QString(), tr("GGUF files (*.gguf)"));
+        if (!path.isEmpty())
+            startConversion(path);
+    });
     m_sections->addTab(recipe, tr("Recipe"));
 
     m_audit = new RecipeAuditView(m_sections);
@@ -99,10 +124,62 @@ void RecipePage::showPreset(const QString& preset)
     m_preset->setCurrentIndex(index < 0 ? 0 : index);
 }
 
+void RecipePage::startConversion(const QString& path)
+{
+    if (m_convertJob)
+        return;
+    gguf::RecipeOptions options;
+    options.preset = gguf::findQuantPreset(m_preset->currentData().toString().toStdString());
+    options.hasImatrix = m_imatrix->isChecked();  // the types shown; the writer refuses what needs real importance data
+    auto rules = gguf::parseTensorTypeRules(m_rules->toPlainText().toStdString());
+    if (!options.preset || !rules) {
+        emit conversionFinished(false, tr("Choose a preset (and valid rules) first"));
+        return;
+    }
+    options.rules = std::move(*rules);
+    auto model = m_model;
+    auto progress = std::make_shared<std::atomic<int>>(0);
+    const std::string target = path.toStdString();
+    // One chunk: the conversion spreads each tensor's rows over all cores itself.
+    m_convertJob = new BackgroundJob(1, [model, options, target, progress](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+        auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), options);
+        if (!recipe)
+            return recipe.error();
+        if (!recipe->refusal.empty())
+            return gguf::Error{recipe->refusal, gguf::Error::kNoOffset, {}};
+        gguf::RecipeConversionOptions conversion;
+        conversion.cancel = &cancelled;
+        conversion.progress = [progress](std::uint64_t done, std::uint64_t total) {
+            *progress = total ? int(1000.0 * double(done) / double(total)) : 0;
+        };
+        auto report = gguf::convertWithRecipe(*model, *recipe, target, conversion);
+        if (!report)
+            return report.error();
+        return gguf::Ok{};
+    }, this);
+    m_convert->setText(tr("Cancel Conversion"));
+    m_convertProgress->setValue(0);
+    m_convertProgress->setVisible(true);
+    auto* timer = new QTimer(m_convertJob);
+    connect(timer, &QTimer::timeout, this, [this, progress]() { m_convertProgress->setValue(*progress); });
+    timer->start(100);
+    connect(m_convertJob, &BackgroundJob::finished, this, [this, path](const JobOutcome& outcome) {
+        m_convertJob->deleteLater();
+        m_convertJob = nullptr;
+        m_convert->setText(tr("Convert with This Recipe…"));
+        m_convertProgress->setVisible(false);
+        const QString message = outcome.isDone() ? tr("Wrote %1").arg(path)
+                              : outcome.isCancelled() ? tr("Conversion cancelled") : QString::fromStdString(gguf::escapeForDisplay(outcome.message().toStdString()));
+        m_preview->setText(message);
+        emit conversionFinished(outcome.isDone(), message);
+    });
+}
+
 void RecipePage::refreshGrid()
 {
     const QString presetName = m_preset->currentData().toString();
     m_rules->setEnabled(!presetName.isEmpty());
+    m_convert->setEnabled(!presetName.isEmpty() || m_convertJob);
     if (presetName.isEmpty()) {
         const gguf::RecipeGrid grid = gguf::storedGrid(*m_model);
         m_grid->showGrid(grid);

@@ -9,7 +9,10 @@
 #include <QWidget>
 #include <memory>
 
+class BackgroundJob;
 class MixPlannerView;
+class QProgressBar;
+class QPushButton;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -35,6 +38,13 @@ public:
 
     // Shows the stored types (preset empty) or llama-quantize's recipe for a preset.
     void showPreset(const QString& preset);
+    // Writes the shown recipe (a preset and its rules) to `path` in the background, as
+    // `convert --type PRESET` does; conversionFinished reports the end.
+    void startConversion(const QString& path);
+    QPushButton* convertButton() const { return m_convert; }
+
+signals:
+    void conversionFinished(bool succeeded, const QString& message);
 
 private:
     void refreshGrid();
@@ -45,6 +55,9 @@ private:
     QCheckBox* m_imatrix;
     QPlainTextEdit* m_rules;
     QLabel* m_preview;
+    QPushButton* m_convert;
+    QProgressBar* m_convertProgress;
+    BackgroundJob* m_convertJob = nullptr;
     RecipeGridView* m_grid;
     RecipeAuditView* m_audit;
     MixPlannerView* m_planner;
