@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 namespace gguf {
 
@@ -13,6 +14,21 @@ namespace {
 Error planError(const std::string& message)
 {
     return Error{message, Error::kNoOffset, {}};
+}
+
+// Name -> the recipe's entry, so matching a recipe to the table is linear (a 70B has 700+ tensors).
+std::unordered_map<std::string_view, const RecipeTensor*> byName(const Recipe& recipe)
+{
+    std::unordered_map<std::string_view, const RecipeTensor*> index;
+    for (const RecipeTensor& tensor : recipe.tensors)
+        index.emplace(tensor.source->name, &tensor);
+    return index;
+}
+
+const RecipeTensor* lookup(const std::unordered_map<std::string_view, const RecipeTensor*>& index, std::string_view name)
+{
+    const auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
 }
 
 // The cost a budget counts for a choice: padded bytes for a file size, raw bytes for bpw.
@@ -201,8 +217,9 @@ std::vector<PresetOnFrontier> evaluatePresets(const PlanContext& context)
             point.why = recipe->refusal;
         } else {
             std::vector<std::uint32_t> types;
+            const auto index = byName(*recipe);
             for (const TensorErrors& errors : context.table->tensors) {
-                const RecipeTensor* chosen = recipe->find(errors.tensor->name);
+                const RecipeTensor* chosen = lookup(index, errors.tensor->name);
                 if (!chosen || !errors.find(chosen->typeId)) {
                     point.why = "no figures for " + (chosen ? typeName(chosen->typeId) : std::string("?")) + " (" + std::string(errors.tensor->name)
                               + "): no quantizer for it in this build";
@@ -211,7 +228,7 @@ std::vector<PresetOnFrontier> evaluatePresets(const PlanContext& context)
                 types.push_back(chosen->typeId);
             }
             for (const TensorInfo* kept : context.table->kept) {
-                const RecipeTensor* chosen = recipe->find(kept->name);
+                const RecipeTensor* chosen = lookup(index, kept->name);
                 if (point.why.empty() && chosen && chosen->typeId != kept->typeId)
                     point.why = std::string(kept->name) + " would be " + typeName(chosen->typeId) + ", which the planner keeps";
             }
@@ -367,8 +384,9 @@ Result<PlanRules> rulesForMix(const PlanContext& context, const std::vector<Pres
             if (!recipe || !recipe->refusal.empty())
                 break;
             reproduced = true;
+            const auto index = byName(*recipe);
             for (std::size_t t = 0; t < tensors.size(); ++t) {
-                const RecipeTensor* chosen = recipe->find(tensors[t].tensor->name);
+                const RecipeTensor* chosen = lookup(index, tensors[t].tensor->name);
                 if (chosen && chosen->typeId == mix.types[t])
                     continue;
                 reproduced = false;
