@@ -248,6 +248,32 @@ private slots:
         QCOMPARE(checked, planned.size());
     }
 
+    void hostileInputsAndOutputs()
+    {
+        // Every malformed fixture: one line, no crash, for the grid/audit and for a preset's recipe.
+        for (const QString& bad : testsupport::fixtureNames("bad", "*.gguf")) {
+            for (const QStringList& extra : {QStringList{}, QStringList{"--preset", "Q4_K_M", "--json"}}) {
+                const auto run = cli(QStringList{"recipe", fixturePath("bad/" + bad)} + extra);
+                QVERIFY2(run.failedWithOneLine(), qPrintable(bad + ": " + run.describe()));
+            }
+        }
+        // Odd but valid files (unknown and retired types, scalars, empty tensors) open: never a crash.
+        for (const QString& odd : testsupport::fixtureNames("odd", "*.gguf")) {
+            const auto run = cli({"recipe", fixturePath("odd/" + odd)});
+            QVERIFY2(run.finished && !run.crashed && (run.exitCode == 0 || run.failedWithOneLine()), qPrintable(odd + ": " + run.describe()));
+            const auto plan = cli({"plan", fixturePath("odd/" + odd), "--size", "1GB", "--rows", "2"});
+            QVERIFY2(plan.finished && !plan.crashed && (plan.exitCode == 0 || plan.failedWithOneLine()), qPrintable(odd + ": " + plan.describe()));
+        }
+        // The rules file can be a device, written in place.
+        const auto toStdout = cli({"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1.2MB", "-o", "/dev/stdout"});
+        QVERIFY2(toStdout.exitCode == 0, qPrintable(toStdout.describe()));
+        QVERIFY(toStdout.out.startsWith("^output\\.weight$=q5_K\n"));
+        // A rules file that is not a rules file.
+        const auto notRules = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q4_K_M", "--tensor-type-file",
+                                   fixturePath("tiny-llama-F32.gguf")});
+        QVERIFY2(notRules.failedWithOneLine(), qPrintable(notRules.describe()));
+    }
+
     void planRefusals()
     {
         for (const QStringList& arguments : {QStringList{"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "10kB"},
