@@ -14,3 +14,8 @@ int runStats(const std::vector<std::string>& words);
 int runCheck(const std::vector<std::string>& words);
 int runCompare(const std::vector<std::string>& words);
 int runConvert(const std::vector<std::string>& words);
+int runRecipe(const std::vector<std::string>& words);
+// convert with a llama-quantize preset (ConvertPresetCommand.cpp); runConvert hands over when asked for one.
+bool convertWantsPreset(const std::vector<std::string>& words);
+int runConvertPreset(const std::vector<std::string>& words);
+int runPlan(const std::vector<std::string>& words);

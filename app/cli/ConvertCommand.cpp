@@ -21,6 +21,8 @@ std::string quantizableTypeNames()
 
 int runConvert(const std::vector<std::string>& words)
 {
+    if (convertWantsPreset(words))
+        return runConvertPreset(words);
     const CliArguments args = CliArguments::parse(words, {"--type", "--tensors", "--threads"}, {"--quiet"});
     if (!args.error.empty() || args.positionals.size() != 2 || !args.has("--type"))
         return reportFailure(args.error.empty() ? "usage: convert IN.gguf OUT.gguf --type TYPE [--tensors REGEX] [--threads N] [--quiet]"

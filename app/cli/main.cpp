@@ -30,6 +30,12 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
+    "  recipe FILE [--json]                        layers x roles grid of stored types, bpw, label audit\n"
+    "  recipe MODEL --preset PRESET [--imatrix F] [--tensor-type REGEX=TYPE ...] [--tensor-type-file F] [--json]\n"
+    "                                              the types llama-quantize would choose (Q4_K_M, IQ2_XS, ...)\n"
+    "  plan MODEL --size SIZE [--imatrix F] [-o RULES] [--rows N] [--threads N] [--json]\n"
+    "                                              per-tensor types of least estimated error within SIZE\n"
+    "                                              (4.2GB, 3.9GiB, 4.5bpw), as --tensor-type rules\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -75,6 +81,10 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runCompare(words);
     if (command == "convert")
         return runConvert(words);
+    if (command == "recipe")
+        return runRecipe(words);
+    if (command == "plan")
+        return runPlan(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

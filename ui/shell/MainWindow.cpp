@@ -5,6 +5,7 @@
 #include "shell/AboutDialog.h"
 #include "compare/CompareDialog.h"
 #include "compare/ComparePage.h"
+#include "recipe/RecipePage.h"
 #include "shell/ConvertDialog.h"
 #include "session/JobMonitor.h"
 #include "base/HumanFormat.h"
@@ -105,6 +106,15 @@ void MainWindow::createMenus()
             return;
         }
         ConvertDialog(current->sharedModel(), this).exec();
+    });
+    file->addAction(tr("Recipe and Mix &Planner"), this, [this]() {
+        const ModelPage* current = currentModelPage();
+        if (!current) {
+            statusBar()->showMessage(tr("Open a model to see its recipe first"), 5000);
+            return;
+        }
+        auto* page = new RecipePage(current->sharedModel(), m_tabs);
+        m_tabs->setCurrentIndex(m_tabs->addTab(page, uniqueTabTitle(page->title())));
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);

@@ -1,0 +1,116 @@
+// convert --type PRESET (or --preset PRESET): quantize as llama-quantize would for a preset
+// such as Q4_K_M, optionally with --tensor-type rules or a --recipe rules file over it, and
+// write the file in llama-quantize's tensor order with the metadata keys it writes.
+
+#include "Commands.h"
+#include "ModelLoading.h"
+#include "RecipeRules.h"
+#include "base/HumanFormat.h"
+#include "recipe/QuantPresets.h"
+#include "recipe/RecipeConversion.h"
+
+#include <cstdio>
+
+namespace {
+
+// "# base preset: Q4_K_M" in a rules file written by `plan`.
+const gguf::QuantPreset* presetNamedInRulesFile(const std::string& path)
+{
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file)
+        return nullptr;
+    char line[256];
+    const gguf::QuantPreset* preset = nullptr;
+    for (int i = 0; i < 32 && !preset && std::fgets(line, sizeof line, file); ++i) {
+        const std::string text = line;
+        const std::string marker = "# base preset: ";
+        if (text.rfind(marker, 0) == 0) {
+            std::string name = text.substr(marker.size());
+            while (!name.empty() && (name.back() == '\n' || name.back() == '\r' || name.back() == ' '))
+                name.pop_back();
+            preset = gguf::findQuantPreset(name);
+        }
+    }
+    std::fclose(file);
+    return preset;
+}
+
+}  // namespace
+
+bool convertWantsPreset(const std::vector<std::string>& words)
+{
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i] == "--preset" || words[i] == "--tensor-type" || words[i] == "--recipe")
+            return true;
+        // A preset name that is no type name (Q4_K_M, IQ2_M, MXFP4_MOE): only a preset can be meant.
+        if (words[i] == "--type" && i + 1 < words.size() && gguf::findQuantPreset(words[i + 1])
+            && !gguf::findTypeByName(words[i + 1]))
+            return true;
+    }
+    return false;
+}
+
+int runConvertPreset(const std::vector<std::string>& givenWords)
+{
+    const char* const usage =
+        "usage: convert IN.gguf OUT.gguf (--type PRESET | --preset PRESET) [--tensor-type REGEX=TYPE ...] [--recipe RULES] "
+        "[--threads N] [--quiet]";
+    std::vector<std::string> words = givenWords;
+    std::string error;
+    auto rules = takeTensorTypeRules(words, error);
+    if (!rules)
+        return reportFailure(error, 2);
+    const CliArguments args = CliArguments::parse(words, {"--type", "--preset", "--recipe", "--threads", "--imatrix"}, {"--quiet"});
+    if (!args.error.empty() || args.positionals.size() != 2)
+        return reportFailure(args.error.empty() ? usage : args.error, 2);
+    if (args.has("--imatrix"))
+        return reportFailure("convert with a preset and --imatrix needs the importance-weighted quantizers (core/quantize), "
+                             "which this build does not have", 2);
+    std::optional<std::string> presetText = args.value("--preset");
+    if (!presetText)
+        presetText = args.value("--type");
+    const gguf::QuantPreset* preset = presetText ? gguf::findQuantPreset(*presetText) : nullptr;
+    if (presetText && !preset)
+        return reportFailure("unknown preset '" + *presetText + "'", 2);
+    if (const auto file = args.value("--recipe")) {
+        if (!preset)
+            preset = presetNamedInRulesFile(*file);
+        if (!appendRulesFile(*file, *rules, error))
+            return reportFailure(error);
+    }
+    if (!preset)
+        return reportFailure("convert with rules needs --type PRESET (or a rules file naming its base preset)", 2);
+
+    gguf::RecipeConversionOptions options;
+    if (const auto threads = args.value("--threads")) {
+        const long n = std::strtol(threads->c_str(), nullptr, 10);
+        if (n < 1 || n > 1024)
+            return reportFailure("--threads must be a whole number from 1 to 1024", 2);
+        options.threads = static_cast<unsigned>(n);
+    }
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+    gguf::RecipeOptions recipeOptions;
+    recipeOptions.preset = preset;
+    recipeOptions.rules = std::move(*rules);
+    auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), recipeOptions);
+    if (!recipe)
+        return reportFailure(recipe.error().toString());
+    if (!recipe->refusal.empty())
+        return reportFailure(recipe->refusal);
+    auto report = gguf::convertWithRecipe(*model, *recipe, args.positionals[1], options);
+    if (!report)
+        return reportFailure(report.error().toString());
+    inputsVerified() = true;  // convertWithRecipe checked the input before committing
+    for (const std::string& warning : report->warnings)
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(warning).c_str());
+    if (!args.has("--quiet")) {
+        char line[512];
+        std::snprintf(line, sizeof line, "wrote %s: %s, %zu tensors converted, %zu kept, %s of tensor data, %.3f bits per weight\n",
+                      shown(args.positionals[1]).c_str(), std::string(preset->name).c_str(), report->convertedCount,
+                      report->copiedCount, gguf::formatBytes(report->tensorBytes).c_str(), recipe->bitsPerWeight());
+        writeStdout(line);
+    }
+    return 0;
+}

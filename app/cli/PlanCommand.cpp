@@ -1,0 +1,198 @@
+// plan: per-tensor types that minimise the estimated quantization error within a size budget,
+// the presets for comparison, and the mix as --tensor-type rules over a base preset.
+
+#include "Commands.h"
+#include "ModelLoading.h"
+#include "base/HumanFormat.h"
+#include "base/JsonWriter.h"
+#include "recipe/ImatrixFileCheck.h"
+#include "recipe/MixPlanner.h"
+#include "write/ByteSink.h"
+
+#include <cstdio>
+
+namespace {
+
+const char* const kPlanUsage =
+    "usage: plan MODEL --size SIZE [--imatrix FILE] [-o RULES] [--rows N] [--threads N] [--json]\n"
+    "       SIZE: 4.2GB, 3.9GiB, 800MB, 123456789 (file bytes) or 4.5bpw (bits per weight of the tensor data)";
+
+std::string figure(const char* format, double value)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
+}
+
+// A command line to copy: as it is unless it holds control characters (from tensor names),
+// which are shown escaped instead.
+std::string commandText(const std::string& text)
+{
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            return shown(text);
+    return text;
+}
+
+std::string rulesFileText(const gguf::PlanRules& rules)
+{
+    // Plain rules only: llama-quantize's --tensor-type-file reads every word as a rule.
+    std::string text;
+    for (const gguf::TensorTypeRule& rule : rules.rules)
+        text += gguf::formatTensorTypeRule(rule) + "\n";
+    return text;
+}
+
+}  // namespace
+
+int runPlan(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--size", "--imatrix", "-o", "--rows", "--threads"}, {"--json"});
+    if (!args.error.empty() || args.positionals.size() != 1 || !args.has("--size"))
+        return reportFailure(args.error.empty() ? kPlanUsage : args.error, 2);
+    auto budget = gguf::parseBudget(*args.value("--size"));
+    if (!budget)
+        return reportFailure(budget.error().message, 2);
+    gguf::ErrorTableOptions tableOptions;
+    for (const char* option : {"--rows", "--threads"}) {
+        if (const auto text = args.value(option)) {
+            char* end = nullptr;
+            const long n = std::strtol(text->c_str(), &end, 10);
+            if (*end != '\0' || n < 1 || n > 1 << 20)
+                return reportFailure(std::string(option) + " must be a whole number from 1 to 1048576", 2);
+            if (std::string(option) == "--rows")
+                tableOptions.sampleRows = static_cast<std::size_t>(n);
+            else
+                tableOptions.threads = static_cast<unsigned>(n);
+        }
+    }
+    const auto imatrixPath = args.value("--imatrix");
+    if (imatrixPath)
+        if (auto checked = gguf::checkImatrixFile(*imatrixPath); !checked)
+            return reportFailure(checked.error().toString());
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+
+    auto table = gguf::measureErrorTable(*model, tableOptions);
+    if (!table)
+        return reportFailure(table.error().toString());
+    auto context = gguf::makePlanContext(*model, *table, imatrixPath.has_value());
+    if (!context)
+        return reportFailure(context.error().toString());
+    const auto presets = gguf::evaluatePresets(*context);
+    auto plan = gguf::planMix(*context, presets, *budget);
+    if (!plan)
+        return reportFailure(plan.error().message);
+    auto rules = gguf::rulesForMix(*context, presets, plan->mix);
+    if (!rules)
+        return reportFailure(rules.error().message);
+    if (!inputsUnchangedOrReport())
+        return 1;
+    if (const auto out = args.value("-o")) {
+        for (const auto& shard : model->shards())
+            if (gguf::isSameFile(*out, shard->path()))
+                return reportFailure("-o names the input file " + shard->path() + "; refusing to overwrite it");
+        auto sink = gguf::openOutputFile(*out);
+        if (!sink)
+            return reportFailure(sink.error().toString());
+        const std::string text = rulesFileText(*rules);
+        if (gguf::Status s = (*sink)->write(text.data(), text.size()); !s)
+            return reportFailure(s.error().toString());
+        if (gguf::Status s = (*sink)->commit(); !s)
+            return reportFailure(s.error().toString());
+    }
+
+    const std::string base(rules->basePreset->name);
+    if (args.has("--json")) {
+        std::string out;
+        gguf::JsonWriter json(out);
+        json.beginObject();
+        json.key("model");
+        json.value(model->primary().path());
+        json.key("budget");
+        json.beginObject();
+        json.key(budget->kind == gguf::Budget::Kind::FileBytes ? "file_bytes" : "bits_per_weight");
+        json.value(budget->value);
+        json.endObject();
+        json.key("weighted");
+        json.value(table->weighted);
+        json.key("plan");
+        json.beginObject();
+        json.key("file_bytes");
+        json.value(plan->mix.fileBytes);
+        json.key("data_bytes");
+        json.value(plan->mix.dataBytes);
+        json.key("bits_per_weight");
+        json.value(plan->mix.bitsPerWeight);
+        json.key("error");
+        json.value(plan->mix.error);
+        json.key("base_preset");
+        json.value(base);
+        json.key("rules");
+        json.beginArray();
+        for (const gguf::TensorTypeRule& rule : rules->rules)
+            json.value(gguf::formatTensorTypeRule(rule));
+        json.endArray();
+        json.key("tensors");
+        json.beginObject();
+        for (std::size_t t = 0; t < table->tensors.size(); ++t) {
+            json.key(table->tensors[t].tensor->name);
+            json.value(gguf::typeName(plan->mix.types[t]));
+        }
+        json.endObject();
+        json.endObject();
+        json.key("best_preset_within_budget");
+        plan->bestPresetWithin ? json.value(plan->bestPresetWithin->name) : json.null();
+        json.key("presets");
+        json.beginArray();
+        for (const gguf::PresetOnFrontier& point : presets) {
+            json.beginObject();
+            json.key("preset");
+            json.value(point.preset->name);
+            json.key("evaluated");
+            json.value(point.evaluated);
+            if (point.evaluated) {
+                json.key("file_bytes");
+                json.value(point.mix.fileBytes);
+                json.key("bits_per_weight");
+                json.value(point.mix.bitsPerWeight);
+                json.key("error");
+                json.value(point.mix.error);
+            } else {
+                json.key("why");
+                json.value(point.why);
+            }
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+        out += '\n';
+        writeStdout(out);
+        return 0;
+    }
+
+    std::string text = "presets (estimated total squared error" + std::string(table->weighted ? ", importance-weighted" : "") + "):\n";
+    for (const gguf::PresetOnFrontier& point : presets)
+        if (point.evaluated)
+            text += "  " + std::string(point.preset->name) + std::string(10 - std::min<std::size_t>(point.preset->name.size(), 9), ' ')
+                  + gguf::formatBytes(point.mix.fileBytes) + "  " + figure("%.3f bpw", point.mix.bitsPerWeight) + "  error "
+                  + figure("%.6g", point.mix.error) + (gguf::fitsBudget(point.mix, *budget, table->totalElements) ? "  (fits)" : "") + "\n";
+    text += "\nplan: " + gguf::formatBytes(plan->mix.fileBytes) + " (" + gguf::formatGrouped(plan->mix.fileBytes) + " bytes), "
+          + figure("%.3f bpw", plan->mix.bitsPerWeight) + ", error " + figure("%.6g", plan->mix.error);
+    if (plan->bestPresetWithin)
+        text += "; best preset within the budget: " + std::string(plan->bestPresetWithin->name) + ", error "
+              + figure("%.6g", plan->bestPresetError);
+    text += "\n";
+    for (std::size_t t = 0; t < table->tensors.size(); ++t)
+        text += "  " + shown(table->tensors[t].tensor->name) + "  " + gguf::typeName(plan->mix.types[t]) + "\n";
+    text += "\nas rules over " + base + (rules->rules.empty() ? " (none needed)" : "") + ":\n";
+    if (!rules->rules.empty())
+        text += "  " + commandText(gguf::formatTensorTypeArguments(rules->rules)) + "\n";
+    text += "  llama-quantize" + std::string(args.has("-o") ? " --tensor-type-file " + shown(*args.value("-o")) : " --tensor-type ...")
+          + " MODEL OUT.gguf " + base + "\n";
+    text += "  gguf-explorer-cli convert MODEL OUT.gguf --type " + base
+          + (args.has("-o") ? " --recipe " + shown(*args.value("-o")) : std::string()) + "\n";
+    writeStdout(text);
+    return 0;
+}

@@ -1,0 +1,334 @@
+// recipe: a file's per-tensor types as layers x roles with an audit of its label, or (with
+// --preset) the types llama-quantize would choose for a model.
+
+#include "Commands.h"
+#include "ModelLoading.h"
+#include "RecipeRules.h"
+#include "base/HumanFormat.h"
+#include "base/JsonWriter.h"
+#include "recipe/ImatrixFileCheck.h"
+#include "recipe/RecipeAudit.h"
+#include "recipe/RecipeGrid.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace {
+
+const char* const kRecipeUsage =
+    "usage: recipe FILE [--json]\n"
+    "       recipe MODEL --preset PRESET [--imatrix FILE] [--tensor-type REGEX=TYPE ...] [--tensor-type-file FILE] [--json]";
+
+std::string bpwText(double bpw)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", bpw);
+    return text;
+}
+
+std::string padded(const std::string& text, std::size_t width)
+{
+    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+// Columns are padded; the ends of lines are not.
+std::string withoutTrailingSpaces(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '\n')
+            while (!out.empty() && out.back() == ' ')
+                out.pop_back();
+        out += c;
+    }
+    return out;
+}
+
+std::string gridText(const gguf::RecipeGrid& grid)
+{
+    std::vector<std::size_t> widths;
+    for (std::size_t c = 0; c < grid.roles.size(); ++c) {
+        std::size_t width = std::max<std::size_t>(grid.roles[c].size(), 9);
+        for (std::size_t r = 0; r < grid.layers.size(); ++r)
+            if (const auto* cell = grid.at(r, c))
+                width = std::max(width, gguf::typeName(cell->typeId).size());
+        widths.push_back(width);
+    }
+    std::string text = padded("layer", 9);
+    for (std::size_t c = 0; c < grid.roles.size(); ++c)
+        text += "  " + padded(shown(grid.roles[c]), widths[c]);
+    text += "  " + padded("bytes", 10) + "  bpw\n";
+    for (std::size_t r = 0; r < grid.layers.size(); ++r) {
+        text += padded(grid.layerLabel(r), 9);
+        for (std::size_t c = 0; c < grid.roles.size(); ++c) {
+            const auto* cell = grid.at(r, c);
+            text += "  " + padded(cell ? gguf::typeName(cell->typeId) : "-", widths[c]);
+        }
+        text += "  " + padded(gguf::formatBytes(grid.layerTotals[r].bytes), 10) + "  " + bpwText(grid.layerTotals[r].bitsPerWeight()) + "\n";
+    }
+    text += padded("bytes", 9);
+    for (std::size_t c = 0; c < grid.roles.size(); ++c)
+        text += "  " + padded(gguf::formatBytes(grid.roleTotals[c].bytes), widths[c]);
+    text += "\n" + padded("bpw", 9);
+    for (std::size_t c = 0; c < grid.roles.size(); ++c)
+        text += "  " + padded(bpwText(grid.roleTotals[c].bitsPerWeight()), widths[c]);
+    text += "\ntotal: " + gguf::formatBytes(grid.total.bytes) + " (" + gguf::formatGrouped(grid.total.bytes) + " bytes) of tensor data, "
+          + gguf::formatCount(grid.total.elements) + " weights, " + bpwText(grid.total.bitsPerWeight()) + " bits per weight\n";
+    return text;
+}
+
+void writeGridJson(gguf::JsonWriter& json, const gguf::RecipeGrid& grid)
+{
+    json.beginObject();
+    json.key("roles");
+    json.beginArray();
+    for (const std::string& role : grid.roles)
+        json.value(role);
+    json.endArray();
+    json.key("layers");
+    json.beginArray();
+    for (std::size_t r = 0; r < grid.layers.size(); ++r) {
+        json.beginObject();
+        json.key("layer");
+        json.value(grid.layerLabel(r));
+        json.key("bytes");
+        json.value(grid.layerTotals[r].bytes);
+        json.key("bits_per_weight");
+        json.value(grid.layerTotals[r].bitsPerWeight());
+        json.key("cells");
+        json.beginObject();
+        for (std::size_t c = 0; c < grid.roles.size(); ++c) {
+            const auto* cell = grid.at(r, c);
+            if (!cell)
+                continue;
+            json.key(grid.roles[c]);
+            json.beginObject();
+            json.key("tensor");
+            json.value(cell->name);
+            json.key("type");
+            json.value(gguf::typeName(cell->typeId));
+            json.key("bytes");
+            json.value(cell->bytes);
+            json.key("bits_per_weight");
+            json.value(cell->elements ? 8.0 * double(cell->bytes) / double(cell->elements) : 0.0);
+            json.endObject();
+        }
+        json.endObject();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("role_totals");
+    json.beginObject();
+    for (std::size_t c = 0; c < grid.roles.size(); ++c) {
+        json.key(grid.roles[c]);
+        json.beginObject();
+        json.key("bytes");
+        json.value(grid.roleTotals[c].bytes);
+        json.key("bits_per_weight");
+        json.value(grid.roleTotals[c].bitsPerWeight());
+        json.endObject();
+    }
+    json.endObject();
+    json.key("bytes");
+    json.value(grid.total.bytes);
+    json.key("elements");
+    json.value(grid.total.elements);
+    json.key("bits_per_weight");
+    json.value(grid.total.bitsPerWeight());
+    json.endObject();
+}
+
+std::string presetText(const gguf::QuantPreset* preset)
+{
+    return preset ? std::string(preset->name) : std::string("-");
+}
+
+int showFileRecipe(const gguf::Model& model, bool asJson)
+{
+    const gguf::RecipeGrid grid = gguf::storedGrid(model);
+    const gguf::RecipeAudit audit = gguf::auditRecipe(model);
+    if (!inputsUnchangedOrReport())
+        return 1;
+    if (asJson) {
+        std::string out;
+        gguf::JsonWriter json(out);
+        json.beginObject();
+        json.key("file");
+        json.value(model.primary().path());
+        json.key("grid");
+        writeGridJson(json, grid);
+        json.key("audit");
+        json.beginObject();
+        json.key("general.file_type");
+        if (audit.fileType)
+            json.value(*audit.fileType);
+        else
+            json.null();
+        json.key("file_type_name");
+        json.value(audit.fileTypeName);
+        json.key("label_preset");
+        audit.labelPreset ? json.value(audit.labelPreset->name) : json.null();
+        json.key("name_preset");
+        audit.namePreset ? json.value(audit.namePreset->name) : json.null();
+        json.key("dominant_type");
+        json.value(gguf::typeName(audit.dominantType));
+        json.key("dominant_share");
+        json.value(audit.dominantShare);
+        json.key("compared_preset");
+        audit.comparedPreset ? json.value(audit.comparedPreset->name) : json.null();
+        json.key("assumed_imatrix");
+        json.value(audit.assumedImatrix);
+        json.key("matches_preset");
+        json.value(audit.matchesPreset());
+        json.key("differences");
+        json.beginArray();
+        for (const gguf::RecipeDifference& d : audit.differences) {
+            json.beginObject();
+            json.key("tensor");
+            json.value(d.tensor);
+            json.key("stored");
+            json.value(gguf::typeName(d.storedType));
+            json.key("llama_quantize");
+            json.value(gguf::typeName(d.expectedType));
+            json.endObject();
+        }
+        json.endArray();
+        json.key("imatrix");
+        json.beginObject();
+        for (const auto& [key, value] : audit.imatrixKeys) {
+            json.key(key);
+            json.value(value);
+        }
+        json.endObject();
+        json.key("findings");
+        json.beginArray();
+        for (const std::string& finding : audit.findings)
+            json.value(finding);
+        json.endArray();
+        json.endObject();
+        json.endObject();
+        out += '\n';
+        writeStdout(out);
+        return 0;
+    }
+    std::string text = "file: " + shown(model.primary().path()) + "\n\n" + gridText(grid) + "\naudit:\n";
+    text += "  general.file_type: " + (audit.fileType ? std::to_string(*audit.fileType) : std::string("(not set)"))
+          + (audit.fileTypeName.empty() ? "" : " (" + audit.fileTypeName + ")") + "; preset " + presetText(audit.labelPreset) + "\n";
+    text += "  file name:         " + shown(audit.fileName) + "; preset " + presetText(audit.namePreset) + "\n";
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%", 100.0 * audit.dominantShare);
+    text += "  most weights:      " + gguf::typeName(audit.dominantType) + " (" + share + " of the quantizable bytes)\n";
+    for (const auto& [key, value] : audit.imatrixKeys)
+        text += "  " + shown(key) + ": " + shown(value) + "\n";
+    for (const std::string& finding : audit.findings)
+        text += "  - " + shown(finding) + "\n";
+    if (!audit.differences.empty()) {
+        text += "  tensors that differ from llama-quantize's " + presetText(audit.comparedPreset) + ":\n";
+        for (const gguf::RecipeDifference& d : audit.differences)
+            text += "    " + padded(shown(d.tensor), 32) + "  stored " + padded(gguf::typeName(d.storedType), 8) + "  llama-quantize "
+                  + gguf::typeName(d.expectedType) + "\n";
+    }
+    writeStdout(withoutTrailingSpaces(text));
+    return 0;
+}
+
+int showPresetRecipe(const gguf::Model& model, const std::string& modelPath, const gguf::QuantPreset& preset,
+                     const std::optional<std::string>& imatrixPath, std::vector<gguf::TensorTypeRule> rules, bool asJson)
+{
+    gguf::RecipeOptions options;
+    options.preset = &preset;
+    options.hasImatrix = imatrixPath.has_value();
+    options.rules = std::move(rules);
+    auto recipe = gguf::computeRecipe(gguf::readModelShape(model), model.tensors(), options);
+    if (!recipe)
+        return reportFailure(recipe.error().toString());
+    if (!inputsUnchangedOrReport())
+        return 1;
+    if (!recipe->refusal.empty())
+        return reportFailure("llama-quantize would refuse " + std::string(preset.name) + " for this model: " + recipe->refusal);
+    if (asJson) {
+        std::string out;
+        gguf::JsonWriter json(out);
+        json.beginObject();
+        json.key("source");
+        json.value(modelPath);
+        json.key("ftype");
+        json.value(preset.name);
+        json.key("imatrix");
+        imatrixPath ? json.value(*imatrixPath) : json.null();
+        json.key("general.file_type");
+        json.value(preset.fileType);
+        json.key("tensors");
+        json.beginObject();
+        for (const gguf::RecipeTensor& tensor : recipe->tensors) {
+            json.key(tensor.source->name);
+            json.value(gguf::typeName(tensor.typeId));
+        }
+        json.endObject();
+        json.key("bytes");
+        json.value(recipe->totalBytes);
+        json.key("bits_per_weight");
+        json.value(recipe->bitsPerWeight());
+        json.key("fallbacks");
+        json.value(static_cast<std::uint64_t>(recipe->fallbackCount));
+        json.key("rules");
+        json.beginArray();
+        for (const gguf::TensorTypeRule& rule : options.rules)
+            json.value(gguf::formatTensorTypeRule(rule));
+        json.endArray();
+        json.endObject();
+        out += '\n';
+        writeStdout(out);
+        return 0;
+    }
+    std::string text = "llama-quantize " + std::string(preset.name) + (imatrixPath ? " with an imatrix" : " without an imatrix")
+                     + " on " + shown(modelPath) + " (general.file_type " + std::to_string(preset.fileType) + "):\n";
+    for (const gguf::RecipeTensor& tensor : recipe->tensors) {
+        text += "  " + padded(shown(tensor.source->name), 34) + "  " + padded(gguf::typeName(tensor.source->typeId), 7) + " -> "
+              + padded(gguf::typeName(tensor.typeId), 8) + "  " + padded(gguf::formatBytes(tensor.bytes), 10);
+        if (!tensor.note.empty() && (tensor.manual || tensor.fellBack))
+            text += "  " + shown(tensor.note);
+        text += "\n";
+    }
+    text += "\n" + gridText(gguf::recipeGrid(*recipe));
+    writeStdout(withoutTrailingSpaces(text));
+    return 0;
+}
+
+}  // namespace
+
+int runRecipe(const std::vector<std::string>& givenWords)
+{
+    std::vector<std::string> words = givenWords;
+    std::string ruleError;
+    auto rules = takeTensorTypeRules(words, ruleError);
+    if (!rules)
+        return reportFailure(ruleError, 2);
+    const CliArguments args = CliArguments::parse(words, {"--preset", "--imatrix", "--tensor-type-file"}, {"--json"});
+    if (!args.error.empty() || args.positionals.size() != 1)
+        return reportFailure(args.error.empty() ? kRecipeUsage : args.error, 2);
+    const bool asJson = args.has("--json");
+    if (!args.has("--preset")) {
+        if (args.has("--imatrix") || !rules->empty() || args.has("--tensor-type-file"))
+            return reportFailure("--imatrix, --tensor-type and --tensor-type-file need --preset", 2);
+        const auto model = openModelOrReport(args.positionals[0]);
+        return model ? showFileRecipe(*model, asJson) : 1;
+    }
+    const gguf::QuantPreset* preset = gguf::findQuantPreset(*args.value("--preset"));
+    if (!preset) {
+        std::string names;
+        for (const gguf::QuantPreset& p : gguf::quantPresets())
+            names += (names.empty() ? "" : ", ") + std::string(p.name);
+        return reportFailure("unknown preset '" + *args.value("--preset") + "'; presets: " + names, 2);
+    }
+    if (const auto file = args.value("--tensor-type-file"); file && !appendRulesFile(*file, *rules, ruleError))
+        return reportFailure(ruleError);
+    const auto imatrixPath = args.value("--imatrix");
+    if (imatrixPath)
+        if (auto checked = gguf::checkImatrixFile(*imatrixPath); !checked)
+            return reportFailure(checked.error().toString());
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+    return showPresetRecipe(*model, args.positionals[0], *preset, imatrixPath, std::move(*rules), asJson);
+}

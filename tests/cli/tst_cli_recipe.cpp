@@ -1,0 +1,291 @@
+// The recipe, plan and preset-convert commands as a user runs them: `recipe MODEL --preset P
+// --json` gives exactly llama-quantize's recipe for every fixture; `recipe FILE` shows the grid
+// and the audit; `convert --type PRESET` writes files identical to llama-quantize's (every byte,
+// so the tensor data too) for the no-imatrix mixes the core can quantize; rules and rules files
+// change the types they name and nothing else; refusals and bad inputs fail with one line.
+
+#include "CliRunner.h"
+#include "Fixtures.h"
+#include "OrderedJson.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using testsupport::fixturePath;
+
+namespace {
+
+testsupport::CliRun cli(const QStringList& arguments)
+{
+    return testsupport::runProgram(testsupport::cliPath(), arguments);
+}
+
+// name -> type of a `.recipe.json` or of our --json output, in order.
+std::vector<std::pair<QByteArray, QByteArray>> tensorTypes(const QByteArray& json)
+{
+    QString error;
+    const auto root = testsupport::parseOrderedJson(json, &error);
+    std::vector<std::pair<QByteArray, QByteArray>> types;
+    if (!root || !root->member("tensors"))
+        return types;
+    for (const auto& [name, type] : root->member("tensors")->members)
+        types.emplace_back(name, type.text);
+    return types;
+}
+
+}  // namespace
+
+class TestCliRecipe : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY2(testsupport::cliIsExecutable(), qPrintable(testsupport::cliPath())); }
+
+    void presetJsonEqualsLlamaQuantize_data()
+    {
+        QTest::addColumn<QString>("recipeFile");
+        for (const QString& file : testsupport::fixtureNames("llama.cpp", "*.recipe.json"))
+            QTest::newRow(file.toUtf8().constData()) << file;
+    }
+
+    void presetJsonEqualsLlamaQuantize()
+    {
+        QFETCH(QString, recipeFile);
+        const QByteArray expected = testsupport::readWholeFile(fixturePath("llama.cpp/" + recipeFile));
+        const QJsonObject object = QJsonDocument::fromJson(expected).object();
+        const QString source = fixturePath(object["source"].toString().section('/', 1));
+        QStringList arguments{"recipe", source, "--preset", object["ftype"].toString(), "--json"};
+        if (!object["imatrix"].isNull())
+            arguments << "--imatrix" << fixturePath("llama.cpp/" + object["imatrix"].toString().section('/', 1));
+        const auto run = cli(arguments);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const auto ours = tensorTypes(run.out);
+        QVERIFY(!ours.empty());
+        QVERIFY(ours == tensorTypes(expected));
+        const QJsonObject parsed = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(parsed["general.file_type"].toInt(), object["general.file_type"].toInt());
+        QCOMPARE(parsed["ftype"].toString(), object["ftype"].toString());
+    }
+
+    void refusesLikeLlamaQuantize()
+    {
+        const auto run = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q2_K_S"});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY(run.err.contains("requires an importance matrix"));
+        QVERIFY(run.err.contains("blk.0.attn_k.weight"));
+        QVERIFY(run.err.contains("q2_K"));
+        const auto withImatrix = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q2_K_S", "--imatrix",
+                                      fixturePath("llama.cpp/tiny-llama.imatrix.dat")});
+        QVERIFY2(withImatrix.exitCode == 0, qPrintable(withImatrix.describe()));
+        const auto convert = cli({"convert", fixturePath("tiny-llama-F32.gguf"), "/nonexistent-dir/x.gguf", "--type", "Q2_K_S"});
+        QVERIFY2(convert.failedWithOneLine(), qPrintable(convert.describe()));
+        QVERIFY(convert.err.contains("requires an importance matrix"));
+    }
+
+    void imatrixMustBeOne()
+    {
+        for (const QString& bad : {fixturePath("does-not-exist.dat"), fixturePath("tiny-llama-F32.gguf"), fixturePath("README.md")}) {
+            const auto run = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q4_K_M", "--imatrix", bad});
+            QVERIFY2(run.failedWithOneLine(), qPrintable(bad + ": " + run.describe()));
+        }
+        const auto gguf = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q4_K_M", "--imatrix",
+                               fixturePath("llama.cpp/tiny-llama.imatrix.gguf")});
+        QVERIFY2(gguf.exitCode == 0, qPrintable(gguf.describe()));
+        QVERIFY(gguf.out.contains("with an imatrix"));
+    }
+
+    void gridAndAudit()
+    {
+        // The pure Q4_K fixture is labelled Q4_K_M: the audit names the three tensors llama-quantize would bump.
+        const auto run = cli({"recipe", fixturePath("tiny-llama-Q4_K.gguf")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY(run.out.contains("attn_v"));
+        QVERIFY(run.out.contains("blk.1"));
+        QVERIFY(run.out.contains("4.518 bits per weight"));
+        QVERIFY(run.out.contains("3 of 21 tensors differ"));
+        for (const char* tensor : {"output.weight", "blk.1.attn_v.weight", "blk.1.ffn_down.weight"})
+            QVERIFY2(run.out.contains(QByteArray(tensor) + " "), tensor);
+        const auto json = cli({"recipe", fixturePath("tiny-llama-Q4_K.gguf"), "--json"});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(json.out).object();
+        const QJsonObject audit = root["audit"].toObject();
+        QCOMPARE(audit["label_preset"].toString(), QStringLiteral("Q4_K_M"));
+        QCOMPARE(audit["differences"].toArray().size(), 3);
+        QCOMPARE(audit["matches_preset"].toBool(), false);
+        const QJsonObject grid = root["grid"].toObject();
+        QCOMPARE(grid["layers"].toArray().size(), 3);  // model, blk.0, blk.1
+        QCOMPARE(grid["bytes"].toInteger(), 1111040);
+
+        // A real llama-quantize output with an imatrix matches its label and shows the provenance keys.
+        const auto real = cli({"recipe", fixturePath("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"), "--json"});
+        const QJsonObject realAudit = QJsonDocument::fromJson(real.out).object()["audit"].toObject();
+        QCOMPARE(realAudit["matches_preset"].toBool(), true);
+        QCOMPARE(realAudit["imatrix"].toObject()["quantize.imatrix.entries_count"].toString(), QStringLiteral("16"));
+        const QJsonObject cells = QJsonDocument::fromJson(real.out).object()["grid"].toObject()["layers"].toArray()[2]
+                                      .toObject()["cells"].toObject();
+        QCOMPARE(cells["ffn_down_exps"].toObject()["type"].toString(), QStringLiteral("q6_K"));
+        QCOMPARE(cells["ffn_gate_inp"].toObject()["type"].toString(), QStringLiteral("f32"));
+    }
+
+    void convertEqualsLlamaQuantize_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("expected");
+        for (const char* preset : {"Q3_K_M", "Q4_K_S", "Q4_K_M", "Q5_K_M"})
+            QTest::newRow(preset) << "tiny-llama-F32.gguf" << preset << QStringLiteral("llama.cpp/tiny-llama-mix-%1.gguf").arg(preset);
+        QTest::newRow("moe Q4_K_M") << "tiny-moe-F16.gguf" << "Q4_K_M" << "llama.cpp/tiny-moe-mix-Q4_K_M.gguf";
+    }
+
+    void convertEqualsLlamaQuantize()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, preset);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("out.gguf");
+        const auto run = cli({"convert", fixturePath(source), out, "--type", preset, "--threads", "2"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QByteArray ours = testsupport::readWholeFile(out);
+        const QByteArray theirs = testsupport::readWholeFile(fixturePath(expected));
+        QCOMPARE(ours.size(), theirs.size());
+        QVERIFY2(ours == theirs, "not byte-identical to llama-quantize's output");
+    }
+
+    void rulesOverAPreset()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("ruled.gguf");
+        auto run = cli({"convert", fixturePath("tiny-llama-F32.gguf"), out, "--type", "Q4_K_M", "--tensor-type", "blk\\.0\\.ffn_down=q8_0",
+                        "--tensor-type", "attn_q=Q5_0", "--quiet"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY(run.out.isEmpty());
+        const auto recipe = cli({"recipe", out, "--json"});
+        const QJsonArray layers = QJsonDocument::fromJson(recipe.out).object()["grid"].toObject()["layers"].toArray();
+        const QJsonObject blk0 = layers[1].toObject()["cells"].toObject();
+        const QJsonObject blk1 = layers[2].toObject()["cells"].toObject();
+        QCOMPARE(blk0["ffn_down"].toObject()["type"].toString(), QStringLiteral("q8_0"));
+        // llama-quantize's ffn_down counter does not advance over a tensor a rule chose, so
+        // blk.1.ffn_down is counted as the first ffn_down and keeps q4_K (llama-quant.cpp: the
+        // per-preset rules, which count, are skipped for a manual type).
+        QCOMPARE(blk1["ffn_down"].toObject()["type"].toString(), QStringLiteral("q4_K"));
+        QCOMPARE(blk0["attn_q"].toObject()["type"].toString(), QStringLiteral("q5_0"));
+        QCOMPARE(blk1["attn_v"].toObject()["type"].toString(), QStringLiteral("q6_K"));
+
+        // The same rules from a file (with the base preset named in it), no --type needed.
+        const QString rules = dir.filePath("rules.txt");
+        QFile file(rules);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("# base preset: Q4_K_M\nblk\\.0\\.ffn_down=q8_0\nattn_q=Q5_0\n");
+        file.close();
+        const QString fromFile = dir.filePath("from-file.gguf");
+        run = cli({"convert", fixturePath("tiny-llama-F32.gguf"), fromFile, "--recipe", rules, "--quiet"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY(testsupport::readWholeFile(fromFile) == testsupport::readWholeFile(out));
+
+        run = cli({"convert", fixturePath("tiny-llama-F32.gguf"), dir.filePath("bad.gguf"), "--type", "Q4_K_M", "--tensor-type", "attn_q"});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        run = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q4_K_X"});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY(!QFile::exists(dir.filePath("bad.gguf")));
+    }
+
+    void planWithinABudget_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("size");
+        QTest::newRow("llama 1.2MB") << "tiny-llama-F32.gguf" << "1.2MB";
+        QTest::newRow("llama 1MiB") << "tiny-llama-F32.gguf" << "1MiB";
+        QTest::newRow("llama 5.1bpw") << "tiny-llama-F32.gguf" << "5.1bpw";
+        QTest::newRow("moe 3MB") << "tiny-moe-F16.gguf" << "3MB";
+    }
+
+    void planWithinABudget()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, size);
+        QTemporaryDir dir;
+        const QString rules = dir.filePath("rules.txt");
+        const auto run = cli({"plan", fixturePath(model), "--size", size, "-o", rules, "--json"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(run.out).object();
+        const QJsonObject plan = root["plan"].toObject();
+        const qint64 predicted = plan["file_bytes"].toInteger();
+        // Never worse than the best preset that fits.
+        double bestPreset = 1e300;
+        const bool bpw = size.endsWith("bpw");
+        const double limit = bpw ? size.chopped(3).toDouble() : root["budget"].toObject()["file_bytes"].toDouble();
+        for (const QJsonValue& preset : root["presets"].toArray()) {
+            const QJsonObject p = preset.toObject();
+            if (p["evaluated"].toBool() && (bpw ? p["bits_per_weight"].toDouble() : p["file_bytes"].toDouble()) <= limit)
+                bestPreset = std::min(bestPreset, p["error"].toDouble());
+        }
+        QVERIFY(bestPreset < 1e300);
+        QVERIFY(plan["error"].toDouble() <= bestPreset);
+        QVERIFY(bpw ? plan["bits_per_weight"].toDouble() <= limit : double(predicted) <= limit);
+
+        // The rules file is plain llama-quantize rules; converting with it gives the planned file.
+        const QByteArray text = testsupport::readWholeFile(rules);
+        QVERIFY(!text.contains('#'));
+        const QString out = dir.filePath("planned.gguf");
+        const auto convert = cli({"convert", fixturePath(model), out, "--type", plan["base_preset"].toString(), "--recipe", rules, "--quiet"});
+        QVERIFY2(convert.exitCode == 0, qPrintable(convert.describe()));
+        QCOMPARE(QFileInfo(out).size(), predicted);
+        const auto recipe = cli({"recipe", out, "--json"});
+        const QJsonArray layers = QJsonDocument::fromJson(recipe.out).object()["grid"].toObject()["layers"].toArray();
+        const QJsonObject planned = plan["tensors"].toObject();
+        int checked = 0;
+        for (const QJsonValue& layer : layers)
+            for (const QJsonValue& cell : layer.toObject()["cells"].toObject())
+                if (planned.contains(cell.toObject()["tensor"].toString())) {
+                    QCOMPARE(cell.toObject()["type"].toString(), planned[cell.toObject()["tensor"].toString()].toString());
+                    ++checked;
+                }
+        QCOMPARE(checked, planned.size());
+    }
+
+    void hostileInputsAndOutputs()
+    {
+        // Every malformed fixture: one line, no crash, for the grid/audit and for a preset's recipe.
+        for (const QString& bad : testsupport::fixtureNames("bad", "*.gguf")) {
+            for (const QStringList& extra : {QStringList{}, QStringList{"--preset", "Q4_K_M", "--json"}}) {
+                const auto run = cli(QStringList{"recipe", fixturePath("bad/" + bad)} + extra);
+                QVERIFY2(run.failedWithOneLine(), qPrintable(bad + ": " + run.describe()));
+            }
+        }
+        // Odd but valid files (unknown and retired types, scalars, empty tensors) open: never a crash.
+        for (const QString& odd : testsupport::fixtureNames("odd", "*.gguf")) {
+            const auto run = cli({"recipe", fixturePath("odd/" + odd)});
+            QVERIFY2(run.finished && !run.crashed && (run.exitCode == 0 || run.failedWithOneLine()), qPrintable(odd + ": " + run.describe()));
+            const auto plan = cli({"plan", fixturePath("odd/" + odd), "--size", "1GB", "--rows", "2"});
+            QVERIFY2(plan.finished && !plan.crashed && (plan.exitCode == 0 || plan.failedWithOneLine()), qPrintable(odd + ": " + plan.describe()));
+        }
+        // The rules file can be a device, written in place.
+        const auto toStdout = cli({"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1.2MB", "-o", "/dev/stdout"});
+        QVERIFY2(toStdout.exitCode == 0, qPrintable(toStdout.describe()));
+        QVERIFY(toStdout.out.startsWith("^output\\.weight$=q5_K\n"));
+        // A rules file that is not a rules file.
+        const auto notRules = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q4_K_M", "--tensor-type-file",
+                                   fixturePath("tiny-llama-F32.gguf")});
+        QVERIFY2(notRules.failedWithOneLine(), qPrintable(notRules.describe()));
+    }
+
+    void planRefusals()
+    {
+        for (const QStringList& arguments : {QStringList{"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "10kB"},
+                                             QStringList{"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "4.2XB"},
+                                             QStringList{"plan", fixturePath("tiny-llama-F32.gguf")},
+                                             QStringList{"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1MB", "-o",
+                                                         fixturePath("tiny-llama-F32.gguf")}}) {
+            const auto run = cli(arguments);
+            QVERIFY2(run.failedWithOneLine(), qPrintable(arguments.join(' ') + ": " + run.describe()));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliRecipe)
+#include "tst_cli_recipe.moc"

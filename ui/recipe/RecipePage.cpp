@@ -1,0 +1,216 @@
+#include "recipe/RecipePage.h"
+
+#include "base/EscapedText.h"
+#include "base/HumanFormat.h"
+#include "recipe/MixPlannerView.h"
+#include "recipe/RecipeAudit.h"
+#include "recipe/RecipeAuditView.h"
+#include "recipe/RecipeGrid.h"
+#include "recipe/RecipeGridView.h"
+#include "recipe/RecipeConversion.h"
+#include "session/BackgroundJob.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QFileDialog>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTimer>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent) : QWidget(parent), m_model(std::move(model))
+{
+    auto* layout = new QVBoxLayout(this);
+    m_sections = new QTabWidget(this);
+    m_sections->setObjectName(QStringLiteral("recipeSections"));
+    layout->addWidget(m_sections);
+
+    auto* recipe = new QWidget(m_sections);
+    auto* recipeLayout = new QVBoxLayout(recipe);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Show:"), recipe));
+    m_preset = new QComboBox(recipe);
+    m_preset->setObjectName(QStringLiteral("recipePreset"));
+    m_preset->addItem(tr("Stored types"), QString());
+    for (const gguf::QuantPreset& preset : gguf::quantPresets())
+        if (!preset.alias)
+            m_preset->addItem(tr("llama-quantize %1").arg(QString::fromUtf8(preset.name.data(), int(preset.name.size()))),
+                              QString::fromUtf8(preset.name.data(), int(preset.name.size())));
+    controls->addWidget(m_preset);
+    m_imatrix = new QCheckBox(tr("with an imatrix"), recipe);
+    m_imatrix->setObjectName(QStringLiteral("recipeImatrix"));
+    m_imatrix->setToolTip(tr("llama-quantize chooses some types differently when an importance matrix is given, and refuses the "
+                             "lowest-bit types without one"));
+    controls->addWidget(m_imatrix);
+    controls->addStretch(1);
+    recipeLayout->addLayout(controls);
+    auto* split = new QSplitter(Qt::Vertical, recipe);
+    m_grid = new RecipeGridView(split);
+    auto* rulesBox = new QWidget(split);
+    auto* rulesLayout = new QVBoxLayout(rulesBox);
+    rulesLayout->setContentsMargins(0, 0, 0, 0);
+    rulesLayout->addWidget(new QLabel(tr("--tensor-type rules over the preset (REGEX=TYPE, one per line or space separated; first match wins):"), rulesBox));
+    m_rules = new QPlainTextEdit(rulesBox);
+    m_rules->setObjectName(QStringLiteral("recipeRules"));
+    m_rules->setPlaceholderText(QStringLiteral("attn_v=q8_0\nblk\\.0\\.ffn_down=q6_K"));
+    rulesLayout->addWidget(m_rules);
+    split->addWidget(m_grid);
+    split->addWidget(rulesBox);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    recipeLayout->addWidget(split, 1);
+    m_preview = new QLabel(recipe);
+    m_preview->setObjectName(QStringLiteral("recipePreview"));
+    m_preview->setWordWrap(true);
+    m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    recipeLayout->addWidget(m_preview);
+    auto* convertRow = new QHBoxLayout;
+    m_convert = new QPushButton(tr("Convert with This Recipe…"), recipe);
+    m_convert->setObjectName(QStringLiteral("recipeConvert"));
+    m_convertProgress = new QProgressBar(recipe);
+    m_convertProgress->setObjectName(QStringLiteral("recipeConvertProgress"));
+    m_convertProgress->setRange(0, 1000);
+    m_convertProgress->setVisible(false);
+    convertRow->addWidget(m_convert);
+    convertRow->addWidget(m_convertProgress, 1);
+    recipeLayout->addLayout(convertRow);
+    connect(m_convert, &QPushButton::clicked, this, [this]() {
+        if (m_convertJob) {
+            m_convertJob->cancel();
+            return;
+        }
+        const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), QString(), tr("GGUF files (*.gguf)"));
+        if (!path.isEmpty())
+            startConversion(path);
+    });
+    m_sections->addTab(recipe, tr("Recipe"));
+
+    m_audit = new RecipeAuditView(m_sections);
+    m_sections->addTab(m_audit, tr("Audit"));
+    m_planner = new MixPlannerView(m_model, m_sections);
+    m_sections->addTab(m_planner, tr("Planner"));
+
+    // The audit reads only metadata and tensor infos, already in memory: no I/O on this thread.
+    const gguf::RecipeAudit audit = gguf::auditRecipe(*m_model);
+    m_audit->showAudit(audit);
+    m_imatrix->setChecked(audit.assumedImatrix);
+    m_planner->setImatrixPresent(audit.assumedImatrix);
+    if (audit.expected)
+        m_planner->setBudgetText(QString::number(audit.expected->totalBytes + 65536));
+
+    connect(m_preset, &QComboBox::currentIndexChanged, this, &RecipePage::refreshGrid);
+    connect(m_imatrix, &QCheckBox::toggled, this, [this](bool on) {
+        m_planner->setImatrixPresent(on);
+        refreshGrid();
+    });
+    connect(m_rules, &QPlainTextEdit::textChanged, this, &RecipePage::refreshGrid);
+    refreshGrid();
+}
+
+QString RecipePage::title() const
+{
+    return tr("Recipe: %1").arg(QFileInfo(QString::fromStdString(m_model->primary().path())).fileName());
+}
+
+void RecipePage::showPreset(const QString& preset)
+{
+    const int index = m_preset->findData(preset);
+    m_preset->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+void RecipePage::startConversion(const QString& path)
+{
+    if (m_convertJob)
+        return;
+    gguf::RecipeOptions options;
+    options.preset = gguf::findQuantPreset(m_preset->currentData().toString().toStdString());
+    options.hasImatrix = m_imatrix->isChecked();  // the types shown; the writer refuses what needs real importance data
+    auto rules = gguf::parseTensorTypeRules(m_rules->toPlainText().toStdString());
+    if (!options.preset || !rules) {
+        emit conversionFinished(false, tr("Choose a preset (and valid rules) first"));
+        return;
+    }
+    options.rules = std::move(*rules);
+    auto model = m_model;
+    auto progress = std::make_shared<std::atomic<int>>(0);
+    const std::string target = path.toStdString();
+    // One chunk: the conversion spreads each tensor's rows over all cores itself.
+    m_convertJob = new BackgroundJob(1, [model, options, target, progress](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+        auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), options);
+        if (!recipe)
+            return recipe.error();
+        if (!recipe->refusal.empty())
+            return gguf::Error{recipe->refusal, gguf::Error::kNoOffset, {}};
+        gguf::RecipeConversionOptions conversion;
+        conversion.cancel = &cancelled;
+        conversion.progress = [progress](std::uint64_t done, std::uint64_t total) {
+            *progress = total ? int(1000.0 * double(done) / double(total)) : 0;
+        };
+        auto report = gguf::convertWithRecipe(*model, *recipe, target, conversion);
+        if (!report)
+            return report.error();
+        return gguf::Ok{};
+    }, this);
+    m_convert->setText(tr("Cancel Conversion"));
+    m_convertProgress->setValue(0);
+    m_convertProgress->setVisible(true);
+    auto* timer = new QTimer(m_convertJob);
+    connect(timer, &QTimer::timeout, this, [this, progress]() { m_convertProgress->setValue(*progress); });
+    timer->start(100);
+    connect(m_convertJob, &BackgroundJob::finished, this, [this, path](const JobOutcome& outcome) {
+        m_convertJob->deleteLater();
+        m_convertJob = nullptr;
+        m_convert->setText(tr("Convert with This Recipe…"));
+        m_convertProgress->setVisible(false);
+        const QString message = outcome.isDone() ? tr("Wrote %1").arg(path)
+                              : outcome.isCancelled() ? tr("Conversion cancelled") : QString::fromStdString(gguf::escapeForDisplay(outcome.message().toStdString()));
+        m_preview->setText(message);
+        emit conversionFinished(outcome.isDone(), message);
+    });
+}
+
+void RecipePage::refreshGrid()
+{
+    const QString presetName = m_preset->currentData().toString();
+    m_rules->setEnabled(!presetName.isEmpty());
+    m_convert->setEnabled(!presetName.isEmpty() || m_convertJob);
+    if (presetName.isEmpty()) {
+        const gguf::RecipeGrid grid = gguf::storedGrid(*m_model);
+        m_grid->showGrid(grid);
+        m_preview->setText(tr("Stored: %1 (%2 bytes) of tensor data, %3 bits per weight")
+                               .arg(QString::fromStdString(gguf::formatBytes(grid.total.bytes)))
+                               .arg(grid.total.bytes)
+                               .arg(grid.total.bitsPerWeight(), 0, 'f', 3));
+        return;
+    }
+    gguf::RecipeOptions options;
+    options.preset = gguf::findQuantPreset(presetName.toStdString());
+    options.hasImatrix = m_imatrix->isChecked();
+    auto rules = gguf::parseTensorTypeRules(m_rules->toPlainText().toStdString());
+    if (!rules) {
+        m_preview->setText(tr("Rules: %1").arg(QString::fromStdString(gguf::escapeForDisplay(rules.error().message))));
+        return;
+    }
+    options.rules = std::move(*rules);
+    auto recipe = gguf::computeRecipe(gguf::readModelShape(*m_model), m_model->tensors(), options);
+    if (!recipe) {
+        m_preview->setText(tr("llama-quantize would fail: %1").arg(QString::fromStdString(gguf::escapeForDisplay(recipe.error().message))));
+        return;
+    }
+    m_grid->showGrid(gguf::recipeGrid(*recipe));
+    QString text = tr("%1: %2 (%3 bytes) of tensor data, %4 bits per weight, %5 fallback(s), %6 tensor(s) set by rules")
+                       .arg(presetName, QString::fromStdString(gguf::formatBytes(recipe->totalBytes)))
+                       .arg(recipe->totalBytes)
+                       .arg(recipe->bitsPerWeight(), 0, 'f', 3)
+                       .arg(recipe->fallbackCount)
+                       .arg(std::count_if(recipe->tensors.begin(), recipe->tensors.end(), [](const gguf::RecipeTensor& t) { return t.manual; }));
+    if (!recipe->refusal.empty())
+        text += tr(" — llama-quantize would refuse: %1").arg(QString::fromStdString(gguf::escapeForDisplay(recipe->refusal)));
+    m_preview->setText(text);
+}

@@ -1,0 +1,64 @@
+#pragma once
+// The recipe page of a model: the layers x roles grid of what the file stores, or of what
+// llama-quantize would make of it for a preset (with or without an imatrix, with --tensor-type
+// rules typed in, previewed in size and bpw before anything is written); the audit of the
+// file's label; and the mix planner with its size/error frontier.
+
+#include "gguf/Model.h"
+
+#include <QWidget>
+#include <memory>
+
+class BackgroundJob;
+class MixPlannerView;
+class QProgressBar;
+class QPushButton;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QTabWidget;
+class RecipeAuditView;
+class RecipeGridView;
+
+class RecipePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent = nullptr);
+
+    QString title() const;
+    RecipeGridView* gridView() const { return m_grid; }
+    RecipeAuditView* auditView() const { return m_audit; }
+    MixPlannerView* plannerView() const { return m_planner; }
+    QTabWidget* sections() const { return m_sections; }
+    QComboBox* presetBox() const { return m_preset; }
+    QCheckBox* imatrixBox() const { return m_imatrix; }
+    QPlainTextEdit* rulesEdit() const { return m_rules; }
+    QLabel* previewLabel() const { return m_preview; }
+
+    // Shows the stored types (preset empty) or llama-quantize's recipe for a preset.
+    void showPreset(const QString& preset);
+    // Writes the shown recipe (a preset and its rules) to `path` in the background, as
+    // `convert --type PRESET` does; conversionFinished reports the end.
+    void startConversion(const QString& path);
+    QPushButton* convertButton() const { return m_convert; }
+
+signals:
+    void conversionFinished(bool succeeded, const QString& message);
+
+private:
+    void refreshGrid();
+
+    std::shared_ptr<const gguf::Model> m_model;
+    QTabWidget* m_sections;
+    QComboBox* m_preset;
+    QCheckBox* m_imatrix;
+    QPlainTextEdit* m_rules;
+    QLabel* m_preview;
+    QPushButton* m_convert;
+    QProgressBar* m_convertProgress;
+    BackgroundJob* m_convertJob = nullptr;
+    RecipeGridView* m_grid;
+    RecipeAuditView* m_audit;
+    MixPlannerView* m_planner;
+};
