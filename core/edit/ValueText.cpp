@@ -54,15 +54,21 @@ Result<EncodedValue> parseUnsigned(std::string_view text, ValueType type)
 {
     std::uint64_t value = 0;
     const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-    if (!(hex ? parseWhole(text.substr(2), value, 16) : parseWhole(text, value)))
-        return textError(quoted(text) + " is not a whole number " + (text.starts_with('-') ? "of 0 or more " : "") + "for type "
-                         + valueTypeName(type));
     const std::uint64_t limit = type == ValueType::U8    ? 0xFFu
                               : type == ValueType::U16   ? 0xFFFFu
                               : type == ValueType::U32   ? 0xFFFFFFFFu
                                                          : std::numeric_limits<std::uint64_t>::max();
+    const std::string range = std::string(" is out of range for ") + valueTypeName(type) + " (0 to " + std::to_string(limit) + ")";
+    if (std::int64_t negative = 0; text.starts_with('-') && parseWhole(text, negative))
+        return textError(std::string(text) + range);
+    if (!(hex ? parseWhole(text.substr(2), value, 16) : parseWhole(text, value))) {
+        if (std::uint64_t digitsOnly = 0; !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos
+                                          && !parseWhole(text, digitsOnly))
+            return textError(std::string(text) + range);  // more digits than 64 bits hold
+        return textError(quoted(text) + " is not a whole number for type " + valueTypeName(type));
+    }
     if (value > limit)
-        return textError(std::string(text) + " is out of range for " + valueTypeName(type) + " (0 to " + std::to_string(limit) + ")");
+        return textError(std::string(text) + range);
     switch (type) {
     case ValueType::U8: return EncodedValue::u8(static_cast<std::uint8_t>(value));
     case ValueType::U16: return EncodedValue::u16(static_cast<std::uint16_t>(value));
