@@ -33,6 +33,8 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
+    "  diff A B [--json] [--threads N]             what differs: metadata (arrays by element, long strings\n"
+    "                                              as a line diff), tensors (bytes, values, error), per layer\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -78,6 +80,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runCompare(words);
     if (command == "convert")
         return runConvert(words);
+    if (command == "diff")
+        return runDiff(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace
