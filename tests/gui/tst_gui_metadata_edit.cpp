@@ -266,6 +266,29 @@ void TestGuiMetadataEdit::elementEditThroughThePage()
     editor->setValueText("element two");
     editor->accept();
     QCOMPARE(std::string(tree->valueAtRow(strings).element(2).toStringView()), std::string("element two"));
+    // A string that is not UTF-8 is not opened in a Unicode editor (accepting would change its bytes).
+    for (int r = 0; r < tree->rowCount(); ++r) {
+        const gguf::MetadataValue value = tree->valueAtRow(r);
+        if (value.type() != gguf::ValueType::String)
+            continue;
+        const bool utf8 = QString::fromStdString(std::string(value.toStringView())).toStdString() == value.toStringView();
+        QSignalSpy refused(&page, &MetadataPage::statusMessage);
+        MetadataValueEditor* stringEditor = page.editIndex(tree->index(r, 0));
+        QCOMPARE(stringEditor != nullptr, utf8);
+        QCOMPARE(refused.isEmpty(), utf8);
+        if (stringEditor)
+            stringEditor->reject();
+    }
+    gguf::MetadataEdits bytes;
+    bytes.set("test.not_utf8", gguf::EncodedValue::string("ok \xff\xfe bytes"));
+    const QString path = m_dir.filePath("not-utf8.gguf");
+    QVERIFY(gguf::saveModelAs(*model, bytes, path.toStdString()));
+    const auto withBytes = openModelAt(path);
+    QVERIFY(withBytes);
+    MetadataPage other(withBytes);
+    QSignalSpy refused(&other, &MetadataPage::statusMessage);
+    QVERIFY(!other.editIndex(other.treeModel()->index(other.treeModel()->rowOfKey("test.not_utf8"), 0)));
+    QCOMPARE(refused.count(), 1);
     QCOMPARE(tree->valueAtRow(strings).arrayLength(), model->metadata()[static_cast<std::size_t>(strings)].value.arrayLength());
 }
 

@@ -232,6 +232,12 @@ MetadataValueEditor* MetadataPage::editIndex(const QModelIndex& sourceIndex)
                     emit statusMessage(false, QString::fromStdString(status.error().message));
         });
     } else {
+        if (value.type() == gguf::ValueType::String
+            && QString::fromStdString(std::string(value.toStringView())).toStdString() != value.toStringView()) {
+            // The editor holds Unicode: accepting it would turn those bytes into U+FFFD.
+            emit statusMessage(false, tr("%1 holds bytes that are not UTF-8; set it with gguf-explorer-cli meta --set-file.").arg(key));
+            return nullptr;
+        }
         if (value.isArray() && static_cast<qint64>(value.arrayLength()) > kMaxArrayTextElements) {
             emit statusMessage(false, tr("%1 has %2 elements: expand it and double-click an element to edit it.").arg(key).arg(value.arrayLength()));
             return nullptr;
