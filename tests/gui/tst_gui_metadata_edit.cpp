@@ -209,6 +209,7 @@ void TestGuiMetadataEdit::editAndSaveThroughThePage()
     editor->accept();
     const int row = page.treeModel()->rowOfKey("general.name");
     QCOMPARE(stateOf(*page.treeModel(), row), State::Changed);
+    QCOMPARE(page.view()->currentIndex(), proxyIndexOfKey(page, "general.name"));
     // Marked on the page: bold, until saved.
     QVERIFY(page.filterModel()->data(proxyIndexOfKey(page, "general.name"), Qt::FontRole).value<QFont>().bold());
 
@@ -266,6 +267,8 @@ void TestGuiMetadataEdit::elementEditThroughThePage()
     editor->setValueText("element two");
     editor->accept();
     QCOMPARE(std::string(tree->valueAtRow(strings).element(2).toStringView()), std::string("element two"));
+    // Back at the element after the reset the edit caused.
+    QCOMPARE(page.filterModel()->mapToSource(page.view()->currentIndex()), tree->index(2, 0, tree->index(strings, 0)));
     // A string that is not UTF-8 is not opened in a Unicode editor (accepting would change its bytes).
     for (int r = 0; r < tree->rowCount(); ++r) {
         const gguf::MetadataValue value = tree->valueAtRow(r);

@@ -227,9 +227,12 @@ MetadataValueEditor* MetadataPage::editIndex(const QModelIndex& sourceIndex)
                                          QString::fromStdString(element.typeName()), QString::fromStdString(gguf::valueAsText(element)), this);
         const auto elementIndex = static_cast<std::uint64_t>(index.row());
         connect(editor, &QDialog::accepted, this, [this, editor, row, elementIndex] {
-            if (const auto edited = editor->value())
+            if (const auto edited = editor->value()) {
                 if (const auto status = m_tree->setElement(row, elementIndex, *edited); !status)
                     emit statusMessage(false, QString::fromStdString(status.error().message));
+                // The edit reset the tree: back to the element, so editing the next one is a click away.
+                jumpToElement(m_tree->index(row, 0), static_cast<int>(elementIndex));
+            }
         });
     } else {
         if (value.type() == gguf::ValueType::String
@@ -245,8 +248,10 @@ MetadataValueEditor* MetadataPage::editIndex(const QModelIndex& sourceIndex)
         editor = new MetadataValueEditor(MetadataValueEditor::Mode::EditValue, m_model, key, QString::fromStdString(value.typeName()),
                                          QString::fromStdString(gguf::valueAsText(value)), this);
         connect(editor, &QDialog::accepted, this, [this, editor, row] {
-            if (auto edited = editor->value())
+            if (auto edited = editor->value()) {
                 m_tree->setValue(row, std::move(*edited));
+                selectTopRow(row);
+            }
         });
     }
     editor->setAttribute(Qt::WA_DeleteOnClose);
@@ -271,6 +276,7 @@ MetadataValueEditor* MetadataPage::addKey()
         const std::string key = editor->key().trimmed().toUtf8().toStdString();
         if (!m_tree->addKey(key, std::move(*value)))
             emit statusMessage(false, tr("The model already has a key %1; edit it instead.").arg(editor->key()));
+        selectTopRow(m_tree->rowOfKey(key));
     });
     editor->setAttribute(Qt::WA_DeleteOnClose);
     editor->open();
@@ -279,12 +285,26 @@ MetadataValueEditor* MetadataPage::addKey()
 
 void MetadataPage::removeCurrent()
 {
-    m_tree->removeKey(currentTopRow());
+    const int row = currentTopRow();
+    const std::string key = m_tree->keyAt(row);
+    m_tree->removeKey(row);
+    selectTopRow(m_tree->rowOfKey(key));  // gone when it was an added key
 }
 
 void MetadataPage::revertCurrent()
 {
-    m_tree->revert(currentTopRow());
+    const int row = currentTopRow();
+    m_tree->revert(row);
+    selectTopRow(row);
+}
+
+void MetadataPage::selectTopRow(int row)
+{
+    const QModelIndex index = m_proxy->mapFromSource(m_tree->index(row, 0));
+    if (!index.isValid())
+        return;
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index);
 }
 
 void MetadataPage::chooseSaveAs()

@@ -76,6 +76,7 @@ private:
     // Fetches the next page of any expanded array whose last loaded element is on screen.
     void fetchVisibleTails();
     int currentTopRow() const;
+    void selectTopRow(int row);  // a source row; edits reset the tree, this brings the row back
     void updateEditControls();
 
     MetadataTreeModel* m_tree;
