@@ -155,6 +155,7 @@ private slots:
     void pipeOutputGetsTheSameBytes();
     void refusesToWriteOverAnInput();
     void cancelledSaveLeavesNothing();
+    void inputRewrittenWhileOpenIsNotSaved();
     void splitKeysAreNotEditable();
     void rangeChecks_data();
     void rangeChecks();
@@ -487,6 +488,27 @@ void TestMetadataEdit::cancelledSaveLeavesNothing()
     const auto report = gguf::saveModelAs(*source, {}, dir.filePath("cancelled.gguf").toStdString(), options);
     QVERIFY(!report);
     QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+}
+
+void TestMetadataEdit::inputRewrittenWhileOpenIsNotSaved()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("input.gguf");
+    QVERIFY(QFile::copy(fixturePath("tiny-llama-Q8_0.gguf"), input));
+    QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
+    const auto source = openModelAt(input);
+    QVERIFY(source);
+    {
+        // Rewritten in place, same size (a download resumed over it, `cp` onto it).
+        QFile file(input);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.seek(file.size() - 4096));
+        QVERIFY(file.write(QByteArray(4096, '\x55')) == 4096);
+    }
+    const auto report = gguf::saveModelAs(*source, {}, dir.filePath("out.gguf").toStdString());
+    QVERIFY(!report);
+    QVERIFY2(report.error().message.find("changed on disk") != std::string::npos, report.error().message.c_str());
+    QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList{"input.gguf"});
 }
 
 void TestMetadataEdit::splitKeysAreNotEditable()

@@ -100,6 +100,7 @@ private slots:
     void arraysByElement();
     void lineDiff();
     void threadCountDoesNotChangeFigures();
+    void inputRewrittenWhileOpenFailsTheDiff();
 
 private:
     QTemporaryDir m_dir;
@@ -380,6 +381,26 @@ void TestModelDiff::threadCountDoesNotChangeFigures()
     gguf::writeModelDiffJson(wx, *x);
     gguf::writeModelDiffJson(wy, *y);
     QCOMPARE(jx, jy);
+}
+
+void TestModelDiff::inputRewrittenWhileOpenFailsTheDiff()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("b.gguf");
+    QVERIFY(QFile::copy(fixturePath("tiny-llama-Q4_0.gguf"), input));
+    QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
+    const auto a = open("tiny-llama-Q8_0.gguf");
+    const auto b = openModelAt(input);
+    QVERIFY(a && b);
+    {
+        QFile file(input);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.seek(file.size() - 4096));
+        QVERIFY(file.write(QByteArray(4096, '\x55')) == 4096);
+    }
+    const auto diff = gguf::diffModels(a, b);
+    QVERIFY(!diff);
+    QVERIFY2(diff.error().message.find("changed on disk") != std::string::npos, diff.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestModelDiff)
