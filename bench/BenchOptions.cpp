@@ -42,6 +42,7 @@ const char* BenchOptions::usage()
            "  --json           one JSON object per result line instead of the table\n"
            "  --quick          fewer repetitions and a small heatmap tensor (a smoke test, not figures)\n"
            "  --cases LIST     of dequantize, fused, open, heatmap, quantize, compare (default: all)\n"
+           "                   and save (Save As of a 1 GiB file, beside a plain copy)\n"
            "  --types LIST     ggml type names, e.g. q4_K,q8_0 (default: every type)\n"
            "  --elements N     elements per throughput tensor, a multiple of 4096 (default 16777216)\n"
            "  --heatmap-rows N rows of the [8192, N] Q4_K heatmap tensor (default 128256: 1.05e9 elements)\n"
@@ -82,7 +83,8 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
             options.cases = commaList(arguments[++i], true);
             for (const std::string& name : options.cases) {
                 if (name != "dequantize" && name != "fused" && name != "open" && name != "heatmap" && name != "quantize"
-                    && name != "compare") {
+                    && name != "compare"
+                    && name != "save") {
                     error = "unknown case '" + name + "'";
                     return std::nullopt;
                 }

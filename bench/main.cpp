@@ -9,6 +9,7 @@
 #include "Measure.h"
 #include "OpenCase.h"
 #include "ProcessProbe.h"
+#include "SaveAsCase.h"
 #include "Report.h"
 #include "SyntheticTensor.h"
 #include "ThroughputCases.h"
@@ -88,6 +89,11 @@ int main(int argc, char** argv)
     if (options->wants("compare")) {
         report.heading("compare on a one-tensor file, 1 and 2 threads");
         bench::runCompareThreadsCase(*options, cliPath(), report);
+    }
+    if (options->wants("save")) {
+        report.heading("Save As with one metadata edit (core/edit), page cache warm");
+        if (!bench::runSaveAsCase(*options, options->quick ? 64 : 1024, report))
+            return 1;
     }
     if (options->wants("heatmap")) {
         report.heading("Heatmap of a Q4_K tensor [8192, " + std::to_string(options->heatmapRows) + "] at 1920x1080");

@@ -19,3 +19,4 @@ int runRecipe(const std::vector<std::string>& words);
 bool convertWantsPreset(const std::vector<std::string>& words);
 int runConvertPreset(const std::vector<std::string>& words);
 int runPlan(const std::vector<std::string>& words);
+int runDiff(const std::vector<std::string>& words);

@@ -17,6 +17,9 @@ const char* const kUsage =
     "commands:\n"
     "  info FILE                                   model summary: architecture, size, types\n"
     "  meta FILE [--json]                          every metadata key and value\n"
+    "  meta FILE [--set KEY=VALUE[:TYPE]]... [--delete KEY]... [--set-file KEY=PATH]... -o OUT\n"
+    "                                              a copy with metadata edited (TYPE: u8 ... f64, bool,\n"
+    "                                              str, arr[T]; arrays as [1, 2] or [\"a\", \"b\"])\n"
     "  tensors FILE [--json] [--filter REGEX]      the tensor index\n"
     "  export FILE TENSOR [--expert N[,N...]] [--format f32|npy|csv] [-o PATH|-]\n"
     "                                              dequantized values (default: f32 to stdout)\n"
@@ -36,6 +39,8 @@ const char* const kUsage =
     "  plan MODEL --size SIZE [--imatrix F] [-o RULES] [--rows N] [--threads N] [--json]\n"
     "                                              per-tensor types of least estimated error within SIZE\n"
     "                                              (4.2GB, 3.9GiB, 4.5bpw), as --tensor-type rules\n"
+    "  diff A B [--json] [--threads N]             what differs: metadata (arrays by element, long strings\n"
+    "                                              as a line diff), tensors (bytes, values, error), per layer\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -85,6 +90,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runRecipe(words);
     if (command == "plan")
         return runPlan(words);
+    if (command == "diff")
+        return runDiff(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

@@ -48,6 +48,9 @@ public:
     // truncated, modified, replaced by another file, deleted, or pages vanished during a read.
     Status checkUnchanged() const;
     bool stillIntact() const { return checkUnchanged().ok(); }
+    // The read-only descriptor of the mapped file, for copies the kernel makes (Save As); use
+    // offsets (pread, copy_file_range with an input offset), never its file position.
+    int descriptor() const { return m_fd; }
 
 private:
     MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size, int fd);

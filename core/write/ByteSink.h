@@ -16,6 +16,9 @@ public:
     virtual Status write(const void* data, std::size_t size) = 0;
     // Makes the output final: renames the temp file into place, or flushes the descriptor.
     virtual Status commit() = 0;
+    // The descriptor the bytes go to, for kernel-side copies (copy_file_range, sendfile) that
+    // keep the write position in step with write(); -1 when there is none.
+    virtual int descriptor() const { return -1; }
 };
 
 // Writes to `<dir>/.<name>.XXXXXX` beside the target and renames it over the target on commit();
@@ -29,6 +32,7 @@ public:
     ~AtomicFileSink() override;
     Status write(const void* data, std::size_t size) override;
     Status commit() override;
+    int descriptor() const override { return m_fd; }
 
 private:
     AtomicFileSink(std::string targetPath, std::string tempPath, int fd);
@@ -46,6 +50,7 @@ public:
     ~DirectFileSink() override;
     Status write(const void* data, std::size_t size) override;
     Status commit() override;  // closes, reporting a failed close
+    int descriptor() const override { return m_fd; }
 
 private:
     int m_fd;
@@ -73,6 +78,7 @@ public:
     DescriptorSink(int fd, std::string name) : m_fd(fd), m_name(std::move(name)) {}
     Status write(const void* data, std::size_t size) override;
     Status commit() override { return Ok{}; }
+    int descriptor() const override { return m_fd; }
 
 private:
     int m_fd;

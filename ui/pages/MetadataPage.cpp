@@ -1,8 +1,16 @@
 #include "pages/MetadataPage.h"
 
 #include "common/CopySelection.h"
+#include "edit/ModelSaver.h"
+#include "edit/ValueText.h"
+#include "pages/MetadataValueEditor.h"
+#include "session/BackgroundJob.h"
 #include "session/MetadataTreeModel.h"
 
+#include <QFileDialog>
+#include <QFont>
+#include <QPalette>
+#include <QProgressBar>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,7 +32,27 @@ public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
     QVariant data(const QModelIndex& index, int role) const override
     {
+        if (role == Qt::FontRole || role == Qt::ForegroundRole) {
+            const auto state = static_cast<MetadataTreeModel::EditState>(QSortFilterProxyModel::data(index, MetadataTreeModel::EditStateRole).toInt());
+            if (state == MetadataTreeModel::EditState::Unchanged)
+                return QSortFilterProxyModel::data(index, role);
+            if (role == Qt::ForegroundRole)
+                return state == MetadataTreeModel::EditState::Removed ? QPalette().color(QPalette::Disabled, QPalette::Text)
+                                                                      : QPalette().color(QPalette::Link);
+            QFont font;
+            font.setBold(state != MetadataTreeModel::EditState::Removed);
+            font.setStrikeOut(state == MetadataTreeModel::EditState::Removed);
+            return font;
+        }
         QVariant value = QSortFilterProxyModel::data(index, role);
+        if (role == Qt::ToolTipRole && index.column() == MetadataTreeModel::Key) {
+            switch (static_cast<MetadataTreeModel::EditState>(QSortFilterProxyModel::data(index, MetadataTreeModel::EditStateRole).toInt())) {
+            case MetadataTreeModel::EditState::Changed: return MetadataPage::tr("%1 (changed, not saved)").arg(value.toString());
+            case MetadataTreeModel::EditState::Added: return MetadataPage::tr("%1 (added, not saved)").arg(value.toString());
+            case MetadataTreeModel::EditState::Removed: return MetadataPage::tr("%1 (removed, not saved)").arg(value.toString());
+            case MetadataTreeModel::EditState::Unchanged: break;
+            }
+        }
         if (role == Qt::DisplayRole && index.column() == MetadataTreeModel::Value) {
             const QVariant meaning = QSortFilterProxyModel::data(index, MetadataTreeModel::ValueMeaningRole);
             if (meaning.isValid())
@@ -38,7 +66,11 @@ public:
 MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     : QWidget(parent), m_tree(new MetadataTreeModel(this)), m_proxy(new MetadataFilterModel(this)), m_view(new QTreeView(this)),
       m_filter(new QLineEdit(this)), m_filterDelay(new QTimer(this)), m_tailCheck(new QTimer(this)), m_count(new QLabel(this)),
-      m_jumpIndex(new QSpinBox(this)), m_jumpButton(new QPushButton(tr("Go to index"), this))
+      m_jumpIndex(new QSpinBox(this)), m_jumpButton(new QPushButton(tr("Go to index"), this)), m_model(model),
+      m_editButton(new QPushButton(tr("Edit…"), this)), m_addButton(new QPushButton(tr("Add Key…"), this)),
+      m_removeButton(new QPushButton(tr("Remove"), this)), m_revertButton(new QPushButton(tr("Revert"), this)),
+      m_revertAllButton(new QPushButton(tr("Revert All"), this)), m_saveButton(new QPushButton(tr("Save As…"), this)),
+      m_editCount(new QLabel(this)), m_saveProgress(new QProgressBar(this)), m_saveProgressPoll(new QTimer(this))
 {
     m_keyCount = model ? static_cast<int>(model->metadata().size()) : 0;
     m_tree->setModel(std::move(model));
@@ -102,9 +134,238 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     top->addWidget(m_count);
     top->addWidget(m_jumpIndex);
     top->addWidget(m_jumpButton);
+
+    m_editButton->setObjectName(QStringLiteral("metadataEditButton"));
+    m_addButton->setObjectName(QStringLiteral("metadataAddButton"));
+    m_removeButton->setObjectName(QStringLiteral("metadataRemoveButton"));
+    m_revertButton->setObjectName(QStringLiteral("metadataRevertButton"));
+    m_revertAllButton->setObjectName(QStringLiteral("metadataRevertAllButton"));
+    m_saveButton->setObjectName(QStringLiteral("metadataSaveAsButton"));
+    m_editCount->setObjectName(QStringLiteral("metadataEditCount"));
+    m_saveProgress->setObjectName(QStringLiteral("metadataSaveProgress"));
+    m_saveProgress->setRange(0, 1000);
+    m_saveProgress->setVisible(false);
+    m_saveProgressPoll->setInterval(100);
+    connect(m_saveProgressPoll, &QTimer::timeout, this, [this] {
+        const std::uint64_t total = m_saveTotal->load();
+        m_saveProgress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(m_saveDone->load()) / static_cast<double>(total)) : 0);
+    });
+    connect(m_editButton, &QPushButton::clicked, this, &MetadataPage::editCurrent);
+    connect(m_addButton, &QPushButton::clicked, this, &MetadataPage::addKey);
+    connect(m_removeButton, &QPushButton::clicked, this, &MetadataPage::removeCurrent);
+    connect(m_revertButton, &QPushButton::clicked, this, &MetadataPage::revertCurrent);
+    connect(m_revertAllButton, &QPushButton::clicked, m_tree, &MetadataTreeModel::revertAll);
+    connect(m_saveButton, &QPushButton::clicked, this, [this] {
+        if (isSaving())
+            cancelSave();
+        else
+            chooseSaveAs();
+    });
+    connect(m_view, &QTreeView::doubleClicked, this, [this](const QModelIndex& index) { editIndex(m_proxy->mapToSource(index)); });
+    connect(m_tree, &MetadataTreeModel::editsChanged, this, &MetadataPage::updateEditControls);
+    connect(m_tree, &QAbstractItemModel::modelReset, this, &MetadataPage::updateKeyCount);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &MetadataPage::updateEditControls);
+    auto* edit = new QHBoxLayout;
+    for (QWidget* widget : {static_cast<QWidget*>(m_editButton), static_cast<QWidget*>(m_addButton), static_cast<QWidget*>(m_removeButton),
+                            static_cast<QWidget*>(m_revertButton), static_cast<QWidget*>(m_revertAllButton)})
+        edit->addWidget(widget);
+    edit->addWidget(m_editCount, 1);
+    edit->addWidget(m_saveProgress);
+    edit->addWidget(m_saveButton);
+    updateEditControls();
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_view, 1);
+    layout->addLayout(edit);
+}
+
+int MetadataPage::currentTopRow() const
+{
+    QModelIndex index = m_proxy->mapToSource(m_view->currentIndex()).siblingAtColumn(0);
+    while (index.isValid() && index.parent().isValid())
+        index = index.parent();
+    return index.isValid() ? index.row() : -1;
+}
+
+void MetadataPage::updateEditControls()
+{
+    const int row = currentTopRow();
+    const auto state = m_tree->editState(row);
+    m_editButton->setEnabled(row >= 0 && state != MetadataTreeModel::EditState::Removed);
+    m_removeButton->setEnabled(row >= 0 && state != MetadataTreeModel::EditState::Removed);
+    m_revertButton->setEnabled(row >= 0 && state != MetadataTreeModel::EditState::Unchanged);
+    m_revertAllButton->setEnabled(m_tree->hasEdits());
+    const auto count = static_cast<int>(m_tree->edits().changes().size());
+    m_editCount->setText(count ? tr("%n unsaved edit(s)", nullptr, count) : QString());
+    m_saveButton->setText(isSaving() ? tr("Cancel Save") : tr("Save As…"));
+}
+
+MetadataValueEditor* MetadataPage::editIndex(const QModelIndex& sourceIndex)
+{
+    const QModelIndex index = sourceIndex.siblingAtColumn(0);
+    if (!index.isValid() || !m_tree->model())
+        return nullptr;
+    const QModelIndex parent = index.parent();
+    if (parent.isValid() && parent.parent().isValid()) {
+        emit statusMessage(false, tr("Elements of nested arrays are edited with their whole key."));
+        return nullptr;
+    }
+    const int row = parent.isValid() ? parent.row() : index.row();
+    if (m_tree->editState(row) == MetadataTreeModel::EditState::Removed) {
+        emit statusMessage(false, tr("The key is removed; revert it to edit it."));
+        return nullptr;
+    }
+    const QString key = QString::fromStdString(m_tree->keyAt(row));
+    const gguf::MetadataValue value = m_tree->valueAtRow(row);
+    MetadataValueEditor* editor = nullptr;
+    if (parent.isValid()) {
+        if (value.elementType() == gguf::ValueType::Array)
+            return nullptr;
+        const gguf::MetadataValue element = value.element(static_cast<std::uint64_t>(index.row()));
+        editor = new MetadataValueEditor(MetadataValueEditor::Mode::EditValue, m_model, QStringLiteral("%1[%2]").arg(key).arg(index.row()),
+                                         QString::fromStdString(element.typeName()), QString::fromStdString(gguf::valueAsText(element)), this);
+        const auto elementIndex = static_cast<std::uint64_t>(index.row());
+        connect(editor, &QDialog::accepted, this, [this, editor, row, elementIndex] {
+            if (const auto edited = editor->value()) {
+                if (const auto status = m_tree->setElement(row, elementIndex, *edited); !status)
+                    emit statusMessage(false, QString::fromStdString(status.error().message));
+                // The edit reset the tree: back to the element, so editing the next one is a click away.
+                jumpToElement(m_tree->index(row, 0), static_cast<int>(elementIndex));
+            }
+        });
+    } else {
+        if (value.type() == gguf::ValueType::String
+            && QString::fromStdString(std::string(value.toStringView())).toStdString() != value.toStringView()) {
+            // The editor holds Unicode: accepting it would turn those bytes into U+FFFD.
+            emit statusMessage(false, tr("%1 holds bytes that are not UTF-8; set it with gguf-explorer-cli meta --set-file.").arg(key));
+            return nullptr;
+        }
+        if (value.isArray() && static_cast<qint64>(value.arrayLength()) > kMaxArrayTextElements) {
+            emit statusMessage(false, tr("%1 has %2 elements: expand it and double-click an element to edit it.").arg(key).arg(value.arrayLength()));
+            return nullptr;
+        }
+        editor = new MetadataValueEditor(MetadataValueEditor::Mode::EditValue, m_model, key, QString::fromStdString(value.typeName()),
+                                         QString::fromStdString(gguf::valueAsText(value)), this);
+        connect(editor, &QDialog::accepted, this, [this, editor, row] {
+            if (auto edited = editor->value()) {
+                m_tree->setValue(row, std::move(*edited));
+                selectTopRow(row);
+            }
+        });
+    }
+    editor->setAttribute(Qt::WA_DeleteOnClose);
+    editor->open();
+    return editor;
+}
+
+MetadataValueEditor* MetadataPage::editCurrent()
+{
+    return editIndex(m_proxy->mapToSource(m_view->currentIndex()));
+}
+
+MetadataValueEditor* MetadataPage::addKey()
+{
+    if (!m_tree->model())
+        return nullptr;
+    auto* editor = new MetadataValueEditor(MetadataValueEditor::Mode::AddKey, m_model, QString(), QStringLiteral("str"), QString(), this);
+    connect(editor, &QDialog::accepted, this, [this, editor] {
+        auto value = editor->value();
+        if (!value)
+            return;
+        const std::string key = editor->key().trimmed().toUtf8().toStdString();
+        if (!m_tree->addKey(key, std::move(*value)))
+            emit statusMessage(false, tr("The model already has a key %1; edit it instead.").arg(editor->key()));
+        selectTopRow(m_tree->rowOfKey(key));
+    });
+    editor->setAttribute(Qt::WA_DeleteOnClose);
+    editor->open();
+    return editor;
+}
+
+void MetadataPage::removeCurrent()
+{
+    const int row = currentTopRow();
+    const std::string key = m_tree->keyAt(row);
+    m_tree->removeKey(row);
+    selectTopRow(m_tree->rowOfKey(key));  // gone when it was an added key
+}
+
+void MetadataPage::revertCurrent()
+{
+    const int row = currentTopRow();
+    m_tree->revert(row);
+    selectTopRow(row);
+}
+
+void MetadataPage::selectTopRow(int row)
+{
+    const QModelIndex index = m_proxy->mapFromSource(m_tree->index(row, 0));
+    if (!index.isValid())
+        return;
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index);
+}
+
+void MetadataPage::chooseSaveAs()
+{
+    if (!m_model)
+        return;
+    const QString input = QString::fromStdString(m_model->primary().path());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Model As"), input, tr("GGUF models (*.gguf);;All files (*)"));
+    if (!path.isEmpty())
+        saveAs(path);
+}
+
+void MetadataPage::saveAs(const QString& path)
+{
+    if (isSaving() || !m_model)
+        return;
+    m_saveDone->store(0);
+    m_saveTotal->store(0);
+    auto written = std::make_shared<std::vector<std::string>>();
+    auto* job = new BackgroundJob(1, [model = m_model, edits = m_tree->edits(), output = path.toStdString(), done = m_saveDone,
+                                      total = m_saveTotal, written](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+        gguf::SaveOptions options;
+        options.cancel = &cancelled;
+        options.progress = [done, total](std::uint64_t d, std::uint64_t t) {
+            done->store(d);
+            total->store(t);
+        };
+        auto report = gguf::saveModelAs(*model, edits, output, options);
+        if (!report)
+            return report.error();
+        *written = report->paths;
+        return gguf::Ok{};
+    }, this);
+    m_saveJob = job;
+    m_saveProgress->setValue(0);
+    m_saveProgress->setVisible(true);
+    m_saveProgressPoll->start();
+    updateEditControls();
+    connect(job, &BackgroundJob::finished, this, [this, job, written](const JobOutcome& outcome) {
+        job->deleteLater();
+        m_saveJob = nullptr;
+        m_saveProgressPoll->stop();
+        m_saveProgress->setVisible(false);
+        QStringList paths;
+        for (const std::string& file : *written)
+            paths << QString::fromStdString(file);
+        const bool succeeded = outcome.isDone();
+        // Saved: the edits live in the new file now (which the window opens), no longer here.
+        if (succeeded)
+            m_tree->revertAll();
+        updateEditControls();
+        const QString message = succeeded ? tr("Saved %1").arg(paths.join(QStringLiteral(", "))) : tr("Save As failed: %1").arg(outcome.message());
+        emit statusMessage(succeeded, message);
+        emit saveFinished(succeeded, message, paths);
+    });
+}
+
+void MetadataPage::cancelSave()
+{
+    if (m_saveJob)
+        m_saveJob->cancel();
 }
 
 void MetadataPage::applyFilter()
@@ -118,6 +379,7 @@ void MetadataPage::applyFilter()
 void MetadataPage::updateKeyCount()
 {
     const int shown = m_proxy->rowCount();
+    m_keyCount = m_tree->rowCount();  // added keys count once they are listed
     m_count->setText(m_filter->text().trimmed().isEmpty() ? tr("%1 keys").arg(m_keyCount) : tr("%1 of %2 keys").arg(shown).arg(m_keyCount));
 }
 
@@ -167,4 +429,9 @@ void MetadataPage::fetchVisibleTails()
             return;  // the insertion schedules the next check
         }
     }
+}
+
+bool MetadataPage::isSaving() const
+{
+    return !m_saveJob.isNull();
 }

@@ -3,14 +3,24 @@
 // keys. The filter waits for a pause in typing (300 ms) and keeps the children of matching keys.
 // Long arrays load a page at a time as their last loaded element scrolls into view (QTreeView
 // itself only does that for the last top-level row), and "Go to index" jumps to any element.
+//
+// Editing: Edit… (or a double-click) opens an editor fit for the value's type, on a key or on an
+// element of an array; Add Key…, Remove, Revert and Revert All; edited keys are drawn bold (removed
+// ones struck out) until saved. Save As… writes the edited copy on the job pool (core/edit's
+// saveModelAs), with progress and Cancel; the window never waits for it.
 
 #include "gguf/Model.h"
 
+#include <QPointer>
 #include <QWidget>
+#include <atomic>
 #include <memory>
 
+class BackgroundJob;
+class MetadataValueEditor;
 class QLabel;
 class QLineEdit;
+class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QSortFilterProxyModel;
@@ -34,8 +44,27 @@ public:
     // end, or when the filter hides the array.
     bool jumpToElement(const QModelIndex& array, int element);
 
+    // Arrays longer than this are edited element by element, not as one text.
+    static constexpr qint64 kMaxArrayTextElements = 4096;
+    // Opens the editor (window-modal, not blocking) for a source-model index: a key, or an element
+    // of a top-level array of numbers or strings. Returns it, or nullptr when the row is not
+    // editable that way (the reason goes to statusMessage).
+    MetadataValueEditor* editIndex(const QModelIndex& sourceIndex);
+    MetadataValueEditor* editCurrent();
+    MetadataValueEditor* addKey();
+    void removeCurrent();
+    void revertCurrent();
+    // Writes the model with the edits to `path` (a split model as shards named after it).
+    void saveAs(const QString& path);
+    void cancelSave();
+    bool isSaving() const;
+    void chooseSaveAs();
+
 signals:
     void filterApplied(const QString& text);
+    void statusMessage(bool succeeded, const QString& message);
+    // Once per saveAs(); `paths` are the files written (empty on failure).
+    void saveFinished(bool succeeded, const QString& message, const QStringList& paths);
 
 private:
     void applyFilter();
@@ -46,6 +75,9 @@ private:
     void updateJumpBox();
     // Fetches the next page of any expanded array whose last loaded element is on screen.
     void fetchVisibleTails();
+    int currentTopRow() const;
+    void selectTopRow(int row);  // a source row; edits reset the tree, this brings the row back
+    void updateEditControls();
 
     MetadataTreeModel* m_tree;
     QSortFilterProxyModel* m_proxy;
@@ -57,4 +89,17 @@ private:
     QSpinBox* m_jumpIndex;
     QPushButton* m_jumpButton;
     int m_keyCount = 0;
+    std::shared_ptr<const gguf::Model> m_model;
+    QPushButton* m_editButton;
+    QPushButton* m_addButton;
+    QPushButton* m_removeButton;
+    QPushButton* m_revertButton;
+    QPushButton* m_revertAllButton;
+    QPushButton* m_saveButton;
+    QLabel* m_editCount;
+    QProgressBar* m_saveProgress;
+    QTimer* m_saveProgressPoll;
+    QPointer<BackgroundJob> m_saveJob;
+    std::shared_ptr<std::atomic<std::uint64_t>> m_saveDone = std::make_shared<std::atomic<std::uint64_t>>(0);
+    std::shared_ptr<std::atomic<std::uint64_t>> m_saveTotal = std::make_shared<std::atomic<std::uint64_t>>(0);
 };

@@ -2,6 +2,7 @@
 
 #include "types/LlamaFileType.h"
 #include "gguf/MetadataFormat.h"
+#include "write/GgufWriter.h"
 
 #include <QScopedValueRollback>
 
@@ -46,26 +47,177 @@ bool MetadataTreeModel::isExpandable(const gguf::MetadataValue& value)
     return value.isArray() && value.arrayLength() > 0;
 }
 
+// An edited value's bytes, laid out as a little-endian v3 file stores a value, so a
+// MetadataValue reads it exactly as it reads the file's values.
+struct MetadataTreeModel::EditedBytes {
+    std::string payload;
+    gguf::Encoding encoding;
+};
+
 void MetadataTreeModel::setModel(std::shared_ptr<const gguf::Model> model)
 {
-    beginResetModel();
     m_model = std::move(model);
+    m_edits.clear();
+    rebuild();
+}
+
+void MetadataTreeModel::rebuild()
+{
+    beginResetModel();
+    m_rows.clear();
     m_root = std::make_unique<Node>();
     if (m_model) {
-        const auto& entries = m_model->metadata();
-        m_root->children.resize(entries.size());
-        for (std::size_t i = 0; i < entries.size(); ++i) {
-            if (!isExpandable(entries[i].value))
+        const auto edited = [](const gguf::EncodedValue& value) {
+            auto bytes = std::make_shared<EditedBytes>();
+            bytes->payload = value.payload;
+            bytes->encoding.data = reinterpret_cast<const std::uint8_t*>(bytes->payload.data());
+            bytes->encoding.size = bytes->payload.size();
+            return bytes;
+        };
+        for (const auto& entry : m_model->metadata()) {
+            TopRow row{std::string(entry.key), entry.value, EditState::Unchanged, nullptr};
+            if (const auto* change = m_edits.find(entry.key)) {
+                if (change->value) {
+                    row.bytes = edited(*change->value);
+                    row.value = gguf::MetadataValue(&row.bytes->encoding, change->value->type, 0);
+                    row.state = EditState::Changed;
+                } else {
+                    row.state = EditState::Removed;
+                }
+            }
+            m_rows.push_back(std::move(row));
+        }
+        for (const auto& change : m_edits.changes()) {
+            if (!change.value || m_model->findMetadata(change.key))
+                continue;
+            TopRow row{change.key, {}, EditState::Added, edited(*change.value)};
+            row.value = gguf::MetadataValue(&row.bytes->encoding, change.value->type, 0);
+            m_rows.push_back(std::move(row));
+        }
+        m_root->children.resize(m_rows.size());
+        for (std::size_t i = 0; i < m_rows.size(); ++i) {
+            if (!isExpandable(m_rows[i].value))
                 continue;
             auto node = std::make_unique<Node>();
             node->parent = m_root.get();
             node->row = static_cast<int>(i);
-            node->value = entries[i].value;
+            node->value = m_rows[i].value;
             m_root->children[i] = std::move(node);
         }
     }
     const QScopedValueRollback<bool> announcing(m_announcingChange, true);
     endResetModel();
+}
+
+void MetadataTreeModel::setValue(int row, gguf::EncodedValue value)
+{
+    if (row < 0 || row >= static_cast<int>(m_rows.size()))
+        return;
+    m_edits.set(m_rows[static_cast<std::size_t>(row)].key, std::move(value));
+    rebuild();
+    emit editsChanged();
+}
+
+bool MetadataTreeModel::addKey(const std::string& key, gguf::EncodedValue value)
+{
+    if (key.empty() || rowOfKey(key) >= 0)
+        return false;
+    m_edits.set(key, std::move(value));
+    rebuild();
+    emit editsChanged();
+    return true;
+}
+
+void MetadataTreeModel::removeKey(int row)
+{
+    if (row < 0 || row >= static_cast<int>(m_rows.size()))
+        return;
+    const TopRow& top = m_rows[static_cast<std::size_t>(row)];
+    if (top.state == EditState::Added)
+        m_edits.revert(top.key);  // a key that was never saved just goes
+    else
+        m_edits.remove(top.key);
+    rebuild();
+    emit editsChanged();
+}
+
+gguf::Status MetadataTreeModel::setElement(int row, std::uint64_t element, const gguf::EncodedValue& value)
+{
+    if (row < 0 || row >= static_cast<int>(m_rows.size()))
+        return gguf::Error{"no such row", gguf::Error::kNoOffset, {}};
+    const gguf::MetadataValue& array = m_rows[static_cast<std::size_t>(row)].value;
+    if (!array.isArray() || element >= array.arrayLength())
+        return gguf::Error{"no such element", gguf::Error::kNoOffset, {}};
+    if (array.elementType() == gguf::ValueType::Array || value.type != array.elementType())
+        return gguf::Error{std::string("an element of this array is a ") + gguf::valueTypeName(array.elementType()), gguf::Error::kNoOffset, {}};
+    // The whole array re-encoded with one element replaced: the edits hold whole values.
+    const bool bigEndian = m_rows[static_cast<std::size_t>(row)].bytes ? false : m_model->primary().bigEndian();
+    auto copy = gguf::EncodedValue::copyOf(array, bigEndian);
+    if (!copy)
+        return copy.error();
+    std::string& payload = copy->payload;
+    const std::size_t header = 12;  // u32 element type, u64 count
+    std::size_t at = header;
+    std::size_t size = 0;
+    if (const std::uint32_t fixed = gguf::fixedValueSize(array.elementType())) {
+        at += static_cast<std::size_t>(element) * fixed;
+        size = fixed;
+    } else {
+        for (std::uint64_t i = 0;; ++i) {  // strings: u64 length then the bytes
+            std::uint64_t length = 0;
+            for (int b = 7; b >= 0; --b)
+                length = (length << 8) | static_cast<unsigned char>(payload[at + static_cast<std::size_t>(b)]);
+            size = 8 + static_cast<std::size_t>(length);
+            if (i == element)
+                break;
+            at += size;
+        }
+    }
+    payload.replace(at, size, value.payload);
+    m_edits.set(m_rows[static_cast<std::size_t>(row)].key, std::move(copy.value()));
+    rebuild();
+    emit editsChanged();
+    return gguf::Ok{};
+}
+
+void MetadataTreeModel::revert(int row)
+{
+    if (row < 0 || row >= static_cast<int>(m_rows.size()) || !m_edits.revert(m_rows[static_cast<std::size_t>(row)].key))
+        return;
+    rebuild();
+    emit editsChanged();
+}
+
+void MetadataTreeModel::revertAll()
+{
+    if (m_edits.empty())
+        return;
+    m_edits.clear();
+    rebuild();
+    emit editsChanged();
+}
+
+MetadataTreeModel::EditState MetadataTreeModel::editState(int row) const
+{
+    return row >= 0 && row < static_cast<int>(m_rows.size()) ? m_rows[static_cast<std::size_t>(row)].state : EditState::Unchanged;
+}
+
+int MetadataTreeModel::rowOfKey(std::string_view key) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].key == key)
+            return static_cast<int>(i);
+    return -1;
+}
+
+std::string MetadataTreeModel::keyAt(int row) const
+{
+    return row >= 0 && row < static_cast<int>(m_rows.size()) ? m_rows[static_cast<std::size_t>(row)].key : std::string();
+}
+
+gguf::MetadataValue MetadataTreeModel::valueAtRow(int row) const
+{
+    return m_rows.at(static_cast<std::size_t>(row)).value;
 }
 
 MetadataTreeModel::Node* MetadataTreeModel::nodeOf(const QModelIndex& index) const
@@ -82,7 +234,7 @@ MetadataTreeModel::Node* MetadataTreeModel::nodeOf(const QModelIndex& index) con
 gguf::MetadataValue MetadataTreeModel::valueAt(const Node& container, int row) const
 {
     if (&container == m_root.get())
-        return m_model->metadata()[static_cast<std::size_t>(row)].value;
+        return m_rows[static_cast<std::size_t>(row)].value;
     return container.value.elementAt(container.childOffsets[static_cast<std::size_t>(row)]);
 }
 
@@ -109,7 +261,7 @@ int MetadataTreeModel::rowCount(const QModelIndex& parent) const
     if (!node || !m_model)
         return 0;
     if (node == m_root.get())
-        return static_cast<int>(m_model->metadata().size());
+        return static_cast<int>(m_rows.size());
     return static_cast<int>(node->childOffsets.size());
 }
 
@@ -123,7 +275,7 @@ bool MetadataTreeModel::hasChildren(const QModelIndex& parent) const
     const Node* node = nodeOf(parent);
     if (!node || !m_model)
         return false;
-    return node == m_root.get() ? !m_model->metadata().empty() : node->value.arrayLength() > 0;
+    return node == m_root.get() ? !m_rows.empty() : node->value.arrayLength() > 0;
 }
 
 bool MetadataTreeModel::canFetchMore(const QModelIndex& parent) const
@@ -211,8 +363,17 @@ QVariant MetadataTreeModel::data(const QModelIndex& index, int role) const
     const auto& container = *static_cast<const Node*>(index.internalPointer());
     const bool topLevel = &container == m_root.get();
     const auto keyText = [&] {
-        return QString::fromStdString(gguf::escapeForDisplay(m_model->metadata()[static_cast<std::size_t>(index.row())].key));
+        return QString::fromStdString(gguf::escapeForDisplay(m_rows[static_cast<std::size_t>(index.row())].key));
     };
+    if (role == EditStateRole) {
+        const Node* top = &container;
+        int topRow = index.row();
+        while (top->parent) {  // an element: its key's state
+            topRow = top->row;
+            top = top->parent;
+        }
+        return static_cast<int>(editState(topRow));
+    }
     if (role == KeyFilterRole)
         return topLevel && index.column() == Key ? QVariant(keyText()) : QVariant();
     if (role == ValueMeaningRole)
@@ -238,8 +399,8 @@ QVariant MetadataTreeModel::data(const QModelIndex& index, int role) const
 
 QVariant MetadataTreeModel::valueMeaning(int topLevelRow) const
 {
-    const auto& entry = m_model->metadata()[static_cast<std::size_t>(topLevelRow)];
-    if (entry.key != "general.file_type")
+    const TopRow& entry = m_rows[static_cast<std::size_t>(topLevelRow)];
+    if (entry.key != "general.file_type" || entry.value.type() == gguf::ValueType::Array || entry.value.type() == gguf::ValueType::String)
         return {};
     const auto number = entry.value.toUInt();
     const std::string_view name = number ? gguf::llamaFileTypeName(*number) : std::string_view{};

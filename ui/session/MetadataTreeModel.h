@@ -2,7 +2,13 @@
 // Every metadata key of a model as a tree: key, value type, value. Arrays show a summary and
 // expand into their elements, which are created a page at a time through canFetchMore/fetchMore,
 // so a 256k-entry vocabulary never becomes 256k rows at once; arrays of arrays expand again.
+//
+// Edits (setValue, addKey, removeKey, setElement, revert) are kept as a gguf::MetadataEdits for
+// Save As and shown in place: an edited value is read from its own encoded bytes exactly as the
+// file's values are, so edited arrays page and expand like the others; a removed key stays
+// listed (EditStateRole says so) until it is reverted or the edits are saved.
 
+#include "edit/MetadataEdits.h"
 #include "gguf/Model.h"
 
 #include <QAbstractItemModel>
@@ -20,7 +26,10 @@ public:
         // What a coded value stands for, on the Value column of keys whose numbers name
         // something: general.file_type 15 is "MOSTLY_Q4_K_M". Nothing for other rows.
         ValueMeaningRole,
+        // EditState of a top-level row (as int); elements have their key's state.
+        EditStateRole,
     };
+    enum class EditState { Unchanged, Changed, Added, Removed };
     static constexpr int kPageSize = 256;
 
     explicit MetadataTreeModel(QObject* parent = nullptr);
@@ -43,8 +52,37 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    // Edits, on top-level rows. Each resets the model (views lose their expansion).
+    // The value must already be valid for its type (gguf::parseValueText checks text).
+    void setValue(int row, gguf::EncodedValue value);
+    // A new key goes last; false when the key exists (edit that row instead) or is empty.
+    bool addKey(const std::string& key, gguf::EncodedValue value);
+    void removeKey(int row);
+    // Element `element` of the array at top-level `row` (strings and numbers; not nested arrays).
+    gguf::Status setElement(int row, std::uint64_t element, const gguf::EncodedValue& value);
+    void revert(int row);
+    void revertAll();
+    const gguf::MetadataEdits& edits() const { return m_edits; }
+    bool hasEdits() const { return !m_edits.empty(); }
+    EditState editState(int row) const;
+    int rowOfKey(std::string_view key) const;  // -1 when absent
+    std::string keyAt(int row) const;
+    gguf::MetadataValue valueAtRow(int row) const;  // the value shown (edited or not)
+    const gguf::Model* model() const { return m_model.get(); }
+
+signals:
+    void editsChanged();
+
 private:
     struct Node;
+    struct EditedBytes;
+    struct TopRow {
+        std::string key;
+        gguf::MetadataValue value;
+        EditState state = EditState::Unchanged;
+        std::shared_ptr<EditedBytes> bytes;  // the encoded edited value that `value` reads
+    };
+    void rebuild();
 
     // The node holding the children of `index` (the root for an invalid index); nullptr when
     // `index` is not an array.
@@ -55,6 +93,8 @@ private:
     void appendElements(const QModelIndex& parent, Node* node, int count);
 
     std::shared_ptr<const gguf::Model> m_model;
+    gguf::MetadataEdits m_edits;
+    std::vector<TopRow> m_rows;
     std::unique_ptr<Node> m_root;
     // True while the model emits a reset or an insertion. Listeners that run early (a proxy,
     // QAbstractItemModelTester) may ask for more rows from their slots; inserting those then would

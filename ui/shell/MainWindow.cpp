@@ -6,6 +6,8 @@
 #include "compare/CompareDialog.h"
 #include "compare/ComparePage.h"
 #include "recipe/RecipePage.h"
+#include "diff/DiffPage.h"
+#include "pages/MetadataPage.h"
 #include "shell/ConvertDialog.h"
 #include "session/JobMonitor.h"
 #include "base/HumanFormat.h"
@@ -116,6 +118,26 @@ void MainWindow::createMenus()
         auto* page = new RecipePage(current->sharedModel(), m_tabs);
         m_tabs->setCurrentIndex(m_tabs->addTab(page, uniqueTabTitle(page->title())));
     });
+    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this]() {
+        ModelPage* current = currentModelPage();
+        auto* metadata = current ? current->findChild<MetadataPage*>() : nullptr;
+        if (!metadata) {
+            statusBar()->showMessage(tr("Open a model to save first"), 5000);
+            return;
+        }
+        metadata->chooseSaveAs();
+    });
+    file->addAction(tr("&Diff With…"), this, [this]() {
+        const ModelPage* current = currentModelPage();
+        if (!current) {
+            statusBar()->showMessage(tr("Open a model to diff first"), 5000);
+            return;
+        }
+        const QString path = QFileDialog::getOpenFileName(this, tr("Diff With"), QFileInfo(QString::fromStdString(current->model().primary().path())).path(),
+                                                          tr("GGUF models (*.gguf);;All files (*)"));
+        if (!path.isEmpty())
+            showDiff(current->sharedModel(), path);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
@@ -161,6 +183,15 @@ ComparePage* MainWindow::showComparison(const std::vector<std::shared_ptr<const 
     for (const auto& model : models)
         files << QString::fromStdString(model->primary().path());
     m_tabs->setTabToolTip(index, files.join(QLatin1Char('\n')));
+    m_tabs->setCurrentIndex(index);
+    return page;
+}
+
+DiffPage* MainWindow::showDiff(std::shared_ptr<const gguf::Model> a, const QString& pathB)
+{
+    auto* page = new DiffPage(std::move(a), pathB, m_tabs);
+    const int index = m_tabs->addTab(page, uniqueTabTitle(page->title()));
+    m_tabs->setTabToolTip(index, pathB);
     m_tabs->setCurrentIndex(index);
     return page;
 }
@@ -238,6 +269,14 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Mode
 {
     auto* page = new ModelPage(std::move(model), m_tabs);
     connect(page, &ModelPage::statusMessage, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
+    if (auto* metadata = page->findChild<MetadataPage*>()) {
+        connect(metadata, &MetadataPage::statusMessage, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
+        // A saved copy opens in its own tab: it is what holds the edits now.
+        connect(metadata, &MetadataPage::saveFinished, this, [this](bool succeeded, const QString&, const QStringList& paths) {
+            if (succeeded && !paths.isEmpty())
+                openFile(paths.front());
+        });
+    }
     QString tabText = QFileInfo(path).fileName();
     const int index = m_tabs->addTab(page, tabText.replace(QLatin1Char('&'), QLatin1String("&&")));
     m_tabs->setTabToolTip(index, path);

@@ -11,6 +11,7 @@
 class QLabel;
 class QMenu;
 class ComparePage;
+class DiffPage;
 class ModelPage;
 class QTabWidget;
 class ModelLoader;
@@ -25,6 +26,9 @@ public:
     ModelPage* currentModelPage() const;
     // Opens a Compare tab; its title differs from every other tab's ("… (2)").
     ComparePage* showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes);
+
+    // Opens a Diff tab: `a` (an open model) against the file at `pathB`.
+    DiffPage* showDiff(std::shared_ptr<const gguf::Model> a, const QString& pathB);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;

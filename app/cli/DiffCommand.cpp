@@ -1,0 +1,149 @@
+#include "Commands.h"
+#include "ModelLoading.h"
+#include "compare/ErrorMetricTable.h"
+#include "diff/ModelDiff.h"
+#include "types/GgmlType.h"
+
+#include <cstdio>
+
+namespace {
+std::string shapeText(const gguf::TensorInfo& tensor)
+{
+    std::string text = "[";
+    for (std::uint32_t d = 0; d < tensor.nDims; ++d)
+        text += (d ? ", " : "") + std::to_string(tensor.ne[d]);
+    return text + "]";
+}
+
+std::string figures(const gguf::ErrorMetrics& metrics)
+{
+    char text[160];
+    std::snprintf(text, sizeof text, "rmse %.3e  rel_rmse %.4g  sqnr %.2f dB  max_abs %.3e  cosine %.6f", metrics.rmse, metrics.relativeRmse,
+                  metrics.sqnrDb, metrics.maxAbsError, metrics.cosineSimilarity);
+    return text;
+}
+
+void appendMetadata(std::string& out, const gguf::ModelDiff& diff)
+{
+    using Kind = gguf::MetadataDifference::Kind;
+    out += "metadata: " + std::to_string(diff.metadataCount(Kind::Added)) + " added, " + std::to_string(diff.metadataCount(Kind::Removed))
+         + " removed, " + std::to_string(diff.metadataCount(Kind::Changed)) + " changed\n";
+    for (const gguf::MetadataDifference& d : diff.metadata) {
+        if (d.kind == Kind::Added) {
+            out += "  + " + shown(d.key) + "  " + d.typeB + "  " + d.valueB + "\n";
+        } else if (d.kind == Kind::Removed) {
+            out += "  - " + shown(d.key) + "  " + d.typeA + "  " + d.valueA + "\n";
+        } else {
+            out += "  ~ " + shown(d.key) + "  " + (d.typeA == d.typeB ? d.typeA : d.typeA + " -> " + d.typeB) + "\n";
+            if (d.array) {
+                out += "      " + std::to_string(d.array->differingElements) + " of " + std::to_string(std::min(d.array->lengthA, d.array->lengthB))
+                     + " common elements differ";
+                if (d.array->firstDifference)
+                    out += ", first at index " + std::to_string(*d.array->firstDifference);
+                if (d.array->lengthA != d.array->lengthB)
+                    out += "; length " + std::to_string(d.array->lengthA) + " -> " + std::to_string(d.array->lengthB);
+                out += "\n";
+            }
+            if (!d.textDiff.empty()) {
+                for (const gguf::TextDiffLine& line : d.textDiff)
+                    out += "      " + (line.op == gguf::TextDiffLine::Op::Gap ? line.text : std::string(1, static_cast<char>(line.op)) + shown(line.text)) + "\n";
+            } else {
+                out += "      a: " + d.valueA + "\n      b: " + d.valueB + "\n";
+            }
+        }
+    }
+}
+
+void appendTensors(std::string& out, const gguf::ModelDiff& diff)
+{
+    using Kind = gguf::TensorDifference::Kind;
+    using Content = gguf::TensorContent;
+    out += "tensors: " + std::to_string(diff.tensorCount(Kind::Added)) + " added, " + std::to_string(diff.tensorCount(Kind::Removed)) + " removed, "
+         + std::to_string(diff.tensorCount(Kind::ShapeChanged)) + " with another shape, " + std::to_string(diff.tensorCount(Kind::InBoth))
+         + " in both: " + std::to_string(diff.contentCount(Content::IdenticalBytes)) + " identical bytes, "
+         + std::to_string(diff.contentCount(Content::IdenticalValues)) + " identical values, " + std::to_string(diff.contentCount(Content::Different))
+         + " different, " + std::to_string(diff.contentCount(Content::NotComparable)) + " not comparable\n";
+    for (const gguf::TensorDifference& d : diff.tensors) {
+        switch (d.kind) {
+        case Kind::Added: out += "  + " + shown(d.name) + "  " + gguf::typeName(d.b->typeId) + "  " + shapeText(*d.b) + "\n"; break;
+        case Kind::Removed: out += "  - " + shown(d.name) + "  " + gguf::typeName(d.a->typeId) + "  " + shapeText(*d.a) + "\n"; break;
+        case Kind::ShapeChanged:
+            out += "  ~ " + shown(d.name) + "  shape " + shapeText(*d.a) + " -> " + shapeText(*d.b) + "\n";
+            break;
+        case Kind::InBoth: {
+            if (d.content == Content::IdenticalBytes && d.a->typeId == d.b->typeId)
+                break;  // the common case is not listed; the counts above say how many
+            const std::string types = d.a->typeId == d.b->typeId ? gguf::typeName(d.a->typeId)
+                                                                  : gguf::typeName(d.a->typeId) + " -> " + gguf::typeName(d.b->typeId);
+            out += "  = " + shown(d.name) + "  " + types + "  " + gguf::tensorContentName(d.content);
+            if (d.content == Content::Different && d.metrics)
+                out += "  " + figures(*d.metrics);
+            if (!d.problem.empty())
+                out += "  (" + shown(d.problem) + ")";
+            out += "\n";
+            break;
+        }
+        }
+    }
+}
+
+void appendLayers(std::string& out, const gguf::ModelDiff& diff)
+{
+    if (diff.layers.empty())
+        return;
+    out += "per layer:\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-7s %7s %9s %9s %9s %11s %11s %10s\n", "layer", "tensors", "same_byte", "same_val", "different",
+                  "rel_rmse", "max_abs", "cosine");
+    out += line;
+    for (const gguf::LayerDifference& layer : diff.layers) {
+        const std::string name = layer.layer ? std::to_string(*layer.layer) : "other";
+        std::snprintf(line, sizeof line, "  %-7s %7zu %9zu %9zu %9zu %11.4g %11.3e %10.6f\n", name.c_str(), layer.tensors, layer.identicalBytes,
+                      layer.identicalValues, layer.different, layer.metrics.relativeRmse, layer.metrics.maxAbsError,
+                      layer.metrics.cosineSimilarity);
+        out += line;
+    }
+}
+}  // namespace
+
+int runDiff(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--threads"}, {"--json"});
+    if (!args.error.empty() || args.positionals.size() != 2)
+        return reportFailure(args.error.empty() ? "usage: diff A B [--json] [--threads N]" : args.error, 2);
+    gguf::DiffOptions options;
+    if (const auto threads = args.value("--threads")) {
+        char* end = nullptr;
+        const unsigned long count = std::strtoul(threads->c_str(), &end, 10);
+        if (threads->empty() || *end != '\0' || count == 0 || count > 1024 || (*threads)[0] == '-')
+            return reportFailure("--threads needs a whole number from 1 to 1024, not '" + *threads + "'", 2);
+        options.threads = static_cast<unsigned>(count);
+    }
+    const auto a = openModelOrReport(args.positionals[0]);
+    if (!a)
+        return 1;
+    const auto b = openModelOrReport(args.positionals[1]);
+    if (!b)
+        return 1;
+    const auto diff = gguf::diffModels(a, b, options);
+    if (!diff)
+        return reportFailure(diff.error().toString());
+    inputsVerified() = true;  // diffModels checked both after reading
+
+    std::string out;
+    if (args.has("--json")) {
+        gguf::JsonWriter json(out);
+        gguf::writeModelDiffJson(json, *diff);
+        out += '\n';
+    } else {
+        for (const std::string& problem : diff->problems)
+            out += "problem: " + shown(problem) + "\n";
+        appendMetadata(out, *diff);
+        appendTensors(out, *diff);
+        appendLayers(out, *diff);
+        if (diff->identical())
+            out += "the models are identical (metadata and tensor bytes)\n";
+    }
+    writeStdout(out);
+    return 0;
+}

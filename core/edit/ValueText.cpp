@@ -1,0 +1,434 @@
+#include "edit/ValueText.h"
+
+#include "base/JsonWriter.h"
+#include "gguf/MetadataFormat.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace gguf {
+
+namespace {
+
+// Nesting a person may type; a deeper list is surely a mistake, and recursion stays bounded.
+constexpr int kMaxArrayDepth = 64;
+
+Error textError(const std::string& message)
+{
+    return Error{message, Error::kNoOffset, {}};
+}
+
+std::string quoted(std::string_view text)
+{
+    std::string out(1, '\'');
+    out += escapeForDisplay(text.size() > 60 ? text.substr(0, 60) : text);
+    if (text.size() > 60)
+        out += "…";
+    out += '\'';
+    return out;
+}
+
+bool isSignedType(ValueType type)
+{
+    return type == ValueType::I8 || type == ValueType::I16 || type == ValueType::I32 || type == ValueType::I64;
+}
+
+bool isUnsignedType(ValueType type)
+{
+    return type == ValueType::U8 || type == ValueType::U16 || type == ValueType::U32 || type == ValueType::U64;
+}
+
+template <class T>
+bool parseWhole(std::string_view text, T& out, int base = 10)
+{
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, out, base);
+    return ec == std::errc() && ptr == end;
+}
+
+Result<EncodedValue> parseUnsigned(std::string_view text, ValueType type)
+{
+    std::uint64_t value = 0;
+    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    const std::uint64_t limit = type == ValueType::U8    ? 0xFFu
+                              : type == ValueType::U16   ? 0xFFFFu
+                              : type == ValueType::U32   ? 0xFFFFFFFFu
+                                                         : std::numeric_limits<std::uint64_t>::max();
+    const std::string range = std::string(" is out of range for ") + valueTypeName(type) + " (0 to " + std::to_string(limit) + ")";
+    if (std::int64_t negative = 0; text.starts_with('-') && parseWhole(text, negative))
+        return textError(std::string(text) + range);
+    if (!(hex ? parseWhole(text.substr(2), value, 16) : parseWhole(text, value))) {
+        if (std::uint64_t digitsOnly = 0; !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos
+                                          && !parseWhole(text, digitsOnly))
+            return textError(std::string(text) + range);  // more digits than 64 bits hold
+        return textError(quoted(text) + " is not a whole number for type " + valueTypeName(type));
+    }
+    if (value > limit)
+        return textError(std::string(text) + range);
+    switch (type) {
+    case ValueType::U8: return EncodedValue::u8(static_cast<std::uint8_t>(value));
+    case ValueType::U16: return EncodedValue::u16(static_cast<std::uint16_t>(value));
+    case ValueType::U32: return EncodedValue::u32(static_cast<std::uint32_t>(value));
+    default: return EncodedValue::u64(value);
+    }
+}
+
+Result<EncodedValue> parseSigned(std::string_view text, ValueType type)
+{
+    std::int64_t value = 0;
+    if (!parseWhole(text.starts_with('+') ? text.substr(1) : text, value))
+        return textError(quoted(text) + " is not a whole number for type " + valueTypeName(type));
+    const int bits = static_cast<int>(fixedValueSize(type)) * 8;
+    const std::int64_t high = bits == 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t{1} << (bits - 1)) - 1;
+    const std::int64_t low = -high - 1;
+    if (value < low || value > high)
+        return textError(std::string(text) + " is out of range for " + valueTypeName(type) + " (" + std::to_string(low) + " to "
+                         + std::to_string(high) + ")");
+    switch (type) {
+    case ValueType::I8: return EncodedValue::i8(static_cast<std::int8_t>(value));
+    case ValueType::I16: return EncodedValue::i16(static_cast<std::int16_t>(value));
+    case ValueType::I32: return EncodedValue::i32(static_cast<std::int32_t>(value));
+    default: return EncodedValue::i64(value);
+    }
+}
+
+Result<EncodedValue> parseFloating(std::string_view text, ValueType type)
+{
+    std::string_view digits = text.starts_with('+') ? text.substr(1) : text;
+    double value = 0.0;
+    // from_chars reads "nan", "inf" and "infinity" (any case) too: a NaN or infinity must be
+    // asked for by name, while an overflowing number is an error.
+    const char* end = digits.data() + digits.size();
+    const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+    if (ptr != end || digits.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+        return textError(quoted(text) + " is not a number for type " + valueTypeName(type));
+    if (ec == std::errc::result_out_of_range) {
+        // from_chars leaves `value` alone then; strtod tells overflow (HUGE_VAL) from underflow.
+        value = std::strtod(std::string(digits).c_str(), nullptr);
+        if (std::isinf(value))
+            return textError(std::string(text) + " is out of range for " + valueTypeName(type));
+    }
+    if (type == ValueType::F32) {
+        // Below FLT_MAX + half an ulp (2^103) a number rounds to FLT_MAX, at or above it to infinity.
+        constexpr double kFloatOverflow = 340282356779733661637539395458142568448.0;
+        if (std::isfinite(value) && std::fabs(value) >= kFloatOverflow)
+            return textError(std::string(text) + " is out of range for f32 (largest magnitude "
+                             + formatFloat(std::numeric_limits<float>::max(), true) + ")");
+        return EncodedValue::f32(static_cast<float>(value));
+    }
+    return EncodedValue::f64(value);
+}
+
+Result<EncodedValue> parseBool(std::string_view text)
+{
+    if (text == "true" || text == "1")
+        return EncodedValue::boolean(true);
+    if (text == "false" || text == "0")
+        return EncodedValue::boolean(false);
+    return textError(quoted(text) + " is not a bool (true or false)");
+}
+
+Result<EncodedValue> parseScalar(std::string_view text, ValueType type)
+{
+    if (isUnsignedType(type))
+        return parseUnsigned(text, type);
+    if (isSignedType(type))
+        return parseSigned(text, type);
+    if (type == ValueType::F32 || type == ValueType::F64)
+        return parseFloating(text, type);
+    if (type == ValueType::Bool)
+        return parseBool(text);
+    return EncodedValue::string(text);
+}
+
+void appendUtf8(std::string& out, char32_t codePoint)
+{
+    if (codePoint < 0x80) {
+        out += static_cast<char>(codePoint);
+    } else if (codePoint < 0x800) {
+        out += static_cast<char>(0xC0 | (codePoint >> 6));
+        out += static_cast<char>(0x80 | (codePoint & 0x3F));
+    } else if (codePoint < 0x10000) {
+        out += static_cast<char>(0xE0 | (codePoint >> 12));
+        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (codePoint & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (codePoint >> 18));
+        out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (codePoint & 0x3F));
+    }
+}
+
+// A JSON-like list: elements of one type, strings as JSON strings, numbers and bools bare (or,
+// for numbers, quoted: JSON output writes NaN as "nan").
+class ListParser {
+public:
+    explicit ListParser(std::string_view text) : m_text(text) {}
+
+    Result<EncodedValue> parseAll(const ValueTypeName& type)
+    {
+        auto value = parseList(type, 0);
+        if (!value)
+            return value;
+        skipSpace();
+        if (m_at != m_text.size())
+            return fail("unexpected text after the closing ']'");
+        return value;
+    }
+
+private:
+    Result<EncodedValue> parseList(const ValueTypeName& type, int depth)
+    {
+        if (depth >= kMaxArrayDepth)
+            return fail("arrays nested more than " + std::to_string(kMaxArrayDepth) + " deep");
+        if (type.elementTypeName.empty())
+            return fail("the element type of this array is unknown; name it in full, e.g. arr[arr[u32]]");
+        const auto element = ValueTypeName::parse(type.elementTypeName);
+        if (!element)
+            return element.error();
+        skipSpace();
+        if (!take('['))
+            return fail("an array value is a list in brackets, e.g. [1, 2] or [\"a\", \"b\"]");
+        std::vector<EncodedValue> elements;
+        skipSpace();
+        if (take(']'))
+            return EncodedValue::array(element->type, elements);
+        for (;;) {
+            auto item = parseElement(*element, depth);
+            if (!item)
+                return item;
+            elements.push_back(std::move(item.value()));
+            skipSpace();
+            if (take(']'))
+                break;
+            if (!take(','))
+                return fail("expected ',' or ']' after element " + std::to_string(elements.size() - 1));
+        }
+        return EncodedValue::array(element->type, elements);
+    }
+
+    Result<EncodedValue> parseElement(const ValueTypeName& type, int depth)
+    {
+        skipSpace();
+        if (type.type == ValueType::Array)
+            return parseList(type, depth + 1);
+        if (m_at < m_text.size() && m_text[m_at] == '"') {
+            auto text = parseString();
+            if (!text)
+                return text.error();
+            return withPosition(parseScalar(*text, type.type));
+        }
+        if (type.type == ValueType::String)
+            return fail("a string in an array is written in double quotes");
+        const std::size_t start = m_at;
+        while (m_at < m_text.size() && m_text[m_at] != ',' && m_text[m_at] != ']' && !isSpace(m_text[m_at]))
+            ++m_at;
+        return withPosition(parseScalar(m_text.substr(start, m_at - start), type.type));
+    }
+
+    Result<std::string> parseString()
+    {
+        ++m_at;  // the opening quote
+        std::string out;
+        while (m_at < m_text.size()) {
+            const char c = m_text[m_at++];
+            if (c == '"')
+                return out;
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (m_at >= m_text.size())
+                break;
+            const char e = m_text[m_at++];
+            switch (e) {
+            case '"': out += '"'; break;
+            case '\\': out += '\\'; break;
+            case '/': out += '/'; break;
+            case 'b': out += '\b'; break;
+            case 'f': out += '\f'; break;
+            case 'n': out += '\n'; break;
+            case 'r': out += '\r'; break;
+            case 't': out += '\t'; break;
+            case 'u': {
+                auto unit = hex4();
+                if (!unit)
+                    return unit.error();
+                char32_t codePoint = *unit;
+                if (codePoint >= 0xDC80 && codePoint <= 0xDCFF) {
+                    out += static_cast<char>(codePoint - 0xDC00);  // a raw byte (surrogateescape)
+                    break;
+                }
+                if (codePoint >= 0xD800 && codePoint <= 0xDBFF && m_text.substr(m_at, 2) == "\\u") {
+                    m_at += 2;
+                    auto low = hex4();
+                    if (!low)
+                        return low.error();
+                    if (*low < 0xDC00 || *low > 0xDFFF)
+                        return fail("a high surrogate not followed by a low one");
+                    codePoint = 0x10000 + ((codePoint - 0xD800) << 10) + (*low - 0xDC00);
+                } else if (codePoint >= 0xD800 && codePoint <= 0xDFFF) {
+                    return fail("a lone surrogate \\u" + std::string(m_text.substr(m_at - 4, 4)));
+                }
+                appendUtf8(out, codePoint);
+                break;
+            }
+            default: return fail(std::string("unknown escape \\") + e);
+            }
+        }
+        return fail("a string without its closing '\"'");
+    }
+
+    Result<char32_t> hex4()
+    {
+        unsigned value = 0;
+        if (m_at + 4 > m_text.size() || !parseWhole(m_text.substr(m_at, 4), value, 16))
+            return fail("\\u needs four hex digits");
+        m_at += 4;
+        return static_cast<char32_t>(value);
+    }
+
+    Result<EncodedValue> withPosition(Result<EncodedValue> value) const
+    {
+        if (value)
+            return value;
+        return textError(value.error().message + " (at character " + std::to_string(m_at) + " of the list)");
+    }
+
+    static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+    void skipSpace()
+    {
+        while (m_at < m_text.size() && isSpace(m_text[m_at]))
+            ++m_at;
+    }
+    bool take(char c)
+    {
+        if (m_at < m_text.size() && m_text[m_at] == c) {
+            ++m_at;
+            return true;
+        }
+        return false;
+    }
+    Error fail(const std::string& message) const
+    {
+        return textError(message + " (at character " + std::to_string(m_at) + " of the list)");
+    }
+
+    std::string_view m_text;
+    std::size_t m_at = 0;
+};
+
+void appendText(std::string& out, const MetadataValue& value, bool inList)
+{
+    switch (value.type()) {
+    case ValueType::F32: out += formatFloat(*value.toDouble(), true); return;
+    case ValueType::F64: out += formatFloat(*value.toDouble(), false); return;
+    case ValueType::Bool: out += *value.toBool() ? "true" : "false"; return;
+    case ValueType::String:
+        if (inList)
+            JsonWriter::appendEscaped(out, value.toStringView());
+        else
+            out += value.toStringView();
+        return;
+    case ValueType::I8: case ValueType::I16: case ValueType::I32: case ValueType::I64: out += std::to_string(*value.toInt()); return;
+    case ValueType::Array: break;
+    default: out += std::to_string(*value.toUInt()); return;
+    }
+    out += '[';
+    const std::uint64_t length = value.arrayLength();
+    // Walk sequentially: element(i) on a string array would restart from the front each time.
+    MetadataValue element = length > 0 ? value.element(0) : MetadataValue();
+    for (std::uint64_t i = 0; i < length; ++i) {
+        if (i > 0)
+            out += ", ";
+        appendText(out, element, true);
+        if (i + 1 < length)
+            element = value.elementAt(element.offset() + element.encodedSize());
+    }
+    out += ']';
+}
+
+std::uint32_t readLe32(const std::string& bytes, std::size_t at)
+{
+    std::uint32_t value = 0;
+    for (int i = 3; i >= 0; --i)
+        value = (value << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+    return value;
+}
+
+}  // namespace
+
+Result<ValueTypeName> ValueTypeName::parse(std::string_view name)
+{
+    // "arr[arr]" (typeName() of an empty array of arrays): arrays whose own element type is
+    // unknown, so only an empty list of them can be written.
+    if (name == "arr")
+        return ValueTypeName{ValueType::Array, {}};
+    if (name.starts_with("arr[") && name.ends_with("]")) {
+        const std::string_view inner = name.substr(4, name.size() - 5);
+        auto element = parse(inner);
+        if (!element)
+            return element.error();
+        return ValueTypeName{ValueType::Array, std::string(inner)};
+    }
+    for (std::uint32_t t = 0; t <= static_cast<std::uint32_t>(ValueType::F64); ++t)
+        if (t != static_cast<std::uint32_t>(ValueType::Array) && name == valueTypeName(static_cast<ValueType>(t)))
+            return ValueTypeName{static_cast<ValueType>(t), {}};
+    if (name == "string")
+        return ValueTypeName{ValueType::String, {}};
+    return textError("unknown value type " + quoted(name)
+                     + " (one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str, or arr[TYPE])");
+}
+
+std::string ValueTypeName::toString() const
+{
+    return type == ValueType::Array ? "arr[" + elementTypeName + "]" : valueTypeName(type);
+}
+
+Result<EncodedValue> parseValueText(std::string_view text, std::string_view typeName)
+{
+    const auto type = ValueTypeName::parse(typeName);
+    if (!type)
+        return type.error();
+    if (type->type == ValueType::Array)
+        return ListParser(text).parseAll(*type);
+    return parseScalar(text, type->type);
+}
+
+std::string valueAsText(const MetadataValue& value)
+{
+    std::string out;
+    appendText(out, value, false);
+    return out;
+}
+
+std::string encodedTypeName(const EncodedValue& value)
+{
+    if (value.type != ValueType::Array)
+        return valueTypeName(value.type);
+    // Payload: u32 element type, u64 length, elements; a nested array's first element names it.
+    std::string name = "arr[";
+    std::string_view closing = "]";
+    std::size_t at = 0;
+    std::string suffix = "]";
+    for (;;) {
+        if (at + 12 > value.payload.size())
+            return name + "?" + suffix;
+        const auto element = static_cast<ValueType>(readLe32(value.payload, at));
+        if (element != ValueType::Array)
+            return name + valueTypeName(element) + suffix;
+        const bool empty = readLe32(value.payload, at + 4) == 0 && readLe32(value.payload, at + 8) == 0;
+        if (empty)
+            return name + "arr" + suffix;
+        name += "arr[";
+        suffix += closing;
+        at += 12;
+    }
+}
+
+}  // namespace gguf

@@ -1,0 +1,33 @@
+#pragma once
+// The per-layer view of a diff: one bar per layer (blk.N) of the chosen figure over the layer's
+// compared tensors (relative RMSE, RMSE, max |error| or 1 - cosine), so a fine-tune's change per
+// layer shows at a glance; layers whose tensors all kept their bytes have no bar.
+
+#include "diff/ModelDiff.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QCustomPlot;
+
+class LayerDiffChart : public QWidget {
+    Q_OBJECT
+public:
+    enum class Figure { RelativeRmse, Rmse, MaxAbsError, CosineDistance };
+    explicit LayerDiffChart(QWidget* parent = nullptr);
+
+    void setDiff(const gguf::ModelDiff* diff);
+    QComboBox* figureCombo() const { return m_figure; }
+    QCustomPlot* plot() const { return m_plot; }
+    // The bars drawn: (layer, value), in layer order.
+    QList<QPointF> bars() const { return m_bars; }
+    static double figureOf(const gguf::ErrorMetrics& metrics, Figure figure);
+
+private:
+    void rebuild();
+
+    const gguf::ModelDiff* m_diff = nullptr;
+    QComboBox* m_figure;
+    QCustomPlot* m_plot;
+    QList<QPointF> m_bars;
+};
