@@ -1,0 +1,214 @@
+// core/tokenize against llama.cpp's own tokenizer test vectors (fixtures llama.cpp/vocab/): for
+// every vocabulary, every test string of its .inp encoded with add_special = false and
+// parse_special = false must give exactly the ids of the matching .out line, as llama.cpp's
+// tests/test-tokenizer-0.cpp checks. Plus what the vectors do not cover: BOS/EOS from the
+// add_*_token keys, special-token parsing, and the error for an unsupported tokenizer.
+
+#include "Fixtures.h"
+#include "OpenFixture.h"
+#include "tokenize/Tokenizer.h"
+#include "write/GgufWriter.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace testsupport;
+
+namespace {
+struct Vector {
+    QByteArray text;
+    std::vector<std::int32_t> ids;
+};
+
+// The .inp strings are separated by "\n__ggml_vocab_test__\n", which also ends the file; the
+// .out has one line of space-separated ids per string.
+std::vector<Vector> loadVectors(const QString& vocabulary)
+{
+    const QByteArray input = readWholeFile(fixturePath("llama.cpp/vocab/" + vocabulary + ".inp"));
+    const QByteArray output = readWholeFile(fixturePath("llama.cpp/vocab/" + vocabulary + ".out"));
+    const QByteArray separator("\n__ggml_vocab_test__\n");
+    std::vector<Vector> vectors;
+    qsizetype start = 0;
+    for (qsizetype at = input.indexOf(separator); at >= 0; at = input.indexOf(separator, start)) {
+        vectors.push_back({input.mid(start, at - start), {}});
+        start = at + separator.size();
+    }
+    const QList<QByteArray> lines = output.split('\n');
+    for (std::size_t i = 0; i < vectors.size() && i < static_cast<std::size_t>(lines.size()); ++i)
+        for (const QByteArray& id : lines[static_cast<qsizetype>(i)].trimmed().split(' '))
+            if (!id.isEmpty())
+                vectors[i].ids.push_back(id.toInt());
+    if (lines.size() < static_cast<qsizetype>(vectors.size()))
+        vectors.clear();  // the caller fails on a count mismatch
+    return vectors;
+}
+
+QString idList(const std::vector<std::int32_t>& ids)
+{
+    QStringList parts;
+    for (const std::int32_t id : ids)
+        parts.append(QString::number(id));
+    return parts.join(' ');
+}
+
+gguf::Tokenizer tokenizerOrFail(const QString& vocabulary, bool* ok)
+{
+    *ok = false;
+    const auto model = openModelAt(fixturePath("llama.cpp/vocab/" + vocabulary));
+    if (!model)
+        return gguf::Tokenizer::fromModel(*openModelAt(fixturePath("tiny-llama-F32.gguf"))).value();
+    auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    if (!tokenizer) {
+        qWarning("%s", tokenizer.error().toString().c_str());
+        return gguf::Tokenizer::fromModel(*openModelAt(fixturePath("tiny-llama-F32.gguf"))).value();
+    }
+    *ok = true;
+    return tokenizer.value();
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const std::vector<std::pair<std::string, gguf::EncodedValue>>& values)
+{
+    gguf::GgufWriter writer;
+    for (const auto& [key, value] : values)
+        writer.setValue(key, value);
+    const QString path = dir.filePath(name);
+    const gguf::Status written = writer.writeFile(path.toStdString());
+    if (!written)
+        qWarning("%s", written.error().toString().c_str());
+    return path;
+}
+}  // namespace
+
+class TokenizerVectorsTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void vectors_data();
+    void vectors();
+    void addSpecialFollowsTheAddKeys();
+    void parseSpecialCutsOutControlTokens();
+    void userDefinedTokensAreCutWithoutParseSpecial();
+    void unsupportedTokenizerSaysWhich();
+};
+
+void TokenizerVectorsTest::vectors_data()
+{
+    QTest::addColumn<QString>("vocabulary");
+    const QStringList names = fixtureNames("llama.cpp/vocab", "ggml-vocab-*.gguf");
+    QCOMPARE(names.size(), 7);
+    for (const QString& name : names)
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TokenizerVectorsTest::vectors()
+{
+    QFETCH(QString, vocabulary);
+    const std::vector<Vector> vectors = loadVectors(vocabulary);
+    QCOMPARE(vectors.size(), std::size_t(46));
+    bool ok = false;
+    const gguf::Tokenizer tokenizer = tokenizerOrFail(vocabulary, &ok);
+    QVERIFY(ok);
+    int failures = 0;
+    for (std::size_t i = 0; i < vectors.size(); ++i) {
+        const std::vector<std::int32_t> ids = tokenizer.encode(std::string_view(vectors[i].text.constData(), vectors[i].text.size()), false, false);
+        if (ids == vectors[i].ids)
+            continue;
+        ++failures;
+        qWarning("test %zu '%s': expected [%s], got [%s]", i, vectors[i].text.left(60).toPercentEncoding(" ").constData(),
+                 qPrintable(idList(vectors[i].ids)), qPrintable(idList(ids)));
+    }
+    QCOMPARE(failures, 0);
+}
+
+void TokenizerVectorsTest::addSpecialFollowsTheAddKeys()
+{
+    bool ok = false;
+    // llama-spm: add_bos_token true, add_eos_token false (llama-tokenize's default output).
+    const gguf::Tokenizer spm = tokenizerOrFail("ggml-vocab-llama-spm.gguf", &ok);
+    QVERIFY(ok);
+    QCOMPARE(spm.encode("ied 4 \xC2\xBD months", true, true), (std::vector<std::int32_t>{1, 474, 287, 29871, 29946, 29871, 30226, 7378}));
+    QCOMPARE(spm.encode("", true, true), std::vector<std::int32_t>{1});
+    // llama-bpe: no add_bos_token key, but the llama3 pre-tokenizer adds BOS by default.
+    const gguf::Tokenizer bpe = tokenizerOrFail("ggml-vocab-llama-bpe.gguf", &ok);
+    QVERIFY(ok);
+    QCOMPARE(bpe.encode("ied 4 \xC2\xBD months", true, true), (std::vector<std::int32_t>{128000, 1142, 220, 19, 220, 27154, 4038}));
+    // gpt-2: neither key nor a default, so nothing is added.
+    const gguf::Tokenizer gpt2 = tokenizerOrFail("ggml-vocab-gpt-2.gguf", &ok);
+    QVERIFY(ok);
+    QCOMPARE(gpt2.encode("Hello", true, true), gpt2.encode("Hello", false, false));
+    // bert: CLS ... SEP.
+    const gguf::Tokenizer bert = tokenizerOrFail("ggml-vocab-bert-bge.gguf", &ok);
+    QVERIFY(ok);
+    const std::vector<std::int32_t> plain = bert.encode("Hello world", false, false);
+    std::vector<std::int32_t> wrapped{101};
+    wrapped.insert(wrapped.end(), plain.begin(), plain.end());
+    wrapped.push_back(102);
+    QCOMPARE(bert.encode("Hello world", true, false), wrapped);
+}
+
+void TokenizerVectorsTest::parseSpecialCutsOutControlTokens()
+{
+    bool ok = false;
+    const gguf::Tokenizer bpe = tokenizerOrFail("ggml-vocab-llama-bpe.gguf", &ok);
+    QVERIFY(ok);
+    // 128009 is <|eot_id|> (a control token): one id with parse_special, its spelling without.
+    const std::vector<std::int32_t> parsed = bpe.encode("Hi<|eot_id|>there", false, true);
+    QCOMPARE(parsed.size(), std::size_t(3));
+    QCOMPARE(parsed[1], 128009);
+    QCOMPARE(parsed[0], bpe.encode("Hi", false, false)[0]);
+    const std::vector<std::int32_t> literal = bpe.encode("Hi<|eot_id|>there", false, false);
+    QVERIFY(literal.size() > 3);
+    QVERIFY(std::find(literal.begin(), literal.end(), 128009) == literal.end());
+    // SPM: a special token in the middle makes the text after it start a new word ("▁there").
+    const gguf::Tokenizer spm = tokenizerOrFail("ggml-vocab-llama-spm.gguf", &ok);
+    QVERIFY(ok);
+    const std::vector<std::int32_t> withEos = spm.encode("Hi</s>there", false, true);
+    std::vector<std::int32_t> expected = spm.encode("Hi", false, false);
+    expected.push_back(2);
+    const std::vector<std::int32_t> there = spm.encode("there", false, false);
+    expected.insert(expected.end(), there.begin(), there.end());
+    QCOMPARE(withEos, expected);
+}
+
+void TokenizerVectorsTest::userDefinedTokensAreCutWithoutParseSpecial()
+{
+    bool ok = false;
+    const gguf::Tokenizer phi3 = tokenizerOrFail("ggml-vocab-phi-3.gguf", &ok);
+    QVERIFY(ok);
+    // Phi-3's <|endoftext|> (32000) is a control token: only cut with parse_special. phi3's
+    // special tokens eat the whitespace after them (rstrip), <|endoftext|> excepted.
+    QCOMPARE(phi3.encode("a<|endoftext|>", false, true).back(), 32000);
+    const std::vector<std::int32_t> literal = phi3.encode("a<|endoftext|>", false, false);
+    QVERIFY(std::find(literal.begin(), literal.end(), 32000) == literal.end());
+}
+
+void TokenizerVectorsTest::unsupportedTokenizerSaysWhich()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::vector<std::string> tokens{"a", "b"};
+    const QString t5 = writeFile(dir, "t5.gguf", {{"tokenizer.ggml.model", gguf::EncodedValue::string("t5")},
+                                                   {"tokenizer.ggml.tokens", gguf::EncodedValue::stringArray(tokens)}});
+    auto model = openModelAt(t5);
+    QVERIFY(model);
+    auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    QVERIFY(!tokenizer);
+    QVERIFY2(tokenizer.error().message.find("unsupported tokenizer model 't5'") != std::string::npos, tokenizer.error().message.c_str());
+
+    const QString pre = writeFile(dir, "pre.gguf", {{"tokenizer.ggml.model", gguf::EncodedValue::string("gpt2")},
+                                                     {"tokenizer.ggml.pre", gguf::EncodedValue::string("no-such-pre")},
+                                                     {"tokenizer.ggml.tokens", gguf::EncodedValue::stringArray(tokens)}});
+    model = openModelAt(pre);
+    QVERIFY(model);
+    tokenizer = gguf::Tokenizer::fromModel(*model);
+    QVERIFY(!tokenizer);
+    QVERIFY2(tokenizer.error().message.find("unsupported pre-tokenizer 'no-such-pre'") != std::string::npos, tokenizer.error().message.c_str());
+
+    const QString none = writeFile(dir, "none.gguf", {{"general.name", gguf::EncodedValue::string("x")}});
+    model = openModelAt(none);
+    QVERIFY(model);
+    QVERIFY(!gguf::Tokenizer::fromModel(*model));
+}
+
+QTEST_GUILESS_MAIN(TokenizerVectorsTest)
+#include "tst_tokenizer_vectors.moc"
