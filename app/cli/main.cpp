@@ -30,6 +30,9 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
+    "  tokenize FILE (--text T | --text-file F) [--no-special]\n"
+    "                                              token ids of the model's own tokenizer, on one line\n"
+    "                                              (--no-special: no BOS/EOS, special-token text stays text)\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -75,6 +78,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runCompare(words);
     if (command == "convert")
         return runConvert(words);
+    if (command == "tokenize")
+        return runTokenize(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace
