@@ -41,7 +41,7 @@ const char* BenchOptions::usage()
            "\n"
            "  --json           one JSON object per result line instead of the table\n"
            "  --quick          fewer repetitions and a small heatmap tensor (a smoke test, not figures)\n"
-           "  --cases LIST     of dequantize, fused, open, heatmap, quantize, compare (default: all)\n"
+           "  --cases LIST     of dequantize, fused, open, heatmap, quantize, compare, tokenize (default: all)\n"
            "  --types LIST     ggml type names, e.g. q4_K,q8_0 (default: every type)\n"
            "  --elements N     elements per throughput tensor, a multiple of 4096 (default 16777216)\n"
            "  --heatmap-rows N rows of the [8192, N] Q4_K heatmap tensor (default 128256: 1.05e9 elements)\n"
@@ -49,6 +49,7 @@ const char* BenchOptions::usage()
            "  --ggml-lib PATH  libggml-base.so: quantize next to ggml_quantize_chunk, bytes compared (skipped without)\n"
            "  --gguf-tools PATH antirez's gguf-tools: `show` timed next to `info` in the open case (skipped without)\n"
            "  --baseline-cli PATH another gguf-explorer-cli (an older build) timed next to this one\n"
+           "  --vocab-dir DIR  ggml-vocab-*.gguf for the tokenize case (default: the fixtures' llama.cpp/vocab)\n"
            "\n"
            "GGUFX_KERNELS=scalar|sse4.1|avx2 caps the kernels, GGUFX_THREADS=N the threads.\n";
 }
@@ -82,7 +83,8 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
             options.cases = commaList(arguments[++i], true);
             for (const std::string& name : options.cases) {
                 if (name != "dequantize" && name != "fused" && name != "open" && name != "heatmap" && name != "quantize"
-                    && name != "compare") {
+                    && name != "compare"
+                    && name != "tokenize") {
                     error = "unknown case '" + name + "'";
                     return std::nullopt;
                 }
@@ -95,6 +97,8 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
         } else if (argument == "--heatmap-rows" && hasValue && positiveNumber(arguments[i + 1], number) && number >= 1080) {
             options.heatmapRows = number;
             ++i;
+        } else if (argument == "--vocab-dir" && hasValue) {
+            options.vocabDir = arguments[++i];
         } else if (argument == "--workdir" && hasValue) {
             options.workDir = arguments[++i];
         } else if (argument == "--ggml-lib" && hasValue) {

@@ -12,6 +12,7 @@
 #include "Report.h"
 #include "SyntheticTensor.h"
 #include "ThroughputCases.h"
+#include "TokenizeCase.h"
 #include "Workspace.h"
 
 #include <cstdio>
@@ -88,6 +89,16 @@ int main(int argc, char** argv)
     if (options->wants("compare")) {
         report.heading("compare on a one-tensor file, 1 and 2 threads");
         bench::runCompareThreadsCase(*options, cliPath(), report);
+    }
+    if (options->wants("tokenize")) {
+        report.heading("Tokenizing 8 MiB of text with each vocabulary of llama.cpp's test set, 1 thread");
+#ifdef GGUFX_FIXTURES_DIR
+        const std::string vocabDir = options->vocabDir.empty() ? std::string(GGUFX_FIXTURES_DIR) + "/llama.cpp/vocab" : options->vocabDir;
+#else
+        const std::string vocabDir = options->vocabDir;
+#endif
+        if (!bench::runTokenizeCases(vocabDir, options->quick, report))
+            return 1;
     }
     if (options->wants("heatmap")) {
         report.heading("Heatmap of a Q4_K tensor [8192, " + std::to_string(options->heatmapRows) + "] at 1920x1080");
