@@ -100,7 +100,7 @@ void splitGpt2Fragment(FragmentCursor& f)
     }
 }
 
-void splitLlama3Fragment(FragmentCursor& f)
+void splitLlama3Fragment(FragmentCursor& f, std::size_t digitsPerWord)
 {
     std::size_t pos = f.begin();
     while (pos < f.end()) {
@@ -117,11 +117,11 @@ void splitLlama3Fragment(FragmentCursor& f)
             f.cut(pos);
             continue;
         }
-        // \p{N}{1,3}
+        // \p{N}{1,3} (qwen2: \p{N})
         if (f.numberAt(pos)) {
             std::size_t groupStart = pos;
             while (f.numberAt(pos)) {
-                if (++pos - groupStart >= 3) {
+                if (++pos - groupStart >= digitsPerWord) {
                     f.cut(pos);
                     groupStart = pos;
                 }
@@ -129,10 +129,9 @@ void splitLlama3Fragment(FragmentCursor& f)
             f.cut(pos);
             continue;
         }
-        //  ?[^\s\p{L}\p{N}]+[\r\n]*  (the test of the first character is on c itself, as in
-        // llama.cpp: a lone space followed by a letter never gets here)
+        //  ?[^\s\p{L}\p{N}]+[\r\n]*
         const std::size_t runStart = c == ' ' ? pos + 1 : pos;
-        if (f.otherAt(runStart) && f.categoryAt(pos) != 0) {
+        if (f.otherAt(runStart)) {
             pos = runStart;
             while (f.otherAt(pos))
                 ++pos;
@@ -190,7 +189,12 @@ std::vector<std::size_t> splitGpt2(const std::vector<char32_t>& codePoints, cons
 
 std::vector<std::size_t> splitLlama3(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
 {
-    return splitEach(codePoints, fragments, splitLlama3Fragment);
+    return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 3); });
+}
+
+std::vector<std::size_t> splitQwen2(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
+{
+    return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 1); });
 }
 
 }  // namespace gguf

@@ -8,10 +8,14 @@
 namespace gguf {
 
 namespace {
-// The two expressions llama.cpp recognises by their exact text and runs with hand-written code.
+// The two expressions llama.cpp recognises by their exact text and runs with hand-written code,
+// and qwen2's, which it runs with std::regex (see CustomSplitters.h).
 constexpr std::string_view kGpt2Expression = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))";
 constexpr std::string_view kLlama3Expression =
     R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+constexpr std::string_view kQwen2Expression =
+    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
 const std::array<std::string, 256>& byteLevelTable()
 {
@@ -40,6 +44,8 @@ Result<PreTokenizer> PreTokenizer::create(const std::vector<std::string>& expres
             pre.m_steps.push_back({Kind::Gpt2, nullptr});
         } else if (expression == kLlama3Expression) {
             pre.m_steps.push_back({Kind::Llama3, nullptr});
+        } else if (expression == kQwen2Expression) {
+            pre.m_steps.push_back({Kind::Qwen2, nullptr});
         } else {
             auto regex = RegexSplit::compile(expression);
             if (!regex)
@@ -64,6 +70,7 @@ std::vector<std::string> PreTokenizer::split(std::string_view text) const
         switch (step.kind) {
         case Kind::Gpt2: fragments = splitGpt2(codePoints, fragments); break;
         case Kind::Llama3: fragments = splitLlama3(codePoints, fragments); break;
+        case Kind::Qwen2: fragments = splitQwen2(codePoints, fragments); break;
         case Kind::Regex: fragments = step.regex->split(input, fragments); break;
         }
     }

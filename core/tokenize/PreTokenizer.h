@@ -36,7 +36,7 @@ public:
     std::vector<std::string> split(std::string_view text) const;
 
 private:
-    enum class Kind { Gpt2, Llama3, Regex };
+    enum class Kind { Gpt2, Llama3, Qwen2, Regex };
     struct Step {
         Kind kind;
         std::shared_ptr<const RegexSplit> regex;
