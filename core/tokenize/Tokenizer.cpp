@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <unordered_map>
 
 namespace gguf {
 
@@ -159,20 +160,37 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool addSpeci
             out.push_back(s.eos);
         break;
     }
-    case Family::BytePairEncoding:
+    case Family::BytePairEncoding: {
         if (addSpecial && s.addBos)
             out.push_back(s.bos);
+        // A word's ids depend on the word alone, and running text repeats its words: merge each
+        // distinct (short) word once per call.
+        std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> seen;  // word -> ids in `out`
         for (const TextFragment& fragment : fragments) {
             if (fragment.isToken()) {
                 out.push_back(fragment.token);
                 continue;
             }
-            for (const std::string& word : s.preTokenizer->split(text.substr(fragment.offset, fragment.length)))
+            for (std::string& word : s.preTokenizer->split(text.substr(fragment.offset, fragment.length))) {
+                const bool cacheable = word.size() <= 64 && seen.size() < 200000;
+                if (cacheable) {
+                    if (const auto it = seen.find(word); it != seen.end()) {
+                        const auto [first, count] = it->second;
+                        for (std::size_t i = 0; i < count; ++i)
+                            out.push_back(out[first + i]);
+                        continue;
+                    }
+                }
+                const std::size_t first = out.size();
                 encodeBpeWord(s.table, word, s.recipe.ignoreMerges, out);
+                if (cacheable)
+                    seen.emplace(std::move(word), std::make_pair(first, out.size() - first));
+            }
         }
         if (addSpecial && s.addEos)
             out.push_back(s.eos);
         break;
+    }
     case Family::WordPiece:
         if (addSpecial && s.bos != TokenTable::kNone)
             out.push_back(s.bos);
