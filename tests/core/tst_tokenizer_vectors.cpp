@@ -89,6 +89,10 @@ private slots:
     void parseSpecialCutsOutControlTokens();
     void userDefinedTokensAreCutWithoutParseSpecial();
     void unsupportedTokenizerSaysWhich();
+    void piecesSpellTheText_data() { vectors_data(); }
+    void piecesSpellTheText();
+    void arbitraryBytesGiveValidIds_data() { vectors_data(); }
+    void arbitraryBytesGiveValidIds();
 };
 
 void TokenizerVectorsTest::vectors_data()
@@ -208,6 +212,48 @@ void TokenizerVectorsTest::unsupportedTokenizerSaysWhich()
     model = openModelAt(none);
     QVERIFY(model);
     QVERIFY(!gguf::Tokenizer::fromModel(*model));
+}
+
+void TokenizerVectorsTest::piecesSpellTheText()
+{
+    // Concatenated pieces give the text back (SentencePiece with the leading space it adds;
+    // WordPiece normalises, so only its ids are compared, above).
+    QFETCH(QString, vocabulary);
+    bool ok = false;
+    const gguf::Tokenizer tokenizer = tokenizerOrFail(vocabulary, &ok);
+    QVERIFY(ok);
+    if (tokenizer.family() == gguf::Tokenizer::Family::WordPiece)
+        QSKIP("WordPiece lowercases and drops accents: its pieces do not spell the input");
+    for (const Vector& vector : loadVectors(vocabulary)) {
+        const std::string text(vector.text.constData(), static_cast<std::size_t>(vector.text.size()));
+        std::string spelled;
+        for (const std::int32_t id : tokenizer.encode(text, false, false))
+            spelled += tokenizer.piece(id);
+        const std::string expected = tokenizer.family() == gguf::Tokenizer::Family::SentencePiece && !text.empty() ? " " + text : text;
+        QCOMPARE(QByteArray::fromStdString(spelled), QByteArray::fromStdString(expected));
+    }
+}
+
+void TokenizerVectorsTest::arbitraryBytesGiveValidIds()
+{
+    // Invalid UTF-8, NULs, stray continuation bytes, F5..FF leads, text cut inside special
+    // tokens: never a crash or hang, every id inside the vocabulary.
+    QFETCH(QString, vocabulary);
+    bool ok = false;
+    const gguf::Tokenizer tokenizer = tokenizerOrFail(vocabulary, &ok);
+    QVERIFY(ok);
+    std::uint32_t state = 12345;
+    const auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    for (int round = 0; round < 300; ++round) {
+        std::string text(next() % 40, '\0');
+        for (char& byte : text)
+            byte = static_cast<char>(next() >> 24);
+        if (round % 3 == 0)
+            text += "<|endoftext|></s><s>[CLS]<|im_end|>";
+        for (const bool special : {false, true})
+            for (const std::int32_t id : tokenizer.encode(text, special, special))
+                QVERIFY2(id >= 0 && static_cast<std::size_t>(id) < tokenizer.vocabularySize(), qPrintable(QString::number(id)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TokenizerVectorsTest)
