@@ -103,6 +103,10 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
         state->family = Family::WordPiece;
         bosDefault = 101, unknownDefault = 100, separatorDefault = 102;
         state->addBos = true;
+        // BertNormalizer options; stripping accents follows lowercasing unless set on its own.
+        state->wordPiece.lowercase = metadataBool(model, "tokenizer.ggml.normalizer.lowercase").value_or(true);
+        state->wordPiece.stripAccents =
+            metadataBool(model, "tokenizer.ggml.normalizer.strip_accents").value_or(state->wordPiece.lowercase);
     } else {
         return Error{"unsupported tokenizer model '" + tokenDisplayText(kind) + "' (tokenizer.ggml.model; supported: llama, gpt2, bert)",
                      Error::kNoOffset, path};

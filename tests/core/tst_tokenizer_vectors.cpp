@@ -89,6 +89,8 @@ private slots:
     void parseSpecialCutsOutControlTokens();
     void userDefinedTokensAreCutWithoutParseSpecial();
     void unsupportedTokenizerSaysWhich();
+    void wordPieceNormalizerKeys_data();
+    void wordPieceNormalizerKeys();
     void piecesSpellTheText_data() { vectors_data(); }
     void piecesSpellTheText();
     void arbitraryBytesGiveValidIds_data() { vectors_data(); }
@@ -212,6 +214,40 @@ void TokenizerVectorsTest::unsupportedTokenizerSaysWhich()
     model = openModelAt(none);
     QVERIFY(model);
     QVERIFY(!gguf::Tokenizer::fromModel(*model));
+}
+
+void TokenizerVectorsTest::wordPieceNormalizerKeys_data()
+{
+    QTest::addColumn<int>("lowercase");     // -1: key absent
+    QTest::addColumn<int>("stripAccents");  // -1: key absent
+    QTest::addColumn<QString>("ids");
+    QTest::newRow("defaults: lowercase, strip accents") << -1 << -1 << "1 4";
+    QTest::newRow("cased: accents follow") << 0 << -1 << "2 3";
+    QTest::newRow("cased, accents stripped") << 0 << 1 << "2 4";
+    QTest::newRow("lowercase, accents kept") << 1 << 0 << "1 3";
+}
+
+void TokenizerVectorsTest::wordPieceNormalizerKeys()
+{
+    QFETCH(int, lowercase);
+    QFETCH(int, stripAccents);
+    QFETCH(QString, ids);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::vector<std::string> tokens{"[UNK]", "\xE2\x96\x81hello", "\xE2\x96\x81Hello", "\xE2\x96\x81" "caf\xC3\xA9",
+                                          "\xE2\x96\x81" "cafe"};
+    std::vector<std::pair<std::string, gguf::EncodedValue>> values{{"tokenizer.ggml.model", gguf::EncodedValue::string("bert")},
+                                                                    {"tokenizer.ggml.tokens", gguf::EncodedValue::stringArray(tokens)},
+                                                                    {"tokenizer.ggml.unknown_token_id", gguf::EncodedValue::u32(0)}};
+    if (lowercase >= 0)
+        values.push_back({"tokenizer.ggml.normalizer.lowercase", gguf::EncodedValue::boolean(lowercase != 0)});
+    if (stripAccents >= 0)
+        values.push_back({"tokenizer.ggml.normalizer.strip_accents", gguf::EncodedValue::boolean(stripAccents != 0)});
+    const auto model = openModelAt(writeFile(dir, "bert.gguf", values));
+    QVERIFY(model);
+    auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    QVERIFY2(tokenizer, tokenizer ? "" : tokenizer.error().message.c_str());
+    QCOMPARE(idList(tokenizer.value().encode("Hello caf\xC3\xA9", false, false)), ids);
 }
 
 void TokenizerVectorsTest::piecesSpellTheText()
