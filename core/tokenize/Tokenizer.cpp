@@ -8,6 +8,7 @@
 #include "tokenize/SpecialTokenSplit.h"
 #include "tokenize/SpmEncoder.h"
 #include "tokenize/TokenTable.h"
+#include "tokenize/Unicode.h"
 #include "tokenize/WordPieceEncoder.h"
 
 #include <cstdlib>
@@ -32,6 +33,10 @@ struct Tokenizer::State {
     bool addBos = false;
     bool addEos = false;
     bool addSpacePrefix = false;
+    // SentencePiece: no token has "▁" right after another character than "▁", so no merge can
+    // cross the start of a "▁" that follows something else, and the text can be encoded in
+    // pieces cut there (same ids, and a priority queue per word instead of one for the text).
+    bool spmCutsAtSpaces = false;
 };
 
 namespace {
@@ -51,6 +56,39 @@ std::int32_t specialId(const Model& model, std::string_view key, std::int32_t fa
     if (const auto value = model.metadataUInt(key); value && *value < vocabularySize)
         id = static_cast<std::int32_t>(*value);
     return id;
+}
+
+constexpr std::string_view kSpaceMark = "\xE2\x96\x81";
+
+bool noTokenHasSpaceMarkAfterOtherText(const TokenTable& table)
+{
+    for (std::size_t id = 0; id < table.size(); ++id) {
+        const std::string_view text = table.text(static_cast<std::int32_t>(id));
+        for (std::size_t at = text.find(kSpaceMark, 1); at != std::string_view::npos; at = text.find(kSpaceMark, at + 1))
+            if (at < kSpaceMark.size() || text.substr(at - kSpaceMark.size(), kSpaceMark.size()) != kSpaceMark)
+                return false;
+    }
+    return true;
+}
+
+// Encodes `text` (spaces already "▁") in pieces cut where a "▁" symbol follows a symbol that is
+// not one; symbols are found as the encoder finds them (by lead byte), so invalid UTF-8 that
+// swallows a "▁" is never cut.
+void encodeSentencePieceInWords(const TokenTable& table, std::string_view text, std::int32_t unknownId, std::vector<std::int32_t>& out)
+{
+    std::size_t wordStart = 0;
+    bool previousIsMark = false;
+    for (std::size_t offset = 0; offset < text.size();) {
+        const std::size_t length = std::min(unicode::sequenceLength(static_cast<unsigned char>(text[offset])), text.size() - offset);
+        const bool isMark = text.substr(offset, length) == kSpaceMark;
+        if (isMark && !previousIsMark && offset > wordStart) {
+            encodeSentencePiece(table, text.substr(wordStart, offset - wordStart), unknownId, out);
+            wordStart = offset;
+        }
+        previousIsMark = isMark;
+        offset += length;
+    }
+    encodeSentencePiece(table, text.substr(wordStart), unknownId, out);
 }
 
 void replaceSpaces(std::string& text)
@@ -132,6 +170,8 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
     if (state->addEos && state->eos == TokenTable::kNone)
         return Error{"tokenizer.ggml.add_eos_token is true, but the file names no EOS token", Error::kNoOffset, path};
 
+    if (state->family == Family::SentencePiece)
+        state->spmCutsAtSpaces = noTokenHasSpaceMarkAfterOtherText(state->table);
     markControlLookingTokens(state->table, model);
     state->specialOrder = specialTokenOrder(state->table);
     applyStripAttributes(state->table, state->specialOrder, model);
@@ -157,7 +197,10 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool addSpeci
             std::string piece = s.addSpacePrefix && afterSpecial ? " " : "";
             piece += text.substr(fragment.offset, fragment.length);
             replaceSpaces(piece);
-            encodeSentencePiece(s.table, piece, s.unknown, out);
+            if (s.spmCutsAtSpaces)
+                encodeSentencePieceInWords(s.table, piece, s.unknown, out);
+            else
+                encodeSentencePiece(s.table, piece, s.unknown, out);
             afterSpecial = false;
         }
         if (addSpecial && s.addEos)

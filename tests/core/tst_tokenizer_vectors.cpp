@@ -6,6 +6,8 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "tokenize/SpmEncoder.h"
+#include "tokenize/TokenTable.h"
 #include "tokenize/Tokenizer.h"
 #include "write/GgufWriter.h"
 
@@ -89,6 +91,7 @@ private slots:
     void parseSpecialCutsOutControlTokens();
     void userDefinedTokensAreCutWithoutParseSpecial();
     void unsupportedTokenizerSaysWhich();
+    void sentencePieceCutAtSpacesChangesNothing();
     void wordPieceNormalizerKeys_data();
     void wordPieceNormalizerKeys();
     void piecesSpellTheText_data() { vectors_data(); }
@@ -214,6 +217,34 @@ void TokenizerVectorsTest::unsupportedTokenizerSaysWhich()
     model = openModelAt(none);
     QVERIFY(model);
     QVERIFY(!gguf::Tokenizer::fromModel(*model));
+}
+
+void TokenizerVectorsTest::sentencePieceCutAtSpacesChangesNothing()
+{
+    // The tokenizer encodes SentencePiece text word by word when the vocabulary allows it; the
+    // encoder run on the whole text at once (llama.cpp's way) must give the same ids, for
+    // random runs of words, spaces (single and repeated), punctuation, CJK and invalid bytes.
+    const auto model = openModelAt(fixturePath("llama.cpp/vocab/ggml-vocab-llama-spm.gguf"));
+    QVERIFY(model);
+    auto table = gguf::TokenTable::read(*model, false);
+    QVERIFY(table);
+    auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    QVERIFY(tokenizer);
+    const char* const parts[] = {"the", "ing", " ", " ", "  ", "   ", "\n", "\t", ".", "'s", "\xE4\xB8\xAD", "\xF0", "\x81",
+                                 "\xE2\x96", "\xE2\x96\x81", "Hello", "3", "\xC3\xA9"};
+    std::uint32_t state = 777;
+    for (int round = 0; round < 2000; ++round) {
+        std::string text;
+        for (int i = static_cast<int>((state = state * 1664525u + 1013904223u) >> 28); i > 0; --i)
+            text += parts[((state = state * 1664525u + 1013904223u) >> 16) % std::size(parts)];
+        std::string whole;
+        for (const char c : " " + text)
+            whole += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);
+        std::vector<std::int32_t> expected;
+        if (!text.empty())
+            gguf::encodeSentencePiece(table.value(), whole, 0, expected);
+        QCOMPARE(tokenizer.value().encode(text, false, false), expected);
+    }
 }
 
 void TokenizerVectorsTest::wordPieceNormalizerKeys_data()
