@@ -9,7 +9,8 @@
 
 namespace bench {
 
-// `vocabDir` holds the ggml-vocab-*.gguf files; false (after a message) when it has none.
+// `vocabDir` holds the ggml-vocab-*.gguf files (none: a message, and the case is skipped);
+// false after a message when one cannot be read.
 bool runTokenizeCases(const std::string& vocabDir, bool quick, Report& report);
 
 }  // namespace bench
