@@ -41,7 +41,7 @@ const char* BenchOptions::usage()
            "\n"
            "  --json           one JSON object per result line instead of the table\n"
            "  --quick          fewer repetitions and a small heatmap tensor (a smoke test, not figures)\n"
-           "  --cases LIST     of dequantize, fused, open, heatmap, quantize, compare (default: all)\n"
+           "  --cases LIST     of dequantize, fused, open, heatmap, quantize, compare, tokenize (default: all)\n"
            "                   and save (Save As of a 1 GiB file, beside a plain copy)\n"
            "  --types LIST     ggml type names, e.g. q4_K,q8_0 (default: every type)\n"
            "  --elements N     elements per throughput tensor, a multiple of 4096 (default 16777216)\n"
@@ -50,6 +50,7 @@ const char* BenchOptions::usage()
            "  --ggml-lib PATH  libggml-base.so: quantize next to ggml_quantize_chunk, bytes compared (skipped without)\n"
            "  --gguf-tools PATH antirez's gguf-tools: `show` timed next to `info` in the open case (skipped without)\n"
            "  --baseline-cli PATH another gguf-explorer-cli (an older build) timed next to this one\n"
+           "  --vocab-dir DIR  ggml-vocab-*.gguf for the tokenize case (default: the fixtures' llama.cpp/vocab)\n"
            "\n"
            "GGUFX_KERNELS=scalar|sse4.1|avx2 caps the kernels, GGUFX_THREADS=N the threads.\n";
 }
@@ -84,7 +85,7 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
             for (const std::string& name : options.cases) {
                 if (name != "dequantize" && name != "fused" && name != "open" && name != "heatmap" && name != "quantize"
                     && name != "compare"
-                    && name != "save") {
+                    && name != "save" && name != "tokenize") {
                     error = "unknown case '" + name + "'";
                     return std::nullopt;
                 }
@@ -97,6 +98,8 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
         } else if (argument == "--heatmap-rows" && hasValue && positiveNumber(arguments[i + 1], number) && number >= 1080) {
             options.heatmapRows = number;
             ++i;
+        } else if (argument == "--vocab-dir" && hasValue) {
+            options.vocabDir = arguments[++i];
         } else if (argument == "--workdir" && hasValue) {
             options.workDir = arguments[++i];
         } else if (argument == "--ggml-lib" && hasValue) {

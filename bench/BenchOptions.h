@@ -21,6 +21,7 @@ struct BenchOptions {
     std::string ggmlLib;      // libggml-base.so for the quantizer anchor (quantize case)
     std::string ggufTools;    // antirez's gguf-tools binary for the open anchor
     std::string baselineCli;  // another gguf-explorer-cli (e.g. an older build), measured alongside
+    std::string vocabDir;     // ggml-vocab-*.gguf for the tokenize case (default: the fixtures' llama.cpp/vocab)
 
     bool wants(const std::string& name) const { return cases.empty() || cases.count(name) > 0; }
     bool wantsType(const std::string& name) const;

@@ -13,6 +13,7 @@
 #include "Report.h"
 #include "SyntheticTensor.h"
 #include "ThroughputCases.h"
+#include "TokenizeCase.h"
 #include "Workspace.h"
 
 #include <cstdio>
@@ -93,6 +94,16 @@ int main(int argc, char** argv)
     if (options->wants("save")) {
         report.heading("Save As with one metadata edit (core/edit), page cache warm");
         if (!bench::runSaveAsCase(*options, options->quick ? 64 : 1024, report))
+            return 1;
+    }
+    if (options->wants("tokenize")) {
+        report.heading("Tokenizing 8 MiB of text with each vocabulary of llama.cpp's test set, 1 thread");
+#ifdef GGUFX_FIXTURES_DIR
+        const std::string vocabDir = options->vocabDir.empty() ? std::string(GGUFX_FIXTURES_DIR) + "/llama.cpp/vocab" : options->vocabDir;
+#else
+        const std::string vocabDir = options->vocabDir;
+#endif
+        if (!bench::runTokenizeCases(vocabDir, options->quick, report))
             return 1;
     }
     if (options->wants("heatmap")) {

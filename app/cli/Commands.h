@@ -20,3 +20,4 @@ bool convertWantsPreset(const std::vector<std::string>& words);
 int runConvertPreset(const std::vector<std::string>& words);
 int runPlan(const std::vector<std::string>& words);
 int runDiff(const std::vector<std::string>& words);
+int runTokenize(const std::vector<std::string>& words);

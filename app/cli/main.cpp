@@ -41,6 +41,9 @@ const char* const kUsage =
     "                                              (4.2GB, 3.9GiB, 4.5bpw), as --tensor-type rules\n"
     "  diff A B [--json] [--threads N]             what differs: metadata (arrays by element, long strings\n"
     "                                              as a line diff), tensors (bytes, values, error), per layer\n"
+    "  tokenize FILE (--text T | --text-file F) [--no-special]\n"
+    "                                              token ids of the model's own tokenizer, on one line\n"
+    "                                              (--no-special: no BOS/EOS, special-token text stays text)\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -92,6 +95,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runPlan(words);
     if (command == "diff")
         return runDiff(words);
+    if (command == "tokenize")
+        return runTokenize(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

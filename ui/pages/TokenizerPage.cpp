@@ -1,5 +1,7 @@
 #include "pages/TokenizerPage.h"
 
+#include "pages/TokenizeTextBox.h"
+
 #include "base/HumanFormat.h"
 #include "session/JobPool.h"
 #include "session/TokenTableModel.h"
@@ -198,6 +200,7 @@ QWidget* TokenizerPage::createSummaryPane()
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(summary);
     layout->addWidget(templateBox, 1);
+    layout->addWidget(new TokenizeTextBox(m_model, pane), 2);
     return pane;
 }
 

@@ -1,0 +1,90 @@
+// tokenize MODEL (--text T | --text-file F) [--no-special]: the token ids the model's own
+// tokenizer gives, space-separated on one line. By default as llama-tokenize: BOS/EOS as the
+// file's add_*_token keys say, and text spelling a special token becomes that token; with
+// --no-special neither (llama.cpp's tokenizer tests: add_special and parse_special false).
+
+#include "Commands.h"
+#include "ModelLoading.h"
+#include "base/FileKind.h"
+#include "tokenize/Tokenizer.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+namespace {
+// A text file may be a pipe or a device; past this it is refused rather than read into memory
+// without end (/dev/zero).
+constexpr std::size_t kMaxTextBytes = std::size_t(1) << 30;
+
+bool readTextFile(const std::string& path, std::string& text)
+{
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) {
+        reportFailure("cannot read " + path + ": " + std::strerror(errno));
+        return false;
+    }
+    if (S_ISDIR(info.st_mode)) {
+        reportFailure("cannot read " + path + ": " + gguf::nonRegularFileKind(info.st_mode, "not a regular file"));
+        return false;
+    }
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file) {
+        reportFailure("cannot read " + path + ": " + std::strerror(errno));
+        return false;
+    }
+    char buffer[1 << 16];
+    std::size_t got = 0;
+    while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
+        if (text.size() + got > kMaxTextBytes) {
+            std::fclose(file);
+            reportFailure(path + " holds more than 1 GiB of text");
+            return false;
+        }
+        text.append(buffer, got);
+    }
+    const bool failed = std::ferror(file) != 0;
+    const int error = errno;
+    std::fclose(file);
+    if (failed) {
+        reportFailure("cannot read " + path + ": " + std::strerror(error));
+        return false;
+    }
+    return true;
+}
+}  // namespace
+
+int runTokenize(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--text", "--text-file"}, {"--no-special"});
+    const char* usage = "usage: tokenize MODEL (--text T | --text-file F) [--no-special]";
+    if (!args.error.empty() || args.positionals.size() != 1 || args.has("--text") == args.has("--text-file"))
+        return reportFailure(args.error.empty() ? usage : args.error, 2);
+    std::string text;
+    if (const auto inline_ = args.value("--text"))
+        text = *inline_;
+    else if (!readTextFile(*args.value("--text-file"), text))
+        return 1;
+
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+    auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    if (!tokenizer)
+        return reportFailure(tokenizer.error().toString());
+    const bool special = !args.has("--no-special");
+    const std::vector<std::int32_t> ids = tokenizer.value().encode(text, special, special);
+    if (!inputsUnchangedOrReport())
+        return 1;
+    std::string line;
+    line.reserve(ids.size() * 7);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (i > 0)
+            line += ' ';
+        line += std::to_string(ids[i]);
+    }
+    line += '\n';
+    writeStdout(line);
+    return 0;
+}

@@ -1,0 +1,17 @@
+#pragma once
+// Byte-level BPE merging of one pre-tokenized word, as llama.cpp's llm_tokenizer_bpe_session:
+// start from its characters and repeatedly merge the adjacent pair with the lowest merge rank
+// (leftmost on a tie). A final piece that is not a token falls back to its single bytes, each
+// kept only when the vocabulary has it.
+
+#include "tokenize/TokenTable.h"
+
+#include <string_view>
+#include <vector>
+
+namespace gguf {
+
+// `ignoreMerges`: a word that is a token as a whole is that token (llama-3 style vocabularies).
+void encodeBpeWord(const TokenTable& table, std::string_view word, bool ignoreMerges, std::vector<std::int32_t>& out);
+
+}  // namespace gguf
