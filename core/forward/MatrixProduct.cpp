@@ -1,0 +1,77 @@
+#include "forward/MatrixProduct.h"
+
+#include "forward/WeightLoader.h"
+#include "kernels/HalfFloat.h"
+#include "quantize/FloatEncode.h"
+#include "types/GgmlType.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace gguf {
+
+namespace {
+
+// Weight rows converted to double at a time: bounds the double copy to a few MB.
+constexpr std::int64_t kDoubleRowsPerBlock = 512;
+
+bool roundsActivations(std::uint32_t activationType)
+{
+    return activationType == typeIdValue(GgmlTypeId::F16) || activationType == typeIdValue(GgmlTypeId::BF16);
+}
+
+// f32 -> f16/bf16 -> f32: the value llama.cpp's matrix product sees.
+float roundedActivation(float v, std::uint32_t activationType)
+{
+    return activationType == typeIdValue(GgmlTypeId::F16) ? f16ToF32(quantize::f32ToF16Bits(v)) : bf16ToF32(quantize::f32ToBf16Bits(v));
+}
+
+void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
+                      std::int64_t yStride)
+{
+    const std::vector<double> xd(x, x + tokens * columns);
+    std::vector<double> wd;
+    std::vector<double> yd;
+    const auto k = static_cast<int>(columns);
+    for (std::int64_t first = 0; first < rows; first += kDoubleRowsPerBlock) {
+        const std::int64_t count = std::min(kDoubleRowsPerBlock, rows - first);
+        wd.assign(weights + first * columns, weights + (first + count) * columns);
+        yd.resize(static_cast<std::size_t>(tokens * count));
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(count), k, 1.0, xd.data(), k,
+                    wd.data(), k, 0.0, yd.data(), static_cast<int>(count));
+        for (std::int64_t t = 0; t < tokens; ++t)
+            for (std::int64_t r = 0; r < count; ++r)
+                y[t * yStride + first + r] = static_cast<float>(yd[static_cast<std::size_t>(t * count + r)]);
+    }
+}
+
+}  // namespace
+
+void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
+                     std::uint32_t activationType, Accumulation accumulation, float* y, std::int64_t yStride)
+{
+    if (tokens == 0 || rows == 0)
+        return;
+    std::vector<float> rounded;
+    if (roundsActivations(activationType)) {
+        rounded.assign(x, x + tokens * columns);
+        for (float& v : rounded)
+            v = roundedActivation(v, activationType);
+        x = rounded.data();
+    }
+    if (accumulation == Accumulation::Double) {
+        multiplyInDouble(x, tokens, weights, rows, columns, y, yStride);
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(rows), static_cast<int>(columns),
+                1.0f, x, static_cast<int>(columns), weights, static_cast<int>(columns), 0.0f, y, static_cast<int>(yStride));
+}
+
+void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y)
+{
+    multiplyWeights(x, tokens, weight.values.data(), weight.rows, weight.columns, weight.activationType, accumulation, y, weight.rows);
+}
+
+}  // namespace gguf

@@ -1,0 +1,65 @@
+#pragma once
+// Weights of the forward pass, dequantized to f32 on demand (one layer's worth at a time, never
+// the whole model) with the core's kernels on all cores. A transform hook sees every matrix after
+// dequantization, so the same pass runs the reference "quantized in memory" (simulation).
+
+#include "base/ParallelRows.h"
+#include "base/Result.h"
+#include "gguf/Model.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+// A weight in f32: `slices` matrices (experts) of rows x columns, row-major; ggml's ne[0] is the
+// column count, so a matrix product is y = W x over rows.
+struct WeightMatrix {
+    std::vector<float> values;
+    std::int64_t columns = 0;
+    std::int64_t rows = 0;
+    std::int64_t slices = 1;
+    std::uint32_t storedType = 0;  // the tensor's type in the file
+    // Type whose rounding llama.cpp applies to the activations multiplied by this weight
+    // (vec_dot_type: f16 for f16 weights, bf16 for bf16); f32 when none is emulated.
+    std::uint32_t activationType = 0;
+
+    bool present() const { return !values.empty(); }
+    const float* slice(std::int64_t index) const { return values.data() + index * rows * columns; }
+};
+
+// Replaces dequantized values in place (e.g. quantize to q4_K and back). `values` are rows
+// [rowBegin, rowBegin + values.size() / ne[0]) of the tensor flattened over ne[1..3].
+using WeightTransform = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values)>;
+
+class WeightLoader {
+public:
+    WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding,
+                 ParallelRows& pool = ParallelRows::shared());
+
+    // The tensor `name` with exactly the shape `ne` (ne[2] = 1 for a matrix). A missing tensor is
+    // an error when `required`, else an empty WeightMatrix.
+    Result<WeightMatrix> load(const std::string& name, std::array<std::int64_t, 3> ne, bool required = true);
+    // Rows [rowBegin, rowEnd) of a tensor flattened over ne[1..3] (embedding lookups, the
+    // output matrix in chunks, one expert of an expert tensor).
+    Result<WeightMatrix> loadRows(const std::string& name, std::int64_t columns, std::uint64_t rowBegin, std::uint64_t rowEnd);
+    // A tensor's row count (ne[1] of a matrix), or an error naming it when it is not
+    // [columns, rows].
+    Result<std::int64_t> matrixRows(const std::string& name, std::int64_t columns) const;
+
+    const Model& model() const { return m_model; }
+
+private:
+    Status fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix);
+
+    const Model& m_model;
+    WeightTransform m_transform;
+    bool m_emulateActivationRounding = false;
+    ParallelRows& m_pool;
+};
+
+}  // namespace gguf
