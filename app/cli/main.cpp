@@ -30,6 +30,12 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
+    "  logits MODEL (--tokens IDS | --text-file F) -o OUT.f32 [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]\n"
+    "                                              run the model (llama family): logits [tokens, vocab] and\n"
+    "                                              residual stream [layers, tokens, embd] as float32\n"
+    "  kld REF OTHER... (--tokens IDS | --text-file F) [--simulate TYPES] [--json] [--sgemm]\n"
+    "                                              output-level error: KL divergence, top-token agreement,\n"
+    "                                              perplexity, per-layer drift and MoE routing changes\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -75,6 +81,10 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runCompare(words);
     if (command == "convert")
         return runConvert(words);
+    if (command == "logits")
+        return runLogits(words);
+    if (command == "kld")
+        return runKld(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace
