@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <tuple>
 #include <cmath>
 #include <numeric>
@@ -56,8 +57,14 @@ public:
 
 private:
     bool cancelled() const { return m_options.cancel && m_options.cancel->load(); }
-    void noteHeld(std::uint64_t bytes) { m_peak = std::max(m_peak, bytes); }
-    static std::uint64_t bytesOf(const WeightMatrix& m) { return m.values.size() * sizeof(float); }
+    void noteHeld(std::uint64_t bytes) { m_peak = std::max(m_peak, bytes + m_loader.spareBytes()); }
+    void recycle(std::initializer_list<Result<WeightMatrix>*> matrices)
+    {
+        for (Result<WeightMatrix>* m : matrices)
+            if (*m)
+                m_loader.recycle(std::move(m->value()));
+    }
+    static std::uint64_t bytesOf(const WeightMatrix& m) { return m.heldBytes(); }
 
     Status embed(std::span<const std::int32_t> tokens, std::vector<float>& residual);
     Status attention(std::int64_t layer, std::vector<float>& residual);
@@ -83,7 +90,8 @@ Status PassRunner::embed(std::span<const std::int32_t> tokens, std::vector<float
         auto row = m_loader.loadRows("token_embd.weight", width, id, id + 1);
         if (!row)
             return row.error();
-        std::copy(row->values.begin(), row->values.end(), residual.begin() + t * width);
+        std::copy_n(row->data(), width, residual.begin() + t * width);
+        m_loader.recycle(std::move(*row));
     }
     return Ok{};
 }
@@ -107,12 +115,12 @@ Status PassRunner::attention(std::int64_t layer, std::vector<float>& residual)
     noteHeld(bytesOf(*norm) + bytesOf(*wq) + bytesOf(*wk) + bytesOf(*wv) + bytesOf(*wo) + bytesOf(*freqs));
 
     std::vector<float> normed(residual.size());
-    rmsNormRows(residual.data(), m_tokens, width, norm->values, m_h.rmsEpsilon, normed.data());
+    rmsNormRows(residual.data(), m_tokens, width, norm->view(), m_h.rmsEpsilon, normed.data());
     std::vector<float> q(static_cast<std::size_t>(m_tokens * qWidth)), k(static_cast<std::size_t>(m_tokens * kvWidth)), v(k.size());
     multiplyWeights(normed.data(), m_tokens, *wq, m_accumulation, q.data());
     multiplyWeights(normed.data(), m_tokens, *wk, m_accumulation, k.data());
     multiplyWeights(normed.data(), m_tokens, *wv, m_accumulation, v.data());
-    const RopeParameters rope{m_h.block->rope, m_h.ropeDimensions, m_h.ropeFreqBase, m_h.ropeFreqScale, freqs->values};
+    const RopeParameters rope{m_h.block->rope, m_h.ropeDimensions, m_h.ropeFreqBase, m_h.ropeFreqScale, freqs->view()};
     applyRope(q.data(), m_tokens, m_h.headCount, m_h.headDimension, rope);
     applyRope(k.data(), m_tokens, m_h.headCountKv, m_h.headDimension, rope);
     const float scale = m_h.attentionScale != 0.0f ? m_h.attentionScale : 1.0f / std::sqrt(static_cast<float>(m_h.headDimension));
@@ -122,6 +130,7 @@ Status PassRunner::attention(std::int64_t layer, std::vector<float>& residual)
     multiplyWeights(mixed.data(), m_tokens, *wo, m_accumulation, projected.data());
     for (std::size_t i = 0; i < residual.size(); ++i)
         residual[i] = projected[i] + residual[i];  // ffn_inp = attn_out + inpSA
+    recycle({&norm, &wq, &wk, &wv, &wo, &freqs});
     return Ok{};
 }
 
@@ -142,6 +151,7 @@ Status PassRunner::denseFeedForward(std::int64_t layer, const std::vector<float>
     swiglu(g.data(), u.data(), g.size());
     out.assign(normed.size(), 0.0f);
     multiplyWeights(g.data(), m_tokens, *down, m_accumulation, out.data());
+    recycle({&gate, &up, &down});
     return Ok{};
 }
 
@@ -232,7 +242,9 @@ Status PassRunner::expertFeedForward(std::int64_t layer, const std::vector<float
             for (std::int64_t i = 0; i < width; ++i)
                 target[i] = d[static_cast<std::size_t>(r * width + i)] * w;
         }
+        recycle({&gate, &up, &down});
     }
+    recycle({&router});
     out.assign(normed.size(), 0.0f);
     for (std::int64_t t = 0; t < m_tokens; ++t)
         for (std::int64_t s = 0; s < used; ++s) {
@@ -250,8 +262,9 @@ Status PassRunner::feedForward(std::int64_t layer, std::vector<float>& residual,
     if (!norm)
         return norm.error();
     std::vector<float> normed(residual.size());
-    rmsNormRows(residual.data(), m_tokens, m_h.embeddingLength, norm->values, m_h.rmsEpsilon, normed.data());
+    rmsNormRows(residual.data(), m_tokens, m_h.embeddingLength, norm->view(), m_h.rmsEpsilon, normed.data());
     std::vector<float> out;
+    recycle({&norm});
     Status done = m_h.isMixtureOfExperts() ? expertFeedForward(layer, normed, out, selected) : denseFeedForward(layer, normed, out);
     if (!done)
         return done;
@@ -267,7 +280,8 @@ Status PassRunner::output(const std::vector<float>& residual, std::vector<float>
     if (!norm)
         return norm.error();
     std::vector<float> normed(residual.size());
-    rmsNormRows(residual.data(), m_tokens, width, norm->values, m_h.rmsEpsilon, normed.data());
+    rmsNormRows(residual.data(), m_tokens, width, norm->view(), m_h.rmsEpsilon, normed.data());
+    recycle({&norm});
     const std::string name = m_h.tiedOutput ? "token_embd.weight" : "output.weight";
     auto rows = m_loader.matrixRows(name, width);
     if (!rows)
@@ -285,8 +299,9 @@ Status PassRunner::output(const std::vector<float>& residual, std::vector<float>
         if (!chunk)
             return chunk.error();
         noteHeld(bytesOf(*chunk));
-        multiplyWeights(normed.data(), m_tokens, chunk->values.data(), chunk->rows, width, chunk->activationType, m_accumulation,
+        multiplyWeights(normed.data(), m_tokens, chunk->data(), chunk->rows, width, chunk->activationType, m_accumulation,
                         logits.data() + first, vocabulary);
+        recycle({&chunk});
     }
     return Ok{};
 }

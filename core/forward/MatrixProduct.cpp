@@ -71,7 +71,7 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
 
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y)
 {
-    multiplyWeights(x, tokens, weight.values.data(), weight.rows, weight.columns, weight.activationType, accumulation, y, weight.rows);
+    multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationType, accumulation, y, weight.rows);
 }
 
 }  // namespace gguf

@@ -3,6 +3,8 @@
 #include "kernels/ParallelDequantize.h"
 #include "types/GgmlType.h"
 
+#include <cstdint>
+
 namespace gguf {
 
 namespace {
@@ -17,13 +19,46 @@ WeightLoader::WeightLoader(const Model& model, WeightTransform transform, bool e
 {
 }
 
+void WeightLoader::recycle(WeightMatrix&& matrix)
+{
+    if (matrix.values.capacity() > 0)
+        m_spare.push_back(std::move(matrix.values));
+    matrix = WeightMatrix{};
+}
+
+std::uint64_t WeightLoader::spareBytes() const
+{
+    std::uint64_t bytes = 0;
+    for (const auto& buffer : m_spare)
+        bytes += buffer.capacity() * sizeof(float);
+    return bytes;
+}
+
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
 {
     matrix.storedType = tensor.typeId;
     matrix.activationType = typeIdValue(GgmlTypeId::F32);
     if (m_emulateActivationRounding && (tensor.typeId == typeIdValue(GgmlTypeId::F16) || tensor.typeId == typeIdValue(GgmlTypeId::BF16)))
         matrix.activationType = tensor.typeId;
-    matrix.values.assign((rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]), 0.0f);
+    const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
+    if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !m_transform && tensor.data
+        && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {
+        matrix.mapped = reinterpret_cast<const float*>(tensor.data) + rowBegin * static_cast<std::uint64_t>(tensor.ne[0]);
+        return Ok{};
+    }
+    // The spare buffer that fits best: the smallest large enough, else the largest.
+    std::size_t best = m_spare.size();
+    for (std::size_t i = 0; i < m_spare.size(); ++i) {
+        const bool fits = m_spare[i].capacity() >= count;
+        if (best == m_spare.size() || (fits && (m_spare[best].capacity() < count || m_spare[i].capacity() < m_spare[best].capacity()))
+            || (!fits && m_spare[best].capacity() < count && m_spare[i].capacity() > m_spare[best].capacity()))
+            best = i;
+    }
+    if (best < m_spare.size()) {
+        matrix.values = std::move(m_spare[best]);
+        m_spare.erase(m_spare.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+    matrix.values.resize(count);
     if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, matrix.values, m_pool); !done)
         return done;
     if (m_transform)

@@ -1,6 +1,7 @@
 #pragma once
 // Weights of the forward pass, dequantized to f32 on demand (one layer's worth at a time, never
-// the whole model) with the core's kernels on all cores. A transform hook sees every matrix after
+// the whole model) with the core's kernels on all cores; little-endian f32 tensors are used in
+// place from the mapping when nothing transforms them. A transform hook sees every matrix after
 // dequantization, so the same pass runs the reference "quantized in memory" (simulation).
 
 #include "base/ParallelRows.h"
@@ -19,7 +20,8 @@ namespace gguf {
 // A weight in f32: `slices` matrices (experts) of rows x columns, row-major; ggml's ne[0] is the
 // column count, so a matrix product is y = W x over rows.
 struct WeightMatrix {
-    std::vector<float> values;
+    std::vector<float> values;        // the f32 copy, unless `mapped` is set
+    const float* mapped = nullptr;    // an f32 tensor used in place from the mapped file
     std::int64_t columns = 0;
     std::int64_t rows = 0;
     std::int64_t slices = 1;
@@ -28,8 +30,13 @@ struct WeightMatrix {
     // (vec_dot_type: f16 for f16 weights, bf16 for bf16); f32 when none is emulated.
     std::uint32_t activationType = 0;
 
-    bool present() const { return !values.empty(); }
-    const float* slice(std::int64_t index) const { return values.data() + index * rows * columns; }
+    std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
+    const float* data() const { return mapped ? mapped : values.data(); }
+    std::span<const float> view() const { return {data(), size()}; }
+    bool present() const { return size() > 0; }
+    const float* slice(std::int64_t index) const { return data() + index * rows * columns; }
+    // f32 bytes this matrix holds beyond the mapped file.
+    std::uint64_t heldBytes() const { return values.capacity() * sizeof(float); }
 };
 
 // Replaces dequantized values in place (e.g. quantize to q4_K and back). `values` are rows
@@ -53,6 +60,12 @@ public:
 
     const Model& model() const { return m_model; }
 
+    // Hands a matrix's storage back for the next load, so a pass over many layers reuses a few
+    // buffers instead of faulting in fresh memory for every tensor.
+    void recycle(WeightMatrix&& matrix);
+    // f32 bytes in the spare buffers (counted in what the pass holds).
+    std::uint64_t spareBytes() const;
+
 private:
     Status fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix);
 
@@ -60,6 +73,7 @@ private:
     WeightTransform m_transform;
     bool m_emulateActivationRounding = false;
     ParallelRows& m_pool;
+    std::vector<std::vector<float>> m_spare;
 };
 
 }  // namespace gguf
