@@ -17,7 +17,7 @@
 namespace {
 
 const char* const kUsage =
-    "usage: kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPE,TYPE...] [--json] [--sgemm]";
+    "usage: kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPE,TYPE...] [--json] [--sgemm] [--llama-activations]";
 
 std::optional<std::vector<std::uint32_t>> parseSimulatedTypes(const std::string& text)
 {
@@ -169,7 +169,7 @@ void appendJson(gguf::JsonWriter& json, const std::string& label, const gguf::Ou
 
 int runKld(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--tokens", "--text-file", "--llama-kld-base", "--chunk", "--simulate"}, {"--json", "--sgemm"});
+    const CliArguments args = CliArguments::parse(words, {"--tokens", "--text-file", "--llama-kld-base", "--chunk", "--simulate"}, {"--json", "--sgemm", "--llama-activations"});
     if (!args.error.empty() || args.positionals.empty())
         return reportFailure(args.error.empty() ? kUsage : args.error, 2);
     const int inputs = int(args.has("--tokens")) + int(args.has("--text-file")) + int(args.has("--llama-kld-base"));
@@ -202,6 +202,7 @@ int runKld(const std::vector<std::string>& words)
 
     gguf::OutputRunOptions options;
     options.accumulateInDouble = !args.has("--sgemm");
+    options.emulateLlamaCppActivations = args.has("--llama-activations");
     std::vector<std::int32_t> tokens;
     if (const auto path = args.value("--llama-kld-base")) {
         auto base = gguf::readLlamaKldBase(*path);

@@ -299,7 +299,7 @@ Status PassRunner::output(const std::vector<float>& residual, std::vector<float>
         if (!chunk)
             return chunk.error();
         noteHeld(bytesOf(*chunk));
-        multiplyWeights(normed.data(), m_tokens, chunk->data(), chunk->rows, width, chunk->activationType, m_accumulation,
+        multiplyWeights(normed.data(), m_tokens, chunk->data(), chunk->rows, width, chunk->activationRounding, m_accumulation,
                         logits.data() + first, vocabulary);
         recycle({&chunk});
     }

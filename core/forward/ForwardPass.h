@@ -22,8 +22,9 @@ namespace gguf {
 inline constexpr std::int64_t kMaxForwardTokens = 16384;
 
 struct ForwardOptions {
-    // Round activations to f16/bf16 before products with f16/bf16 weights, as llama.cpp's CPU
-    // backend does. Off: pure f32 activations (the model as the weights define it).
+    // Treat the activations before each product as llama.cpp's CPU backend does for that weight
+    // type (f16/bf16 rounding, q8_0 or q8_K quantization; ActivationRounding.h). Off: pure f32
+    // activations (the model as the weights define it).
     bool emulateLlamaCppActivations = false;
     // Matrix products summed in double (cblas_dgemm) rather than float (cblas_sgemm); see
     // MatrixProduct.h. Double is the default: the pass is a measuring instrument.

@@ -1,9 +1,6 @@
 #include "forward/MatrixProduct.h"
 
 #include "forward/WeightLoader.h"
-#include "kernels/HalfFloat.h"
-#include "quantize/FloatEncode.h"
-#include "types/GgmlType.h"
 
 #include <cblas.h>
 
@@ -16,17 +13,6 @@ namespace {
 
 // Weight rows converted to double at a time: bounds the double copy to a few MB.
 constexpr std::int64_t kDoubleRowsPerBlock = 512;
-
-bool roundsActivations(std::uint32_t activationType)
-{
-    return activationType == typeIdValue(GgmlTypeId::F16) || activationType == typeIdValue(GgmlTypeId::BF16);
-}
-
-// f32 -> f16/bf16 -> f32: the value llama.cpp's matrix product sees.
-float roundedActivation(float v, std::uint32_t activationType)
-{
-    return activationType == typeIdValue(GgmlTypeId::F16) ? f16ToF32(quantize::f32ToF16Bits(v)) : bf16ToF32(quantize::f32ToBf16Bits(v));
-}
 
 void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
                       std::int64_t yStride)
@@ -50,15 +36,14 @@ void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights,
 }  // namespace
 
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
-                     std::uint32_t activationType, Accumulation accumulation, float* y, std::int64_t yStride)
+                     ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride)
 {
     if (tokens == 0 || rows == 0)
         return;
     std::vector<float> rounded;
-    if (roundsActivations(activationType)) {
+    if (rounding != ActivationRounding::None) {
         rounded.assign(x, x + tokens * columns);
-        for (float& v : rounded)
-            v = roundedActivation(v, activationType);
+        roundActivations(rounding, rounded, columns);
         x = rounded.data();
     }
     if (accumulation == Accumulation::Double) {
@@ -71,7 +56,7 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
 
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y)
 {
-    multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationType, accumulation, y, weight.rows);
+    multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationRounding, accumulation, y, weight.rows);
 }
 
 }  // namespace gguf

@@ -2,6 +2,8 @@
 // The pass's matrix products, through OpenBLAS (all cores). Activations are row-major
 // [tokens, features]; weights row-major [rows, columns] as ggml stores them.
 
+#include "forward/ActivationRounding.h"
+
 #include <cstdint>
 
 namespace gguf {
@@ -15,11 +17,10 @@ struct WeightMatrix;
 enum class Accumulation { Float, Double };
 
 // y[t, r] = sum_c x[t, c] * W[r, c] for `tokens` rows of x (row stride `columns`) and the
-// `rows` x `columns` matrix at `weights`; y has row stride `yStride` (>= rows). When
-// `activationType` is f16 or bf16 the inputs are first rounded to it, as llama.cpp's CPU backend
-// does for f16/bf16 weights (their vec_dot_type).
+// `rows` x `columns` matrix at `weights`; y has row stride `yStride` (>= rows). The inputs are
+// first rounded as `rounding` says (llama.cpp's treatment of activations, ActivationRounding.h).
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
-                     std::uint32_t activationType, Accumulation accumulation, float* y, std::int64_t yStride);
+                     ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride);
 
 // The same with a whole WeightMatrix (its first slice), y with row stride weight.rows.
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y);

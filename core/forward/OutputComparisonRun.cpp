@@ -25,6 +25,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
     const auto base = [&](const WeightTransform& transform) {
         ForwardOptions forward;
         forward.accumulateInDouble = options.accumulateInDouble;
+        forward.emulateLlamaCppActivations = options.emulateLlamaCppActivations;
         forward.cancel = options.cancel;
         forward.transform = transform;
         return forward;

@@ -27,6 +27,7 @@ struct OutputRunOptions {
     std::int64_t chunkSize = 0;
     std::int32_t bosToken = -1;
     bool accumulateInDouble = true;
+    bool emulateLlamaCppActivations = false;  // ForwardOptions: llama.cpp's activation rounding
     const std::atomic<bool>* cancel = nullptr;
     // Forward passes done / total, after each one.
     std::function<void(std::int64_t done, std::int64_t total)> progress;

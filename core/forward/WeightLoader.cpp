@@ -37,9 +37,7 @@ std::uint64_t WeightLoader::spareBytes() const
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
 {
     matrix.storedType = tensor.typeId;
-    matrix.activationType = typeIdValue(GgmlTypeId::F32);
-    if (m_emulateActivationRounding && (tensor.typeId == typeIdValue(GgmlTypeId::F16) || tensor.typeId == typeIdValue(GgmlTypeId::BF16)))
-        matrix.activationType = tensor.typeId;
+    matrix.activationRounding = m_emulateActivationRounding ? llamaCppActivationRounding(tensor.typeId) : ActivationRounding::None;
     const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
     if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !m_transform && tensor.data
         && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {

@@ -6,6 +6,7 @@
 
 #include "base/ParallelRows.h"
 #include "base/Result.h"
+#include "forward/ActivationRounding.h"
 #include "gguf/Model.h"
 
 #include <array>
@@ -26,9 +27,9 @@ struct WeightMatrix {
     std::int64_t rows = 0;
     std::int64_t slices = 1;
     std::uint32_t storedType = 0;  // the tensor's type in the file
-    // Type whose rounding llama.cpp applies to the activations multiplied by this weight
-    // (vec_dot_type: f16 for f16 weights, bf16 for bf16); f32 when none is emulated.
-    std::uint32_t activationType = 0;
+    // What llama.cpp does to the activations multiplied by this weight (its vec_dot_type), when
+    // that is emulated (ActivationRounding.h); None otherwise.
+    ActivationRounding activationRounding = ActivationRounding::None;
 
     std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
     const float* data() const { return mapped ? mapped : values.data(); }

@@ -34,21 +34,26 @@ private slots:
     {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("oracle");
-        QTest::newRow("tiny-llama-F32 P2") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P2");
-        QTest::newRow("tiny-moe F32 P3") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3");
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("tiny-llama-F32 P2") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P2") << QStringList{};
+        QTest::newRow("tiny-moe F32 P3") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{};
+        QTest::newRow("tiny-moe Q4_K P1, llama.cpp's activations")
+            << QStringLiteral("tiny-moe-Q4_K.gguf") << QStringLiteral("tiny-moe-Q4_K.P1") << QStringList{QStringLiteral("--llama-activations")};
     }
 
     void logitsMatchOracle()
     {
         QFETCH(QString, model);
         QFETCH(QString, oracle);
+        QFETCH(QStringList, extra);
         const auto reference = loadLogitsOracle(oracle);
         QVERIFY(reference.loaded);
         QTemporaryDir dir;
         const QString logits = dir.filePath(QStringLiteral("out.f32"));
         const QString hidden = dir.filePath(QStringLiteral("hidden.f32"));
-        const auto run = runCli({QStringLiteral("logits"), fixturePath(model), QStringLiteral("--tokens"), joinedTokens(reference.tokens),
-                                 QStringLiteral("-o"), logits, QStringLiteral("--hidden"), hidden});
+        const auto run = runCli(QStringList{QStringLiteral("logits"), fixturePath(model), QStringLiteral("--tokens"), joinedTokens(reference.tokens),
+                                            QStringLiteral("-o"), logits, QStringLiteral("--hidden"), hidden}
+                                + extra);
         QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
         QVERIFY(run.out.isEmpty());
         const auto ours = readFloats(logits);
