@@ -1,5 +1,12 @@
 #include "forward/LlamaKldBase.h"
 
+#include "base/FileKind.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -9,9 +16,21 @@ namespace gguf {
 Result<LlamaKldBase> readLlamaKldBase(const std::string& path)
 {
     const auto fail = [&](const std::string& message, std::uint64_t offset) { return Error{message, offset, path}; };
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!file)
+    // Opened without blocking and checked to be a regular file first: a FIFO without a writer
+    // must not hang the command, and a device has no size to check the counts against.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return fail("cannot open: " + std::string(std::strerror(errno)), Error::kNoOffset);
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return fail(std::string("not a regular file (") + nonRegularFileKind(info.st_mode, "unknown") + ")", Error::kNoOffset);
+    }
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(::fdopen(fd, "rb"), &std::fclose);
+    if (!file) {
+        ::close(fd);
+        return fail("cannot open: " + std::string(std::strerror(errno)), Error::kNoOffset);
+    }
     char header[20];
     if (std::fread(header, 1, sizeof header, file.get()) != sizeof header)
         return fail("too short for a llama-perplexity logits header (20 bytes)", 0);

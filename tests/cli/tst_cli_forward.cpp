@@ -97,6 +97,8 @@ private slots:
             << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("q9_X"), QStringLiteral("--tokens"), QStringLiteral("1,2")};
         QTest::newRow("kld bad chunk") << QStringList{QStringLiteral("kld"), model, model, QStringLiteral("--chunk"), QStringLiteral("2"),
                                                       QStringLiteral("--tokens"), QStringLiteral("1,2,3,4")};
+        QTest::newRow("kld base is a folder")
+            << QStringList{QStringLiteral("kld"), model, model, QStringLiteral("--llama-kld-base"), fixturesDir()};
         QTest::newRow("kld not a base file")
             << QStringList{QStringLiteral("kld"), model, model, QStringLiteral("--llama-kld-base"), model};
     }
