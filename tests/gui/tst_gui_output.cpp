@@ -11,6 +11,7 @@
 #include "output/OutputErrorTab.h"
 #include "Waits.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -155,6 +156,28 @@ private slots:
         // Either the cancel came in time or the (tiny) run had already finished: both end once.
         QCOMPARE(finished.size(), 1);
         QVERIFY(!tab.isRunning());
+    }
+
+    // The toggle reaches the pass: the emulated run gives the core's emulated figures.
+    void llamaActivationsToggle()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-llama-F32.gguf"), QStringLiteral("tiny-llama-Q8_0.gguf")});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        tab.setTokens(QStringLiteral("1,2,3,4,5,6,7,8"));
+        QVERIFY(runAndWait(tab));
+        const double plain = tab.result()->comparisons[0].kld.mean;
+        tab.llamaActivations()->setChecked(true);
+        QVERIFY(runAndWait(tab));
+        const double emulated = tab.result()->comparisons[0].kld.mean;
+        gguf::OutputRunOptions options;
+        options.emulateLlamaCppActivations = true;
+        auto direct = gguf::compareModelOutputs(*comparison->models()[comparison->referenceIndex()],
+                                                {{"q8", comparison->columns()[0].model.get(), 0}}, std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8},
+                                                options);
+        QVERIFY(direct);
+        QCOMPARE(emulated, direct->comparisons[0].kld.mean);
+        QVERIFY(emulated != plain);
     }
 
     void denseModelHasNoRouterMap()

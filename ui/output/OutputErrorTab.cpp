@@ -7,6 +7,7 @@
 #include "output/OutputRun.h"
 #include "types/GgmlType.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
@@ -47,7 +48,7 @@ QColor kldColour(double kld, double maximum)
 
 OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget* parent)
     : QWidget(parent), m_reference(comparison.models()[comparison.referenceIndex()]), m_run(new OutputRun(this)),
-      m_tokenEdit(new QLineEdit(this)), m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
+      m_tokenEdit(new QLineEdit(this)), m_llamaActivations(new QCheckBox(tr("llama.cpp activations"), this)), m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_exportButton(new QPushButton(tr("Export…"), this)), m_progress(new QProgressBar(this)), m_status(new QLabel(this)),
       m_summary(new QLabel(this)), m_candidate(new QComboBox(this)), m_views(new QTabWidget(this)), m_drift(new QCustomPlot(this)),
       m_histogram(new QCustomPlot(this)), m_router(new QCustomPlot(this)), m_text(new QTextBrowser(this))
@@ -72,6 +73,9 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
         ids << QString::number(id);
     m_tokenEdit->setText(ids.join(QLatin1Char(',')));
     m_tokenEdit->setToolTip(tr("Token ids, separated by commas"));
+    m_llamaActivations->setObjectName(QStringLiteral("outputLlamaActivations"));
+    m_llamaActivations->setToolTip(tr("Round or quantize the activations before each product as llama.cpp's CPU backend does "
+                                      "(f16, q8_0, q8_K), to see llama.cpp's numbers; off: the model as its weights define it"));
     m_cancelButton->setEnabled(false);
     m_exportButton->setEnabled(false);
     m_progress->setVisible(false);
@@ -99,6 +103,7 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Tokens:"), this));
     controls->addWidget(m_tokenEdit, 1);
+    controls->addWidget(m_llamaActivations);
     controls->addWidget(m_runButton);
     controls->addWidget(m_cancelButton);
     controls->addWidget(new QLabel(tr("Show:"), this));
@@ -188,7 +193,7 @@ void OutputErrorTab::run()
     m_progress->setVisible(true);
     m_progress->setRange(0, 0);
     m_status->setText(tr("Running %n forward pass(es)…", nullptr, static_cast<int>(m_candidates.size() + 1)));
-    m_run->start(m_reference, m_candidates, std::move(tokens));
+    m_run->start(m_reference, m_candidates, std::move(tokens), m_llamaActivations->isChecked());
 }
 
 void OutputErrorTab::showResult(std::shared_ptr<const gguf::OutputRunResult> result)

@@ -17,6 +17,7 @@ namespace gguf {
 class ModelComparison;
 class Vocabulary;
 }
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -45,6 +46,7 @@ public:
     QCustomPlot* routerPlot() const { return m_router; }
     QTextBrowser* tokenText() const { return m_text; }
     QComboBox* candidateChooser() const { return m_candidate; }
+    QCheckBox* llamaActivations() const { return m_llamaActivations; }
     QTabWidget* views() const { return m_views; }
     // Exports the view on top (a plot by suffix, the text as HTML); empty on success.
     QString exportCurrentView(const QString& path) const;
@@ -71,6 +73,7 @@ private:
     std::shared_ptr<const gguf::OutputRunResult> m_result;
     OutputRun* m_run;
     QLineEdit* m_tokenEdit;
+    QCheckBox* m_llamaActivations;
     QPushButton* m_runButton;
     QPushButton* m_cancelButton;
     QPushButton* m_exportButton;

@@ -17,7 +17,8 @@ void OutputRun::cancel()
         m_cancel->store(true);
 }
 
-void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, std::vector<std::int32_t> tokens)
+void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, std::vector<std::int32_t> tokens,
+                      bool emulateLlamaCpp)
 {
     cancel();
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -27,13 +28,14 @@ void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<
     auto cancelFlag = m_cancel;
     // The worker owns shared pointers to everything it reads; it reports through queued calls
     // that check the generation on the GUI thread.
-    QThreadPool::globalInstance()->start([self, generation, cancelFlag, reference, candidates = std::move(candidates),
+    QThreadPool::globalInstance()->start([self, generation, cancelFlag, reference, emulateLlamaCpp, candidates = std::move(candidates),
                                           tokens = std::move(tokens)]() {
         std::vector<gguf::OutputCandidate> core;
         for (const auto& c : candidates)
             core.push_back({c.label.toStdString(), c.model.get(), c.simulatedType});
         gguf::OutputRunOptions options;
         options.cancel = cancelFlag.get();
+        options.emulateLlamaCppActivations = emulateLlamaCpp;
         options.progress = [self, generation](std::int64_t done, std::int64_t total) {
             if (!self)
                 return;

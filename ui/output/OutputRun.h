@@ -24,7 +24,9 @@ public:
     explicit OutputRun(QObject* parent = nullptr);
     ~OutputRun() override;
 
-    void start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, std::vector<std::int32_t> tokens);
+    // `emulateLlamaCpp`: llama.cpp's activation rounding (ForwardOptions::emulateLlamaCppActivations).
+    void start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, std::vector<std::int32_t> tokens,
+               bool emulateLlamaCpp = false);
     void cancel();
     bool isRunning() const { return m_running; }
 
