@@ -8,6 +8,7 @@
 #include "forward/ForwardPass.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
+#include "SmallModels.h"
 #include "write/GgufWriter.h"
 
 #include <QTemporaryDir>
@@ -295,6 +296,84 @@ private slots:
         const double error = worstRowError(result->logits, expected, static_cast<std::size_t>(h.vocabularySize));
         QVERIFY2(error < 1e-5, qPrintable(QString::number(error)));
         QVERIFY(worstRowError(untied->logits, expected, static_cast<std::size_t>(h.vocabularySize)) > 1e-2);
+    }
+
+    // Hostile hyperparameters and shapes: a precise error naming the key or tensor, never a
+    // crash or an allocation sized by the bad field.
+    void rejectsInconsistentModels_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no epsilon") << QStringLiteral("no-epsilon") << QStringLiteral("layer_norm_rms_epsilon");
+        QTest::newRow("huge feed-forward") << QStringLiteral("ff") << QStringLiteral("blk.0.ffn_gate.weight");
+        QTest::newRow("heads do not divide") << QStringLiteral("kv") << QStringLiteral("head_count_kv");
+        QTest::newRow("too many heads") << QStringLiteral("heads") << QStringLiteral("key_length");
+        QTest::newRow("wrong q shape") << QStringLiteral("q") << QStringLiteral("blk.0.attn_q.weight");
+        QTest::newRow("missing ffn_down") << QStringLiteral("down") << QStringLiteral("blk.0.ffn_down.weight");
+        QTest::newRow("experts without tensors") << QStringLiteral("experts") << QStringLiteral("blk.0.ffn_gate_inp.weight");
+    }
+
+    void rejectsInconsistentModels()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, expected);
+        using gguf::EncodedValue;
+        const std::int64_t e = 32, ff = 64, vocab = 16;
+        std::vector<std::pair<std::string, EncodedValue>> keys{
+            {"general.architecture", EncodedValue::string("llama")},
+            {"llama.embedding_length", EncodedValue::u32(e)},
+            {"llama.block_count", EncodedValue::u32(1)},
+            {"llama.feed_forward_length", EncodedValue::u32(change == "ff" ? 1u << 30 : ff)},
+            {"llama.attention.head_count", EncodedValue::u32(change == "heads" ? 64 : 4)},
+            {"llama.attention.head_count_kv", EncodedValue::u32(change == "kv" ? 3 : 4)},
+        };
+        if (change != "no-epsilon")
+            keys.push_back({"llama.attention.layer_norm_rms_epsilon", EncodedValue::f32(1e-5f)});
+        if (change == "experts") {
+            keys.push_back({"llama.expert_count", EncodedValue::u32(4)});
+            keys.push_back({"llama.expert_used_count", EncodedValue::u32(2)});
+        }
+        std::vector<SmallTensor> tensors{{"token_embd.weight", {e, vocab}}, {"output_norm.weight", {e}},
+                                         {"blk.0.attn_norm.weight", {e}},   {"blk.0.attn_q.weight", {e, change == "q" ? e + 1 : e}},
+                                         {"blk.0.attn_k.weight", {e, e}},   {"blk.0.attn_v.weight", {e, e}},
+                                         {"blk.0.attn_output.weight", {e, e}}, {"blk.0.ffn_norm.weight", {e}},
+                                         {"blk.0.ffn_gate.weight", {e, ff}}, {"blk.0.ffn_up.weight", {e, ff}}};
+        if (change != "down")
+            tensors.push_back({"blk.0.ffn_down.weight", {ff, e}});
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("bad.gguf")).toStdString();
+        QCOMPARE(QString::fromStdString(writeSmallModel(path, keys, tensors)), QString());
+        const auto model = openModelAt(QString::fromStdString(path));
+        QVERIFY(model);
+        auto result = gguf::runForward(*model, std::vector<std::int32_t>{1, 2, 3});
+        QVERIFY(!result);
+        QVERIFY2(result.error().message.find(expected.toStdString()) != std::string::npos, result.error().message.c_str());
+    }
+
+    // The same small model with consistent shapes runs (the rows above fail for their reason).
+    void consistentSmallModelRuns()
+    {
+        using gguf::EncodedValue;
+        const std::int64_t e = 32, ff = 64, vocab = 16;
+        const std::vector<std::pair<std::string, EncodedValue>> keys{
+            {"general.architecture", EncodedValue::string("llama")}, {"llama.embedding_length", EncodedValue::u32(e)},
+            {"llama.block_count", EncodedValue::u32(1)},              {"llama.feed_forward_length", EncodedValue::u32(ff)},
+            {"llama.attention.head_count", EncodedValue::u32(4)},    {"llama.attention.layer_norm_rms_epsilon", EncodedValue::f32(1e-5f)}};
+        const std::vector<SmallTensor> tensors{{"token_embd.weight", {e, vocab}}, {"output_norm.weight", {e}},
+                                               {"blk.0.attn_norm.weight", {e}},   {"blk.0.attn_q.weight", {e, e}},
+                                               {"blk.0.attn_k.weight", {e, e}},   {"blk.0.attn_v.weight", {e, e}},
+                                               {"blk.0.attn_output.weight", {e, e}}, {"blk.0.ffn_norm.weight", {e}},
+                                               {"blk.0.ffn_gate.weight", {e, ff}}, {"blk.0.ffn_up.weight", {e, ff}},
+                                               {"blk.0.ffn_down.weight", {ff, e}}};
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("ok.gguf")).toStdString();
+        QCOMPARE(QString::fromStdString(writeSmallModel(path, keys, tensors)), QString());
+        const auto model = openModelAt(QString::fromStdString(path));
+        QVERIFY(model);
+        auto result = gguf::runForward(*model, std::vector<std::int32_t>{1, 2, 3});
+        QVERIFY2(result, result ? "" : result.error().toString().c_str());
+        QVERIFY(result->hyperparameters.tiedOutput);
+        QCOMPARE(result->logits.size(), std::size_t{3 * 16});
     }
 
     void rejectsBadInput()
