@@ -8,15 +8,29 @@
 #include "write/ByteSink.h"
 
 #include <bit>
+#include <unistd.h>
 
 namespace {
 
 const char* const kUsage =
-    "usage: logits MODEL (--tokens 1,2,3 | --text-file F) -o OUT.f32 [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]";
+    "usage: logits MODEL (--tokens 1,2,3 | --text-file F) -o OUT.f32|- [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]";
 
 // Writes `values` to `path` through a temp file (renamed on success), never over an input.
 bool writeFloatsOrReport(const gguf::Model& model, const std::string& path, const std::vector<float>& values)
 {
+    static_assert(std::endian::native == std::endian::little, "the files are little-endian float32");
+    if (path == "-") {
+        if (isatty(STDOUT_FILENO)) {
+            reportFailure("refusing to write binary data to a terminal; use -o PATH or a pipe", 2);
+            return false;
+        }
+        gguf::DescriptorSink out(STDOUT_FILENO, "standard output");
+        if (gguf::Status s = out.write(values.data(), values.size() * sizeof(float)); !s) {
+            reportFailure(s.error().toString());
+            return false;
+        }
+        return true;
+    }
     for (const auto& shard : model.shards())
         if (gguf::isSameFile(path, shard->path())) {
             reportFailure("output " + path + " is the input file; refusing to overwrite it", 2);
@@ -27,7 +41,6 @@ bool writeFloatsOrReport(const gguf::Model& model, const std::string& path, cons
         reportFailure(sink.error().toString());
         return false;
     }
-    static_assert(std::endian::native == std::endian::little, "the files are little-endian float32");
     if (gguf::Status s = (*sink)->write(values.data(), values.size() * sizeof(float)); !s) {
         reportFailure(s.error().toString());
         return false;

@@ -30,7 +30,7 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
-    "  logits MODEL (--tokens IDS | --text-file F) -o OUT.f32 [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]\n"
+    "  logits MODEL (--tokens IDS | --text-file F) -o OUT.f32|- [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]\n"
     "                                              run the model (llama family): logits [tokens, vocab] and\n"
     "                                              residual stream [layers, tokens, embd] as float32\n"
     "  kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPES] [--json]\n"

@@ -75,6 +75,14 @@ private slots:
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temp file left
     }
 
+    void logitsToStandardOutput()
+    {
+        const auto run = runCli({QStringLiteral("logits"), fixturePath(QStringLiteral("tiny-llama-F32.gguf")), QStringLiteral("--tokens"),
+                                 QStringLiteral("1,2"), QStringLiteral("-o"), QStringLiteral("-")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QCOMPARE(run.out.size(), qsizetype{2 * 512 * 4});
+    }
+
     void misuseIsOneLine_data()
     {
         QTest::addColumn<QStringList>("arguments");
