@@ -13,6 +13,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -139,6 +141,25 @@ private slots:
             const QString path = dir.filePath(QStringLiteral("view%1.%2").arg(view).arg(text ? "html" : "png"));
             QCOMPARE(tab.exportCurrentView(path), QString());
             QVERIFY(QFileInfo(path).size() > 100);
+        }
+    }
+
+    // docs/screenshots/output-*.png: the tab on the tiny-moe model, Q2_K file and q4_K simulated.
+    void screenshots()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-moe-F16.gguf"), QStringLiteral("tiny-moe-Q2_K.gguf")}, {gguf::findTypeByName("q4_K")->id});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        tab.resize(1280, 760);
+        tab.show();
+        tab.setTokens(kTokens);
+        QVERIFY(runAndWait(tab));
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QVERIFY(QDir().mkpath(folder));
+        for (const auto& [view, name] : {std::pair{0, "output-drift"}, {2, "output-tokens"}, {3, "output-router"}}) {
+            tab.views()->setCurrentIndex(view);
+            QTest::qWait(50);
+            QVERIFY(tab.grab().save(folder + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png")));
         }
     }
 

@@ -89,6 +89,12 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     m_drift->yAxis->setScaleType(QCPAxis::stLogarithmic);
     m_drift->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     m_drift->legend->setVisible(true);
+    for (QCustomPlot* plot : {m_drift, m_router}) {
+        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+        ticker->setTickStep(1.0);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        (plot == m_drift ? plot->xAxis : plot->yAxis)->setTicker(ticker);
+    }
     m_histogram->xAxis->setLabel(tr("KL divergence per position (nats)"));
     m_histogram->yAxis->setLabel(tr("positions"));
     m_router->xAxis->setLabel(tr("token position"));
