@@ -21,3 +21,5 @@ int runConvertPreset(const std::vector<std::string>& words);
 int runPlan(const std::vector<std::string>& words);
 int runDiff(const std::vector<std::string>& words);
 int runTokenize(const std::vector<std::string>& words);
+int runLogits(const std::vector<std::string>& words);
+int runKld(const std::vector<std::string>& words);

@@ -44,6 +44,13 @@ const char* const kUsage =
     "  tokenize FILE (--text T | --text-file F) [--no-special]\n"
     "                                              token ids of the model's own tokenizer, on one line\n"
     "                                              (--no-special: no BOS/EOS, special-token text stays text)\n"
+    "  logits MODEL (--tokens IDS | --text-file F) -o OUT.f32|- [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]\n"
+    "                                              run the model (llama family): logits [tokens, vocab] and\n"
+    "                                              residual stream [layers, tokens, embd] as float32\n"
+    "  kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPES] [--json]\n"
+    "      [--sgemm] [--llama-activations]\n"
+    "                                              output-level error: KL divergence, top-token agreement,\n"
+    "                                              perplexity, per-layer drift and MoE routing changes\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -97,6 +104,10 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runDiff(words);
     if (command == "tokenize")
         return runTokenize(words);
+    if (command == "logits")
+        return runLogits(words);
+    if (command == "kld")
+        return runKld(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

@@ -1,4 +1,5 @@
 #include "compare/ComparePage.h"
+#include "output/OutputErrorTab.h"
 
 #include "common/ExportLocation.h"
 #include "common/RowDoubleClick.h"
@@ -106,6 +107,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
         emit comparisonFinished(false, outcome.message());
     });
     m_run->start();
+    m_tabs->addTab(new OutputErrorTab(*m_comparison, m_tabs), tr("Output"));  // forward pass: KLD, drift, flips
     m_progress->track(m_run->job(), tr("Comparing %1 tensors").arg(m_comparison->rows().size()));
     m_status->setText(tr("Computing…"));
 }

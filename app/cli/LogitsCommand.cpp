@@ -1,0 +1,87 @@
+// logits: runs the model on token ids and writes the logits (and optionally the residual stream
+// after every layer) as raw float32 little-endian, in the layout of llama.cpp's reference files.
+
+#include "Commands.h"
+#include "ModelLoading.h"
+#include "TokenInput.h"
+#include "forward/ForwardPass.h"
+#include "write/ByteSink.h"
+
+#include <bit>
+#include <unistd.h>
+
+namespace {
+
+const char* const kUsage =
+    "usage: logits MODEL (--tokens 1,2,3 | --text-file F) -o OUT.f32|- [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]";
+
+// Writes `values` to `path` through a temp file (renamed on success), never over an input.
+bool writeFloatsOrReport(const gguf::Model& model, const std::string& path, const std::vector<float>& values)
+{
+    static_assert(std::endian::native == std::endian::little, "the files are little-endian float32");
+    if (path == "-") {
+        if (isatty(STDOUT_FILENO)) {
+            reportFailure("refusing to write binary data to a terminal; use -o PATH or a pipe", 2);
+            return false;
+        }
+        gguf::DescriptorSink out(STDOUT_FILENO, "standard output");
+        if (gguf::Status s = out.write(values.data(), values.size() * sizeof(float)); !s) {
+            reportFailure(s.error().toString());
+            return false;
+        }
+        return true;
+    }
+    for (const auto& shard : model.shards())
+        if (gguf::isSameFile(path, shard->path())) {
+            reportFailure("output " + path + " is the input file; refusing to overwrite it", 2);
+            return false;
+        }
+    auto sink = gguf::openOutputFile(path);
+    if (!sink) {
+        reportFailure(sink.error().toString());
+        return false;
+    }
+    if (gguf::Status s = (*sink)->write(values.data(), values.size() * sizeof(float)); !s) {
+        reportFailure(s.error().toString());
+        return false;
+    }
+    if (gguf::Status s = (*sink)->commit(); !s) {
+        reportFailure(s.error().toString());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int runLogits(const std::vector<std::string>& words)
+{
+    const CliArguments args = CliArguments::parse(words, {"--tokens", "--text-file", "-o", "--output", "--hidden"}, {"--sgemm", "--llama-activations"});
+    if (!args.error.empty() || args.positionals.size() != 1)
+        return reportFailure(args.error.empty() ? kUsage : args.error, 2);
+    const auto output = args.value("-o") ? args.value("-o") : args.value("--output");
+    if (!output || (args.has("--tokens") == args.has("--text-file")))
+        return reportFailure(kUsage, 2);
+    const auto model = openModelOrReport(args.positionals[0]);
+    if (!model)
+        return 1;
+    const auto tokens = args.has("--tokens") ? parseTokenListOrReport(*args.value("--tokens"))
+                                             : tokenizeTextFileOrReport(*model, *args.value("--text-file"));
+    if (!tokens)
+        return 2;
+
+    gguf::ForwardOptions options;
+    options.accumulateInDouble = !args.has("--sgemm");
+    options.emulateLlamaCppActivations = args.has("--llama-activations");
+    options.keepHiddenStates = args.has("--hidden");
+    auto result = gguf::runForward(*model, *tokens, options);
+    if (!result)
+        return reportFailure(result.error().toString());
+    if (!inputsUnchangedOrReport())
+        return 1;
+    if (!writeFloatsOrReport(*model, *output, result->logits))
+        return 1;
+    if (const auto hidden = args.value("--hidden"); hidden && !writeFloatsOrReport(*model, *hidden, result->hidden))
+        return 1;
+    return 0;
+}

@@ -1,0 +1,127 @@
+#include "forward/ActivationRounding.h"
+
+#include "kernels/HalfFloat.h"
+#include "quantize/FloatEncode.h"
+#include "types/GgmlType.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gguf {
+
+namespace {
+
+// ggml's nearest_int: round half to even through the float magic number.
+int nearestInt(float value)
+{
+    float shifted = value + 12582912.0f;
+    std::int32_t bits;
+    static_assert(sizeof bits == sizeof shifted);
+    __builtin_memcpy(&bits, &shifted, sizeof bits);
+    return (bits & 0x007fffff) - 0x00400000;
+}
+
+// quantize_row_q8_0_ref then dequantize: d = amax / 127 stored as f16, q = round(x / d).
+void roundQ8_0(float* x, std::size_t count)
+{
+    for (std::size_t first = 0; first + 32 <= count; first += 32) {
+        float amax = 0.0f;
+        for (std::size_t j = 0; j < 32; ++j)
+            amax = std::max(amax, std::fabs(x[first + j]));
+        const float d = amax / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const float stored = f16ToF32(quantize::f32ToF16Bits(d));
+        for (std::size_t j = 0; j < 32; ++j)
+            x[first + j] = stored * std::round(x[first + j] * id);
+    }
+}
+
+// quantize_row_q8_K_ref then dequantize: iscale = -127 / (the value of largest magnitude),
+// q = min(127, nearest_int(iscale * x)), d = 1 / iscale kept as f32.
+void roundQ8_K(float* x, std::size_t count)
+{
+    for (std::size_t first = 0; first + 256 <= count; first += 256) {
+        float amax = 0.0f, max = 0.0f;
+        for (std::size_t j = 0; j < 256; ++j) {
+            const float a = std::fabs(x[first + j]);
+            if (a > amax) {
+                amax = a;
+                max = x[first + j];
+            }
+        }
+        if (amax == 0.0f) {
+            std::fill(x + first, x + first + 256, 0.0f);
+            continue;
+        }
+        const float iscale = -127.0f / max;
+        const float d = 1.0f / iscale;
+        for (std::size_t j = 0; j < 256; ++j)
+            x[first + j] = d * static_cast<float>(std::min(127, nearestInt(iscale * x[first + j])));
+    }
+}
+
+}  // namespace
+
+ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId)
+{
+    switch (static_cast<GgmlTypeId>(weightTypeId)) {
+    case GgmlTypeId::F16:
+        return ActivationRounding::F16;
+    case GgmlTypeId::BF16:
+        return ActivationRounding::Bf16;
+    case GgmlTypeId::Q4_0:
+    case GgmlTypeId::Q4_1:
+    case GgmlTypeId::Q5_0:
+    case GgmlTypeId::Q5_1:
+    case GgmlTypeId::Q8_0:
+    case GgmlTypeId::IQ4_NL:
+    case GgmlTypeId::MXFP4:
+        return ActivationRounding::Q8_0;
+    case GgmlTypeId::Q2_K:
+    case GgmlTypeId::Q3_K:
+    case GgmlTypeId::Q4_K:
+    case GgmlTypeId::Q5_K:
+    case GgmlTypeId::Q6_K:
+    case GgmlTypeId::IQ2_XXS:
+    case GgmlTypeId::IQ2_XS:
+    case GgmlTypeId::IQ2_S:
+    case GgmlTypeId::IQ3_XXS:
+    case GgmlTypeId::IQ3_S:
+    case GgmlTypeId::IQ1_S:
+    case GgmlTypeId::IQ1_M:
+    case GgmlTypeId::IQ4_XS:
+    case GgmlTypeId::TQ1_0:
+    case GgmlTypeId::TQ2_0:
+        return ActivationRounding::Q8_K;
+    default:
+        return ActivationRounding::None;  // f32, and types whose vec_dot_type is not known here
+    }
+}
+
+void roundActivations(ActivationRounding rounding, std::span<float> values, std::int64_t rowLength)
+{
+    const auto row = static_cast<std::size_t>(rowLength);
+    for (std::size_t first = 0; first + row <= values.size(); first += row) {
+        float* x = values.data() + first;
+        switch (rounding) {
+        case ActivationRounding::None:
+            return;
+        case ActivationRounding::F16:
+            for (std::size_t i = 0; i < row; ++i)
+                x[i] = f16ToF32(quantize::f32ToF16Bits(x[i]));
+            break;
+        case ActivationRounding::Bf16:
+            for (std::size_t i = 0; i < row; ++i)
+                x[i] = bf16ToF32(quantize::f32ToBf16Bits(x[i]));
+            break;
+        case ActivationRounding::Q8_0:
+            roundQ8_0(x, row);
+            break;
+        case ActivationRounding::Q8_K:
+            roundQ8_K(x, row);
+            break;
+        }
+    }
+}
+
+}  // namespace gguf

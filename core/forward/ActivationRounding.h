@@ -1,0 +1,21 @@
+#pragma once
+// What llama.cpp's CPU backend does to the activations before a product with a weight of a given
+// type (ggml-cpu's vec_dot_type): f16 and bf16 weights see the activations rounded to f16 / bf16;
+// legacy quants (q4_0 ... q8_0, iq4_nl, mxfp4) see them quantized to q8_0 (32-value blocks, f16
+// scale); K-quants, i-quants and ternary types to q8_K (256-value blocks, f32 scale). Emulating
+// it lets our pass reproduce llama.cpp's numbers for a file, not only the file's weights.
+
+#include <cstdint>
+#include <span>
+
+namespace gguf {
+
+enum class ActivationRounding { None, F16, Bf16, Q8_0, Q8_K };
+
+ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId);
+
+// Rounds `values` (rows of `rowLength`, a multiple of the block size for the q8 kinds) in place
+// to what the quantized activations dequantize to.
+void roundActivations(ActivationRounding rounding, std::span<float> values, std::int64_t rowLength);
+
+}  // namespace gguf

@@ -1,0 +1,31 @@
+#include "forward/BlockDescription.h"
+
+#include <algorithm>
+
+namespace gguf {
+
+namespace {
+std::vector<const BlockDescription*> allDescriptions()
+{
+    return {&llamaBlockDescription()};
+}
+}  // namespace
+
+const BlockDescription* findBlockDescription(std::string_view architecture)
+{
+    for (const BlockDescription* description : allDescriptions())
+        if (description->architecture == architecture)
+            return description;
+    return nullptr;
+}
+
+std::vector<std::string_view> supportedArchitectures()
+{
+    std::vector<std::string_view> names;
+    for (const BlockDescription* description : allDescriptions())
+        names.push_back(description->architecture);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+}  // namespace gguf

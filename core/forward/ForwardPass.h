@@ -1,0 +1,57 @@
+#pragma once
+// Runs a model on a token sequence: the logits at every position, the residual stream after
+// every layer (llama.cpp's `l_out-<il>`) and, for MoE models, which experts each token went to.
+// Streamed: the weights of one step of one layer (attention, or one expert's FFN) are
+// dequantized to f32, used and dropped, so the memory held is about that plus the activations,
+// whatever the model size. One pass serves every architecture with a BlockDescription.
+
+#include "base/Result.h"
+#include "forward/ModelHyperparameters.h"
+#include "forward/WeightLoader.h"
+#include "gguf/Model.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace gguf {
+
+// Sequences longer than this are refused: attention keeps one [tokens, tokens] score matrix.
+inline constexpr std::int64_t kMaxForwardTokens = 16384;
+
+struct ForwardOptions {
+    // Treat the activations before each product as llama.cpp's CPU backend does for that weight
+    // type (f16/bf16 rounding, q8_0 or q8_K quantization; ActivationRounding.h). Off: pure f32
+    // activations (the model as the weights define it).
+    bool emulateLlamaCppActivations = false;
+    // Matrix products summed in double (cblas_dgemm) rather than float (cblas_sgemm); see
+    // MatrixProduct.h. Double is the default: the pass is a measuring instrument.
+    bool accumulateInDouble = true;
+    bool keepHiddenStates = true;
+    WeightTransform transform;                  // e.g. simulate a quantization; may be empty
+    const std::atomic<bool>* cancel = nullptr;  // set to stop between steps: the pass fails "cancelled"
+    // Called after each layer (and once after the output) with done / total steps.
+    std::function<void(std::int64_t done, std::int64_t total)> progress;
+};
+
+struct ForwardResult {
+    ModelHyperparameters hyperparameters;
+    std::int64_t tokenCount = 0;
+    std::vector<float> logits;  // [tokens, vocabulary]
+    std::vector<float> hidden;  // [layers, tokens, embedding] (empty unless keepHiddenStates)
+    // MoE only: [layers, tokens, expertUsedCount] expert ids, highest router probability first.
+    std::vector<std::int32_t> selectedExperts;
+    std::uint64_t peakWeightBytes = 0;  // most f32 weight bytes held at one time
+
+    std::span<const float> logitsAt(std::int64_t position) const;
+    std::span<const float> hiddenAt(std::int64_t layer) const;  // [tokens, embedding]
+};
+
+Result<ForwardResult> runForward(const Model& model, std::span<const std::int32_t> tokens, const ForwardOptions& options = {});
+
+// The text of the cancellation error, so callers can tell it from a failure.
+inline constexpr const char* kForwardCancelled = "cancelled";
+
+}  // namespace gguf

@@ -1,0 +1,110 @@
+#include "forward/ModelHyperparameters.h"
+
+#include <optional>
+
+namespace gguf {
+
+namespace {
+
+Error modelError(const Model& model, std::string message)
+{
+    return Error{std::move(message), Error::kNoOffset, model.primary().path()};
+}
+
+std::optional<double> metadataNumber(const Model& model, const std::string& key)
+{
+    const MetadataEntry* entry = model.findMetadata(key);
+    if (!entry || entry->value.isArray())
+        return std::nullopt;
+    return entry->value.toDouble();
+}
+
+// A positive whole number (as llama.cpp's get_key would read it), or an error naming the key.
+Result<std::int64_t> requiredCount(const Model& model, const std::string& key)
+{
+    const MetadataEntry* entry = model.findMetadata(key);
+    if (!entry)
+        return modelError(model, "the forward pass needs metadata key " + key);
+    if (entry->value.isArray())
+        return modelError(model, key + " is an array (per-layer values are not supported)");
+    const auto value = entry->value.toUInt();
+    if (!value || *value == 0 || *value > (std::uint64_t{1} << 31))
+        return modelError(model, key + " must be a positive whole number");
+    return static_cast<std::int64_t>(*value);
+}
+
+std::int64_t optionalCount(const Model& model, const std::string& key, std::int64_t fallback)
+{
+    const auto value = model.metadataUInt(key);
+    return value && *value <= (std::uint64_t{1} << 31) ? static_cast<std::int64_t>(*value) : fallback;
+}
+
+}  // namespace
+
+Result<ModelHyperparameters> readHyperparameters(const Model& model)
+{
+    ModelHyperparameters h;
+    h.architecture = model.metadataString("general.architecture");
+    h.block = findBlockDescription(h.architecture);
+    if (!h.block) {
+        std::string supported;
+        for (auto name : supportedArchitectures())
+            supported += (supported.empty() ? "" : ", ") + std::string(name);
+        return modelError(model, "no forward pass for architecture '" + h.architecture + "' (supported: " + supported + ")");
+    }
+    const std::string prefix = h.architecture + ".";
+
+    auto embedding = requiredCount(model, prefix + "embedding_length");
+    auto layers = requiredCount(model, prefix + "block_count");
+    auto heads = requiredCount(model, prefix + "attention.head_count");
+    auto feedForward = requiredCount(model, prefix + "feed_forward_length");
+    for (const Result<std::int64_t>* r : {&embedding, &layers, &heads, &feedForward})
+        if (!*r)
+            return r->error();
+    h.embeddingLength = *embedding;
+    h.layerCount = *layers;
+    h.headCount = *heads;
+    h.feedForwardLength = *feedForward;
+    h.headCountKv = optionalCount(model, prefix + "attention.head_count_kv", h.headCount);
+    if (h.headCountKv <= 0 || h.headCount % h.headCountKv != 0)
+        return modelError(model, prefix + "attention.head_count_kv must divide attention.head_count");
+    h.headDimension = optionalCount(model, prefix + "attention.key_length", h.embeddingLength / h.headCount);
+    if (optionalCount(model, prefix + "attention.value_length", h.headDimension) != h.headDimension)
+        return modelError(model, "attention.value_length different from attention.key_length is not supported");
+    if (h.headDimension <= 0 || h.headDimension % 2 != 0)
+        return modelError(model, prefix + "attention.key_length must be a positive even number");
+    h.ropeDimensions = optionalCount(model, prefix + "rope.dimension_count", h.headDimension);
+    if (h.ropeDimensions <= 0 || h.ropeDimensions > h.headDimension || h.ropeDimensions % 2 != 0)
+        return modelError(model, prefix + "rope.dimension_count must be even and at most the head size");
+
+    h.ropeFreqBase = static_cast<float>(metadataNumber(model, prefix + "rope.freq_base").value_or(10000.0));
+    const std::string scaling = model.metadataString(prefix + "rope.scaling.type");
+    if (!scaling.empty() && scaling != "none" && scaling != "linear")
+        return modelError(model, "rope scaling '" + scaling + "' is not supported (only none and linear)");
+    if (scaling == "linear") {
+        const double factor = metadataNumber(model, prefix + "rope.scaling.factor").value_or(1.0);
+        h.ropeFreqScale = factor > 0.0 ? static_cast<float>(1.0 / factor) : 1.0f;
+    }
+    const auto epsilon = metadataNumber(model, prefix + "attention.layer_norm_rms_epsilon");
+    if (!epsilon)
+        return modelError(model, "the forward pass needs metadata key " + prefix + "attention.layer_norm_rms_epsilon");
+    h.rmsEpsilon = static_cast<float>(*epsilon);
+    h.attentionScale = static_cast<float>(metadataNumber(model, prefix + "attention.scale").value_or(0.0));
+
+    h.expertCount = optionalCount(model, prefix + "expert_count", 0);
+    h.expertUsedCount = optionalCount(model, prefix + "expert_used_count", 0);
+    if (h.expertCount > 0 && (h.expertUsedCount <= 0 || h.expertUsedCount > h.expertCount))
+        return modelError(model, prefix + "expert_used_count must be between 1 and expert_count");
+    h.expertWeightsScale = static_cast<float>(metadataNumber(model, prefix + "expert_weights_scale").value_or(0.0));
+
+    const TensorInfo* embeddings = model.findTensor("token_embd.weight");
+    if (!embeddings)
+        return modelError(model, "the forward pass needs tensor token_embd.weight");
+    if (embeddings->ne[0] != h.embeddingLength || embeddings->nDims != 2)
+        return modelError(model, "token_embd.weight must be [" + std::to_string(h.embeddingLength) + ", n_vocab]");
+    h.vocabularySize = embeddings->ne[1];
+    h.tiedOutput = model.findTensor("output.weight") == nullptr;
+    return h;
+}
+
+}  // namespace gguf

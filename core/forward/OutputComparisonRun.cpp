@@ -1,0 +1,68 @@
+#include "forward/OutputComparisonRun.h"
+
+#include "forward/SimulatedQuantization.h"
+
+#include <algorithm>
+
+namespace gguf {
+
+Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::vector<OutputCandidate>& candidates,
+                                            std::span<const std::int32_t> tokens, const OutputRunOptions& options)
+{
+    const auto total = static_cast<std::int64_t>(tokens.size());
+    const std::int64_t chunk = options.chunkSize > 0 ? options.chunkSize : total;
+    if (chunk < 2 || total < chunk)
+        return Error{options.chunkSize > 0 ? "need at least one chunk of " + std::to_string(chunk) + " tokens (got " + std::to_string(total) + ")"
+                                           : std::string("need at least 2 tokens"),
+                     Error::kNoOffset, {}};
+    const std::int64_t chunks = total / chunk;
+    const std::int64_t firstScored = options.chunkSize > 0 ? chunk / 2 : 0;
+
+    OutputRunResult result;
+    std::vector<OutputComparisonBuilder> builders(candidates.size());
+    const std::int64_t passes = chunks * static_cast<std::int64_t>(candidates.size() + 1);
+    std::int64_t done = 0;
+    const auto base = [&](const WeightTransform& transform) {
+        ForwardOptions forward;
+        forward.accumulateInDouble = options.accumulateInDouble;
+        forward.emulateLlamaCppActivations = options.emulateLlamaCppActivations;
+        forward.cancel = options.cancel;
+        forward.transform = transform;
+        return forward;
+    };
+    for (std::int64_t c = 0; c < chunks; ++c) {
+        std::vector<std::int32_t> sequence(tokens.begin() + c * chunk, tokens.begin() + (c + 1) * chunk);
+        if (options.chunkSize > 0 && options.bosToken >= 0)
+            sequence.front() = options.bosToken;
+        auto referenceRun = runForward(reference, sequence, base({}));
+        if (!referenceRun)
+            return referenceRun.error();
+        result.peakWeightBytes = std::max(result.peakWeightBytes, referenceRun->peakWeightBytes);
+        if (options.progress)
+            options.progress(++done, passes);
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const OutputCandidate& candidate = candidates[i];
+            const Model& model = candidate.model ? *candidate.model : reference;
+            auto run = runForward(model, sequence, base(candidate.model ? WeightTransform{} : simulatedQuantization(candidate.simulatedType)));
+            if (!run) {
+                Error error = run.error();
+                if (error.message != kForwardCancelled)
+                    error.message = candidate.label + ": " + error.message;
+                return error;
+            }
+            result.peakWeightBytes = std::max(result.peakWeightBytes, run->peakWeightBytes);
+            if (Status added = builders[i].addSequence(*referenceRun, *run, sequence, firstScored, chunk - 1, c * chunk); !added)
+                return Error{candidate.label + ": " + added.error().message, Error::kNoOffset, {}};
+            if (options.progress)
+                options.progress(++done, passes);
+        }
+    }
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        result.labels.push_back(candidates[i].label);
+        result.comparisons.push_back(builders[i].finish());
+    }
+    result.scoredPositions = chunks * (chunk - 1 - firstScored);
+    return result;
+}
+
+}  // namespace gguf

@@ -1,0 +1,46 @@
+#pragma once
+// The `kld` workflow in the core: run a reference model and each other model (a file, or the
+// reference quantized in memory) over the same tokens, chunk by chunk, and compare each with the
+// reference (OutputMetrics.h). Streamed: per chunk only the reference's outputs and one other
+// run's are held; cancellable between steps.
+
+#include "forward/OutputMetrics.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+struct OutputCandidate {
+    std::string label;
+    const Model* model = nullptr;    // nullptr: the reference quantized to simulatedType
+    std::uint32_t simulatedType = 0;
+};
+
+struct OutputRunOptions {
+    // 0: the tokens are one sequence, every position but the last scored. N: independent chunks
+    // of N tokens (a shorter tail is dropped), as llama-perplexity --kl-divergence evaluates:
+    // the first token of each chunk replaced by `bosToken` (when >= 0) and positions
+    // [N/2, N-1) scored.
+    std::int64_t chunkSize = 0;
+    std::int32_t bosToken = -1;
+    bool accumulateInDouble = true;
+    bool emulateLlamaCppActivations = false;  // ForwardOptions: llama.cpp's activation rounding
+    const std::atomic<bool>* cancel = nullptr;
+    // Forward passes done / total, after each one.
+    std::function<void(std::int64_t done, std::int64_t total)> progress;
+};
+
+struct OutputRunResult {
+    std::vector<std::string> labels;             // one per candidate
+    std::vector<OutputComparison> comparisons;   // one per candidate
+    std::int64_t scoredPositions = 0;
+    std::uint64_t peakWeightBytes = 0;           // the most f32 weight bytes any pass held at once
+};
+
+Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::vector<OutputCandidate>& candidates,
+                                            std::span<const std::int32_t> tokens, const OutputRunOptions& options);
+
+}  // namespace gguf

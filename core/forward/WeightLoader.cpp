@@ -1,0 +1,115 @@
+#include "forward/WeightLoader.h"
+
+#include "kernels/ParallelDequantize.h"
+#include "types/GgmlType.h"
+
+#include <cstdint>
+
+namespace gguf {
+
+namespace {
+std::string shapeText(std::array<std::int64_t, 3> ne)
+{
+    return "[" + std::to_string(ne[0]) + ", " + std::to_string(ne[1]) + (ne[2] != 1 ? ", " + std::to_string(ne[2]) : "") + "]";
+}
+}  // namespace
+
+WeightLoader::WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding, ParallelRows& pool)
+    : m_model(model), m_transform(std::move(transform)), m_emulateActivationRounding(emulateActivationRounding), m_pool(pool)
+{
+}
+
+void WeightLoader::recycle(WeightMatrix&& matrix)
+{
+    if (matrix.values.capacity() > 0)
+        m_spare.push_back(std::move(matrix.values));
+    matrix = WeightMatrix{};
+}
+
+std::uint64_t WeightLoader::spareBytes() const
+{
+    std::uint64_t bytes = 0;
+    for (const auto& buffer : m_spare)
+        bytes += buffer.capacity() * sizeof(float);
+    return bytes;
+}
+
+Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
+{
+    matrix.storedType = tensor.typeId;
+    matrix.activationRounding = m_emulateActivationRounding ? llamaCppActivationRounding(tensor.typeId) : ActivationRounding::None;
+    const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
+    if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !m_transform && tensor.data
+        && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {
+        matrix.mapped = reinterpret_cast<const float*>(tensor.data) + rowBegin * static_cast<std::uint64_t>(tensor.ne[0]);
+        return Ok{};
+    }
+    // The spare buffer that fits best: the smallest large enough, else the largest.
+    std::size_t best = m_spare.size();
+    for (std::size_t i = 0; i < m_spare.size(); ++i) {
+        const bool fits = m_spare[i].capacity() >= count;
+        if (best == m_spare.size() || (fits && (m_spare[best].capacity() < count || m_spare[i].capacity() < m_spare[best].capacity()))
+            || (!fits && m_spare[best].capacity() < count && m_spare[i].capacity() > m_spare[best].capacity()))
+            best = i;
+    }
+    if (best < m_spare.size()) {
+        matrix.values = std::move(m_spare[best]);
+        m_spare.erase(m_spare.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+    matrix.values.resize(count);
+    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, matrix.values, m_pool); !done)
+        return done;
+    if (m_transform)
+        return m_transform(tensor, rowBegin, matrix.values);
+    return Ok{};
+}
+
+Result<WeightMatrix> WeightLoader::load(const std::string& name, std::array<std::int64_t, 3> ne, bool required)
+{
+    const TensorInfo* tensor = m_model.findTensor(name);
+    if (!tensor) {
+        if (!required)
+            return WeightMatrix{};
+        return Error{"the forward pass needs tensor " + name, Error::kNoOffset, m_model.primary().path()};
+    }
+    if (tensor->ne[0] != ne[0] || tensor->ne[1] != ne[1] || tensor->ne[2] != ne[2] || tensor->ne[3] != 1)
+        return Error{"tensor " + name + " must have shape " + shapeText(ne), tensor->infoOffset, m_model.primary().path()};
+    WeightMatrix matrix;
+    matrix.columns = ne[0];
+    matrix.rows = ne[1];
+    matrix.slices = ne[2];
+    if (Status done = fill(*tensor, 0, tensor->rowCount(), matrix); !done)
+        return done.error();
+    return matrix;
+}
+
+Result<std::int64_t> WeightLoader::matrixRows(const std::string& name, std::int64_t columns) const
+{
+    const TensorInfo* tensor = m_model.findTensor(name);
+    if (!tensor)
+        return Error{"the forward pass needs tensor " + name, Error::kNoOffset, m_model.primary().path()};
+    if (tensor->ne[0] != columns || tensor->ne[2] != 1 || tensor->ne[3] != 1)
+        return Error{"tensor " + name + " must be [" + std::to_string(columns) + ", rows]", tensor->infoOffset, m_model.primary().path()};
+    return tensor->ne[1];
+}
+
+Result<WeightMatrix> WeightLoader::loadRows(const std::string& name, std::int64_t columns, std::uint64_t rowBegin, std::uint64_t rowEnd)
+{
+    const TensorInfo* tensor = m_model.findTensor(name);
+    if (!tensor)
+        return Error{"the forward pass needs tensor " + name, Error::kNoOffset, m_model.primary().path()};
+    if (tensor->ne[0] != columns)
+        return Error{"tensor " + name + " must have rows of " + std::to_string(columns) + " values", tensor->infoOffset,
+                     m_model.primary().path()};
+    if (rowBegin > rowEnd || rowEnd > tensor->rowCount())
+        return Error{"rows " + std::to_string(rowBegin) + ".." + std::to_string(rowEnd) + " are outside tensor " + name,
+                     tensor->infoOffset, m_model.primary().path()};
+    WeightMatrix matrix;
+    matrix.columns = columns;
+    matrix.rows = static_cast<std::int64_t>(rowEnd - rowBegin);
+    if (Status done = fill(*tensor, rowBegin, rowEnd, matrix); !done)
+        return done.error();
+    return matrix;
+}
+
+}  // namespace gguf

@@ -1,0 +1,80 @@
+#pragma once
+// Weights of the forward pass, dequantized to f32 on demand (one layer's worth at a time, never
+// the whole model) with the core's kernels on all cores; little-endian f32 tensors are used in
+// place from the mapping when nothing transforms them. A transform hook sees every matrix after
+// dequantization, so the same pass runs the reference "quantized in memory" (simulation).
+
+#include "base/ParallelRows.h"
+#include "base/Result.h"
+#include "forward/ActivationRounding.h"
+#include "gguf/Model.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+// A weight in f32: `slices` matrices (experts) of rows x columns, row-major; ggml's ne[0] is the
+// column count, so a matrix product is y = W x over rows.
+struct WeightMatrix {
+    std::vector<float> values;        // the f32 copy, unless `mapped` is set
+    const float* mapped = nullptr;    // an f32 tensor used in place from the mapped file
+    std::int64_t columns = 0;
+    std::int64_t rows = 0;
+    std::int64_t slices = 1;
+    std::uint32_t storedType = 0;  // the tensor's type in the file
+    // What llama.cpp does to the activations multiplied by this weight (its vec_dot_type), when
+    // that is emulated (ActivationRounding.h); None otherwise.
+    ActivationRounding activationRounding = ActivationRounding::None;
+
+    std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
+    const float* data() const { return mapped ? mapped : values.data(); }
+    std::span<const float> view() const { return {data(), size()}; }
+    bool present() const { return size() > 0; }
+    const float* slice(std::int64_t index) const { return data() + index * rows * columns; }
+    // f32 bytes this matrix holds beyond the mapped file.
+    std::uint64_t heldBytes() const { return values.capacity() * sizeof(float); }
+};
+
+// Replaces dequantized values in place (e.g. quantize to q4_K and back). `values` are rows
+// [rowBegin, rowBegin + values.size() / ne[0]) of the tensor flattened over ne[1..3].
+using WeightTransform = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values)>;
+
+class WeightLoader {
+public:
+    WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding,
+                 ParallelRows& pool = ParallelRows::shared());
+
+    // The tensor `name` with exactly the shape `ne` (ne[2] = 1 for a matrix). A missing tensor is
+    // an error when `required`, else an empty WeightMatrix.
+    Result<WeightMatrix> load(const std::string& name, std::array<std::int64_t, 3> ne, bool required = true);
+    // Rows [rowBegin, rowEnd) of a tensor flattened over ne[1..3] (embedding lookups, the
+    // output matrix in chunks, one expert of an expert tensor).
+    Result<WeightMatrix> loadRows(const std::string& name, std::int64_t columns, std::uint64_t rowBegin, std::uint64_t rowEnd);
+    // A tensor's row count (ne[1] of a matrix), or an error naming it when it is not
+    // [columns, rows].
+    Result<std::int64_t> matrixRows(const std::string& name, std::int64_t columns) const;
+
+    const Model& model() const { return m_model; }
+
+    // Hands a matrix's storage back for the next load, so a pass over many layers reuses a few
+    // buffers instead of faulting in fresh memory for every tensor.
+    void recycle(WeightMatrix&& matrix);
+    // f32 bytes in the spare buffers (counted in what the pass holds).
+    std::uint64_t spareBytes() const;
+
+private:
+    Status fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix);
+
+    const Model& m_model;
+    WeightTransform m_transform;
+    bool m_emulateActivationRounding = false;
+    ParallelRows& m_pool;
+    std::vector<std::vector<float>> m_spare;
+};
+
+}  // namespace gguf

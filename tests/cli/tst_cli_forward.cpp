@@ -1,0 +1,154 @@
+// gguf-explorer-cli logits and kld as a user runs them: the files `logits` writes match
+// llama.cpp's reference files (same layout, max |delta| / max |ref| < 1e-4 per row), `kld`
+// prints the summary and the per-layer table and its JSON carries the same numbers, and every
+// misuse is one line on stderr.
+
+#include "CliRunner.h"
+#include "LogitsOracle.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace testsupport;
+
+namespace {
+QString joinedTokens(const std::vector<std::int32_t>& tokens)
+{
+    QStringList parts;
+    for (const auto id : tokens)
+        parts << QString::number(id);
+    return parts.join(QLatin1Char(','));
+}
+}  // namespace
+
+class CliForwardTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY(cliIsExecutable()); }
+
+    void logitsMatchOracle_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("oracle");
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("tiny-llama-F32 P2") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P2") << QStringList{};
+        QTest::newRow("tiny-moe F32 P3") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{};
+        QTest::newRow("tiny-moe Q4_K P1, llama.cpp's activations")
+            << QStringLiteral("tiny-moe-Q4_K.gguf") << QStringLiteral("tiny-moe-Q4_K.P1") << QStringList{QStringLiteral("--llama-activations")};
+    }
+
+    void logitsMatchOracle()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, oracle);
+        QFETCH(QStringList, extra);
+        const auto reference = loadLogitsOracle(oracle);
+        QVERIFY(reference.loaded);
+        QTemporaryDir dir;
+        const QString logits = dir.filePath(QStringLiteral("out.f32"));
+        const QString hidden = dir.filePath(QStringLiteral("hidden.f32"));
+        const auto run = runCli(QStringList{QStringLiteral("logits"), fixturePath(model), QStringLiteral("--tokens"), joinedTokens(reference.tokens),
+                                            QStringLiteral("-o"), logits, QStringLiteral("--hidden"), hidden}
+                                + extra);
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY(run.out.isEmpty());
+        const auto ours = readFloats(logits);
+        const auto oursHidden = readFloats(hidden);
+        QCOMPARE(ours.size(), reference.logits.size());
+        QCOMPARE(oursHidden.size(), reference.hidden.size());
+        QVERIFY(worstRowError(ours, reference.logits, static_cast<std::size_t>(reference.vocabulary)) < 1e-4);
+        QVERIFY(worstRowError(oursHidden, reference.hidden, static_cast<std::size_t>(reference.embedding)) < 1e-4);
+    }
+
+    void logitsWithoutHiddenWritesOneFile()
+    {
+        QTemporaryDir dir;
+        const QString logits = dir.filePath(QStringLiteral("out.f32"));
+        const auto run = runCli({QStringLiteral("logits"), fixturePath(QStringLiteral("tiny-llama-F32.gguf")), QStringLiteral("--tokens"),
+                                 QStringLiteral("1, 2,3"), QStringLiteral("-o"), logits});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QCOMPARE(QFileInfo(logits).size(), qint64{3 * 512 * 4});
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temp file left
+    }
+
+    void logitsToStandardOutput()
+    {
+        const auto run = runCli({QStringLiteral("logits"), fixturePath(QStringLiteral("tiny-llama-F32.gguf")), QStringLiteral("--tokens"),
+                                 QStringLiteral("1,2"), QStringLiteral("-o"), QStringLiteral("-")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QCOMPARE(run.out.size(), qsizetype{2 * 512 * 4});
+    }
+
+    void misuseIsOneLine_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        const QString model = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
+        QTest::newRow("no output") << QStringList{QStringLiteral("logits"), model, QStringLiteral("--tokens"), QStringLiteral("1")};
+        QTest::newRow("token outside vocabulary")
+            << QStringList{QStringLiteral("logits"), model, QStringLiteral("--tokens"), QStringLiteral("1,512"), QStringLiteral("-o"), QStringLiteral("/dev/null")};
+        QTest::newRow("negative token")
+            << QStringList{QStringLiteral("logits"), model, QStringLiteral("--tokens"), QStringLiteral("-3"), QStringLiteral("-o"), QStringLiteral("/dev/null")};
+        QTest::newRow("output over input")
+            << QStringList{QStringLiteral("logits"), model, QStringLiteral("--tokens"), QStringLiteral("1"), QStringLiteral("-o"), model};
+        QTest::newRow("text without tokenizer")
+            << QStringList{QStringLiteral("logits"), model, QStringLiteral("--text-file"), QStringLiteral("/etc/hostname"), QStringLiteral("-o"),
+                           QStringLiteral("/dev/null")};
+        QTest::newRow("unsupported architecture")
+            << QStringList{QStringLiteral("logits"), fixturePath(QStringLiteral("all-types.gguf")), QStringLiteral("--tokens"), QStringLiteral("1"),
+                           QStringLiteral("-o"), QStringLiteral("/dev/null")};
+        QTest::newRow("kld nothing to compare") << QStringList{QStringLiteral("kld"), model, QStringLiteral("--tokens"), QStringLiteral("1,2")};
+        QTest::newRow("kld bad simulate")
+            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("q9_X"), QStringLiteral("--tokens"), QStringLiteral("1,2")};
+        QTest::newRow("kld bad chunk") << QStringList{QStringLiteral("kld"), model, model, QStringLiteral("--chunk"), QStringLiteral("2"),
+                                                      QStringLiteral("--tokens"), QStringLiteral("1,2,3,4")};
+        QTest::newRow("kld base is a folder")
+            << QStringList{QStringLiteral("kld"), model, model, QStringLiteral("--llama-kld-base"), fixturesDir()};
+        QTest::newRow("kld not a base file")
+            << QStringList{QStringLiteral("kld"), model, model, QStringLiteral("--llama-kld-base"), model};
+    }
+
+    void misuseIsOneLine()
+    {
+        QFETCH(QStringList, arguments);
+        const auto run = runCli(arguments);
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+    }
+
+    void kldTextAndJsonAgree()
+    {
+        const QString reference = fixturePath(QStringLiteral("tiny-moe-F16.gguf"));
+        const QString other = fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        const QString tokens = QStringLiteral("1,5,9,13,17,21,25,29,33,37,41,45");
+        const auto text = runCli({QStringLiteral("kld"), reference, other, QStringLiteral("--simulate"), QStringLiteral("q8_0"), QStringLiteral("--tokens"), tokens});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.describe()));
+        const QString out = QString::fromUtf8(text.out);
+        QVERIFY(out.contains(QStringLiteral("Mean    KLD")));
+        QVERIFY(out.contains(QStringLiteral("q8_0 (simulated)")));
+        QVERIFY(out.contains(QStringLiteral("routing changed")));
+        QCOMPARE(out.count(QStringLiteral("expert routing counts")), 2);
+        const auto json = runCli({QStringLiteral("kld"), reference, other, QStringLiteral("--simulate"), QStringLiteral("q8_0"), QStringLiteral("--tokens"), tokens,
+                                  QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(root.value(QStringLiteral("scored_positions")).toInt(), 11);
+        const QJsonArray models = root.value(QStringLiteral("models")).toArray();
+        QCOMPARE(models.size(), 2);
+        const QJsonObject first = models[0].toObject();
+        const double mean = first.value(QStringLiteral("kld")).toObject().value(QStringLiteral("mean")).toDouble();
+        QVERIFY(mean > 0.0);
+        // The text shows the same mean, to 6 decimals.
+        QVERIFY2(out.contains(QString::number(mean, 'f', 6)), qPrintable(out));
+        QCOMPARE(first.value(QStringLiteral("positions")).toArray().size(), 11);
+        QCOMPARE(first.value(QStringLiteral("layers")).toArray().size(), 2);
+        // The simulated q8_0 drifts less than the q4_K file.
+        const double simulated = models[1].toObject().value(QStringLiteral("kld")).toObject().value(QStringLiteral("mean")).toDouble();
+        QVERIFY(simulated < mean);
+    }
+};
+
+QTEST_GUILESS_MAIN(CliForwardTest)
+#include "tst_cli_forward.moc"

@@ -1,0 +1,242 @@
+// The Compare page's Output tab (ui/output) driven offscreen: a run over the tiny-moe fixtures
+// shows exactly the core's figures (compareModelOutputs run here independently) in the drift
+// chart, the KLD histogram, the token text (flips marked, tooltips with both top tokens) and the
+// router disagreement map; every view exports; cancel ends the run; a dense model has no router
+// map; a model the pass cannot run disables Run; the Compare page carries the tab.
+
+#include "compare/ComparePage.h"
+#include "compare/ModelComparison.h"
+#include "forward/OutputComparisonRun.h"
+#include "OpenFixture.h"
+#include "output/OutputErrorTab.h"
+#include "Waits.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <qcustomplot.h>
+
+using namespace testsupport;
+
+namespace {
+
+std::shared_ptr<const gguf::ModelComparison> comparisonOf(const QStringList& files, std::vector<std::uint32_t> simulated = {})
+{
+    std::vector<std::shared_ptr<const gguf::Model>> models;
+    for (const QString& file : files) {
+        auto model = openFixtureModel(file);
+        if (!model)
+            return nullptr;
+        models.push_back(model);
+    }
+    gguf::ComparisonOptions options;
+    options.simulatedTypes = std::move(simulated);
+    auto comparison = gguf::ModelComparison::create(std::move(models), options);
+    if (!comparison)
+        return nullptr;
+    return std::make_shared<const gguf::ModelComparison>(std::move(*comparison));
+}
+
+// 40 ids, (53 i + 3) mod 512: the Q2_K file flips the top token at one of the 39 positions.
+const QString kTokens = QStringLiteral("3,56,109,162,215,268,321,374,427,480,21,74,127,180,233,286,339,392,445,498,39,92,145,198,251,304,357,410,463,4,57,110,163,216,269,322,375,428,481,22");
+
+std::vector<std::int32_t> tokenIds()
+{
+    std::vector<std::int32_t> ids;
+    for (const QString& part : kTokens.split(QLatin1Char(',')))
+        ids.push_back(part.toInt());
+    return ids;
+}
+
+bool runAndWait(OutputErrorTab& tab)
+{
+    QSignalSpy finished(&tab, &OutputErrorTab::runFinished);
+    tab.run();
+    return finished.wait(kHangGuardMs) && finished.first().at(0).toBool();
+}
+
+}  // namespace
+
+class TestGuiOutput : public QObject {
+    Q_OBJECT
+private slots:
+    void viewsShowTheCoreFigures()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-moe-F16.gguf"), QStringLiteral("tiny-moe-Q2_K.gguf")}, {gguf::findTypeByName("q4_K")->id});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        tab.resize(900, 600);
+        tab.show();
+        tab.setTokens(kTokens);
+        QVERIFY(runAndWait(tab));
+        const auto result = tab.result();
+        QVERIFY(result);
+        QCOMPARE(result->comparisons.size(), std::size_t{2});
+
+        // The same run through the core directly.
+        const auto reference = comparison->models()[comparison->referenceIndex()];
+        std::vector<gguf::OutputCandidate> candidates;
+        for (const auto& column : comparison->columns())
+            candidates.push_back({column.label, column.model.get(), column.simulatedType});
+        auto direct = gguf::compareModelOutputs(*reference, candidates, tokenIds(), {});
+        QVERIFY(direct);
+
+        // Drift: one line per candidate, one point per layer, the core's relative RMSE.
+        QCOMPARE(tab.driftPlot()->graphCount(), 2);
+        for (int g = 0; g < 2; ++g) {
+            const auto& layers = direct->comparisons[static_cast<std::size_t>(g)].layers;
+            QCOMPARE(tab.driftPlot()->graph(g)->dataCount(), static_cast<int>(layers.size()));
+            for (int l = 0; l < static_cast<int>(layers.size()); ++l)
+                QCOMPARE(tab.driftPlot()->graph(g)->data()->at(l)->value, layers[static_cast<std::size_t>(l)].relativeRmse);
+        }
+
+        for (int candidate = 0; candidate < 2; ++candidate) {
+            tab.candidateChooser()->setCurrentIndex(candidate);
+            const auto& c = direct->comparisons[static_cast<std::size_t>(candidate)];
+            // Histogram: every scored position counted once.
+            auto* bars = qobject_cast<QCPBars*>(tab.histogramPlot()->plottable(0));
+            QVERIFY(bars);
+            double total = 0;
+            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+                total += it->value;
+            QCOMPARE(total, static_cast<double>(c.positions.size()));
+            // Text: one link per position, the flips underlined; tooltips name both top tokens.
+            const QString html = tab.tokenText()->toHtml();
+            int flips = 0;
+            for (std::size_t i = 0; i < c.positions.size(); ++i) {
+                const auto& p = c.positions[i];
+                const QString tip = tab.tokenTooltip(static_cast<int>(i));
+                QVERIFY(tip.contains(QStringLiteral("KLD")));
+                QCOMPARE(tip.contains(QStringLiteral("(flipped)")), !p.sameTop());
+                flips += p.sameTop() ? 0 : 1;
+            }
+            QCOMPARE(html.count(QStringLiteral("position:")), static_cast<int>(c.positions.size()));
+            QCOMPARE(html.count(QStringLiteral("underline")), flips);
+            // Router map: the core's routing changes, cell by cell.
+            QVERIFY(tab.views()->isTabEnabled(3));
+            auto* map = qobject_cast<QCPColorMap*>(tab.routerPlot()->plottable(0));
+            QVERIFY(map);
+            for (std::size_t l = 0; l < c.routingChanged.size(); ++l)
+                for (std::size_t t = 0; t < c.routingChanged[l].size(); ++t)
+                    QCOMPARE(map->data()->cell(static_cast<int>(t), static_cast<int>(l)), double(c.routingChanged[l][t]));
+            qInfo("%s: %d flips of %zu positions, mean KLD %.4g", c.positions.empty() ? "" : qPrintable(tab.candidateChooser()->currentText()),
+                  flips, c.positions.size(), c.kld.mean);
+        }
+        // The Q2_K file flips some tokens (a test of the marking that can fail).
+        tab.candidateChooser()->setCurrentIndex(0);
+        QVERIFY(tab.tokenText()->toHtml().contains(QStringLiteral("underline")));
+
+        // Every view exports.
+        QTemporaryDir dir;
+        for (int view = 0; view < tab.views()->count(); ++view) {
+            tab.views()->setCurrentIndex(view);
+            const bool text = tab.views()->currentWidget() == tab.tokenText();
+            const QString path = dir.filePath(QStringLiteral("view%1.%2").arg(view).arg(text ? "html" : "png"));
+            QCOMPARE(tab.exportCurrentView(path), QString());
+            QVERIFY(QFileInfo(path).size() > 100);
+        }
+    }
+
+    // docs/screenshots/output-*.png: the tab on the tiny-moe model, Q2_K file and q4_K simulated.
+    void screenshots()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-moe-F16.gguf"), QStringLiteral("tiny-moe-Q2_K.gguf")}, {gguf::findTypeByName("q4_K")->id});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        tab.resize(1280, 760);
+        tab.show();
+        tab.setTokens(kTokens);
+        QVERIFY(runAndWait(tab));
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QVERIFY(QDir().mkpath(folder));
+        for (const auto& [view, name] : {std::pair{0, "output-drift"}, {2, "output-tokens"}, {3, "output-router"}}) {
+            tab.views()->setCurrentIndex(view);
+            QTest::qWait(50);
+            QVERIFY(tab.grab().save(folder + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png")));
+        }
+    }
+
+    void cancelEndsTheRun()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-moe-F16.gguf"), QStringLiteral("tiny-moe-Q4_K.gguf")});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        QSignalSpy finished(&tab, &OutputErrorTab::runFinished);
+        tab.setTokens(kTokens);
+        tab.run();
+        QVERIFY(tab.isRunning());
+        tab.cancel();
+        QVERIFY(finished.wait(kHangGuardMs));
+        // Either the cancel came in time or the (tiny) run had already finished: both end once.
+        QCOMPARE(finished.size(), 1);
+        QVERIFY(!tab.isRunning());
+    }
+
+    // The toggle reaches the pass: the emulated run gives the core's emulated figures.
+    void llamaActivationsToggle()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-llama-F32.gguf"), QStringLiteral("tiny-llama-Q8_0.gguf")});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        tab.setTokens(QStringLiteral("1,2,3,4,5,6,7,8"));
+        QVERIFY(runAndWait(tab));
+        const double plain = tab.result()->comparisons[0].kld.mean;
+        tab.llamaActivations()->setChecked(true);
+        QVERIFY(runAndWait(tab));
+        const double emulated = tab.result()->comparisons[0].kld.mean;
+        gguf::OutputRunOptions options;
+        options.emulateLlamaCppActivations = true;
+        auto direct = gguf::compareModelOutputs(*comparison->models()[comparison->referenceIndex()],
+                                                {{"q8", comparison->columns()[0].model.get(), 0}}, std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8},
+                                                options);
+        QVERIFY(direct);
+        QCOMPARE(emulated, direct->comparisons[0].kld.mean);
+        QVERIFY(emulated != plain);
+    }
+
+    void denseModelHasNoRouterMap()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-llama-F32.gguf"), QStringLiteral("tiny-llama-Q4_K.gguf")});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        tab.setTokens(QStringLiteral("1,2,3,4,5,6"));
+        QVERIFY(runAndWait(tab));
+        QVERIFY(!tab.views()->isTabEnabled(3));
+        QCOMPARE(tab.result()->comparisons[0].positions.size(), std::size_t{5});
+    }
+
+    void unsupportedModelDisablesRun()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("all-types.gguf")}, {gguf::findTypeByName("q8_0")->id});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        const auto buttons = tab.findChildren<QPushButton*>();
+        const auto run = std::find_if(buttons.begin(), buttons.end(), [](QPushButton* b) { return b->text() == QStringLiteral("Run"); });
+        QVERIFY(run != buttons.end());
+        QVERIFY(!(*run)->isEnabled());
+    }
+
+    void comparePageCarriesTheTab()
+    {
+        auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(f32);
+        ComparePage page({f32}, {gguf::findTypeByName("q8_0")->id});
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        QCOMPARE(tabs->tabText(tabs->count() - 1), QStringLiteral("Output"));
+        QVERIFY(page.findChild<OutputErrorTab*>(QStringLiteral("outputErrorTab")));
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        page.cancel();
+        finished.wait(kHangGuardMs);
+    }
+};
+
+QTEST_MAIN(TestGuiOutput)
+#include "tst_gui_output.moc"
