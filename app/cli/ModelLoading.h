@@ -4,6 +4,7 @@
 #include "CliArguments.h"
 #include "base/EscapedText.h"
 #include "gguf/Model.h"
+#include "remote/RemoteModel.h"
 #include "experts/TensorSlice.h"
 
 #include <cstdio>
@@ -19,10 +20,11 @@ inline std::vector<std::shared_ptr<const gguf::Model>>& openedModels()
     return models;
 }
 
-// Opens `path` or reports why not (returns nullptr after printing the error).
+// Opens `path` (a file, an http(s) URL or hf://owner/repo/file.gguf[@rev]) or reports why not
+// (returns nullptr after printing the error).
 inline std::shared_ptr<const gguf::Model> openModelOrReport(const std::string& path)
 {
-    auto model = gguf::Model::open(path);
+    auto model = gguf::remote::openAnyModel(path);
     if (!model) {
         reportFailure(model.error().toString());
         return nullptr;
