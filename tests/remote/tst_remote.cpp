@@ -1,0 +1,414 @@
+// Remote models against a real web server: lighttpd on 127.0.0.1 serving the fixtures, and the
+// fault proxy (support/FaultProxy) in front of it. A remote open must give exactly what a local
+// open gives (metadata, index, every dequantized value); every network fault either heals
+// (retry, resume) or ends in its own clear error; and the byte counts the proxy takes from the
+// server show that a remote open and a zoomed view fetch only what they need. Nothing here
+// touches the internet.
+
+#include "FaultProxy.h"
+#include "Fixtures.h"
+#include "LocalWebServer.h"
+#include "SparseModelFile.h"
+
+#include "analysis/HeatmapReducer.h"
+#include "experts/TensorSlice.h"
+#include "gguf/Model.h"
+#include "kernels/Dequantize.h"
+#include "remote/HttpFile.h"
+#include "remote/RemoteModel.h"
+#include "remote/RemoteUrl.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+#include <memory>
+#include <utime.h>
+
+using gguf::remote::RemoteOptions;
+
+namespace {
+RemoteOptions fastOptions()
+{
+    RemoteOptions options;
+    options.firstBackoff = std::chrono::milliseconds(10);
+    options.stallTimeout = std::chrono::seconds(1);
+    options.maxAttempts = 4;
+    options.firstReadBytes = 64u << 10;  // small, so tensor data needs requests of its own
+    return options;
+}
+
+std::vector<float> allValues(const gguf::TensorInfo& tensor, gguf::Status& status)
+{
+    std::vector<float> values(tensor.elementCount());
+    status = gguf::dequantizeRows(tensor, 0, tensor.rowCount(), values);
+    return values;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+}  // namespace
+
+class TestRemote : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void remoteOpenEqualsLocalOpen_data();
+    void remoteOpenEqualsLocalOpen();
+    void smallHeaderTakesOneRequest();
+    void hubNameFollowsRedirectAndKeepsLinkedEtag();
+    void serverErrorsAreRetried();
+    void persistentServerErrorGivesUp();
+    void cutBodyResumes_data();
+    void cutBodyResumes();
+    void stallTimesOutAndRetries();
+    void serverWithoutRangesIsRefusedWithoutDownloading();
+    void moreBytesThanAskedIsAnError();
+    void fewerBytesThanAskedIsAnError();
+    void missingFileSays404();
+    void loginErrorsNameTheToken();
+    void tokenGoesOnlyToTheHub();
+    void fileChangedOnServerIsReported();
+    void cancelStopsARead();
+    void remote70bOpenAndZoomFetchOnlyWhatTheyNeed();
+    void cliReadsUrls();
+
+private:
+    std::string url(const char* name) const { return m_proxy->url(std::string("/") + name); }
+    QTemporaryDir m_root;
+    QTemporaryDir m_work;
+    testsupport::LocalWebServer m_server;
+    std::unique_ptr<testsupport::FaultProxy> m_proxy;
+};
+
+void TestRemote::initTestCase()
+{
+    QVERIFY(m_root.isValid() && m_work.isValid());
+    for (const char* name : {"tiny-llama-Q4_K.gguf", "tiny-llama-Q8_0.gguf", "tiny-moe-Q2_K.gguf", "split-00001-of-00002.gguf",
+                             "split-00002-of-00002.gguf", "be.gguf"})
+        QVERIFY(QFile::link(testsupport::fixturePath(name), m_root.filePath(name)));
+    std::string error;
+    QVERIFY2(m_server.start(m_root.path().toStdString(), m_work.path().toStdString(), error), error.c_str());
+    m_proxy = std::make_unique<testsupport::FaultProxy>(m_server.port());
+    QVERIFY2(m_proxy->start(error), error.c_str());
+    // Never a real token from this machine, never the real Hub.
+    qputenv("HF_TOKEN_PATH", m_work.filePath("no-token").toUtf8());
+    qunsetenv("HF_TOKEN");
+    qputenv("HF_ENDPOINT", QByteArray::fromStdString(m_proxy->url("")));
+}
+
+void TestRemote::init()
+{
+    m_proxy->fail500 = 0;
+    m_proxy->cutBody = 0;
+    m_proxy->resetBody = 0;
+    m_proxy->stall = 0;
+    m_proxy->ignoreRanges = false;
+    m_proxy->extraBytes = 0;
+    m_proxy->fewerBytes = 0;
+    m_proxy->forcedStatus = 0;
+    m_proxy->hubRedirect = false;
+    m_proxy->setRequiredToken({});
+    m_proxy->resetCounters();
+    qunsetenv("HF_TOKEN");
+}
+
+void TestRemote::remoteOpenEqualsLocalOpen_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* name : {"tiny-llama-Q4_K.gguf", "tiny-moe-Q2_K.gguf", "split-00002-of-00002.gguf", "be.gguf"})
+        QTest::newRow(name) << QString(name);
+}
+
+void TestRemote::remoteOpenEqualsLocalOpen()
+{
+    QFETCH(QString, name);
+    const auto local = gguf::Model::open(testsupport::fixturePath(name).toStdString());
+    QVERIFY2(local, local ? "" : local.error().toString().c_str());
+    const auto remote = gguf::remote::openRemoteModel(url(name.toUtf8().constData()), fastOptions());
+    QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
+    QCOMPARE(remote.value()->shards().size(), local.value()->shards().size());
+    QCOMPARE(remote.value()->metadata().size(), local.value()->metadata().size());
+    QCOMPARE(remote.value()->tensors().size(), local.value()->tensors().size());
+    for (std::size_t i = 0; i < local.value()->tensors().size(); ++i) {
+        const gguf::TensorInfo& l = local.value()->tensors()[i];
+        const gguf::TensorInfo& r = remote.value()->tensors()[i];
+        QCOMPARE(r.name, l.name);
+        QCOMPARE(r.fileOffset, l.fileOffset);
+        QCOMPARE(r.nbytes, l.nbytes);
+        if (!l.traits || !l.traits->dequantize)
+            continue;
+        gguf::Status ls = gguf::Ok{}, rs = gguf::Ok{};
+        const auto lv = allValues(l, ls), rv = allValues(r, rs);
+        QVERIFY2(rs, rs ? "" : rs.error().toString().c_str());
+        QVERIFY2(sameBits(lv, rv), std::string(l.name).c_str());
+    }
+    QVERIFY(remote.value()->checkUnchanged());
+    QVERIFY(gguf::remote::remoteTraffic(*remote.value()).bytesReceived > 0);
+}
+
+void TestRemote::smallHeaderTakesOneRequest()
+{
+    RemoteOptions options = fastOptions();
+    options.firstReadBytes = 1u << 20;
+    const auto remote = gguf::remote::openRemoteModel(url("tiny-llama-Q4_K.gguf"), options);
+    QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
+    QCOMPARE(m_proxy->requests(), std::uint64_t{1});
+    QCOMPARE(m_proxy->bodyBytesFromServer(), std::uint64_t{1} << 20);
+}
+
+void TestRemote::hubNameFollowsRedirectAndKeepsLinkedEtag()
+{
+    m_proxy->hubRedirect = true;
+    m_proxy->setLinkedEtag("abc123");
+    QCOMPARE(gguf::remote::resolveUrl("hf://owner/repo/tiny-llama-Q4_K.gguf@v1").value(),
+             m_proxy->url("/owner/repo/resolve/v1/tiny-llama-Q4_K.gguf"));
+    QVERIFY(!gguf::remote::resolveUrl("hf://owner/tiny.gguf"));
+    QVERIFY(!gguf::remote::resolveUrl("hf://owner/repo/a b.gguf"));
+    auto file = gguf::remote::HttpFile::open(gguf::remote::resolveUrl("hf://owner/repo/tiny-llama-Q4_K.gguf").value(), fastOptions());
+    QVERIFY2(file, file ? "" : file.error().toString().c_str());
+    QCOMPARE(file.value()->facts().linkedEtag, std::string("abc123"));
+    QCOMPARE(file.value()->size(), std::uint64_t(QFileInfo(testsupport::fixturePath("tiny-llama-Q4_K.gguf")).size()));
+    const auto model = gguf::remote::openRemoteModel("hf://owner/repo/tiny-llama-Q4_K.gguf", fastOptions());
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    QCOMPARE(model.value()->summary().architecture, std::string("llama"));
+}
+
+void TestRemote::serverErrorsAreRetried()
+{
+    m_proxy->fail500 = 2;
+    const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    QCOMPARE(m_proxy->fail500.load(), 0);
+    QVERIFY(m_proxy->requests() >= 3);
+}
+
+void TestRemote::persistentServerErrorGivesUp()
+{
+    m_proxy->fail500 = 1000;
+    const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("gave up after 4 tries") != std::string::npos, model.error().message.c_str());
+    QVERIFY2(model.error().message.find("500") != std::string::npos, model.error().message.c_str());
+    QCOMPARE(m_proxy->requests(), std::uint64_t{4});
+}
+
+void TestRemote::cutBodyResumes_data()
+{
+    QTest::addColumn<bool>("reset");
+    QTest::newRow("closed") << false;
+    QTest::newRow("reset") << true;
+}
+
+void TestRemote::cutBodyResumes()
+{
+    QFETCH(bool, reset);
+    const auto local = gguf::Model::open(testsupport::fixturePath("tiny-llama-Q8_0.gguf").toStdString());
+    const auto remote = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
+    const gguf::TensorInfo* tensor = remote.value()->findTensor("blk.1.ffn_down.weight");
+    QVERIFY(tensor && tensor->fileOffset > (64u << 10));
+    m_proxy->cutAfterBytes = 5000;
+    (reset ? m_proxy->resetBody : m_proxy->cutBody) = 3;
+    m_proxy->resetCounters();
+    gguf::Status ls = gguf::Ok{}, rs = gguf::Ok{};
+    const auto rv = allValues(*tensor, rs);
+    QVERIFY2(rs, rs ? "" : rs.error().toString().c_str());
+    QVERIFY(sameBits(rv, allValues(*local.value()->findTensor("blk.1.ffn_down.weight"), ls)));
+    QCOMPARE((reset ? m_proxy->resetBody : m_proxy->cutBody).load(), 0);
+    QVERIFY(m_proxy->requests() >= 4);  // three cut tries, each resumed after its 5,000 bytes
+}
+
+void TestRemote::stallTimesOutAndRetries()
+{
+    const auto remote = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
+    m_proxy->stallMs = 4000;
+    m_proxy->stall = 1;
+    gguf::Status status = gguf::Ok{};
+    allValues(*remote.value()->findTensor("blk.1.ffn_up.weight"), status);
+    QVERIFY2(status, status ? "" : status.error().toString().c_str());
+    QCOMPARE(m_proxy->stall.load(), 0);
+}
+
+void TestRemote::serverWithoutRangesIsRefusedWithoutDownloading()
+{
+    m_proxy->ignoreRanges = true;
+    const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("does not support range requests") != std::string::npos, model.error().message.c_str());
+    QCOMPARE(m_proxy->requests(), std::uint64_t{1});  // not retried
+}
+
+void TestRemote::moreBytesThanAskedIsAnError()
+{
+    m_proxy->extraBytes = 16;
+    const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("more bytes than") != std::string::npos, model.error().message.c_str());
+}
+
+void TestRemote::fewerBytesThanAskedIsAnError()
+{
+    m_proxy->fewerBytes = 16;
+    const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("bytes where 65536 were asked for") != std::string::npos, model.error().message.c_str());
+}
+
+void TestRemote::missingFileSays404()
+{
+    const auto model = gguf::remote::openRemoteModel(url("no-such-model.gguf"), fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("HTTP 404") != std::string::npos, model.error().message.c_str());
+    QCOMPARE(model.error().path, url("no-such-model.gguf"));
+}
+
+void TestRemote::loginErrorsNameTheToken()
+{
+    m_proxy->hubRedirect = true;
+    m_proxy->setRequiredToken("hf_secret_token_value");
+    const std::string name = "hf://owner/gated/tiny-llama-Q4_K.gguf";
+    auto model = gguf::remote::openRemoteModel(name, fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("HTTP 401") != std::string::npos && model.error().message.find("HF_TOKEN") != std::string::npos,
+             model.error().message.c_str());
+    qputenv("HF_TOKEN", "hf_wrong");
+    model = gguf::remote::openRemoteModel(name, fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("refused the Hugging Face token") != std::string::npos, model.error().message.c_str());
+    QVERIFY(model.error().toString().find("hf_wrong") == std::string::npos);
+    // From the token file when HF_TOKEN is not set.
+    qunsetenv("HF_TOKEN");
+    QFile tokenFile(m_work.filePath("token-file"));
+    QVERIFY(tokenFile.open(QIODevice::WriteOnly));
+    tokenFile.write("hf_secret_token_value\n");
+    tokenFile.close();
+    qputenv("HF_TOKEN_PATH", tokenFile.fileName().toUtf8());
+    model = gguf::remote::openRemoteModel(name, fastOptions());
+    qputenv("HF_TOKEN_PATH", m_work.filePath("no-token").toUtf8());
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    m_proxy->setRequiredToken({});
+    m_proxy->forcedStatus = 403;
+    model = gguf::remote::openRemoteModel(name, fastOptions());
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("HTTP 403") != std::string::npos && model.error().message.find("gated") != std::string::npos,
+             model.error().message.c_str());
+}
+
+void TestRemote::tokenGoesOnlyToTheHub()
+{
+    qputenv("HF_TOKEN", "hf_for_the_hub_only");
+    qputenv("HF_ENDPOINT", "https://hub.invalid");
+    const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q4_K.gguf"), fastOptions());
+    qputenv("HF_ENDPOINT", QByteArray::fromStdString(m_proxy->url("")));
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    QVERIFY(!m_proxy->sawAuthorization());
+    QVERIFY(gguf::remote::openRemoteModel(url("tiny-llama-Q4_K.gguf"), fastOptions()));
+    QVERIFY(m_proxy->sawAuthorization());
+}
+
+void TestRemote::fileChangedOnServerIsReported()
+{
+    const QString path = m_root.filePath("changing.gguf");
+    QFile::remove(path);
+    QVERIFY(QFile::copy(testsupport::fixturePath("tiny-llama-Q8_0.gguf"), path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadOther | QFile::ReadGroup);
+    const auto remote = gguf::remote::openRemoteModel(url("changing.gguf"), fastOptions());
+    QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
+    QVERIFY(remote.value()->checkUnchanged());
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        file.seek(file.size() - 4);
+        file.write("\x01\x02\x03\x04", 4);
+    }
+    const utimbuf later{1700000000, 1700000000};
+    QCOMPARE(::utime(path.toLocal8Bit().constData(), &later), 0);
+    gguf::Status status = gguf::Ok{};
+    allValues(*remote.value()->findTensor("output.weight"), status);
+    QVERIFY(!status);
+    QVERIFY2(status.error().message.find("the file changed on the server") != std::string::npos, status.error().message.c_str());
+    const gguf::Status unchanged = remote.value()->checkUnchanged();
+    QVERIFY(!unchanged);
+    QVERIFY2(unchanged.error().message.find("the file changed") == 0, unchanged.error().message.c_str());
+}
+
+void TestRemote::cancelStopsARead()
+{
+    std::atomic<bool> cancel{false};
+    RemoteOptions options = fastOptions();
+    options.cancel = &cancel;
+    const auto remote = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), options);
+    QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
+    cancel = true;
+    gguf::Status status = gguf::Ok{};
+    allValues(*remote.value()->findTensor("blk.1.ffn_up.weight"), status);
+    QVERIFY(!status);
+    QVERIFY2(status.error().message.find("cancelled") != std::string::npos, status.error().message.c_str());
+}
+
+void TestRemote::remote70bOpenAndZoomFetchOnlyWhatTheyNeed()
+{
+    bench::SparseModelFile sparse;
+    std::string error;
+    if (!bench::writeSparse70bModel(m_root.filePath("sparse-70b.gguf").toStdString(), sparse, error))
+        QSKIP(("no room for a sparse 42 GB file here: " + error).c_str());
+    RemoteOptions options = fastOptions();
+    options.firstReadBytes = 1u << 20;
+    const auto model = gguf::remote::openRemoteModel(url("sparse-70b.gguf"), options);
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    QCOMPARE(model.value()->tensors().size(), std::size_t(sparse.tensorCount));
+    const std::uint64_t openBytes = m_proxy->bodyBytesFromServer();
+    qInfo("header %llu bytes; the open fetched %llu bytes in %llu requests of a %llu-byte file",
+          static_cast<unsigned long long>(sparse.headerBytes), static_cast<unsigned long long>(openBytes),
+          static_cast<unsigned long long>(m_proxy->requests()), static_cast<unsigned long long>(sparse.fileBytes));
+    QVERIFY(openBytes >= sparse.headerBytes);
+    QVERIFY(openBytes < 2 * sparse.headerBytes + (1u << 20));
+    // Doubling from 1 MiB: about log2(header / 1 MiB) + 1 requests.
+    QVERIFY(m_proxy->requests() <= 1 + static_cast<std::uint64_t>(std::ceil(std::log2(double(sparse.headerBytes) / (1u << 20)))) + 1);
+
+    // A zoomed heatmap window of the 1,050,673,152-weight output matrix: 64 rows, all columns.
+    const gguf::TensorInfo* output = model.value()->findTensor("output.weight");
+    QVERIFY(output && output->elementCount() > 1'000'000'000ull);
+    m_proxy->resetCounters();
+    const gguf::HeatmapRegion region{100000, 100064, 0, static_cast<std::uint64_t>(output->ne[0])};
+    const gguf::HeatmapGrid grid = gguf::fitHeatmapGrid(region, 64, 256, gguf::CellAggregate::Mean);
+    std::vector<float> cells(std::size_t(grid.rows) * grid.columns);
+    const gguf::Status reduced = gguf::reduceHeatmapRows(gguf::wholeTensor(*output), grid, 0, grid.rows, cells);
+    QVERIFY2(reduced, reduced ? "" : reduced.error().toString().c_str());
+    const std::uint64_t windowBytes = 64 * output->rowBytes();
+    qInfo("window of %llu bytes fetched %llu bytes", static_cast<unsigned long long>(windowBytes),
+          static_cast<unsigned long long>(m_proxy->bodyBytesFromServer()));
+    QVERIFY(m_proxy->bodyBytesFromServer() >= windowBytes);
+    QVERIFY(m_proxy->bodyBytesFromServer() <= windowBytes + 2 * gguf::RemoteRegion::kChunkBytes);
+
+    // A server that ignores ranges is refused after its first bytes, not read to its 42 GB end.
+    m_proxy->ignoreRanges = true;
+    m_proxy->resetCounters();
+    QVERIFY(!gguf::remote::openRemoteModel(url("sparse-70b.gguf"), options));
+    QVERIFY2(m_proxy->bodyBytesFromServer() < (64u << 20), QByteArray::number(qulonglong(m_proxy->bodyBytesFromServer())));
+    QFile::remove(m_root.filePath("sparse-70b.gguf"));
+}
+
+void TestRemote::cliReadsUrls()
+{
+    QProcess cli;
+    cli.start(QStringLiteral(GGUFX_CLI_PATH), {"info", QString::fromStdString(url("split-00001-of-00002.gguf"))});
+    QVERIFY(cli.waitForFinished(120000));
+    const QString out = QString::fromUtf8(cli.readAllStandardOutput());
+    QVERIFY2(cli.exitCode() == 0, qPrintable(cli.readAllStandardError()));
+    QVERIFY2(out.contains("(2 shards)"), qPrintable(out));
+    cli.start(QStringLiteral(GGUFX_CLI_PATH), {"info", QString::fromStdString(url("gone.gguf"))});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 1);
+    QVERIFY(QString::fromUtf8(cli.readAllStandardError()).contains("HTTP 404"));
+}
+
+QTEST_GUILESS_MAIN(TestRemote)
+#include "tst_remote.moc"
