@@ -14,3 +14,5 @@ int runStats(const std::vector<std::string>& words);
 int runCheck(const std::vector<std::string>& words);
 int runCompare(const std::vector<std::string>& words);
 int runConvert(const std::vector<std::string>& words);
+int runEstimate(const std::vector<std::string>& words);
+int runDownload(const std::vector<std::string>& words);

@@ -30,6 +30,12 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
+    "  estimate FILE [--ctx N] [--kv TYPE] [--ngl N] [--ubatch N] [--json]\n"
+    "                                              memory llama.cpp needs: weights per device, KV cache\n"
+    "                                              by layer, compute buffer (FILE may be a URL)\n"
+    "  download URL -o DIR                         save a remote model (every shard) with resume and\n"
+    "                                              SHA-256 verification where the Hub gives one\n"
+    "  (FILE may be an http(s) URL or hf://OWNER/REPO/FILE.gguf[@REV]; HF_TOKEN for gated models)\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -75,6 +81,10 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runCompare(words);
     if (command == "convert")
         return runConvert(words);
+    if (command == "estimate")
+        return runEstimate(words);
+    if (command == "download")
+        return runDownload(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace
