@@ -14,11 +14,14 @@
 #include "experts/TensorSlice.h"
 #include "gguf/Model.h"
 #include "kernels/Dequantize.h"
+#include "remote/Download.h"
 #include "remote/HttpFile.h"
 #include "remote/RemoteModel.h"
 #include "remote/RemoteUrl.h"
 
+#include <QCryptographicHash>
 #include <QFile>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -77,6 +80,10 @@ private slots:
     void cancelStopsARead();
     void remote70bOpenAndZoomFetchOnlyWhatTheyNeed();
     void cliReadsUrls();
+    void downloadVerifiesTheHubsSha256();
+    void downloadWithWrongSha256LeavesNothing();
+    void downloadResumesAPartFile();
+    void downloadSavesEveryShard();
 
 private:
     std::string url(const char* name) const { return m_proxy->url(std::string("/") + name); }
@@ -408,6 +415,101 @@ void TestRemote::cliReadsUrls()
     QVERIFY(cli.waitForFinished(120000));
     QCOMPARE(cli.exitCode(), 1);
     QVERIFY(QString::fromUtf8(cli.readAllStandardError()).contains("HTTP 404"));
+}
+
+namespace {
+QString sha256Of(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(&file);
+    return QString::fromLatin1(hash.result().toHex());
+}
+
+gguf::remote::DownloadOptions downloadOptions()
+{
+    gguf::remote::DownloadOptions options;
+    options.remote = fastOptions();
+    return options;
+}
+}  // namespace
+
+void TestRemote::downloadVerifiesTheHubsSha256()
+{
+    const QString fixture = testsupport::fixturePath("tiny-llama-Q4_K.gguf");
+    m_proxy->hubRedirect = true;
+    m_proxy->setLinkedEtag(sha256Of(fixture).toStdString());
+    QTemporaryDir target;
+    const auto files = gguf::remote::downloadModel("hf://owner/repo/tiny-llama-Q4_K.gguf", target.path().toStdString(), downloadOptions());
+    QVERIFY2(files, files ? "" : files.error().toString().c_str());
+    QCOMPARE(files->size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(files->front().expectedSha256), sha256Of(fixture));
+    QCOMPARE(QString::fromStdString(files->front().sha256), sha256Of(fixture));
+    QCOMPARE(sha256Of(target.filePath("tiny-llama-Q4_K.gguf")), sha256Of(fixture));
+    QCOMPARE(QDir(target.path()).entryList(QDir::Files), QStringList{"tiny-llama-Q4_K.gguf"});
+}
+
+void TestRemote::downloadWithWrongSha256LeavesNothing()
+{
+    m_proxy->hubRedirect = true;
+    m_proxy->setLinkedEtag(std::string(64, 'a'));
+    QTemporaryDir target;
+    const auto files = gguf::remote::downloadModel("hf://owner/repo/tiny-llama-Q4_K.gguf", target.path().toStdString(), downloadOptions());
+    QVERIFY(!files);
+    QVERIFY2(files.error().message.find("SHA-256") != std::string::npos, files.error().message.c_str());
+    QVERIFY(QDir(target.path()).entryList(QDir::Files).isEmpty());
+}
+
+void TestRemote::downloadResumesAPartFile()
+{
+    // 20 MiB of noise: several batches of requests.
+    const QString big = m_root.filePath("big-model.gguf");
+    {
+        QFile file(big);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        std::vector<quint32> noise(5u << 20);
+        QRandomGenerator(17).fillRange(noise.data(), noise.size());
+        file.write(reinterpret_cast<const char*>(noise.data()), qint64(noise.size() * 4));
+    }
+    m_proxy->hubRedirect = true;
+    m_proxy->setLinkedEtag(sha256Of(big).toStdString());
+    QTemporaryDir target;
+    std::atomic<bool> cancel{false};
+    auto options = downloadOptions();
+    options.remote.cancel = &cancel;
+    options.progress = [&](const std::string&, std::uint64_t done, std::uint64_t) { cancel = done >= (16u << 20); };
+    auto files = gguf::remote::downloadModel("hf://owner/repo/big-model.gguf", target.path().toStdString(), options);
+    QVERIFY(!files);
+    QVERIFY2(files.error().message.find("resumes") != std::string::npos, files.error().message.c_str());
+    QVERIFY(!QFileInfo::exists(target.filePath("big-model.gguf")));
+    QCOMPARE(QFileInfo(target.filePath("big-model.gguf.part")).size(), qint64(16) << 20);
+    cancel = false;
+    options.progress = {};
+    m_proxy->resetCounters();
+    files = gguf::remote::downloadModel("hf://owner/repo/big-model.gguf", target.path().toStdString(), options);
+    QVERIFY2(files, files ? "" : files.error().toString().c_str());
+    QCOMPARE(files->front().resumedFrom, std::uint64_t{16} << 20);
+    QCOMPARE(sha256Of(target.filePath("big-model.gguf")), sha256Of(big));
+    // The second run fetched the opening request (64 KiB) and the missing 4 MiB only.
+    QCOMPARE(m_proxy->bodyBytesFromServer(), std::uint64_t{(64u << 10) + (4u << 20)});
+    QCOMPARE(QDir(target.path()).entryList(QDir::Files), QStringList{"big-model.gguf"});
+    QFile::remove(big);
+}
+
+void TestRemote::downloadSavesEveryShard()
+{
+    QTemporaryDir target;
+    QProcess cli;
+    cli.start(QStringLiteral(GGUFX_CLI_PATH), {"download", QString::fromStdString(url("split-00002-of-00002.gguf")), "-o", target.path()});
+    QVERIFY(cli.waitForFinished(120000));
+    QVERIFY2(cli.exitCode() == 0, qPrintable(cli.readAllStandardError()));
+    for (const char* name : {"split-00001-of-00002.gguf", "split-00002-of-00002.gguf"})
+        QCOMPARE(sha256Of(target.filePath(name)), sha256Of(testsupport::fixturePath(name)));
+    const QString out = QString::fromUtf8(cli.readAllStandardOutput());
+    QVERIFY2(out.contains("gives no SHA-256"), qPrintable(out));
+    QVERIFY(gguf::Model::open(target.filePath("split-00001-of-00002.gguf").toStdString()));
 }
 
 QTEST_GUILESS_MAIN(TestRemote)
