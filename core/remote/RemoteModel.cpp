@@ -1,5 +1,6 @@
 #include "remote/RemoteModel.h"
 
+#include "remote/DiskCachedSource.h"
 #include "remote/HttpFile.h"
 #include "remote/RemoteUrl.h"
 
@@ -14,7 +15,10 @@ Result<std::shared_ptr<const Model>> openRemoteModel(const std::string& name, co
         auto file = HttpFile::open(shardUrl, options);
         if (!file)
             return file.error();
-        auto mapped = MappedFile::openFrom(shardUrl, std::move(file.value()));
+        std::shared_ptr<ByteRangeSource> source = file.value();
+        if (const std::string cache = DiskCachedSource::configuredDirectory(); !cache.empty())
+            source = std::make_shared<DiskCachedSource>(file.value(), cache, DiskCachedSource::configuredLimit());
+        auto mapped = MappedFile::openFrom(shardUrl, std::move(source));
         if (!mapped)
             return mapped.error();
         return GgufFile::parse(std::move(mapped.value()));
@@ -34,7 +38,8 @@ RemoteTraffic remoteTraffic(const Model& model)
         if (!region)
             continue;
         traffic.residentBytes += region->residentBytes();
-        if (const auto* http = dynamic_cast<const HttpFile*>(&region->source())) {
+        const auto* cached = dynamic_cast<const DiskCachedSource*>(&region->source());
+        if (const auto* http = cached ? &cached->inner() : dynamic_cast<const HttpFile*>(&region->source())) {
             traffic.requests += http->requestCount();
             traffic.bytesReceived += http->bytesReceived();
         }

@@ -20,6 +20,7 @@
 #include "remote/RemoteUrl.h"
 
 #include <QCryptographicHash>
+#include <QDirIterator>
 #include <QFile>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
@@ -84,6 +85,7 @@ private slots:
     void downloadWithWrongSha256LeavesNothing();
     void downloadResumesAPartFile();
     void downloadSavesEveryShard();
+    void diskCacheServesTheNextOpen();
 
 private:
     std::string url(const char* name) const { return m_proxy->url(std::string("/") + name); }
@@ -510,6 +512,67 @@ void TestRemote::downloadSavesEveryShard()
     const QString out = QString::fromUtf8(cli.readAllStandardOutput());
     QVERIFY2(out.contains("gives no SHA-256"), qPrintable(out));
     QVERIFY(gguf::Model::open(target.filePath("split-00001-of-00002.gguf").toStdString()));
+}
+
+namespace {
+std::uint64_t folderBytes(const QString& path)
+{
+    std::uint64_t total = 0;
+    QDirIterator it(path, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        total += std::uint64_t(QFileInfo(it.next()).size());
+    return total;
+}
+
+void readEveryTensor(const gguf::Model& model, gguf::Status& status)
+{
+    for (const gguf::TensorInfo& tensor : model.tensors())
+        if (status && tensor.traits && tensor.traits->dequantize)
+            allValues(tensor, status);
+}
+}  // namespace
+
+void TestRemote::diskCacheServesTheNextOpen()
+{
+    QTemporaryDir cache;
+    qputenv("GGUFX_REMOTE_DISK_CACHE", cache.filePath("chunks").toUtf8());
+    gguf::Status status = gguf::Ok{};
+    {
+        const auto first = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+        QVERIFY2(first, first ? "" : first.error().toString().c_str());
+        readEveryTensor(*first.value(), status);
+        QVERIFY2(status, status ? "" : status.error().toString().c_str());
+    }
+    const std::uint64_t fileBytes = std::uint64_t(QFileInfo(testsupport::fixturePath("tiny-llama-Q8_0.gguf")).size());
+    QVERIFY(m_proxy->bodyBytesFromServer() >= fileBytes);
+    QCOMPARE(folderBytes(cache.filePath("chunks")), fileBytes);  // every chunk, the opening request's too
+    m_proxy->resetCounters();
+    const auto second = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY2(second, second ? "" : second.error().toString().c_str());
+    readEveryTensor(*second.value(), status);
+    QVERIFY2(status, status ? "" : status.error().toString().c_str());
+    // Only the opening request (size and ETag) went to the server.
+    QCOMPARE(m_proxy->requests(), std::uint64_t{1});
+    QCOMPARE(m_proxy->bodyBytesFromServer(), std::uint64_t{64} << 10);
+    const auto local = gguf::Model::open(testsupport::fixturePath("tiny-llama-Q8_0.gguf").toStdString());
+    gguf::Status ls = gguf::Ok{};
+    QVERIFY(sameBits(allValues(*second.value()->findTensor("output.weight"), status),
+                     allValues(*local.value()->findTensor("output.weight"), ls)));
+
+    // A limit: the folder never holds more.
+    QTemporaryDir small;
+    qputenv("GGUFX_REMOTE_DISK_CACHE", small.filePath("chunks").toUtf8());
+    qputenv("GGUFX_REMOTE_DISK_CACHE_MB", "1");  // half the file
+    {
+        const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+        QVERIFY(model);
+        readEveryTensor(*model.value(), status);
+        QVERIFY(status);
+    }
+    QVERIFY(folderBytes(small.filePath("chunks")) <= (1u << 20));
+    QVERIFY(folderBytes(small.filePath("chunks")) > (1u << 19));
+    qunsetenv("GGUFX_REMOTE_DISK_CACHE");
+    qunsetenv("GGUFX_REMOTE_DISK_CACHE_MB");
 }
 
 QTEST_GUILESS_MAIN(TestRemote)
