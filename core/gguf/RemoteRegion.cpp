@@ -181,6 +181,40 @@ void RemoteRegion::evictOver(std::uint64_t budget, std::uint64_t keepFrom, std::
     }
 }
 
+std::uint64_t RemoteRegion::missingBytes(std::uint64_t begin, std::uint64_t end) const
+{
+    std::lock_guard lock(m_mutex);
+    end = std::min(end, m_size);
+    std::uint64_t missing = 0;
+    for (std::uint64_t c = begin / kChunkBytes; begin < end && c * kChunkBytes < end; ++c)
+        if (m_lastUse[c] == 0)
+            missing += chunkEnd(c) - c * kChunkBytes;
+    return missing;
+}
+
+namespace {
+RemoteRegion* regionHolding(const void* begin)
+{
+    const auto* at = static_cast<const std::uint8_t*>(begin);
+    std::lock_guard lock(g_registryMutex);
+    for (RemoteRegion* candidate : g_regions)
+        if (at >= candidate->data() && at < candidate->data() + candidate->size())
+            return candidate;
+    return nullptr;
+}
+}  // namespace
+
+std::uint64_t mappedBytesToFetch(const void* begin, std::uint64_t size)
+{
+    if (g_regionCount.load(std::memory_order_relaxed) == 0 || size == 0)
+        return 0;
+    RemoteRegion* region = regionHolding(begin);
+    if (!region)
+        return 0;
+    const auto offset = static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(begin) - region->data());
+    return region->missingBytes(offset, offset + size);
+}
+
 Status ensureMappedBytes(const void* begin, std::uint64_t size)
 {
     if (g_regionCount.load(std::memory_order_relaxed) == 0 || size == 0)

@@ -40,6 +40,8 @@ public:
     Status ensure(std::uint64_t begin, std::uint64_t end);
 
     std::uint64_t residentBytes() const;
+    // Bytes a call ensure(begin, end) would fetch now (whole missing chunks).
+    std::uint64_t missingBytes(std::uint64_t begin, std::uint64_t end) const;
     static std::uint64_t defaultCacheBudget();  // GGUFX_REMOTE_CACHE_MB, else 512 MiB
 
 private:
@@ -63,5 +65,8 @@ private:
 // For readers of tensor bytes: makes [begin, begin + size) readable when it lies in a remote
 // region; Ok at once for anything else (a mapped file, a buffer).
 Status ensureMappedBytes(const void* begin, std::uint64_t size);
+// What ensureMappedBytes would fetch for that range now: 0 for a mapped file or bytes already
+// here. Views ask before a big read, to say how much will come over the network.
+std::uint64_t mappedBytesToFetch(const void* begin, std::uint64_t size);
 
 }  // namespace gguf

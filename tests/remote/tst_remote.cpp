@@ -159,6 +159,9 @@ void TestRemote::remoteOpenEqualsLocalOpen()
     }
     QVERIFY(remote.value()->checkUnchanged());
     QVERIFY(gguf::remote::remoteTraffic(*remote.value()).bytesReceived > 0);
+    // Everything was read, so nothing is left to fetch.
+    for (const gguf::TensorInfo& tensor : remote.value()->tensors())
+        QCOMPARE(gguf::mappedBytesToFetch(tensor.data, tensor.nbytes), std::uint64_t{0});
 }
 
 void TestRemote::smallHeaderTakesOneRequest()
@@ -222,6 +225,10 @@ void TestRemote::cutBodyResumes()
     QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
     const gguf::TensorInfo* tensor = remote.value()->findTensor("blk.1.ffn_down.weight");
     QVERIFY(tensor && tensor->fileOffset > (64u << 10));
+    // Before the read: its bytes, rounded out to whole 64 KiB chunks, are still to come.
+    const std::uint64_t chunk = gguf::RemoteRegion::kChunkBytes;
+    const std::uint64_t firstChunk = tensor->fileOffset / chunk, endChunk = (tensor->fileOffset + tensor->nbytes + chunk - 1) / chunk;
+    QCOMPARE(gguf::mappedBytesToFetch(tensor->data, tensor->nbytes), (endChunk - firstChunk) * chunk);
     m_proxy->cutAfterBytes = 5000;
     (reset ? m_proxy->resetBody : m_proxy->cutBody) = 3;
     m_proxy->resetCounters();
@@ -413,6 +420,17 @@ void TestRemote::cliReadsUrls()
     const QString out = QString::fromUtf8(cli.readAllStandardOutput());
     QVERIFY2(cli.exitCode() == 0, qPrintable(cli.readAllStandardError()));
     QVERIFY2(out.contains("(2 shards)"), qPrintable(out));
+    // A command that reads tensor data says how much it will fetch, then prints what a local run prints.
+    cli.start(QStringLiteral(GGUFX_CLI_PATH), {"stats", QString::fromStdString(url("tiny-llama-Q8_0.gguf")), "output.weight"});
+    QVERIFY(cli.waitForFinished(120000));
+    const QString remoteStats = QString::fromUtf8(cli.readAllStandardOutput());
+    const QString announced = QString::fromUtf8(cli.readAllStandardError());
+    QVERIFY2(cli.exitCode() == 0, qPrintable(announced));
+    QVERIFY2(announced.contains("fetching") && announced.contains("of tensor data from the server"), qPrintable(announced));
+    cli.start(QStringLiteral(GGUFX_CLI_PATH), {"stats", testsupport::fixturePath("tiny-llama-Q8_0.gguf"), "output.weight"});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(remoteStats, QString::fromUtf8(cli.readAllStandardOutput()));
+    QVERIFY(cli.readAllStandardError().isEmpty());
     cli.start(QStringLiteral(GGUFX_CLI_PATH), {"info", QString::fromStdString(url("gone.gguf"))});
     QVERIFY(cli.waitForFinished(120000));
     QCOMPARE(cli.exitCode(), 1);
