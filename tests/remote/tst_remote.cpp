@@ -22,6 +22,8 @@
 #include <QCryptographicHash>
 #include <QDirIterator>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -421,6 +423,16 @@ void TestRemote::cliReadsUrls()
     const QString out = QString::fromUtf8(cli.readAllStandardOutput());
     QVERIFY2(cli.exitCode() == 0, qPrintable(cli.readAllStandardError()));
     QVERIFY2(out.contains("(2 shards)"), qPrintable(out));
+    // The memory estimate of a remote model comes from its header alone.
+    m_proxy->resetCounters();
+    cli.start(QStringLiteral(GGUFX_CLI_PATH),
+              {"estimate", QString::fromStdString(url("tiny-llama-Q8_0.gguf")), "--ctx", "512", "--kv", "f32", "--json"});
+    QVERIFY(cli.waitForFinished(120000));
+    QVERIFY2(cli.exitCode() == 0, qPrintable(cli.readAllStandardError()));
+    const QJsonObject estimate = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+    QCOMPARE(estimate.value("kv_cpu_bytes").toDouble(), 2.0 * 2 * 512 * 256 * 4);  // llama.cpp: 2.00 MiB
+    QCOMPARE(estimate.value("context").toDouble(), 512.0);
+    QCOMPARE(m_proxy->requests(), std::uint64_t{1});  // the header fits the first 1 MiB request
     // A command that reads tensor data says how much it will fetch, then prints what a local run prints.
     cli.start(QStringLiteral(GGUFX_CLI_PATH), {"stats", QString::fromStdString(url("tiny-llama-Q8_0.gguf")), "output.weight"});
     QVERIFY(cli.waitForFinished(120000));
