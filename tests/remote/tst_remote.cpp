@@ -124,6 +124,7 @@ void TestRemote::init()
     m_proxy->forcedStatus = 0;
     m_proxy->hubRedirect = false;
     m_proxy->setRequiredToken({});
+    m_proxy->setRedirectOrigin({});
     m_proxy->resetCounters();
     qunsetenv("HF_TOKEN");
 }
@@ -330,6 +331,23 @@ void TestRemote::tokenGoesOnlyToTheHub()
     QVERIFY(!m_proxy->sawAuthorization());
     QVERIFY(gguf::remote::openRemoteModel(url("tiny-llama-Q4_K.gguf"), fastOptions()));
     QVERIFY(m_proxy->sawAuthorization());
+
+    // The Hub redirects to its CDN, another host: the token goes to the Hub only.
+    m_proxy->hubRedirect = true;
+    m_proxy->setRedirectOrigin("http://localhost:" + std::to_string(m_proxy->port()));
+    m_proxy->resetCounters();
+    RemoteOptions options = fastOptions();
+    options.firstReadBytes = 16u << 10;  // so tensor reads take requests of their own
+    const auto hub = gguf::remote::openRemoteModel("hf://owner/repo/tiny-llama-Q8_0.gguf", options);
+    QVERIFY2(hub, hub ? "" : hub.error().toString().c_str());
+    gguf::Status status = gguf::Ok{};
+    allValues(*hub.value()->findTensor("output.weight"), status);
+    QVERIFY(status);
+    const std::vector<std::string> authorized = m_proxy->authorizedPaths();
+    QVERIFY(!authorized.empty());
+    for (const std::string& path : authorized)
+        QVERIFY2(path.find("/resolve/") != std::string::npos, path.c_str());
+    QVERIFY(m_proxy->requests() > authorized.size());  // the CDN requests, without it
 }
 
 void TestRemote::fileChangedOnServerIsReported()

@@ -152,8 +152,24 @@ void FaultProxy::setLinkedEtag(const std::string& etag)
     m_linkedEtag = etag;
 }
 
+void FaultProxy::setRedirectOrigin(const std::string& origin)
+{
+    std::lock_guard lock(m_mutex);
+    m_redirectOrigin = origin;
+}
+
+std::vector<std::string> FaultProxy::authorizedPaths() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_authorizedPaths;
+}
+
 void FaultProxy::resetCounters()
 {
+    {
+        std::lock_guard lock(m_mutex);
+        m_authorizedPaths.clear();
+    }
     m_bodyBytes = 0;
     m_requests = 0;
     m_rangeRequests = 0;
@@ -199,14 +215,17 @@ void FaultProxy::serve(int client)
     const std::string authorization = headerValue(request, "authorization");
     if (!authorization.empty())
         m_sawAuthorization = true;
-    std::string requiredToken, linkedEtag;
+    const auto firstSpace = request.firstLine.find(' ');
+    const std::string path = request.firstLine.substr(firstSpace + 1, request.firstLine.rfind(' ') - firstSpace - 1);
+    std::string requiredToken, linkedEtag, redirectOrigin;
     {
         std::lock_guard lock(m_mutex);
         requiredToken = m_requiredToken;
         linkedEtag = m_linkedEtag;
+        redirectOrigin = m_redirectOrigin;
+        if (!authorization.empty())
+            m_authorizedPaths.push_back(path);
     }
-    const auto firstSpace = request.firstLine.find(' ');
-    const std::string path = request.firstLine.substr(firstSpace + 1, request.firstLine.rfind(' ') - firstSpace - 1);
 
     if (!requiredToken.empty() && authorization != "Bearer " + requiredToken) {
         reply(client, 401, "Unauthorized");
@@ -215,7 +234,8 @@ void FaultProxy::serve(int client)
     } else if (take(fail500)) {
         reply(client, 500, "Internal Server Error");
     } else if (hubRedirect && path.find("/resolve/") != std::string::npos) {
-        reply(client, 302, "Found", "Location: /" + path.substr(path.rfind('/') + 1) + "\r\nX-Linked-Etag: \"" + linkedEtag + "\"\r\n");
+        reply(client, 302, "Found",
+              "Location: " + redirectOrigin + "/" + path.substr(path.rfind('/') + 1) + "\r\nX-Linked-Etag: \"" + linkedEtag + "\"\r\n");
     } else {
         const int upstream = connectTo(m_serverPort);
         if (upstream < 0) {

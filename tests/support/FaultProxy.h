@@ -37,6 +37,8 @@ public:
     std::atomic<bool> hubRedirect{false}; // ".../resolve/REV/FILE" answers 302 to "/FILE" with X-Linked-Etag
     void setRequiredToken(const std::string& token);  // 401 unless "Authorization: Bearer TOKEN"
     void setLinkedEtag(const std::string& etag);      // sent with hubRedirect, quoted
+    void setRedirectOrigin(const std::string& origin);  // hubRedirect goes there ("http://localhost:PORT"), else to this host
+    std::vector<std::string> authorizedPaths() const;   // the paths of requests that carried an Authorization header
 
     std::uint64_t bodyBytesFromServer() const { return m_bodyBytes; }
     std::uint64_t requests() const { return m_requests; }
@@ -54,11 +56,13 @@ private:
     int m_port = 0;
     std::atomic<bool> m_stopping{false};
     std::thread m_acceptor;
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::vector<std::thread> m_workers;
     std::vector<int> m_openSockets;
     std::string m_requiredToken;
     std::string m_linkedEtag;
+    std::string m_redirectOrigin;
+    std::vector<std::string> m_authorizedPaths;
     std::atomic<std::uint64_t> m_bodyBytes{0};
     std::atomic<std::uint64_t> m_requests{0};
     std::atomic<std::uint64_t> m_rangeRequests{0};
