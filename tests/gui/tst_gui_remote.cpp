@@ -15,7 +15,11 @@
 #include "shell/ModelPage.h"
 #include "shell/OpenUrl.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QComboBox>
+#include <QInputDialog>
+#include <QTimer>
 #include <QFile>
 #include <QLabel>
 #include <QSettings>
@@ -79,6 +83,37 @@ private slots:
         QVERIFY(qobject_cast<QLabel*>(window.tabs()->widget(1)) || error404);
         const auto* label = qobject_cast<QLabel*>(window.tabs()->widget(1));
         QVERIFY2(label && label->text().contains("HTTP 404"), qPrintable(label ? label->text() : QString()));
+    }
+
+    void openUrlActionAsksAndOpens()
+    {
+        QSettings().clear();
+        QTemporaryDir root, work;
+        QVERIFY(QFile::link(testsupport::fixturePath("tiny-moe-Q2_K.gguf"), root.filePath("tiny-moe-Q2_K.gguf")));
+        testsupport::LocalWebServer server;
+        std::string error;
+        QVERIFY2(server.start(root.path().toStdString(), work.path().toStdString(), error), error.c_str());
+        const QString url = QString::fromStdString(server.url("/tiny-moe-Q2_K.gguf"));
+        MainWindow window;
+        QAction* openUrl = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->text() == QStringLiteral("Open &URL…"))
+                openUrl = action;
+        QVERIFY(openUrl);
+        bool answered = false;
+        QTimer::singleShot(0, [&]() {
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            dialog->setTextValue(url);
+            dialog->accept();
+            answered = true;
+        });
+        openUrl->trigger();
+        QVERIFY(answered);
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        QVERIFY(qobject_cast<ModelPage*>(window.tabs()->widget(0)));
+        QCOMPARE(recentModelUrls().value(0), url);
     }
 
     void recentUrlsNewestFirst()
