@@ -8,6 +8,7 @@
 #include "types/GgmlType.h"
 #include "Measure.h"
 #include "OpenCase.h"
+#include "RemoteOpenCase.h"
 #include "ProcessProbe.h"
 #include "SaveAsCase.h"
 #include "Report.h"
@@ -82,6 +83,9 @@ int main(int argc, char** argv)
             return 1;
         report.heading("Opening, whole processes next to their anchors");
         bench::runOpenAnchorCases(*options, cliPath(), report);
+        report.heading("Opening it over HTTP from a local lighttpd");
+        if (!bench::runRemoteOpenCase(options->workDir, options->openRuns, report))
+            return 1;
     }
     if (options->wants("quantize")) {
         report.heading("Quantizing " + std::to_string(options->elements) + " f32 values, 1 thread, next to ggml");

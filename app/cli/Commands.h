@@ -23,3 +23,5 @@ int runDiff(const std::vector<std::string>& words);
 int runTokenize(const std::vector<std::string>& words);
 int runLogits(const std::vector<std::string>& words);
 int runKld(const std::vector<std::string>& words);
+int runEstimate(const std::vector<std::string>& words);
+int runDownload(const std::vector<std::string>& words);

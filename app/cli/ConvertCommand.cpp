@@ -3,6 +3,7 @@
 #include "Commands.h"
 #include "quantize/Conversion.h"
 #include "ModelLoading.h"
+#include "remote/RemoteUrl.h"
 #include "quantize/Quantize.h"
 
 #include <cstdio>
@@ -32,6 +33,9 @@ int runConvert(const std::vector<std::string>& words)
     if (!type || !gguf::canQuantize(type->id))
         return reportFailure("cannot convert to '" + typeText + "'; types: " + quantizableTypeNames(), 2);
 
+    // The converter reads tensor bytes straight from the mapping, which a remote model fills only on request.
+    if (gguf::remote::isRemoteName(args.positionals[0]))
+        return reportFailure("convert reads every tensor of its input; download a remote model first (gguf-explorer-cli download URL -o DIR)", 2);
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;

@@ -4,6 +4,9 @@
 #include "CliArguments.h"
 #include "base/EscapedText.h"
 #include "gguf/Model.h"
+#include "remote/RemoteModel.h"
+#include "gguf/RemoteRegion.h"
+#include "base/HumanFormat.h"
 #include "experts/TensorSlice.h"
 
 #include <cstdio>
@@ -19,10 +22,11 @@ inline std::vector<std::shared_ptr<const gguf::Model>>& openedModels()
     return models;
 }
 
-// Opens `path` or reports why not (returns nullptr after printing the error).
+// Opens `path` (a file, an http(s) URL or hf://owner/repo/file.gguf[@rev]) or reports why not
+// (returns nullptr after printing the error).
 inline std::shared_ptr<const gguf::Model> openModelOrReport(const std::string& path)
 {
-    auto model = gguf::Model::open(path);
+    auto model = gguf::remote::openAnyModel(path);
     if (!model) {
         reportFailure(model.error().toString());
         return nullptr;
@@ -59,6 +63,18 @@ inline std::string shown(std::string_view text)
     return gguf::escapeForDisplay(text);
 }
 
+// For a remote model: says on stderr how much tensor data the command is about to fetch.
+inline void announceRemoteFetch(const std::vector<gguf::TensorSlice>& slices)
+{
+    std::uint64_t bytes = 0;
+    for (const gguf::TensorSlice& slice : slices) {
+        const std::uint64_t rowBytes = slice.tensor->rowBytes();
+        bytes += gguf::mappedBytesToFetch(slice.tensor->data + slice.firstRow * rowBytes, slice.rowCount * rowBytes);
+    }
+    if (bytes > 0)
+        std::fprintf(stderr, "gguf-explorer-cli: fetching %s of tensor data from the server\n", gguf::formatBytes(bytes).c_str());
+}
+
 // The tensor named `name`, or the experts of it listed by `--expert 3` or `--expert 3,5,7`;
 // empty after printing the error.
 inline std::vector<gguf::TensorSlice> selectSlicesOrReport(const gguf::Model& model, const std::string& name, const CliArguments& args)
@@ -69,8 +85,10 @@ inline std::vector<gguf::TensorSlice> selectSlicesOrReport(const gguf::Model& mo
         return {};
     }
     const auto list = args.value("--expert");
-    if (!list)
+    if (!list) {
+        announceRemoteFetch({gguf::wholeTensor(*tensor)});
         return {gguf::wholeTensor(*tensor)};
+    }
     std::vector<gguf::TensorSlice> slices;
     std::size_t start = 0;
     while (start <= list->size()) {
@@ -90,6 +108,7 @@ inline std::vector<gguf::TensorSlice> selectSlicesOrReport(const gguf::Model& mo
         slices.push_back(slice.value());
         start = comma + 1;
     }
+    announceRemoteFetch(slices);
     return slices;
 }
 

@@ -51,6 +51,12 @@ const char* const kUsage =
     "      [--sgemm] [--llama-activations]\n"
     "                                              output-level error: KL divergence, top-token agreement,\n"
     "                                              perplexity, per-layer drift and MoE routing changes\n"
+    "  estimate FILE [--ctx N] [--kv TYPE] [--ngl N] [--ubatch N] [--json]\n"
+    "                                              memory llama.cpp needs: weights per device, KV cache\n"
+    "                                              by layer, compute buffer (FILE may be a URL)\n"
+    "  download URL -o DIR                         save a remote model (every shard) with resume and\n"
+    "                                              SHA-256 verification where the Hub gives one\n"
+    "  (FILE may be an http(s) URL or hf://OWNER/REPO/FILE.gguf[@REV]; HF_TOKEN for gated models)\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -108,6 +114,10 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runLogits(words);
     if (command == "kld")
         return runKld(words);
+    if (command == "estimate")
+        return runEstimate(words);
+    if (command == "download")
+        return runDownload(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

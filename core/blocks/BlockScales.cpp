@@ -1,6 +1,7 @@
 #include "blocks/BlockScales.h"
 
 #include "gguf/MappedRegionGuard.h"
+#include "gguf/RemoteRegion.h"
 
 #include "kernels/BlockLayouts.h"
 #include "kernels/BlockRead.h"
@@ -361,6 +362,8 @@ Status extractBlockScales(const TensorInfo& tensor, std::uint64_t firstBlock, st
     const bool swap = tensor.bigEndian && tensor.traits->swapBlock;
     std::array<std::uint8_t, kMaxBlockBytes> scratch;
     const std::uint8_t* src = tensor.data + firstBlock * r.blockBytes;
+    if (Status fetched = ensureMappedBytes(src, blockCount * r.blockBytes); !fetched)
+        return requestError(tensor, fetched.error().message);
     // Bytes of a file truncated under us read as zeros; the watch notices.
     const MappedReadWatch watch(src, blockCount * r.blockBytes);
     for (std::uint64_t i = 0; i < blockCount; ++i, src += r.blockBytes) {

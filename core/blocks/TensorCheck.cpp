@@ -3,6 +3,7 @@
 #include "blocks/BlockScales.h"
 #include "gguf/ByteCursor.h"
 #include "gguf/MappedRegionGuard.h"
+#include "gguf/RemoteRegion.h"
 #include "kernels/HalfFloat.h"
 
 #include <algorithm>
@@ -135,6 +136,10 @@ TensorCheckResult checkTensor(const TensorInfo& tensor, const CheckOptions& opti
         }
         const std::uint64_t count = std::min(perChunk, units - first);
         const std::uint8_t* bytes = tensor.data + first * unit;
+        if (Status fetched = ensureMappedBytes(bytes, count * unit); !fetched) {
+            result.error = Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
+            return result;
+        }
         // Bytes of a file truncated under us read as zeros; the watch notices.
         const MappedReadWatch watch(bytes, count * unit);
         hash.update(bytes, static_cast<std::size_t>(count * unit));

@@ -89,6 +89,19 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path)
     return file;
 }
 
+Result<std::shared_ptr<MappedFile>> MappedFile::openFrom(const std::string& name, std::shared_ptr<ByteRangeSource> source)
+{
+    auto region = RemoteRegion::create(std::move(source), RemoteRegion::defaultCacheBudget());
+    if (!region)
+        return Error{region.error().message, Error::kNoOffset, name};
+    // No fd, no truncation guard: the bytes live in anonymous memory that nothing can take away.
+    std::shared_ptr<MappedFile> file(new MappedFile(name, nullptr, 0, -1));
+    file->m_data = region.value()->data();
+    file->m_size = region.value()->size();
+    file->m_remote = std::move(region.value());
+    return file;
+}
+
 MappedFile::MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size, int fd)
     : m_path(std::move(path)), m_data(data), m_size(size), m_fd(fd), m_guardSlot(registerMappedRegion(data, size))
 {
@@ -97,7 +110,7 @@ MappedFile::MappedFile(std::string path, const std::uint8_t* data, std::uint64_t
 MappedFile::~MappedFile()
 {
     unregisterMappedRegion(m_guardSlot);
-    if (m_data)
+    if (m_data && !m_remote)
         ::munmap(const_cast<std::uint8_t*>(m_data), m_size);
     if (m_fd >= 0)
         ::close(m_fd);
@@ -121,6 +134,8 @@ std::uint64_t MappedFile::copyPrefix(std::uint64_t end) const
     end = std::min(end, m_size);
     if (end <= m_copiedEnd || !m_copyFailure.empty())
         return m_copiedEnd;
+    if (m_remote)
+        return m_copiedEnd = m_remote->extendPrefix(end, m_copyFailure);
     const std::uint64_t page = pageSize();
     const std::uint64_t mappedSpan = (m_size + page - 1) / page * page;
     std::uint64_t newEnd = std::max(end, m_copiedEnd + std::max(kMinCopyStep, m_copiedEnd / 8));
@@ -151,6 +166,8 @@ std::uint64_t MappedFile::copyPrefix(std::uint64_t end) const
 
 Status MappedFile::finishPrefixCopy(std::uint64_t length) const
 {
+    if (m_remote)
+        return checkUnchanged();
     const std::uint64_t page = pageSize();
     const std::uint64_t copiedSpan = m_copiedEnd == m_size ? (m_size + page - 1) / page * page : m_copiedEnd;
     const std::uint64_t keep = std::min((length + page - 1) / page * page, copiedSpan);
@@ -168,6 +185,8 @@ Status MappedFile::finishPrefixCopy(std::uint64_t length) const
 
 Status MappedFile::checkUnchanged() const
 {
+    if (m_remote)
+        return m_remote->source().checkUnchanged();
     if (mappedRegionFaulted(m_guardSlot))
         return Error{"parts of the file vanished while they were being read: it was truncated or rewritten since it was opened",
                      Error::kNoOffset, m_path};

@@ -9,6 +9,7 @@
 // the app that the file on disk is no longer the one it shows.
 
 #include "base/Result.h"
+#include "gguf/RemoteRegion.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,8 @@ namespace gguf {
 class MappedFile {
 public:
     static Result<std::shared_ptr<MappedFile>> open(const std::string& path);
+    // A file whose bytes come from `source` (a URL: core/remote), shown under `name`; see RemoteRegion.
+    static Result<std::shared_ptr<MappedFile>> openFrom(const std::string& name, std::shared_ptr<ByteRangeSource> source);
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
@@ -51,6 +54,8 @@ public:
     // The read-only descriptor of the mapped file, for copies the kernel makes (Save As); use
     // offsets (pread, copy_file_range with an input offset), never its file position.
     int descriptor() const { return m_fd; }
+    // The remote region behind a file from openFrom, else nullptr.
+    RemoteRegion* remote() const { return m_remote.get(); }
 
 private:
     MappedFile(std::string path, const std::uint8_t* data, std::uint64_t size, int fd);
@@ -66,6 +71,7 @@ private:
     timespec m_statusChanged{};  // ctime
     mutable std::uint64_t m_copiedEnd = 0;  // bytes [0, m_copiedEnd) are private (a page multiple, or m_size)
     mutable std::string m_copyFailure;
+    std::unique_ptr<RemoteRegion> m_remote;
 };
 
 }  // namespace gguf

@@ -36,11 +36,11 @@ Result<std::uint64_t> readShardCount(const GgufFile& file)
 }
 
 // Why a shard could not be opened, in the words that fit: missing only when it does not exist.
-Error shardOpenError(Error error, int k, const SplitName& split)
+Error shardOpenError(Error error, int k, const SplitName& split, bool local)
 {
     const std::string path = split.shardPath(k);
     struct stat info {};
-    const bool missing = ::stat(path.c_str(), &info) != 0 && errno == ENOENT;
+    const bool missing = local && ::stat(path.c_str(), &info) != 0 && errno == ENOENT;
     const bool unopenable = error.message.rfind("cannot open", 0) == 0;
     error.message = "shard " + std::to_string(k) + " of " + std::to_string(split.count) + " of the split model (" + path + ") "
                   + (missing ? "is missing: " : unopenable ? "cannot be opened: " : "is invalid: ") + error.message;
@@ -50,7 +50,13 @@ Error shardOpenError(Error error, int k, const SplitName& split)
 
 Result<std::shared_ptr<const Model>> Model::open(const std::string& path)
 {
-    auto first = GgufFile::open(path);
+    return open(path, {});
+}
+
+Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const FileOpener& openFile)
+{
+    const auto openOne = [&](const std::string& name) { return openFile ? openFile(name) : GgufFile::open(name); };
+    auto first = openOne(path);
     if (!first)
         return first.error();
 
@@ -85,9 +91,9 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path)
         if (k == split->index) {
             shard = first.value();
         } else {
-            auto opened = GgufFile::open(split->shardPath(k));
+            auto opened = openOne(split->shardPath(k));
             if (!opened)
-                return shardOpenError(opened.error(), k, *split);
+                return shardOpenError(opened.error(), k, *split, !openFile);
             shard = std::move(opened.value());
         }
         const auto count = readShardCount(*shard);

@@ -3,6 +3,7 @@
 
 #include "gguf/GgufFile.h"
 
+#include <functional>
 #include <optional>
 #include <map>
 #include <memory>
@@ -32,6 +33,10 @@ class Model {
 public:
     // Opens a file; a split-model shard (`name-0000K-of-0000N.gguf`) opens all N shards.
     static Result<std::shared_ptr<const Model>> open(const std::string& path);
+    // The same with every file (the shards' names derived from `path` as above) opened by
+    // `openFile`: core/remote opens URLs so.
+    using FileOpener = std::function<Result<std::shared_ptr<const GgufFile>>(const std::string& path)>;
+    static Result<std::shared_ptr<const Model>> open(const std::string& path, const FileOpener& openFile);
 
     const std::vector<std::shared_ptr<const GgufFile>>& shards() const { return m_shards; }
     // The shard that carries the model metadata (the first).

@@ -1,6 +1,7 @@
 #include "kernels/Dequantize.h"
 
 #include "gguf/MappedRegionGuard.h"
+#include "gguf/RemoteRegion.h"
 #include "kernels/ParallelDequantize.h"
 
 #include <algorithm>
@@ -56,6 +57,8 @@ Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::ui
 
     const std::uint8_t* src = tensor.data + begin / traits.blockSize * traits.blockBytes;
     const std::uint64_t blockCount = (end - begin) / traits.blockSize;
+    if (Status fetched = ensureMappedBytes(src, blockCount * traits.blockBytes); !fetched)
+        return Error{what + ": " + fetched.error().message, Error::kNoOffset, {}};
     // Bytes of a file truncated under us read as zeros; the watch notices.
     const MappedReadWatch watch(src, blockCount * traits.blockBytes);
     if (tensor.bigEndian && traits.swapBlock)

@@ -1,6 +1,7 @@
 #include "pages/OverviewPage.h"
 
 #include "common/PlotPalette.h"
+#include "pages/MemoryEstimateBox.h"
 
 #include "base/HumanFormat.h"
 
@@ -88,6 +89,7 @@ OverviewPage::OverviewPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     facts->addWidget(createFileFacts(), 1);
     auto* layout = new QVBoxLayout(content);
     layout->addLayout(facts);
+    layout->addWidget(new MemoryEstimateBox(m_model, content));
     if (m_model->tensors().empty()) {
         auto* none = new QLabel(tr("This file has no tensors."), content);
         none->setObjectName(QStringLiteral("noTensorsLabel"));

@@ -1,5 +1,7 @@
 #include "session/BlockDisassembly.h"
 
+#include "gguf/RemoteRegion.h"
+
 #include "blocks/BlockFields.h"
 #include "kernels/Dequantize.h"
 #include "gguf/MetadataFormat.h"
@@ -35,6 +37,8 @@ gguf::Result<BlockDisassembly> BlockDisassembly::read(const SliceRef& slice, std
     result.blockIndex = (slice.slice.firstRow + row) * blocksPerRow + blockInRow;
     result.fileOffset = tensor.fileOffset + result.blockIndex * traits.blockBytes;
     const std::uint8_t* bytes = tensor.data + result.blockIndex * traits.blockBytes;
+    if (gguf::Status fetched = gguf::ensureMappedBytes(bytes, traits.blockBytes); !fetched)  // a remote model's block
+        return fetched.error();
     result.storedBytes.assign(bytes, bytes + traits.blockBytes);
     result.littleEndianBytes = result.storedBytes;
     if (tensor.bigEndian && traits.swapBlock)

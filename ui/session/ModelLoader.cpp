@@ -1,5 +1,6 @@
 #include "session/ModelLoader.h"
 
+#include "remote/RemoteModel.h"
 #include "session/JobPool.h"
 
 #include <QPointer>
@@ -13,7 +14,7 @@ void ModelLoader::open(const QString& path)
     QPointer<ModelLoader> self(this);
     QtConcurrent::run(jobPool(), [path]() {
         yieldToGuiThread();
-        return gguf::Model::open(path.toStdString());
+        return gguf::remote::openAnyModel(path.toStdString());  // a file, or a URL read over HTTP
     })
         .then(this, [self, generation, path](gguf::Result<std::shared_ptr<const gguf::Model>> result) {
             if (!self || generation != self->m_generation)

@@ -1,5 +1,6 @@
 #pragma once
-// Opens a model on the thread pool so the window never waits on file I/O or parsing; hands back
+// Opens a model (a path, or an http(s) / hf:// URL) on the thread pool so the window never waits
+// on file or network I/O or parsing; hands back
 // the parsed model (a plain value) or the core's error text through signals on the GUI thread.
 
 #include "gguf/Model.h"

@@ -14,6 +14,7 @@
 #include "session/ResultCache.h"
 #include "common/CopySelection.h"
 #include "shell/WindowPlacement.h"
+#include "shell/OpenUrl.h"
 #include "tensor/TensorBrowser.h"
 
 #include <QAction>
@@ -87,6 +88,11 @@ void MainWindow::createMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addAction(tr("Open &URL…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this]() {
+        const QString url = askForModelUrl(this);
+        if (!url.isEmpty())
+            openFile(url);
+    });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addAction(tr("&Close Tab"), QKeySequence::Close, this, [this]() {
@@ -303,7 +309,7 @@ void MainWindow::rememberRecent(const QString& path)
 {
     QSettings settings;
     QStringList recent = settings.value(kRecentKey).toStringList();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
+    const QString absolute = isModelUrl(path) ? path : QFileInfo(path).absoluteFilePath();
     recent.removeAll(absolute);
     recent.prepend(absolute);
     while (recent.size() > kMaxRecentFiles)

@@ -1,0 +1,66 @@
+#pragma once
+// One file on an HTTP server, read by range requests through libcurl (HTTP/1.1 and HTTP/2,
+// redirects followed: the Hub answers with a redirect to its CDN).
+//
+// Every response must be exactly what was asked for: 206 with the asked Content-Range and as
+// many bytes, from the file first seen (same ETag, else same Last-Modified); anything else is
+// an error, never a short buffer. A server that answers a range request with the whole file
+// (200) is refused at once, before its body is read. 5xx, 429, resets, timeouts and bodies cut
+// short are retried with doubling waits, a cut-short body resuming where it stopped.
+
+#include "gguf/ByteRangeSource.h"
+#include "remote/RemoteOptions.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gguf::remote {
+
+struct RemoteFileFacts {
+    std::uint64_t size = 0;
+    std::string etag;          // of the final response, quotes kept
+    std::string lastModified;
+    std::string linkedEtag;    // X-Linked-Etag (the Hub: the LFS file's SHA-256), quotes removed
+    std::string effectiveUrl;  // after redirects
+};
+
+class HttpFile final : public ByteRangeSource {
+public:
+    // Asks for the first options.firstReadBytes bytes; the answer gives the size and validators
+    // and is kept for the first read.
+    static Result<std::shared_ptr<HttpFile>> open(const std::string& url, RemoteOptions options);
+
+    std::uint64_t size() const override { return m_facts.size; }
+    Status read(const std::vector<ByteRange>& ranges) override;
+    Status checkUnchanged() const override;
+    std::uint64_t preferredReadSize() const override { return m_options.firstReadBytes; }
+
+    const RemoteFileFacts& facts() const { return m_facts; }
+    const std::string& url() const { return m_url; }
+    std::uint64_t bytesReceived() const { return m_bytesReceived; }  // bodies, every try
+    std::uint64_t requestCount() const { return m_requests; }
+
+private:
+    struct Transfer;
+    HttpFile(std::string url, RemoteOptions options) : m_url(std::move(url)), m_options(std::move(options)) {}
+    Status runTransfers(std::vector<Transfer>& transfers, bool first);
+    Status judge(Transfer& transfer, bool first, bool& retry);
+
+    std::string m_url;
+    RemoteOptions m_options;
+    RemoteFileFacts m_facts;
+    std::vector<std::uint8_t> m_firstBytes;  // the opening request's body, served once
+    mutable std::mutex m_mutex;
+    bool m_opened = false;  // the first response fixed size and validators
+    std::string m_changed;  // set once a response came from another version of the file
+    std::atomic<std::uint64_t> m_bytesReceived{0};
+    std::atomic<std::uint64_t> m_requests{0};
+};
+
+// "HTTP 404 ..." style text for a status that is not retried.
+std::string httpStatusMessage(long status, bool tokenSent);
+
+}  // namespace gguf::remote

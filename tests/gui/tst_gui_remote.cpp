@@ -1,0 +1,163 @@
+// The GUI side of remote models and of the memory estimate: a URL opens in a tab through the
+// same background loader as a file (served by a local lighttpd; the window keeps running while
+// the header arrives), URLs are remembered for File › Open URL, and the Overview's estimate box
+// follows its context slider and cache type with the figures core/estimate computes.
+
+#include "Fixtures.h"
+#include "LocalWebServer.h"
+
+#include "base/HumanFormat.h"
+#include "estimate/MemoryEstimate.h"
+#include "gguf/Model.h"
+#include "pages/MemoryEstimateBox.h"
+#include "pages/OverviewPage.h"
+#include "shell/MainWindow.h"
+#include "shell/ModelPage.h"
+#include "shell/OpenUrl.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QInputDialog>
+#include <QTimer>
+#include <QFile>
+#include <QLabel>
+#include <QSettings>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+constexpr int kJobTimeoutMs = 120000;
+
+QString estimateText(const QWidget& box)
+{
+    const auto* label = box.findChild<QLabel*>(QStringLiteral("estimateLabel"));
+    return label ? label->text() : QString();
+}
+
+QString bytes(std::uint64_t n)
+{
+    return QString::fromStdString(gguf::formatBytes(n));
+}
+}  // namespace
+
+class TestGuiRemote : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        qputenv("HF_TOKEN_PATH", "/nonexistent/token");
+    }
+
+    void urlOpensInATabWithoutBlockingTheWindow()
+    {
+        QTemporaryDir root, work;
+        QVERIFY(QFile::link(testsupport::fixturePath("tiny-llama-Q4_K.gguf"), root.filePath("tiny-llama-Q4_K.gguf")));
+        testsupport::LocalWebServer server;
+        std::string error;
+        QVERIFY2(server.start(root.path().toStdString(), work.path().toStdString(), error), error.c_str());
+        const QString url = QString::fromStdString(server.url("/tiny-llama-Q4_K.gguf"));
+        QVERIFY(isModelUrl(url) && isModelUrl("hf://a/b/c.gguf") && !isModelUrl("/tmp/x.gguf"));
+
+        MainWindow window;
+        window.openFile(url);
+        QCOMPARE(window.tabs()->count(), 0);  // the open runs on the pool; the window goes on
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        auto* page = qobject_cast<ModelPage*>(window.tabs()->widget(0));
+        QVERIFY2(page, qPrintable(window.tabs()->tabText(0)));
+        QCOMPARE(window.tabs()->tabText(0), QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QCOMPARE(window.tabs()->tabToolTip(0), url);
+        QVERIFY(page->findChild<MemoryEstimateBox*>());
+        // Remembered as the URL, not as a path under the working folder.
+        QCOMPARE(QSettings().value("recentFiles").toStringList().value(0), url);
+
+        window.openFile(QString::fromStdString(server.url("/missing.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 2, kJobTimeoutMs);
+        const auto* error404 = window.tabs()->widget(1)->findChild<QLabel*>(QStringLiteral("errorLabel"));
+        QVERIFY(qobject_cast<QLabel*>(window.tabs()->widget(1)) || error404);
+        const auto* label = qobject_cast<QLabel*>(window.tabs()->widget(1));
+        QVERIFY2(label && label->text().contains("HTTP 404"), qPrintable(label ? label->text() : QString()));
+    }
+
+    void openUrlActionAsksAndOpens()
+    {
+        QSettings().clear();
+        QTemporaryDir root, work;
+        QVERIFY(QFile::link(testsupport::fixturePath("tiny-moe-Q2_K.gguf"), root.filePath("tiny-moe-Q2_K.gguf")));
+        testsupport::LocalWebServer server;
+        std::string error;
+        QVERIFY2(server.start(root.path().toStdString(), work.path().toStdString(), error), error.c_str());
+        const QString url = QString::fromStdString(server.url("/tiny-moe-Q2_K.gguf"));
+        MainWindow window;
+        QAction* openUrl = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->text() == QStringLiteral("Open &URL…"))
+                openUrl = action;
+        QVERIFY(openUrl);
+        bool answered = false;
+        QTimer::singleShot(0, [&]() {
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            dialog->setTextValue(url);
+            dialog->accept();
+            answered = true;
+        });
+        openUrl->trigger();
+        QVERIFY(answered);
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        QVERIFY(qobject_cast<ModelPage*>(window.tabs()->widget(0)));
+        QCOMPARE(recentModelUrls().value(0), url);
+    }
+
+    void recentUrlsNewestFirst()
+    {
+        QSettings().clear();
+        rememberModelUrl("https://a/one.gguf");
+        rememberModelUrl("hf://o/r/two.gguf");
+        rememberModelUrl("https://a/one.gguf");
+        QCOMPARE(recentModelUrls(), (QStringList{"https://a/one.gguf", "hf://o/r/two.gguf"}));
+    }
+
+    void estimateFollowsSliderAndCacheType()
+    {
+        const auto model = gguf::Model::open(testsupport::fixturePath("tiny-llama-F32.gguf").toStdString());
+        QVERIFY(model);
+        MemoryEstimateBox box(model.value());
+        QSlider* slider = box.contextSlider();
+        // From 512 to the training context, 2048.
+        QCOMPARE(slider->minimum(), 9);
+        QCOMPARE(slider->maximum(), 11);
+        QCOMPARE(box.contextLength(), std::uint64_t{2048});
+        // 2 layers x (K + V) x 2048 cells x 256 values x 2 bytes (f16) = 4 MiB.
+        QVERIFY2(estimateText(box).contains("KV cache " + bytes(2ull * 2 * 2048 * 256 * 2)), qPrintable(estimateText(box)));
+        slider->setValue(9);
+        QCOMPARE(box.contextLength(), std::uint64_t{512});
+        QVERIFY2(estimateText(box).contains("KV cache " + bytes(2ull * 2 * 512 * 256 * 2)), qPrintable(estimateText(box)));
+        box.cacheTypeBox()->setCurrentText("q8_0");  // 256 values: 8 blocks of 34 bytes
+        QVERIFY2(estimateText(box).contains("KV cache " + bytes(2ull * 2 * 512 * 8 * 34)), qPrintable(estimateText(box)));
+        gguf::EstimateOptions options;
+        options.contextLength = 512;
+        options.keyType = options.valueType = 8;
+        QVERIFY(estimateText(box).contains(bytes(gguf::estimateMemory(*model.value(), options)->total()) + " in all"));
+    }
+
+    void overviewShowsTheEstimate()
+    {
+        const auto model = gguf::Model::open(testsupport::fixturePath("tiny-moe-Q4_K.gguf").toStdString());
+        QVERIFY(model);
+        OverviewPage page(model.value());
+        const auto* box = page.findChild<MemoryEstimateBox*>();
+        QVERIFY(box);
+        QVERIFY(estimateText(*box).startsWith("Weights "));
+    }
+};
+
+QTEST_MAIN(TestGuiRemote)
+#include "tst_gui_remote.moc"
