@@ -1,6 +1,8 @@
 #include "TokenInput.h"
 
 #include "CliArguments.h"
+#include "TextFile.h"
+#include "tokenize/Tokenizer.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -32,11 +34,21 @@ std::optional<std::vector<std::int32_t>> parseTokenListOrReport(const std::strin
     return ids;
 }
 
-std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Model& /*model*/, const std::string& path)
+std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Model& model, const std::string& path)
 {
-    // SEAM(issue-16-tok): replace with the model's tokenizer once core/tokenize is merged:
-    //   auto tokenizer = gguf::Tokenizer::fromModel(model);   // error: report it
-    //   read `path` whole (a regular file or a pipe), then tokenizer->encode(text, true, true)
-    reportFailure("text input (" + path + ") needs the tokenizer, which this build does not have yet; pass --tokens", 2);
-    return std::nullopt;
+    std::string text;
+    if (!readTextFileOrReport(path, text))
+        return std::nullopt;
+    auto tokenizer = gguf::Tokenizer::fromModel(model);
+    if (!tokenizer) {
+        reportFailure(tokenizer.error().toString());
+        return std::nullopt;
+    }
+    // As llama-tokenize and llama-perplexity: BOS as the model asks, special-token text parsed.
+    std::vector<std::int32_t> ids = tokenizer.value().encode(text, true, true);
+    if (ids.empty()) {
+        reportFailure(path + " gives no tokens", 2);
+        return std::nullopt;
+    }
+    return ids;
 }

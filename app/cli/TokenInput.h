@@ -12,8 +12,6 @@
 // "1,2,3" (spaces also separate) -> ids; nullopt after reporting a malformed list.
 std::optional<std::vector<std::int32_t>> parseTokenListOrReport(const std::string& text);
 
-// SEAM(issue-16-tok): the text of `path` tokenized with the model's tokenizer, BOS as the model
-// asks (gguf::Tokenizer::fromModel(model) then encode(text, true, true), core/tokenize/Tokenizer.h,
-// written by the tokenizer branch). Until that is merged this reports that text input needs the
-// tokenizer and returns nullopt.
+// The text of `path` tokenized with the model's own tokenizer, BOS as the model asks and special-
+// token text parsed (as llama-perplexity reads its text); nullopt after reporting why not.
 std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Model& model, const std::string& path);

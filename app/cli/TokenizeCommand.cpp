@@ -5,55 +5,11 @@
 
 #include "Commands.h"
 #include "ModelLoading.h"
-#include "base/FileKind.h"
+#include "TextFile.h"
 #include "tokenize/Tokenizer.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <sys/stat.h>
 
-namespace {
-// A text file may be a pipe or a device; past this it is refused rather than read into memory
-// without end (/dev/zero).
-constexpr std::size_t kMaxTextBytes = std::size_t(1) << 30;
-
-bool readTextFile(const std::string& path, std::string& text)
-{
-    struct stat info {};
-    if (::stat(path.c_str(), &info) != 0) {
-        reportFailure("cannot read " + path + ": " + std::strerror(errno));
-        return false;
-    }
-    if (S_ISDIR(info.st_mode)) {
-        reportFailure("cannot read " + path + ": " + gguf::nonRegularFileKind(info.st_mode, "not a regular file"));
-        return false;
-    }
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (!file) {
-        reportFailure("cannot read " + path + ": " + std::strerror(errno));
-        return false;
-    }
-    char buffer[1 << 16];
-    std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
-        if (text.size() + got > kMaxTextBytes) {
-            std::fclose(file);
-            reportFailure(path + " holds more than 1 GiB of text");
-            return false;
-        }
-        text.append(buffer, got);
-    }
-    const bool failed = std::ferror(file) != 0;
-    const int error = errno;
-    std::fclose(file);
-    if (failed) {
-        reportFailure("cannot read " + path + ": " + std::strerror(error));
-        return false;
-    }
-    return true;
-}
-}  // namespace
 
 int runTokenize(const std::vector<std::string>& words)
 {
@@ -64,7 +20,7 @@ int runTokenize(const std::vector<std::string>& words)
     std::string text;
     if (const auto inline_ = args.value("--text"))
         text = *inline_;
-    else if (!readTextFile(*args.value("--text-file"), text))
+    else if (!readTextFileOrReport(*args.value("--text-file"), text))
         return 1;
 
     const auto model = openModelOrReport(args.positionals[0]);
