@@ -14,3 +14,4 @@ int runStats(const std::vector<std::string>& words);
 int runCheck(const std::vector<std::string>& words);
 int runCompare(const std::vector<std::string>& words);
 int runConvert(const std::vector<std::string>& words);
+int runImatrix(const std::vector<std::string>& words);

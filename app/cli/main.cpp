@@ -30,6 +30,10 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
+    "  imatrix FILE [--model MODEL] [--json] [--top N]\n"
+    "                                              an importance matrix (llama-imatrix .gguf or .dat): coverage,\n"
+    "                                              validation against MODEL, statistics, MoE routing, top columns;\n"
+    "                                              exit 3 if the validation finds errors\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -75,6 +79,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runCompare(words);
     if (command == "convert")
         return runConvert(words);
+    if (command == "imatrix")
+        return runImatrix(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

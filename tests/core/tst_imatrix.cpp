@@ -9,6 +9,8 @@
 #include "OpenFixture.h"
 #include "base/Sha256.h"
 #include "gguf/Model.h"
+#include "imatrix/ColumnImportance.h"
+#include "imatrix/ExpertRouting.h"
 #include "imatrix/ImatrixStatistics.h"
 #include "imatrix/ImatrixValidation.h"
 #include "imatrix/ImportanceMatrix.h"
@@ -169,6 +171,8 @@ private slots:
     void malformedGgufFiles_data();
     void malformedGgufFiles();
     void zeroCountExpertGetsWeightOne();
+    void routingMapAndRareExperts();
+    void topColumnsAndPooledImportance();
 };
 
 void TestImatrix::ggufMatchesManifest_data()
@@ -600,6 +604,52 @@ void TestImatrix::zeroCountExpertGetsWeightOne()
     const ImatrixStatistics statistics = computeImatrixStatistics(*loaded);
     QCOMPARE(statistics.tensors.size(), std::size_t(1));
     QCOMPARE(statistics.tensors[0].elements, 8);
+}
+
+void TestImatrix::routingMapAndRareExperts()
+{
+    const ExpertRouting routing = computeExpertRouting(loadOrFail("tiny-moe.imatrix.gguf"));
+    QCOMPARE(routing.layers.size(), std::size_t(2));
+    QCOMPARE(routing.expertCount, std::size_t(8));
+    QCOMPARE(routing.layers[1].tokens[6], 66.0);
+    QCOMPARE(routing.layers[0].totalTokens, 16384.0);  // 2 experts per token x 8192 tokens
+    QVERIFY(!routing.layers[0].projectionsDisagree);
+    // Below a tenth of an even share (2048 tokens): 200 and 66 in layer 1; 247 in layer 0 is not.
+    QCOMPARE(routing.rare.size(), std::size_t(2));
+    QCOMPARE(routing.rare[0].layer, 1u);
+    QCOMPARE(routing.rare[0].expert, 1u);
+    QCOMPARE(routing.rare[1].expert, 6u);
+    QCOMPARE(routing.rare[1].shareOfEven, 66.0 / 2048.0);
+    QCOMPARE(computeExpertRouting(loadOrFail("tiny-moe.imatrix.gguf"), 0.125).rare.size(), std::size_t(3));
+    QVERIFY(!computeExpertRouting(loadOrFail("tiny-moe.imatrix.dat")).known());
+    QVERIFY(!computeExpertRouting(loadOrFail("tiny-llama.imatrix.gguf")).known());
+}
+
+void TestImatrix::topColumnsAndPooledImportance()
+{
+    const std::vector<ImportantColumn> top = topColumns({1.0f, 5.0f, 3.0f, 5.0f, std::nanf("")}, 3);
+    QCOMPARE(top.size(), std::size_t(3));
+    QCOMPARE(top[0].column, std::size_t(1));  // tie with column 3: the lower first
+    QCOMPARE(top[1].column, std::size_t(3));
+    QCOMPARE(top[2].column, std::size_t(2));
+    QCOMPARE(top[2].shareOfTotal, 3.0 / 14.0);
+    QCOMPARE(topColumns({1.0f}, 5).size(), std::size_t(1));
+
+    const ImportanceMatrix moe = loadOrFail("tiny-moe.imatrix.gguf");
+    const ImportanceEntry* entry = moe.find("blk.1.ffn_up_exps.weight");
+    const std::vector<float> pooled = columnImportance(*entry);
+    QCOMPARE(pooled.size(), std::size_t(256));
+    for (std::size_t c = 0; c < 256; c += 17) {
+        double sum = 0, tokens = 0;
+        for (std::size_t e = 0; e < 8; ++e) {
+            sum += entry->sums[e * 256 + c];
+            tokens += entry->counts[e];
+        }
+        QCOMPARE(pooled[c], float(sum / tokens));
+    }
+    QCOMPARE(columnImportance(*entry, 3), entry->quantWeights(3));
+    const ImportanceEntry* dense = moe.find("blk.0.attn_q.weight");
+    QCOMPARE(columnImportance(*dense), dense->quantWeights(0));
 }
 
 QTEST_GUILESS_MAIN(TestImatrix)

@@ -1,0 +1,149 @@
+// `gguf-explorer-cli imatrix`: coverage, validation against a model, llama-imatrix's statistics,
+// the MoE routing map and top columns, in text and JSON, and one-line failures on bad input.
+
+#include "CliRunner.h"
+#include "Fixtures.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+
+using testsupport::fixturePath;
+using testsupport::runCli;
+
+class TestCliImatrix : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY2(testsupport::cliIsExecutable(), qPrintable(testsupport::cliPath())); }
+
+    void textReportForMoe()
+    {
+        const auto run = runCli({"imatrix", fixturePath("llama.cpp/tiny-moe.imatrix.gguf"), "--model", fixturePath("tiny-moe-F16.gguf")});
+        QVERIFY2(run.exitCode == 0 && run.finished, qPrintable(run.describe()));
+        const QString out = QString::fromUtf8(run.out);
+        QVERIFY(out.contains("validation against " + fixturePath("tiny-moe-F16.gguf") + ": 0 error(s), 0 warning(s)"));
+        QVERIFY(out.contains("16 of 16 entries match a tensor; 2 matrices have no importance: token_embd.weight output.weight"));
+        QVERIFY(out.contains("  blk.0.ffn_down_exps.weight                512        8       7330    57.27\n"));
+        QVERIFY2(out.contains("      1    6765      200*     272     1013      450     6924       66*     694 \n"), qPrintable(out));
+        QVERIFY(out.contains("layer 1 expert 6: 66 tokens, 3.2% of an even share"));
+        QVERIFY(!out.contains("layer 0 expert"));
+        // The statistics rows as llama-imatrix printed them (fixture tiny-moe.imatrix-stats.txt).
+        QVERIFY(out.contains("    1\tffn_down_exps       \t14776145.00\t  0.0000\t 54314.2734\t3607.46\t8232.76\t  100.00%\t  4096\t    9.7035\t 80.86%\t     12.40%\t  0.0491\n"));
+        QVERIFY(out.contains("    1\t    6390698.00\t    7.2002%\t0.0942\n"));
+        QVERIFY(out.contains("  blk.0.ffn_gate_exps.weight: 148 (13.7%) 106 (8.2%)"));
+    }
+
+    void jsonReport()
+    {
+        const auto run = runCli({"imatrix", fixturePath("llama.cpp/tiny-moe.imatrix.gguf"), "--json", "--top", "3"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QJsonParseError error;
+        const QJsonObject root = QJsonDocument::fromJson(run.out, &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QCOMPARE(root["format"].toString(), "gguf");
+        QCOMPARE(root["chunk_count"].toInt(), 64);
+        QCOMPARE(root["datasets"].toArray().first().toString(), "/usr/share/common-licenses/GPL-3");
+        const QJsonArray entries = root["entries"].toArray();
+        QCOMPARE(entries.size(), 16);
+        QJsonObject down;
+        for (const auto& e : entries)
+            if (e.toObject()["name"] == "blk.1.ffn_down_exps.weight")
+                down = e.toObject();
+        QCOMPARE(down["experts"].toInt(), 8);
+        QCOMPARE(down["columns"].toInt(), 512);
+        QCOMPARE(down["tokens_per_expert"].toArray()[6].toDouble(), 66.0);
+        QCOMPARE(down["top_columns"].toArray().size(), 3);
+        QVERIFY(root["validation"].toObject()["model"].isNull());
+        const QJsonArray rare = root["routing"].toObject()["rare"].toArray();
+        QCOMPARE(rare.size(), 2);
+        QCOMPARE(rare[0].toObject()["layer"].toInt(), 1);
+        QCOMPARE(rare[0].toObject()["expert"].toInt(), 1);
+        QCOMPARE(rare[1].toObject()["expert"].toInt(), 6);
+        const QJsonArray stats = root["statistics"].toObject()["tensors"].toArray();
+        QCOMPARE(stats.size(), 16);
+        QCOMPARE(stats[0].toObject()["name"].toString(), "blk.1.attn_k.weight");
+        QCOMPARE(stats[0].toObject()["n"].toInt(), 256);
+    }
+
+    void legacyHasNoRouting()
+    {
+        const auto run = runCli({"imatrix", fixturePath("llama.cpp/tiny-moe.imatrix.dat"), "--model", fixturePath("tiny-moe-F16.gguf")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QString out = QString::fromUtf8(run.out);
+        QVERIFY(out.contains("legacy .dat, 16 entries"));
+        QVERIFY(out.contains("expert routing: unknown"));
+        // Bound to the model: 8 experts of 256 columns each, not one row of 2048.
+        QVERIFY2(out.contains("  blk.0.ffn_gate_exps.weight                256        8         58    58.00\n"), qPrintable(out));
+    }
+
+    void wrongModelWarnsAndShapeErrorsExitThree()
+    {
+        // The MoE model's imatrix on the dense model: the 8 expert and router entries match no
+        // tensor (warnings, exit 0); the dense FFN goes without importance.
+        auto run = runCli({"imatrix", fixturePath("llama.cpp/tiny-moe.imatrix.gguf"), "--model", fixturePath("tiny-llama-F32.gguf")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QString out = QString::fromUtf8(run.out);
+        QVERIFY2(out.contains(": 0 error(s), 8 warning(s)\n"), qPrintable(out));
+        QVERIFY(out.contains("warning: blk.0.ffn_up_exps.weight: name: matches no tensor of the model; llama-quantize never uses it (at byte 32224)"));
+        QVERIFY(out.contains("8 matrices have no importance: token_embd.weight blk.0.ffn_gate.weight"));
+
+        // A legacy file whose attn_q has 128 columns where the model has 256: exit 3.
+        QTemporaryDir dir;
+        QByteArray bytes;
+        auto i32 = [&](std::int32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
+        const QByteArray name = "blk.0.attn_q.weight";
+        i32(1);
+        i32(std::int32_t(name.size()));
+        bytes.append(name);
+        i32(4);
+        i32(128);
+        for (int i = 0; i < 128; ++i) {
+            const float v = 1.0f + float(i);
+            bytes.append(reinterpret_cast<const char*>(&v), 4);
+        }
+        const QString path = dir.filePath("narrow.dat");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+        file.close();
+        run = runCli({"imatrix", path, "--model", fixturePath("tiny-llama-F32.gguf")});
+        QCOMPARE(run.exitCode, 3);
+        out = QString::fromUtf8(run.out);
+        QVERIFY2(out.contains("error: blk.0.attn_q.weight: shape: column count 128 differs from the tensor's ne[0] = 256"), qPrintable(out));
+        QVERIFY(out.contains("(at byte 35)"));  // 4 + 4 + 19 + ncall + nval: where the values start
+    }
+
+    void badInputsFailWithOneLine()
+    {
+        QTemporaryDir dir;
+        const QString truncated = dir.filePath("cut.dat");
+        {
+            QFile in(fixturePath("llama.cpp/tiny-llama.imatrix.dat"));
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            QFile out(truncated);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(in.read(1000));
+        }
+        auto run = runCli({"imatrix", truncated});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("truncated legacy imatrix") && run.err.contains("(at byte "), run.err.constData());
+
+        const QString fifo = dir.filePath("pipe");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        run = runCli({"imatrix", fifo});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY(run.err.contains("not a regular file (a FIFO)"));
+
+        run = runCli({"imatrix", fixturePath("llama.cpp/tiny-llama.imatrix.gguf"), "--top", "x"});
+        QVERIFY(run.failedWithOneLine());
+        QCOMPARE(run.exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliImatrix)
+#include "tst_cli_imatrix.moc"
