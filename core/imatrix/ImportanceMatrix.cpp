@@ -17,23 +17,23 @@ bool ImportanceEntry::bindColumns(std::int64_t columns)
     return true;
 }
 
+// The weight llama-quantize derives for value `index` of the entry.
+// Legacy (load_legacy_imatrix): `v /= ncall` with an int ncall, i.e. a float division, skipped
+// when ncall <= 0. GGUF (load_imatrix): sums / counts[row] per stored row; a row that saw no
+// token (count not > 0) gets weight 1.
+float ImportanceEntry::quantWeightAt(std::size_t index) const
+{
+    if (legacy)
+        return legacyCalls > 0 ? sums[index] / static_cast<float>(legacyCalls) : sums[index];
+    const float count = counts[index / static_cast<std::size_t>(storedColumns)];
+    return count > 0.0f ? sums[index] / count : 1.0f;
+}
+
 std::vector<float> ImportanceEntry::allQuantWeights() const
 {
     std::vector<float> values(sums.size());
-    if (legacy) {
-        // load_legacy_imatrix: `v /= ncall` with an int ncall, i.e. a float division.
-        const std::int32_t ncall = legacyCalls;
-        for (std::size_t i = 0; i < sums.size(); ++i)
-            values[i] = ncall > 0 ? sums[i] / static_cast<float>(ncall) : sums[i];
-        return values;
-    }
-    // load_imatrix: per stored row j, sums / counts[j]; a row that saw no token gets weight 1.
-    const auto columns = static_cast<std::size_t>(storedColumns);
-    for (std::size_t j = 0; j < static_cast<std::size_t>(storedRows); ++j) {
-        const float count = counts[j];
-        for (std::size_t i = 0; i < columns; ++i)
-            values[j * columns + i] = count > 0.0f ? sums[j * columns + i] / count : 1.0f;
-    }
+    for (std::size_t i = 0; i < sums.size(); ++i)
+        values[i] = quantWeightAt(i);
     return values;
 }
 
@@ -41,10 +41,11 @@ std::vector<float> ImportanceEntry::quantWeights(std::size_t expert) const
 {
     if (expert >= expertCount())
         return {};
-    const std::vector<float> all = allQuantWeights();
     const auto columns = static_cast<std::size_t>(rowLength);
-    return std::vector<float>(all.begin() + static_cast<std::ptrdiff_t>(expert * columns),
-                              all.begin() + static_cast<std::ptrdiff_t>((expert + 1) * columns));
+    std::vector<float> values(columns);
+    for (std::size_t i = 0; i < columns; ++i)
+        values[i] = quantWeightAt(expert * columns + i);
+    return values;
 }
 
 std::vector<double> ImportanceEntry::tokensPerExpert() const

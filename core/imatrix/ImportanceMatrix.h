@@ -46,6 +46,7 @@ struct ImportanceEntry {
 
     // Every value llama-quantize derives from this entry, expert after expert.
     std::vector<float> allQuantWeights() const;
+    float quantWeightAt(std::size_t index) const;  // allQuantWeights()[index]
     // The quant_weights for the rows of `expert` (columnCount() floats); empty past the last.
     std::vector<float> quantWeights(std::size_t expert) const;
     // Tokens routed to each expert (GGUF counts). Empty for legacy entries: that format keeps a

@@ -173,6 +173,7 @@ private slots:
     void zeroCountExpertGetsWeightOne();
     void routingMapAndRareExperts();
     void topColumnsAndPooledImportance();
+    void fuzzSeedsLoadAndSurvive();
 };
 
 void TestImatrix::ggufMatchesManifest_data()
@@ -650,6 +651,30 @@ void TestImatrix::topColumnsAndPooledImportance()
     QCOMPARE(columnImportance(*entry, 3), entry->quantWeights(3));
     const ImportanceEntry* dense = moe.find("blk.0.attn_q.weight");
     QCOMPARE(columnImportance(*dense), dense->quantWeights(0));
+}
+
+void TestImatrix::fuzzSeedsLoadAndSurvive()
+{
+    // fuzz/corpus/fuzz_imatrix (fuzz/make-imatrix-seeds.py) in the ordinary and asan builds: every
+    // seed loads and goes through what the harness does with it.
+    const QDir corpus(QStringLiteral(GGUFX_SOURCE_DIR "/fuzz/corpus/fuzz_imatrix"));
+    const QStringList seeds = corpus.entryList(QDir::Files);
+    QVERIFY(seeds.size() >= 5);
+    for (const QString& seed : seeds) {
+        auto loaded = ImportanceMatrix::load(corpus.filePath(seed).toStdString());
+        QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+        const ImatrixValidation validation = validateImatrix(*loaded);
+        const ImatrixStatistics statistics = computeImatrixStatistics(*loaded);
+        QCOMPARE(statistics.tensors.size() + statistics.skipped.size(), loaded->entries().size());
+        QVERIFY(!formatImatrixStatistics(statistics, "seed").empty());
+        for (const ImportanceEntry& entry : loaded->entries()) {
+            QCOMPARE(columnImportance(entry).size(), entry.columnCount());
+            for (std::size_t e = 0; e < entry.expertCount(); ++e)
+                QCOMPARE(entry.quantWeights(e).size(), entry.columnCount());
+        }
+        (void)computeExpertRouting(*loaded);
+        (void)validation;
+    }
 }
 
 QTEST_GUILESS_MAIN(TestImatrix)
