@@ -85,6 +85,7 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
         return Error{"nothing to compare: no model given", Error::kNoOffset, {}};
     ModelComparison comparison;
     comparison.m_models = std::move(models);
+    comparison.m_importance = options.importance;
     if (options.referenceIndex) {
         if (*options.referenceIndex >= comparison.m_models.size())
             return Error{"reference index " + std::to_string(*options.referenceIndex) + " is not one of the "

@@ -24,6 +24,8 @@
 
 namespace gguf {
 
+class ImportanceMatrix;
+
 inline constexpr std::uint64_t kComparisonChunkElements = std::uint64_t{1} << 18;
 
 struct ComparisonColumn {
@@ -67,6 +69,9 @@ struct ComparisonOptions {
     std::optional<std::size_t> referenceIndex;  // default: the most precise model (highest bits/weight)
     std::vector<std::uint32_t> simulatedTypes;  // types to quantize the reference to, in memory
     std::function<bool(std::string_view name)> includeTensor;  // rows to compare; default all
+    // With an importance matrix (bound to the reference model: validateImatrix(matrix, model)),
+    // every tensor it covers also gets the importance-weighted figures (ImportanceErrorMetrics.h).
+    std::shared_ptr<const ImportanceMatrix> importance;
 };
 
 struct ElementRange {
@@ -89,6 +94,8 @@ public:
     const std::vector<ComparisonRow>& rows() const { return m_rows; }
     // Model-level findings, one line each: other architectures, tensors missing on either side.
     const std::vector<std::string>& problems() const { return m_problems; }
+    // The importance matrix the figures are weighted by, or nullptr.
+    const ImportanceMatrix* importance() const { return m_importance.get(); }
 
     // Elements of a computable cell (0 for others) and their split into ranges of at most about
     // `maxElements` (whole rows, or whole blocks of every type involved when a row is longer).
@@ -115,12 +122,16 @@ private:
     std::vector<ComparisonColumn> m_columns;
     std::vector<ComparisonRow> m_rows;
     std::vector<std::string> m_problems;
+    std::shared_ptr<const ImportanceMatrix> m_importance;
 };
 
 struct ComparisonResults {
     std::vector<std::vector<std::optional<ErrorMetrics>>> cells;  // [row][column]; nullopt when not computable
     std::vector<ErrorMetrics> columnTotals;                       // every computed tensor of a column together
     std::vector<std::size_t> columnTensorCounts;                  // computed tensors per column
+    // With an importance matrix: per expert of each computed 3-D tensor the figures of that
+    // expert's values ([row][column][expert]; empty elsewhere). No percentiles (NaN): parts keep sums only.
+    std::vector<std::vector<std::vector<ErrorMetrics>>> expertCells;
 };
 
 struct ComparisonRunOptions {
