@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -116,6 +117,55 @@ private slots:
         out = QString::fromUtf8(run.out);
         QVERIFY2(out.contains("error: blk.0.attn_q.weight: shape: column count 128 differs from the tensor's ne[0] = 256"), qPrintable(out));
         QVERIFY(out.contains("(at byte 35)"));  // 4 + 4 + 19 + ncall + nval: where the values start
+    }
+
+    void compareWithImportance()
+    {
+        const QString ref = fixturePath("tiny-moe-F16.gguf");
+        const QString imat = fixturePath("llama.cpp/tiny-moe-imat-Q4_K_M.gguf");
+        const QString matrix = fixturePath("llama.cpp/tiny-moe.imatrix.gguf");
+        auto plain = runCli({"compare", ref, imat, "--filter", "blk\\.1\\."});
+        QVERIFY2(plain.exitCode == 0, qPrintable(plain.describe()));
+        QVERIFY(!plain.out.contains("w_sq_err"));
+        auto run = runCli({"compare", ref, imat, "--filter", "blk\\.1\\.", "--imatrix", matrix});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QString out = QString::fromUtf8(run.out);
+        QVERIFY(out.contains("    w_sq_err   rel_w_err\n"));
+        // The plain part of each line is what the plain run printed.
+        const QStringList plainLines = QString::fromUtf8(plain.out).split('\n');
+        const QString q = plainLines.filter(QRegularExpression("^blk\\.1\\.attn_q\\.weight ")).value(0);
+        QVERIFY(!q.isEmpty());
+        QVERIFY2(out.contains(q + "  4.3383e-01  7.8100e-03\n"), qPrintable(out));
+        QVERIFY(out.contains("(8 of 10 compared tensors weighted;"));
+        QVERIFY(out.contains("per layer, column 1:"));
+        QVERIFY(out.contains("  blk.1.ffn_down_exps.weight [1]: "));
+
+        const auto json = runCli({"compare", ref, imat, "--filter", "ffn_down_exps", "--imatrix", matrix, "--json"});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(json.out).object();
+        const QJsonObject cell = root["tensors"].toArray()[0].toObject()["results"].toArray()[0].toObject();
+        QCOMPARE(cell["experts"].toArray().size(), 8);
+        QVERIFY(cell["relative_weighted_error"].toDouble() > 0.0);
+        QVERIFY(root["columns"].toArray()[0].toObject()["layers"].toArray().size() == 2);
+        QCOMPARE(root["importance_matrix"].toObject()["entries"].toInt(), 16);
+
+        const auto columns = runCli({"compare", ref, imat, "--imatrix", matrix, "--column-errors", "blk.0.ffn_down_exps.weight", "--expert", "2", "--json"});
+        QVERIFY2(columns.exitCode == 0, qPrintable(columns.describe()));
+        const QJsonObject profile = QJsonDocument::fromJson(columns.out).object();
+        QCOMPARE(profile["importance"].toArray().size(), 512);
+        QCOMPARE(profile["expert"].toInt(), 2);
+        QCOMPARE(profile["columns"].toArray()[0].toObject()["weighted_squared_error"].toArray().size(), 512);
+        QCOMPARE(profile["columns"].toArray()[0].toObject()["values_per_column"].toInt(), 256);
+        const auto text = runCli({"compare", ref, imat, "--imatrix", matrix, "--column-errors", "blk.0.ffn_down_exps.weight"});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.describe()));
+        QVERIFY(text.out.contains("the 16 columns with the most weighted error"));
+
+        auto bad = runCli({"compare", ref, imat, "--imatrix", fixturePath("tiny-moe-F16.gguf")});
+        QVERIFY2(bad.failedWithOneLine(), qPrintable(bad.describe()));
+        QVERIFY(bad.err.contains("missing imatrix metadata key"));
+        bad = runCli({"compare", ref, imat, "--imatrix", matrix, "--column-errors", "nope"});
+        QVERIFY(bad.failedWithOneLine());
+        QCOMPARE(bad.exitCode, 2);
     }
 
     void badInputsFailWithOneLine()
