@@ -7,6 +7,8 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "compare/ModelComparison.h"
+#include "imatrix/ColumnErrorView.h"
 #include "imatrix/ColumnImportance.h"
 #include "imatrix/ExpertRoutingMap.h"
 #include "imatrix/ImatrixLoader.h"
@@ -176,6 +178,45 @@ private slots:
         loader.load(fixturePath("tiny-moe-F16.gguf"), nullptr);
         QVERIFY(failed.wait(kHangGuardMs));
         QVERIFY(failed.front().at(1).toString().contains("missing imatrix metadata key"));
+    }
+
+    void columnErrorNextToImportance()
+    {
+        const auto reference = openFixtureModel("tiny-moe-F16.gguf");
+        const auto other = openFixtureModel("llama.cpp/tiny-moe-imat-Q4_K_M.gguf");
+        QVERIFY(reference && other);
+        const auto imatrix = loadImatrix("tiny-moe.imatrix.gguf", reference.get());
+        gguf::ComparisonOptions options;
+        options.referenceIndex = 0;
+        options.importance = imatrix->matrix;
+        auto created = gguf::ModelComparison::create({reference, other}, options);
+        QVERIFY(created);
+        const auto comparison = std::make_shared<const gguf::ModelComparison>(std::move(created.value()));
+        std::size_t row = 0;
+        while (comparison->rows()[row].reference->name != "blk.1.ffn_down_exps.weight")
+            ++row;
+        ColumnErrorView view;
+        view.resize(1000, 700);
+        view.show();
+        QSignalSpy ready(&view, &ColumnErrorView::profileReady);
+        view.setCell(comparison, row, 0, 6);
+        QVERIFY(ready.wait(kHangGuardMs));
+        const auto expected = gguf::computeColumnErrorProfile(*comparison, row, 0, 6);
+        QVERIFY(expected && view.profile());
+        QCOMPARE(view.profile()->weightedError, expected->weightedError);
+        QCOMPARE(view.profile()->importance, imatrix->matrix->find("blk.1.ffn_down_exps.weight")->quantWeights(6));
+        QCOMPARE(view.importancePlot()->graph(0)->data()->size(), 512);
+        QCOMPARE(view.errorPlot()->graphCount(), 2);
+        QCOMPARE(view.columnList()->count(), ColumnErrorView::kListedColumns);
+        QVERIFY2(view.summaryText().contains("expert 6: the most important 51 of 512 columns hold"), qPrintable(view.summaryText()));
+        // One column axis for both plots.
+        view.errorPlot()->xAxis->setRange(100.5, 200.5);
+        QCOMPARE(view.importancePlot()->xAxis->range().lower, 100.5);
+        view.importancePlot()->xAxis->setRange(10.5, 20.5);
+        QCOMPARE(view.errorPlot()->xAxis->range().upper, 20.5);
+        // The column listed first carries the most weighted error.
+        const auto top = std::max_element(expected->weightedError.begin(), expected->weightedError.end()) - expected->weightedError.begin();
+        QVERIFY(view.columnList()->item(0)->text().startsWith(QStringLiteral("column %1:").arg(top)));
     }
 
     void fileMenuOpensPageAndStrip()
