@@ -256,8 +256,14 @@ void writeText(const ImatrixReport& r, std::string& out)
         out += "\n";
     }
 
+    // Names come from the file: escaped like every other name printed (the table's tabs stay).
+    gguf::ImatrixStatistics statistics = r.statistics;
+    for (gguf::ImatrixTensorStatistics& ts : statistics.tensors) {
+        ts.layer = shown(ts.layer);
+        ts.shortName = shown(ts.shortName);
+    }
     out += "\nstatistics (as llama-imatrix --show-statistics):";
-    out += gguf::formatImatrixStatistics(r.statistics, shown(m.path()));
+    out += gguf::formatImatrixStatistics(statistics, shown(m.path()));
 }
 
 }  // namespace

@@ -168,6 +168,34 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
     }
 
+    void namesFromTheFileAreEscaped()
+    {
+        // A legacy entry whose name carries an escape sequence and a newline: printed escaped in
+        // every section (findings, coverage, top columns, statistics), never raw.
+        QTemporaryDir dir;
+        QByteArray bytes;
+        auto i32 = [&](std::int32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
+        const QByteArray name = "blk.0.\x1b[31mevil\nline.weight";
+        i32(1);
+        i32(std::int32_t(name.size()));
+        bytes.append(name);
+        i32(1);
+        i32(4);
+        for (float v : {1.0f, 2.0f, 3.0f, 4.0f})
+            bytes.append(reinterpret_cast<const char*>(&v), 4);
+        const QString path = dir.filePath("evil.dat");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+        file.close();
+        const auto run = runCli({"imatrix", path, "--model", fixturePath("tiny-llama-F32.gguf")});
+        QVERIFY2(run.exitCode == 0 && run.finished, qPrintable(run.describe()));
+        QVERIFY(!run.out.contains('\x1b'));
+        QVERIFY(!run.out.contains("evil\nline"));
+        QVERIFY2(run.out.contains("blk.0.\\x1b[31mevil\\nline.weight: name: matches no tensor"), run.out.constData());
+        QVERIFY(run.out.contains("\t\\x1b[31mevil\\nline"));  // the statistics' tensor column
+    }
+
     void badInputsFailWithOneLine()
     {
         QTemporaryDir dir;
