@@ -25,6 +25,12 @@
 namespace gguf {
 
 class ImportanceMatrix;
+struct TensorImportance;
+
+// Quantizes whole rows of `rowLength` values with `importance` (rowLength weights, as
+// ggml_quantize_chunk's quant_weights) into `out`: the signature of core/quantize's quantizeRows.
+using ImportanceQuantizer = std::function<Status(std::uint32_t typeId, std::span<const float> values, std::int64_t rowLength,
+                                                 std::span<const float> importance, std::span<std::uint8_t> out)>;
 
 inline constexpr std::uint64_t kComparisonChunkElements = std::uint64_t{1} << 18;
 
@@ -72,6 +78,9 @@ struct ComparisonOptions {
     // With an importance matrix (bound to the reference model: validateImatrix(matrix, model)),
     // every tensor it covers also gets the importance-weighted figures (ImportanceErrorMetrics.h).
     std::shared_ptr<const ImportanceMatrix> importance;
+    // With `importance` too: simulated columns quantize each covered tensor row by row with its
+    // expert's weights through this (llama-quantize --imatrix); unset, they quantize as without.
+    ImportanceQuantizer quantizeWithImportance;
 };
 
 struct ElementRange {
@@ -123,6 +132,10 @@ private:
     std::vector<ComparisonRow> m_rows;
     std::vector<std::string> m_problems;
     std::shared_ptr<const ImportanceMatrix> m_importance;
+    ImportanceQuantizer m_importanceQuantizer;
+    std::vector<std::shared_ptr<const TensorImportance>> m_simulationWeights;  // per row, with m_importanceQuantizer
+    Status quantizeRowsWithImportance(std::size_t row, const TypeTraits& type, ElementRange range, std::span<const float> reference,
+                                      std::span<float> other) const;
 };
 
 struct ComparisonResults {

@@ -12,11 +12,13 @@
 #include "compare/ModelComparison.h"
 #include "imatrix/ImatrixValidation.h"
 #include "imatrix/ImportanceMatrix.h"
+#include "quantize/Quantize.h"
 
 #include <QtTest>
 
 #include <bit>
 #include <cmath>
+#include <mutex>
 
 using namespace gguf;
 
@@ -267,6 +269,62 @@ private slots:
         const double fromCell = results->expertCells[row][0][6].weightedSquaredError;
         QVERIFY(std::abs(expertWeighted - fromCell) <= 1e-12 * fromCell);
         QVERIFY(!computeColumnErrorProfile(comparison, row, 0, 8));
+    }
+
+    void simulationGivesEachRowItsExpertsWeights()
+    {
+        // The seam for importance-aware simulation: a quantizer that records what it is given
+        // and quantizes as without importance must be called once per row with that row's
+        // expert's weights, and then reproduce the plain simulation's figures exactly.
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        struct Call {
+            std::size_t values;
+            std::int64_t rowLength;
+            std::vector<float> importance;
+        };
+        auto calls = std::make_shared<std::vector<Call>>();
+        auto mutex = std::make_shared<std::mutex>();
+        ComparisonOptions options;
+        options.referenceIndex = 0;
+        options.simulatedTypes = {typeIdValue(GgmlTypeId::Q4_K)};
+        options.importance = s.matrix;
+        options.includeTensor = [](std::string_view name) { return name == "blk.1.ffn_up_exps.weight" || name == "blk.0.attn_norm.weight"; };
+        options.quantizeWithImportance = [calls, mutex](std::uint32_t type, std::span<const float> values, std::int64_t rowLength,
+                                                        std::span<const float> importance, std::span<std::uint8_t> out) -> Status {
+            {
+                const std::lock_guard lock(*mutex);
+                calls->push_back({values.size(), rowLength, std::vector<float>(importance.begin(), importance.end())});
+            }
+            return quantizeValues(type, values, out);
+        };
+        auto withSeam = ModelComparison::create({s.reference}, options);
+        QVERIFY(withSeam);
+        options.quantizeWithImportance = {};
+        auto without = ModelComparison::create({s.reference}, options);
+        QVERIFY(without);
+        auto a = runComparison(*withSeam, runOptions(2, 4096));
+        auto b = runComparison(*without, runOptions(2, 4096));
+        QVERIFY(a && b);
+        const std::size_t row = rowOf(*withSeam, "blk.1.ffn_up_exps.weight");
+        for (const ErrorMetricInfo& metric : errorMetricTable())
+            QVERIFY2(sameBits(metric.valueIn(*a->cells[row][0]), metric.valueIn(*b->cells[row][0])), metric.key);
+        QVERIFY(sameBits(a->cells[row][0]->relativeWeightedError, b->cells[row][0]->relativeWeightedError));
+        // 512 rows of 256 per expert, 8 experts; the norm (1-D, kept as is) is never quantized.
+        QCOMPARE(calls->size(), std::size_t(512 * 8));
+        const ImportanceEntry* entry = s.matrix->find("blk.1.ffn_up_exps.weight");
+        std::vector<int> perExpert(8, 0);
+        for (const Call& call : *calls) {
+            QCOMPARE(call.values, std::size_t(256));
+            QCOMPARE(call.rowLength, std::int64_t(256));
+            int expert = -1;
+            for (int e = 0; e < 8 && expert < 0; ++e)
+                if (call.importance == entry->quantWeights(std::size_t(e)))
+                    expert = e;
+            QVERIFY(expert >= 0);
+            ++perExpert[std::size_t(expert)];
+        }
+        QCOMPARE(perExpert, std::vector<int>(8, 512));
     }
 
     void legacyMatrixNeedsBinding()
