@@ -97,10 +97,14 @@ void ComparisonEngine::returnBuffers(std::unique_ptr<RangeBuffers> buffers)
 void ComparisonEngine::addWeightedRange(Cell& cell, ElementRange range, std::span<const float> reference,
                                         std::span<const float> other, std::span<const float> weights)
 {
-    cell.accumulator->addWeighted(reference, other, weights);
     const TensorImportance& importance = *cell.importance;
-    if (importance.experts < 2)
+    if (importance.experts < 2) {
+        cell.accumulator->addWeighted(reference, other, weights);
         return;
+    }
+    // The cell's plain figures exactly as add() makes them; its weighted sums and each expert's
+    // sums in one more pass, piece by piece in element order.
+    cell.accumulator->add(reference, other);
     if (cell.expertSums.empty())
         cell.expertSums.resize(importance.experts);
     std::uint64_t element = range.begin;
@@ -109,8 +113,8 @@ void ComparisonEngine::addWeightedRange(Cell& cell, ElementRange range, std::spa
         const std::uint64_t expert = element / importance.expertElements;
         const std::uint64_t expertEnd = (expert + 1) * importance.expertElements;
         const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(reference.size() - offset, expertEnd - element));
-        addErrorSums(cell.expertSums[static_cast<std::size_t>(expert)], reference.subspan(offset, length), other.subspan(offset, length),
-                     weights.subspan(offset, length));
+        cell.accumulator->addWeightedPart(cell.expertSums[static_cast<std::size_t>(expert)], reference.subspan(offset, length),
+                                          other.subspan(offset, length), weights.subspan(offset, length));
         offset += length;
         element += length;
     }

@@ -94,6 +94,8 @@ public:
     void add(std::span<const float> reference, std::span<const float> other);
     // add(), plus the importance-weighted sums with weights[i] for pair i (ImportanceErrorMetrics.cpp).
     void addWeighted(std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
+    // Only the weighted sums of pairs already add()ed, plus everything of them into `part`.
+    void addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
     void merge(const ErrorAccumulator& later);
 
     const ErrorSums& sums() const { return m_sums; }

@@ -47,6 +47,12 @@ void ErrorAccumulator::addWeighted(std::span<const float> reference, std::span<c
     addWeightedSums(m_sums, reference, other, weights);
 }
 
+void ErrorAccumulator::addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other,
+                                       std::span<const float> weights)
+{
+    addWeightedAndPartSums(m_sums, part, reference, other, weights);
+}
+
 void addErrorSums(ErrorSums& s, std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
 {
     const std::size_t n = std::min(reference.size(), other.size());
@@ -69,6 +75,40 @@ void addErrorSums(ErrorSums& s, std::span<const float> reference, std::span<cons
     }
     if (!weights.empty())
         addWeightedSums(s, reference, other, weights);
+}
+
+void addWeightedAndPartSums(ErrorSums& whole, ErrorSums& part, std::span<const float> reference, std::span<const float> other,
+                            std::span<const float> weights)
+{
+    const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = reference[i];
+        const double o = other[i];
+        if (!std::isfinite(r) || !std::isfinite(o)) {
+            ++part.nonFiniteCount;
+            continue;
+        }
+        const double error = o - r;
+        const double absError = std::abs(error);
+        ++part.count;
+        part.sumSquaredError += error * error;
+        part.sumAbsError += absError;
+        part.maxAbsError = std::max(part.maxAbsError, absError);
+        part.sumReferenceSquared += r * r;
+        part.sumOtherSquared += o * o;
+        part.sumProduct += r * o;
+        const double w = weights[i];
+        if (!std::isfinite(w))
+            continue;
+        const double weightedError = w * (error * error);
+        const double weightedReference = w * (r * r);
+        ++whole.weightedCount;
+        whole.sumWeightedSquaredError += weightedError;
+        whole.sumWeightedReferenceSquared += weightedReference;
+        ++part.weightedCount;
+        part.sumWeightedSquaredError += weightedError;
+        part.sumWeightedReferenceSquared += weightedReference;
+    }
 }
 
 namespace {
@@ -99,12 +139,17 @@ void writeImportanceMetricsJson(JsonWriter& json, const ErrorMetrics& m)
 
 void TensorImportance::fill(std::uint64_t firstElement, std::span<float> out) const
 {
+    // A row at a time: one division per row, not per element.
     std::uint64_t k = firstElement;
-    for (float& w : out) {
+    std::size_t i = 0;
+    while (i < out.size()) {
         const std::uint64_t expert = k / expertElements;
         const std::uint64_t column = k % columns;
-        w = weights[static_cast<std::size_t>(expert * columns + column)];
-        ++k;
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size() - i, columns - column));
+        const float* row = weights.data() + expert * columns + column;
+        std::copy(row, row + n, out.begin() + static_cast<std::ptrdiff_t>(i));
+        i += n;
+        k += n;
     }
 }
 
