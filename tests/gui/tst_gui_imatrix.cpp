@@ -21,6 +21,7 @@
 #include "tensor/TensorViewPage.h"
 
 #include <QAction>
+#include <QDir>
 #include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
@@ -100,8 +101,12 @@ private slots:
         QCOMPARE(strip->plot()->xAxis->range().upper, 90.5);
         heatmapPlot->replot();
         strip->plot()->replot();
+        heatmapPlot->replot();  // the strip lines up after each heatmap replot
+        strip->plot()->replot();
         QCOMPARE(strip->plot()->axisRect()->left() + strip->plot()->mapTo(&page, QPoint(0, 0)).x(),
                  heatmapPlot->axisRect()->left() + heatmapPlot->mapTo(&page, QPoint(0, 0)).x());
+        QCOMPARE(strip->plot()->axisRect()->right() + strip->plot()->mapTo(&page, QPoint(0, 0)).x(),
+                 heatmapPlot->axisRect()->right() + heatmapPlot->mapTo(&page, QPoint(0, 0)).x());
     }
 
     void stripWithoutMatrixSaysSo()
@@ -237,6 +242,20 @@ private slots:
         ImportanceStrip* strip = modelPage->tensorPage()->heatmap()->findChild<ImportanceStrip*>("importanceStrip");
         QVERIFY(strip);
         QCOMPARE(strip->imatrix(), &page->imatrix());
+
+        // Screenshots for the README (written beside the test binary, copied to docs/screenshots).
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(folder);
+        window.resize(1280, 800);
+        QTest::qWait(0);
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-page.png")));
+        window.tabs()->setCurrentWidget(modelPage);
+        modelPage->showTensorsPage();
+        modelPage->tensorPage()->setTensor(modelPage->sharedModel(), modelPage->model().findTensor("blk.1.ffn_down_exps.weight"));
+        modelPage->tensorPage()->selectExpertIndex(5);
+        QTRY_VERIFY_WITH_TIMEOUT(!modelPage->tensorPage()->heatmap()->isComputing() && !strip->values().empty(), kHangGuardMs);
+        QCOMPARE(strip->values(), page->imatrix().matrix->find("blk.1.ffn_down_exps.weight")->quantWeights(5));
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-strip.png")));
     }
 };
 

@@ -19,7 +19,10 @@ ImportanceStrip::ImportanceStrip(QWidget* parent)
     m_plot->setObjectName(QStringLiteral("importancePlot"));
     m_top->setObjectName(QStringLiteral("importanceTopColumns"));
     m_top->setToolTip(tr("The input columns with the highest importance and their share of the tensor's total"));
-    m_top->setMaximumWidth(220);
+    // Below the plot, not beside it: the plot must be as wide as the heatmap to share its columns.
+    m_top->setFlow(QListView::LeftToRight);
+    m_top->setWrapping(true);
+    m_top->setMaximumHeight(52);
     m_plot->setMinimumHeight(110);
     m_graph = m_plot->addGraph();
     m_graph->setLineStyle(QCPGraph::lsStepCenter);
@@ -27,14 +30,11 @@ ImportanceStrip::ImportanceStrip(QWidget* parent)
     m_graph->setPen(QPen(QColor(30, 90, 170)));
     m_plot->yAxis->setLabel(tr("importance"));
     m_plot->xAxis->setTickLabels(false);
-    auto* row = new QHBoxLayout;
-    row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(m_plot, 1);
-    row->addWidget(m_top);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_status);
-    layout->addLayout(row);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_top);
     showTensor(nullptr, std::nullopt);
 }
 
@@ -56,10 +56,11 @@ void ImportanceStrip::alignWith(QCustomPlot* heatmapPlot)
     const QRect area = heatmapPlot->axisRect()->rect();
     if (area.width() <= 0)
         return;
-    // The strip's plot is narrower than the heatmap by the list beside it: its right margin is
-    // what is left of the heatmap's right margin after the list (never negative).
-    const int left = area.left();
-    const int right = std::max(0, heatmapPlot->width() - area.right() - 1 - (width() - m_plot->width()));
+    // Both plots are as wide as the view holding them; the strip's plot starts and ends where
+    // the heatmap's plot area does (its right margin holds the heatmap's colour bar).
+    const int left = area.left() + heatmapPlot->mapTo(window(), QPoint(0, 0)).x() - m_plot->mapTo(window(), QPoint(0, 0)).x();
+    const int right = std::max(0, (m_plot->mapTo(window(), QPoint(m_plot->width(), 0)).x())
+                                      - (heatmapPlot->mapTo(window(), QPoint(area.right() + 1, 0)).x()));
     const QMargins wanted(left, 6, right, 6);
     if (m_plot->axisRect()->autoMargins() != QCP::msNone || m_plot->axisRect()->margins() != wanted) {
         m_plot->axisRect()->setAutoMargins(QCP::msNone);

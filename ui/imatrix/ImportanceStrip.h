@@ -3,7 +3,7 @@
 // activation) as a plot under the weight heatmap, on the heatmap's column axis: it follows the
 // heatmap's zoom and pan and lines its plot area up with the heatmap's, so a column the
 // quantizer protects sits right under that column of weights. The most important columns are
-// listed beside it.
+// listed under it.
 
 #include "imatrix/LoadedImatrix.h"
 
