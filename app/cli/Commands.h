@@ -25,3 +25,4 @@ int runLogits(const std::vector<std::string>& words);
 int runKld(const std::vector<std::string>& words);
 int runEstimate(const std::vector<std::string>& words);
 int runDownload(const std::vector<std::string>& words);
+int runImatrix(const std::vector<std::string>& words);

@@ -2,6 +2,7 @@
 // reference model, as a table or JSON.
 
 #include "Commands.h"
+#include "CompareImportance.h"
 #include "compare/ComparisonJson.h"
 #include "compare/ErrorMetricTable.h"
 #include "base/JsonWriter.h"
@@ -16,7 +17,8 @@
 namespace {
 
 const char* const kUsage =
-    "usage: compare REF.gguf [OTHER.gguf ...] [--simulate TYPE,TYPE...] [--json] [--filter REGEX] [--threads N] [--auto-reference]";
+    "usage: compare REF.gguf [OTHER.gguf ...] [--simulate TYPE,TYPE...] [--json] [--filter REGEX] [--threads N] [--auto-reference]"
+    " [--imatrix FILE [--column-errors TENSOR [--expert N]]]";
 
 // "q2_K,q4_K" -> type ids; an empty optional after reporting a bad name.
 std::optional<std::vector<std::uint32_t>> parseTypeList(const std::string& text)
@@ -58,6 +60,7 @@ void appendMetricsLine(std::string& out, const char* name, const std::string& co
         std::snprintf(line, sizeof line, format, metric.cliWidth, metric.cliPrecision, metric.valueIn(m));
         out += line;
     }
+    appendImportanceValues(out, m);
     out += '\n';
 }
 
@@ -72,6 +75,7 @@ void appendMetricsHeader(std::string& out)
         std::snprintf(line, sizeof line, " %*s", metric.cliWidth, metric.cliHeader);
         out += line;
     }
+    appendImportanceHeader(out);
     out += '\n';
 }
 
@@ -160,7 +164,8 @@ std::string whyNothingCompared(const gguf::ModelComparison& comparison)
 
 int runCompare(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--filter", "--simulate", "--threads"}, {"--json", "--auto-reference"});
+    const CliArguments args = CliArguments::parse(words, {"--filter", "--simulate", "--threads", "--imatrix", "--column-errors", "--expert"},
+                                                  {"--json", "--auto-reference"});
     if (!args.error.empty() || args.positionals.empty())
         return reportFailure(args.error.empty() ? kUsage : args.error, 2);
 
@@ -199,11 +204,15 @@ int runCompare(const std::vector<std::string>& words)
             return 1;
         models.push_back(std::move(model));
     }
+    if (int status = 0; !prepareCompareImportance(args, models, options, status))
+        return status;
     auto comparison = gguf::ModelComparison::create(std::move(models), options);
     if (!comparison)
         return reportFailure(comparison.error().toString(), 2);
     if (comparison->rows().empty())
         return reportFailure("no tensor of the reference matches --filter '" + args.value("--filter").value_or("") + "'");
+    if (const int status = runColumnErrorsIfAsked(args, *comparison); status >= 0)
+        return status;
     auto results = gguf::runComparison(*comparison, run);
     if (!results)
         return reportFailure(results.error().toString());
@@ -219,6 +228,8 @@ int runCompare(const std::vector<std::string>& words)
         gguf::writeComparisonJson(*comparison, *results, out);
     else
         writeText(*comparison, *results, out);
+    if (!args.has("--json"))
+        appendImportanceSections(out, *comparison, *results);
     writeStdout(out);
     return 0;
 }

@@ -57,6 +57,10 @@ const char* const kUsage =
     "  download URL -o DIR                         save a remote model (every shard) with resume and\n"
     "                                              SHA-256 verification where the Hub gives one\n"
     "  (FILE may be an http(s) URL or hf://OWNER/REPO/FILE.gguf[@REV]; HF_TOKEN for gated models)\n"
+    "  imatrix FILE [--model MODEL] [--json] [--top N]\n"
+    "                                              an importance matrix (llama-imatrix .gguf or .dat): coverage,\n"
+    "                                              validation against MODEL, statistics, MoE routing, top columns;\n"
+    "                                              exit 3 if the validation finds errors\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }
@@ -118,6 +122,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& words
         return runEstimate(words);
     if (command == "download")
         return runDownload(words);
+    if (command == "imatrix")
+        return runImatrix(words);
     return reportFailure("unknown command '" + command + "' (try --help)", 2);
 }
 }  // namespace

@@ -1,5 +1,8 @@
 #include "compare/ComparisonEngine.h"
 
+#include "compare/ImportanceErrorMetrics.h"
+#include "imatrix/ImportanceMatrix.h"
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -10,11 +13,19 @@ namespace gguf {
 struct ComparisonEngine::RangeBuffers {
     std::vector<float> reference;
     std::vector<float> other;
+    std::vector<float> weights;  // with an importance matrix
 };
 
 ComparisonEngine::ComparisonEngine(const ModelComparison& comparison, std::uint64_t chunkElements)
     : m_comparison(comparison), m_columnHistograms(comparison.columns().size())
 {
+    m_rowImportance.resize(comparison.rows().size());
+    if (const ImportanceMatrix* importance = comparison.importance())
+        for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+            const TensorInfo& tensor = *comparison.rows()[r].reference;
+            if (auto weights = tensorImportance(importance->find(tensor.name), tensor))
+                m_rowImportance[r] = std::make_unique<const TensorImportance>(std::move(*weights));
+        }
     for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
         for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
             if (!comparison.rows()[r].cells[c].ok())
@@ -22,6 +33,7 @@ ComparisonEngine::ComparisonEngine(const ModelComparison& comparison, std::uint6
             Cell& cell = m_cells.emplace_back();
             cell.row = r;
             cell.column = c;
+            cell.importance = m_rowImportance[r].get();
             cell.ranges = comparison.cellRanges(r, c, chunkElements);
             if (cell.ranges.empty())
                 cell.ranges.push_back({0, 0});  // a tensor without elements still gets its (empty) figures
@@ -80,6 +92,34 @@ void ComparisonEngine::returnBuffers(std::unique_ptr<RangeBuffers> buffers)
     m_spareBuffers.push_back(std::move(buffers));
 }
 
+// The turn's holder adds a range with weights: to the cell (plain figures exactly as add()
+// makes them, weighted sums on top) and, for a 3-D tensor, piece by piece to each expert's sums.
+void ComparisonEngine::addWeightedRange(Cell& cell, ElementRange range, std::span<const float> reference,
+                                        std::span<const float> other, std::span<const float> weights)
+{
+    const TensorImportance& importance = *cell.importance;
+    if (importance.experts < 2) {
+        cell.accumulator->addWeighted(reference, other, weights);
+        return;
+    }
+    // The cell's plain figures exactly as add() makes them; its weighted sums and each expert's
+    // sums in one more pass, piece by piece in element order.
+    cell.accumulator->add(reference, other);
+    if (cell.expertSums.empty())
+        cell.expertSums.resize(importance.experts);
+    std::uint64_t element = range.begin;
+    std::size_t offset = 0;
+    while (offset < reference.size()) {
+        const std::uint64_t expert = element / importance.expertElements;
+        const std::uint64_t expertEnd = (expert + 1) * importance.expertElements;
+        const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(reference.size() - offset, expertEnd - element));
+        cell.accumulator->addWeightedPart(cell.expertSums[static_cast<std::size_t>(expert)], reference.subspan(offset, length),
+                                          other.subspan(offset, length), weights.subspan(offset, length));
+        offset += length;
+        element += length;
+    }
+}
+
 UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool()>& cancelled,
                                       const std::function<void(std::uint64_t)>& rangeDone)
 {
@@ -117,6 +157,10 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
                 return {WorkOutcome::Failed, s.error()};
             }
         }
+        if (cell.importance) {
+            buffers->weights.resize(n);
+            cell.importance->fill(range.begin, buffers->weights);
+        }
 
         // Wait for the turn, waking at least every poll interval to hear a cancellation.
         for (;;) {
@@ -143,17 +187,25 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
 
         // Only the turn's holder touches the accumulator, and the mutex hands it from one holder
         // to the next, so no lock is needed while adding.
-        cell.accumulator->add(reference, other);
+        if (cell.importance)
+            addWeightedRange(cell, range, reference, other, buffers->weights);
+        else
+            cell.accumulator->add(reference, other);
         returnBuffers(std::move(buffers));
         const bool last = index + 1 == cell.ranges.size();
         std::optional<ErrorMetrics> metrics;
-        if (last)
+        std::vector<ErrorMetrics> expertMetrics;
+        if (last) {
             metrics = cell.accumulator->result();
+            for (const ErrorSums& sums : cell.expertSums)
+                expertMetrics.push_back(ErrorAccumulator::metricsFrom(sums, AbsErrorHistogram{}));
+        }
         {
             const std::lock_guard lock(m_mutex);
             if (last) {
                 m_columnHistograms[cell.column].merge(cell.accumulator->histogram());
                 cell.metrics = std::move(metrics);
+                cell.expertMetrics = std::move(expertMetrics);
                 cell.accumulator.reset();
             }
             ++cell.nextToAdd;
@@ -180,11 +232,15 @@ ComparisonResults ComparisonEngine::results() const
     results.cells.assign(m_comparison.rows().size(), std::vector<std::optional<ErrorMetrics>>(columnCount));
     std::vector<ErrorSums> totals(columnCount);
     results.columnTensorCounts.assign(columnCount, 0);
+    if (m_comparison.importance())
+        results.expertCells.assign(m_comparison.rows().size(), std::vector<std::vector<ErrorMetrics>>(columnCount));
     // Cells are in row order, so this merges each column's cells in row order.
     for (const Cell& cell : m_cells) {
         if (!cell.metrics)
             continue;
         results.cells[cell.row][cell.column] = cell.metrics;
+        if (!results.expertCells.empty())
+            results.expertCells[cell.row][cell.column] = cell.expertMetrics;
         totals[cell.column].merge(cell.metrics->sums);
         ++results.columnTensorCounts[cell.column];
     }

@@ -36,6 +36,8 @@
 
 namespace gguf {
 
+struct TensorImportance;
+
 enum class WorkOutcome : std::uint8_t { Done, Cancelled, Failed };
 
 struct UnitOutcome {
@@ -88,12 +90,19 @@ private:
         std::optional<ErrorMetrics> metrics;            // once the last range is added
         std::optional<WorkOutcome> abandoned;           // Cancelled or Failed
         std::optional<Error> error;                     // when Failed
+        // With an importance matrix covering the tensor: its weights, and for a 3-D tensor the
+        // sums per expert (touched by the turn's holder only, like the accumulator).
+        const TensorImportance* importance = nullptr;
+        std::vector<ErrorSums> expertSums;
+        std::vector<ErrorMetrics> expertMetrics;  // once the last range is added
     };
     struct RangeBuffers;
     class TurnGuard;
 
     UnitOutcome abandonedOutcome(const Cell& cell) const;  // m_mutex held
     void abandon(Cell& cell, WorkOutcome outcome, std::optional<Error> error);
+    void addWeightedRange(Cell& cell, ElementRange range, std::span<const float> reference, std::span<const float> other,
+                          std::span<const float> weights);
     std::unique_ptr<RangeBuffers> takeBuffers();
     void returnBuffers(std::unique_ptr<RangeBuffers> buffers);
 
@@ -105,6 +114,7 @@ private:
     std::condition_variable m_turnPassed;
     std::vector<AbsErrorHistogram> m_columnHistograms;
     std::vector<std::unique_ptr<RangeBuffers>> m_spareBuffers;  // reused, so ranges do not allocate
+    std::vector<std::unique_ptr<const TensorImportance>> m_rowImportance;  // per row; null without importance
 };
 
 }  // namespace gguf

@@ -1,6 +1,9 @@
 #include "compare/ComparisonJson.h"
 
 #include "base/JsonWriter.h"
+#include "compare/ImportanceErrorMetrics.h"
+#include "compare/LayerErrorMetrics.h"
+#include "imatrix/ImportanceMatrix.h"
 
 namespace gguf {
 
@@ -31,7 +34,23 @@ void writeComparisonJson(const ModelComparison& comparison, const ComparisonResu
         json.key("totals");
         json.beginObject();
         writeErrorMetricsJson(json, results.columnTotals[c]);
+        if (comparison.importance())
+            writeImportanceMetricsJson(json, results.columnTotals[c]);
         json.endObject();
+        if (comparison.importance()) {
+            // Per layer, combined from the sums as the metric table says.
+            json.key("layers");
+            json.beginArray();
+            for (const LayerErrorMetrics& layer : layerErrorMetrics(comparison, results, c)) {
+                json.beginObject();
+                json.key("layer"), json.value(layer.layer);
+                json.key("tensors"), json.value(static_cast<std::uint64_t>(layer.tensorCount));
+                writeErrorMetricsJson(json, layer.metrics);
+                writeImportanceMetricsJson(json, layer.metrics);
+                json.endObject();
+            }
+            json.endArray();
+        }
         json.endObject();
     }
     json.endArray();
@@ -67,6 +86,20 @@ void writeComparisonJson(const ModelComparison& comparison, const ComparisonResu
                     json.key("note"), json.value(cell.note);
                 if (results.cells[r][c])
                     writeErrorMetricsJson(json, *results.cells[r][c]);
+                if (results.cells[r][c] && comparison.importance()) {
+                    writeImportanceMetricsJson(json, *results.cells[r][c]);
+                    if (r < results.expertCells.size() && !results.expertCells[r][c].empty()) {
+                        json.key("experts");
+                        json.beginArray();
+                        for (const ErrorMetrics& expert : results.expertCells[r][c]) {
+                            json.beginObject();
+                            writeErrorMetricsJson(json, expert);
+                            writeImportanceMetricsJson(json, expert);
+                            json.endObject();
+                        }
+                        json.endArray();
+                    }
+                }
             }
             json.endObject();
         }
@@ -74,6 +107,13 @@ void writeComparisonJson(const ModelComparison& comparison, const ComparisonResu
         json.endObject();
     }
     json.endArray();
+    if (const ImportanceMatrix* importance = comparison.importance()) {
+        json.key("importance_matrix");
+        json.beginObject();
+        json.key("file"), json.value(importance->path());
+        json.key("entries"), json.value(static_cast<std::uint64_t>(importance->entries().size()));
+        json.endObject();
+    }
     json.key("problems");
     json.beginArray();
     for (const std::string& problem : comparison.problems())

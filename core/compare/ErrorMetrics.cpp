@@ -1,5 +1,7 @@
 #include "compare/ErrorMetrics.h"
 
+#include "compare/ImportanceErrorMetrics.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -92,6 +94,9 @@ void ErrorSums::merge(const ErrorSums& later)
     sumReferenceSquared += later.sumReferenceSquared;
     sumOtherSquared += later.sumOtherSquared;
     sumProduct += later.sumProduct;
+    weightedCount += later.weightedCount;
+    sumWeightedSquaredError += later.sumWeightedSquaredError;
+    sumWeightedReferenceSquared += later.sumWeightedReferenceSquared;
 }
 
 void ErrorAccumulator::add(std::span<const float> reference, std::span<const float> other)
@@ -157,6 +162,7 @@ ErrorMetrics ErrorAccumulator::metricsFrom(const ErrorSums& s, const AbsErrorHis
     m.p50AbsError = histogram.quantile(0.50);
     m.p95AbsError = histogram.quantile(0.95);
     m.p99AbsError = histogram.quantile(0.99);
+    setWeightedMetrics(m, s);
     return m;
 }
 

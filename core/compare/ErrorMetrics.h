@@ -26,6 +26,12 @@ struct ErrorSums {
     double sumReferenceSquared = 0.0;
     double sumOtherSquared = 0.0;
     double sumProduct = 0.0;
+    // Importance-weighted sums (compare --imatrix), over the finite pairs that have a weight:
+    // sum_j w_j (x_j - q_j)^2, the objective the importance-aware quantizers minimise, and
+    // sum_j w_j x_j^2 to make it relative. Zero count: no importance was given.
+    std::uint64_t weightedCount = 0;
+    double sumWeightedSquaredError = 0.0;
+    double sumWeightedReferenceSquared = 0.0;
 
     void merge(const ErrorSums& later);
 };
@@ -45,6 +51,10 @@ struct ErrorMetrics {
     double p50AbsError = kNaN;         // percentiles of |error|, see AbsErrorHistogram
     double p95AbsError = kNaN;
     double p99AbsError = kNaN;
+    // Importance-weighted (NaN without an importance matrix); see ErrorSums and
+    // ImportanceMetricTable.h, which lists them for the CLI, the JSON and the GUI.
+    double weightedSquaredError = kNaN;   // sum_j w_j (x_j - q_j)^2
+    double relativeWeightedError = kNaN;  // that / sum_j w_j x_j^2 (0 when both are 0)
     // The exact sums every figure above except the percentiles comes from, kept so that parts
     // (tensors of a layer, experts) combine exactly: see combineErrorMetrics (ErrorMetricTable.h).
     ErrorSums sums;
@@ -82,6 +92,10 @@ class ErrorAccumulator {
 public:
     // Adds reference[i] vs other[i] for every i; both spans have the same length.
     void add(std::span<const float> reference, std::span<const float> other);
+    // add(), plus the importance-weighted sums with weights[i] for pair i (ImportanceErrorMetrics.cpp).
+    void addWeighted(std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
+    // Only the weighted sums of pairs already add()ed, plus everything of them into `part`.
+    void addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
     void merge(const ErrorAccumulator& later);
 
     const ErrorSums& sums() const { return m_sums; }

@@ -1,5 +1,8 @@
 #include "compare/ModelComparison.h"
 
+#include "compare/ImportanceErrorMetrics.h"
+#include "imatrix/ImportanceMatrix.h"
+
 #include "compare/ComparisonEngine.h"
 
 #include "kernels/Dequantize.h"
@@ -85,6 +88,9 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
         return Error{"nothing to compare: no model given", Error::kNoOffset, {}};
     ModelComparison comparison;
     comparison.m_models = std::move(models);
+    comparison.m_importance = options.importance;
+    if (options.importance && options.quantizeWithImportance)
+        comparison.m_importanceQuantizer = options.quantizeWithImportance;
     if (options.referenceIndex) {
         if (*options.referenceIndex >= comparison.m_models.size())
             return Error{"reference index " + std::to_string(*options.referenceIndex) + " is not one of the "
@@ -125,6 +131,14 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
         comparison.m_rows.push_back(std::move(row));
     }
     comparison.reportUnpaired();
+    if (comparison.m_importanceQuantizer) {
+        comparison.m_simulationWeights.resize(comparison.m_rows.size());
+        for (std::size_t r = 0; r < comparison.m_rows.size(); ++r) {
+            const TensorInfo& tensor = *comparison.m_rows[r].reference;
+            if (auto weights = tensorImportance(options.importance->find(tensor.name), tensor))
+                comparison.m_simulationWeights[r] = std::make_shared<const TensorImportance>(std::move(*weights));
+        }
+    }
     return comparison;
 }
 
@@ -239,12 +253,37 @@ Status ModelComparison::reconstruct(std::size_t row, std::size_t column, Element
         return Ok{};
     }
     const TypeTraits& type = *findType(cell.typeId);
+    if (m_importanceQuantizer && row < m_simulationWeights.size() && m_simulationWeights[row])
+        return quantizeRowsWithImportance(row, type, range, reference, other);
     if (range.begin % type.blockSize != 0 || range.end % type.blockSize != 0)
         return Error{"reconstruct: range is not aligned to " + std::string(type.name) + " blocks", Error::kNoOffset, {}};
     std::vector<std::uint8_t> packed(static_cast<std::size_t>(quantizedSize(type, range.size())));
     if (Status s = quantizeValues(type.id, reference, packed); !s)
         return s;
     type.dequantize(packed.data(), other.data(), packed.size() / type.blockBytes);
+    return Ok{};
+}
+
+// Row by row: each row gets the weights of its expert, as llama-quantize hands them to
+// ggml_quantize_chunk (one call per expert, every row of it with the same quant_weights).
+Status ModelComparison::quantizeRowsWithImportance(std::size_t row, const TypeTraits& type, ElementRange range,
+                                                   std::span<const float> reference, std::span<float> other) const
+{
+    const TensorImportance& weights = *m_simulationWeights[row];
+    const std::uint64_t rowLength = weights.columns;
+    if (range.begin % rowLength != 0 || range.size() % rowLength != 0)
+        return Error{std::string(m_rows[row].reference->name) + ": a row of " + std::to_string(rowLength)
+                         + " values is longer than a comparison range; it cannot be quantized with its importance",
+                     Error::kNoOffset, {}};
+    std::vector<std::uint8_t> packed(static_cast<std::size_t>(quantizedSize(type, rowLength)));
+    for (std::uint64_t first = 0; first < range.size(); first += rowLength) {
+        const std::uint64_t expert = (range.begin + first) / weights.expertElements;
+        const std::span<const float> rowWeights(weights.weights.data() + expert * rowLength, static_cast<std::size_t>(rowLength));
+        const std::span<const float> values = reference.subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(rowLength));
+        if (Status s = m_importanceQuantizer(type.id, values, static_cast<std::int64_t>(rowLength), rowWeights, packed); !s)
+            return s;
+        type.dequantize(packed.data(), other.data() + first, packed.size() / type.blockBytes);
+    }
     return Ok{};
 }
 

@@ -24,6 +24,14 @@
 
 namespace gguf {
 
+class ImportanceMatrix;
+struct TensorImportance;
+
+// Quantizes whole rows of `rowLength` values with `importance` (rowLength weights, as
+// ggml_quantize_chunk's quant_weights) into `out`: the signature of core/quantize's quantizeRows.
+using ImportanceQuantizer = std::function<Status(std::uint32_t typeId, std::span<const float> values, std::int64_t rowLength,
+                                                 std::span<const float> importance, std::span<std::uint8_t> out)>;
+
 inline constexpr std::uint64_t kComparisonChunkElements = std::uint64_t{1} << 18;
 
 struct ComparisonColumn {
@@ -67,6 +75,12 @@ struct ComparisonOptions {
     std::optional<std::size_t> referenceIndex;  // default: the most precise model (highest bits/weight)
     std::vector<std::uint32_t> simulatedTypes;  // types to quantize the reference to, in memory
     std::function<bool(std::string_view name)> includeTensor;  // rows to compare; default all
+    // With an importance matrix (bound to the reference model: validateImatrix(matrix, model)),
+    // every tensor it covers also gets the importance-weighted figures (ImportanceErrorMetrics.h).
+    std::shared_ptr<const ImportanceMatrix> importance;
+    // With `importance` too: simulated columns quantize each covered tensor row by row with its
+    // expert's weights through this (llama-quantize --imatrix); unset, they quantize as without.
+    ImportanceQuantizer quantizeWithImportance;
 };
 
 struct ElementRange {
@@ -89,6 +103,8 @@ public:
     const std::vector<ComparisonRow>& rows() const { return m_rows; }
     // Model-level findings, one line each: other architectures, tensors missing on either side.
     const std::vector<std::string>& problems() const { return m_problems; }
+    // The importance matrix the figures are weighted by, or nullptr.
+    const ImportanceMatrix* importance() const { return m_importance.get(); }
 
     // Elements of a computable cell (0 for others) and their split into ranges of at most about
     // `maxElements` (whole rows, or whole blocks of every type involved when a row is longer).
@@ -115,12 +131,20 @@ private:
     std::vector<ComparisonColumn> m_columns;
     std::vector<ComparisonRow> m_rows;
     std::vector<std::string> m_problems;
+    std::shared_ptr<const ImportanceMatrix> m_importance;
+    ImportanceQuantizer m_importanceQuantizer;
+    std::vector<std::shared_ptr<const TensorImportance>> m_simulationWeights;  // per row, with m_importanceQuantizer
+    Status quantizeRowsWithImportance(std::size_t row, const TypeTraits& type, ElementRange range, std::span<const float> reference,
+                                      std::span<float> other) const;
 };
 
 struct ComparisonResults {
     std::vector<std::vector<std::optional<ErrorMetrics>>> cells;  // [row][column]; nullopt when not computable
     std::vector<ErrorMetrics> columnTotals;                       // every computed tensor of a column together
     std::vector<std::size_t> columnTensorCounts;                  // computed tensors per column
+    // With an importance matrix: per expert of each computed 3-D tensor the figures of that
+    // expert's values ([row][column][expert]; empty elsewhere). No percentiles (NaN): parts keep sums only.
+    std::vector<std::vector<std::vector<ErrorMetrics>>> expertCells;
 };
 
 struct ComparisonRunOptions {

@@ -16,6 +16,7 @@
 #include "shell/WindowPlacement.h"
 #include "shell/OpenUrl.h"
 #include "tensor/TensorBrowser.h"
+#include "imatrix/OpenImatrix.h"
 
 #include <QAction>
 #include <QApplication>
@@ -99,6 +100,8 @@ void MainWindow::createMenus()
         if (m_tabs->count() > 0)
             emit m_tabs->tabCloseRequested(m_tabs->currentIndex());
     });
+    file->addAction(tr("Open &Importance Matrix…"), this, [this]() { chooseImportanceMatrix(this); })
+        ->setObjectName(QStringLiteral("openImportanceMatrixAction"));
     file->addSeparator();
     file->addAction(tr("Compare &Quant Levels…"), this, [this]() {
         const ModelPage* current = currentModelPage();

@@ -1,0 +1,172 @@
+#include "compare/ImportanceErrorMetrics.h"
+
+#include "imatrix/ImportanceMatrix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gguf {
+
+void setWeightedMetrics(ErrorMetrics& m, const ErrorSums& s)
+{
+    if (s.weightedCount == 0)
+        return;
+    m.weightedSquaredError = s.sumWeightedSquaredError;
+    if (s.sumWeightedSquaredError == 0.0)
+        m.relativeWeightedError = 0.0;
+    else
+        m.relativeWeightedError = s.sumWeightedReferenceSquared > 0.0 ? s.sumWeightedSquaredError / s.sumWeightedReferenceSquared
+                                                                      : std::numeric_limits<double>::infinity();
+}
+
+namespace {
+
+void addWeightedSums(ErrorSums& s, std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
+{
+    const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = reference[i];
+        const double o = other[i];
+        const double w = weights[i];
+        if (!std::isfinite(r) || !std::isfinite(o) || !std::isfinite(w))
+            continue;
+        const double error = o - r;
+        ++s.weightedCount;
+        s.sumWeightedSquaredError += w * (error * error);
+        s.sumWeightedReferenceSquared += w * (r * r);
+    }
+}
+
+}  // namespace
+
+void ErrorAccumulator::addWeighted(std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
+{
+    // The plain figures exactly as add() makes them; the weighted sums come on top.
+    add(reference, other);
+    addWeightedSums(m_sums, reference, other, weights);
+}
+
+void ErrorAccumulator::addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other,
+                                       std::span<const float> weights)
+{
+    addWeightedAndPartSums(m_sums, part, reference, other, weights);
+}
+
+void addErrorSums(ErrorSums& s, std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
+{
+    const std::size_t n = std::min(reference.size(), other.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = reference[i];
+        const double o = other[i];
+        if (!std::isfinite(r) || !std::isfinite(o)) {
+            ++s.nonFiniteCount;
+            continue;
+        }
+        const double error = o - r;
+        const double absError = std::abs(error);
+        ++s.count;
+        s.sumSquaredError += error * error;
+        s.sumAbsError += absError;
+        s.maxAbsError = std::max(s.maxAbsError, absError);
+        s.sumReferenceSquared += r * r;
+        s.sumOtherSquared += o * o;
+        s.sumProduct += r * o;
+    }
+    if (!weights.empty())
+        addWeightedSums(s, reference, other, weights);
+}
+
+void addWeightedAndPartSums(ErrorSums& whole, ErrorSums& part, std::span<const float> reference, std::span<const float> other,
+                            std::span<const float> weights)
+{
+    const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = reference[i];
+        const double o = other[i];
+        if (!std::isfinite(r) || !std::isfinite(o)) {
+            ++part.nonFiniteCount;
+            continue;
+        }
+        const double error = o - r;
+        const double absError = std::abs(error);
+        ++part.count;
+        part.sumSquaredError += error * error;
+        part.sumAbsError += absError;
+        part.maxAbsError = std::max(part.maxAbsError, absError);
+        part.sumReferenceSquared += r * r;
+        part.sumOtherSquared += o * o;
+        part.sumProduct += r * o;
+        const double w = weights[i];
+        if (!std::isfinite(w))
+            continue;
+        const double weightedError = w * (error * error);
+        const double weightedReference = w * (r * r);
+        ++whole.weightedCount;
+        whole.sumWeightedSquaredError += weightedError;
+        whole.sumWeightedReferenceSquared += weightedReference;
+        ++part.weightedCount;
+        part.sumWeightedSquaredError += weightedError;
+        part.sumWeightedReferenceSquared += weightedReference;
+    }
+}
+
+namespace {
+
+using M = ErrorMetrics;
+
+constexpr ErrorMetricInfo kImportanceMetrics[] = {
+    {"weighted_squared_error", "Importance-weighted squared error", "", false, MetricCombination::FromSums, nullptr,
+     &M::weightedSquaredError, "w_sq_err", 11, 4, 'e'},
+    {"relative_weighted_error", "Relative weighted error", "", false, MetricCombination::FromSums, nullptr,
+     &M::relativeWeightedError, "rel_w_err", 11, 4, 'e'},
+};
+
+}  // namespace
+
+std::span<const ErrorMetricInfo> importanceMetricTable()
+{
+    return kImportanceMetrics;
+}
+
+void writeImportanceMetricsJson(JsonWriter& json, const ErrorMetrics& m)
+{
+    for (const ErrorMetricInfo& metric : kImportanceMetrics) {
+        json.key(metric.key);
+        json.value(m.*metric.valueField);
+    }
+}
+
+void TensorImportance::fill(std::uint64_t firstElement, std::span<float> out) const
+{
+    // A row at a time: one division per row, not per element.
+    std::uint64_t k = firstElement;
+    std::size_t i = 0;
+    while (i < out.size()) {
+        const std::uint64_t expert = k / expertElements;
+        const std::uint64_t column = k % columns;
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size() - i, columns - column));
+        const float* row = weights.data() + expert * columns + column;
+        std::copy(row, row + n, out.begin() + static_cast<std::ptrdiff_t>(i));
+        i += n;
+        k += n;
+    }
+}
+
+std::optional<TensorImportance> tensorImportance(const ImportanceEntry* entry, const TensorInfo& tensor)
+{
+    if (!entry || tensor.ne[3] != 1 || tensor.ne[0] <= 0 || tensor.ne[1] <= 0)
+        return std::nullopt;
+    const auto columns = static_cast<std::uint64_t>(tensor.ne[0]);
+    const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
+    if (entry->columnCount() != columns || entry->expertCount() != experts)
+        return std::nullopt;
+    TensorImportance importance;
+    importance.weights = entry->allQuantWeights();
+    importance.columns = columns;
+    importance.expertElements = columns * static_cast<std::uint64_t>(tensor.ne[1]);
+    importance.experts = static_cast<std::size_t>(experts);
+    return importance;
+}
+
+}  // namespace gguf

@@ -1,0 +1,52 @@
+#pragma once
+// Checks an importance matrix on its own (NaN/Inf, negative sums, zero or odd counts) and against
+// the model it is meant for (entries that match no tensor, column counts that differ from
+// ne[0], expert counts that differ from ne[2]). Every finding names the entry, the field and
+// the byte offset in the imatrix file. Against a model it also cuts legacy entries of expert
+// tensors into one row per expert, as llama-quantize does, so quantWeights(e) is per expert.
+
+#include "imatrix/ImportanceMatrix.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+class Model;
+
+enum class ImatrixSeverity {
+    Error,    // llama-quantize would refuse the model with this imatrix, or the numbers are unusable
+    Warning,  // accepted, but the quantization of some rows is blind or the entry is unused
+    Note,     // worth knowing
+};
+
+const char* imatrixSeverityName(ImatrixSeverity severity);  // "error", "warning", "note"
+
+struct ImatrixIssue {
+    ImatrixSeverity severity = ImatrixSeverity::Note;
+    std::string tensor;  // the weight name ("" for the file as a whole)
+    std::string field;   // "in_sum2", "counts", "ncall", "values", "name", "shape"
+    std::uint64_t offset = Error::kNoOffset;  // in the imatrix file
+    std::string message;
+
+    std::string toString() const;  // "error: blk.0.attn_q.weight: counts: ... (at byte N)"
+};
+
+struct ImatrixValidation {
+    std::vector<ImatrixIssue> issues;
+    std::size_t matchedEntries = 0;  // entries whose name is a tensor of the model
+    // Matrices of the model (2-D or 3-D, names ending in ".weight") with no entry: quantized
+    // without importance. token_embd and output are normal members of this list.
+    std::vector<std::string> uncoveredTensors;
+
+    bool hasErrors() const;
+    std::size_t count(ImatrixSeverity severity) const;
+};
+
+// Content checks only.
+ImatrixValidation validateImatrix(const ImportanceMatrix& matrix);
+// Content checks plus the model; binds every entry that matches a tensor to its ne[0].
+ImatrixValidation validateImatrix(ImportanceMatrix& matrix, const Model& model);
+
+}  // namespace gguf

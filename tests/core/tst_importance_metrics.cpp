@@ -1,0 +1,354 @@
+// Importance-weighted error metrics (compare --imatrix): the plain figures stay bit-identical
+// with and without a matrix; the weighted ones equal sum_j w_j (x_j - q_j)^2 written out here
+// from llama-quantize's weights (quantWeights) and the dequantized tensors, per tensor, per
+// expert, per layer and per column, whatever the thread count.
+
+#include "OpenFixture.h"
+#include "compare/ColumnErrorProfile.h"
+#include "compare/ComparisonJson.h"
+#include "compare/ErrorMetricTable.h"
+#include "compare/ImportanceErrorMetrics.h"
+#include "compare/LayerErrorMetrics.h"
+#include "compare/ModelComparison.h"
+#include "imatrix/ImatrixValidation.h"
+#include "imatrix/ImportanceMatrix.h"
+#include "quantize/Quantize.h"
+
+#include <QtTest>
+
+#include <bit>
+#include <cmath>
+#include <mutex>
+
+using namespace gguf;
+
+namespace {
+
+bool sameBits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+std::shared_ptr<ImportanceMatrix> boundMatrix(const QString& name, const Model& reference)
+{
+    auto loaded = ImportanceMatrix::load(testsupport::fixturePath("llama.cpp/" + name).toStdString());
+    if (!loaded)
+        qFatal("%s", loaded.error().toString().c_str());
+    auto matrix = std::make_shared<ImportanceMatrix>(std::move(loaded.value()));
+    validateImatrix(*matrix, reference);
+    return matrix;
+}
+
+struct Setup {
+    std::shared_ptr<const Model> reference;
+    std::shared_ptr<const Model> other;
+    std::shared_ptr<ImportanceMatrix> matrix;
+};
+
+Setup moeSetup()
+{
+    Setup s;
+    s.reference = testsupport::openFixtureModel("tiny-moe-F16.gguf");
+    s.other = testsupport::openFixtureModel("llama.cpp/tiny-moe-imat-Q4_K_M.gguf");
+    if (s.reference)
+        s.matrix = boundMatrix("tiny-moe.imatrix.gguf", *s.reference);
+    return s;
+}
+
+ModelComparison makeComparison(const Setup& s, bool withImportance, std::vector<std::uint32_t> simulated = {})
+{
+    ComparisonOptions options;
+    options.referenceIndex = 0;
+    options.simulatedTypes = std::move(simulated);
+    if (withImportance)
+        options.importance = s.matrix;
+    auto comparison = ModelComparison::create({s.reference, s.other}, options);
+    if (!comparison)
+        qFatal("%s", comparison.error().toString().c_str());
+    return std::move(comparison.value());
+}
+
+std::size_t rowOf(const ModelComparison& comparison, std::string_view name)
+{
+    for (std::size_t r = 0; r < comparison.rows().size(); ++r)
+        if (comparison.rows()[r].reference->name == name)
+            return r;
+    qFatal("no row %s", std::string(name).c_str());
+}
+
+// sum w (o - r)^2 and sum w r^2 over [begin, end) of the cell, in element order, as written
+// in the definition (the same double operations as the accumulator, so the same bits).
+std::pair<double, double> weightedByHand(const ModelComparison& comparison, std::size_t row, std::size_t column,
+                                         const ImportanceEntry& entry, std::uint64_t begin, std::uint64_t end)
+{
+    const TensorInfo& tensor = *comparison.rows()[row].reference;
+    const std::uint64_t total = tensor.elementCount();
+    std::vector<float> reference(total), other(total);
+    if (Status s = comparison.reconstruct(row, column, {0, total}, reference, other); !s)
+        qFatal("%s", s.error().toString().c_str());
+    const auto columns = static_cast<std::uint64_t>(tensor.ne[0]);
+    const std::uint64_t perExpert = columns * static_cast<std::uint64_t>(tensor.ne[1]);
+    double error = 0.0, norm = 0.0;
+    std::vector<float> weights;
+    std::uint64_t weightsOf = ~std::uint64_t{0};
+    for (std::uint64_t k = begin; k < end; ++k) {
+        if (k / perExpert != weightsOf) {
+            weightsOf = k / perExpert;
+            weights = entry.quantWeights(static_cast<std::size_t>(weightsOf));
+        }
+        const double r = reference[k], o = other[k], w = weights[k % columns];
+        const double e = o - r;
+        error += w * (e * e);
+        norm += w * (r * r);
+    }
+    return {error, norm};
+}
+
+ComparisonRunOptions runOptions(unsigned threads, std::uint64_t chunkElements)
+{
+    ComparisonRunOptions options;
+    options.threads = threads;
+    options.chunkElements = chunkElements;
+    return options;
+}
+
+}  // namespace
+
+class TestImportanceMetrics : public QObject {
+    Q_OBJECT
+
+private slots:
+    void plainFiguresUnchanged()
+    {
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison plain = makeComparison(s, false, {typeIdValue(GgmlTypeId::Q4_K)});
+        const ModelComparison weighted = makeComparison(s, true, {typeIdValue(GgmlTypeId::Q4_K)});
+        auto a = runComparison(plain);
+        auto b = runComparison(weighted);
+        QVERIFY(a && b);
+        QVERIFY(a->expertCells.empty());
+        int compared = 0;
+        for (std::size_t r = 0; r < a->cells.size(); ++r)
+            for (std::size_t c = 0; c < a->cells[r].size(); ++c) {
+                QCOMPARE(a->cells[r][c].has_value(), b->cells[r][c].has_value());
+                if (!a->cells[r][c])
+                    continue;
+                for (const ErrorMetricInfo& metric : errorMetricTable())
+                    QVERIFY2(sameBits(metric.valueIn(*a->cells[r][c]), metric.valueIn(*b->cells[r][c])), metric.key);
+                QVERIFY(std::isnan(a->cells[r][c]->weightedSquaredError));
+                ++compared;
+            }
+        QCOMPARE(compared, int(plain.rows().size() * 2));
+        for (std::size_t c = 0; c < 2; ++c)
+            for (const ErrorMetricInfo& metric : errorMetricTable())
+                QVERIFY2(sameBits(metric.valueIn(a->columnTotals[c]), metric.valueIn(b->columnTotals[c])), metric.key);
+        // Without a matrix the JSON has exactly its old members.
+        std::string json;
+        writeComparisonJson(plain, *a, json);
+        QVERIFY(json.find("weighted") == std::string::npos);
+        QVERIFY(json.find("importance_matrix") == std::string::npos);
+        std::string weightedJson;
+        writeComparisonJson(weighted, *b, weightedJson);
+        QVERIFY(weightedJson.find("\"relative_weighted_error\"") != std::string::npos);
+        QVERIFY(weightedJson.find("\"experts\": [") != std::string::npos || weightedJson.find("\"experts\":[") != std::string::npos);
+        QVERIFY(weightedJson.find("\"importance_matrix\"") != std::string::npos);
+    }
+
+    void weightedFiguresAreTheDefinition()
+    {
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison comparison = makeComparison(s, true);
+        auto results = runComparison(comparison, runOptions(2, 4096));
+        QVERIFY(results);
+        for (const char* name : {"blk.0.attn_q.weight", "blk.1.ffn_down_exps.weight", "blk.0.ffn_gate_exps.weight"}) {
+            const std::size_t row = rowOf(comparison, name);
+            const ImportanceEntry* entry = s.matrix->find(name);
+            QVERIFY(entry);
+            const ErrorMetrics& m = *results->cells[row][0];
+            const auto [error, norm] = weightedByHand(comparison, row, 0, *entry, 0, comparison.rows()[row].reference->elementCount());
+            QVERIFY2(sameBits(m.weightedSquaredError, error), name);
+            QVERIFY2(sameBits(m.relativeWeightedError, error / norm), name);
+            QVERIFY(m.weightedSquaredError > 0.0);
+            QCOMPARE(m.sums.weightedCount, m.count);
+        }
+        // Tensors the matrix does not cover have no weighted figures.
+        QVERIFY(std::isnan(results->cells[rowOf(comparison, "token_embd.weight")][0]->weightedSquaredError));
+        QVERIFY(std::isnan(results->cells[rowOf(comparison, "blk.0.attn_norm.weight")][0]->relativeWeightedError));
+    }
+
+    void perExpertAndPerLayer()
+    {
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison comparison = makeComparison(s, true);
+        auto results = runComparison(comparison, runOptions(1, 3000));
+        QVERIFY(results);
+        const std::size_t row = rowOf(comparison, "blk.1.ffn_up_exps.weight");
+        const std::vector<ErrorMetrics>& experts = results->expertCells[row][0];
+        QCOMPARE(experts.size(), std::size_t(8));
+        const TensorInfo& tensor = *comparison.rows()[row].reference;
+        const std::uint64_t perExpert = std::uint64_t(tensor.ne[0] * tensor.ne[1]);
+        double sum = 0.0;
+        for (std::size_t e = 0; e < 8; ++e) {
+            const auto [error, norm] = weightedByHand(comparison, row, 0, *s.matrix->find(tensor.name), e * perExpert, (e + 1) * perExpert);
+            QVERIFY(sameBits(experts[e].weightedSquaredError, error));
+            QVERIFY(sameBits(experts[e].relativeWeightedError, error / norm));
+            QCOMPARE(experts[e].count, perExpert);
+            QVERIFY(std::isnan(experts[e].p99AbsError));  // parts keep sums only
+            sum += experts[e].weightedSquaredError;
+        }
+        const double whole = results->cells[row][0]->weightedSquaredError;
+        QVERIFY(std::abs(sum - whole) <= 1e-12 * whole);
+        QVERIFY(results->expertCells[rowOf(comparison, "blk.1.attn_q.weight")][0].empty());  // 2-D
+
+        // A layer is its tensors' sums merged in row order; the model, every tensor's.
+        for (const LayerErrorMetrics& layer : layerErrorMetrics(comparison, *results, 0)) {
+            ErrorSums merged;
+            for (std::size_t r = 0; r < comparison.rows().size(); ++r)
+                if (comparison.rows()[r].nameParts.layer == layer.layer && results->cells[r][0])
+                    merged.merge(results->cells[r][0]->sums);
+            QVERIFY(sameBits(layer.metrics.weightedSquaredError, merged.sumWeightedSquaredError));
+            QVERIFY(sameBits(layer.metrics.relativeWeightedError, merged.sumWeightedSquaredError / merged.sumWeightedReferenceSquared));
+        }
+        ErrorSums all;
+        for (std::size_t r = 0; r < comparison.rows().size(); ++r)
+            if (results->cells[r][0])
+                all.merge(results->cells[r][0]->sums);
+        QVERIFY(sameBits(results->columnTotals[0].weightedSquaredError, all.sumWeightedSquaredError));
+    }
+
+    void threadCountDoesNotMatter()
+    {
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison comparison = makeComparison(s, true, {typeIdValue(GgmlTypeId::Q2_K)});
+        auto one = runComparison(comparison, runOptions(1, 2048));
+        auto three = runComparison(comparison, runOptions(3, 2048));
+        QVERIFY(one && three);
+        for (std::size_t r = 0; r < one->cells.size(); ++r)
+            for (std::size_t c = 0; c < one->cells[r].size(); ++c) {
+                if (!one->cells[r][c])
+                    continue;
+                QVERIFY(sameBits(one->cells[r][c]->weightedSquaredError, three->cells[r][c]->weightedSquaredError));
+                QVERIFY(sameBits(one->cells[r][c]->relativeWeightedError, three->cells[r][c]->relativeWeightedError));
+                QCOMPARE(one->expertCells[r][c].size(), three->expertCells[r][c].size());
+                for (std::size_t e = 0; e < one->expertCells[r][c].size(); ++e)
+                    QVERIFY(sameBits(one->expertCells[r][c][e].weightedSquaredError, three->expertCells[r][c][e].weightedSquaredError));
+            }
+    }
+
+    void columnProfileAddsUp()
+    {
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison comparison = makeComparison(s, true);
+        auto results = runComparison(comparison);
+        QVERIFY(results);
+        const std::size_t row = rowOf(comparison, "blk.0.ffn_down_exps.weight");
+        auto profile = computeColumnErrorProfile(comparison, row, 0);
+        QVERIFY(profile);
+        QCOMPARE(profile->squaredError.size(), std::size_t(512));
+        QCOMPARE(profile->importance.size(), std::size_t(512));
+        QCOMPARE(profile->valuesPerColumn, std::uint64_t(256 * 8));
+        double weighted = 0.0, plain = 0.0;
+        for (std::size_t j = 0; j < 512; ++j) {
+            weighted += profile->weightedError[j];
+            plain += profile->squaredError[j];
+        }
+        const ErrorMetrics& m = *results->cells[row][0];
+        QVERIFY(std::abs(weighted - m.weightedSquaredError) <= 1e-12 * m.weightedSquaredError);
+        QVERIFY(std::abs(plain - m.sums.sumSquaredError) <= 1e-12 * m.sums.sumSquaredError);
+
+        // One expert: its weights, its share of the error.
+        auto expert6 = computeColumnErrorProfile(comparison, row, 0, 6);
+        QVERIFY(expert6);
+        QCOMPARE(expert6->importance, s.matrix->find("blk.0.ffn_down_exps.weight")->quantWeights(6));
+        QCOMPARE(expert6->valuesPerColumn, std::uint64_t(256));
+        double expertWeighted = 0.0;
+        for (double v : expert6->weightedError)
+            expertWeighted += v;
+        const double fromCell = results->expertCells[row][0][6].weightedSquaredError;
+        QVERIFY(std::abs(expertWeighted - fromCell) <= 1e-12 * fromCell);
+        QVERIFY(!computeColumnErrorProfile(comparison, row, 0, 8));
+    }
+
+    void simulationGivesEachRowItsExpertsWeights()
+    {
+        // The seam for importance-aware simulation: a quantizer that records what it is given
+        // and quantizes as without importance must be called once per row with that row's
+        // expert's weights, and then reproduce the plain simulation's figures exactly.
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        struct Call {
+            std::size_t values;
+            std::int64_t rowLength;
+            std::vector<float> importance;
+        };
+        auto calls = std::make_shared<std::vector<Call>>();
+        auto mutex = std::make_shared<std::mutex>();
+        ComparisonOptions options;
+        options.referenceIndex = 0;
+        options.simulatedTypes = {typeIdValue(GgmlTypeId::Q4_K)};
+        options.importance = s.matrix;
+        options.includeTensor = [](std::string_view name) { return name == "blk.1.ffn_up_exps.weight" || name == "blk.0.attn_norm.weight"; };
+        options.quantizeWithImportance = [calls, mutex](std::uint32_t type, std::span<const float> values, std::int64_t rowLength,
+                                                        std::span<const float> importance, std::span<std::uint8_t> out) -> Status {
+            {
+                const std::lock_guard lock(*mutex);
+                calls->push_back({values.size(), rowLength, std::vector<float>(importance.begin(), importance.end())});
+            }
+            return quantizeValues(type, values, out);
+        };
+        auto withSeam = ModelComparison::create({s.reference}, options);
+        QVERIFY(withSeam);
+        options.quantizeWithImportance = {};
+        auto without = ModelComparison::create({s.reference}, options);
+        QVERIFY(without);
+        auto a = runComparison(*withSeam, runOptions(2, 4096));
+        auto b = runComparison(*without, runOptions(2, 4096));
+        QVERIFY(a && b);
+        const std::size_t row = rowOf(*withSeam, "blk.1.ffn_up_exps.weight");
+        for (const ErrorMetricInfo& metric : errorMetricTable())
+            QVERIFY2(sameBits(metric.valueIn(*a->cells[row][0]), metric.valueIn(*b->cells[row][0])), metric.key);
+        QVERIFY(sameBits(a->cells[row][0]->relativeWeightedError, b->cells[row][0]->relativeWeightedError));
+        // 512 rows of 256 per expert, 8 experts; the norm (1-D, kept as is) is never quantized.
+        QCOMPARE(calls->size(), std::size_t(512 * 8));
+        const ImportanceEntry* entry = s.matrix->find("blk.1.ffn_up_exps.weight");
+        std::vector<int> perExpert(8, 0);
+        for (const Call& call : *calls) {
+            QCOMPARE(call.values, std::size_t(256));
+            QCOMPARE(call.rowLength, std::int64_t(256));
+            int expert = -1;
+            for (int e = 0; e < 8 && expert < 0; ++e)
+                if (call.importance == entry->quantWeights(std::size_t(e)))
+                    expert = e;
+            QVERIFY(expert >= 0);
+            ++perExpert[std::size_t(expert)];
+        }
+        QCOMPARE(perExpert, std::vector<int>(8, 512));
+    }
+
+    void legacyMatrixNeedsBinding()
+    {
+        // An unbound legacy entry of an expert tensor is one row of 8 x 256: it fits no tensor
+        // until validateImatrix cuts it per expert, and then weighs like llama-quantize.
+        const auto reference = testsupport::openFixtureModel("tiny-moe-F16.gguf");
+        QVERIFY(reference);
+        auto loaded = ImportanceMatrix::load(testsupport::fixturePath("llama.cpp/tiny-moe.imatrix.dat").toStdString());
+        QVERIFY(loaded);
+        const TensorInfo* up = reference->findTensor("blk.0.ffn_up_exps.weight");
+        QVERIFY(!tensorImportance(loaded->find(up->name), *up));
+        validateImatrix(*loaded, *reference);
+        const auto weights = tensorImportance(loaded->find(up->name), *up);
+        QVERIFY(weights);
+        QCOMPARE(weights->experts, std::size_t(8));
+        std::vector<float> fill(3);
+        weights->fill(std::uint64_t(up->ne[0] * up->ne[1]) * 5 + 255, fill);  // last column of a row of expert 5, then the next row
+        const std::vector<float> expected5 = loaded->find(up->name)->quantWeights(5);
+        QCOMPARE(fill[0], expected5[255]);
+        QCOMPARE(fill[1], expected5[0]);
+        QCOMPARE(fill[2], expected5[1]);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImportanceMetrics)
+#include "tst_importance_metrics.moc"

@@ -1,0 +1,263 @@
+// The importance-matrix views driven offscreen on the tiny-moe fixtures: the strip under the
+// weight heatmap shows llama-quantize's weights of the tensor and expert the page shows, follows
+// the heatmap's column axis and lines its plot area up with it; the per-model page lists the
+// coverage, the validation, the routing map with its rarely routed experts marked, and the
+// statistics llama-imatrix prints; File › Open Importance Matrix opens both.
+
+#include "Fixtures.h"
+#include "OpenFixture.h"
+#include "Waits.h"
+#include "compare/ModelComparison.h"
+#include "imatrix/ColumnErrorView.h"
+#include "imatrix/ColumnImportance.h"
+#include "imatrix/ExpertRoutingMap.h"
+#include "imatrix/ImatrixLoader.h"
+#include "imatrix/ImatrixPage.h"
+#include "imatrix/ImportanceStrip.h"
+#include "imatrix/OpenImatrix.h"
+#include "shell/MainWindow.h"
+#include "shell/ModelPage.h"
+#include "tensor/HeatmapView.h"
+#include "tensor/TensorViewPage.h"
+
+#include <QAction>
+#include <QDir>
+#include <QComboBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QtTest>
+#include <qcustomplot.h>
+
+using namespace testsupport;
+
+namespace {
+
+std::shared_ptr<const LoadedImatrix> loadImatrix(const QString& name, const gguf::Model* model)
+{
+    auto loaded = LoadedImatrix::load(fixturePath("llama.cpp/" + name), model);
+    if (!loaded)
+        qFatal("%s", loaded.error().toString().c_str());
+    return loaded.value();
+}
+
+bool waitForHeatmap(HeatmapView* heatmap)
+{
+    QSignalSpy ready(heatmap, &ZoomableMatrixView::heatmapReady);
+    return heatmap->isComputing() ? ready.wait(kHangGuardMs) : true;
+}
+
+}  // namespace
+
+class TestGuiImatrix : public QObject {
+    Q_OBJECT
+
+private slots:
+    void stripUnderHeatmapFollowsTensorAndAxis()
+    {
+        const auto model = openFixtureModel("tiny-moe-F16.gguf");
+        QVERIFY(model);
+        const auto imatrix = loadImatrix("tiny-moe.imatrix.gguf", model.get());
+        TensorViewPage page;
+        page.resize(1000, 800);
+        page.show();
+        const gguf::TensorInfo* down = model->findTensor("blk.1.ffn_down_exps.weight");
+        page.setTensor(model, down);
+        page.selectExpertIndex(6);
+        QVERIFY(waitForHeatmap(page.heatmap()));
+        ImportanceStrip* strip = attachImportanceStrip(&page, imatrix);
+        QVERIFY(strip);
+        QCOMPARE(strip->parentWidget(), page.heatmap());
+        QCOMPARE(attachImportanceStrip(&page, imatrix), strip);  // once per page
+        // Expert 6 of layer 1 saw 66 tokens: its weights are its own sums / 66.
+        const gguf::ImportanceEntry* entry = imatrix->matrix->find("blk.1.ffn_down_exps.weight");
+        QCOMPARE(strip->values(), entry->quantWeights(6));
+        QVERIFY2(strip->statusText().contains("expert 6"), qPrintable(strip->statusText()));
+        QCOMPARE(strip->topColumns()->count(), ImportanceStrip::kTopColumns);
+        const gguf::ImportantColumn best = gguf::topColumns(entry->quantWeights(6), 1).front();
+        QVERIFY(strip->topColumns()->item(0)->text().startsWith(QStringLiteral("column %1:").arg(best.column)));
+
+        // Another expert, another tensor: the strip follows the page once its heatmap is ready.
+        page.selectExpertIndex(2);
+        QVERIFY(waitForHeatmap(page.heatmap()));
+        QTRY_COMPARE_WITH_TIMEOUT(strip->values(), entry->quantWeights(2), kHangGuardMs);
+        page.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
+        QVERIFY(waitForHeatmap(page.heatmap()));
+        QTRY_COMPARE_WITH_TIMEOUT(strip->values(), imatrix->matrix->find("blk.0.attn_q.weight")->quantWeights(0), kHangGuardMs);
+        page.setTensor(model, model->findTensor("token_embd.weight"));
+        QVERIFY(waitForHeatmap(page.heatmap()));
+        QTRY_VERIFY_WITH_TIMEOUT(strip->values().empty(), kHangGuardMs);
+        QVERIFY(strip->statusText().contains("has no entry"));
+
+        // The column axis: zooming the heatmap moves the strip; the plot areas share their edges.
+        page.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
+        QVERIFY(waitForHeatmap(page.heatmap()));
+        QCustomPlot* heatmapPlot = page.heatmap()->plot();
+        heatmapPlot->xAxis->setRange(40.5, 90.5);
+        QCOMPARE(strip->plot()->xAxis->range().lower, 40.5);
+        QCOMPARE(strip->plot()->xAxis->range().upper, 90.5);
+        heatmapPlot->replot();
+        strip->plot()->replot();
+        heatmapPlot->replot();  // the strip lines up after each heatmap replot
+        strip->plot()->replot();
+        QCOMPARE(strip->plot()->axisRect()->left() + strip->plot()->mapTo(&page, QPoint(0, 0)).x(),
+                 heatmapPlot->axisRect()->left() + heatmapPlot->mapTo(&page, QPoint(0, 0)).x());
+        QCOMPARE(strip->plot()->axisRect()->right() + strip->plot()->mapTo(&page, QPoint(0, 0)).x(),
+                 heatmapPlot->axisRect()->right() + heatmapPlot->mapTo(&page, QPoint(0, 0)).x());
+    }
+
+    void stripWithoutMatrixSaysSo()
+    {
+        ImportanceStrip strip;
+        QVERIFY(strip.statusText().contains("Open Importance Matrix"));
+        QVERIFY(strip.values().empty());
+    }
+
+    void pageShowsCoverageRoutingAndStatistics()
+    {
+        const auto model = openFixtureModel("tiny-moe-F16.gguf");
+        QVERIFY(model);
+        const auto imatrix = loadImatrix("tiny-moe.imatrix.gguf", model.get());
+        ImatrixPage page(imatrix);
+        page.resize(1100, 800);
+        page.show();
+        QVERIFY(page.title().contains("tiny-moe.imatrix.gguf"));
+        const QString summary = page.summary()->text();
+        QVERIFY2(summary.contains("16 entries, 64 chunks of 128 tokens"), qPrintable(summary));
+        QVERIFY(summary.contains("/usr/share/common-licenses/GPL-3"));
+        QVERIFY(summary.contains("16 of 16 entries match a tensor, 0 error(s), 0 warning(s); 2 matrices"));
+        QCOMPARE(page.coverage()->rowCount(), 16);
+        QCOMPARE(page.coverage()->columnCount(), 5);
+        bool foundDown = false;
+        for (int r = 0; r < 16; ++r)
+            if (page.coverage()->item(r, 0)->text() == "blk.0.ffn_down_exps.weight") {
+                foundDown = true;
+                QCOMPARE(page.coverage()->item(r, 2)->data(Qt::DisplayRole).toLongLong(), 8);
+                QCOMPARE(page.coverage()->item(r, 3)->data(Qt::DisplayRole).toLongLong(), 7330);
+            }
+        QVERIFY(foundDown);
+
+        // Routing: 2 layers x 8 experts, layer 1's experts 1 (200 tokens) and 6 (66) marked.
+        ExpertRoutingMap* routing = page.routing();
+        QCOMPARE(routing->map()->data()->keySize(), 8);
+        QCOMPARE(routing->map()->data()->valueSize(), 2);
+        QCOMPARE(routing->map()->data()->cell(6, 1), std::log10(66.0 / 2048.0));
+        QCOMPARE(routing->map()->data()->cell(2, 0), std::log10(7330.0 / 2048.0));
+        QCOMPARE(routing->markerCount(), 2);
+        QCOMPARE(routing->rareList()->count(), 2);
+        QVERIFY(routing->rareList()->item(1)->text().startsWith("layer 1, expert 6: 66 tokens, 3.2% of an even share"));
+
+        // The statistics tab holds llama-imatrix's table, row for row.
+        const QString statistics = page.statistics()->toPlainText();
+        QVERIFY(statistics.contains("    1\tffn_down_exps       \t14776145.00\t  0.0000\t 54314.2734\t3607.46\t8232.76\t  100.00%\t  4096\t    9.7035\t 80.86%\t     12.40%\t  0.0491"));
+        QVERIFY(statistics.contains("    0\t       5481.49\t    3.4101%\t0.0000"));
+
+        // Top columns: pick a tensor, see its pooled importance.
+        page.tensorCombo()->setCurrentText("blk.0.ffn_gate_exps.weight");
+        QCOMPARE(page.columns()->values(), gguf::columnImportance(*imatrix->matrix->find("blk.0.ffn_gate_exps.weight")));
+        QVERIFY(page.columns()->topColumns()->item(0)->text().startsWith("column 148:"));
+        QVERIFY(page.issues()->item(0)->text().contains("no importance (quantized blind): token_embd.weight, output.weight"));
+    }
+
+    void legacyPageHasNoRoutingMap()
+    {
+        const auto model = openFixtureModel("tiny-moe-F16.gguf");
+        QVERIFY(model);
+        ImatrixPage page(loadImatrix("tiny-moe.imatrix.dat", model.get()));
+        QVERIFY(page.summary()->text().contains("legacy .dat format"));
+        QVERIFY(page.routing()->findChild<QLabel*>("routingSummary")->text().contains("legacy format"));
+        QCOMPARE(page.routing()->markerCount(), 0);
+        // Bound to the model: 8 experts of 256 columns.
+        for (int r = 0; r < page.coverage()->rowCount(); ++r)
+            if (page.coverage()->item(r, 0)->text() == "blk.1.ffn_up_exps.weight")
+                QCOMPARE(page.coverage()->item(r, 2)->data(Qt::DisplayRole).toLongLong(), 8);
+    }
+
+    void loaderReportsFailures()
+    {
+        ImatrixLoader loader;
+        QSignalSpy failed(&loader, &ImatrixLoader::failed);
+        loader.load(fixturePath("tiny-moe-F16.gguf"), nullptr);
+        QVERIFY(failed.wait(kHangGuardMs));
+        QVERIFY(failed.front().at(1).toString().contains("missing imatrix metadata key"));
+    }
+
+    void columnErrorNextToImportance()
+    {
+        const auto reference = openFixtureModel("tiny-moe-F16.gguf");
+        const auto other = openFixtureModel("llama.cpp/tiny-moe-imat-Q4_K_M.gguf");
+        QVERIFY(reference && other);
+        const auto imatrix = loadImatrix("tiny-moe.imatrix.gguf", reference.get());
+        gguf::ComparisonOptions options;
+        options.referenceIndex = 0;
+        options.importance = imatrix->matrix;
+        auto created = gguf::ModelComparison::create({reference, other}, options);
+        QVERIFY(created);
+        const auto comparison = std::make_shared<const gguf::ModelComparison>(std::move(created.value()));
+        std::size_t row = 0;
+        while (comparison->rows()[row].reference->name != "blk.1.ffn_down_exps.weight")
+            ++row;
+        ColumnErrorView view;
+        view.resize(1000, 700);
+        view.show();
+        QSignalSpy ready(&view, &ColumnErrorView::profileReady);
+        view.setCell(comparison, row, 0, 6);
+        QVERIFY(ready.wait(kHangGuardMs));
+        const auto expected = gguf::computeColumnErrorProfile(*comparison, row, 0, 6);
+        QVERIFY(expected && view.profile());
+        QCOMPARE(view.profile()->weightedError, expected->weightedError);
+        QCOMPARE(view.profile()->importance, imatrix->matrix->find("blk.1.ffn_down_exps.weight")->quantWeights(6));
+        QCOMPARE(view.importancePlot()->graph(0)->data()->size(), 512);
+        QCOMPARE(view.errorPlot()->graphCount(), 2);
+        QCOMPARE(view.columnList()->count(), ColumnErrorView::kListedColumns);
+        QVERIFY2(view.summaryText().contains("expert 6: the most important 51 of 512 columns hold"), qPrintable(view.summaryText()));
+        // One column axis for both plots.
+        view.errorPlot()->xAxis->setRange(100.5, 200.5);
+        QCOMPARE(view.importancePlot()->xAxis->range().lower, 100.5);
+        view.importancePlot()->xAxis->setRange(10.5, 20.5);
+        QCOMPARE(view.errorPlot()->xAxis->range().upper, 20.5);
+        // The column listed first carries the most weighted error.
+        const auto top = std::max_element(expected->weightedError.begin(), expected->weightedError.end()) - expected->weightedError.begin();
+        QVERIFY(view.columnList()->item(0)->text().startsWith(QStringLiteral("column %1:").arg(top)));
+    }
+
+    void fileMenuOpensPageAndStrip()
+    {
+        MainWindow window;
+        window.show();
+        QAction* action = window.findChild<QAction*>("openImportanceMatrixAction");
+        QVERIFY(action);
+        QVERIFY(action->text().contains("Importance Matrix"));
+        window.openFile(fixturePath("tiny-moe-F16.gguf"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.currentModelPage() != nullptr, kHangGuardMs);
+        ModelPage* modelPage = window.currentModelPage();
+        openImportanceMatrix(&window, fixturePath("llama.cpp/tiny-moe.imatrix.gguf"));
+        QTRY_VERIFY_WITH_TIMEOUT(qobject_cast<ImatrixPage*>(window.tabs()->currentWidget()) != nullptr, kHangGuardMs);
+        auto* page = qobject_cast<ImatrixPage*>(window.tabs()->currentWidget());
+        QCOMPARE(page->imatrix().modelPath, fixturePath("tiny-moe-F16.gguf"));
+        QCOMPARE(page->imatrix().validation.matchedEntries, std::size_t(16));
+        ImportanceStrip* strip = modelPage->tensorPage()->heatmap()->findChild<ImportanceStrip*>("importanceStrip");
+        QVERIFY(strip);
+        QCOMPARE(strip->imatrix(), &page->imatrix());
+
+        // Screenshots for the README (written beside the test binary, copied to docs/screenshots).
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(folder);
+        window.resize(1280, 800);
+        QTest::qWait(0);
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-page.png")));
+        window.tabs()->setCurrentWidget(modelPage);
+        modelPage->showTensorsPage();
+        modelPage->tensorPage()->setTensor(modelPage->sharedModel(), modelPage->model().findTensor("blk.1.ffn_down_exps.weight"));
+        modelPage->tensorPage()->selectExpertIndex(5);
+        QTRY_VERIFY_WITH_TIMEOUT(!modelPage->tensorPage()->heatmap()->isComputing() && !strip->values().empty(), kHangGuardMs);
+        QCOMPARE(strip->values(), page->imatrix().matrix->find("blk.1.ffn_down_exps.weight")->quantWeights(5));
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-strip.png")));
+    }
+};
+
+QTEST_MAIN(TestGuiImatrix)
+#include "tst_gui_imatrix.moc"

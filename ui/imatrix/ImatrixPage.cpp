@@ -1,0 +1,146 @@
+#include "imatrix/ImatrixPage.h"
+
+#include "imatrix/ExpertRoutingMap.h"
+#include "imatrix/ImportanceStrip.h"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace {
+
+QString text(const std::string& s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QTableWidgetItem* numberItem(double value, int decimals)
+{
+    auto* item = new QTableWidgetItem;
+    item->setData(Qt::DisplayRole, decimals == 0 ? QVariant(static_cast<qlonglong>(value)) : QVariant(QString::number(value, 'f', decimals)));
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+}  // namespace
+
+ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* parent)
+    : QWidget(parent), m_imatrix(std::move(imatrix)), m_summary(new QLabel(this)), m_issues(new QListWidget(this)),
+      m_coverage(new QTableWidget(this)), m_routing(new ExpertRoutingMap(this)), m_tensor(new QComboBox(this)),
+      m_columns(new ImportanceStrip(this)), m_statistics(new QPlainTextEdit(this))
+{
+    setObjectName(QStringLiteral("imatrixPage"));
+    m_summary->setObjectName(QStringLiteral("imatrixSummary"));
+    m_issues->setObjectName(QStringLiteral("imatrixIssues"));
+    m_coverage->setObjectName(QStringLiteral("imatrixCoverage"));
+    m_tensor->setObjectName(QStringLiteral("imatrixTensor"));
+    m_statistics->setObjectName(QStringLiteral("imatrixStatistics"));
+    const gguf::ImportanceMatrix& matrix = *m_imatrix->matrix;
+    const gguf::ImatrixValidation& validation = m_imatrix->validation;
+
+    QStringList datasets;
+    for (const std::string& d : matrix.datasets())
+        datasets << text(d).toHtmlEscaped();
+    QString fit = m_imatrix->modelPath.isEmpty()
+                      ? tr("not checked against a model")
+                      : tr("against %1: %2 of %3 entries match a tensor, %4 error(s), %5 warning(s); %6 matrices of the model have no importance")
+                            .arg(QFileInfo(m_imatrix->modelPath).fileName().toHtmlEscaped())
+                            .arg(validation.matchedEntries)
+                            .arg(matrix.entries().size())
+                            .arg(validation.count(gguf::ImatrixSeverity::Error))
+                            .arg(validation.count(gguf::ImatrixSeverity::Warning))
+                            .arg(validation.uncoveredTensors.size());
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true);
+    m_summary->setText(tr("<b>%1</b> — %2, %3 entries, %4 chunks%5<br>datasets: %6<br>%7")
+                           .arg(text(matrix.path()).toHtmlEscaped(),
+                                matrix.format() == gguf::ImatrixFormat::Gguf ? tr("GGUF format") : tr("legacy .dat format"))
+                           .arg(matrix.entries().size())
+                           .arg(matrix.chunkCount())
+                           .arg(matrix.chunkSize() > 0 ? tr(" of %1 tokens").arg(matrix.chunkSize()) : QString())
+                           .arg(datasets.isEmpty() ? tr("(none recorded)") : datasets.join(QStringLiteral(", ")), fit));
+
+    for (const gguf::ImatrixIssue& issue : validation.issues) {
+        auto* item = new QListWidgetItem(text(issue.toString()), m_issues);
+        if (issue.severity == gguf::ImatrixSeverity::Error)
+            item->setForeground(QColor(180, 20, 20));
+    }
+    if (!validation.uncoveredTensors.empty()) {
+        QStringList names;
+        for (const std::string& name : validation.uncoveredTensors)
+            names << text(name);
+        new QListWidgetItem(tr("no importance (quantized blind): %1").arg(names.join(QStringLiteral(", "))), m_issues);
+    }
+    if (m_issues->count() == 0)
+        new QListWidgetItem(tr("no findings"), m_issues);
+
+    const bool gguf = matrix.format() == gguf::ImatrixFormat::Gguf;
+    m_coverage->setColumnCount(5);
+    m_coverage->setHorizontalHeaderLabels({tr("Tensor"), tr("Columns"), tr("Experts"), gguf ? tr("Tokens") : tr("ncall"), tr("Chunks")});
+    m_coverage->setRowCount(static_cast<int>(matrix.entries().size()));
+    m_coverage->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_coverage->verticalHeader()->setVisible(false);
+    for (std::size_t i = 0; i < matrix.entries().size(); ++i) {
+        const gguf::ImportanceEntry& entry = matrix.entries()[i];
+        const gguf::EntryCoverage& c = m_imatrix->coverage[i];
+        const int row = static_cast<int>(i);
+        m_coverage->setItem(row, 0, new QTableWidgetItem(text(entry.name)));
+        m_coverage->setItem(row, 1, numberItem(static_cast<double>(entry.columnCount()), 0));
+        m_coverage->setItem(row, 2, numberItem(static_cast<double>(entry.expertCount()), 0));
+        m_coverage->setItem(row, 3, numberItem(entry.legacy ? entry.legacyCalls : c.tokens, 0));
+        m_coverage->setItem(row, 4, numberItem(c.chunks, 2));
+        m_tensor->addItem(text(entry.name));
+    }
+    m_coverage->resizeColumnsToContents();
+    m_coverage->setSortingEnabled(true);
+
+    m_routing->setRouting(m_imatrix->routing);
+    m_statistics->setReadOnly(true);
+    m_statistics->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_statistics->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_statistics->setPlainText(QString::fromStdString(gguf::formatImatrixStatistics(m_imatrix->statistics, matrix.path())).trimmed());
+
+    auto* columnsTab = new QWidget(this);
+    auto* columnsLayout = new QVBoxLayout(columnsTab);
+    columnsLayout->addWidget(m_tensor);
+    columnsLayout->addWidget(m_columns, 1);
+    auto* tabs = new QTabWidget(this);
+    tabs->setObjectName(QStringLiteral("imatrixTabs"));
+    tabs->addTab(m_coverage, tr("Coverage"));
+    tabs->addTab(m_routing, tr("Expert routing"));
+    tabs->addTab(columnsTab, tr("Top columns"));
+    tabs->addTab(m_statistics, tr("Statistics"));
+    // A MoE matrix opens on its routing map: the experts it left blind are the first thing to see.
+    if (m_imatrix->routing.known())
+        tabs->setCurrentWidget(m_routing);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_issues);
+    split->addWidget(tabs);
+    split->setStretchFactor(1, 4);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+
+    connect(m_tensor, qOverload<int>(&QComboBox::currentIndexChanged), this, &ImatrixPage::showEntry);
+    m_columns->setImatrix(m_imatrix);
+    showEntry(m_tensor->currentIndex());
+}
+
+QString ImatrixPage::title() const
+{
+    return tr("Importance: %1").arg(QFileInfo(text(m_imatrix->matrix->path())).fileName());
+}
+
+void ImatrixPage::showEntry(int index)
+{
+    const auto& entries = m_imatrix->matrix->entries();
+    if (index < 0 || static_cast<std::size_t>(index) >= entries.size())
+        return;
+    m_columns->showEntry(entries[static_cast<std::size_t>(index)], std::nullopt);
+}

@@ -1,0 +1,48 @@
+#include "imatrix/OpenImatrix.h"
+
+#include "imatrix/ImatrixLoader.h"
+#include "imatrix/ImatrixPage.h"
+#include "imatrix/ImportanceStrip.h"
+#include "shell/MainWindow.h"
+#include "shell/ModelPage.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QPointer>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+void chooseImportanceMatrix(MainWindow* window)
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open importance matrix"),
+                                                      settings.value(QStringLiteral("lastImatrixDirectory")).toString(),
+                                                      MainWindow::tr("Importance matrices (*.gguf *.dat *.imatrix);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastImatrixDirectory"), QFileInfo(path).absolutePath());
+    openImportanceMatrix(window, path);
+}
+
+void openImportanceMatrix(MainWindow* window, const QString& path)
+{
+    QPointer<ModelPage> modelPage = window->currentModelPage();
+    auto* loader = new ImatrixLoader(window);
+    window->statusBar()->showMessage(MainWindow::tr("Opening importance matrix %1…").arg(path));
+    QObject::connect(loader, &ImatrixLoader::loaded, window, [window, loader, modelPage](const QString& file, std::shared_ptr<const LoadedImatrix> imatrix) {
+        loader->deleteLater();
+        auto* page = new ImatrixPage(imatrix, window->tabs());
+        const int index = window->tabs()->addTab(page, page->title());
+        window->tabs()->setTabToolTip(index, file);
+        window->tabs()->setCurrentIndex(index);
+        if (modelPage && modelPage->tensorPage())
+            attachImportanceStrip(modelPage->tensorPage(), imatrix);
+        window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(file), 5000);
+    });
+    QObject::connect(loader, &ImatrixLoader::failed, window, [window, loader](const QString& file, const QString& message) {
+        loader->deleteLater();
+        window->statusBar()->showMessage(MainWindow::tr("Could not open importance matrix %1: %2").arg(file, message));
+    });
+    loader->load(path, modelPage ? modelPage->sharedModel() : nullptr);
+}

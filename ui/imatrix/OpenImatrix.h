@@ -1,0 +1,10 @@
+#pragma once
+// File › Open Importance Matrix: picks a llama-imatrix file (.gguf or .dat), loads it in the
+// background against the current model, then opens its page as a tab and puts the importance
+// strip under that model's tensor heatmap.
+
+class MainWindow;
+class QString;
+
+void chooseImportanceMatrix(MainWindow* window);
+void openImportanceMatrix(MainWindow* window, const QString& path);
