@@ -3,6 +3,7 @@
 #include "compare/ErrorMetricTable.h"
 #include "compare/ModelComparison.h"
 #include "gguf/MetadataFormat.h"
+#include "gguf/RemoteRegion.h"
 #include "write/GgufWriter.h"
 
 #include <algorithm>
@@ -85,7 +86,10 @@ std::vector<bool> identicalBytes(const std::vector<std::pair<const TensorInfo*, 
                 continue;
             const auto* a = pairs[chunk.pair].first->data + chunk.begin;
             const auto* b = pairs[chunk.pair].second->data + chunk.begin;
-            if (std::memcmp(a, b, static_cast<std::size_t>(chunk.end - chunk.begin)) != 0)
+            // A remote model's bytes are fetched first; one that cannot be fetched counts as
+            // differing, so the values comparison that follows reports the fetch error.
+            if (!ensureMappedBytes(a, chunk.end - chunk.begin) || !ensureMappedBytes(b, chunk.end - chunk.begin)
+                || std::memcmp(a, b, static_cast<std::size_t>(chunk.end - chunk.begin)) != 0)
                 differs[chunk.pair].store(true, std::memory_order_relaxed);
             std::lock_guard lock(progressMutex);
             bytesDone += chunk.end - chunk.begin;

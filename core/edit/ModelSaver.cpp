@@ -2,6 +2,7 @@
 
 #include "base/EscapedText.h"
 #include "edit/PayloadByteOrder.h"
+#include "gguf/RemoteRegion.h"
 #include "gguf/SplitName.h"
 #include "write/ByteSink.h"
 
@@ -161,6 +162,22 @@ Status writeZeros(ByteSink& sink, std::uint64_t count)
     return Ok{};
 }
 
+// A remote model has no descriptor to copy from: its bytes are fetched a piece at a time
+// (within the remote cache's budget) and written from memory.
+Status copyFetched(const TensorInfo& tensor, ByteSink& sink, const std::function<bool(std::uint64_t)>& piece)
+{
+    constexpr std::uint64_t kPiece = std::uint64_t{8} << 20;
+    for (std::uint64_t at = 0; at < tensor.nbytes; at += kPiece) {
+        const std::uint64_t size = std::min(kPiece, tensor.nbytes - at);
+        if (Status s = ensureMappedBytes(tensor.data + at, size); !s)
+            return s;
+        if (Status s = sink.write(tensor.data + at, static_cast<std::size_t>(size)); !s)
+            return s;
+        if (piece && !piece(size))
+            return Error{"cancelled", Error::kNoOffset, {}};
+    }
+    return Ok{};
+}
 }  // namespace
 
 std::vector<std::string> savedShardPaths(const Model& model, const std::string& outputPath)
@@ -221,8 +238,10 @@ Result<SaveReport> saveModelAs(const Model& model, const MetadataEdits& edits, c
             return s.error();
         const GgufFile& source = *plan.source;
         for (const TensorInfo& tensor : source.tensors()) {
-            if (Status s = copier.copy(source.mapping().descriptor(), source.path(), tensor.fileOffset, tensor.nbytes, **sink, piece); !s)
-                return s.error();  // the sinks' destructors remove every temporary file
+            const Status copied = source.mapping().remote() ? copyFetched(tensor, **sink, piece)
+                                                            : copier.copy(source.mapping().descriptor(), source.path(), tensor.fileOffset, tensor.nbytes, **sink, piece);
+            if (!copied)
+                return copied.error();  // the sinks' destructors remove every temporary file
             if (Status s = writeZeros(**sink, padded(tensor.nbytes, plan.alignment) - tensor.nbytes); !s)
                 return s.error();
         }

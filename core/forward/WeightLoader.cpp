@@ -1,5 +1,6 @@
 #include "forward/WeightLoader.h"
 
+#include "gguf/RemoteRegion.h"
 #include "kernels/ParallelDequantize.h"
 #include "types/GgmlType.h"
 
@@ -40,6 +41,7 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
     matrix.activationRounding = m_emulateActivationRounding ? llamaCppActivationRounding(tensor.typeId) : ActivationRounding::None;
     const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
     if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !m_transform && tensor.data
+        && !isRemoteAddress(tensor.data)
         && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {
         matrix.mapped = reinterpret_cast<const float*>(tensor.data) + rowBegin * static_cast<std::uint64_t>(tensor.ne[0]);
         return Ok{};

@@ -235,4 +235,16 @@ Status ensureMappedBytes(const void* begin, std::uint64_t size)
     return region->ensure(offset, offset + size);
 }
 
+bool isRemoteAddress(const void* at)
+{
+    if (g_regionCount.load(std::memory_order_relaxed) == 0)
+        return false;
+    const auto* byte = static_cast<const std::uint8_t*>(at);
+    std::lock_guard lock(g_registryMutex);
+    for (RemoteRegion* candidate : g_regions)
+        if (byte >= candidate->data() && byte < candidate->data() + candidate->size())
+            return true;
+    return false;
+}
+
 }  // namespace gguf

@@ -68,5 +68,8 @@ Status ensureMappedBytes(const void* begin, std::uint64_t size);
 // What ensureMappedBytes would fetch for that range now: 0 for a mapped file or bytes already
 // here. Views ask before a big read, to say how much will come over the network.
 std::uint64_t mappedBytesToFetch(const void* begin, std::uint64_t size);
+// Whether `at` lies in a remote region: such bytes may be dropped from the cache later, so a
+// reader that keeps a pointer for long (the forward pass's in-place f32 weights) copies instead.
+bool isRemoteAddress(const void* at);
 
 }  // namespace gguf

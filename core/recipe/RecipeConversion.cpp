@@ -1,6 +1,7 @@
 #include "recipe/RecipeConversion.h"
 
 #include "base/ParallelRows.h"
+#include "gguf/RemoteRegion.h"
 #include "kernels/Dequantize.h"
 #include "quantize/Quantize.h"
 #include "write/ByteSink.h"
@@ -117,6 +118,8 @@ Status writeCopied(const TensorInfo& tensor, ByteSink& out, Progress& progress)
         const std::uint64_t blocks = std::min(blocksPerChunk, totalBlocks - block);
         const std::uint8_t* bytes = tensor.data + block * traits.blockBytes;
         const auto size = static_cast<std::size_t>(blocks * traits.blockBytes);
+        if (Status s = ensureMappedBytes(bytes, size); !s)
+            return s;
         if (swap) {
             buffer.assign(bytes, bytes + size);
             for (std::uint64_t b = 0; b < blocks; ++b)
