@@ -26,5 +26,18 @@ void quantizeQ3_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
 void quantizeQ4_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
 void quantizeQ5_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
 void quantizeQ6_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ8_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
+
+// IQ4_NL / IQ4_XS without importance: ggml_quantize_chunk's quantize_iq4_nl / quantize_iq4_xs
+// (the weighted search with x^2 weights), not the simpler quantize_row_iq4_*_ref.
+void quantizeIQ4_NL(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeIQ4_XS(const float* src, std::uint8_t* dst, std::size_t blockCount);
+
+void quantizeTQ1_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeTQ2_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeMXFP4(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeNVFP4(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ1_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
+void quantizeQ2_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
 
 }  // namespace gguf::quantize
