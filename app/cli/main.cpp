@@ -30,6 +30,9 @@ const char* const kUsage =
     "  convert IN OUT --type TYPE [--tensors REGEX] [--threads N] [--quiet]\n"
     "                                              re-quantize via f32 to f32, f16, bf16, q4_0, q4_1,\n"
     "                                              q5_0, q5_1, q8_0, q2_K ... q6_K (1-D tensors kept)\n"
+    "      [--imatrix FILE]                        with llama-imatrix importance weights, as\n"
+    "                                              llama-quantize --imatrix (also iq4_nl, iq4_xs,\n"
+    "                                              tq1_0, tq2_0, mxfp4, nvfp4, q1_0, q2_0, q8_K)\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }

@@ -69,6 +69,12 @@ Result<ImportanceWeights> ImportanceWeights::loadGguf(const std::string& path)
     return result;
 }
 
+std::uint64_t ImportanceWeights::expertCount(std::string_view weightName) const
+{
+    const auto it = m_entries.find(weightName);
+    return it == m_entries.end() ? 0 : it->second.experts;
+}
+
 Result<std::span<const float>> ImportanceWeights::row(std::string_view weightName, std::uint64_t expert, std::uint64_t columns) const
 {
     const auto it = m_entries.find(weightName);

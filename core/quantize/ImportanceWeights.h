@@ -29,6 +29,9 @@ public:
     // Fails when the entry does not fit: a column count other than `columns`, or too few experts.
     Result<std::span<const float>> row(std::string_view weightName, std::uint64_t expert, std::uint64_t columns) const;
 
+    // Experts of `weightName`'s entry (1 for a dense tensor), 0 when there is no entry.
+    std::uint64_t expertCount(std::string_view weightName) const;
+
     std::size_t entryCount() const { return m_entries.size(); }
     std::uint32_t chunkCount() const { return m_chunkCount; }
     const std::string& path() const { return m_path; }
