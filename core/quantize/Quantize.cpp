@@ -106,6 +106,11 @@ Status quantizeValues(std::uint32_t typeId, std::span<const float> values, std::
     return Ok{};
 }
 
+bool usesImportance(std::uint32_t typeId)
+{
+    return findWeightedQuantizer(typeId) != nullptr;
+}
+
 bool requiresImportance(std::uint32_t typeId)
 {
     return typeId == typeIdValue(T::IQ2_XXS) || typeId == typeIdValue(T::IQ2_XS) || typeId == typeIdValue(T::IQ1_S);

@@ -41,6 +41,10 @@ Status quantizeValues(std::uint32_t typeId, std::span<const float> values, std::
 Status quantizeRows(std::uint32_t typeId, std::span<const float> values, std::int64_t rowLength,
                     std::span<const float> importance, std::span<std::uint8_t> out);
 
+// Whether ggml's quantizer for the type reads importance weights at all (q4_0, q4_1, q5_0, q5_1,
+// q2_K ... q6_K, iq4_nl, iq4_xs here); for the others quantizeRows ignores them, as ggml does.
+bool usesImportance(std::uint32_t typeId);
+
 // ggml_quantize_requires_imatrix: IQ2_XXS, IQ2_XS and IQ1_S cannot be made without importance
 // weights (their searches assume them; ggml aborts).
 bool requiresImportance(std::uint32_t typeId);
