@@ -17,13 +17,14 @@ struct QuantizerRow {
     QuantizeBlocksFn quantize;
 };
 
-// In type-id order (tst_type_table checks every row against the type table).
+// In type-id order (tst_type_table checks every row against the type table). A null block
+// quantizer marks a type ggml makes only with importance weights (quantizeRows, kWeighted).
 constexpr QuantizerRow kQuantizers[] = {
     {T::F32, quantize::quantizeF32},   {T::F16, quantize::quantizeF16},   {T::Q4_0, quantize::quantizeQ4_0},
     {T::Q4_1, quantize::quantizeQ4_1}, {T::Q5_0, quantize::quantizeQ5_0}, {T::Q5_1, quantize::quantizeQ5_1},
     {T::Q8_0, quantize::quantizeQ8_0}, {T::Q2_K, quantize::quantizeQ2_K}, {T::Q3_K, quantize::quantizeQ3_K},
     {T::Q4_K, quantize::quantizeQ4_K}, {T::Q5_K, quantize::quantizeQ5_K}, {T::Q6_K, quantize::quantizeQ6_K},
-    {T::Q8_K, quantize::quantizeQ8_K}, {T::IQ4_NL, quantize::quantizeIQ4_NL}, {T::IQ4_XS, quantize::quantizeIQ4_XS},
+    {T::Q8_K, quantize::quantizeQ8_K}, {T::IQ2_XXS, nullptr}, {T::IQ2_XS, nullptr}, {T::IQ4_NL, quantize::quantizeIQ4_NL}, {T::IQ4_XS, quantize::quantizeIQ4_XS},
     {T::BF16, quantize::quantizeBF16}, {T::TQ1_0, quantize::quantizeTQ1_0}, {T::TQ2_0, quantize::quantizeTQ2_0},
     {T::MXFP4, quantize::quantizeMXFP4}, {T::NVFP4, quantize::quantizeNVFP4}, {T::Q1_0, quantize::quantizeQ1_0},
     {T::Q2_0, quantize::quantizeQ2_0},
@@ -41,7 +42,8 @@ constexpr WeightedRow kWeighted[] = {
     {T::Q2_K, quantize::quantizeRowQ2_KWeighted}, {T::Q3_K, quantize::quantizeRowQ3_KWeighted},
     {T::Q4_K, quantize::quantizeRowQ4_KWeighted}, {T::Q5_K, quantize::quantizeRowQ5_KWeighted},
     {T::Q6_K, quantize::quantizeRowQ6_KWeighted}, {T::IQ4_NL, quantize::quantizeRowIQ4_NL},
-    {T::IQ4_XS, quantize::quantizeRowIQ4_XS},
+    {T::IQ4_XS, quantize::quantizeRowIQ4_XS},   {T::IQ2_XXS, quantize::quantizeRowIQ2_XXS},
+    {T::IQ2_XS, quantize::quantizeRowIQ2_XS},
 };
 
 quantize::QuantizeRowFn findWeightedQuantizer(std::uint32_t typeId)
@@ -64,7 +66,10 @@ QuantizeBlocksFn findQuantizer(std::uint32_t typeId)
 
 bool canQuantize(std::uint32_t typeId)
 {
-    return findQuantizer(typeId) != nullptr;
+    for (const QuantizerRow& row : kQuantizers)
+        if (typeIdValue(row.typeId) == typeId)
+            return true;
+    return false;
 }
 
 std::vector<const TypeTraits*> quantizableTypes()
@@ -79,7 +84,7 @@ std::vector<const TypeTraits*> simulationTargetTypes()
 {
     std::vector<const TypeTraits*> types;
     for (const TypeTraits* type : quantizableTypes())
-        if (type->kind == TypeKind::Quantized)
+        if (type->kind == TypeKind::Quantized && !requiresImportance(type->id))
             types.push_back(type);
     std::stable_sort(types.begin(), types.end(), [](const TypeTraits* a, const TypeTraits* b) {
         if (a->blockSize != b->blockSize)
@@ -92,6 +97,9 @@ std::vector<const TypeTraits*> simulationTargetTypes()
 Status quantizeValues(std::uint32_t typeId, std::span<const float> values, std::span<std::uint8_t> out)
 {
     const TypeTraits* traits = findType(typeId);
+    if (traits && requiresImportance(typeId))
+        return Error{"cannot quantize to " + typeName(typeId) + " without an importance matrix: ggml's " + traits->name
+                     + " quantizer needs importance weights (ggml_quantize_requires_imatrix)", Error::kNoOffset, {}};
     const QuantizeBlocksFn quantize = findQuantizer(typeId);
     if (!traits || !quantize)
         return Error{"cannot quantize to " + typeName(typeId) + ": no quantizer for that type", Error::kNoOffset, {}};
@@ -121,9 +129,8 @@ Status quantizeRows(std::uint32_t typeId, std::span<const float> values, std::in
 {
     const TypeTraits* traits = findType(typeId);
     if (traits && importance.empty() && requiresImportance(typeId))
-        return Error{"cannot quantize to " + typeName(typeId) + " without an importance matrix: ggml's " + traits->name
-                     + " quantizer needs importance weights (ggml_quantize_requires_imatrix)", Error::kNoOffset, {}};
-    if (!traits || !findQuantizer(typeId))
+        return quantizeValues(typeId, values, out);  // the refusal, with its reason
+    if (!traits || !canQuantize(typeId))
         return Error{"cannot quantize to " + typeName(typeId) + ": no quantizer for that type", Error::kNoOffset, {}};
     if (rowLength <= 0 || std::uint64_t(rowLength) % traits->blockSize != 0)
         return Error{"row length " + std::to_string(rowLength) + " is not a whole number of " + traits->name + " blocks of "

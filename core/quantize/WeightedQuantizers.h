@@ -28,4 +28,8 @@ void quantizeRowQ6_KWeighted(const float* x, std::uint8_t* dst, std::int64_t n, 
 void quantizeRowIQ4_NL(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 void quantizeRowIQ4_XS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 
+// IQ2_XXS / IQ2_XS: grid quantizers that need importance weights (ggml refuses them without).
+void quantizeRowIQ2_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+void quantizeRowIQ2_XS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+
 }  // namespace gguf::quantize

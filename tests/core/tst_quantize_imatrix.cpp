@@ -17,6 +17,8 @@
 #include <QtTest>
 
 #include <cstring>
+#include <limits>
+#include <utility>
 #include <vector>
 
 using namespace gguf;
@@ -65,6 +67,9 @@ private slots:
     void llamaQuantizeBytesIdentical_data();
     void llamaQuantizeBytesIdentical();
     void q8KMatchesGgmlReference();
+    void allOnesImatrixMatchesAllTypes();
+    void weightedEdgeInputsAreDeterministic_data();
+    void weightedEdgeInputsAreDeterministic();
     void refusesWithoutImportance();
     void typesIgnoringWeightsGiveSameBytes();
     void weightsChangeTheWeightedTypes();
@@ -159,6 +164,73 @@ void QuantizeImatrixTest::q8KMatchesGgmlReference()
     std::vector<std::uint8_t> ours(std::size_t(q8k->nbytes));
     QVERIFY(quantizeRows(q8k->typeId, values, q8k->ne[0], {}, ours));
     QCOMPARE(firstDifference(ours, q8k->data, std::size_t(q8k->nbytes), q8k->traits->blockBytes), QString());
+}
+
+// all-types.gguf: iq2_xxs, iq2_xs and iq1_s were quantized with an importance row of all ones
+// (its metadata key test.imatrix_all_ones_types), from the values of its f32 tensor.
+void QuantizeImatrixTest::allOnesImatrixMatchesAllTypes()
+{
+    const auto file = openFixtureFile(QStringLiteral("all-types.gguf"));
+    QVERIFY(file);
+    const TensorInfo* f32 = file->findTensor("f32");
+    QVERIFY(f32);
+    const std::vector<float> values = dequantizeWhole(*f32);
+    const std::vector<float> ones(std::size_t(f32->ne[0]), 1.0f);
+    int checked = 0;
+    for (const char* name : {"iq2_xxs", "iq2_xs", "iq1_s"}) {
+        const TensorInfo* tensor = file->findTensor(name);
+        QVERIFY(tensor);
+        if (!canQuantize(tensor->typeId)) {
+            qInfo("%s: no quantizer yet", name);
+            continue;
+        }
+        std::vector<std::uint8_t> ours(std::size_t(tensor->nbytes));
+        const Status s = quantizeRows(tensor->typeId, values, f32->ne[0], ones, ours);
+        QVERIFY2(s, s ? "" : s.error().toString().c_str());
+        QCOMPARE(firstDifference(ours, tensor->data, ours.size(), tensor->traits->blockBytes), QString());
+        ++checked;
+    }
+    QVERIFY(checked >= 2);
+}
+
+void QuantizeImatrixTest::weightedEdgeInputsAreDeterministic_data()
+{
+    QTest::addColumn<int>("typeId");
+    for (const TypeTraits* type : quantizableTypes())
+        if (usesImportance(type->id))
+            QTest::newRow(type->name) << int(type->id);
+}
+
+// Zeros, NaN, infinities, huge and tiny values, and weights that are zero, negative, NaN or
+// infinite: never undefined behaviour (the asan preset runs this), the same bytes twice.
+void QuantizeImatrixTest::weightedEdgeInputsAreDeterministic()
+{
+    QFETCH(int, typeId);
+    const TypeTraits& traits = *findType(std::uint32_t(typeId));
+    const std::size_t n = 512;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float big = std::numeric_limits<float>::max();
+    std::vector<float> wild(n);
+    std::vector<float> weights(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float pattern[] = {nan, inf, -inf, big, -big, 1e-40f, -0.0f, float(i) * 1e30f, 0.5f};
+        wild[i] = (i / 97) % 2 ? float(i % 13) - 6.0f : pattern[i % std::size(pattern)];
+        const float weightPattern[] = {0.0f, 1.0f, -1.0f, nan, inf, 1e-30f, 3.0f};
+        weights[i] = weightPattern[i % std::size(weightPattern)];
+    }
+    const std::vector<float> zeros(n, 0.0f);
+    const std::vector<float> ones(n, 1.0f);
+    using Case = std::pair<const std::vector<float>*, const std::vector<float>*>;
+    for (const auto& [values, importance] : {Case{&zeros, &ones}, Case{&wild, &ones}, Case{&wild, &weights}, Case{&zeros, &weights}}) {
+        std::vector<std::uint8_t> first(std::size_t(quantizedSize(traits, n)));
+        std::vector<std::uint8_t> second(first.size());
+        QVERIFY(quantizeRows(traits.id, *values, std::int64_t(n), *importance, first));
+        QVERIFY(quantizeRows(traits.id, *values, std::int64_t(n), *importance, second));
+        QVERIFY(first == second);
+        std::vector<float> decoded(n);
+        traits.dequantize(first.data(), decoded.data(), n / traits.blockSize);
+    }
 }
 
 void QuantizeImatrixTest::refusesWithoutImportance()
