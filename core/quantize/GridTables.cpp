@@ -25,7 +25,7 @@ GridSpec specOf(GridKind kind)
     case GridKind::IQ2_XS: return {512, 8, 2, 43692, 2};
     case GridKind::IQ2_S: return {1024, 8, 2, 43692, 1};
     case GridKind::IQ1_S: return {2048, 8, 2, 43692, 3};
-    case GridKind::IQ3_XXS: return {256, 4, 3, 4096, 3};
+    case GridKind::IQ3_XXS: return {256, 4, 3, 4096, 2};
     case GridKind::IQ3_S: return {512, 4, 3, 4096, 3};
     }
     std::abort();
@@ -36,8 +36,13 @@ int levelOf(GridKind kind, std::uint8_t byte)
 {
     if (kind == GridKind::IQ1_S)
         return static_cast<std::int8_t>(byte) + 1;  // -1, 0, 1
-    if (kind == GridKind::IQ3_XXS || kind == GridKind::IQ3_S) {
-        // IQ3 grids store the decoded magnitudes 4, 12, ..., 52, 62
+    if (kind == GridKind::IQ3_S) {  // stores 2l+1 itself: 1, 3, ..., 15
+        if (byte % 2 == 0 || byte > 15)
+            std::abort();
+        return (byte - 1) / 2;
+    }
+    if (kind == GridKind::IQ3_XXS) {
+        // the IQ3_XXS grid stores the decoded magnitudes 4, 12, ..., 52, 62
         if (byte == 62)
             return 7;
         if (byte < 4 || byte > 52 || (byte - 4) % 8 != 0)

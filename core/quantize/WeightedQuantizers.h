@@ -32,4 +32,8 @@ void quantizeRowIQ4_XS(const float* x, std::uint8_t* dst, std::int64_t n, const 
 void quantizeRowIQ2_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 void quantizeRowIQ2_XS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 
+// IQ3_XXS / IQ3_S: grid quantizers, weights optional (nullptr: x^2, as ggml).
+void quantizeRowIQ3_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+void quantizeRowIQ3_S(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+
 }  // namespace gguf::quantize
