@@ -1,12 +1,14 @@
-// IQ2_XXS and IQ2_XS (ggml's quantize_row_iq2_xxs_impl / iq2_xs_impl): groups of 8 magnitudes
+// IQ2_XXS, IQ2_XS and IQ2_S (ggml's quantize_row_iq2_xxs_impl / iq2_xs_impl): groups of 8 magnitudes
 // snapped to a grid of allowed 8-level patterns (levels 1, 3, 5 times the scale), signs kept
 // apart with even parity (an odd count flips the least important element), one scale per 32
 // (XXS) or 16 (XS) elements found by a search over candidate scales. Off-grid patterns go to the
-// nearest grid neighbour (GridTables.h). Both need importance weights, as in ggml.
+// nearest grid neighbour (GridTables.h). XXS and XS need importance weights, as in ggml; IQ2_S
+// (1024 patterns, 16-element scales, all 8 sign bits stored) takes them optionally.
 
 #include "kernels/BlockLayouts.h"
 #include "quantize/GridTables.h"
 #include "quantize/QuantizeCommon.h"
+#include "quantize/Quantizers.h"
 #include "quantize/WeightedQuantizers.h"
 #include "quantize/WeightedSearch.h"
 
@@ -355,6 +357,140 @@ void quantizeRowIQ2_XS(const float* x, std::uint8_t* dst, std::int64_t n, const 
             dst[B::qs + 2 * i + 1] = static_cast<std::uint8_t>(q2[i] >> 8);
         }
     }
+}
+
+void quantizeRowIQ2_S(const float* x, std::uint8_t* dst, std::int64_t n, const float* qw)
+{
+    using B = blocks::IQ2_S;
+    const GridTables& t = gridTables(GridKind::IQ2_S);
+    float scales[QK_K / 16];
+    float weight[16];
+    float xval[16];
+    std::int8_t L[16];
+    std::int8_t Laux[16];
+    float waux[16];
+    bool onGrid[2];
+    bool onGridAux[2];
+    std::uint8_t blockSigns[2];
+
+    for (std::int64_t ibl = 0; ibl < n / QK_K; ++ibl, dst += B::bytes) {
+        std::memset(dst, 0, B::bytes);
+        float maxScale = 0.0f;
+        const float* xbl = x + QK_K * ibl;
+        float sumx2 = 0.0f;
+        for (int i = 0; i < QK_K; ++i)
+            sumx2 += xbl[i] * xbl[i];
+        const float sigma2 = 2.0f * sumx2 / float(QK_K);
+
+        for (int ib = 0; ib < QK_K / 16; ++ib) {
+            const float* xb = xbl + 16 * ib;
+            const float* w = qw ? qw + QK_K * ibl + 16 * ib : nullptr;
+            if (qw) {
+                for (int i = 0; i < 16; ++i)
+                    weight[i] = w[i] * std::sqrt(sigma2 + xb[i] * xb[i]);
+            } else {
+                for (int i = 0; i < 16; ++i)
+                    weight[i] = 0.25f * sigma2 + xb[i] * xb[i];
+            }
+            for (int i = 0; i < 16; ++i)
+                waux[i] = std::sqrt(weight[i]);
+            for (int k = 0; k < 2; ++k) {  // all 8 sign bits, no parity trick
+                std::uint8_t s = 0;
+                for (int i = 0; i < 8; ++i) {
+                    if (xb[8 * k + i] >= 0.0f) {
+                        xval[8 * k + i] = xb[8 * k + i];
+                    } else {
+                        xval[8 * k + i] = -xb[8 * k + i];
+                        s = static_cast<std::uint8_t>(s | (1 << i));
+                    }
+                }
+                blockSigns[k] = s;
+            }
+            float max = xval[0];
+            for (int i = 1; i < 16; ++i)
+                max = max > xval[i] ? max : xval[i];
+            std::memset(L, 0, 16);
+            if (max < 1e-8f) {  // GROUP_MAX_EPS_IQ2_S
+                scales[ib] = 0.0f;
+                continue;
+            }
+            float best = 0.0f;
+            float scale = max / float(2 * kMaxQ - 1);
+            onGrid[0] = onGrid[1] = true;
+            for (int is = -9; is <= 9; ++is) {
+                const float id = (float(2 * kMaxQ - 1) + float(is) * 0.1f) / max;
+                const float thisScale = 1.0f / id;
+                for (int k = 0; k < 2; ++k) {
+                    levelsAt(id, xval + 8 * k, Laux + 8 * k);
+                    const int mapped = t.map[(packedIndex(t, Laux + 8 * k))];
+                    onGridAux[k] = mapped >= 0;
+                    if (mapped < 0)
+                        bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, thisScale, Laux + 8 * k);
+                }
+                float sumqx = 0.0f;
+                float sumq2 = 0.0f;
+                fitOf(16, weight, xval, Laux, &sumqx, &sumq2);
+                if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
+                    scale = sumqx / sumq2;
+                    best = scale * sumqx;
+                    std::memcpy(L, Laux, 16);
+                    onGrid[0] = onGridAux[0];
+                    onGrid[1] = onGridAux[1];
+                }
+            }
+            if ((!onGrid[0] || !onGrid[1]) && scale > 0.0f) {
+                const float id = 1.0f / scale;
+                for (int k = 0; k < 2; ++k) {
+                    if (onGrid[k])
+                        continue;
+                    levelsAt(id, xval + 8 * k, L + 8 * k);
+                    const int mapped = t.map[(packedIndex(t, L + 8 * k))];
+                    if (mapped < 0)
+                        bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
+                }
+                float sumqx = 0.0f;
+                float sumq2 = 0.0f;
+                fitOf(16, weight, xval, L, &sumqx, &sumq2);
+                if (sumq2 > 0.0f)
+                    scale = sumqx / sumq2;
+            }
+            if (scale < 0.0f) {
+                scale = -scale;
+                for (int k = 0; k < 2; ++k)
+                    blockSigns[k] = static_cast<std::uint8_t>(~blockSigns[k]);
+            }
+            for (int k = 0; k < 2; ++k) {
+                int gridIndex = t.map[(packedIndex(t, L + 8 * k))];
+                if (gridIndex < 0)
+                    gridIndex = 0;  // ggml aborts ("point not on grid"); unreachable for finite input
+                const int i8 = 2 * ib + k;
+                dst[B::qs + i8] = static_cast<std::uint8_t>(gridIndex & 255);
+                dst[B::qh + i8 / 4] = static_cast<std::uint8_t>(dst[B::qh + i8 / 4] | ((gridIndex >> 8) << (2 * (i8 % 4))));
+                dst[B::qs + QK_K / 8 + i8] = blockSigns[k];
+            }
+            scales[ib] = scale;
+            maxScale = maxScale > scale ? maxScale : scale;
+        }
+        if (maxScale == 0.0f)
+            continue;
+        const float d = maxScale / 31.0f;
+        storeF16(dst + B::d, d * 0.9875f);
+        const float id = 1.0f / d;
+        std::uint8_t* sc = dst + B::scales;
+        for (int ib = 0; ib < QK_K / 16; ++ib) {
+            int l = nearestInt(0.5f * (id * scales[ib] - 1.0f));
+            l = l < 0 ? 0 : (l > 15 ? 15 : l);
+            if (ib % 2 == 0)
+                sc[ib / 2] = static_cast<std::uint8_t>(l);
+            else
+                sc[ib / 2] = static_cast<std::uint8_t>(sc[ib / 2] | (l << 4));
+        }
+    }
+}
+
+void quantizeIQ2_S(const float* src, std::uint8_t* dst, std::size_t blockCount)
+{
+    quantizeRowIQ2_S(src, dst, static_cast<std::int64_t>(blockCount * blocks::QK_K), nullptr);
 }
 
 }  // namespace gguf::quantize

@@ -31,6 +31,8 @@ void quantizeRowIQ4_XS(const float* x, std::uint8_t* dst, std::int64_t n, const 
 // IQ2_XXS / IQ2_XS: grid quantizers that need importance weights (ggml refuses them without).
 void quantizeRowIQ2_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 void quantizeRowIQ2_XS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+// IQ2_S: weights optional (nullptr: 0.25 sigma2 + x^2, as ggml).
+void quantizeRowIQ2_S(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 
 // IQ3_XXS / IQ3_S: grid quantizers, weights optional (nullptr: x^2, as ggml).
 void quantizeRowIQ3_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
