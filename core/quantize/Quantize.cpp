@@ -25,8 +25,8 @@ constexpr QuantizerRow kQuantizers[] = {
     {T::Q8_0, quantize::quantizeQ8_0}, {T::Q2_K, quantize::quantizeQ2_K}, {T::Q3_K, quantize::quantizeQ3_K},
     {T::Q4_K, quantize::quantizeQ4_K}, {T::Q5_K, quantize::quantizeQ5_K}, {T::Q6_K, quantize::quantizeQ6_K},
     {T::Q8_K, quantize::quantizeQ8_K}, {T::IQ2_XXS, nullptr}, {T::IQ2_XS, nullptr},
-    {T::IQ3_XXS, quantize::quantizeIQ3_XXS}, {T::IQ4_NL, quantize::quantizeIQ4_NL}, {T::IQ3_S, quantize::quantizeIQ3_S},
-    {T::IQ2_S, quantize::quantizeIQ2_S},   {T::IQ4_XS, quantize::quantizeIQ4_XS},
+    {T::IQ3_XXS, quantize::quantizeIQ3_XXS}, {T::IQ1_S, nullptr}, {T::IQ4_NL, quantize::quantizeIQ4_NL}, {T::IQ3_S, quantize::quantizeIQ3_S},
+    {T::IQ2_S, quantize::quantizeIQ2_S},   {T::IQ4_XS, quantize::quantizeIQ4_XS}, {T::IQ1_M, quantize::quantizeIQ1_M},
     {T::BF16, quantize::quantizeBF16}, {T::TQ1_0, quantize::quantizeTQ1_0}, {T::TQ2_0, quantize::quantizeTQ2_0},
     {T::MXFP4, quantize::quantizeMXFP4}, {T::NVFP4, quantize::quantizeNVFP4}, {T::Q1_0, quantize::quantizeQ1_0},
     {T::Q2_0, quantize::quantizeQ2_0},
@@ -47,6 +47,7 @@ constexpr WeightedRow kWeighted[] = {
     {T::IQ4_XS, quantize::quantizeRowIQ4_XS},   {T::IQ2_XXS, quantize::quantizeRowIQ2_XXS},
     {T::IQ2_XS, quantize::quantizeRowIQ2_XS},   {T::IQ3_XXS, quantize::quantizeRowIQ3_XXS},
     {T::IQ3_S, quantize::quantizeRowIQ3_S},     {T::IQ2_S, quantize::quantizeRowIQ2_S},
+    {T::IQ1_S, quantize::quantizeRowIQ1_S},     {T::IQ1_M, quantize::quantizeRowIQ1_M},
 };
 
 quantize::QuantizeRowFn findWeightedQuantizer(std::uint32_t typeId)

@@ -38,6 +38,8 @@ void quantizeIQ3_XXS(const float* src, std::uint8_t* dst, std::size_t blockCount
 void quantizeIQ3_S(const float* src, std::uint8_t* dst, std::size_t blockCount);
 // IQ2_S without importance: ggml's quantize_iq2_s with 0.25 sigma2 + x^2 weights.
 void quantizeIQ2_S(const float* src, std::uint8_t* dst, std::size_t blockCount);
+// IQ1_M without importance: ggml's quantize_iq1_m with x^2 weights.
+void quantizeIQ1_M(const float* src, std::uint8_t* dst, std::size_t blockCount);
 
 void quantizeTQ1_0(const float* src, std::uint8_t* dst, std::size_t blockCount);
 void quantizeTQ2_0(const float* src, std::uint8_t* dst, std::size_t blockCount);

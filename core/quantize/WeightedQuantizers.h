@@ -38,4 +38,8 @@ void quantizeRowIQ2_S(const float* x, std::uint8_t* dst, std::int64_t n, const f
 void quantizeRowIQ3_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 void quantizeRowIQ3_S(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 
+// IQ1_S needs importance weights; IQ1_M takes them optionally (nullptr: x^2).
+void quantizeRowIQ1_S(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+void quantizeRowIQ1_M(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+
 }  // namespace gguf::quantize

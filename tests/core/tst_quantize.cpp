@@ -108,9 +108,9 @@ void QuantizeTest::fixtureBytesIdentical_data()
         QTest::newRow(qPrintable(target)) << QStringLiteral("tiny-llama-F32.gguf") << target << 16;
     }
     // all-types.gguf: one [1024, 4] tensor per type, all from the values of its f32 tensor.
-    // 24: the 13 types of the first quantizers plus iq2_s, iq3_xxs, iq3_s, iq4_nl, iq4_xs, tq1_0, tq2_0, mxfp4, nvfp4,
+    // 25: the 13 types of the first quantizers plus iq1_m, iq2_s, iq3_xxs, iq3_s, iq4_nl, iq4_xs, tq1_0, tq2_0, mxfp4, nvfp4,
     // q1_0, q2_0 (issue 14).
-    QTest::newRow("all-types.gguf") << QStringLiteral("all-types.gguf") << QStringLiteral("all-types.gguf") << 24;
+    QTest::newRow("all-types.gguf") << QStringLiteral("all-types.gguf") << QStringLiteral("all-types.gguf") << 25;
 }
 
 // For each tensor of the target file in a type the core can produce (and not simply the source's
@@ -480,7 +480,7 @@ void QuantizeTest::quantizableTypesListed()
     for (const TypeTraits* type : quantizableTypes())
         names << QLatin1String(type->name);
     QCOMPARE(names.join(QLatin1Char(',')),
-             QStringLiteral("f32,f16,q4_0,q4_1,q5_0,q5_1,q8_0,q2_K,q3_K,q4_K,q5_K,q6_K,q8_K,iq2_xxs,iq2_xs,iq3_xxs,iq4_nl,iq3_s,iq2_s,iq4_xs,"
+             QStringLiteral("f32,f16,q4_0,q4_1,q5_0,q5_1,q8_0,q2_K,q3_K,q4_K,q5_K,q6_K,q8_K,iq2_xxs,iq2_xs,iq3_xxs,iq1_s,iq4_nl,iq3_s,iq2_s,iq4_xs,iq1_m,"
                             "bf16,tq1_0,tq2_0,mxfp4,nvfp4,q1_0,q2_0"));
 }
 

@@ -127,7 +127,7 @@ private slots:
         std::vector<std::string> names;
         for (const TypeTraits* type : targets)
             names.emplace_back(type->name);
-        const std::vector<std::string> expected = {"tq1_0", "tq2_0", "iq2_s", "q2_K",  "iq3_xxs", "q3_K", "iq3_s", "iq4_xs", "q4_K",   "q5_K",
+        const std::vector<std::string> expected = {"tq1_0", "iq1_m", "tq2_0", "iq2_s", "q2_K",  "iq3_xxs", "q3_K", "iq3_s", "iq4_xs", "q4_K",   "q5_K",
                                                    "q6_K",  "q8_K",  "q1_0",  "q2_0", "nvfp4",  "mxfp4",  "q4_0",
                                                    "iq4_nl", "q4_1", "q5_0",  "q5_1", "q8_0"};
         QCOMPARE(names, expected);
