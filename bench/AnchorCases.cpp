@@ -141,6 +141,8 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
             }
             report.add(row);
         }
+        if (gguf::requiresImportance(type->id))
+            continue;  // no plain quantization: ggml aborts, the core refuses
         Best oursWall, oursCpu, ggmlWall, ggmlCpu, process, processCpu;
         for (int run = 0; run < runs; ++run) {  // interleaved: both see the same machine
             double wall = nowSeconds();

@@ -7,7 +7,9 @@
 #include "kernels/HalfFloat.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/WeightedQuantizers.h"
+#include "quantize/AsymmetricSearch8.h"
 #include "quantize/WeightedSearch.h"
+#include "quantize/WeightedSearch8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,14 +79,30 @@ void weightedSuperBlock32(const float* x, const float* qw, int nmax, std::uint8_
     float mins[8];
     float scales[8];
     const float sigma2 = 2.0f * superBlockSumSquares(x) / float(QK_K);
+    float allWeights[QK_K];
     for (int j = 0; j < 8; ++j) {
         for (int l = 0; l < 32; ++l)
-            weights[l] = qw[32 * j + l] * std::sqrt(sigma2 + x[32 * j + l] * x[32 * j + l]);
+            allWeights[32 * j + l] = qw[32 * j + l] * std::sqrt(sigma2 + x[32 * j + l] * x[32 * j + l]);
         float sumw = 0.0f;
         for (int l = 0; l < 32; ++l)
-            sumw += weights[l];
+            sumw += allWeights[32 * j + l];
         sw[j] = sumw;
-        scales[j] = makeWeightedAsymmetricLevels(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], scratch, -0.9f, 0.05f, 36);
+    }
+    if (const WeightedAsymmetricSearch8Fn search8 = weightedAsymmetricSearch8()) {
+        float xi[QK_K];
+        float wi[QK_K];
+        std::uint8_t li[QK_K];
+        interleaveGroups(x, 32, 8, xi);
+        interleaveGroups(allWeights, 32, 8, wi);
+        search8(32, nmax, xi, wi, li, scales, mins, -0.9f, 0.05f, 36);
+        for (int j = 0; j < 8; ++j)
+            for (int l = 0; l < 32; ++l)
+                L[32 * j + l] = li[kSearchLanes * l + j];
+    } else {
+        for (int j = 0; j < 8; ++j) {
+            std::memcpy(weights, allWeights + 32 * j, sizeof weights);
+            scales[j] = makeWeightedAsymmetricLevels(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], scratch, -0.9f, 0.05f, 36);
+        }
     }
     std::uint8_t ls[8];
     std::uint8_t lm[8];
@@ -113,6 +131,30 @@ void weightedSuperBlock32(const float* x, const float* qw, int nmax, std::uint8_
     }
 }
 
+// The symmetric fits of a super-block's sixteen 16-element sub-blocks (Q3_K, Q6_K): two sets of
+// eight lanes with AVX2, else one at a time. `scratch` holds 16 weights.
+void symmetricSubBlocks(const float* x, const float* weights, int nmax, std::int8_t* L, float* scales, float* scratch)
+{
+    if (const WeightedSymmetricSearch8Fn search8 = weightedSymmetricSearch8()) {
+        for (int half = 0; half < 16; half += kSearchLanes) {
+            float xi[16 * kSearchLanes];
+            float wi[16 * kSearchLanes];
+            std::int8_t li[16 * kSearchLanes];
+            interleaveGroups(x + 16 * half, 16, kSearchLanes, xi);
+            interleaveGroups(weights + 16 * half, 16, kSearchLanes, wi);
+            search8(16, nmax, xi, wi, li, scales + half);
+            for (int g = 0; g < kSearchLanes; ++g)
+                for (int l = 0; l < 16; ++l)
+                    L[16 * (half + g) + l] = li[kSearchLanes * l + g];
+        }
+        return;
+    }
+    for (int j = 0; j < 16; ++j) {
+        std::memcpy(scratch, weights + 16 * j, 16 * sizeof(float));
+        scales[j] = makeWeightedSymmetricLevels(16, nmax, x + 16 * j, scratch, L + 16 * j);
+    }
+}
+
 }  // namespace
 
 void quantizeRowQ2_KWeighted(const float* x, std::uint8_t* dst, std::int64_t n, const float* qw)
@@ -128,14 +170,32 @@ void quantizeRowQ2_KWeighted(const float* x, std::uint8_t* dst, std::int64_t n, 
     std::uint8_t Lm[16];
     for (std::int64_t i = 0; i < n / QK_K; ++i, x += QK_K, qw += QK_K, dst += B::bytes) {
         const float sigma2 = superBlockSumSquares(x) / float(QK_K);
+        float allWeights[QK_K];
         for (int j = 0; j < 16; ++j) {
             for (int l = 0; l < 16; ++l)
-                weight[l] = qw[16 * j + l] * std::sqrt(sigma2 + x[16 * j + l] * x[16 * j + l]);
+                allWeights[16 * j + l] = qw[16 * j + l] * std::sqrt(sigma2 + x[16 * j + l] * x[16 * j + l]);
             float sumw = 0.0f;
             for (int l = 0; l < 16; ++l)
-                sumw += weight[l];
+                sumw += allWeights[16 * j + l];
             sw[j] = sumw;
-            scales[j] = makeWeightedAsymmetricLevels(16, 3, x + 16 * j, weight, L + 16 * j, &mins[j], scratch, -0.9f, 0.05f, 36);
+        }
+        if (const WeightedAsymmetricSearch8Fn search8 = weightedAsymmetricSearch8()) {
+            for (int half = 0; half < 16; half += kSearchLanes) {  // two sets of 8 sub-blocks
+                float xi[16 * kSearchLanes];
+                float wi[16 * kSearchLanes];
+                std::uint8_t li[16 * kSearchLanes];
+                interleaveGroups(x + 16 * half, 16, kSearchLanes, xi);
+                interleaveGroups(allWeights + 16 * half, 16, kSearchLanes, wi);
+                search8(16, 3, xi, wi, li, scales + half, mins + half, -0.9f, 0.05f, 36);
+                for (int g = 0; g < kSearchLanes; ++g)
+                    for (int l = 0; l < 16; ++l)
+                        L[16 * (half + g) + l] = li[kSearchLanes * l + g];
+            }
+        } else {
+            for (int j = 0; j < 16; ++j) {
+                std::memcpy(weight, allWeights + 16 * j, sizeof weight);
+                scales[j] = makeWeightedAsymmetricLevels(16, 3, x + 16 * j, weight, L + 16 * j, &mins[j], scratch, -0.9f, 0.05f, 36);
+            }
         }
         const float dm = makePositiveLevels(16, 15, scales, sw, Ls);
         const float mm = makePositiveLevels(16, 15, mins, sw, Lm);
@@ -168,15 +228,16 @@ void quantizeRowQ3_KWeighted(const float* x, std::uint8_t* dst, std::int64_t n, 
     std::int8_t Ls[16];
     for (std::int64_t i = 0; i < n / QK_K; ++i, x += QK_K, qw += QK_K, dst += B::bytes) {
         const float sigma2 = 2.0f * superBlockSumSquares(x) / float(QK_K);
+        float allWeights[QK_K];
         for (int j = 0; j < 16; ++j) {
             for (int l = 0; l < 16; ++l)
-                weight[l] = qw[16 * j + l] * std::sqrt(sigma2 + x[16 * j + l] * x[16 * j + l]);
+                allWeights[16 * j + l] = qw[16 * j + l] * std::sqrt(sigma2 + x[16 * j + l] * x[16 * j + l]);
             float sumw = 0.0f;
             for (int l = 0; l < 16; ++l)
-                sumw += weight[l];
+                sumw += allWeights[16 * j + l];
             sw[j] = sumw;
-            scales[j] = makeWeightedSymmetricLevels(16, 4, x + 16 * j, weight, L + 16 * j);
         }
+        symmetricSubBlocks(x, allWeights, 4, L, scales, weight);
         std::uint8_t* sc = dst + B::scales;
         std::fill(sc, sc + 12, std::uint8_t{0});
         const float dBlock = makeWeightedSymmetricLevels(16, 32, scales, sw, Ls);
@@ -268,8 +329,9 @@ void quantizeRowQ6_KWeighted(const float* x, std::uint8_t* dst, std::int64_t n, 
     for (std::int64_t i = 0; i < n / QK_K; ++i, x += QK_K, qw += QK_K, dst += B::bytes) {
         float maxScale = 0.0f;
         float maxAbsScale = 0.0f;
+        float subWeight[16];
+        symmetricSubBlocks(x, qw, 32, L, scales, subWeight);
         for (int ib = 0; ib < 16; ++ib) {
-            scales[ib] = makeWeightedSymmetricLevels(16, 32, x + 16 * ib, qw + 16 * ib, L + 16 * ib);
             const float absScale = fabsOf(scales[ib]);
             if (absScale > maxAbsScale) {
                 maxAbsScale = absScale;

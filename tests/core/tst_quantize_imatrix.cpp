@@ -12,10 +12,15 @@
 #include "OpenFixture.h"
 #include "gguf/GgufFile.h"
 #include "kernels/Dequantize.h"
+#include "quantize/AsymmetricSearch8.h"
 #include "quantize/Quantize.h"
+#include "quantize/WeightedSearch.h"
+#include "quantize/WeightedSearch8.h"
 
 #include <QtTest>
 
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -74,6 +79,7 @@ private slots:
     void typesIgnoringWeightsGiveSameBytes();
     void weightsChangeTheWeightedTypes();
     void rejectsMisfitImportance();
+    void weightedLaneSearchMatchesScalar();
 };
 
 void QuantizeImatrixTest::llamaQuantizeBytesIdentical_data()
@@ -306,6 +312,86 @@ void QuantizeImatrixTest::rejectsMisfitImportance()
     QVERIFY(!quantizeRows(q4k, std::span<const float>(values.data(), 300), 256, row, out));
     std::vector<std::uint8_t> small(100);
     QVERIFY(!quantizeRows(q4k, values, 256, row, small));
+}
+
+// The eight-lane weighted search (WeightedSearch8.h) against the scalar one, lane by lane and bit
+// for bit, on groups the fixtures rarely hold: all negative (the refit min lands near max, so the
+// candidate levels overflow nearest_int's range), flat, zero, tiny, spiky, NaN, zero weights.
+void QuantizeImatrixTest::weightedLaneSearchMatchesScalar()
+{
+    using namespace gguf::quantize;
+    const WeightedAsymmetricSearch8Fn search8 = weightedAsymmetricSearch8();
+    if (!search8)
+        QSKIP("no AVX2 on this CPU (or GGUFX_KERNELS caps it)");
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::uint32_t seed = 14;
+    auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return float(seed >> 8) / float(1u << 24) - 0.5f;
+    };
+    int checked = 0;
+    for (const int n : {16, 32}) {
+        for (const int nmax : {3, 15, 31}) {
+            for (int round = 0; round < 40; ++round) {
+                std::vector<float> x(std::size_t(8 * n));
+                std::vector<float> w(std::size_t(8 * n));
+                for (int g = 0; g < 8; ++g) {
+                    const int kind = (round + g) % 8;
+                    for (int i = 0; i < n; ++i) {
+                        float v = next();
+                        if (kind == 1)
+                            v = -std::abs(v) - 0.01f;  // all negative
+                        else if (kind == 2)
+                            v = 0.25f;  // flat
+                        else if (kind == 3)
+                            v = 0.0f;
+                        else if (kind == 4)
+                            v *= 1e-30f;
+                        else if (kind == 5 && i == 3)
+                            v = 40.0f;
+                        else if (kind == 6 && i == 5)
+                            v = nan;
+                        x[std::size_t(g * n + i)] = v;
+                        w[std::size_t(g * n + i)] = kind == 7 && i % 3 == 0 ? 0.0f : std::abs(next()) + 0.01f;
+                    }
+                }
+                std::vector<float> xi(x.size());
+                std::vector<float> wi(w.size());
+                interleaveGroups(x.data(), n, 8, xi.data());
+                interleaveGroups(w.data(), n, 8, wi.data());
+                std::vector<std::uint8_t> li(x.size());
+                float scales[8];
+                float mins[8];
+                search8(n, nmax, xi.data(), wi.data(), li.data(), scales, mins, -0.9f, 0.05f, 36);
+                for (int g = 0; g < 8; ++g) {
+                    std::uint8_t L[32];
+                    std::uint8_t scratch[32];
+                    float min = 0.0f;
+                    const float scale = makeWeightedAsymmetricLevels(n, nmax, x.data() + g * n, w.data() + g * n, L, &min, scratch,
+                                                                     -0.9f, 0.05f, 36);
+                    QCOMPARE(std::bit_cast<std::uint32_t>(scales[g]), std::bit_cast<std::uint32_t>(scale));
+                    QCOMPARE(std::bit_cast<std::uint32_t>(mins[g]), std::bit_cast<std::uint32_t>(min));
+                    for (int i = 0; i < n; ++i)
+                        QCOMPARE(int(li[std::size_t(8 * i + g)]), int(L[i]));
+                    ++checked;
+                }
+                // The symmetric search (make_qx_quants with weights) on the same groups.
+                const WeightedSymmetricSearch8Fn symmetric8 = weightedSymmetricSearch8();
+                QVERIFY(symmetric8);
+                const int symmetricMax = nmax == 3 ? 4 : nmax == 15 ? 8 : 32;
+                std::vector<std::int8_t> si(x.size());
+                symmetric8(n, symmetricMax, xi.data(), wi.data(), si.data(), scales);
+                for (int g = 0; g < 8; ++g) {
+                    std::int8_t L[32];
+                    const float scale = makeWeightedSymmetricLevels(n, symmetricMax, x.data() + g * n, w.data() + g * n, L);
+                    QCOMPARE(std::bit_cast<std::uint32_t>(scales[g]), std::bit_cast<std::uint32_t>(scale));
+                    for (int i = 0; i < n; ++i)
+                        QCOMPARE(int(si[std::size_t(8 * i + g)]), int(L[i]));
+                }
+            }
+        }
+    }
+    QCOMPARE(checked, 2 * 3 * 40 * 8);
 }
 
 QTEST_APPLESS_MAIN(QuantizeImatrixTest)
