@@ -459,6 +459,26 @@ void QuantizeTest::legacyAvx2MatchesScalar()
     fast.q4_0(values.data(), actual.data(), kBlocks, quantizeQ4_0Scalar);
     for (int b = 0; b < kBlocks; ++b)
         QVERIFY2(std::memcmp(expected.data() + 18 * b, actual.data() + 18 * b, 18) == 0, qPrintable(QStringLiteral("q4_0 block %1").arg(b)));
+    // Q4_1, Q5_0, Q5_1 (issue 14): the same blocks, plus huge ranges whose differences overflow.
+    for (int b = 8; b < kBlocks; b += 10) {
+        float* x = values.data() + 32 * b;
+        x[1] = 3.0e38f, x[2] = -3.0e38f;
+    }
+    struct Case {
+        const char* name;
+        LegacyAvx2Fn fastFn;
+        BlocksFn scalar;
+        std::size_t bytes;
+    };
+    for (const Case& c : {Case{"q4_1", fast.q4_1, quantizeQ4_1Scalar, 20}, Case{"q5_0", fast.q5_0, quantizeQ5_0Scalar, 22},
+                          Case{"q5_1", fast.q5_1, quantizeQ5_1Scalar, 24}}) {
+        QVERIFY(c.fastFn);
+        c.scalar(values.data(), expected.data(), kBlocks);
+        c.fastFn(values.data(), actual.data(), kBlocks, c.scalar);
+        for (int b = 0; b < kBlocks; ++b)
+            QVERIFY2(std::memcmp(expected.data() + c.bytes * b, actual.data() + c.bytes * b, c.bytes) == 0,
+                     qPrintable(QStringLiteral("%1 block %2").arg(QLatin1String(c.name)).arg(b)));
+    }
 }
 
 void QuantizeTest::rejectsMisfits()
