@@ -6,6 +6,7 @@
 // (1024 patterns, 16-element scales, all 8 sign bits stored) takes them optionally.
 
 #include "kernels/BlockLayouts.h"
+#include "quantize/GridNeighbours.h"
 #include "quantize/GridTables.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/Quantizers.h"
@@ -34,21 +35,7 @@ int bestNeighbour(const GridTables& t, int mapValue, const float* xval, const fl
 {
     const std::uint16_t* neighbours = t.neighbours.data() + (-mapValue - 1);
     const int count = neighbours[0];
-    float bestD2 = FLT_MAX;
-    int gridIndex = -1;
-    for (int j = 1; j <= count; ++j) {
-        const std::int8_t* pg = entryOf(t, neighbours[j]);
-        float d2 = 0.0f;
-        for (int i = 0; i < 8; ++i) {
-            const float q = float(pg[i]);
-            const float diff = scale * q - xval[i];
-            d2 += weight[i] * diff * diff;
-        }
-        if (d2 < bestD2) {
-            bestD2 = d2;
-            gridIndex = neighbours[j];
-        }
-    }
+    int gridIndex = bestGridNeighbour(t, neighbours + 1, count, 8, xval, weight, scale);
     if (gridIndex < 0)
         gridIndex = neighbours[1];  // only NaN distances; ggml asserts here
     const std::int8_t* pg = entryOf(t, gridIndex);

@@ -1,0 +1,19 @@
+#pragma once
+// The neighbour search of ggml's IQ2 / IQ3 quantizers (iq2_find_best_neighbour,
+// iq3_find_best_neighbour): among a list of grid entries, the first with the least weighted
+// squared distance sum_i w[i] (scale q[i] - x[i])^2, each sum in element order. The AVX2 form
+// scores eight neighbours per instruction (one per lane, same operation order, so the same
+// floats) and keeps the scalar's first-wins choice.
+
+#include "quantize/GridTables.h"
+
+#include <cstdint>
+
+namespace gguf::quantize {
+
+// The grid entry of the best of `count` neighbours (indices into t.grid), -1 when every distance
+// is NaN. `elements` is 8 (IQ2) or 4 (IQ3).
+int bestGridNeighbour(const GridTables& t, const std::uint16_t* neighbours, int count, int elements, const float* xval,
+                      const float* weight, float scale);
+
+}  // namespace gguf::quantize
