@@ -6,6 +6,7 @@
 #include "kernels/BlockLayouts.h"
 #include "kernels/Codebooks.h"
 #include "kernels/HalfFloat.h"
+#include "quantize/Fp4Avx2.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/Quantizers.h"
 
@@ -140,6 +141,13 @@ void quantizeMXFP4(const float* x, std::uint8_t* dst, std::size_t blockCount)
         const std::uint8_t e = amax > 0.0f ? castToByte(std::floor(std::log2(amax)) - 2.0f + 127.0f) : 0;
         const float d = e8m0ToF32Half(e);
         dst[B::e] = e;
+        if (const Fp4IndicesFn fast = fp4IndicesAvx2()) {
+            std::uint8_t indices[32];
+            fast(x, 32, d, indices);
+            for (int j = 0; j < 16; ++j)
+                dst[B::qs + j] = static_cast<std::uint8_t>(indices[j] | (indices[j + 16] << 4));
+            continue;
+        }
         for (int j = 0; j < 16; ++j)
             dst[B::qs + j] = static_cast<std::uint8_t>(bestFp4Index(x[j], d) | (bestFp4Index(x[j + 16], d) << 4));
     }
@@ -158,6 +166,13 @@ void quantizeNVFP4(const float* x, std::uint8_t* dst, std::size_t blockCount)
             const std::uint8_t ue = toUe4m3(amax / 6.0f);
             dst[B::d + s] = ue;
             const float d = ue4m3ToF32Half(ue);
+            if (const Fp4IndicesFn fast = fp4IndicesAvx2()) {
+                std::uint8_t indices[16];
+                fast(x, 16, d, indices);
+                for (int j = 0; j < 8; ++j)
+                    dst[B::qs + 8 * s + j] = static_cast<std::uint8_t>(indices[j] | (indices[j + 8] << 4));
+                continue;
+            }
             for (int j = 0; j < 8; ++j)
                 dst[B::qs + 8 * s + j] = static_cast<std::uint8_t>(bestFp4Index(x[j], d) | (bestFp4Index(x[j + 8], d) << 4));
         }
