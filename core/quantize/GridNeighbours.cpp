@@ -15,12 +15,11 @@ namespace gguf::quantize {
 
 namespace {
 
-int scalarBest(const GridTables& t, const std::uint16_t* neighbours, int count, int elements, const float* xval,
-               const float* weight, float scale)
+// Continues a first-wins search over neighbours [from, count) from the state (bestD2, best).
+void scalarScan(const GridTables& t, const std::uint16_t* neighbours, int from, int count, int elements, const float* xval,
+                const float* weight, float scale, float& bestD2, int& best)
 {
-    float bestD2 = FLT_MAX;
-    int best = -1;
-    for (int j = 0; j < count; ++j) {
+    for (int j = from; j < count; ++j) {
         const auto* pg = reinterpret_cast<const std::int8_t*>(&t.grid[neighbours[j]]);
         float d2 = 0.0f;
         for (int i = 0; i < elements; ++i) {
@@ -32,6 +31,14 @@ int scalarBest(const GridTables& t, const std::uint16_t* neighbours, int count, 
             best = neighbours[j];
         }
     }
+}
+
+int scalarBest(const GridTables& t, const std::uint16_t* neighbours, int count, int elements, const float* xval,
+               const float* weight, float scale)
+{
+    float bestD2 = FLT_MAX;
+    int best = -1;
+    scalarScan(t, neighbours, 0, count, elements, xval, weight, scale, bestD2, best);
     return best;
 }
 
@@ -71,20 +78,7 @@ int avx2Best(const GridTables& t, const std::uint16_t* neighbours, int count, in
             }
         }
     }
-    if (j < count) {
-        const int rest = scalarBest(t, neighbours + j, count - j, elements, xval, weight, scale);
-        if (rest >= 0) {
-            // The scalar tail's winner beats the batches only when strictly closer (first wins).
-            const auto* pg = reinterpret_cast<const std::int8_t*>(&t.grid[std::size_t(rest)]);
-            float d2 = 0.0f;
-            for (int i = 0; i < elements; ++i) {
-                const float diff = scale * float(pg[i]) - xval[i];
-                d2 += weight[i] * diff * diff;
-            }
-            if (d2 < bestD2)
-                best = rest;
-        }
-    }
+    scalarScan(t, neighbours, j, count, elements, xval, weight, scale, bestD2, best);  // the tail, in order
     return best;
 }
 #endif
@@ -96,7 +90,7 @@ int bestGridNeighbour(const GridTables& t, const std::uint16_t* neighbours, int 
 {
 #if GGUFX_GRID_NEIGHBOURS_AVX2
     static const bool useAvx2 = preferredKernelIsa() == KernelIsa::Avx2;
-    if (useAvx2)
+    if (useAvx2 && count >= 8)  // short lists (most of IQ3's) gain nothing from lanes
         return avx2Best(t, neighbours, count, elements, xval, weight, scale);
 #endif
     return scalarBest(t, neighbours, count, elements, xval, weight, scale);
