@@ -38,8 +38,40 @@ void indicesAvx2(const float* x, int n, float e, std::uint8_t* indices)
     }
 }
 
+bool roundTimes(const float* x, int n, float scale, std::int32_t* out)
+{
+    const __m256 s = _mm256_set1_ps(scale);
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 limit = _mm256_set1_ps(1073741824.0f);  // 2^30: the rounded value fits an int32
+    int ok = 0xFF;
+    for (int j = 0; j < n; j += 8)
+        ok &= _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(_mm256_mul_ps(_mm256_loadu_ps(x + j), s), absMask), limit, _CMP_LT_OQ));
+    if (ok != 0xFF)
+        return false;
+    for (int j = 0; j < n; j += 8) {
+        const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + j), s);
+        // Truncate, then step away from zero when the (exact) remainder is at least one half.
+        const __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256 remainder = _mm256_and_ps(_mm256_sub_ps(v, t), absMask);
+        const __m256 step = _mm256_or_ps(_mm256_and_ps(v, _mm256_set1_ps(-0.0f)), _mm256_set1_ps(1.0f));
+        const __m256 rounded = _mm256_add_ps(t, _mm256_and_ps(_mm256_cmp_ps(remainder, _mm256_set1_ps(0.5f), _CMP_GE_OQ), step));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), _mm256_cvttps_epi32(rounded));
+    }
+    return true;
+}
+
 }  // namespace
 #endif
+
+RoundTimesFn roundTimesAvx2()
+{
+#if GGUFX_FP4_AVX2
+    static const RoundTimesFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? roundTimes : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
 
 Fp4IndicesFn fp4IndicesAvx2()
 {

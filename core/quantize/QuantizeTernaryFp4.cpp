@@ -90,10 +90,18 @@ void quantizeTQ1_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
         const float d = absMax(x, QK_K);
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         storeF16(dst + B::d, d);
+        // The rounded levels of the whole block, eight at a time when AVX2 can (same values).
+        std::int32_t rounded[QK_K];
+        const RoundTimesFn fast = roundTimesAvx2();
+        const bool haveRounded = fast && fast(x, QK_K, id, rounded);
+        const float* const blockStart = x;
+        auto level = [&](const float* at) {
+            return haveRounded ? rounded[at - blockStart] : roundHalfAway(*at * id);
+        };
         auto pack = [&](const float* xs, int stride, int digits, int shiftTrits) {
             std::uint8_t q = 0;
             for (int n = 0; n < digits; ++n)
-                q = static_cast<std::uint8_t>(q * 3 + roundHalfAway(xs[n * stride] * id) + 1);
+                q = static_cast<std::uint8_t>(q * 3 + level(xs + n * stride) + 1);
             for (int s = 0; s < shiftTrits; ++s)
                 q = static_cast<std::uint8_t>(q * 3);
             return static_cast<std::uint8_t>((std::uint16_t(q) * 256 + (243 - 1)) / 243);
@@ -118,11 +126,16 @@ void quantizeTQ2_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
         const float d = absMax(x, QK_K);
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         storeF16(dst + B::d, d);
+        std::int32_t rounded[QK_K];
+        const RoundTimesFn fast = roundTimesAvx2();
+        const bool haveRounded = fast && fast(x, QK_K, id, rounded);
         for (int j = 0; j < 64; j += 32, x += 128) {
             for (int m = 0; m < 32; ++m) {
                 unsigned q = 0;
-                for (int n = 0; n < 4; ++n)
-                    q += unsigned((roundHalfAway(x[m + n * 32] * id) + 1) & 3) << (2 * n);
+                for (int n = 0; n < 4; ++n) {
+                    const int l = haveRounded ? rounded[4 * j + m + n * 32] : roundHalfAway(x[m + n * 32] * id);
+                    q += unsigned((l + 1) & 3) << (2 * n);
+                }
                 dst[B::qs + j + m] = static_cast<std::uint8_t>(q);
             }
         }
@@ -207,10 +220,18 @@ void quantizeQ2_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
         const float id = amax > 0.0f ? 1.0f / amax : 0.0f;
         storeF16(dst + B::d, amax);
         std::memset(dst + B::qs, 0, 16);
+        std::int32_t rounded[64];
+        const RoundTimesFn fast = roundTimesAvx2();
+        const bool haveRounded = fast && fast(x, 64, id, rounded);
         for (int j = 0; j < 64; ++j) {
-            const float r = std::round(x[j] * id);
-            // (int)roundf(v) on x86-64: cvttss2si, INT32_MIN for NaN and out of range.
-            int q = (r > -2147483904.0f && r < 2147483648.0f) ? static_cast<int>(r) : INT32_MIN;
+            int q = 0;
+            if (haveRounded) {
+                q = rounded[j];
+            } else {
+                const float r = std::round(x[j] * id);
+                // (int)roundf(v) on x86-64: cvttss2si, INT32_MIN for NaN and out of range.
+                q = (r > -2147483904.0f && r < 2147483648.0f) ? static_cast<int>(r) : INT32_MIN;
+            }
             q = q + 1;
             q = std::clamp(q, 0, 3);
             dst[B::qs + j / 4] = static_cast<std::uint8_t>(dst[B::qs + j / 4] | (q << ((j % 4) * 2)));
