@@ -157,18 +157,19 @@ void minMaxOf(const BlockVectors& v, const float* src, float* minOut, float* max
     __m128 b = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
     b = _mm_max_ps(b, _mm_movehl_ps(b, b));
     b = _mm_max_ss(b, _mm_shuffle_ps(b, b, 1));
-    // The scalar scan keeps the first of equal extremes, which matters for +0 against -0: take
-    // the first element comparing equal to each.
-    const __m256 minValue = _mm256_set1_ps(_mm_cvtss_f32(a));
-    const __m256 maxValue = _mm256_set1_ps(_mm_cvtss_f32(b));
-    std::uint32_t minHits = 0;
-    std::uint32_t maxHits = 0;
-    for (int k = 0; k < 4; ++k) {
-        minHits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v.x[k], minValue, _CMP_EQ_OQ))) << (8 * k);
-        maxHits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v.x[k], maxValue, _CMP_EQ_OQ))) << (8 * k);
-    }
-    *minOut = src[__builtin_ctz(minHits)];
-    *maxOut = src[__builtin_ctz(maxHits)];
+    // The scalar scan keeps the first of equal extremes. Equal floats are the same bits except
+    // +0 and -0, so only a zero extreme needs the first element comparing equal to it.
+    const auto firstEqual = [&](float value) {
+        if (value != 0.0f)
+            return value;
+        const __m256 target = _mm256_set1_ps(value);
+        std::uint32_t hits = 0;
+        for (int k = 0; k < 4; ++k)
+            hits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v.x[k], target, _CMP_EQ_OQ))) << (8 * k);
+        return src[__builtin_ctz(hits)];
+    };
+    *minOut = firstEqual(_mm_cvtss_f32(a));
+    *maxOut = firstEqual(_mm_cvtss_f32(b));
 }
 
 // Q5_0: d = (signed absmax) / -16, level = min(31, trunc(x * id + 16.5)), 5th bits in qh.
