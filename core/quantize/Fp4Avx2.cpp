@@ -15,22 +15,31 @@ namespace gguf::quantize {
 #if GGUFX_FP4_AVX2
 namespace {
 
+// The candidates are 0, +v1..+v7 (indices 0-7) and 0, -v1..-v7 (8-15). For x >= 0 a negative
+// candidate's error |-v e - x| = v e + x is never below its positive twin's, and for x < 0 the
+// positive ones never beat index 0 (error |x|), while |-v e - x| = |v e - |x||: so ggml's scan
+// over all 16 picks the same index as a scan of 0-7 against |x|, plus 8 when x < 0 and the
+// winner is not 0 (0 comes first among the equal zeros).
 void indicesAvx2(const float* x, int n, float e, std::uint8_t* indices)
 {
     const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-    float candidates[16];
-    for (int i = 0; i < 16; ++i)
+    float candidates[8];
+    for (int i = 0; i < 8; ++i)
         candidates[i] = float(codebooks::kvalues_fp4[i]) * e;
     for (int j = 0; j < n; j += 8) {
         const __m256 xv = _mm256_loadu_ps(x + j);
-        __m256 best = _mm256_and_ps(_mm256_sub_ps(_mm256_set1_ps(candidates[0]), xv), absMask);
+        const __m256 ax = _mm256_and_ps(xv, absMask);
+        __m256 best = _mm256_and_ps(_mm256_sub_ps(_mm256_set1_ps(candidates[0]), ax), absMask);
         __m256i index = _mm256_setzero_si256();
-        for (int i = 1; i < 16; ++i) {
-            const __m256 error = _mm256_and_ps(_mm256_sub_ps(_mm256_set1_ps(candidates[i]), xv), absMask);
+        for (int i = 1; i < 8; ++i) {
+            const __m256 error = _mm256_and_ps(_mm256_sub_ps(_mm256_set1_ps(candidates[i]), ax), absMask);
             const __m256 better = _mm256_cmp_ps(error, best, _CMP_LT_OQ);
             best = _mm256_blendv_ps(best, error, better);
             index = _mm256_blendv_epi8(index, _mm256_set1_epi32(i), _mm256_castps_si256(better));
         }
+        const __m256i negative = _mm256_castps_si256(_mm256_cmp_ps(xv, _mm256_setzero_ps(), _CMP_LT_OQ));
+        const __m256i nonzero = _mm256_xor_si256(_mm256_cmpeq_epi32(index, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
+        index = _mm256_add_epi32(index, _mm256_and_si256(_mm256_and_si256(negative, nonzero), _mm256_set1_epi32(8)));
         alignas(32) std::int32_t lanes[8];
         _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), index);
         for (int g = 0; g < 8; ++g)
