@@ -47,6 +47,18 @@ void indicesAvx2(const float* x, int n, float e, std::uint8_t* indices)
     }
 }
 
+float absMax(const float* x, int n)
+{
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    __m256 acc = _mm256_setzero_ps();
+    for (int j = 0; j < n; j += 8)  // max_ps(a, b) = a > b ? a : b: a NaN |x| keeps acc
+        acc = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(x + j), absMask), acc);
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
 bool roundTimes(const float* x, int n, float scale, std::int32_t* out)
 {
     const __m256 s = _mm256_set1_ps(scale);
@@ -76,6 +88,16 @@ RoundTimesFn roundTimesAvx2()
 {
 #if GGUFX_FP4_AVX2
     static const RoundTimesFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? roundTimes : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
+
+AbsMaxFn absMaxAvx2()
+{
+#if GGUFX_FP4_AVX2
+    static const AbsMaxFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? absMax : nullptr;
     return chosen;
 #else
     return nullptr;

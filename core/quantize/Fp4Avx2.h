@@ -21,4 +21,9 @@ using RoundTimesFn = bool (*)(const float* x, int n, float scale, std::int32_t* 
 
 RoundTimesFn roundTimesAvx2();
 
+// max |x[i]| over n values (a multiple of 8), skipping NaN as ggml's `if (amax < fabsf(v))` does.
+using AbsMaxFn = float (*)(const float* x, int n);
+
+AbsMaxFn absMaxAvx2();
+
 }  // namespace gguf::quantize

@@ -146,11 +146,16 @@ void quantizeTQ2_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
 void quantizeMXFP4(const float* x, std::uint8_t* dst, std::size_t blockCount)
 {
     using B = blocks::MXFP4;
+    const AbsMaxFn fastMax = absMaxAvx2();
     for (std::size_t b = 0; b < blockCount; ++b, x += 32, dst += B::bytes) {
         float amax = 0.0f;
-        for (int j = 0; j < 32; ++j)
-            if (amax < fabsOf(x[j]))
-                amax = fabsOf(x[j]);
+        if (fastMax) {
+            amax = fastMax(x, 32);
+        } else {
+            for (int j = 0; j < 32; ++j)
+                if (amax < fabsOf(x[j]))
+                    amax = fabsOf(x[j]);
+        }
         const std::uint8_t e = amax > 0.0f ? castToByte(std::floor(std::log2(amax)) - 2.0f + 127.0f) : 0;
         const float d = e8m0ToF32Half(e);
         dst[B::e] = e;
