@@ -59,6 +59,12 @@ float absMax(const float* x, int n)
     return _mm_cvtss_f32(h);
 }
 
+void signBits(const float* x, int n, std::uint8_t* out)
+{
+    for (int j = 0; j < n; j += 8)
+        out[j / 8] = static_cast<std::uint8_t>(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + j), _mm256_setzero_ps(), _CMP_GE_OQ)));
+}
+
 bool roundTimes(const float* x, int n, float scale, std::int32_t* out)
 {
     const __m256 s = _mm256_set1_ps(scale);
@@ -88,6 +94,16 @@ RoundTimesFn roundTimesAvx2()
 {
 #if GGUFX_FP4_AVX2
     static const RoundTimesFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? roundTimes : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
+
+SignBitsFn signBitsAvx2()
+{
+#if GGUFX_FP4_AVX2
+    static const SignBitsFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? signBits : nullptr;
     return chosen;
 #else
     return nullptr;

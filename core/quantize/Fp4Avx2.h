@@ -26,4 +26,9 @@ using AbsMaxFn = float (*)(const float* x, int n);
 
 AbsMaxFn absMaxAvx2();
 
+// Q1_0's sign bits: bit j of out[j / 8] set when x[j] >= 0 (false for NaN), n a multiple of 8.
+using SignBitsFn = void (*)(const float* x, int n, std::uint8_t* out);
+
+SignBitsFn signBitsAvx2();
+
 }  // namespace gguf::quantize

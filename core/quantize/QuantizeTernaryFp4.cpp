@@ -206,6 +206,10 @@ void quantizeQ1_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
         for (int j = 0; j < 128; ++j)
             sumAbs += fabsOf(x[j]);
         storeF16(dst + B::d, sumAbs / 128.0f);
+        if (const SignBitsFn fast = signBitsAvx2()) {
+            fast(x, 128, dst + B::qs);
+            continue;
+        }
         std::memset(dst + B::qs, 0, 16);
         for (int j = 0; j < 128; ++j)
             if (x[j] >= 0.0f)
