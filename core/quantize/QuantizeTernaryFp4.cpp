@@ -221,11 +221,16 @@ void quantizeQ1_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
 void quantizeQ2_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
 {
     using B = blocks::Q2_0;
+    const AbsMaxFn fastMax = absMaxAvx2();
     for (std::size_t b = 0; b < blockCount; ++b, x += 64, dst += B::bytes) {
         float amax = 0.0f;
-        for (int j = 0; j < 64; ++j)
-            if (fabsOf(x[j]) > amax)
-                amax = fabsOf(x[j]);
+        if (fastMax) {
+            amax = fastMax(x, 64);  // NaN skipped, as the scalar `fabs > amax` does
+        } else {
+            for (int j = 0; j < 64; ++j)
+                if (fabsOf(x[j]) > amax)
+                    amax = fabsOf(x[j]);
+        }
         const float id = amax > 0.0f ? 1.0f / amax : 0.0f;
         storeF16(dst + B::d, amax);
         std::memset(dst + B::qs, 0, 16);
