@@ -45,6 +45,17 @@ std::vector<float> weights(std::uint64_t count)
     return values;
 }
 
+// An imatrix-like row: positive, spread over three orders of magnitude, a few columns hot.
+std::vector<float> importanceRow(std::int64_t columns)
+{
+    std::mt19937 random(14);
+    std::lognormal_distribution<float> spread(0.0f, 1.5f);
+    std::vector<float> row(static_cast<std::size_t>(columns));
+    for (float& value : row)
+        value = spread(random);
+    return row;
+}
+
 bool writeOneTensorFile(const std::string& path, const std::vector<float>& values)
 {
     gguf::GgufWriter writer;
@@ -85,12 +96,53 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
     const bool haveInput = !cliPath.empty() && writeOneTensorFile(input, values);
     const int runs = options.quick ? 2 : 7;
 
+    const std::vector<float> importance = importanceRow(kRowLength);
+
     for (const gguf::TypeTraits* type : gguf::quantizableTypes()) {
         if (type->kind != gguf::TypeKind::Quantized || !options.wantsType(type->name))
             continue;
         const std::size_t bytes = static_cast<std::size_t>(gguf::quantizedSize(*type, values.size()));
         std::vector<std::uint8_t> ours(bytes);
         std::vector<std::uint8_t> theirs(bytes);
+        const bool anchored = ggml.loaded() && ggml.knowsType(type->id, type->name);
+        if (ggml.loaded() && !anchored)
+            std::fprintf(stderr, "# quantize %s: this libggml cannot quantize it, no anchor\n", type->name);
+        // With importance weights (as llama-quantize --imatrix): only where ggml reads them.
+        if (gguf::usesImportance(type->id)) {
+            Best wallW, cpuW, ggmlWallW, ggmlCpuW;
+            for (int run = 0; run < runs; ++run) {
+                double wall = nowSeconds();
+                double cpu = threadCpuSeconds();
+                (void)gguf::quantizeRows(type->id, values, kRowLength, importance, ours);
+                wallW.add(nowSeconds() - wall);
+                cpuW.add(threadCpuSeconds() - cpu);
+                if (anchored) {
+                    wall = nowSeconds();
+                    cpu = threadCpuSeconds();
+                    ggml.quantize(type->id, values.data(), theirs.data(), rows, kRowLength, importance.data());
+                    ggmlWallW.add(nowSeconds() - wall);
+                    ggmlCpuW.add(threadCpuSeconds() - cpu);
+                }
+            }
+            Row row;
+            row.caseName = "quantize_imatrix";
+            row.type = type->name;
+            row.elements = values.size();
+            row.seconds = wallW.best();
+            row.kernel = gguf::kernelIsaName(gguf::preferredKernelIsa());
+            row.extra = {{"cpu_seconds", cpuW.best()}};
+            row.note = "quantizeRows with an importance row, in process, best of " + std::to_string(runs);
+            if (anchored) {
+                row.extra.push_back({"ggml_seconds", ggmlWallW.best()});
+                row.extra.push_back({"x_ggml", ggmlWallW.best() / wallW.best()});
+                row.extra.push_back({"x_ggml_cpu", ggmlCpuW.best() / cpuW.best()});
+                row.extra.push_back({"bytes_equal", std::memcmp(ours.data(), theirs.data(), bytes) == 0 ? 1.0 : 0.0});
+                row.note += ", interleaved with ggml_quantize_chunk(quant_weights)";
+            }
+            report.add(row);
+        }
+        if (gguf::requiresImportance(type->id))
+            continue;  // no plain quantization: ggml aborts, the core refuses
         Best oursWall, oursCpu, ggmlWall, ggmlCpu, process, processCpu;
         for (int run = 0; run < runs; ++run) {  // interleaved: both see the same machine
             double wall = nowSeconds();
@@ -98,7 +150,7 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
             (void)gguf::quantizeValues(type->id, values, ours);
             oursWall.add(nowSeconds() - wall);
             oursCpu.add(threadCpuSeconds() - cpu);
-            if (ggml.loaded()) {
+            if (anchored) {
                 wall = nowSeconds();
                 cpu = threadCpuSeconds();
                 ggml.quantize(type->id, values.data(), theirs.data(), rows, kRowLength);
@@ -121,7 +173,7 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
         row.kernel = gguf::kernelIsaName(gguf::preferredKernelIsa());
         row.extra = {{"cpu_seconds", oursCpu.best()}};
         row.note = "in process, best of " + std::to_string(runs);
-        if (ggml.loaded()) {
+        if (anchored) {
             row.extra.push_back({"ggml_seconds", ggmlWall.best()});
             row.extra.push_back({"x_ggml", ggmlWall.best() / oursWall.best()});
             row.extra.push_back({"x_ggml_cpu", ggmlCpu.best() / oursCpu.best()});
@@ -133,7 +185,7 @@ void runQuantizeAnchorCases(const BenchOptions& options, const std::string& cliP
             row.caseName = "convert_process";
             row.seconds = process.best();
             row.extra = {{"median_seconds", process.median()}, {"cpu_seconds", processCpu.best()}};
-            if (ggml.loaded()) {
+            if (anchored) {
                 row.extra.push_back({"x_ggml", ggmlWall.best() / process.best()});
                 row.extra.push_back({"x_ggml_cpu", ggmlCpu.best() / processCpu.best()});
             }

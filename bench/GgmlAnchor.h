@@ -20,15 +20,22 @@ public:
     bool loaded() const { return m_quantizeChunk != nullptr; }
     const std::string& error() const { return m_error; }
 
-    // ggml_quantize_chunk(type, src, dst, 0, rows, rowLength, no importance matrix): bytes written.
-    std::size_t quantize(std::uint32_t typeId, const float* src, void* dst, std::int64_t rows, std::int64_t rowLength) const;
+    // ggml_quantize_chunk(type, src, dst, 0, rows, rowLength, importance): bytes written.
+    // `importance`: nullptr (no importance matrix) or rowLength weights used for every row.
+    std::size_t quantize(std::uint32_t typeId, const float* src, void* dst, std::int64_t rows, std::int64_t rowLength,
+                         const float* importance = nullptr) const;
+    // Whether this library knows `typeId` under the name `name` (an older ggml lacks newer types,
+    // and ggml_quantize_chunk aborts for types it cannot make, such as q8_K).
+    bool knowsType(std::uint32_t typeId, const char* name) const;
 
 private:
     using QuantizeChunk = std::size_t (*)(int, const float*, void*, std::int64_t, std::int64_t, std::int64_t, const float*);
     using QuantizeInit = void (*)(int);
+    using TypeName = const char* (*)(int);
     void* m_handle = nullptr;
     QuantizeChunk m_quantizeChunk = nullptr;
     QuantizeInit m_quantizeInit = nullptr;
+    TypeName m_typeName = nullptr;
     std::string m_error;
 };
 

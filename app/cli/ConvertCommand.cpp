@@ -7,6 +7,7 @@
 #include "quantize/Quantize.h"
 
 #include <cstdio>
+#include <optional>
 
 namespace {
 
@@ -24,9 +25,9 @@ int runConvert(const std::vector<std::string>& words)
 {
     if (convertWantsPreset(words))
         return runConvertPreset(words);
-    const CliArguments args = CliArguments::parse(words, {"--type", "--tensors", "--threads"}, {"--quiet"});
+    const CliArguments args = CliArguments::parse(words, {"--type", "--tensors", "--threads", "--imatrix"}, {"--quiet"});
     if (!args.error.empty() || args.positionals.size() != 2 || !args.has("--type"))
-        return reportFailure(args.error.empty() ? "usage: convert IN.gguf OUT.gguf --type TYPE [--tensors REGEX] [--threads N] [--quiet]"
+        return reportFailure(args.error.empty() ? "usage: convert IN.gguf OUT.gguf --type TYPE [--tensors REGEX] [--threads N] [--imatrix FILE] [--quiet]"
                                                 : args.error, 2);
     const std::string typeText = *args.value("--type");
     const gguf::TypeTraits* type = gguf::findTypeByName(typeText);
@@ -46,6 +47,15 @@ int runConvert(const std::vector<std::string>& words)
             return reportFailure("--threads must be a whole number from 1 to 1024", 2);
         options.threads = static_cast<unsigned>(n);
     }
+    // --imatrix: llama-imatrix's GGUF output; the weights llama-quantize would use (issue 14).
+    std::optional<gguf::ImportanceWeights> importance;
+    if (const auto imatrixPath = args.value("--imatrix")) {
+        auto loaded = gguf::ImportanceWeights::loadGguf(*imatrixPath);
+        if (!loaded)
+            return reportFailure("cannot read the importance matrix: " + loaded.error().toString());
+        importance = std::move(*loaded);
+        options.importance = &*importance;
+    }
     options.targetType = type->id;
     options.tensorPattern = args.value("--tensors").value_or("");
     const auto plan = gguf::convertModel(*model, args.positionals[1], options);
@@ -59,6 +69,11 @@ int runConvert(const std::vector<std::string>& words)
         std::snprintf(line, sizeof line, "wrote %s: %zu of %zu tensors converted to %s, the others kept\n",
                       shown(args.positionals[1]).c_str(), plan->quantizedCount, plan->tensors.size(), type->name);
         writeStdout(line);
+        if (importance) {
+            std::snprintf(line, sizeof line, "%zu of them with importance weights from %s\n", plan->weightedCount,
+                          shown(importance->path()).c_str());
+            writeStdout(line);
+        }
     }
     return 0;
 }

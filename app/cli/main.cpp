@@ -61,6 +61,9 @@ const char* const kUsage =
     "                                              an importance matrix (llama-imatrix .gguf or .dat): coverage,\n"
     "                                              validation against MODEL, statistics, MoE routing, top columns;\n"
     "                                              exit 3 if the validation finds errors\n"
+    "      [--imatrix FILE]                        with llama-imatrix importance weights, as\n"
+    "                                              llama-quantize --imatrix (also iq4_nl, iq4_xs,\n"
+    "                                              tq1_0, tq2_0, mxfp4, nvfp4, q1_0, q2_0, q8_K)\n"
     "\n"
     "FILE may be any shard of a split model (name-00001-of-00003.gguf); all shards are opened.\n";
 }

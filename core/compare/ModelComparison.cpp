@@ -116,6 +116,8 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
     for (const std::uint32_t type : options.simulatedTypes) {
         if (!canQuantize(type))
             return Error{"cannot simulate " + typeName(type) + ": the core has no quantizer for it", Error::kNoOffset, {}};
+        if (requiresImportance(type))  // issue 14: ggml makes these only with an imatrix, and simulation has none
+            return Error{"cannot simulate " + typeName(type) + " without an importance matrix: ggml quantizes it only with one", Error::kNoOffset, {}};
         comparison.m_columns.push_back({ComparisonColumn::Kind::Simulated, typeName(type) + " (simulated)", nullptr, 0, type});
     }
     if (comparison.m_columns.empty())

@@ -68,13 +68,42 @@ bool readsInPlace(const TensorInfo& tensor)
     return tensor.typeId == 0 && !tensor.bigEndian && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0;
 }
 
-Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSlot& slot)
+// With importance weights the slot holds whole rows; each expert's rows get that expert's weights.
+Status quantizeSlotValues(const TensorInfo& tensor, const TypeTraits& target, const ChunkSlot& slot,
+                          std::span<const float> values, std::span<std::uint8_t> bytes, const ImportanceWeights* importance)
+{
+    if (!importance)
+        return quantizeValues(target.id, values, bytes);
+    const std::uint64_t rowLength = static_cast<std::uint64_t>(tensor.ne[0]);
+    const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
+    const std::uint64_t experts = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[2], 1));
+    const std::uint64_t rowBytes = quantizedSize(target, rowLength);
+    const std::uint64_t firstRow = slot.begin / rowLength;
+    const std::uint64_t rows = slot.count / rowLength;
+    for (std::uint64_t row = 0; row < rows;) {
+        const std::uint64_t absolute = firstRow + row;
+        const std::uint64_t expert = (absolute / rowsPerExpert) % experts;
+        const std::uint64_t run = std::min(rows - row, rowsPerExpert - absolute % rowsPerExpert);
+        auto weights = importance->row(tensor.name, expert, rowLength);
+        if (!weights)
+            return weights.error();
+        if (Status s = quantizeRows(target.id, values.subspan(static_cast<std::size_t>(row * rowLength), static_cast<std::size_t>(run * rowLength)),
+                                    static_cast<std::int64_t>(rowLength), *weights,
+                                    bytes.subspan(static_cast<std::size_t>(row * rowBytes), static_cast<std::size_t>(run * rowBytes)));
+            !s)
+            return s;
+        row += run;
+    }
+    return Ok{};
+}
+
+Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSlot& slot, const ImportanceWeights* importance)
 {
     const std::span<std::uint8_t> bytes(slot.packed.data(), static_cast<std::size_t>(quantizedSize(target, slot.count)));
     if (readsInPlace(tensor)) {
         const float* first = reinterpret_cast<const float*>(tensor.data) + slot.begin;
         const MappedReadWatch watch(first, slot.count * sizeof(float));
-        Status quantized = quantizeValues(target.id, std::span<const float>(first, static_cast<std::size_t>(slot.count)), bytes);
+        Status quantized = quantizeSlotValues(tensor, target, slot, std::span<const float>(first, static_cast<std::size_t>(slot.count)), bytes, importance);
         if (quantized && watch.bytesLost())
             return tensorChangedOnDisk(tensor, watch.lostAddress());
         return quantized;
@@ -82,16 +111,20 @@ Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSl
     const std::span<float> values(slot.values.data(), static_cast<std::size_t>(slot.count));
     if (Status s = dequantizeElements(tensor, slot.begin, slot.begin + slot.count, values); !s)
         return s;
-    return quantizeValues(target.id, values, bytes);
+    return quantizeSlotValues(tensor, target, slot, values, bytes, importance);
 }
 
 // Chunks are quantized in batches, one per thread, and written in order: blocks quantize
 // independently, so the bytes do not depend on the thread count.
 Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSink& out, const ConversionOptions& options,
-                      ProgressTracker& progress)
+                      ProgressTracker& progress, const ImportanceWeights* importance)
 {
     const std::uint64_t total = tensor.elementCount();
-    const std::uint64_t step = chunkStep(tensor, target, options.chunkElements);
+    std::uint64_t step = chunkStep(tensor, target, options.chunkElements);
+    if (importance) {  // weighted quantizers take whole rows (some weigh by the whole row's variance)
+        const std::uint64_t rowLength = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[0], 1));
+        step = std::max(rowLength, step / rowLength * rowLength);
+    }
     const std::uint64_t chunks = (total + step - 1) / step;
     const unsigned wanted = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     std::vector<ChunkSlot> slots(static_cast<std::size_t>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(chunks, 1))));
@@ -110,12 +143,12 @@ Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSi
         std::vector<std::thread> workers;
         for (std::size_t i = 1; i < used; ++i) {
             try {
-                workers.emplace_back([&, i] { slots[i].status = quantizeChunk(tensor, target, slots[i]); });
+                workers.emplace_back([&, i] { slots[i].status = quantizeChunk(tensor, target, slots[i], importance); });
             } catch (const std::system_error&) {
-                slots[i].status = quantizeChunk(tensor, target, slots[i]);  // no thread: same work inline
+                slots[i].status = quantizeChunk(tensor, target, slots[i], importance);  // no thread: same work inline
             }
         }
-        slots[0].status = quantizeChunk(tensor, target, slots[0]);
+        slots[0].status = quantizeChunk(tensor, target, slots[0], importance);
         for (std::thread& worker : workers)
             worker.join();
         for (std::size_t i = 0; i < used; ++i) {
@@ -154,6 +187,25 @@ Status writeCopy(const TensorInfo& tensor, ByteSink& out, const ConversionOption
             return s;
     }
     return Ok{};
+}
+
+// llama-quantize's checks: an entry must have the tensor's row length and one row of weights
+// per expert (ne[0] * ne[2] values); types that need importance need an entry.
+Status checkImportance(const ImportanceWeights& importance, const TensorInfo& tensor, std::uint32_t targetType)
+{
+    const std::uint64_t experts = importance.expertCount(tensor.name);
+    if (experts == 0) {
+        if (requiresImportance(targetType))
+            return conversionError("tensor '" + std::string(tensor.name) + "': " + typeName(targetType)
+                                   + " requires importance weights and the imatrix has no entry for it");
+        return Ok{};
+    }
+    const std::uint64_t tensorExperts = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[2], 1));
+    if (experts != tensorExperts)
+        return Error{"imatrix entry '" + std::string(tensor.name) + "' has " + std::to_string(experts) + " expert(s), the tensor has "
+                     + std::to_string(tensorExperts), Error::kNoOffset, importance.path()};
+    auto row = importance.row(tensor.name, 0, static_cast<std::uint64_t>(tensor.ne[0]));
+    return row ? Status{Ok{}} : Status{row.error()};
 }
 
 void addWarnings(ConversionPlan& plan, const ConversionOptions& options)
@@ -206,7 +258,16 @@ Result<ConversionPlan> planConversion(const Model& input, const ConversionOption
         if (entry.target.quantize && !tensor.traits->dequantize)
             return Error{"tensor '" + std::string(tensor.name) + "' has " + typeName(tensor.typeId) + ", which cannot be dequantized",
                          tensor.infoOffset, input.shards()[tensor.shard]->path()};
+        if (entry.target.quantize && options.importance) {
+            if (Status s = checkImportance(*options.importance, tensor, entry.target.typeId); !s)
+                return s.error();
+            entry.weighted = options.importance->expertCount(tensor.name) != 0;
+        } else if (entry.target.quantize && requiresImportance(entry.target.typeId)) {
+            return conversionError("tensor '" + std::string(tensor.name) + "': " + typeName(entry.target.typeId)
+                                   + " requires an importance matrix (--imatrix)");
+        }
         plan.quantizedCount += entry.target.quantize;
+        plan.weightedCount += entry.weighted;
         plan.tensors.push_back(std::move(entry));
     }
     addWarnings(plan, options);
@@ -230,6 +291,11 @@ Result<ConversionPlan> convertModel(const Model& input, const std::string& outpu
         writer.setValue("general.file_type", EncodedValue::u32(*plan->fileType));
     if (findType(options.targetType)->kind == TypeKind::Quantized)
         writer.setValue("general.quantization_version", EncodedValue::u32(2));
+    if (options.importance) {  // the keys llama-quantize writes with --imatrix
+        writer.setValue("quantize.imatrix.file", EncodedValue::string(options.importance->path()));
+        writer.setValue("quantize.imatrix.entries_count", EncodedValue::u32(static_cast<std::uint32_t>(options.importance->entryCount())));
+        writer.setValue("quantize.imatrix.chunks_count", EncodedValue::u32(options.importance->chunkCount()));
+    }
 
     std::uint64_t totalElements = 0;
     for (const ConversionTensorPlan& tensor : plan->tensors)
@@ -244,7 +310,10 @@ Result<ConversionPlan> convertModel(const Model& input, const std::string& outpu
         TensorDataProducer produce;
         if (entry.target.quantize) {
             const TypeTraits* target = findType(entry.target.typeId);
-            produce = [&tensor, target, &options, &progress](ByteSink& out) { return writeQuantized(tensor, *target, out, options, progress); };
+            const ImportanceWeights* importance = entry.weighted ? options.importance : nullptr;
+            produce = [&tensor, target, &options, &progress, importance](ByteSink& out) {
+                return writeQuantized(tensor, *target, out, options, progress, importance);
+            };
         } else {
             produce = [&tensor, &options, &progress](ByteSink& out) { return writeCopy(tensor, out, options, progress); };
         }

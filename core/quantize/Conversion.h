@@ -8,6 +8,7 @@
 // written through a temporary file and never over an input.
 
 #include "gguf/Model.h"
+#include "quantize/ImportanceWeights.h"
 #include "quantize/QuantizationPolicy.h"
 
 #include <atomic>
@@ -26,6 +27,10 @@ struct ConversionOptions {
     std::uint64_t chunkElements = kConversionChunkElements;
     unsigned threads = 0;  // quantizing threads; 0: std::thread::hardware_concurrency(). Same bytes for any count.
     const std::atomic<bool>* cancel = nullptr;  // set to stop; nothing is left behind
+    // llama-quantize's --imatrix: tensors with an entry are quantized with its weights (per
+    // expert for 3-D tensors), the others without, and the file records the imatrix as
+    // llama-quantize does (quantize.imatrix.*). Must outlive the conversion.
+    const ImportanceWeights* importance = nullptr;
     // Elements of input done / total (all tensors, copied ones included), after each chunk.
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
@@ -33,6 +38,7 @@ struct ConversionOptions {
 struct ConversionTensorPlan {
     const TensorInfo* source = nullptr;
     TensorTarget target;  // quantize or keep, the output type, and why
+    bool weighted = false;  // quantized with importance weights
 };
 
 struct ConversionPlan {
@@ -40,6 +46,7 @@ struct ConversionPlan {
     std::vector<std::string> warnings;          // e.g. requantizing quantized input, fallback types
     std::optional<std::uint32_t> fileType;      // the general.file_type written (llama_ftype)
     std::size_t quantizedCount = 0;
+    std::size_t weightedCount = 0;  // of those, quantized with importance weights
 };
 
 // What convertModel would do, without writing anything. Fails for an invalid pattern, a target

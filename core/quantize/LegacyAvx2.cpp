@@ -114,11 +114,132 @@ void q4_0(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn 
     }
 }
 
+// Bytes j = level j (low nibble) | level j + 16 (high nibble), from four vectors of eight levels
+// (only their low 4 bits are kept).
+void storeNibbles(const __m256i (&level)[4], std::uint8_t* qs)
+{
+    const __m256i low4 = _mm256_set1_epi32(0x0F);
+    const __m256i lo = _mm256_packs_epi32(_mm256_and_si256(level[0], low4), _mm256_and_si256(level[1], low4));
+    const __m256i hi = _mm256_packs_epi32(_mm256_and_si256(level[2], low4), _mm256_and_si256(level[3], low4));
+    const __m256i bytes = _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4));
+    const __m256i words = _mm256_permute4x64_epi64(bytes, 0xD8);
+    const __m256i ordered = _mm256_permute4x64_epi64(_mm256_packus_epi16(words, words), 0xD8);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(qs), _mm256_castsi256_si128(ordered));
+}
+
+// Bit j of the u32 = bit 4 of level j (Q5's fifth bits).
+void storeFifthBits(const __m256i (&level)[4], std::uint8_t* qh)
+{
+    std::uint32_t bits = 0;
+    for (int k = 0; k < 4; ++k)
+        bits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32(level[k], 27)))) << (8 * k);
+    storeU32(qh, bits);
+}
+
+// ggml's first element of largest magnitude, with its sign (max starts at +0).
+float signedAbsMax(const BlockVectors& v, const float* src)
+{
+    const float amax = horizontalMax(v.ax);
+    const __m256 target = _mm256_set1_ps(amax);
+    std::uint32_t hits = 0;
+    for (int k = 0; k < 4; ++k)
+        hits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v.ax[k], target, _CMP_EQ_OQ))) << (8 * k);
+    return amax == 0.0f ? 0.0f : src[__builtin_ctz(hits)];
+}
+
+void minMaxOf(const BlockVectors& v, const float* src, float* minOut, float* maxOut)
+{
+    __m256 mn = _mm256_min_ps(_mm256_min_ps(v.x[0], v.x[1]), _mm256_min_ps(v.x[2], v.x[3]));
+    __m256 mx = _mm256_max_ps(_mm256_max_ps(v.x[0], v.x[1]), _mm256_max_ps(v.x[2], v.x[3]));
+    __m128 a = _mm_min_ps(_mm256_castps256_ps128(mn), _mm256_extractf128_ps(mn, 1));
+    a = _mm_min_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_min_ss(a, _mm_shuffle_ps(a, a, 1));
+    __m128 b = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+    b = _mm_max_ps(b, _mm_movehl_ps(b, b));
+    b = _mm_max_ss(b, _mm_shuffle_ps(b, b, 1));
+    // The scalar scan keeps the first of equal extremes. Equal floats are the same bits except
+    // +0 and -0, so only a zero extreme needs the first element comparing equal to it.
+    const auto firstEqual = [&](float value) {
+        if (value != 0.0f)
+            return value;
+        const __m256 target = _mm256_set1_ps(value);
+        std::uint32_t hits = 0;
+        for (int k = 0; k < 4; ++k)
+            hits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v.x[k], target, _CMP_EQ_OQ))) << (8 * k);
+        return src[__builtin_ctz(hits)];
+    };
+    *minOut = firstEqual(_mm_cvtss_f32(a));
+    *maxOut = firstEqual(_mm_cvtss_f32(b));
+}
+
+// Q5_0: d = (signed absmax) / -16, level = min(31, trunc(x * id + 16.5)), 5th bits in qh.
+void q5_0(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn scalarBlocks)
+{
+    constexpr std::size_t kBytes = 22;  // f16 d, u32 qh, 16 bytes of nibbles
+    for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += kBytes) {
+        const BlockVectors v = loadBlock(src);
+        if (!v.finite) {
+            scalarBlocks(src, dst, 1);
+            continue;
+        }
+        const float d = signedAbsMax(v, src) / -16.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        storeF16(dst, d);
+        const __m256 scale = _mm256_set1_ps(id);
+        const __m256 half = _mm256_set1_ps(16.5f);
+        const __m256i top = _mm256_set1_epi32(31);
+        __m256i level[4];
+        for (int k = 0; k < 4; ++k)  // in [0.5, 32.5] for finite blocks: a plain int truncation
+            level[k] = _mm256_min_epi32(top, _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(v.x[k], scale), half)));
+        storeFifthBits(level, dst + 2);
+        storeNibbles(level, dst + 6);
+    }
+}
+
+// Q4_1 / Q5_1: d = (max - min) / (2^bits - 1), m = min, level = trunc((x - min) * id + 0.5)
+// (capped at 15 for Q4_1; Q5_1's levels stay within 31 for finite blocks).
+template <int kBits>
+void asymmetric(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn scalarBlocks)
+{
+    constexpr std::size_t kBytes = kBits == 4 ? 20 : 24;
+    for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += kBytes) {
+        const BlockVectors v = loadBlock(src);
+        if (!v.finite) {
+            scalarBlocks(src, dst, 1);
+            continue;
+        }
+        float min = 0.0f;
+        float max = 0.0f;
+        minMaxOf(v, src, &min, &max);
+        const float d = (max - min) / float((1 << kBits) - 1);
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        storeF16(dst, d);
+        storeF16(dst + 2, min);
+        const __m256 scale = _mm256_set1_ps(id);
+        const __m256 offset = _mm256_set1_ps(min);
+        const __m256 half = _mm256_set1_ps(0.5f);
+        __m256i level[4];
+        for (int k = 0; k < 4; ++k) {
+            level[k] = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v.x[k], offset), scale), half));
+            if constexpr (kBits == 4)
+                level[k] = _mm256_min_epi32(_mm256_set1_epi32(15), level[k]);
+            else  // ggml's (uint8_t) cast: only the low 8 bits matter, and only 5 are stored
+                level[k] = _mm256_and_si256(level[k], _mm256_set1_epi32(0xFF));
+        }
+        if constexpr (kBits == 5) {
+            storeFifthBits(level, dst + 4);
+            storeNibbles(level, dst + 8);
+        } else {
+            storeNibbles(level, dst + 4);
+        }
+    }
+}
+
 }  // namespace
 
 LegacyAvx2 legacyAvx2Kernels()
 {
-    return {q8_0, q4_0};
+    return {q8_0, q4_0, asymmetric<4>, q5_0, asymmetric<5>};
 }
 
 }  // namespace gguf::quantize

@@ -29,10 +29,14 @@ constexpr std::string_view kKeptFragments[] = {
 constexpr std::string_view kKeptNames[] = {"position_embd.weight", "token_types.weight"};
 
 // llama.cpp's fallback when ne[0] is not a multiple of a 256-element super-block
-// (llama_tensor_get_type): Q2_K/Q3_K -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0.
+// (llama_tensor_get_type): Q2_K/Q3_K/IQ4_XS/IQ1-IQ3 -> IQ4_NL, TQ1_0/TQ2_0 -> Q4_0, Q4_K -> Q5_0,
+// Q5_K -> Q5_1, Q6_K -> Q8_0.
 using T = GgmlTypeId;
 constexpr std::pair<GgmlTypeId, GgmlTypeId> kFallbacks[] = {
-    {T::Q2_K, T::IQ4_NL}, {T::Q3_K, T::IQ4_NL}, {T::Q4_K, T::Q5_0}, {T::Q5_K, T::Q5_1}, {T::Q6_K, T::Q8_0}};
+    {T::Q2_K, T::IQ4_NL},    {T::Q3_K, T::IQ4_NL},   {T::Q4_K, T::Q5_0},     {T::Q5_K, T::Q5_1},
+    {T::Q6_K, T::Q8_0},      {T::IQ4_XS, T::IQ4_NL}, {T::TQ1_0, T::Q4_0},    {T::TQ2_0, T::Q4_0},
+    {T::IQ2_XXS, T::IQ4_NL}, {T::IQ2_XS, T::IQ4_NL}, {T::IQ2_S, T::IQ4_NL},  {T::IQ3_XXS, T::IQ4_NL},
+    {T::IQ3_S, T::IQ4_NL},   {T::IQ1_S, T::IQ4_NL},  {T::IQ1_M, T::IQ4_NL}};
 
 // (type, llama_ftype)
 constexpr std::array<std::pair<GgmlTypeId, std::uint32_t>, 13> kFileTypes = {{

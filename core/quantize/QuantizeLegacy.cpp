@@ -97,6 +97,13 @@ void quantizeQ4_0Scalar(const float* src, std::uint8_t* dst, std::size_t blockCo
 // Q4_1: d = (max - min) / 15, m = min, level = min(15, trunc((x - min)/d + 0.5)).
 void quantizeQ4_1(const float* src, std::uint8_t* dst, std::size_t blockCount)
 {
+    if (const LegacyAvx2Fn fast = legacyAvx2().q4_1)
+        return fast(src, dst, blockCount, quantizeQ4_1Scalar);
+    quantizeQ4_1Scalar(src, dst, blockCount);
+}
+
+void quantizeQ4_1Scalar(const float* src, std::uint8_t* dst, std::size_t blockCount)
+{
     using B = blocks::Q4_1;
     for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += B::bytes) {
         float min = 0.0f;
@@ -117,6 +124,13 @@ void quantizeQ4_1(const float* src, std::uint8_t* dst, std::size_t blockCount)
 // Q5_0: d = (signed absmax) / -16, level = min(31, trunc(x/d + 16.5)).
 void quantizeQ5_0(const float* src, std::uint8_t* dst, std::size_t blockCount)
 {
+    if (const LegacyAvx2Fn fast = legacyAvx2().q5_0)
+        return fast(src, dst, blockCount, quantizeQ5_0Scalar);
+    quantizeQ5_0Scalar(src, dst, blockCount);
+}
+
+void quantizeQ5_0Scalar(const float* src, std::uint8_t* dst, std::size_t blockCount)
+{
     using B = blocks::Q5_0;
     std::uint8_t levels[kBlock];
     for (std::size_t b = 0; b < blockCount; ++b, src += kBlock, dst += B::bytes) {
@@ -131,6 +145,13 @@ void quantizeQ5_0(const float* src, std::uint8_t* dst, std::size_t blockCount)
 
 // Q5_1: d = (max - min) / 31, m = min, level = trunc((x - min)/d + 0.5) (no cap, as in ggml).
 void quantizeQ5_1(const float* src, std::uint8_t* dst, std::size_t blockCount)
+{
+    if (const LegacyAvx2Fn fast = legacyAvx2().q5_1)
+        return fast(src, dst, blockCount, quantizeQ5_1Scalar);
+    quantizeQ5_1Scalar(src, dst, blockCount);
+}
+
+void quantizeQ5_1Scalar(const float* src, std::uint8_t* dst, std::size_t blockCount)
 {
     using B = blocks::Q5_1;
     std::uint8_t levels[kBlock];

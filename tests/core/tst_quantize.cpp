@@ -108,7 +108,9 @@ void QuantizeTest::fixtureBytesIdentical_data()
         QTest::newRow(qPrintable(target)) << QStringLiteral("tiny-llama-F32.gguf") << target << 16;
     }
     // all-types.gguf: one [1024, 4] tensor per type, all from the values of its f32 tensor.
-    QTest::newRow("all-types.gguf") << QStringLiteral("all-types.gguf") << QStringLiteral("all-types.gguf") << 13;
+    // 25: the 13 types of the first quantizers plus iq1_m, iq2_s, iq3_xxs, iq3_s, iq4_nl, iq4_xs, tq1_0, tq2_0, mxfp4, nvfp4,
+    // q1_0, q2_0 (issue 14).
+    QTest::newRow("all-types.gguf") << QStringLiteral("all-types.gguf") << QStringLiteral("all-types.gguf") << 25;
 }
 
 // For each tensor of the target file in a type the core can produce (and not simply the source's
@@ -126,8 +128,8 @@ void QuantizeTest::fixtureBytesIdentical()
     int identical = 0;
     QStringList failures;
     for (const TensorInfo& tensor : targetFile->tensors()) {
-        if (!canQuantize(tensor.typeId) || tensor.nDims < 2)
-            continue;
+        if (!canQuantize(tensor.typeId) || requiresImportance(tensor.typeId) || tensor.nDims < 2)
+            continue;  // (the all-ones-imatrix types of all-types.gguf: tst_quantize_imatrix)
         const TensorInfo* origin = allTypes ? sourceFile->findTensor("f32") : sourceFile->findTensor(tensor.name);
         QVERIFY2(origin, qPrintable(QStringLiteral("no source for %1").arg(QLatin1String(tensor.name))));
         if (!allTypes && tensor.typeId == origin->typeId)
@@ -206,7 +208,8 @@ void QuantizeTest::chunkedEqualsWhole_data()
 {
     QTest::addColumn<int>("typeId");
     for (const TypeTraits* type : quantizableTypes())
-        QTest::newRow(type->name) << int(type->id);
+        if (!requiresImportance(type->id))  // made only with weights: tst_quantize_imatrix
+            QTest::newRow(type->name) << int(type->id);
 }
 
 // Quantizing a tensor a few rows at a time (and a single row in odd pieces of whole blocks) must
@@ -285,7 +288,8 @@ void QuantizeTest::edgeInputsAreDeterministic_data()
 {
     QTest::addColumn<int>("typeId");
     for (const TypeTraits* type : quantizableTypes())
-        QTest::newRow(type->name) << int(type->id);
+        if (!requiresImportance(type->id))  // made only with weights: tst_quantize_imatrix
+            QTest::newRow(type->name) << int(type->id);
 }
 
 // Zeros must come back as zeros; NaN, infinities and values near FLT_MAX must not hit undefined
@@ -455,6 +459,26 @@ void QuantizeTest::legacyAvx2MatchesScalar()
     fast.q4_0(values.data(), actual.data(), kBlocks, quantizeQ4_0Scalar);
     for (int b = 0; b < kBlocks; ++b)
         QVERIFY2(std::memcmp(expected.data() + 18 * b, actual.data() + 18 * b, 18) == 0, qPrintable(QStringLiteral("q4_0 block %1").arg(b)));
+    // Q4_1, Q5_0, Q5_1 (issue 14): the same blocks, plus huge ranges whose differences overflow.
+    for (int b = 8; b < kBlocks; b += 10) {
+        float* x = values.data() + 32 * b;
+        x[1] = 3.0e38f, x[2] = -3.0e38f;
+    }
+    struct Case {
+        const char* name;
+        LegacyAvx2Fn fastFn;
+        BlocksFn scalar;
+        std::size_t bytes;
+    };
+    for (const Case& c : {Case{"q4_1", fast.q4_1, quantizeQ4_1Scalar, 20}, Case{"q5_0", fast.q5_0, quantizeQ5_0Scalar, 22},
+                          Case{"q5_1", fast.q5_1, quantizeQ5_1Scalar, 24}}) {
+        QVERIFY(c.fastFn);
+        c.scalar(values.data(), expected.data(), kBlocks);
+        c.fastFn(values.data(), actual.data(), kBlocks, c.scalar);
+        for (int b = 0; b < kBlocks; ++b)
+            QVERIFY2(std::memcmp(expected.data() + c.bytes * b, actual.data() + c.bytes * b, c.bytes) == 0,
+                     qPrintable(QStringLiteral("%1 block %2").arg(QLatin1String(c.name)).arg(b)));
+    }
 }
 
 void QuantizeTest::rejectsMisfits()
@@ -467,7 +491,7 @@ void QuantizeTest::rejectsMisfits()
     QVERIFY(!quantizeValues(kQ4_K, values, std::span(out).first(143)));                // wrong output size
     QVERIFY(!quantizeValues(typeIdValue(GgmlTypeId::IQ2_XXS), values, out));           // no quantizer
     QVERIFY(!quantizeValues(250, values, out));                                        // unknown type
-    QVERIFY(!canQuantize(typeIdValue(GgmlTypeId::Q8_K)));                              // internal to ggml
+    QVERIFY(!quantizeValues(typeIdValue(GgmlTypeId::IQ1_M), values, out));             // no quantizer (yet)
 }
 
 void QuantizeTest::quantizableTypesListed()
@@ -476,7 +500,8 @@ void QuantizeTest::quantizableTypesListed()
     for (const TypeTraits* type : quantizableTypes())
         names << QLatin1String(type->name);
     QCOMPARE(names.join(QLatin1Char(',')),
-             QStringLiteral("f32,f16,q4_0,q4_1,q5_0,q5_1,q8_0,q2_K,q3_K,q4_K,q5_K,q6_K,bf16"));
+             QStringLiteral("f32,f16,q4_0,q4_1,q5_0,q5_1,q8_0,q2_K,q3_K,q4_K,q5_K,q6_K,q8_K,iq2_xxs,iq2_xs,iq3_xxs,iq1_s,iq4_nl,iq3_s,iq2_s,iq4_xs,iq1_m,"
+                            "bf16,tq1_0,tq2_0,mxfp4,nvfp4,q1_0,q2_0"));
 }
 
 QTEST_GUILESS_MAIN(QuantizeTest)

@@ -127,10 +127,13 @@ private slots:
         std::vector<std::string> names;
         for (const TypeTraits* type : targets)
             names.emplace_back(type->name);
-        const std::vector<std::string> expected = {"q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0"};
+        const std::vector<std::string> expected = {"tq1_0", "iq1_m", "tq2_0", "iq2_s", "q2_K",  "iq3_xxs", "q3_K", "iq3_s", "iq4_xs", "q4_K",   "q5_K",
+                                                   "q6_K",  "q8_K",  "q1_0",  "q2_0", "nvfp4",  "mxfp4",  "q4_0",
+                                                   "iq4_nl", "q4_1", "q5_0",  "q5_1", "q8_0"};
         QCOMPARE(names, expected);
         for (const TypeTraits* type : quantizableTypes())
-            QCOMPARE(type->kind == TypeKind::Quantized, std::find(targets.begin(), targets.end(), type) != targets.end());
+            QCOMPARE(type->kind == TypeKind::Quantized && !requiresImportance(type->id),
+                     std::find(targets.begin(), targets.end(), type) != targets.end());
     }
 
     // A row length that fits no super-block falls back to a quantizable type that fits it, as
@@ -144,9 +147,9 @@ private slots:
             QCOMPARE(96 % findType(chosen.typeId)->blockSize, 0u);
             QCOMPARE(chosen.typeId == target->id, target->blockSize == 32);
         }
-        // llama.cpp's q2_K fallback, iq4_nl, has no quantizer here: f16 instead.
-        QVERIFY(!canQuantize(typeIdValue(GgmlTypeId::IQ4_NL)));
-        QCOMPARE(chooseTensorTarget(weightOf(typeIdValue(GgmlTypeId::F32), 96), typeIdValue(GgmlTypeId::Q2_K)).typeId, typeIdValue(GgmlTypeId::F16));
+        // llama.cpp's q2_K fallback is iq4_nl, which the core quantizes since issue 14.
+        QVERIFY(canQuantize(typeIdValue(GgmlTypeId::IQ4_NL)));
+        QCOMPARE(chooseTensorTarget(weightOf(typeIdValue(GgmlTypeId::F32), 96), typeIdValue(GgmlTypeId::Q2_K)).typeId, typeIdValue(GgmlTypeId::IQ4_NL));
         QCOMPARE(chooseTensorTarget(weightOf(typeIdValue(GgmlTypeId::F32), 96), typeIdValue(GgmlTypeId::Q6_K)).typeId, typeIdValue(GgmlTypeId::Q8_0));
     }
 };

@@ -1,0 +1,143 @@
+#include "quantize/GridTables.h"
+
+#include "kernels/Codebooks.h"
+
+#include <array>
+#include <cstdlib>
+#include <mutex>
+
+namespace gguf::quantize {
+
+namespace {
+
+struct GridSpec {
+    int size;
+    int elements;    // 8 (IQ1/IQ2) or 4 (IQ3)
+    int levelBits;   // bits per element in the packed index: 2 or 3
+    int mapSize;     // ggml's kmap_size
+    int nwant;       // distinct nearest distances kept per off-grid point
+};
+
+GridSpec specOf(GridKind kind)
+{
+    switch (kind) {
+    case GridKind::IQ2_XXS: return {256, 8, 2, 43692, 2};
+    case GridKind::IQ2_XS: return {512, 8, 2, 43692, 2};
+    case GridKind::IQ2_S: return {1024, 8, 2, 43692, 1};
+    case GridKind::IQ1_S: return {2048, 8, 2, 43692, 3};
+    case GridKind::IQ3_XXS: return {256, 4, 3, 4096, 2};
+    case GridKind::IQ3_S: return {512, 4, 3, 4096, 3};
+    }
+    std::abort();
+}
+
+// The level index of one stored grid byte.
+int levelOf(GridKind kind, std::uint8_t byte)
+{
+    if (kind == GridKind::IQ1_S)
+        return static_cast<std::int8_t>(byte) + 1;  // -1, 0, 1
+    if (kind == GridKind::IQ3_S) {  // stores 2l+1 itself: 1, 3, ..., 15
+        if (byte % 2 == 0 || byte > 15)
+            std::abort();
+        return (byte - 1) / 2;
+    }
+    if (kind == GridKind::IQ3_XXS) {
+        // the IQ3_XXS grid stores the decoded magnitudes 4, 12, ..., 52, 62
+        if (byte == 62)
+            return 7;
+        if (byte < 4 || byte > 52 || (byte - 4) % 8 != 0)
+            std::abort();
+        return (byte - 4) / 8;
+    }
+    switch (byte) {  // IQ2 grids store the decoded magnitudes 8, 25, 43
+    case 0x08: return 0;
+    case 0x19: return 1;
+    case 0x2b: return 2;
+    default: std::abort();
+    }
+}
+
+std::uint64_t codebookEntry(GridKind kind, int k)
+{
+    switch (kind) {
+    case GridKind::IQ2_XXS: return codebooks::iq2xxs_grid[k];
+    case GridKind::IQ2_XS: return codebooks::iq2xs_grid[k];
+    case GridKind::IQ2_S: return codebooks::iq2s_grid[k];
+    case GridKind::IQ1_S: return codebooks::iq1s_grid[k];
+    case GridKind::IQ3_XXS: return codebooks::iq3xxs_grid[k];
+    case GridKind::IQ3_S: return codebooks::iq3s_grid[k];
+    }
+    std::abort();
+}
+
+GridTables build(GridKind kind)
+{
+    const GridSpec spec = specOf(kind);
+    const int mask = (1 << spec.levelBits) - 1;
+    GridTables tables;
+    tables.grid.resize(static_cast<std::size_t>(spec.size));
+    tables.map.assign(static_cast<std::size_t>(spec.mapSize), -1);
+    std::vector<std::array<std::int8_t, 8>> positions(static_cast<std::size_t>(spec.size));
+    for (int k = 0; k < spec.size; ++k) {
+        const std::uint64_t entry = codebookEntry(kind, k);
+        std::uint64_t packed = 0;
+        int index = 0;
+        for (int i = 0; i < spec.elements; ++i) {
+            const int l = levelOf(kind, static_cast<std::uint8_t>(entry >> (8 * i)));
+            positions[std::size_t(k)][std::size_t(i)] = static_cast<std::int8_t>(2 * l + 1);
+            packed |= std::uint64_t(2 * l + 1) << (8 * i);
+            index |= l << (spec.levelBits * i);
+        }
+        tables.grid[std::size_t(k)] = packed;
+        tables.map[std::size_t(index)] = k;
+    }
+    // Off-grid points: the grid entries at the nwant smallest distinct squared distances, in
+    // (distance, index) order. Distances are small integers, so a counting pass replaces the sort.
+    std::vector<int> dist(static_cast<std::size_t>(spec.size));
+    for (int u = 0; u < spec.mapSize; ++u) {
+        if (tables.map[std::size_t(u)] >= 0)
+            continue;
+        std::int8_t pos[8];
+        for (int i = 0; i < spec.elements; ++i)
+            pos[i] = static_cast<std::int8_t>(2 * ((u >> (spec.levelBits * i)) & mask) + 1);
+        int maxDist = 0;
+        for (int j = 0; j < spec.size; ++j) {
+            int d2 = 0;
+            for (int i = 0; i < spec.elements; ++i) {
+                const int diff = positions[std::size_t(j)][std::size_t(i)] - pos[i];
+                d2 += diff * diff;
+            }
+            dist[std::size_t(j)] = d2;
+            maxDist = d2 > maxDist ? d2 : maxDist;
+        }
+        std::vector<int> wanted;
+        for (int d = 0; d <= maxDist && int(wanted.size()) < spec.nwant; ++d)
+            for (int j = 0; j < spec.size; ++j)
+                if (dist[std::size_t(j)] == d) {
+                    wanted.push_back(d);
+                    break;
+                }
+        const std::size_t start = tables.neighbours.size();
+        tables.map[std::size_t(u)] = -static_cast<int>(start + 1);
+        tables.neighbours.push_back(0);
+        for (const int d : wanted)
+            for (int j = 0; j < spec.size; ++j)
+                if (dist[std::size_t(j)] == d)
+                    tables.neighbours.push_back(static_cast<std::uint16_t>(j));
+        tables.neighbours[start] = static_cast<std::uint16_t>(tables.neighbours.size() - start - 1);
+    }
+    return tables;
+}
+
+}  // namespace
+
+const GridTables& gridTables(GridKind kind)
+{
+    static std::once_flag once[6];
+    static GridTables tables[6];
+    const auto slot = static_cast<std::size_t>(kind);
+    std::call_once(once[slot], [&] { tables[slot] = build(kind); });
+    return tables[slot];
+}
+
+}  // namespace gguf::quantize
