@@ -7,6 +7,7 @@
 #include "compare/LayerErrorMetrics.h"
 #include "imatrix/ImatrixValidation.h"
 #include "imatrix/ImportanceMatrix.h"
+#include "quantize/Quantize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,6 +65,8 @@ bool prepareCompareImportance(const CliArguments& args, const std::vector<std::s
     state.matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
     state.validation = gguf::validateImatrix(*state.matrix, probe->reference());
     options.importance = state.matrix;
+    // Simulated columns quantize as llama-quantize --imatrix does: each expert's rows with its weights.
+    options.quantizeWithImportance = gguf::quantizeRows;
     return true;
 }
 
@@ -109,7 +112,7 @@ void appendImportanceSections(std::string& out, const gguf::ModelComparison& com
     for (const gguf::ComparisonColumn& column : comparison.columns())
         simulated = simulated || column.kind == gguf::ComparisonColumn::Kind::Simulated;
     if (simulated)
-        out += "  simulated columns are quantized without the importance matrix; their figures are weighted by it\n";
+        out += "  simulated columns are quantized with the importance matrix (as llama-quantize --imatrix) and weighted by it\n";
 
     char line[256];
     for (std::size_t c = 0; c < comparison.columns().size(); ++c) {

@@ -50,7 +50,7 @@ int runConvert(const std::vector<std::string>& words)
     // --imatrix: llama-imatrix's GGUF output; the weights llama-quantize would use (issue 14).
     std::optional<gguf::ImportanceWeights> importance;
     if (const auto imatrixPath = args.value("--imatrix")) {
-        auto loaded = gguf::ImportanceWeights::loadGguf(*imatrixPath);
+        auto loaded = gguf::ImportanceWeights::load(*imatrixPath);
         if (!loaded)
             return reportFailure("cannot read the importance matrix: " + loaded.error().toString());
         importance = std::move(*loaded);

@@ -6,10 +6,15 @@
 #include "ModelLoading.h"
 #include "RecipeRules.h"
 #include "base/HumanFormat.h"
+#include "imatrix/ImatrixValidation.h"
+#include "imatrix/ImportanceMatrix.h"
+#include "quantize/Quantize.h"
 #include "recipe/QuantPresets.h"
 #include "recipe/RecipeConversion.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 namespace {
 
@@ -54,7 +59,7 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
 {
     const char* const usage =
         "usage: convert IN.gguf OUT.gguf (--type PRESET | --preset PRESET) [--tensor-type REGEX=TYPE ...] [--recipe RULES] "
-        "[--threads N] [--quiet]";
+        "[--imatrix FILE] [--threads N] [--quiet]";
     std::vector<std::string> words = givenWords;
     std::string error;
     auto rules = takeTensorTypeRules(words, error);
@@ -63,9 +68,6 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
     const CliArguments args = CliArguments::parse(words, {"--type", "--preset", "--recipe", "--threads", "--imatrix"}, {"--quiet"});
     if (!args.error.empty() || args.positionals.size() != 2)
         return reportFailure(args.error.empty() ? usage : args.error, 2);
-    if (args.has("--imatrix"))
-        return reportFailure("convert with a preset and --imatrix needs the importance-weighted quantizers (core/quantize), "
-                             "which this build does not have", 2);
     std::optional<std::string> presetText = args.value("--preset");
     if (!presetText)
         presetText = args.value("--type");
@@ -91,7 +93,32 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
+    // As llama-quantize --imatrix: each expert's rows quantized with its weights, the preset's
+    // imatrix rules, and the quantize.imatrix.* keys.
+    std::shared_ptr<gguf::ImportanceMatrix> imatrix;
+    if (const auto imatrixPath = args.value("--imatrix")) {
+        auto loaded = gguf::ImportanceMatrix::load(*imatrixPath);
+        if (!loaded)
+            return reportFailure(loaded.error().toString());
+        imatrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        const gguf::ImatrixValidation validation = gguf::validateImatrix(*imatrix, *model);
+        for (const gguf::ImatrixIssue& issue : validation.issues)
+            if (issue.severity == gguf::ImatrixSeverity::Error)
+                return reportFailure("the importance matrix does not fit the model: " + issue.toString());
+        options.quantizer = gguf::quantizeRows;
+        options.importance = [imatrix](std::string_view name, std::size_t expert) {
+            const gguf::ImportanceEntry* entry = imatrix->find(name);
+            return entry ? entry->quantWeights(expert) : std::vector<float>{};
+        };
+        gguf::ImatrixProvenance provenance;
+        provenance.file = *imatrixPath;
+        provenance.dataset = imatrix->datasets().empty() ? std::string{} : imatrix->datasets().front();
+        provenance.entries = static_cast<std::uint32_t>(imatrix->entries().size());
+        provenance.chunks = static_cast<std::uint32_t>(std::max<std::int64_t>(0, imatrix->chunkCount()));
+        options.imatrix = provenance;
+    }
     gguf::RecipeOptions recipeOptions;
+    recipeOptions.hasImatrix = imatrix != nullptr;
     recipeOptions.preset = preset;
     recipeOptions.rules = std::move(*rules);
     auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), recipeOptions);

@@ -116,7 +116,9 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
     for (const std::uint32_t type : options.simulatedTypes) {
         if (!canQuantize(type))
             return Error{"cannot simulate " + typeName(type) + ": the core has no quantizer for it", Error::kNoOffset, {}};
-        if (requiresImportance(type))  // issue 14: ggml makes these only with an imatrix, and simulation has none
+        // ggml makes these only with an importance matrix: with one (and its quantizer) the
+        // tensors it covers can be simulated; the others fail in their cells.
+        if (requiresImportance(type) && !comparison.m_importanceQuantizer)
             return Error{"cannot simulate " + typeName(type) + " without an importance matrix: ggml quantizes it only with one", Error::kNoOffset, {}};
         comparison.m_columns.push_back({ComparisonColumn::Kind::Simulated, typeName(type) + " (simulated)", nullptr, 0, type});
     }

@@ -193,7 +193,7 @@ Status writeCopy(const TensorInfo& tensor, ByteSink& out, const ConversionOption
 // per expert (ne[0] * ne[2] values); types that need importance need an entry.
 Status checkImportance(const ImportanceWeights& importance, const TensorInfo& tensor, std::uint32_t targetType)
 {
-    const std::uint64_t experts = importance.expertCount(tensor.name);
+    const std::uint64_t experts = importance.expertCount(tensor.name, static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[0], 0)));
     if (experts == 0) {
         if (requiresImportance(targetType))
             return conversionError("tensor '" + std::string(tensor.name) + "': " + typeName(targetType)
@@ -293,6 +293,8 @@ Result<ConversionPlan> convertModel(const Model& input, const std::string& outpu
         writer.setValue("general.quantization_version", EncodedValue::u32(2));
     if (options.importance) {  // the keys llama-quantize writes with --imatrix
         writer.setValue("quantize.imatrix.file", EncodedValue::string(options.importance->path()));
+        if (!options.importance->dataset().empty())
+            writer.setValue("quantize.imatrix.dataset", EncodedValue::string(options.importance->dataset()));
         writer.setValue("quantize.imatrix.entries_count", EncodedValue::u32(static_cast<std::uint32_t>(options.importance->entryCount())));
         writer.setValue("quantize.imatrix.chunks_count", EncodedValue::u32(options.importance->chunkCount()));
     }

@@ -168,6 +168,31 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
     }
 
+    // --simulate with --imatrix quantizes as llama-quantize --imatrix: the simulated q4_K of
+    // blk.0.attn_q has exactly the error of the q4_K tensor llama-quantize wrote with this
+    // imatrix (Q4_K_S keeps attn_q at q4_K), and without --imatrix it has not.
+    void simulationQuantizesWithImportance()
+    {
+        const QString ref = fixturePath("tiny-llama-F32.gguf");
+        const QString quant = fixturePath("llama.cpp/tiny-llama-imat-Q4_K_S.gguf");
+        const QString matrix = fixturePath("llama.cpp/tiny-llama.imatrix.gguf");
+        const auto cells = [&](const QStringList& extra) {
+            auto run = runCli(QStringList{"compare", ref, quant, "--simulate", "q4_K", "--filter", "blk\\.0\\.attn_q\\.", "--json"} + extra);
+            const QJsonObject root = QJsonDocument::fromJson(run.out).object();
+            return std::make_pair(run, root["tensors"].toArray()[0].toObject()["results"].toArray());
+        };
+        const auto [weighted, weightedCells] = cells({"--imatrix", matrix});
+        QVERIFY2(weighted.exitCode == 0, qPrintable(weighted.describe()));
+        QCOMPARE(weightedCells.size(), 2);
+        const double fileRmse = weightedCells[0].toObject()["rmse"].toDouble();
+        QVERIFY(fileRmse > 0.0);
+        QCOMPARE(weightedCells[1].toObject()["rmse"].toDouble(), fileRmse);
+        QCOMPARE(weightedCells[1].toObject()["max_abs_error"].toDouble(), weightedCells[0].toObject()["max_abs_error"].toDouble());
+        const auto [plain, plainCells] = cells({});
+        QVERIFY2(plain.exitCode == 0, qPrintable(plain.describe()));
+        QVERIFY(plainCells[1].toObject()["rmse"].toDouble() != fileRmse);
+    }
+
     void namesFromTheFileAreEscaped()
     {
         // A legacy entry whose name carries an escape sequence and a newline: printed escaped in

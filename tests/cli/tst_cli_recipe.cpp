@@ -8,6 +8,7 @@
 #include "Fixtures.h"
 #include "OrderedJson.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -152,6 +153,46 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
         const QByteArray ours = testsupport::readWholeFile(out);
         const QByteArray theirs = testsupport::readWholeFile(fixturePath(expected));
+        QCOMPARE(ours.size(), theirs.size());
+        QVERIFY2(ours == theirs, "not byte-identical to llama-quantize's output");
+    }
+
+    // With the imatrix: every llama-quantize --imatrix fixture, whole file. llama-quantize ran
+    // with the imatrix as `public/<name>` and wrote that path into quantize.imatrix.file, so the
+    // CLI runs where `public` names the fixtures' llama.cpp folder.
+    void convertWithImatrixEqualsLlamaQuantize_data()
+    {
+        QTest::addColumn<QString>("expected");
+        QDir folder(fixturePath("llama.cpp"));
+        for (const QString& name : folder.entryList({"tiny-*-imat*.gguf"}, QDir::Files, QDir::Name))
+            QTest::newRow(qPrintable(name)) << name;
+        QTest::newRow("tiny-llama-mix-IQ4_XS.gguf") << QStringLiteral("tiny-llama-mix-IQ4_XS.gguf");
+    }
+
+    void convertWithImatrixEqualsLlamaQuantize()
+    {
+        QFETCH(QString, expected);
+        const QString recipeText = QString::fromUtf8(testsupport::readWholeFile(fixturePath("llama.cpp/" + expected + ".recipe.json")));
+        const QJsonObject recipe = QJsonDocument::fromJson(recipeText.toUtf8()).object();
+        QVERIFY2(!recipe.isEmpty(), qPrintable(expected));
+        const QString log = QString::fromUtf8(testsupport::readWholeFile(fixturePath("llama.cpp/" + expected + ".log")));
+        const QString command = log.section('\n', 0, 0);
+        // The log's first line is the command: [--imatrix public/I] SOURCE public/OUT TYPE 2.
+        const QStringList words = command.split(' ', Qt::SkipEmptyParts);
+        const qsizetype typeAt = words.size() - 2;
+        QVERIFY2(typeAt > 2, qPrintable(command));
+        const QString preset = words[typeAt];
+        const QString source = words[typeAt - 2].section('/', -1);
+        QTemporaryDir dir;
+        QVERIFY(QFile::link(fixturePath("llama.cpp"), dir.filePath("public")));
+        QStringList arguments{"convert", fixturePath(source), dir.filePath("out.gguf"), "--type", preset, "--threads", "2"};
+        const qsizetype imatrixAt = words.indexOf("--imatrix");
+        if (imatrixAt >= 0)
+            arguments << "--imatrix" << words[imatrixAt + 1];
+        const auto run = testsupport::runProgram(testsupport::cliPath(), arguments, dir.path());
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QByteArray ours = testsupport::readWholeFile(dir.filePath("out.gguf"));
+        const QByteArray theirs = testsupport::readWholeFile(fixturePath("llama.cpp/" + expected));
         QCOMPARE(ours.size(), theirs.size());
         QVERIFY2(ours == theirs, "not byte-identical to llama-quantize's output");
     }

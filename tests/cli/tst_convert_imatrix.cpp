@@ -108,7 +108,7 @@ void ConvertImatrixTest::chunkedThreadedMatches()
 {
     auto model = Model::open(fixturePath(QStringLiteral("tiny-moe-F16.gguf")).toStdString());
     QVERIFY(model);
-    auto importance = ImportanceWeights::loadGguf(fixturePath(QStringLiteral("llama.cpp/tiny-moe.imatrix.gguf")).toStdString());
+    auto importance = ImportanceWeights::load(fixturePath(QStringLiteral("llama.cpp/tiny-moe.imatrix.gguf")).toStdString());
     QVERIFY(importance);
     ConversionOptions options;
     options.targetType = typeIdValue(GgmlTypeId::Q4_K);

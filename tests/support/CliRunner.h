@@ -30,11 +30,14 @@ struct CliRun {
     }
 };
 
-inline CliRun runProgram(const QString& program, const QStringList& arguments)
+// `workingDirectory` empty: the test's own.
+inline CliRun runProgram(const QString& program, const QStringList& arguments, const QString& workingDirectory = {})
 {
     QProcess process;
     process.setProgram(program);
     process.setArguments(arguments);
+    if (!workingDirectory.isEmpty())
+        process.setWorkingDirectory(workingDirectory);
     process.start();
     CliRun run;
     if (!process.waitForStarted(kHangGuardMs))
