@@ -75,6 +75,29 @@ private slots:
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temp file left
     }
 
+    // Text goes through the model's own tokenizer, as `tokenize` prints it: the logits of a
+    // text file are the logits of the ids `tokenize` gives for it.
+    void textFileIsTokenizedByTheModel()
+    {
+        QTemporaryDir dir;
+        const QString model = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
+        const QString text = dir.filePath(QStringLiteral("text.txt"));
+        QFile file(text);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("The quick brown fox jumps over the lazy dog.\n");
+        file.close();
+        const auto ids = runCli({QStringLiteral("tokenize"), model, QStringLiteral("--text-file"), text});
+        QVERIFY2(ids.exitCode == 0, qPrintable(ids.describe()));
+        const QString idList = QString::fromUtf8(ids.out).trimmed().replace(' ', ',');
+        QVERIFY(idList.count(',') >= 5);
+        const auto fromText = runCli({QStringLiteral("logits"), model, QStringLiteral("--text-file"), text, QStringLiteral("-o"), QStringLiteral("-")});
+        QVERIFY2(fromText.exitCode == 0, qPrintable(fromText.describe()));
+        const auto fromIds = runCli({QStringLiteral("logits"), model, QStringLiteral("--tokens"), idList, QStringLiteral("-o"), QStringLiteral("-")});
+        QVERIFY2(fromIds.exitCode == 0, qPrintable(fromIds.describe()));
+        QCOMPARE(fromText.out.size(), qsizetype((idList.count(',') + 1) * 512 * 4));
+        QVERIFY(fromText.out == fromIds.out);
+    }
+
     void logitsToStandardOutput()
     {
         const auto run = runCli({QStringLiteral("logits"), fixturePath(QStringLiteral("tiny-llama-F32.gguf")), QStringLiteral("--tokens"),
@@ -94,8 +117,8 @@ private slots:
             << QStringList{QStringLiteral("logits"), model, QStringLiteral("--tokens"), QStringLiteral("-3"), QStringLiteral("-o"), QStringLiteral("/dev/null")};
         QTest::newRow("output over input")
             << QStringList{QStringLiteral("logits"), model, QStringLiteral("--tokens"), QStringLiteral("1"), QStringLiteral("-o"), model};
-        QTest::newRow("text without tokenizer")
-            << QStringList{QStringLiteral("logits"), model, QStringLiteral("--text-file"), QStringLiteral("/etc/hostname"), QStringLiteral("-o"),
+        QTest::newRow("text file missing")
+            << QStringList{QStringLiteral("logits"), model, QStringLiteral("--text-file"), QStringLiteral("/nonexistent/text.txt"), QStringLiteral("-o"),
                            QStringLiteral("/dev/null")};
         QTest::newRow("unsupported architecture")
             << QStringList{QStringLiteral("logits"), fixturePath(QStringLiteral("all-types.gguf")), QStringLiteral("--tokens"), QStringLiteral("1"),

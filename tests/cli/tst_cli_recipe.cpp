@@ -185,7 +185,7 @@ private slots:
         const QString source = words[typeAt - 2].section('/', -1);
         QTemporaryDir dir;
         QVERIFY(QFile::link(fixturePath("llama.cpp"), dir.filePath("public")));
-        QStringList arguments{"convert", fixturePath(source), dir.filePath("out.gguf"), "--type", preset, "--threads", "2"};
+        QStringList arguments{"convert", fixturePath(source), dir.filePath("out.gguf"), "--preset", preset, "--threads", "2"};
         const qsizetype imatrixAt = words.indexOf("--imatrix");
         if (imatrixAt >= 0)
             arguments << "--imatrix" << words[imatrixAt + 1];
