@@ -2,12 +2,16 @@
 // llama-perplexity --kl-divergence (summary per model) plus the per-layer drift table.
 
 #include "Commands.h"
+#include "ImatrixOption.h"
 #include "ModelLoading.h"
 #include "TokenInput.h"
 #include "base/JsonWriter.h"
 #include "forward/LlamaKldBase.h"
 #include "forward/OutputComparisonRun.h"
 #include "quantize/Quantize.h"
+#include "recipe/LlamaQuantRecipe.h"
+#include "recipe/ModelShape.h"
+#include "recipe/QuantPresets.h"
 #include "types/GgmlType.h"
 
 #include <cinttypes>
@@ -17,24 +21,41 @@
 namespace {
 
 const char* const kUsage =
-    "usage: kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPE,TYPE...] [--json] [--sgemm] [--llama-activations]";
+    "usage: kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPE|PRESET,...] [--imatrix F] [--json] [--sgemm] [--llama-activations]";
 
-std::optional<std::vector<std::uint32_t>> parseSimulatedTypes(const std::string& text)
+// One --simulate entry: a type every quantizable tensor gets (as convert --type), or a
+// llama-quantize preset (Q4_K_M...) whose per-tensor types computeRecipe chooses. A name that is
+// both is read as it is spelt: ggml's lower-case type name (q4_K, iq2_xxs) means the type,
+// llama-quantize's upper-case preset name (Q4_K, IQ2_XXS) the preset.
+struct SimulatedChoice {
+    std::string name;
+    std::uint32_t type = 0;
+    const gguf::QuantPreset* preset = nullptr;
+};
+
+std::optional<std::vector<SimulatedChoice>> parseSimulatedChoices(const std::string& text)
 {
-    std::vector<std::uint32_t> types;
+    std::vector<SimulatedChoice> choices;
     std::stringstream stream(text);
     std::string name;
     while (std::getline(stream, name, ',')) {
         if (name.empty())
             continue;
         const gguf::TypeTraits* type = gguf::findTypeByName(name);
-        if (!type || !gguf::canQuantize(type->id)) {
-            reportFailure("cannot simulate '" + name + "' (a type the core quantizes to, e.g. q4_K, q8_0)", 2);
-            return std::nullopt;
+        const bool typeSpelling = type && type->name == name;
+        const gguf::QuantPreset* preset = gguf::findQuantPreset(name);
+        if (preset && !typeSpelling) {
+            choices.push_back({name, 0, preset});
+            continue;
         }
-        types.push_back(type->id);
+        if (type && gguf::canQuantize(type->id)) {
+            choices.push_back({name, type->id, nullptr});
+            continue;
+        }
+        reportFailure("cannot simulate '" + name + "' (a type the core quantizes to, e.g. q4_K, q8_0, or a llama-quantize preset, e.g. Q4_K_M)", 2);
+        return std::nullopt;
     }
-    return types;
+    return choices;
 }
 
 std::string format(const char* pattern, double a, double b = 0.0)
@@ -169,21 +190,27 @@ void appendJson(gguf::JsonWriter& json, const std::string& label, const gguf::Ou
 
 int runKld(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--tokens", "--text-file", "--llama-kld-base", "--chunk", "--simulate"}, {"--json", "--sgemm", "--llama-activations"});
+    const CliArguments args = CliArguments::parse(words, {"--tokens", "--text-file", "--llama-kld-base", "--chunk", "--simulate", "--imatrix"}, {"--json", "--sgemm", "--llama-activations"});
     if (!args.error.empty() || args.positionals.empty())
         return reportFailure(args.error.empty() ? kUsage : args.error, 2);
     const int inputs = int(args.has("--tokens")) + int(args.has("--text-file")) + int(args.has("--llama-kld-base"));
     if (inputs != 1)
         return reportFailure(kUsage, 2);
-    std::vector<std::uint32_t> simulated;
+    std::vector<SimulatedChoice> simulated;
     if (const auto list = args.value("--simulate")) {
-        auto parsed = parseSimulatedTypes(*list);
+        auto parsed = parseSimulatedChoices(*list);
         if (!parsed)
             return 2;
         simulated = *parsed;
     }
     if (args.positionals.size() < 2 && simulated.empty())
         return reportFailure("nothing to compare: name OTHER models or --simulate types", 2);
+    if (args.has("--imatrix") && simulated.empty())
+        return reportFailure("--imatrix only applies to --simulate (it weights the in-memory quantization)", 2);
+    if (!args.has("--imatrix"))
+        for (const SimulatedChoice& choice : simulated)
+            if (!choice.preset && gguf::requiresImportance(choice.type))
+                return reportFailure("cannot simulate " + gguf::typeName(choice.type) + " without --imatrix (ggml needs importance weights for it)", 2);
 
     const auto reference = openModelOrReport(args.positionals[0]);
     if (!reference)
@@ -197,8 +224,30 @@ int runKld(const std::vector<std::string>& words)
         others.push_back(model);
         candidates.push_back({args.positionals[i], model.get(), 0});
     }
-    for (const std::uint32_t type : simulated)
-        candidates.push_back({gguf::typeName(type) + " (simulated)", nullptr, type});
+    std::shared_ptr<const gguf::ImportanceMatrix> imatrix;
+    if (const auto path = args.value("--imatrix")) {
+        imatrix = loadImatrixForModelOrReport(*path, *reference);
+        if (!imatrix)
+            return 1;
+    }
+    const std::string suffix = imatrix ? " (simulated, imatrix)" : " (simulated)";
+    for (const SimulatedChoice& choice : simulated) {
+        gguf::OutputCandidate candidate{(choice.preset ? std::string(choice.preset->name) : gguf::typeName(choice.type)) + suffix, nullptr, choice.type, {}};
+        if (imatrix)
+            candidate.simulation.importance = importanceLookupOf(imatrix);
+        if (choice.preset) {
+            gguf::RecipeOptions recipeOptions;
+            recipeOptions.preset = choice.preset;
+            recipeOptions.hasImatrix = imatrix != nullptr;
+            auto recipe = gguf::computeRecipe(gguf::readModelShape(*reference), reference->tensors(), recipeOptions);
+            if (!recipe)
+                return reportFailure(recipe.error().toString());
+            if (!recipe->refusal.empty())
+                return reportFailure("cannot simulate " + choice.name + ": " + recipe->refusal);
+            candidate.simulation.recipeTypes = gguf::recipeTypeMap(*recipe);
+        }
+        candidates.push_back(std::move(candidate));
+    }
 
     gguf::OutputRunOptions options;
     options.accumulateInDouble = !args.has("--sgemm");

@@ -2,10 +2,11 @@
 // the presets for comparison, and the mix as --tensor-type rules over a base preset.
 
 #include "Commands.h"
+#include "ImatrixOption.h"
 #include "ModelLoading.h"
 #include "base/HumanFormat.h"
 #include "base/JsonWriter.h"
-#include "recipe/ImatrixFileCheck.h"
+#include "quantize/Quantize.h"
 #include "recipe/MixPlanner.h"
 #include "write/ByteSink.h"
 
@@ -67,12 +68,20 @@ int runPlan(const std::vector<std::string>& words)
         }
     }
     const auto imatrixPath = args.value("--imatrix");
-    if (imatrixPath)
-        if (auto checked = gguf::checkImatrixFile(*imatrixPath); !checked)
-            return reportFailure(checked.error().toString());
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
+    // With an importance matrix every choice is measured as llama-quantize --imatrix would make
+    // it (each expert's rows with its weights, errors weighted by them), which also makes the
+    // IQ1/IQ2/IQ3 types and their presets candidates.
+    if (imatrixPath) {
+        const auto imatrix = loadImatrixForModelOrReport(*imatrixPath, *model);
+        if (!imatrix)
+            return 1;
+        tableOptions.quantizer = gguf::quantizeRows;
+        tableOptions.quantizerMakes = gguf::canQuantize;
+        tableOptions.importance = importanceLookupOf(imatrix);
+    }
 
     auto table = gguf::measureErrorTable(*model, tableOptions);
     if (!table)

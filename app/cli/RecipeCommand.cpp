@@ -6,7 +6,7 @@
 #include "RecipeRules.h"
 #include "base/HumanFormat.h"
 #include "base/JsonWriter.h"
-#include "recipe/ImatrixFileCheck.h"
+#include "ImatrixOption.h"
 #include "recipe/RecipeAudit.h"
 #include "recipe/RecipeGrid.h"
 
@@ -324,11 +324,11 @@ int runRecipe(const std::vector<std::string>& givenWords)
     if (const auto file = args.value("--tensor-type-file"); file && !appendRulesFile(*file, *rules, ruleError))
         return reportFailure(ruleError);
     const auto imatrixPath = args.value("--imatrix");
-    if (imatrixPath)
-        if (auto checked = gguf::checkImatrixFile(*imatrixPath); !checked)
-            return reportFailure(checked.error().toString());
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
+        return 1;
+    // Read as the quantizers would: either format, and it must fit this model.
+    if (imatrixPath && !loadImatrixForModelOrReport(*imatrixPath, *model))
         return 1;
     return showPresetRecipe(*model, args.positionals[0], *preset, imatrixPath, std::move(*rules), asJson);
 }

@@ -6,6 +6,17 @@
 
 namespace gguf {
 
+namespace {
+
+WeightTransform simulatedQuantizationOf(const OutputCandidate& candidate)
+{
+    SimulationSpec spec = candidate.simulation;
+    spec.targetType = candidate.simulatedType;
+    return simulatedQuantization(std::move(spec));
+}
+
+}  // namespace
+
 Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::vector<OutputCandidate>& candidates,
                                             std::span<const std::int32_t> tokens, const OutputRunOptions& options)
 {
@@ -43,7 +54,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             const OutputCandidate& candidate = candidates[i];
             const Model& model = candidate.model ? *candidate.model : reference;
-            auto run = runForward(model, sequence, base(candidate.model ? WeightTransform{} : simulatedQuantization(candidate.simulatedType)));
+            auto run = runForward(model, sequence, base(candidate.model ? WeightTransform{} : simulatedQuantizationOf(candidate)));
             if (!run) {
                 Error error = run.error();
                 if (error.message != kForwardCancelled)

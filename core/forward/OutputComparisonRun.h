@@ -5,6 +5,7 @@
 // run's are held; cancellable between steps.
 
 #include "forward/OutputMetrics.h"
+#include "forward/SimulatedQuantization.h"
 
 #include <atomic>
 #include <functional>
@@ -17,6 +18,9 @@ struct OutputCandidate {
     std::string label;
     const Model* model = nullptr;    // nullptr: the reference quantized to simulatedType
     std::uint32_t simulatedType = 0;
+    // For a simulated candidate: a preset's per-tensor types and importance weights (its
+    // targetType is ignored; simulatedType applies when it has no recipe types).
+    SimulationSpec simulation{};
 };
 
 struct OutputRunOptions {

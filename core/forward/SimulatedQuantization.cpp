@@ -2,33 +2,98 @@
 
 #include "quantize/QuantizationPolicy.h"
 #include "quantize/Quantize.h"
+#include "recipe/LlamaQuantRecipe.h"
 #include "types/GgmlType.h"
 
-#include <atomic>
+#include <algorithm>
 #include <mutex>
+#include <optional>
 
 namespace gguf {
 
+namespace {
+
+// The type the simulation gives `tensor`, or nothing when it is kept as stored.
+std::optional<std::uint32_t> simulatedTypeOf(const SimulationSpec& spec, const TensorInfo& tensor)
+{
+    if (spec.recipeTypes) {
+        const auto found = spec.recipeTypes->find(std::string(tensor.name));
+        if (found == spec.recipeTypes->end())
+            return std::nullopt;
+        return found->second;
+    }
+    const TensorTarget target = chooseTensorTarget(tensor, spec.targetType);
+    if (!target.quantize)
+        return std::nullopt;
+    return target.typeId;
+}
+
+}  // namespace
+
+std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypeMap(const Recipe& recipe)
+{
+    auto types = std::make_shared<std::unordered_map<std::string, std::uint32_t>>();
+    for (const RecipeTensor& entry : recipe.tensors)
+        if (entry.converted && entry.source)
+            (*types)[std::string(entry.source->name)] = entry.typeId;
+    return types;
+}
+
 WeightTransform simulatedQuantization(std::uint32_t targetType, ParallelRows& pool)
 {
-    return [targetType, &pool](const TensorInfo& tensor, std::uint64_t, std::span<float> values) -> Status {
-        const TensorTarget target = chooseTensorTarget(tensor, targetType);
-        if (!target.quantize)
+    SimulationSpec spec;
+    spec.targetType = targetType;
+    return simulatedQuantization(std::move(spec), pool);
+}
+
+WeightTransform simulatedQuantization(SimulationSpec spec, ParallelRows& pool)
+{
+    return [spec = std::move(spec), &pool](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values) -> Status {
+        const std::optional<std::uint32_t> typeId = simulatedTypeOf(spec, tensor);
+        if (!typeId)
             return Ok{};
-        const TypeTraits* type = findType(target.typeId);
-        if (!type || !type->dequantize)
-            return Error{"cannot simulate type " + typeName(target.typeId), Error::kNoOffset, {}};
+        const TypeTraits* type = findType(*typeId);
+        if (!type || !type->dequantize || !canQuantize(*typeId))
+            return Error{"cannot simulate type " + typeName(*typeId) + " (" + std::string(tensor.name) + ")", Error::kNoOffset, {}};
         const auto columns = static_cast<std::uint64_t>(tensor.ne[0]);
+        if (columns == 0 || columns % type->blockSize != 0)
+            return Error{"cannot simulate " + typeName(*typeId) + " for " + std::string(tensor.name) + ": rows of "
+                             + std::to_string(columns) + " values do not fill its blocks",
+                         Error::kNoOffset, {}};
         const std::uint64_t rows = values.size() / columns;
         const std::uint64_t rowBytes = quantizedSize(*type, columns);
+        // Importance weights belong to one expert (a slice of ne[1] rows): ranges never cross one.
+        const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
+        std::vector<RowRange> ranges;
+        for (const RowRange& range : planRowRanges(0, rows, pool.threadCount())) {
+            std::uint64_t begin = range.begin;
+            while (begin < range.end) {
+                const std::uint64_t expertEnd = ((rowBegin + begin) / rowsPerExpert + 1) * rowsPerExpert - rowBegin;
+                const std::uint64_t end = std::min(range.end, expertEnd);
+                ranges.push_back({begin, end});
+                begin = end;
+            }
+        }
         std::mutex failureLock;
         std::optional<Error> failure;
-        pool.forEachRange(planRowRanges(0, rows, pool.threadCount()), [&](RowRange range) {
+        pool.forEachRange(ranges, [&](RowRange range) {
             std::vector<std::uint8_t> bytes(range.size() * rowBytes);
             const auto piece = values.subspan(range.begin * columns, range.size() * columns);
-            if (Status s = quantizeValues(target.typeId, piece, bytes); !s) {
+            std::vector<float> weights;
+            if (spec.importance) {
+                weights = spec.importance(tensor.name, static_cast<std::size_t>((rowBegin + range.begin) / rowsPerExpert));
+                if (!weights.empty() && weights.size() != columns) {
+                    std::lock_guard lock(failureLock);
+                    failure = Error{"importance weights for " + std::string(tensor.name) + " have " + std::to_string(weights.size())
+                                        + " values, its rows " + std::to_string(columns),
+                                    Error::kNoOffset, {}};
+                    return;
+                }
+            }
+            Status s = quantizeRows(*typeId, piece, static_cast<std::int64_t>(columns), weights, bytes);
+            if (!s) {
                 std::lock_guard lock(failureLock);
-                failure = s.error();
+                failure = Error{std::string(tensor.name) + ": " + s.error().message, Error::kNoOffset, {}};
                 return;
             }
             type->dequantize(bytes.data(), piece.data(), piece.size() / type->blockSize);

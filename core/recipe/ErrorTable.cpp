@@ -101,9 +101,14 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
         }
         TensorErrors errors;
         errors.tensor = tensor;
+        // A tensor the imatrix has no weights for (token_embd, output) cannot get the types that
+        // need them: llama-quantize refuses ("missing importance matrix"), ggml cannot make them.
+        const bool hasWeights = options.importance && !options.importance(tensor->name, 0).empty();
         for (const std::uint32_t type : candidates) {
             const TypeTraits& traits = *findType(type);
             if (tensor->ne[0] % traits.blockSize != 0)
+                continue;
+            if (requiresImportance(type) && !hasWeights)
                 continue;
             errors.choices.push_back({type, tensor->rowCount() * (static_cast<std::uint64_t>(tensor->ne[0]) / traits.blockSize * traits.blockBytes), 0.0});
         }

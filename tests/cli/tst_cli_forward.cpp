@@ -171,6 +171,97 @@ private slots:
         const double simulated = models[1].toObject().value(QStringLiteral("kld")).toObject().value(QStringLiteral("mean")).toDouble();
         QVERIFY(simulated < mean);
     }
+    // kld --simulate PRESET [--imatrix F] quantizes the reference in memory as llama-quantize
+    // would: the weights equal those of llama-quantize's own file bit for bit, so every figure
+    // (per position KLD, tops, probabilities, per-layer drift, routing) equals the one measured
+    // against that file; and the importance weights change them.
+    void kldSimulatedPresetEqualsTheRealFile_data()
+    {
+        QTest::addColumn<QString>("reference");
+        QTest::addColumn<QString>("real");
+        QTest::addColumn<QString>("imatrix");
+        QTest::newRow("tiny-llama Q4_K_M, imatrix") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("llama.cpp/tiny-llama-imat-Q4_K_M.gguf")
+                                                   << QStringLiteral("llama.cpp/tiny-llama.imatrix.gguf");
+        QTest::newRow("tiny-llama Q4_K_M, legacy imatrix") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("llama.cpp/tiny-llama-imatdat-Q4_K_M.gguf")
+                                                          << QStringLiteral("llama.cpp/tiny-llama.imatrix.dat");
+        QTest::newRow("tiny-llama Q4_K_M, no imatrix") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("llama.cpp/tiny-llama-mix-Q4_K_M.gguf")
+                                                      << QString();
+        QTest::newRow("tiny-llama IQ2_XXS, imatrix") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("llama.cpp/tiny-llama-imat-IQ2_XXS.gguf")
+                                                    << QStringLiteral("llama.cpp/tiny-llama.imatrix.gguf");
+        QTest::newRow("tiny-moe Q4_K_M, imatrix") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf")
+                                                 << QStringLiteral("llama.cpp/tiny-moe.imatrix.gguf");
+    }
+
+    void kldSimulatedPresetEqualsTheRealFile()
+    {
+        QFETCH(QString, reference);
+        QFETCH(QString, real);
+        QFETCH(QString, imatrix);
+        const QString preset = real.section(QLatin1Char('-'), -1).section(QLatin1Char('.'), 0, 0);
+        const QString tokens = QStringLiteral("1,17,33,49,65,81,97,113,129,145,161,177,193,209,225,241,257,273,289,305");
+        QStringList arguments{QStringLiteral("kld"), fixturePath(reference), fixturePath(real), QStringLiteral("--simulate"), preset,
+                              QStringLiteral("--tokens"), tokens, QStringLiteral("--json")};
+        if (!imatrix.isEmpty())
+            arguments << QStringLiteral("--imatrix") << fixturePath(imatrix);
+        const auto run = runCli(arguments);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonArray models = QJsonDocument::fromJson(run.out).object().value(QStringLiteral("models")).toArray();
+        QCOMPARE(models.size(), 2);
+        QJsonObject fromFile = models[0].toObject();
+        QJsonObject simulated = models[1].toObject();
+        QCOMPARE(simulated.value(QStringLiteral("label")).toString(),
+                 preset + (imatrix.isEmpty() ? QStringLiteral(" (simulated)") : QStringLiteral(" (simulated, imatrix)")));
+        QVERIFY(fromFile.value(QStringLiteral("kld")).toObject().value(QStringLiteral("mean")).toDouble() > 0.0);
+        fromFile.remove(QStringLiteral("label"));
+        simulated.remove(QStringLiteral("label"));
+        QCOMPARE(simulated.value(QStringLiteral("positions")).toArray(), fromFile.value(QStringLiteral("positions")).toArray());
+        QCOMPARE(simulated.value(QStringLiteral("layers")).toArray(), fromFile.value(QStringLiteral("layers")).toArray());
+        QCOMPARE(simulated, fromFile);
+
+        // The other way round (with the imatrix dropped, or added) the weights differ, and so do the figures.
+        if (preset == QStringLiteral("IQ2_XXS"))
+            return;  // ggml cannot make IQ2_XXS without importance weights (refusal tested below)
+        QStringList flipped{QStringLiteral("kld"), fixturePath(reference), fixturePath(real), QStringLiteral("--simulate"), preset,
+                            QStringLiteral("--tokens"), tokens, QStringLiteral("--json")};
+        if (imatrix.isEmpty())
+            flipped << QStringLiteral("--imatrix") << fixturePath(reference.startsWith(QStringLiteral("tiny-moe")) ? QStringLiteral("llama.cpp/tiny-moe.imatrix.gguf")
+                                                                                                                  : QStringLiteral("llama.cpp/tiny-llama.imatrix.gguf"));
+        const auto other = runCli(flipped);
+        QVERIFY2(other.exitCode == 0, qPrintable(other.describe()));
+        const QJsonArray otherModels = QJsonDocument::fromJson(other.out).object().value(QStringLiteral("models")).toArray();
+        QCOMPARE(otherModels.size(), 2);
+        QVERIFY(otherModels[1].toObject().value(QStringLiteral("positions")).toArray() != fromFile.value(QStringLiteral("positions")).toArray());
+        QVERIFY(otherModels[1].toObject().value(QStringLiteral("kld")).toObject().value(QStringLiteral("mean")).toDouble()
+                != fromFile.value(QStringLiteral("kld")).toObject().value(QStringLiteral("mean")).toDouble());
+    }
+
+    void kldSimulateMisuseIsOneLine_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        const QString model = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
+        const QString tokens = QStringLiteral("1,2,3");
+        QTest::newRow("imatrix without simulate") << QStringList{QStringLiteral("kld"), model, model, QStringLiteral("--imatrix"),
+                                                                 fixturePath(QStringLiteral("llama.cpp/tiny-llama.imatrix.gguf")), QStringLiteral("--tokens"), tokens};
+        QTest::newRow("iq2_xxs type without imatrix")
+            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("iq2_xxs"), QStringLiteral("--tokens"), tokens};
+        QTest::newRow("IQ2_XXS preset without imatrix")
+            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("IQ2_XXS"), QStringLiteral("--tokens"), tokens};
+        QTest::newRow("Q2_K_S preset without imatrix")
+            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("Q2_K_S"), QStringLiteral("--tokens"), tokens};
+        QTest::newRow("not an imatrix")
+            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("Q4_K_M"), QStringLiteral("--imatrix"), model,
+                           QStringLiteral("--tokens"), tokens};
+        QTest::newRow("missing imatrix")
+            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("Q4_K_M"), QStringLiteral("--imatrix"),
+                           fixturePath(QStringLiteral("does-not-exist.dat")), QStringLiteral("--tokens"), tokens};
+    }
+
+    void kldSimulateMisuseIsOneLine()
+    {
+        QFETCH(QStringList, arguments);
+        const auto run = runCli(arguments);
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+    }
 };
 
 QTEST_GUILESS_MAIN(CliForwardTest)

@@ -289,6 +289,105 @@ private slots:
         QCOMPARE(checked, planned.size());
     }
 
+    // plan --imatrix measures every choice as llama-quantize --imatrix makes it (importance-
+    // weighted quantizers and errors), so the IQ types and presets become candidates; the
+    // planner's guarantees hold, and the rules converted with the same imatrix fit the budget.
+    void planWithAnImatrix_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("imatrix");
+        QTest::addColumn<QString>("size");
+        QTest::newRow("llama 0.8MB") << "tiny-llama-F32.gguf" << "llama.cpp/tiny-llama.imatrix.gguf" << "0.8MB";
+        QTest::newRow("llama 2.6bpw") << "tiny-llama-F32.gguf" << "llama.cpp/tiny-llama.imatrix.gguf" << "2.6bpw";
+        QTest::newRow("llama 1.2MB, legacy imatrix") << "tiny-llama-F32.gguf" << "llama.cpp/tiny-llama.imatrix.dat" << "1.2MB";
+        QTest::newRow("moe 2MB") << "tiny-moe-F16.gguf" << "llama.cpp/tiny-moe.imatrix.gguf" << "2MB";
+    }
+
+    void planWithAnImatrix()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, imatrix);
+        QFETCH(QString, size);
+        QTemporaryDir dir;
+        const QString rules = dir.filePath("rules.txt");
+        const auto run = cli({"plan", fixturePath(model), "--size", size, "--imatrix", fixturePath(imatrix), "-o", rules, "--json"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(run.out).object();
+        QVERIFY(root["weighted"].toBool());
+        const QJsonObject plan = root["plan"].toObject();
+        const bool bpw = size.endsWith("bpw");
+        const double limit = bpw ? size.chopped(3).toDouble() : root["budget"].toObject()["file_bytes"].toDouble();
+        double bestPreset = 1e300;
+        QStringList evaluatedIq;
+        for (const QJsonValue& preset : root["presets"].toArray()) {
+            const QJsonObject p = preset.toObject();
+            if (p["evaluated"].toBool() && p["preset"].toString().startsWith("IQ"))
+                evaluatedIq << p["preset"].toString();
+            if (p["evaluated"].toBool() && (bpw ? p["bits_per_weight"].toDouble() : p["file_bytes"].toDouble()) <= limit)
+                bestPreset = std::min(bestPreset, p["error"].toDouble());
+        }
+        // Every IQ preset llama-quantize offers is measured with the importance weights.
+        for (const char* iq : {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M", "IQ3_XXS", "IQ3_XS", "IQ3_S", "IQ3_M", "IQ4_NL", "IQ4_XS"})
+            QVERIFY2(evaluatedIq.contains(QString::fromLatin1(iq)), qPrintable(QString::fromLatin1(iq) + " not evaluated: " + evaluatedIq.join(',')));
+        QVERIFY(bestPreset < 1e300);
+        QVERIFY(plan["error"].toDouble() <= bestPreset);
+        QVERIFY(bpw ? plan["bits_per_weight"].toDouble() <= limit : plan["file_bytes"].toDouble() <= limit);
+
+        // Converting with the rules and the same imatrix stays within the budget, with the planned types.
+        const QString out = dir.filePath("planned.gguf");
+        const auto convert = cli({"convert", fixturePath(model), out, "--type", plan["base_preset"].toString(), "--recipe", rules, "--imatrix",
+                                  fixturePath(imatrix), "--quiet"});
+        QVERIFY2(convert.exitCode == 0, qPrintable(convert.describe()));
+        QVERIFY(QFileInfo(out).size() <= plan["file_bytes"].toInteger());
+        if (!bpw)
+            QVERIFY(double(QFileInfo(out).size()) <= limit);
+        const auto recipe = cli({"recipe", out, "--json"});
+        const QJsonArray layers = QJsonDocument::fromJson(recipe.out).object()["grid"].toObject()["layers"].toArray();
+        const QJsonObject planned = plan["tensors"].toObject();
+        int checked = 0;
+        for (const QJsonValue& layer : layers)
+            for (const QJsonValue& cell : layer.toObject()["cells"].toObject())
+                if (planned.contains(cell.toObject()["tensor"].toString())) {
+                    QCOMPARE(cell.toObject()["type"].toString(), planned[cell.toObject()["tensor"].toString()].toString());
+                    ++checked;
+                }
+        QCOMPARE(checked, planned.size());
+    }
+
+    void planWeightsTheErrorsOnlyWithAnImatrix()
+    {
+        const auto plain = cli({"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1.2MB", "--json"});
+        const auto weighted = cli({"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1.2MB", "--json", "--imatrix",
+                                   fixturePath("llama.cpp/tiny-llama.imatrix.gguf")});
+        QVERIFY2(plain.exitCode == 0 && weighted.exitCode == 0, qPrintable(plain.describe() + weighted.describe()));
+        const QJsonObject a = QJsonDocument::fromJson(plain.out).object();
+        const QJsonObject b = QJsonDocument::fromJson(weighted.out).object();
+        QVERIFY(!a["weighted"].toBool());
+        QVERIFY(b["weighted"].toBool());
+        auto presetNamed = [](const QJsonObject& root, const QString& name) {
+            for (const QJsonValue& p : root["presets"].toArray())
+                if (p.toObject()["preset"].toString() == name)
+                    return p.toObject();
+            return QJsonObject{};
+        };
+        // Without importance weights ggml cannot make IQ2_XXS: the preset is listed, not measured.
+        QVERIFY(!presetNamed(a, "IQ2_XXS")["evaluated"].toBool());
+        QVERIFY(!presetNamed(a, "IQ2_XXS")["why"].toString().isEmpty());
+        QVERIFY(presetNamed(b, "IQ2_XXS")["evaluated"].toBool());
+        // The same preset costs differently once weighted.
+        QVERIFY(presetNamed(a, "Q4_K_M")["error"].toDouble() != presetNamed(b, "Q4_K_M")["error"].toDouble());
+    }
+
+    void planAndRecipeRefuseWhatIsNoImatrix()
+    {
+        for (const QString& bad : {fixturePath("tiny-llama-F32.gguf"), fixturePath("README.md"), fixturePath("does-not-exist.dat")}) {
+            const auto plan = cli({"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1.2MB", "--imatrix", bad});
+            QVERIFY2(plan.failedWithOneLine(), qPrintable(bad + ": " + plan.describe()));
+            const auto recipe = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q4_K_M", "--imatrix", bad});
+            QVERIFY2(recipe.failedWithOneLine(), qPrintable(bad + ": " + recipe.describe()));
+        }
+    }
+
     void hostileInputsAndOutputs()
     {
         // Every malformed fixture: one line, no crash, for the grid/audit and for a preset's recipe.

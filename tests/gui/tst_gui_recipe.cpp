@@ -25,6 +25,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cstring>
 #include <qcustomplot.h>
 
 using testsupport::fixturePath;
@@ -210,6 +211,67 @@ private slots:
         QVERIFY(!finished.first().at(0).toBool());
         QVERIFY(finished.first().at(1).toString().contains("importance matrix"));
         QVERIFY(!QFile::exists(dir.filePath("refused.gguf")));
+    }
+
+    // The imatrix picker: the file is read in the background and checked against the model; the
+    // planner then measures with its weights (IQ presets measured), and Convert quantizes with
+    // them: the tensor data equals llama-quantize --imatrix's Q4_K_M output byte for byte.
+    void imatrixFileFeedsPlannerAndConvert()
+    {
+        const auto model = testsupport::openModelAt(fixturePath("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        RecipePage page(model);
+        QVERIFY(!page.importance());
+        QSignalSpy loaded(&page, &RecipePage::imatrixLoaded);
+        // A file that is no importance matrix is refused with the reader's reason; nothing changes.
+        page.loadImatrix(fixturePath("tiny-llama-F32.gguf"));
+        QVERIFY(loaded.count() == 1 || loaded.wait(testsupport::kHangGuardMs));
+        QVERIFY(!loaded.first().at(0).toBool());
+        QVERIFY2(!loaded.first().at(1).toString().isEmpty(), "no reason given");
+        QCOMPARE(page.imatrixLabel()->text(), QStringLiteral("no imatrix file"));
+        QVERIFY(!page.importance());
+        QVERIFY(!page.plannerView()->weighted());
+        loaded.clear();
+        page.loadImatrix(fixturePath("llama.cpp/tiny-llama.imatrix.gguf"));
+        QVERIFY(loaded.count() == 1 || loaded.wait(testsupport::kHangGuardMs));
+        QVERIFY2(loaded.first().at(0).toBool(), qPrintable(loaded.first().at(1).toString()));
+        QVERIFY(page.importance());
+        QVERIFY(page.imatrixBox()->isChecked());
+        QCOMPARE(page.imatrixLabel()->text(), QStringLiteral("tiny-llama.imatrix.gguf"));
+        QVERIFY(page.plannerView()->weighted());
+
+        MixPlannerView& planner = *page.plannerView();
+        QSignalSpy planned(&planner, &MixPlannerView::planFinished);
+        planner.setBudgetText("0.8MB");
+        planner.plan();
+        QVERIFY(planned.count() == 1 || planned.wait(testsupport::kHangGuardMs));
+        QVERIFY2(planned.first().at(0).toBool(), qPrintable(planned.first().at(1).toString()));
+        QVERIFY(planner.result()->mix.fileBytes <= 800000);
+        QVERIFY(planner.result()->mix.error <= planner.result()->bestPresetError);
+        bool iq2Measured = false;
+        for (const auto& point : planner.presets())
+            iq2Measured |= point.preset->name == "IQ2_XXS" && point.evaluated;
+        QVERIFY(iq2Measured);
+
+        page.showPreset("Q4_K_M");
+        QTemporaryDir dir;
+        QSignalSpy converted(&page, &RecipePage::conversionFinished);
+        page.startConversion(dir.filePath("imat.gguf"));
+        QVERIFY(converted.count() == 1 || converted.wait(testsupport::kHangGuardMs));
+        QVERIFY2(converted.first().at(0).toBool(), qPrintable(converted.first().at(1).toString()));
+        const auto ours = testsupport::openModelAt(dir.filePath("imat.gguf"));
+        const auto real = testsupport::openModelAt(fixturePath("llama.cpp/tiny-llama-imat-Q4_K_M.gguf"));
+        QVERIFY(ours && real);
+        QCOMPARE(ours->tensors().size(), real->tensors().size());
+        for (std::size_t t = 0; t < real->tensors().size(); ++t) {
+            const auto& a = ours->tensors()[t];
+            const auto& b = real->tensors()[t];
+            QCOMPARE(std::string(a.name), std::string(b.name));
+            QCOMPARE(a.typeId, b.typeId);
+            QCOMPARE(a.nbytes, b.nbytes);
+            QVERIFY2(std::memcmp(a.data, b.data, b.nbytes) == 0, std::string(b.name).c_str());
+        }
+        QVERIFY(!ours->metadataString("quantize.imatrix.file").empty());
     }
 
     void openedFromTheMainWindow()

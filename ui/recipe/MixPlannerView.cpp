@@ -1,5 +1,7 @@
 #include "recipe/MixPlannerView.h"
 
+#include "quantize/Quantize.h"
+
 #include "base/EscapedText.h"
 #include "base/HumanFormat.h"
 #include "common/PlotPalette.h"
@@ -157,6 +159,18 @@ void MixPlannerView::setImatrixPresent(bool present)
     }
 }
 
+void MixPlannerView::setImportance(std::shared_ptr<const gguf::ImportanceMatrix> matrix)
+{
+    if (matrix == m_importance)
+        return;
+    m_importance = std::move(matrix);
+    if (m_importance)
+        m_imatrix = true;
+    // The errors were measured with other weights (or none): measure again on the next plan.
+    m_table.reset();
+    m_context.reset();
+}
+
 void MixPlannerView::cancel()
 {
     if (m_job)
@@ -186,9 +200,18 @@ void MixPlannerView::measureThenPlan()
     auto model = m_model;
     const auto rows = static_cast<std::size_t>(m_rowsSpin->value());
     // One chunk: the measurement spreads its sampled rows over all cores itself.
-    m_job = new BackgroundJob(1, [measurement, model, rows](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+    auto importance = m_importance;
+    m_job = new BackgroundJob(1, [measurement, model, rows, importance](int, const std::atomic<bool>& cancelled) -> gguf::Status {
         gguf::ErrorTableOptions options;
         options.sampleRows = rows;
+        if (importance) {
+            options.quantizer = gguf::quantizeRows;
+            options.quantizerMakes = gguf::canQuantize;
+            options.importance = [importance](std::string_view name, std::size_t expert) {
+                const gguf::ImportanceEntry* entry = importance->find(name);
+                return entry ? entry->quantWeights(expert) : std::vector<float>{};
+            };
+        }
         options.cancel = &cancelled;
         options.progress = [measurement](std::uint64_t done, std::uint64_t total) {
             measurement->done = done;

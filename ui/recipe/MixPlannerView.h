@@ -5,6 +5,7 @@
 // --tensor-type rules over a base preset, to copy or save as a rules file.
 
 #include "gguf/Model.h"
+#include "imatrix/ImportanceMatrix.h"
 #include "recipe/MixPlanner.h"
 
 #include <QWidget>
@@ -29,6 +30,10 @@ public:
 
     void setBudgetText(const QString& text);
     void setImatrixPresent(bool present);  // for the presets' recipes (the rules that depend on it)
+    // Measures with these importance weights from now on (as plan --imatrix: weighted quantizers
+    // and errors, IQ types and presets included); nullptr: unweighted. Drops the measurement.
+    void setImportance(std::shared_ptr<const gguf::ImportanceMatrix> matrix);
+    bool weighted() const { return m_importance != nullptr; }
     // Plans for the budget in the field; measures first when nothing is measured yet.
     void plan();
     void cancel();
@@ -61,6 +66,7 @@ private:
     std::optional<gguf::PlanRules> m_rules;
     std::optional<gguf::Budget> m_budget;
     bool m_imatrix = false;
+    std::shared_ptr<const gguf::ImportanceMatrix> m_importance;
 
     BackgroundJob* m_job = nullptr;
     std::shared_ptr<Measurement> m_measurement;

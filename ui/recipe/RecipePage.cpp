@@ -8,6 +8,8 @@
 #include "recipe/RecipeGrid.h"
 #include "recipe/RecipeGridView.h"
 #include "recipe/RecipeConversion.h"
+#include "imatrix/ImatrixValidation.h"
+#include "quantize/Quantize.h"
 #include "session/BackgroundJob.h"
 
 #include <QCheckBox>
@@ -16,6 +18,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QFileDialog>
+#include <QFutureWatcher>
+#include <QtConcurrent>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -48,6 +52,19 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     m_imatrix->setToolTip(tr("llama-quantize chooses some types differently when an importance matrix is given, and refuses the "
                              "lowest-bit types without one"));
     controls->addWidget(m_imatrix);
+    m_imatrixPick = new QPushButton(tr("Imatrix File…"), recipe);
+    m_imatrixPick->setObjectName(QStringLiteral("recipeImatrixPick"));
+    m_imatrixPick->setToolTip(tr("An importance matrix (llama-imatrix's .gguf or .dat): the planner weights its errors with it and "
+                                 "Convert quantizes with it, as llama-quantize --imatrix"));
+    controls->addWidget(m_imatrixPick);
+    m_imatrixFile = new QLabel(tr("no imatrix file"), recipe);
+    m_imatrixFile->setObjectName(QStringLiteral("recipeImatrixFile"));
+    controls->addWidget(m_imatrixFile);
+    connect(m_imatrixPick, &QPushButton::clicked, this, [this]() {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Importance matrix"), QString(), tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+        if (!path.isEmpty())
+            loadImatrix(path);
+    });
     controls->addStretch(1);
     recipeLayout->addLayout(controls);
     auto* split = new QSplitter(Qt::Vertical, recipe);
@@ -106,6 +123,7 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
 
     connect(m_preset, &QComboBox::currentIndexChanged, this, &RecipePage::refreshGrid);
     connect(m_imatrix, &QCheckBox::toggled, this, [this](bool on) {
+        m_planner->setImportance(on ? m_importance : nullptr);
         m_planner->setImatrixPresent(on);
         refreshGrid();
     });
@@ -141,13 +159,29 @@ void RecipePage::startConversion(const QString& path)
     auto progress = std::make_shared<std::atomic<int>>(0);
     const std::string target = path.toStdString();
     // One chunk: the conversion spreads each tensor's rows over all cores itself.
-    m_convertJob = new BackgroundJob(1, [model, options, target, progress](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+    // The loaded matrix's weights when "with an imatrix" is on; the box alone only changes the types shown.
+    const auto importance = m_imatrix->isChecked() ? m_importance : nullptr;
+    const std::string importancePath = m_importancePath.toStdString();
+    m_convertJob = new BackgroundJob(1, [model, options, target, progress, importance, importancePath](int, const std::atomic<bool>& cancelled) -> gguf::Status {
         auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), options);
         if (!recipe)
             return recipe.error();
         if (!recipe->refusal.empty())
             return gguf::Error{recipe->refusal, gguf::Error::kNoOffset, {}};
         gguf::RecipeConversionOptions conversion;
+        if (importance) {
+            conversion.quantizer = gguf::quantizeRows;
+            conversion.importance = [importance](std::string_view name, std::size_t expert) {
+                const gguf::ImportanceEntry* entry = importance->find(name);
+                return entry ? entry->quantWeights(expert) : std::vector<float>{};
+            };
+            gguf::ImatrixProvenance provenance;
+            provenance.file = importancePath;
+            provenance.dataset = importance->datasets().empty() ? std::string{} : importance->datasets().front();
+            provenance.entries = static_cast<std::uint32_t>(importance->entries().size());
+            provenance.chunks = static_cast<std::uint32_t>(std::max<std::int64_t>(0, importance->chunkCount()));
+            conversion.imatrix = provenance;
+        }
         conversion.cancel = &cancelled;
         conversion.progress = [progress](std::uint64_t done, std::uint64_t total) {
             *progress = total ? int(1000.0 * double(done) / double(total)) : 0;
@@ -173,6 +207,52 @@ void RecipePage::startConversion(const QString& path)
         m_preview->setText(message);
         emit conversionFinished(outcome.isDone(), message);
     });
+}
+
+void RecipePage::loadImatrix(const QString& path)
+{
+    if (m_imatrixLoading)
+        return;
+    m_imatrixLoading = true;
+    m_imatrixPick->setEnabled(false);
+    m_imatrixFile->setText(tr("reading %1…").arg(QFileInfo(path).fileName()));
+    struct Loaded {
+        std::shared_ptr<const gguf::ImportanceMatrix> matrix;
+        QString error;
+    };
+    auto model = m_model;
+    const std::string file = path.toStdString();
+    auto* watcher = new QFutureWatcher<Loaded>(this);
+    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, path]() {
+        const Loaded loaded = watcher->result();
+        watcher->deleteLater();
+        m_imatrixLoading = false;
+        m_imatrixPick->setEnabled(true);
+        if (!loaded.matrix) {
+            m_imatrixFile->setText(m_importance ? QFileInfo(m_importancePath).fileName() : tr("no imatrix file"));
+            m_preview->setText(loaded.error);
+            emit imatrixLoaded(false, loaded.error);
+            return;
+        }
+        m_importance = loaded.matrix;
+        m_importancePath = path;
+        m_imatrixFile->setText(QString::fromStdString(gguf::escapeForDisplay(QFileInfo(path).fileName().toStdString())));
+        m_planner->setImportance(m_importance);
+        m_imatrix->setChecked(true);
+        refreshGrid();
+        emit imatrixLoaded(true, m_imatrixFile->text());
+    });
+    watcher->setFuture(QtConcurrent::run([model, file]() -> Loaded {
+        auto read = gguf::ImportanceMatrix::load(file);
+        if (!read)
+            return {nullptr, QString::fromStdString(gguf::escapeForDisplay(read.error().toString()))};
+        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(read.value()));
+        const gguf::ImatrixValidation validation = gguf::validateImatrix(*matrix, *model);
+        for (const gguf::ImatrixIssue& issue : validation.issues)
+            if (issue.severity == gguf::ImatrixSeverity::Error)
+                return {nullptr, QString::fromStdString(gguf::escapeForDisplay("the importance matrix does not fit the model: " + issue.toString()))};
+        return {matrix, QString()};
+    }));
 }
 
 void RecipePage::refreshGrid()

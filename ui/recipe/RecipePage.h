@@ -5,6 +5,7 @@
 // file's label; and the mix planner with its size/error frontier.
 
 #include "gguf/Model.h"
+#include "imatrix/ImportanceMatrix.h"
 
 #include <QWidget>
 #include <memory>
@@ -43,8 +44,17 @@ public:
     void startConversion(const QString& path);
     QPushButton* convertButton() const { return m_convert; }
 
+    // Reads an importance matrix (either format) in the background and checks it against the
+    // model; once loaded, the planner measures with its weights and Convert quantizes with them,
+    // as llama-quantize --imatrix does. imatrixLoaded reports the end.
+    void loadImatrix(const QString& path);
+    std::shared_ptr<const gguf::ImportanceMatrix> importance() const { return m_importance; }
+    QPushButton* imatrixButton() const { return m_imatrixPick; }
+    QLabel* imatrixLabel() const { return m_imatrixFile; }
+
 signals:
     void conversionFinished(bool succeeded, const QString& message);
+    void imatrixLoaded(bool succeeded, const QString& message);
 
 private:
     void refreshGrid();
@@ -53,6 +63,11 @@ private:
     QTabWidget* m_sections;
     QComboBox* m_preset;
     QCheckBox* m_imatrix;
+    QPushButton* m_imatrixPick;
+    QLabel* m_imatrixFile;
+    std::shared_ptr<const gguf::ImportanceMatrix> m_importance;
+    QString m_importancePath;
+    bool m_imatrixLoading = false;
     QPlainTextEdit* m_rules;
     QLabel* m_preview;
     QPushButton* m_convert;
