@@ -150,8 +150,15 @@ private slots:
 
         const std::size_t row = rowNamed(*page.comparison(), "blk.0.attn_q.weight");
         QVERIFY(row < page.comparison()->rows().size());
-        const auto& q4Cell = page.results()->cells[row][0];
-        const auto& iq2Cell = page.results()->cells[row][1];
+        std::size_t q4Column = 0;
+        std::size_t iq2Column = 0;
+        for (std::size_t c = 0; c < page.comparison()->columns().size(); ++c) {
+            q4Column = page.comparison()->columns()[c].simulatedType == kQ4_K ? c : q4Column;
+            iq2Column = page.comparison()->columns()[c].simulatedType == kIQ2_XXS ? c : iq2Column;
+        }
+        QVERIFY(q4Column != iq2Column);
+        const auto& q4Cell = page.results()->cells[row][q4Column];
+        const auto& iq2Cell = page.results()->cells[row][iq2Column];
         QVERIFY(q4Cell && iq2Cell);  // IQ2_XXS could be simulated: it had the weights
         QVERIFY(std::isfinite(q4Cell->weightedSquaredError) && q4Cell->weightedSquaredError > 0);
         QVERIFY(std::isfinite(q4Cell->relativeWeightedError));
@@ -172,7 +179,7 @@ private slots:
         const int weighted = static_cast<int>(comparisonMetrics().size());
         QCOMPARE(page.metricCombo()->itemText(weighted), comparisonMetricsWithImportance()[static_cast<std::size_t>(weighted)].displayName());
         page.metricCombo()->setCurrentIndex(weighted);
-        const QModelIndex cell = page.tableModel()->index(static_cast<int>(row), ComparisonTableModel::FixedColumnCount);
+        const QModelIndex cell = page.tableModel()->index(static_cast<int>(row), ComparisonTableModel::FixedColumnCount + static_cast<int>(q4Column));
         QCOMPARE(page.tableModel()->data(cell, ComparisonTableModel::SortRole).toDouble(),
                  comparisonMetricsWithImportance()[static_cast<std::size_t>(weighted)].valueIn(*q4Cell));
 
