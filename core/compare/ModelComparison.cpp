@@ -143,6 +143,19 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
                 comparison.m_simulationWeights[r] = std::make_shared<const TensorImportance>(std::move(*weights));
         }
     }
+    // A type ggml makes only with importance weights cannot simulate a tensor the matrix does not
+    // cover (token_embd, output): that cell fails alone, as the comment on simulatedTypes says,
+    // instead of failing the whole run when its ranges are computed.
+    for (std::size_t r = 0; r < comparison.m_rows.size(); ++r)
+        for (std::size_t c = 0; c < comparison.m_columns.size(); ++c) {
+            ComparisonCell& cell = comparison.m_rows[r].cells[c];
+            const bool weighted = r < comparison.m_simulationWeights.size() && comparison.m_simulationWeights[r];
+            if (comparison.m_columns[c].kind == ComparisonColumn::Kind::Simulated && cell.ok() && cell.quantizedInMemory
+                && requiresImportance(cell.typeId) && !weighted) {
+                cell.status = CellStatus::Undecodable;
+                cell.problem = typeName(cell.typeId) + " needs importance weights and the importance matrix has none that fit this tensor";
+            }
+        }
     return comparison;
 }
 

@@ -8,26 +8,58 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <algorithm>
+
+namespace {
+// Every block type the core quantizes, the ones that need an importance matrix included, in the
+// order simulationTargetTypes() uses: super-block types first, then by bits per weight.
+std::vector<const gguf::TypeTraits*> offeredSimulationTypes()
+{
+    std::vector<const gguf::TypeTraits*> types;
+    for (const gguf::TypeTraits* type : gguf::quantizableTypes())
+        if (type->kind == gguf::TypeKind::Quantized)
+            types.push_back(type);
+    std::stable_sort(types.begin(), types.end(), [](const gguf::TypeTraits* a, const gguf::TypeTraits* b) {
+        if (a->blockSize != b->blockSize)
+            return a->blockSize > b->blockSize;
+        return a->bitsPerWeight() < b->bitsPerWeight();
+    });
+    return types;
+}
+}  // namespace
 
 CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     : QDialog(parent), m_files(new QListWidget(this)), m_types(new QListWidget(this)), m_message(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
-      m_openFileNote(new QLabel(this))
+      m_openFileNote(new QLabel(this)), m_imatrix(new QLineEdit(this))
 {
     setWindowTitle(tr("Compare Quant Levels"));
     m_files->setObjectName(QStringLiteral("filesList"));
     m_types->setObjectName(QStringLiteral("simulatedTypesList"));
-    for (const gguf::TypeTraits* type : gguf::simulationTargetTypes()) {
+    for (const gguf::TypeTraits* type : offeredSimulationTypes()) {
         auto* item = new QListWidgetItem(QString::fromLatin1(type->name), m_types);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }
     restoreFiles();
     addOpenFile(currentModelPath);
+    m_imatrix->setObjectName(QStringLiteral("imatrixEdit"));
+    m_imatrix->setPlaceholderText(tr("none: plain quantization, unweighted figures"));
+    m_imatrix->setClearButtonEnabled(true);
+    connect(m_imatrix, &QLineEdit::textChanged, this, &CompareDialog::updateTypeAvailability);
+    auto* imatrixButton = new QPushButton(tr("Choose…"), this);
+    connect(imatrixButton, &QPushButton::clicked, this, [this]() {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Importance Matrix"), addFilesFolder(),
+                                                          tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+        if (!path.isEmpty())
+            m_imatrix->setText(path);
+    });
+    updateTypeAvailability();
 
     auto* addButton = new QPushButton(tr("Add Files…"), this);
     auto* removeButton = new QPushButton(tr("Remove"), this);
@@ -59,6 +91,11 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     layout->addLayout(fileButtons);
     layout->addWidget(new QLabel(tr("Also simulate, by quantizing the reference in memory:"), this));
     layout->addWidget(m_types, 1);
+    auto* imatrixRow = new QHBoxLayout;
+    imatrixRow->addWidget(new QLabel(tr("Importance matrix (optional):"), this));
+    imatrixRow->addWidget(m_imatrix, 1);
+    imatrixRow->addWidget(imatrixButton);
+    layout->addLayout(imatrixRow);
     layout->addWidget(m_message);
     layout->addWidget(m_progress);
     layout->addWidget(m_buttons);
@@ -76,8 +113,46 @@ void CompareDialog::addFile(const QString& path, bool checked)
 void CompareDialog::setSimulatedTypeChecked(const QString& typeName, bool checked)
 {
     for (int i = 0; i < m_types->count(); ++i)
-        if (m_types->item(i)->text().compare(typeName, Qt::CaseInsensitive) == 0)
+        if (m_types->item(i)->text().compare(typeName, Qt::CaseInsensitive) == 0 && (m_types->item(i)->flags() & Qt::ItemIsEnabled))
             m_types->item(i)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+}
+
+void CompareDialog::setImportanceMatrixPath(const QString& path)
+{
+    m_imatrix->setText(path);
+}
+
+QString CompareDialog::importanceMatrixPath() const
+{
+    return m_imatrix->text().trimmed();
+}
+
+QString CompareDialog::typeUnavailableReason(const QString& typeName) const
+{
+    const gguf::TypeTraits* type = gguf::findTypeByName(typeName.toStdString());
+    if (type && gguf::requiresImportance(type->id) && importanceMatrixPath().isEmpty())
+        return tr("%1 needs an importance matrix: ggml quantizes it only with importance weights "
+                  "(llama-quantize refuses it without --imatrix). Choose one below.")
+            .arg(QString::fromLatin1(type->name));
+    return {};
+}
+
+// Types ggml makes only with importance weights can be checked only while a matrix is chosen.
+void CompareDialog::updateTypeAvailability()
+{
+    const QSignalBlocker blocker(m_types);
+    for (int i = 0; i < m_types->count(); ++i) {
+        QListWidgetItem* item = m_types->item(i);
+        const QString why = typeUnavailableReason(item->text());
+        item->setToolTip(why);
+        if (why.isEmpty()) {
+            item->setFlags(item->flags() | Qt::ItemIsEnabled);
+        } else {
+            item->setCheckState(Qt::Unchecked);
+            item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+        }
+    }
+    updateOkButton();
 }
 
 QStringList CompareDialog::checkedFiles() const
@@ -121,8 +196,18 @@ void CompareDialog::openAndAccept()
     const QStringList paths = checkedFiles();
     if (m_job || paths.isEmpty())
         return;
+    const QString imatrixPath = importanceMatrixPath();
+    const int chunks = static_cast<int>(paths.size()) + (imatrixPath.isEmpty() ? 0 : 1);
     auto opened = std::make_shared<std::vector<std::shared_ptr<const gguf::Model>>>(static_cast<std::size_t>(paths.size()));
-    auto* job = new BackgroundJob(static_cast<int>(paths.size()), [paths, opened](int chunk, const std::atomic<bool>&) -> gguf::Status {
+    auto importance = std::make_shared<std::shared_ptr<gguf::ImportanceMatrix>>();
+    auto* job = new BackgroundJob(chunks, [paths, opened, imatrixPath, importance](int chunk, const std::atomic<bool>&) -> gguf::Status {
+        if (chunk == paths.size()) {  // the last chunk reads the importance matrix
+            auto matrix = gguf::ImportanceMatrix::load(imatrixPath.toStdString());
+            if (!matrix)
+                return matrix.error();
+            *importance = std::make_shared<gguf::ImportanceMatrix>(std::move(matrix.value()));
+            return gguf::Ok{};
+        }
         auto model = gguf::Model::open(paths[chunk].toStdString());
         if (!model)
             return model.error();
@@ -130,13 +215,13 @@ void CompareDialog::openAndAccept()
         return gguf::Ok{};
     }, this);
     m_job = job;
-    m_progress->setRange(0, static_cast<int>(paths.size()));
+    m_progress->setRange(0, chunks);
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_message->setText(tr("Opening %n file(s)…", nullptr, static_cast<int>(paths.size())));
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
     connect(job, &BackgroundJob::progress, m_progress, &QProgressBar::setValue);
-    connect(job, &BackgroundJob::finished, this, [this, job, opened](const JobOutcome& outcome) {
+    connect(job, &BackgroundJob::finished, this, [this, job, opened, importance](const JobOutcome& outcome) {
         job->deleteLater();
         m_job = nullptr;
         m_progress->setVisible(false);
@@ -146,6 +231,7 @@ void CompareDialog::openAndAccept()
             return;
         }
         m_models = std::move(*opened);
+        m_importance = std::move(*importance);
         rememberFiles();
         accept();
     });

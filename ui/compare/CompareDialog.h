@@ -8,6 +8,7 @@
 // out on the job pool); otherwise it stays unchecked and the dialog says why.
 
 #include "gguf/Model.h"
+#include "imatrix/ImportanceMatrix.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -16,6 +17,7 @@
 
 class QDialogButtonBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QProgressBar;
 class BackgroundJob;
@@ -31,6 +33,13 @@ public:
     void setSimulatedTypeChecked(const QString& typeName, bool checked);
     QStringList checkedFiles() const;
     std::vector<std::uint32_t> simulatedTypes() const;
+    // The importance matrix (optional; llama-imatrix output, either format). With one, the
+    // simulated columns quantize as llama-quantize --imatrix and the page adds the weighted
+    // figures; the types ggml makes only with one (requiresImportance) are enabled only then.
+    void setImportanceMatrixPath(const QString& path);
+    QString importanceMatrixPath() const;
+    // Why a type cannot be checked now (empty when it can), also its item's tooltip.
+    QString typeUnavailableReason(const QString& typeName) const;
     // Why the open model was left unchecked; empty while checking or when it fits.
     QString openFileNote() const;
     // Where "Add Files…" starts: the open model's folder, else the last added file's.
@@ -38,6 +47,8 @@ public:
 
     // After accept(): the opened models, in the order of checkedFiles().
     const std::vector<std::shared_ptr<const gguf::Model>>& models() const { return m_models; }
+    // After accept(): the loaded importance matrix, or null when none was chosen.
+    std::shared_ptr<gguf::ImportanceMatrix> importanceMatrix() const { return m_importance; }
 
 signals:
     // Once the open model has been checked against the other files: `fits` says whether it
@@ -51,6 +62,7 @@ public slots:
 private:
     void chooseFiles();
     void updateOkButton();
+    void updateTypeAvailability();
     // In CompareDialogFiles.cpp: the remembered list, the open model's place in it.
     void restoreFiles();
     void rememberFiles() const;
@@ -63,8 +75,10 @@ private:
     QProgressBar* m_progress;
     QDialogButtonBox* m_buttons;
     QLabel* m_openFileNote;
+    QLineEdit* m_imatrix;
     QPointer<BackgroundJob> m_job;
     QPointer<BackgroundJob> m_fitJob;
     QString m_openFile;
     std::vector<std::shared_ptr<const gguf::Model>> m_models;
+    std::shared_ptr<gguf::ImportanceMatrix> m_importance;
 };

@@ -15,6 +15,9 @@
 #include "common/JobProgressBar.h"
 #include "compare/LayerErrorChart.h"
 #include "compare/TensorErrorView.h"
+#include "imatrix/ColumnErrorView.h"
+#include "imatrix/ImatrixValidation.h"
+#include "quantize/Quantize.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -57,10 +60,11 @@ private:
 }  // namespace
 
 ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models, std::vector<std::uint32_t> simulatedTypes,
-                         QWidget* parent)
+                         QWidget* parent, std::shared_ptr<gguf::ImportanceMatrix> importance)
     : QWidget(parent), m_problems(new QLabel(this)), m_status(new QLabel(this)), m_progress(new JobProgressBar(this)),
       m_tabs(new QTabWidget(this)), m_model(new ComparisonTableModel(this)), m_totalsModel(new ComparisonTotalsModel(this)), m_proxy(new ComparisonProxyModel(this)),
-      m_chart(new LayerErrorChart(this)), m_tensorView(new TensorErrorView(m_progress, this))
+      m_chart(new LayerErrorChart(this)), m_tensorView(new TensorErrorView(m_progress, this)),
+      m_columnView(new ColumnErrorView(this))
 {
     m_problems->setObjectName(QStringLiteral("problemsLabel"));
     m_problems->setWordWrap(true);
@@ -72,6 +76,8 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     m_tabs->addTab(tableTab, tr("Table"));
     m_tabs->addTab(m_chart, tr("Per layer"));
     m_tabs->addTab(m_tensorView, tr("Tensor"));
+    m_columnView->setObjectName(QStringLiteral("columnErrorView"));
+    m_tabs->addTab(m_columnView, tr("Columns"));
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_problems);
     layout->addWidget(m_status);
@@ -80,6 +86,23 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
 
     gguf::ComparisonOptions options;
     options.simulatedTypes = std::move(simulatedTypes);
+    QStringList importanceIssues;
+    if (importance) {
+        // The reference decides the shapes the matrix must fit: find it as the comparison will
+        // (pairing tensors reads no data, so this costs what the comparison below costs).
+        gguf::ComparisonOptions probeOptions;
+        probeOptions.simulatedTypes = {};
+        auto probe = gguf::ModelComparison::create(models, probeOptions);
+        if (probe) {
+            const gguf::ImatrixValidation validation = gguf::validateImatrix(*importance, probe->reference());
+            for (const gguf::ImatrixIssue& issue : validation.issues)
+                if (issue.severity != gguf::ImatrixSeverity::Note)
+                    importanceIssues << QString::fromStdString(issue.toString());
+        }
+        options.importance = importance;
+        // Simulated columns quantize as llama-quantize --imatrix: each expert's rows with its weights.
+        options.quantizeWithImportance = gguf::quantizeRows;
+    }
     auto created = gguf::ModelComparison::create(std::move(models), options);
     if (!created) {
         m_problems->setText(tr("<b>Cannot compare:</b> %1").arg(QString::fromStdString(created.error().toString()).toHtmlEscaped()));
@@ -96,8 +119,21 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
 
     QStringList lines;
     lines << tr("<b>Reference:</b> %1").arg(QString::fromStdString(m_comparison->reference().primary().path()).toHtmlEscaped());
+    if (importance)
+        lines << tr("<b>Importance matrix:</b> %1 (simulated columns quantized with it; weighted figures in the metric lists)")
+                     .arg(QString::fromStdString(importance->path()).toHtmlEscaped());
+    constexpr int kShownImportanceIssues = 8;
+    for (int i = 0; i < importanceIssues.size() && i < kShownImportanceIssues; ++i)
+        lines << QStringLiteral("⚠ ") + importanceIssues[i].toHtmlEscaped();
+    if (importanceIssues.size() > kShownImportanceIssues)
+        lines << tr("⚠ … and %n more importance matrix problem(s)", nullptr, static_cast<int>(importanceIssues.size() - kShownImportanceIssues));
     for (const std::string& problem : m_comparison->problems())
         lines << QStringLiteral("⚠ ") + QString::fromStdString(problem).toHtmlEscaped();
+    if (m_comparison->importance()) {
+        const QSignalBlocker blocker(m_metric);
+        for (std::size_t i = comparisonMetrics().size(); i < comparisonMetricsWithImportance().size(); ++i)
+            m_metric->addItem(comparisonMetricsWithImportance()[i].displayName());
+    }
     m_problems->setText(lines.join(QStringLiteral("<br>")));
 
     m_run = new ComparisonRun(m_comparison, this);
@@ -237,8 +273,19 @@ void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> res
 void ComparePage::showSelectedTensor()
 {
     const QModelIndex current = m_proxy->mapToSource(m_table->currentIndex());
-    if (current.isValid())
-        m_tensorView->setTensorRow(static_cast<std::size_t>(current.row()));
+    if (!current.isValid())
+        return;
+    const auto row = static_cast<std::size_t>(current.row());
+    m_tensorView->setTensorRow(row);
+    // The column view follows the first column this tensor could be compared with.
+    if (m_comparison && row < m_comparison->rows().size()) {
+        const gguf::ComparisonRow& compared = m_comparison->rows()[row];
+        for (std::size_t c = 0; c < compared.cells.size(); ++c)
+            if (compared.cells[c].ok()) {
+                m_columnView->setCell(m_comparison, row, c);
+                break;
+            }
+    }
 }
 
 QString ComparePage::exportCsv(const QString& path) const

@@ -8,6 +8,7 @@
 // tensor, its error heatmap, histogram and per-block scatter.
 
 #include "compare/ModelComparison.h"
+#include "imatrix/ImportanceMatrix.h"
 
 #include <QWidget>
 #include <memory>
@@ -26,12 +27,16 @@ class ComparisonTotalsModel;
 class JobProgressBar;
 class LayerErrorChart;
 class TensorErrorView;
+class ColumnErrorView;
 
 class ComparePage : public QWidget {
     Q_OBJECT
 public:
+    // `importance` (may be null): bound to the reference (validateImatrix), it weighs the figures
+    // (the two importance metrics join the metric lists) and the simulated columns quantize with
+    // it as llama-quantize --imatrix does; its problems show at the top.
     ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models, std::vector<std::uint32_t> simulatedTypes,
-                QWidget* parent = nullptr);
+                QWidget* parent = nullptr, std::shared_ptr<gguf::ImportanceMatrix> importance = nullptr);
 
     // Null when the comparison could not be created (the page then shows why).
     std::shared_ptr<const gguf::ModelComparison> comparison() const { return m_comparison; }
@@ -48,6 +53,9 @@ public:
     QTableView* totalsView() const { return m_totals; }
     LayerErrorChart* layerChart() const { return m_chart; }
     TensorErrorView* tensorView() const { return m_tensorView; }
+    // The selected tensor's error per input column next to its importance (first computed column).
+    ColumnErrorView* columnErrorView() const { return m_columnView; }
+    QComboBox* metricCombo() const { return m_metric; }
 
     // Each returns an empty string on success, else what went wrong.
     QString exportCsv(const QString& path) const;
@@ -82,5 +90,6 @@ private:
     QSortFilterProxyModel* m_proxy;
     LayerErrorChart* m_chart;
     TensorErrorView* m_tensorView;
+    ColumnErrorView* m_columnView;
     ComparisonRun* m_run = nullptr;
 };

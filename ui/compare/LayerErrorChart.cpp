@@ -53,6 +53,16 @@ void LayerErrorChart::setComparison(std::shared_ptr<const gguf::ModelComparison>
 {
     m_comparison = std::move(comparison);
     m_results = std::move(results);
+    {
+        // The weighted figures exist only with an importance matrix; the plain ones always.
+        const QSignalBlocker blocker(m_metric);
+        const auto wanted = static_cast<int>(m_comparison && m_comparison->importance() ? comparisonMetricsWithImportance().size()
+                                                                                        : comparisonMetrics().size());
+        while (m_metric->count() > wanted)
+            m_metric->removeItem(m_metric->count() - 1);
+        while (m_metric->count() < wanted)
+            m_metric->addItem(comparisonMetricsWithImportance()[static_cast<std::size_t>(m_metric->count())].displayName());
+    }
     std::set<std::string> kinds;
     if (m_comparison)
         for (const gguf::ComparisonRow& row : m_comparison->rows())
@@ -87,7 +97,7 @@ void LayerErrorChart::rebuild()
         m_plot->replot();
         return;
     }
-    const ComparisonMetric& metric = comparisonMetrics()[static_cast<std::size_t>(m_metric->currentIndex())];
+    const ComparisonMetric& metric = comparisonMetricsWithImportance()[static_cast<std::size_t>(m_metric->currentIndex())];
     const gguf::ErrorMetricInfo* info = metric.info;
     const std::string kind = m_kind->currentData().toString().toStdString();
     const bool worstOfLayer = kind.empty() && info && info->combination == gguf::MetricCombination::WorstPart;

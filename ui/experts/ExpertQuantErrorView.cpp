@@ -8,6 +8,10 @@
 #include "common/StartWhenShown.h"
 #include "compare/ModelComparison.h"
 #include "quantize/Quantize.h"
+#include "imatrix/LoadedImatrix.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -40,7 +44,7 @@ QString typeLabel(std::uint32_t typeId)
 ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_typeButton(new QToolButton(this)), m_metric(new QComboBox(this)), m_message(new QLabel(this)),
       m_model(new ExpertQuantErrorModel(this)), m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new QCustomPlot(this)),
-      m_types{kQ2_K, kQ8_0}, m_startWhenShown(new StartWhenShown(this, [this]() { start(); }))
+      m_types{kQ2_K, kQ8_0}, m_startWhenShown(new StartWhenShown(this, [this]() { start(); })), m_imatrixButton(new QToolButton(this))
 {
     followPalette(m_plot);
     m_typeButton->setObjectName(QStringLiteral("quantTypesButton"));
@@ -56,7 +60,18 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
         action->setChecked(std::find(m_types.begin(), m_types.end(), type->id) != m_types.end());
         connect(action, &QAction::toggled, this, &ExpertQuantErrorView::typesChosen);
     }
+    menu->setToolTipsVisible(true);
     m_typeButton->setMenu(menu);
+    m_imatrixButton->setObjectName(QStringLiteral("quantImatrixButton"));
+    m_imatrixButton->setText(tr("Importance matrix…"));
+    m_imatrixButton->setToolTip(tr("Quantize each expert with its importance weights, as llama-quantize --imatrix does"));
+    connect(m_imatrixButton, &QToolButton::clicked, this, [this]() {
+        const QString folder = m_source ? QFileInfo(QString::fromStdString(m_source->primary().path())).absolutePath() : QString();
+        const QString path = QFileDialog::getOpenFileName(this, tr("Importance Matrix"), folder, tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+        if (!path.isEmpty())
+            setImportanceMatrixPath(path);
+    });
+    updateTypeAvailability();
 
     using Metric = ExpertQuantErrorModel::Metric;
     for (const Metric metric : {Metric::RelativeRmse, Metric::Rmse, Metric::SqnrDb, Metric::MaxAbsError, Metric::CosineSimilarity})
@@ -90,6 +105,7 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Quantize each expert to:"), this));
     controls->addWidget(m_typeButton);
+    controls->addWidget(m_imatrixButton);
     controls->addWidget(new QLabel(tr("Metric:"), this));
     controls->addWidget(m_metric);
     controls->addStretch(1);
@@ -117,12 +133,13 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
     m_pending.reset();
     m_source = std::move(model);
     m_tensor = tensor;
+    updateTypeAvailability();  // a matrix read for another model does not weigh this one
     QStringList labels;
     for (const std::uint32_t type : m_types)
         labels << typeLabel(type);
     m_model->reset(m_tensor ? static_cast<std::uint64_t>(m_tensor->ne[2]) : 0, labels);
-    m_message->setText(m_tensor ? tr("Error of each expert quantized to the chosen types, against the %1 values stored in this file.")
-                                      .arg(typeLabel(m_tensor->typeId))
+    m_message->setText(m_tensor ? tr("Error of each expert quantized to the chosen types%1, against the %2 values stored in this file.")
+                                      .arg(hasImportanceMatrix() ? tr(" with the importance matrix's weights") : QString(), typeLabel(m_tensor->typeId))
                                 : QString());
     if (m_source && m_tensor && !m_types.empty())
         m_startWhenShown->request();
@@ -130,11 +147,78 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
         m_startWhenShown->drop();
 }
 
+bool ExpertQuantErrorView::hasImportanceMatrix() const
+{
+    return m_importance && m_importanceModel == m_source;
+}
+
+QString ExpertQuantErrorView::typeUnavailableReason(std::uint32_t typeId) const
+{
+    if (gguf::requiresImportance(typeId) && !hasImportanceMatrix())
+        return tr("%1 needs an importance matrix: ggml quantizes it only with importance weights (llama-quantize refuses it "
+                  "without --imatrix). Choose one with \"Importance matrix…\".")
+            .arg(typeLabel(typeId));
+    return {};
+}
+
+void ExpertQuantErrorView::updateTypeAvailability()
+{
+    for (QAction* action : m_typeButton->menu()->actions()) {
+        const QString why = typeUnavailableReason(action->data().toUInt());
+        action->setEnabled(why.isEmpty());
+        action->setToolTip(why.isEmpty() ? action->text() : why);
+    }
+}
+
+void ExpertQuantErrorView::setImportanceMatrixPath(const QString& path)
+{
+    if (m_imatrixJob)
+        m_imatrixJob->cancel();
+    m_importance.reset();
+    m_importanceModel.reset();
+    if (path.isEmpty()) {
+        m_imatrixButton->setText(tr("Importance matrix…"));
+        setTypes(m_types);
+        QMetaObject::invokeMethod(this, [this] { emit importanceMatrixLoaded(true, {}); }, Qt::QueuedConnection);
+        return;
+    }
+    // Reading and binding the matrix is file I/O and a scan of every entry: on the pool.
+    auto loaded = std::make_shared<std::shared_ptr<const LoadedImatrix>>();
+    auto model = m_source;
+    auto* job = new BackgroundJob(1, [path, model, loaded](int, const std::atomic<bool>&) -> gguf::Status {
+        auto result = LoadedImatrix::load(path, model.get());
+        if (!result)
+            return result.error();
+        *loaded = std::move(result.value());
+        return gguf::Ok{};
+    }, this);
+    m_imatrixJob = job;
+    m_imatrixButton->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
+    connect(job, &BackgroundJob::finished, this, [this, job, loaded, model, path](const JobOutcome& outcome) {
+        job->deleteLater();
+        if (m_imatrixJob != job)
+            return;  // another matrix was chosen meanwhile
+        m_imatrixJob = nullptr;
+        const bool succeeded = outcome.isDone();
+        if (succeeded) {
+            m_importance = *loaded;
+            m_importanceModel = model;
+            m_imatrixButton->setText(tr("Weighted by %1").arg(QFileInfo(path).fileName()));
+        } else {
+            m_imatrixButton->setText(tr("Importance matrix…"));
+            m_message->setText(tr("Cannot read the importance matrix: %1").arg(outcome.message()));
+        }
+        setTypes(m_types);  // restarts with (or without) the weights
+        emit importanceMatrixLoaded(succeeded, succeeded ? QString() : outcome.message());
+    });
+}
+
 void ExpertQuantErrorView::setTypes(const std::vector<std::uint32_t>& typeIds)
 {
+    updateTypeAvailability();
     m_types.clear();
     for (const std::uint32_t type : typeIds)
-        if (gguf::canQuantize(type) && std::find(m_types.begin(), m_types.end(), type) == m_types.end())
+        if (gguf::canQuantize(type) && typeUnavailableReason(type).isEmpty() && std::find(m_types.begin(), m_types.end(), type) == m_types.end())
             m_types.push_back(type);
     for (QAction* action : m_typeButton->menu()->actions()) {
         const QSignalBlocker blocker(action);
@@ -160,6 +244,11 @@ void ExpertQuantErrorView::start()
     options.simulatedTypes = m_types;
     const std::string name(m_tensor->name);
     options.includeTensor = [name](std::string_view candidate) { return candidate == name; };
+    if (hasImportanceMatrix()) {
+        // Bound to this model when it was read: each expert's rows get that expert's weights.
+        options.importance = m_importance->matrix;
+        options.quantizeWithImportance = gguf::quantizeRows;
+    }
     auto created = gguf::ModelComparison::create({m_source}, options);
     if (!created || created->rows().size() != 1) {
         m_message->setText(created ? tr("the tensor could not be paired") : QString::fromStdString(created.error().toString()));

@@ -3,7 +3,10 @@
 // to each chosen type (as `convert --type T` would write it) and compared with the values this
 // file stores, through the compare work's ModelComparison ("simulated" columns). One chunk per
 // (expert, type) on the pool; a table and a grouped bar chart of the chosen metric fill in as
-// chunks finish. Work starts when the view is first shown for a tensor.
+// chunks finish. Work starts when the view is first shown for a tensor. With an importance
+// matrix (optional; read and bound to the model on the pool) each expert is quantized with its
+// own weights as llama-quantize --imatrix does, and the types ggml makes only with one
+// (requiresImportance: IQ1_S, IQ2_XXS, IQ2_XS) can be chosen.
 
 #include "compare/ErrorMetrics.h"
 #include "gguf/Model.h"
@@ -22,8 +25,10 @@ class QSortFilterProxyModel;
 class QTableView;
 class QToolButton;
 class ExpertQuantErrorModel;
+class BackgroundJob;
 class JobProgressBar;
 class StartWhenShown;
+struct LoadedImatrix;
 
 class ExpertQuantErrorView : public QWidget {
     Q_OBJECT
@@ -33,6 +38,13 @@ public:
     // Type ids to compare at (default q2_K and q8_0); types without a quantizer are ignored.
     void setTypes(const std::vector<std::uint32_t>& typeIds);
     const std::vector<std::uint32_t>& types() const { return m_types; }
+    // Reads `path` on the pool against the current model (importanceMatrixLoaded() when done);
+    // empty: quantize without weights again.
+    void setImportanceMatrixPath(const QString& path);
+    bool hasImportanceMatrix() const;
+    // Why a type cannot be chosen now (empty when it can); also its menu entry's tooltip.
+    QString typeUnavailableReason(std::uint32_t typeId) const;
+    QToolButton* typeButton() const { return m_typeButton; }
 
     ExpertQuantErrorModel* model() const { return m_model; }
     bool isComputing() const;
@@ -40,6 +52,7 @@ public:
 
 signals:
     void errorsReady();
+    void importanceMatrixLoaded(bool succeeded, const QString& message);
 
 private:
     using Results = PartialResults<gguf::ErrorMetrics>;
@@ -47,6 +60,7 @@ private:
     void collect();
     void updateChart();
     void typesChosen();
+    void updateTypeAvailability();
 
     JobProgressBar* m_progress;
     QToolButton* m_typeButton;
@@ -62,4 +76,8 @@ private:
     StartWhenShown* m_startWhenShown;
     JobTracker m_jobs;
     std::shared_ptr<Results> m_pending;
+    QToolButton* m_imatrixButton;
+    std::shared_ptr<const LoadedImatrix> m_importance;  // bound to m_importanceModel
+    std::shared_ptr<const gguf::Model> m_importanceModel;
+    QPointer<BackgroundJob> m_imatrixJob;
 };

@@ -5,6 +5,7 @@
 // what a figure is and a new metric reaches the GUI without an edit here.
 
 #include "compare/ErrorMetricTable.h"
+#include "compare/ImportanceErrorMetrics.h"
 
 #include <QCoreApplication>
 #include <QString>
@@ -28,6 +29,20 @@ inline const std::vector<ComparisonMetric>& comparisonMetrics()
         for (const gguf::ErrorMetricInfo& info : gguf::errorMetricTable())
             if (info.cliHeader && &info != list.front().info)
                 list.push_back({&info});
+        return list;
+    }();
+    return metrics;
+}
+
+// comparisonMetrics() followed by the importance-weighted figures (importanceMetricTable()), which
+// only a comparison with an importance matrix has: a metric index means the same in both lists,
+// so models look indices up here and pickers offer the tail only with a matrix.
+inline const std::vector<ComparisonMetric>& comparisonMetricsWithImportance()
+{
+    static const std::vector<ComparisonMetric> metrics = [] {
+        std::vector<ComparisonMetric> list = comparisonMetrics();
+        for (const gguf::ErrorMetricInfo& info : gguf::importanceMetricTable())
+            list.push_back({&info});
         return list;
     }();
     return metrics;

@@ -54,7 +54,7 @@ void ComparisonTableModel::setResults(std::shared_ptr<const gguf::ComparisonResu
 
 void ComparisonTableModel::setMetric(int metric)
 {
-    if (metric == m_metric || metric < 0 || metric >= static_cast<int>(comparisonMetrics().size()))
+    if (metric == m_metric || metric < 0 || metric >= static_cast<int>(comparisonMetricsWithImportance().size()))
         return;
     m_metric = metric;
     if (columnCount() > FixedColumnCount) {
@@ -98,7 +98,7 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
 QVariant ComparisonTableModel::metricData(int row, std::size_t column, int role) const
 {
     const gguf::ComparisonCell& cell = m_comparison->rows()[static_cast<std::size_t>(row)].cells[column];
-    const ComparisonMetric& metric = comparisonMetrics()[static_cast<std::size_t>(m_metric)];
+    const ComparisonMetric& metric = comparisonMetricsWithImportance()[static_cast<std::size_t>(m_metric)];
     const std::optional<gguf::ErrorMetrics>* metrics =
         m_results ? &m_results->cells[static_cast<std::size_t>(row)][column] : nullptr;
     const bool computed = metrics && metrics->has_value();
@@ -138,7 +138,7 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
         if (role == Qt::ToolTipRole)
             return tr("%1: %2\n%3 against the reference %4")
                 .arg(comparisonColumnTitle(*m_comparison, comparisonColumn(section)), comparisonColumnSource(*m_comparison, comparisonColumn(section)),
-                     comparisonMetrics()[static_cast<std::size_t>(m_metric)].displayName(),
+                     comparisonMetricsWithImportance()[static_cast<std::size_t>(m_metric)].displayName(),
                      QString::fromStdString(m_comparison->reference().primary().path()));
         return {};
     }

@@ -23,7 +23,7 @@ void ComparisonTotalsModel::setResults(std::shared_ptr<const gguf::ComparisonRes
 
 void ComparisonTotalsModel::setMetric(int metric)
 {
-    if (metric == m_metric || metric < 0 || metric >= static_cast<int>(comparisonMetrics().size()))
+    if (metric == m_metric || metric < 0 || metric >= static_cast<int>(comparisonMetricsWithImportance().size()))
         return;
     m_metric = metric;
     if (rowCount() > 0 && columnCount() > ComparisonTableModel::FixedColumnCount)
@@ -56,7 +56,7 @@ QVariant ComparisonTotalsModel::data(const QModelIndex& index, int role) const
         }
     }
     const std::size_t column = static_cast<std::size_t>(index.column() - ComparisonTableModel::FixedColumnCount);
-    const ComparisonMetric& metric = comparisonMetrics()[static_cast<std::size_t>(m_metric)];
+    const ComparisonMetric& metric = comparisonMetricsWithImportance()[static_cast<std::size_t>(m_metric)];
     const std::size_t tensors = summary.tensorCounts[column];
     switch (role) {
     case Qt::DisplayRole: return tensors == 0 ? QStringLiteral("–") : ComparisonTableModel::metricText(metric.valueIn(summary.metrics[column]));

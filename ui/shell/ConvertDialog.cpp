@@ -25,7 +25,7 @@ constexpr int kProgressPollMs = 100;
 
 ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* parent)
     : QDialog(parent), m_input(std::move(input)), m_output(new QLineEdit(this)), m_type(new QComboBox(this)),
-      m_pattern(new QLineEdit(this)), m_preview(new QTreeWidget(this)), m_warnings(new QLabel(this)), m_progress(new QProgressBar(this)),
+      m_pattern(new QLineEdit(this)), m_imatrix(new QLineEdit(this)), m_imatrixNote(new QLabel(this)), m_preview(new QTreeWidget(this)), m_warnings(new QLabel(this)), m_progress(new QProgressBar(this)),
       m_convert(new QPushButton(tr("Convert"), this)), m_cancel(new QPushButton(tr("Close"), this)), m_previewDebounce(new QTimer(this)),
       m_progressPoll(new QTimer(this))
 {
@@ -37,8 +37,21 @@ ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* 
     m_warnings->setObjectName(QStringLiteral("warningsLabel"));
     m_warnings->setWordWrap(true);
     m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    for (const gguf::TypeTraits* type : gguf::quantizableTypes())
+    for (const gguf::TypeTraits* type : gguf::quantizableTypes()) {
         m_type->addItem(QString::fromLatin1(type->name), type->id);
+        if (gguf::requiresImportance(type->id))
+            m_type->setItemData(m_type->count() - 1, tr("Needs an importance matrix: ggml makes %1 only with importance weights").arg(QString::fromLatin1(type->name)),
+                                Qt::ToolTipRole);
+    }
+    m_imatrix->setObjectName(QStringLiteral("imatrixEdit"));
+    m_imatrix->setPlaceholderText(tr("none (llama-imatrix output, .gguf or .dat)"));
+    m_imatrix->setClearButtonEnabled(true);
+    m_imatrixNote->setObjectName(QStringLiteral("imatrixNote"));
+    m_imatrixNote->setWordWrap(true);
+    connect(m_imatrix, &QLineEdit::editingFinished, this, [this]() {
+        if (m_imatrix->text().trimmed() != (m_importance ? QString::fromStdString(m_importance->path()) : QString()))
+            setImportanceMatrixPath(m_imatrix->text().trimmed());
+    });
     m_type->setCurrentIndex(std::max(0, m_type->findText(QStringLiteral("q4_K"))));
     m_pattern->setPlaceholderText(tr("Only tensors matching this regular expression (empty: all)"));
     m_preview->setHeaderLabels({tr("Tensor"), tr("From"), tr("To"), tr("Note")});
@@ -70,11 +83,18 @@ ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* 
     auto* outputRow = new QHBoxLayout;
     outputRow->addWidget(m_output, 1);
     outputRow->addWidget(browse);
+    auto* imatrixBrowse = new QPushButton(tr("Choose…"), this);
+    connect(imatrixBrowse, &QPushButton::clicked, this, &ConvertDialog::chooseImportanceMatrix);
+    auto* imatrixRow = new QHBoxLayout;
+    imatrixRow->addWidget(m_imatrix, 1);
+    imatrixRow->addWidget(imatrixBrowse);
     auto* form = new QFormLayout;
     form->addRow(tr("Input:"), new QLabel(QString::fromStdString(m_input->primary().path()), this));
     form->addRow(tr("Output:"), outputRow);
     form->addRow(tr("Target type:"), m_type);
     form->addRow(tr("Tensors:"), m_pattern);
+    form->addRow(tr("Importance matrix:"), imatrixRow);
+    form->addRow(QString(), m_imatrixNote);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_progress, 1);
     buttons->addWidget(m_convert);
@@ -126,7 +146,80 @@ gguf::ConversionOptions ConvertDialog::options() const
     gguf::ConversionOptions options;
     options.targetType = m_type->currentData().toUInt();
     options.tensorPattern = m_pattern->text().toStdString();
+    options.importance = m_importance.get();  // the job holds m_importance while it converts
     return options;
+}
+
+QString ConvertDialog::importanceMatrixPath() const
+{
+    return m_imatrix->text().trimmed();
+}
+
+void ConvertDialog::chooseImportanceMatrix()
+{
+    const QFileInfo input(QString::fromStdString(m_input->primary().path()));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Importance Matrix"), input.absolutePath(),
+                                                      tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+    if (!path.isEmpty())
+        setImportanceMatrixPath(path);
+}
+
+void ConvertDialog::setImportanceMatrixPath(const QString& path)
+{
+    m_imatrix->setText(path);
+    if (m_imatrixJob)
+        m_imatrixJob->cancel();
+    m_importance.reset();
+    if (path.isEmpty()) {
+        m_imatrixNote->clear();
+        updatePreview();
+        QMetaObject::invokeMethod(this, [this] { emit importanceMatrixLoaded(true, {}); }, Qt::QueuedConnection);
+        return;
+    }
+    // Reading the matrix is file I/O: on the job pool; Convert waits for it.
+    m_imatrixNote->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
+    m_convert->setEnabled(false);
+    auto loaded = std::make_shared<std::shared_ptr<const gguf::ImportanceWeights>>();
+    auto* job = new BackgroundJob(1, [path, loaded](int, const std::atomic<bool>&) -> gguf::Status {
+        auto weights = gguf::ImportanceWeights::load(path.toStdString());
+        if (!weights)
+            return weights.error();
+        *loaded = std::make_shared<const gguf::ImportanceWeights>(std::move(weights.value()));
+        return gguf::Ok{};
+    }, this);
+    m_imatrixJob = job;
+    connect(job, &BackgroundJob::finished, this, [this, job, loaded, path](const JobOutcome& outcome) {
+        job->deleteLater();
+        if (m_imatrixJob != job)
+            return;  // another matrix was chosen meanwhile
+        m_imatrixJob = nullptr;
+        const bool succeeded = outcome.isDone();
+        if (succeeded) {
+            m_importance = *loaded;
+            m_imatrixNote->setText(tr("%n entr(y/ies), %1 chunk(s); covered tensors are quantized with its weights.", nullptr,
+                                      static_cast<int>(m_importance->entryCount()))
+                                       .arg(m_importance->chunkCount()));
+        } else {
+            m_imatrixNote->setText(tr("Cannot read the importance matrix: %1").arg(outcome.message()));
+        }
+        updatePreview();
+        emit importanceMatrixLoaded(succeeded, succeeded ? QString() : outcome.message());
+    });
+}
+
+QString ConvertDialog::typeRefusal() const
+{
+    const std::uint32_t type = m_type->currentData().toUInt();
+    if (gguf::requiresImportance(type) && !m_importance)
+        return tr("%1 needs an importance matrix: ggml quantizes it only with importance weights (llama-quantize refuses it "
+                  "without --imatrix). Choose one above.")
+            .arg(m_type->currentText());
+    return {};
+}
+
+bool ConvertDialog::canConvert() const
+{
+    return m_convert->isEnabled();
 }
 
 void ConvertDialog::chooseOutput()
@@ -142,6 +235,11 @@ void ConvertDialog::chooseOutput()
 void ConvertDialog::updatePreview()
 {
     m_preview->clear();
+    if (const QString refusal = typeRefusal(); !refusal.isEmpty()) {
+        m_warnings->setText(tr("<b>Cannot convert:</b> %1").arg(refusal.toHtmlEscaped()));
+        m_convert->setEnabled(false);
+        return;
+    }
     const auto plan = gguf::planConversion(*m_input, options());
     if (!plan) {
         m_warnings->setText(tr("<b>Cannot convert:</b> %1").arg(QString::fromStdString(plan.error().toString()).toHtmlEscaped()));
@@ -164,7 +262,7 @@ void ConvertDialog::updatePreview()
     for (const std::string& warning : plan->warnings)
         lines << QStringLiteral("⚠ ") + QString::fromStdString(warning).toHtmlEscaped();
     m_warnings->setText(lines.join(QStringLiteral("<br>")));
-    m_convert->setEnabled(!isConverting());
+    m_convert->setEnabled(!isConverting() && !m_imatrixJob);
 }
 
 void ConvertDialog::startConversion()
@@ -172,6 +270,11 @@ void ConvertDialog::startConversion()
     if (isConverting())
         return;
     const QString output = outputPath();
+    if (const QString refusal = typeRefusal(); !refusal.isEmpty() || m_imatrixJob) {
+        m_warnings->setText(refusal.isEmpty() ? tr("The importance matrix is still being read.") : refusal);
+        emit conversionFinished(false, m_warnings->text());
+        return;
+    }
     if (output.isEmpty()) {
         m_warnings->setText(tr("Choose an output file."));
         emit conversionFinished(false, m_warnings->text());
@@ -179,9 +282,10 @@ void ConvertDialog::startConversion()
     }
     m_done->store(0);
     m_total->store(0);
-    auto* job = new BackgroundJob(1, [input = m_input, outputFile = output.toStdString(), conversion = options(), done = m_done,
+    auto* job = new BackgroundJob(1, [input = m_input, importance = m_importance, outputFile = output.toStdString(), conversion = options(), done = m_done,
                                       total = m_total](int, const std::atomic<bool>& cancelled) mutable -> gguf::Status {
         conversion.cancel = &cancelled;
+        conversion.importance = importance.get();  // kept alive by this job, whatever the dialog chooses meanwhile
         conversion.progress = [done, total](std::uint64_t d, std::uint64_t t) {
             done->store(d);
             total->store(t);

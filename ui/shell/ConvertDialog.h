@@ -2,9 +2,13 @@
 // File › Convert…: writes the open model in another type. Shows planConversion's per-tensor plan
 // (target type, kept tensors and why) and warnings (e.g. requantizing an already quantized file)
 // before anything is written, then runs convertModel as a background job with progress and
-// cancel. The core refuses to write over an input; its error is shown as is.
+// cancel. The core refuses to write over an input; its error is shown as is. An importance
+// matrix (optional, llama-imatrix output in either format) is read on the job pool when chosen;
+// with it the tensors it covers are quantized as llama-quantize --imatrix does, and the types
+// ggml makes only with one (requiresImportance) are refused without it, with the reason.
 
 #include "quantize/Conversion.h"
+#include "quantize/ImportanceWeights.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -28,6 +32,13 @@ public:
     void setOutputPath(const QString& path);
     void setTargetType(const QString& typeName);
     void setTensorPattern(const QString& pattern);
+    // Reads the matrix in the background (importanceMatrixLoaded() when done); empty: none.
+    void setImportanceMatrixPath(const QString& path);
+    QString importanceMatrixPath() const;
+    bool hasImportanceMatrix() const { return m_importance != nullptr; }
+    bool canConvert() const;
+    // Why the chosen type cannot be converted to now (it needs an importance matrix), or empty.
+    QString typeRefusal() const;
     QString outputPath() const;
     bool isConverting() const;
     QTreeWidget* previewTree() const { return m_preview; }
@@ -40,16 +51,23 @@ public slots:
 signals:
     // Once per startConversion(); `message` is the core's error, "cancelled", or empty.
     void conversionFinished(bool succeeded, const QString& message);
+    // After setImportanceMatrixPath(): `message` is the reader's error, or empty.
+    void importanceMatrixLoaded(bool succeeded, const QString& message);
 
 private:
     void chooseOutput();
     void updatePreview();
+    void chooseImportanceMatrix();
     gguf::ConversionOptions options() const;
 
     std::shared_ptr<const gguf::Model> m_input;
     QLineEdit* m_output;
     QComboBox* m_type;
     QLineEdit* m_pattern;
+    QLineEdit* m_imatrix;
+    QLabel* m_imatrixNote;
+    std::shared_ptr<const gguf::ImportanceWeights> m_importance;
+    QPointer<BackgroundJob> m_imatrixJob;
     QTreeWidget* m_preview;
     QLabel* m_warnings;
     QProgressBar* m_progress;

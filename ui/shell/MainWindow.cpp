@@ -108,7 +108,7 @@ void MainWindow::createMenus()
         CompareDialog dialog(current ? QString::fromStdString(current->model().primary().path()) : QString(), this);
         if (dialog.exec() != QDialog::Accepted)
             return;
-        showComparison(dialog.models(), dialog.simulatedTypes());
+        showComparison(dialog.models(), dialog.simulatedTypes(), dialog.importanceMatrix());
     });
     file->addAction(tr("Con&vert…"), this, [this]() {
         const ModelPage* current = currentModelPage();
@@ -182,9 +182,10 @@ void MainWindow::createMenus()
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
-ComparePage* MainWindow::showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes)
+ComparePage* MainWindow::showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes,
+                                        std::shared_ptr<gguf::ImportanceMatrix> importance)
 {
-    auto* page = new ComparePage(models, simulatedTypes, m_tabs);
+    auto* page = new ComparePage(models, simulatedTypes, m_tabs, std::move(importance));
     connect(page, &ComparePage::exportFinished, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
     installCopyAction(page->tableView());
     const int index = m_tabs->addTab(page, uniqueTabTitle(page->title()));

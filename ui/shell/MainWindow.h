@@ -9,6 +9,9 @@
 #include <memory>
 
 class QLabel;
+namespace gguf {
+class ImportanceMatrix;
+}
 class QMenu;
 class ComparePage;
 class DiffPage;
@@ -25,7 +28,8 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     ModelPage* currentModelPage() const;
     // Opens a Compare tab; its title differs from every other tab's ("… (2)").
-    ComparePage* showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes);
+    ComparePage* showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes,
+                                std::shared_ptr<gguf::ImportanceMatrix> importance = nullptr);
 
     // Opens a Diff tab: `a` (an open model) against the file at `pathB`.
     DiffPage* showDiff(std::shared_ptr<const gguf::Model> a, const QString& pathB);
