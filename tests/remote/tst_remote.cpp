@@ -425,6 +425,8 @@ void TestRemote::threadCancelStopsAStalledFetchAndLeavesTheRegionUsable()
     QTRY_VERIFY_WITH_TIMEOUT(finished.load(), 20000);
     reader.join();
     m_proxy->stall = 0;
+    m_proxy->stallMs = 0;  // the stalled responses end now, not during a later test's byte count
+    QTRY_COMPARE_WITH_TIMEOUT(m_proxy->responsesInProgress(), 0, 20000);
     m_proxy->stallMs = 3000;
     QVERIFY(!status);
     QVERIFY2(status.error().message.find("cancelled") != std::string::npos, status.error().message.c_str());
