@@ -150,8 +150,13 @@ Status RemoteRegion::fetchChunks(std::uint64_t firstChunk, std::uint64_t endChun
     }
     if (ranges.empty())
         return Ok{};
-    if (Status s = m_source->read(ranges); !s)
+    if (Status s = m_source->read(ranges); !s) {
+        // A read cancelled or failed part way may have filled some pages: none of its chunks is
+        // marked present, so a later read fetches them again; hand their memory back meanwhile.
+        for (const ByteRange& range : ranges)
+            ::madvise(range.out.data(), range.out.size(), MADV_DONTNEED);
         return s;
+    }
     for (std::uint64_t chunk : fetched) {
         m_lastUse[chunk] = m_tick;
         m_cachedBytes += chunkEnd(chunk) - chunk * kChunkBytes;

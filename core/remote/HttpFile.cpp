@@ -2,6 +2,8 @@
 
 #include "remote/RemoteUrl.h"
 
+#include "gguf/FetchCancel.h"
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -162,8 +164,9 @@ struct HttpFile::Transfer {
 
     static int onProgress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
     {
+        // Runs on the reading thread (curl_multi_perform), so the reader's job flag is in reach.
         const auto& t = *static_cast<Transfer*>(self);
-        return t.owner->m_options.cancel && t.owner->m_options.cancel->load() ? 1 : 0;
+        return t.owner->isCancelled() ? 1 : 0;
     }
 
     void start(CURLM* multi, const std::string& url, const std::string& token, const RemoteOptions& options)
@@ -232,6 +235,11 @@ Result<std::shared_ptr<HttpFile>> HttpFile::open(const std::string& url, RemoteO
     return file;
 }
 
+bool HttpFile::isCancelled() const
+{
+    return (m_options.cancel && m_options.cancel->load(std::memory_order_relaxed)) || fetchCancelled();
+}
+
 Status HttpFile::checkUnchanged() const
 {
     std::lock_guard lock(m_mutex);
@@ -281,7 +289,7 @@ Status HttpFile::runTransfers(std::vector<Transfer>& transfers, bool first)
     int active = 0;
     Status outcome = Ok{};
     while (outcome.ok() && (active > 0 || !waiting.empty())) {
-        if (m_options.cancel && m_options.cancel->load()) {
+        if (isCancelled()) {
             outcome = Error{"cancelled", Error::kNoOffset, m_url};
             break;
         }
@@ -335,7 +343,7 @@ Status HttpFile::judge(Transfer& t, bool first, bool& retry)
 {
     retry = false;
     const auto fail = [&](const std::string& message) { return Error{message, t.offset, m_url}; };
-    if (m_options.cancel && m_options.cancel->load())
+    if (isCancelled())
         return fail("cancelled");
     if (t.overflow)
         return fail("the server sent more bytes than the " + std::to_string(t.wanted) + " asked for");

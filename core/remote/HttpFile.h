@@ -48,6 +48,8 @@ private:
     HttpFile(std::string url, RemoteOptions options) : m_url(std::move(url)), m_options(std::move(options)) {}
     Status runTransfers(std::vector<Transfer>& transfers, bool first);
     Status judge(Transfer& transfer, bool first, bool& retry);
+    // The file's own flag (RemoteOptions::cancel) or the reading thread's (gguf/FetchCancel.h).
+    bool isCancelled() const;
 
     std::string m_url;
     RemoteOptions m_options;

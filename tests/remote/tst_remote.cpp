@@ -12,7 +12,9 @@
 
 #include "analysis/HeatmapReducer.h"
 #include "experts/TensorSlice.h"
+#include "gguf/FetchCancel.h"
 #include "gguf/Model.h"
+#include "gguf/RemoteRegion.h"
 #include "kernels/Dequantize.h"
 #include "remote/Download.h"
 #include "remote/HttpFile.h"
@@ -30,6 +32,7 @@
 
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <utime.h>
 
 using gguf::remote::RemoteOptions;
@@ -80,6 +83,7 @@ private slots:
     void tokenGoesOnlyToTheHub();
     void fileChangedOnServerIsReported();
     void cancelStopsARead();
+    void threadCancelStopsAStalledFetchAndLeavesTheRegionUsable();
     void remote70bOpenAndZoomFetchOnlyWhatTheyNeed();
     void cliReadsUrls();
     void downloadVerifiesTheHubsSha256();
@@ -388,6 +392,56 @@ void TestRemote::cancelStopsARead()
     allValues(*remote.value()->findTensor("blk.1.ffn_up.weight"), status);
     QVERIFY(!status);
     QVERIFY2(status.error().message.find("cancelled") != std::string::npos, status.error().message.c_str());
+}
+
+// A GUI job's cancel flag reaches the transfer through the reading thread's FetchCancelScope
+// (the view's code below it takes no flag): a fetch held up by a slow server ends as "cancelled"
+// while the server is still stalling, and the region is left as if the read had not been asked
+// for, so the next read fetches the same bytes and gives the values a local open gives.
+void TestRemote::threadCancelStopsAStalledFetchAndLeavesTheRegionUsable()
+{
+    const auto remote = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
+    const gguf::TensorInfo* tensor = remote.value()->findTensor("blk.1.ffn_up.weight");
+    QVERIFY(tensor);
+    const std::uint64_t missingBefore = gguf::mappedBytesToFetch(tensor->data, tensor->nbytes);
+    QVERIFY(missingBefore > 0);
+
+    // The stall outlasts any wait below by far: only the cancel can end the read in time.
+    m_proxy->stallMs = 120000;
+    m_proxy->stall = 1000;
+    const std::uint64_t requestsBefore = m_proxy->requests();
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> finished{false};
+    gguf::Status status = gguf::Ok{};
+    std::thread reader([&] {
+        const gguf::FetchCancelScope scope(&cancel);
+        status = gguf::ensureMappedBytes(tensor->data, tensor->nbytes);
+        finished = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(m_proxy->requests() > requestsBefore, 20000);  // the fetch is out, and stalled
+    QVERIFY(!finished);
+    cancel = true;
+    QTRY_VERIFY_WITH_TIMEOUT(finished.load(), 20000);
+    reader.join();
+    m_proxy->stall = 0;
+    m_proxy->stallMs = 0;  // the stalled responses end now, not during a later test's byte count
+    QTRY_COMPARE_WITH_TIMEOUT(m_proxy->responsesInProgress(), 0, 20000);
+    m_proxy->stallMs = 3000;
+    QVERIFY(!status);
+    QVERIFY2(status.error().message.find("cancelled") != std::string::npos, status.error().message.c_str());
+    QCOMPARE(gguf::mappedBytesToFetch(tensor->data, tensor->nbytes), missingBefore);
+
+    // Later reads on this thread (no scope) and the cancelled region work as before.
+    const auto local = gguf::Model::open(testsupport::fixturePath("tiny-llama-Q8_0.gguf").toStdString());
+    QVERIFY(local);
+    gguf::Status remoteStatus = gguf::Ok{}, localStatus = gguf::Ok{};
+    const std::vector<float> remoteValues = allValues(*tensor, remoteStatus);
+    const std::vector<float> localValues = allValues(*local.value()->findTensor("blk.1.ffn_up.weight"), localStatus);
+    QVERIFY2(remoteStatus, remoteStatus ? "" : remoteStatus.error().toString().c_str());
+    QVERIFY(localStatus);
+    QVERIFY(sameBits(remoteValues, localValues));
+    QCOMPARE(gguf::mappedBytesToFetch(tensor->data, tensor->nbytes), std::uint64_t(0));
 }
 
 void TestRemote::remote70bOpenAndZoomFetchOnlyWhatTheyNeed()

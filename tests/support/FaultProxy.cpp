@@ -203,6 +203,11 @@ void FaultProxy::acceptLoop()
 
 void FaultProxy::serve(int client)
 {
+    struct Serving {
+        std::atomic<int>& count;
+        explicit Serving(std::atomic<int>& c) : count(c) { ++count; }
+        ~Serving() { --count; }
+    } serving(m_serving);
     Head request;
     if (!readHead(client, request)) {
         ::close(client);

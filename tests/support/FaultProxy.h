@@ -45,6 +45,9 @@ public:
     std::uint64_t rangeRequests() const { return m_rangeRequests; }
     bool sawAuthorization() const { return m_sawAuthorization; }
     void resetCounters();
+    // Responses still being served (a stalled one included): a test that leaves stalls behind
+    // waits for none, so their late bytes are not counted against the next test.
+    int responsesInProgress() const { return m_serving; }
 
 private:
     void acceptLoop();
@@ -67,6 +70,7 @@ private:
     std::atomic<std::uint64_t> m_requests{0};
     std::atomic<std::uint64_t> m_rangeRequests{0};
     std::atomic<bool> m_sawAuthorization{false};
+    std::atomic<int> m_serving{0};
 };
 
 }  // namespace testsupport

@@ -1,5 +1,7 @@
 #include "common/ZoomableMatrixView.h"
 
+#include "base/HumanFormat.h"
+
 #include "common/DivergingGradient.h"
 #include "common/JobProgressBar.h"
 #include "common/MatrixPlot.h"
@@ -89,7 +91,9 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     m_plot->installEventFilter(this);
     m_placeholder->installEventFilter(this);
     connect(m_placeholder, &QPushButton::clicked, this, [this]() {
-        if (m_state == State::Cancelled || m_state == State::Failed)
+        if (m_state == State::NeedsFetch)
+            m_fetchApproved = true;
+        if (m_state == State::Cancelled || m_state == State::Failed || m_state == State::NeedsFetch)
             requestVisibleRegion();
     });
 
@@ -254,9 +258,10 @@ void ZoomableMatrixView::setState(State state, const QString& text)
     case State::Computing: m_placeholder->setText(tr("Computing…")); break;
     case State::Cancelled: m_placeholder->setText(tr("Cancelled — click to compute")); break;
     case State::Failed: m_placeholder->setText(tr("%1\n(click to try again)").arg(text)); break;
+    case State::NeedsFetch: m_placeholder->setText(text); break;
     case State::Shown: break;
     }
-    m_placeholder->setCursor(state == State::Cancelled || state == State::Failed ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    m_placeholder->setCursor(state == State::Cancelled || state == State::Failed || state == State::NeedsFetch ? Qt::PointingHandCursor : Qt::ArrowCursor);
     m_placeholder->setGeometry(m_plot->rect());
     m_placeholder->setVisible(state != State::Shown);
     m_placeholder->raise();
@@ -276,6 +281,7 @@ void ZoomableMatrixView::resizeEvent(QResizeEvent* event)
 void ZoomableMatrixView::matrixChanged()
 {
     m_jobs.renew();
+    m_fetchApproved = false;
     m_zoomDebounce->stop();
     m_resizeDebounce->stop();
     m_shownCells.reset();
@@ -411,6 +417,16 @@ void ZoomableMatrixView::requestRegion(const gguf::HeatmapRegion& region)
     if (!key.isEmpty()) {
         if (auto cached = ResultCache::instance().find(key)) {
             display(grid, std::move(cached));
+            return;
+        }
+    }
+    // A remote matrix says what a view would cost before it costs it; a zoomed window of few
+    // rows stays under the threshold and computes at once, fetching only its rows.
+    if (!m_fetchApproved) {
+        if (const std::uint64_t needed = bytesToFetch(grid.region); needed > m_fetchThreshold) {
+            m_pendingGrid = {};
+            setState(State::NeedsFetch, tr("This view needs %1 from the server\n(click to fetch)")
+                                            .arg(QString::fromStdString(gguf::formatBytes(needed))));
             return;
         }
     }

@@ -62,7 +62,9 @@ public:
 
     // What the view shows: a placeholder (Empty, Computing the first grid, Cancelled, Failed)
     // or the plot (Shown; a zoom under way keeps the plot).
-    enum class State { Empty, Computing, Shown, Cancelled, Failed };
+    // NeedsFetch: the region's bytes are on a server and more than fetchThreshold() of them are
+    // not here yet; the placeholder says how much and fetches on a click (a remote model).
+    enum class State { Empty, Computing, Shown, Cancelled, Failed, NeedsFetch };
 
     ZoomableMatrixView(JobProgressBar* progress, const Options& options, QWidget* parent = nullptr);
 
@@ -77,6 +79,9 @@ public:
     // computes again after a cancel or a failure.
     QString placeholderText() const;
     QPushButton* placeholder() const { return m_placeholder; }
+    // Above this many bytes still on the server, a region waits for a click (default 64 MiB).
+    void setFetchThreshold(std::uint64_t bytes) { m_fetchThreshold = bytes; }
+    std::uint64_t fetchThreshold() const { return m_fetchThreshold; }
     // Jobs started since construction: what a test counts to see that an idle view stays idle.
     int jobsStarted() const { return m_jobsStarted; }
 
@@ -112,6 +117,9 @@ protected:
     virtual QString cacheKey(const gguf::HeatmapGrid&) const { return {}; }
     // The hover line for the element (row, column); `exact` when one cell is one element.
     virtual QString hoverText(double row, double column, float value, bool exact) const = 0;
+    // Bytes computing `region` would fetch from a server now (gguf::mappedBytesToFetch); 0 when
+    // the matrix is local or already here.
+    virtual std::uint64_t bytesToFetch(const gguf::HeatmapRegion&) const { return 0; }
 
     // Marks every `rows`-th row boundary with a line (expert boundaries of a flattened expert
     // tensor); 0 for none. Kept until the next matrixChanged().
@@ -166,6 +174,8 @@ private:
     QString m_emptyText;
     QString m_stateText;
     int m_jobsStarted = 0;
+    std::uint64_t m_fetchThreshold = 64ull << 20;
+    bool m_fetchApproved = false;  // the user clicked "fetch" for this matrix
     std::vector<QCPItemStraightLine*> m_boundaries;
     std::shared_ptr<const std::vector<float>> m_shownCells;
     bool m_settingRange = false;

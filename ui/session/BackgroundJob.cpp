@@ -1,5 +1,7 @@
 #include "session/BackgroundJob.h"
 
+#include "gguf/FetchCancel.h"
+
 #include <QCoreApplication>
 #include <QMetaObject>
 #include <QPointer>
@@ -31,6 +33,8 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
             // A chunk skipped after cancel() reports nothing: the flag itself decides the outcome.
             QString error;
             if (!state->cancelled.load(std::memory_order_relaxed)) {
+                // Remote tensor bytes fetched below this chunk stop when the job is cancelled.
+                const gguf::FetchCancelScope fetchCancel(&state->cancelled);
                 if (gguf::Status status = state->work(chunk, state->cancelled); !status)
                     error = QString::fromStdString(status.error().toString());
             }

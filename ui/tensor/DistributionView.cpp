@@ -5,6 +5,8 @@
 #include "common/PlotPalette.h"
 
 #include "session/BackgroundJob.h"
+#include "base/HumanFormat.h"
+#include "gguf/RemoteRegion.h"
 #include "common/JobProgressBar.h"
 #include "gguf/MetadataFormat.h"
 
@@ -16,6 +18,9 @@
 
 namespace {
 constexpr std::uint32_t kBins = 256;
+
+// Above this many bytes still on the server, statistics wait for a click (as the heatmap does).
+constexpr std::uint64_t kAskBeforeFetchingBytes = 64ull << 20;
 
 QString number(double value)
 {
@@ -70,6 +75,19 @@ void DistributionView::setSlice(const SliceRef& slice)
     if (!slice.isValid()) {
         m_summary->clear();
         m_placeholder->show(tr("Select a tensor to see the distribution of its values."));
+        return;
+    }
+    // A remote tensor says what its statistics would fetch before fetching it (the whole slice).
+    const gguf::TensorInfo& tensor = *slice.slice.tensor;
+    const std::uint8_t* first = tensor.data ? tensor.data + slice.slice.firstRow * tensor.rowBytes() : nullptr;
+    const std::uint64_t needed = first ? gguf::mappedBytesToFetch(first, slice.slice.rowCount * tensor.rowBytes()) : 0;
+    if (needed > kAskBeforeFetchingBytes && m_fetchApprovedFor != first) {
+        const QString text = tr("These statistics need %1 from the server\n(click to fetch)").arg(QString::fromStdString(gguf::formatBytes(needed)));
+        m_summary->setText(text);
+        m_placeholder->show(text, [this, first]() {
+            m_fetchApprovedFor = first;
+            setSlice(m_slice);
+        });
         return;
     }
     m_placeholder->show(tr("Computing…"));

@@ -42,4 +42,5 @@ private:
     std::optional<gguf::SliceStatistics> m_result;
     SliceRef m_slice;
     PlotPlaceholder* m_placeholder;
+    const void* m_fetchApprovedFor = nullptr;  // the slice (its first byte) the user said to fetch
 };

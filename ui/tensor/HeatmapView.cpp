@@ -1,6 +1,9 @@
 #include "tensor/HeatmapView.h"
 
+#include "gguf/RemoteRegion.h"
+
 #include <QMouseEvent>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -77,4 +80,15 @@ QString HeatmapView::hoverText(double row, double column, float value, bool exac
     return exact ? tr("row %1, column %2: %3").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 9)
                  : tr("row %1, column %2: %3 (%4 of a cell)").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7)
                        .arg(aggregateLabel().toLower());
+}
+
+// Whole rows: the reducer dequantizes the rows under a region, whatever its columns.
+std::uint64_t HeatmapView::bytesToFetch(const gguf::HeatmapRegion& region) const
+{
+    if (!m_slice.isValid() || !m_slice.slice.tensor || !m_slice.slice.tensor->data || region.rowEnd <= region.rowBegin)
+        return 0;
+    const gguf::TensorInfo& tensor = *m_slice.slice.tensor;
+    const std::uint64_t rowBytes = tensor.rowBytes();
+    const std::uint64_t rows = std::min(region.rowEnd, m_slice.slice.rowCount) - std::min(region.rowBegin, m_slice.slice.rowCount);
+    return gguf::mappedBytesToFetch(tensor.data + (m_slice.slice.firstRow + region.rowBegin) * rowBytes, rows * rowBytes);
 }

@@ -20,6 +20,7 @@ protected:
     QString jobDescription() const override;
     QString cacheKey(const gguf::HeatmapGrid& grid) const override;
     QString hoverText(double row, double column, float value, bool exact) const override;
+    std::uint64_t bytesToFetch(const gguf::HeatmapRegion& region) const override;
 
 private:
     SliceRef m_slice;
