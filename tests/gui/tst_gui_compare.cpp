@@ -454,10 +454,12 @@ private slots:
         QVERIFY(f32 && q4 && q2);
         ComparePage first({f32, q4, q2}, {typeId("q4_K")});
         ComparePage second({f32, q2, q4}, {});
-        for (ComparePage* page : {&first, &second}) {
-            QSignalSpy finished(page, &ComparePage::comparisonFinished);
-            QVERIFY(finished.wait(kJobTimeoutMs));
-            QVERIFY(finished.first().at(0).toBool());
+        // Both spies before any wait: the second page may finish while the first is awaited.
+        QSignalSpy firstFinished(&first, &ComparePage::comparisonFinished);
+        QSignalSpy secondFinished(&second, &ComparePage::comparisonFinished);
+        for (QSignalSpy* finished : {&firstFinished, &secondFinished}) {
+            QVERIFY(!finished->isEmpty() || finished->wait(kJobTimeoutMs));
+            QVERIFY(finished->first().at(0).toBool());
         }
         const auto title = [](ComparePage& page, int column, int role = Qt::DisplayRole) {
             return page.tableModel()->headerData(ComparisonTableModel::FixedColumnCount + column, Qt::Horizontal, role).toString();
