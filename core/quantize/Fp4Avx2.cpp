@@ -4,9 +4,7 @@
 #include "kernels/KernelIsa.h"
 
 #if GGUFX_X86_KERNELS && defined(__GNUC__)
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#include <immintrin.h>
+#include <immintrin.h>  // this file is built with -mavx2 (core/CMakeLists.txt)
 #define GGUFX_FP4_AVX2 1
 #endif
 
@@ -132,6 +130,3 @@ Fp4IndicesFn fp4IndicesAvx2()
 
 }  // namespace gguf::quantize
 
-#if GGUFX_FP4_AVX2
-#pragma GCC pop_options
-#endif

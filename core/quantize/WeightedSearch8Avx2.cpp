@@ -1,6 +1,6 @@
 // AVX2 form of makeWeightedAsymmetricLevels over eight lane-interleaved groups
 // (WeightedSearch8.h). Every step mirrors WeightedSearch.cpp in the same operand order; branches
-// become lane masks. The file is compiled for AVX2 through the target pragma (no FMA: a fused
+// become lane masks. The file is compiled with -mavx2 (no FMA: a fused
 // multiply-add would round once where ggml rounds twice) and only called on AVX2 CPUs.
 
 #include "quantize/WeightedSearch8.h"
@@ -8,8 +8,7 @@
 #include "kernels/KernelIsa.h"
 
 #if GGUFX_X86_KERNELS && defined(__GNUC__)
-#pragma GCC target("avx2")
-#include <immintrin.h>
+#include <immintrin.h>  // this file is built with -mavx2 (core/CMakeLists.txt)
 #define GGUFX_WEIGHTED_SEARCH8 1
 #endif
 
