@@ -84,6 +84,10 @@ Result<ImportanceMatrix> ImportanceMatrix::load(const std::string& path)
             return error;
         }
     }
+    // Tensors that are all neither in_sum2 nor counts (or a legacy count of 0) leave nothing to
+    // weigh with: no imatrix, whatever else the file holds.
+    if (matrix.m_entries.empty())
+        return Error{"the importance matrix holds no entries (no <weight>.in_sum2 with its <weight>.counts)", Error::kNoOffset, path};
     // Everything was copied out of the mapping; it must still be the file that was opened.
     if (Status unchanged = file->checkUnchanged(); !unchanged)
         return unchanged.error();
