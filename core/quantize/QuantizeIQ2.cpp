@@ -108,6 +108,57 @@ void fitOf(int n, const float* weight, const float* xval, const std::int8_t* L, 
     *sumq2 = q2;
 }
 
+// One 16-value group of IQ2_XS or IQ2_S (ggml's search, shared by both): 19 trial scales around
+// max / (2 kMaxQ - 1), each half snapped to the grid or its best neighbour, the best fit kept;
+// then the halves still off the grid are snapped again at that scale and the scale refitted.
+// Fills L with the levels and returns the scale (negative when the fit flips the signs).
+float groupScaleOnGrid(const GridTables& t, const float* weight, const float* waux, const float* xval, float max, std::int8_t* L)
+{
+    std::int8_t Laux[16];
+    bool onGrid[2];
+    bool onGridAux[2];
+    float best = 0.0f;
+    float scale = max / float(2 * kMaxQ - 1);
+    onGrid[0] = onGrid[1] = true;
+    for (int is = -9; is <= 9; ++is) {
+        const float id = (float(2 * kMaxQ - 1) + float(is) * 0.1f) / max;
+        const float thisScale = 1.0f / id;
+        for (int k = 0; k < 2; ++k) {
+            levelsAt(id, xval + 8 * k, Laux + 8 * k);
+            const int mapped = t.map[(packedIndex(t, Laux + 8 * k))];
+            onGridAux[k] = mapped >= 0;
+            if (mapped < 0)
+                bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, thisScale, Laux + 8 * k);
+        }
+        float sumqx = 0.0f;
+        float sumq2 = 0.0f;
+        fitOf(16, weight, xval, Laux, &sumqx, &sumq2);
+        if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
+            scale = sumqx / sumq2;
+            best = scale * sumqx;
+            std::memcpy(L, Laux, 16);
+            onGrid[0] = onGridAux[0];
+            onGrid[1] = onGridAux[1];
+        }
+    }
+    if ((!onGrid[0] || !onGrid[1]) && scale > 0.0f) {
+        const float id = 1.0f / scale;
+        for (int k = 0; k < 2; ++k) {
+            if (onGrid[k])
+                continue;
+            levelsAt(id, xval + 8 * k, L + 8 * k);
+            const int mapped = t.map[(packedIndex(t, L + 8 * k))];
+            if (mapped < 0)
+                bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
+        }
+        float sumqx = 0.0f;
+        float sumq2 = 0.0f;
+        fitOf(16, weight, xval, L, &sumqx, &sumq2);
+        if (sumq2 > 0.0f)
+            scale = sumqx / sumq2;
+    }
+    return scale;
+}
 }  // namespace
 
 void quantizeRowIQ2_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const float* qw)
@@ -234,10 +285,7 @@ void quantizeRowIQ2_XS(const float* x, std::uint8_t* dst, std::int64_t n, const 
     float weight[16];
     float xval[16];
     std::int8_t L[16];
-    std::int8_t Laux[16];
     float waux[16];
-    bool onGrid[2];
-    bool onGridAux[2];
     std::uint8_t blockSigns[2];
     std::uint16_t q2[2 * (QK_K / 16)];
 
@@ -269,46 +317,7 @@ void quantizeRowIQ2_XS(const float* x, std::uint8_t* dst, std::int64_t n, const 
                 scales[ib] = 0.0f;
                 continue;
             }
-            float best = 0.0f;
-            float scale = max / float(2 * kMaxQ - 1);
-            onGrid[0] = onGrid[1] = true;
-            for (int is = -9; is <= 9; ++is) {
-                const float id = (float(2 * kMaxQ - 1) + float(is) * 0.1f) / max;
-                const float thisScale = 1.0f / id;
-                for (int k = 0; k < 2; ++k) {
-                    levelsAt(id, xval + 8 * k, Laux + 8 * k);
-                    const int mapped = t.map[(packedIndex(t, Laux + 8 * k))];
-                    onGridAux[k] = mapped >= 0;
-                    if (mapped < 0)
-                        bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, thisScale, Laux + 8 * k);
-                }
-                float sumqx = 0.0f;
-                float sumq2 = 0.0f;
-                fitOf(16, weight, xval, Laux, &sumqx, &sumq2);
-                if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
-                    scale = sumqx / sumq2;
-                    best = scale * sumqx;
-                    std::memcpy(L, Laux, 16);
-                    onGrid[0] = onGridAux[0];
-                    onGrid[1] = onGridAux[1];
-                }
-            }
-            if ((!onGrid[0] || !onGrid[1]) && scale > 0.0f) {
-                const float id = 1.0f / scale;
-                for (int k = 0; k < 2; ++k) {
-                    if (onGrid[k])
-                        continue;
-                    levelsAt(id, xval + 8 * k, L + 8 * k);
-                    const int mapped = t.map[(packedIndex(t, L + 8 * k))];
-                    if (mapped < 0)
-                        bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
-                }
-                float sumqx = 0.0f;
-                float sumq2 = 0.0f;
-                fitOf(16, weight, xval, L, &sumqx, &sumq2);
-                if (sumq2 > 0.0f)
-                    scale = sumqx / sumq2;
-            }
+            float scale = groupScaleOnGrid(t, weight, waux, xval, max, L);
             if (scale < 0.0f) {
                 scale = -scale;
                 for (int k = 0; k < 2; ++k)
@@ -354,10 +363,7 @@ void quantizeRowIQ2_S(const float* x, std::uint8_t* dst, std::int64_t n, const f
     float weight[16];
     float xval[16];
     std::int8_t L[16];
-    std::int8_t Laux[16];
     float waux[16];
-    bool onGrid[2];
-    bool onGridAux[2];
     std::uint8_t blockSigns[2];
 
     for (std::int64_t ibl = 0; ibl < n / QK_K; ++ibl, dst += B::bytes) {
@@ -401,46 +407,7 @@ void quantizeRowIQ2_S(const float* x, std::uint8_t* dst, std::int64_t n, const f
                 scales[ib] = 0.0f;
                 continue;
             }
-            float best = 0.0f;
-            float scale = max / float(2 * kMaxQ - 1);
-            onGrid[0] = onGrid[1] = true;
-            for (int is = -9; is <= 9; ++is) {
-                const float id = (float(2 * kMaxQ - 1) + float(is) * 0.1f) / max;
-                const float thisScale = 1.0f / id;
-                for (int k = 0; k < 2; ++k) {
-                    levelsAt(id, xval + 8 * k, Laux + 8 * k);
-                    const int mapped = t.map[(packedIndex(t, Laux + 8 * k))];
-                    onGridAux[k] = mapped >= 0;
-                    if (mapped < 0)
-                        bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, thisScale, Laux + 8 * k);
-                }
-                float sumqx = 0.0f;
-                float sumq2 = 0.0f;
-                fitOf(16, weight, xval, Laux, &sumqx, &sumq2);
-                if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
-                    scale = sumqx / sumq2;
-                    best = scale * sumqx;
-                    std::memcpy(L, Laux, 16);
-                    onGrid[0] = onGridAux[0];
-                    onGrid[1] = onGridAux[1];
-                }
-            }
-            if ((!onGrid[0] || !onGrid[1]) && scale > 0.0f) {
-                const float id = 1.0f / scale;
-                for (int k = 0; k < 2; ++k) {
-                    if (onGrid[k])
-                        continue;
-                    levelsAt(id, xval + 8 * k, L + 8 * k);
-                    const int mapped = t.map[(packedIndex(t, L + 8 * k))];
-                    if (mapped < 0)
-                        bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
-                }
-                float sumqx = 0.0f;
-                float sumq2 = 0.0f;
-                fitOf(16, weight, xval, L, &sumqx, &sumq2);
-                if (sumq2 > 0.0f)
-                    scale = sumqx / sumq2;
-            }
+            float scale = groupScaleOnGrid(t, weight, waux, xval, max, L);
             if (scale < 0.0f) {
                 scale = -scale;
                 for (int k = 0; k < 2; ++k)
