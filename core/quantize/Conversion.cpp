@@ -4,6 +4,7 @@
 #include "kernels/Dequantize.h"
 #include "write/GgufWriter.h"
 #include "gguf/MappedRegionGuard.h"
+#include "quantize/ConversionSteps.h"
 #include "quantize/Quantize.h"
 
 #include <algorithm>
@@ -15,31 +16,6 @@
 namespace gguf {
 
 namespace {
-
-Error conversionError(const std::string& message)
-{
-    return Error{message, Error::kNoOffset, {}};
-}
-
-// Counts input elements over all tensors and reports them; checks the cancel flag.
-class ProgressTracker {
-public:
-    ProgressTracker(const ConversionOptions& options, std::uint64_t total) : m_options(options), m_total(total) {}
-    Status advance(std::uint64_t elements)
-    {
-        m_done += elements;
-        if (m_options.progress)
-            m_options.progress(m_done, m_total);
-        if (m_options.cancel && m_options.cancel->load())
-            return conversionError("conversion cancelled");
-        return Ok{};
-    }
-
-private:
-    const ConversionOptions& m_options;
-    std::uint64_t m_total;
-    std::uint64_t m_done = 0;
-};
 
 // Element ranges of whole rows (or whole blocks of both types inside a long row).
 std::uint64_t chunkStep(const TensorInfo& tensor, const TypeTraits& target, std::uint64_t maxElements)
@@ -117,7 +93,7 @@ Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSl
 // Chunks are quantized in batches, one per thread, and written in order: blocks quantize
 // independently, so the bytes do not depend on the thread count.
 Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSink& out, const ConversionOptions& options,
-                      ProgressTracker& progress, const ImportanceWeights* importance)
+                      ConversionProgress& progress, const ImportanceWeights* importance)
 {
     const std::uint64_t total = tensor.elementCount();
     std::uint64_t step = chunkStep(tensor, target, options.chunkElements);
@@ -163,30 +139,10 @@ Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSi
     return Ok{};
 }
 
-// The stored bytes, turned little-endian block by block when the input is big-endian.
-Status writeCopy(const TensorInfo& tensor, ByteSink& out, const ConversionOptions& options, ProgressTracker& progress)
+// The stored bytes, unchanged but for the byte order.
+Status writeCopy(const TensorInfo& tensor, ByteSink& out, const ConversionOptions& options, ConversionProgress& progress)
 {
-    const TypeTraits& traits = *tensor.traits;
-    const bool swap = tensor.bigEndian && traits.swapBlock;
-    const std::uint64_t blocksPerChunk = std::max<std::uint64_t>(1, options.chunkElements / traits.blockSize);
-    const std::uint64_t totalBlocks = tensor.nbytes / traits.blockBytes;
-    std::vector<std::uint8_t> buffer;
-    for (std::uint64_t block = 0; block < totalBlocks; block += blocksPerChunk) {
-        const std::uint64_t blocks = std::min(blocksPerChunk, totalBlocks - block);
-        const std::uint8_t* bytes = tensor.data + block * traits.blockBytes;
-        const std::size_t size = static_cast<std::size_t>(blocks * traits.blockBytes);
-        if (swap) {
-            buffer.assign(bytes, bytes + size);
-            for (std::uint64_t b = 0; b < blocks; ++b)
-                traits.swapBlock(buffer.data() + b * traits.blockBytes);
-            bytes = buffer.data();
-        }
-        if (Status s = out.write(bytes, size); !s)
-            return s;
-        if (Status s = progress.advance(blocks * traits.blockSize); !s)
-            return s;
-    }
-    return Ok{};
+    return writeStoredBlocks(tensor, out, options.chunkElements / tensor.traits->blockSize, progress);
 }
 
 // llama-quantize's checks: an entry must have the tensor's row length and one row of weights
@@ -302,7 +258,7 @@ Result<ConversionPlan> convertModel(const Model& input, const std::string& outpu
     std::uint64_t totalElements = 0;
     for (const ConversionTensorPlan& tensor : plan->tensors)
         totalElements += tensor.source->elementCount();
-    ProgressTracker progress(options, totalElements);
+    ConversionProgress progress(options.progress, options.cancel, totalElements);
 
     for (const ConversionTensorPlan& entry : plan->tensors) {
         const TensorInfo& tensor = *entry.source;

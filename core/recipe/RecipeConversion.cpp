@@ -1,8 +1,8 @@
 #include "recipe/RecipeConversion.h"
 
 #include "base/ParallelRows.h"
-#include "gguf/RemoteRegion.h"
 #include "kernels/Dequantize.h"
+#include "quantize/ConversionSteps.h"
 #include "quantize/Quantize.h"
 #include "write/ByteSink.h"
 #include "write/GgufWriter.h"
@@ -12,11 +12,6 @@
 namespace gguf {
 
 namespace {
-
-Error conversionError(const std::string& message)
-{
-    return Error{message, Error::kNoOffset, {}};
-}
 
 std::uint64_t rowBytesOf(const TypeTraits& type, std::int64_t rowLength)
 {
@@ -32,29 +27,10 @@ struct Chunk {
     Status status = Ok{};
 };
 
-class Progress {
-public:
-    Progress(const RecipeConversionOptions& options, std::uint64_t total) : m_options(options), m_total(total) {}
-    Status advance(std::uint64_t elements)
-    {
-        m_done += elements;
-        if (m_options.progress)
-            m_options.progress(m_done, m_total);
-        if (m_options.cancel && m_options.cancel->load())
-            return conversionError("conversion cancelled");
-        return Ok{};
-    }
-
-private:
-    const RecipeConversionOptions& m_options;
-    std::uint64_t m_total;
-    std::uint64_t m_done = 0;
-};
-
 // One tensor re-encoded: batches of row chunks (one per thread) quantized in parallel, written
 // in order, so the bytes do not depend on the thread count.
 Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSink& out, const RecipeConversionOptions& options,
-                      const RowQuantizer& quantize, ParallelRows& pool, Progress& progress)
+                      const RowQuantizer& quantize, ParallelRows& pool, ConversionProgress& progress)
 {
     const std::int64_t rowLength = std::max<std::int64_t>(tensor.ne[0], 1);
     const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
@@ -106,32 +82,10 @@ Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSi
     return Ok{};
 }
 
-// The stored bytes, made little-endian block by block for a big-endian input.
-Status writeCopied(const TensorInfo& tensor, ByteSink& out, Progress& progress)
+// The stored bytes, unchanged but for the byte order, 1 MiB per write.
+Status writeCopied(const TensorInfo& tensor, ByteSink& out, ConversionProgress& progress)
 {
-    const TypeTraits& traits = *tensor.traits;
-    const bool swap = tensor.bigEndian && traits.swapBlock;
-    const std::uint64_t totalBlocks = tensor.nbytes / traits.blockBytes;
-    const std::uint64_t blocksPerChunk = std::max<std::uint64_t>(1, (std::uint64_t{1} << 20) / traits.blockBytes);
-    std::vector<std::uint8_t> buffer;
-    for (std::uint64_t block = 0; block < totalBlocks; block += blocksPerChunk) {
-        const std::uint64_t blocks = std::min(blocksPerChunk, totalBlocks - block);
-        const std::uint8_t* bytes = tensor.data + block * traits.blockBytes;
-        const auto size = static_cast<std::size_t>(blocks * traits.blockBytes);
-        if (Status s = ensureMappedBytes(bytes, size); !s)
-            return s;
-        if (swap) {
-            buffer.assign(bytes, bytes + size);
-            for (std::uint64_t b = 0; b < blocks; ++b)
-                traits.swapBlock(buffer.data() + b * traits.blockBytes);
-            bytes = buffer.data();
-        }
-        if (Status s = out.write(bytes, size); !s)
-            return s;
-        if (Status s = progress.advance(blocks * traits.blockSize); !s)
-            return s;
-    }
-    return Ok{};
+    return writeStoredBlocks(tensor, out, (std::uint64_t{1} << 20) / tensor.traits->blockBytes, progress);
 }
 
 bool isMovedKey(std::string_view key)
@@ -257,7 +211,7 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
     std::uint64_t totalElements = 0;
     for (const RecipeTensor& entry : recipe.tensors)
         totalElements += entry.source->elementCount();
-    Progress progress(options, totalElements);
+    ConversionProgress progress(options.progress, options.cancel, totalElements);
     ParallelRows ownPool(options.threads ? options.threads : machineThreadCount());
 
     for (const RecipeTensor& entry : recipe.tensors) {
