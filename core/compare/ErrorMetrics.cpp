@@ -104,22 +104,9 @@ void ErrorAccumulator::add(std::span<const float> reference, std::span<const flo
     const std::size_t n = std::min(reference.size(), other.size());
     ErrorSums& s = m_sums;
     for (std::size_t i = 0; i < n; ++i) {
-        const double r = reference[i];
-        const double o = other[i];
-        if (!std::isfinite(r) || !std::isfinite(o)) {
-            ++s.nonFiniteCount;
-            continue;
-        }
-        const double error = o - r;
-        const double absError = std::abs(error);
-        ++s.count;
-        s.sumSquaredError += error * error;
-        s.sumAbsError += absError;
-        s.maxAbsError = std::max(s.maxAbsError, absError);
-        s.sumReferenceSquared += r * r;
-        s.sumOtherSquared += o * o;
-        s.sumProduct += r * o;
-        m_histogram.add(absError);
+        double absError = 0.0;
+        if (s.addPair(reference[i], other[i], absError))
+            m_histogram.add(absError);
     }
 }
 

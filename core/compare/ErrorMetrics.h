@@ -6,6 +6,8 @@
 
 #include "base/JsonWriter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -34,6 +36,26 @@ struct ErrorSums {
     double sumWeightedReferenceSquared = 0.0;
 
     void merge(const ErrorSums& later);
+    // One (reference, other) pair into the plain sums; false (counted as non-finite) when
+    // either is not finite. `absError` receives |other - reference| for a finite pair. Inline:
+    // the fused comparison loops call it per element.
+    bool addPair(double r, double o, double& absError)
+    {
+        if (!std::isfinite(r) || !std::isfinite(o)) {
+            ++nonFiniteCount;
+            return false;
+        }
+        const double error = o - r;
+        absError = std::abs(error);
+        ++count;
+        sumSquaredError += error * error;
+        sumAbsError += absError;
+        maxAbsError = std::max(maxAbsError, absError);
+        sumReferenceSquared += r * r;
+        sumOtherSquared += o * o;
+        sumProduct += r * o;
+        return true;
+    }
 };
 
 struct ErrorMetrics {

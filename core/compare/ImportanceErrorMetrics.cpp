@@ -57,21 +57,8 @@ void addErrorSums(ErrorSums& s, std::span<const float> reference, std::span<cons
 {
     const std::size_t n = std::min(reference.size(), other.size());
     for (std::size_t i = 0; i < n; ++i) {
-        const double r = reference[i];
-        const double o = other[i];
-        if (!std::isfinite(r) || !std::isfinite(o)) {
-            ++s.nonFiniteCount;
-            continue;
-        }
-        const double error = o - r;
-        const double absError = std::abs(error);
-        ++s.count;
-        s.sumSquaredError += error * error;
-        s.sumAbsError += absError;
-        s.maxAbsError = std::max(s.maxAbsError, absError);
-        s.sumReferenceSquared += r * r;
-        s.sumOtherSquared += o * o;
-        s.sumProduct += r * o;
+        double absError = 0.0;
+        s.addPair(reference[i], other[i], absError);
     }
     if (!weights.empty())
         addWeightedSums(s, reference, other, weights);
@@ -84,19 +71,10 @@ void addWeightedAndPartSums(ErrorSums& whole, ErrorSums& part, std::span<const f
     for (std::size_t i = 0; i < n; ++i) {
         const double r = reference[i];
         const double o = other[i];
-        if (!std::isfinite(r) || !std::isfinite(o)) {
-            ++part.nonFiniteCount;
+        double absError = 0.0;
+        if (!part.addPair(r, o, absError))
             continue;
-        }
         const double error = o - r;
-        const double absError = std::abs(error);
-        ++part.count;
-        part.sumSquaredError += error * error;
-        part.sumAbsError += absError;
-        part.maxAbsError = std::max(part.maxAbsError, absError);
-        part.sumReferenceSquared += r * r;
-        part.sumOtherSquared += o * o;
-        part.sumProduct += r * o;
         const double w = weights[i];
         if (!std::isfinite(w))
             continue;
