@@ -1,12 +1,18 @@
 #include "BenchOptions.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
 #include <cctype>
 #include <cstdlib>
 
 namespace bench {
 
 namespace {
+
+// Every case main() runs; --cases takes any of them (and a new case is one name here).
+constexpr std::string_view kCaseNames[] = {"dequantize", "fused", "open", "heatmap", "quantize", "compare", "save", "tokenize"};
+
 
 std::set<std::string> commaList(const std::string& text, bool lowercase)
 {
@@ -83,9 +89,7 @@ std::optional<BenchOptions> BenchOptions::parse(const std::vector<std::string>& 
         } else if (argument == "--cases" && hasValue) {
             options.cases = commaList(arguments[++i], true);
             for (const std::string& name : options.cases) {
-                if (name != "dequantize" && name != "fused" && name != "open" && name != "heatmap" && name != "quantize"
-                    && name != "compare"
-                    && name != "save" && name != "tokenize") {
+                if (std::find(std::begin(kCaseNames), std::end(kCaseNames), name) == std::end(kCaseNames)) {
                     error = "unknown case '" + name + "'";
                     return std::nullopt;
                 }
