@@ -3,6 +3,8 @@
 // included); the types ggml makes only with a matrix are refused without one, with the reason.
 // With a matrix the figures come from quantizeRows with its weights, as llama-quantize --imatrix.
 
+#include "compare/ColumnErrorProfile.h"
+#include "compare/ColumnErrorTab.h"
 #include "compare/CompareDialog.h"
 #include "compare/ComparePage.h"
 #include "compare/LayerErrorChart.h"
@@ -27,12 +29,16 @@
 #include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
+#include <qcustomplot.h>
 
 using namespace testsupport;
 
@@ -69,8 +75,8 @@ std::vector<float> valuesOf(const gguf::TensorInfo& tensor, std::uint64_t firstR
     return values;
 }
 
-// RMSE of `values` after quantizeRows(type, values, ne0, weights) and back.
-double weightedQuantizedRmse(std::uint32_t typeId, const std::vector<float>& values, std::int64_t rowLength, std::span<const float> weights)
+// `values` after quantizeRows(type, values, ne0, weights) and dequantized again.
+std::vector<float> quantizedAndBack(std::uint32_t typeId, const std::vector<float>& values, std::int64_t rowLength, std::span<const float> weights)
 {
     const gguf::TypeTraits& type = *gguf::findType(typeId);
     std::vector<std::uint8_t> packed(static_cast<std::size_t>(gguf::quantizedSize(type, values.size())));
@@ -78,10 +84,43 @@ double weightedQuantizedRmse(std::uint32_t typeId, const std::vector<float>& val
         qFatal("%s", s.error().toString().c_str());
     std::vector<float> back(values.size());
     type.dequantize(packed.data(), back.data(), packed.size() / type.blockBytes);
+    return back;
+}
+
+// RMSE of `values` after quantizeRows(type, values, ne0, weights) and back.
+double weightedQuantizedRmse(std::uint32_t typeId, const std::vector<float>& values, std::int64_t rowLength, std::span<const float> weights)
+{
+    const std::vector<float> back = quantizedAndBack(typeId, values, rowLength, weights);
     double squares = 0;
     for (std::size_t k = 0; k < values.size(); ++k)
         squares += (double(back[k]) - double(values[k])) * (double(back[k]) - double(values[k]));
     return std::sqrt(squares / static_cast<double>(values.size()));
+}
+
+// The importance-weighted squared error sum_k w_k (q_k - x_k)^2 of one expert's rows quantized
+// with its weights (w_k: the weight of element k's input column), and its relative form.
+struct WeightedError {
+    double squared = 0;
+    double relative = 0;
+};
+WeightedError weightedQuantizedError(std::uint32_t typeId, const std::vector<float>& values, std::int64_t rowLength,
+                                     const std::vector<float>& weights)
+{
+    const std::vector<float> back = quantizedAndBack(typeId, values, rowLength, weights);
+    double error = 0;
+    double reference = 0;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        const double w = weights[k % static_cast<std::size_t>(rowLength)];
+        const double d = double(back[k]) - double(values[k]);
+        error += w * d * d;
+        reference += w * double(values[k]) * double(values[k]);
+    }
+    return {error, error / reference};
+}
+
+bool closeTo(double value, double expected)
+{
+    return std::abs(value - expected) <= 1e-12 * std::abs(expected);
 }
 
 constexpr std::uint32_t kQ4_K = gguf::typeIdValue(gguf::GgmlTypeId::Q4_K);
@@ -310,6 +349,229 @@ private slots:
             const double expected = weightedQuantizedRmse(kQ4_K, values, tensor.ne[0], entry->quantWeights(static_cast<std::size_t>(e)));
             QVERIFY2(std::abs(q4->rmse - expected) <= 1e-12 * expected, qPrintable(QStringLiteral("expert %1: %2 vs %3").arg(e).arg(q4->rmse).arg(expected)));
         }
+    }
+
+    // With a matrix the experts' tab also offers the two weighted metrics; each expert's figures
+    // come from its own rows quantized with its own weights and weighed by them (quantWeights(e)),
+    // and the table sorts and the chart plots by them. Without the matrix only the plain five.
+    void expertQuantErrorOffersTheWeightedMetrics()
+    {
+        using Metric = ExpertQuantErrorModel::Metric;
+        auto model = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        QVERIFY(model);
+        ExpertsPage page(model);
+        page.resize(1200, 900);
+        page.show();
+        QVERIFY(page.selectProjection(gguf::ExpertProjection::Up));
+        ExpertQuantErrorView* view = page.quantError();
+        QComboBox* metrics = view->metricCombo();
+        QCOMPARE(metrics->count(), 5);
+        QCOMPARE(metrics->findData(static_cast<int>(Metric::WeightedSquaredError)), -1);
+
+        const QString path = imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf"));
+        QSignalSpy loaded(view, &ExpertQuantErrorView::importanceMatrixLoaded);
+        view->setImportanceMatrixPath(path);
+        QVERIFY(loaded.wait(kHangGuardMs));
+        QVERIFY2(loaded.first().at(0).toBool(), qPrintable(loaded.first().at(1).toString()));
+        QCOMPARE(metrics->count(), 7);
+        const int weightedIndex = metrics->findData(static_cast<int>(Metric::WeightedSquaredError));
+        const int relativeIndex = metrics->findData(static_cast<int>(Metric::RelativeWeightedError));
+        QVERIFY(weightedIndex >= 5 && relativeIndex >= 5);
+        QCOMPARE(metrics->itemText(weightedIndex), comparisonMetricsWithImportance()[comparisonMetrics().size()].displayName());
+        QCOMPARE(metrics->itemText(relativeIndex), comparisonMetricsWithImportance()[comparisonMetrics().size() + 1].displayName());
+
+        QSignalSpy ready(view, &ExpertQuantErrorView::errorsReady);
+        page.tabs()->setCurrentWidget(view);
+        view->setTypes({kQ4_K});
+        QVERIFY(ready.wait(kHangGuardMs));
+
+        const gguf::TensorInfo& tensor = *page.currentTensor();
+        QCOMPARE(tensor.name, std::string_view("blk.0.ffn_up_exps.weight"));
+        auto matrix = gguf::ImportanceMatrix::load(path.toStdString());
+        QVERIFY(matrix);
+        const gguf::ImportanceEntry* entry = matrix->find(tensor.name);
+        QVERIFY(entry);
+        const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
+        const auto rows = static_cast<std::uint64_t>(tensor.ne[1]);
+        std::vector<double> expectedWeighted;
+        for (std::uint64_t e = 0; e < experts; ++e) {
+            const auto& cell = view->model()->metrics(e, 0);
+            QVERIFY(cell);
+            const std::vector<float> values = valuesOf(tensor, e * rows, rows);
+            const WeightedError expected = weightedQuantizedError(kQ4_K, values, tensor.ne[0], entry->quantWeights(static_cast<std::size_t>(e)));
+            QVERIFY2(closeTo(cell->weightedSquaredError, expected.squared),
+                     qPrintable(QStringLiteral("expert %1: %2 vs %3").arg(e).arg(cell->weightedSquaredError).arg(expected.squared)));
+            QVERIFY2(closeTo(cell->relativeWeightedError, expected.relative),
+                     qPrintable(QStringLiteral("expert %1: %2 vs %3").arg(e).arg(cell->relativeWeightedError).arg(expected.relative)));
+            // Weighed by expert 0's row the figure would differ: each expert has its own.
+            if (e > 0)
+                QVERIFY(!closeTo(cell->weightedSquaredError, weightedQuantizedError(kQ4_K, values, tensor.ne[0], entry->quantWeights(0)).squared));
+            expectedWeighted.push_back(expected.squared);
+        }
+
+        // The table and the chart follow the weighted metric; sorting puts the worst expert first.
+        metrics->setCurrentIndex(weightedIndex);
+        QCOMPARE(view->model()->metric(), Metric::WeightedSquaredError);
+        auto* table = view->findChild<QTableView*>(QStringLiteral("quantErrorTable"));
+        QVERIFY(table);
+        for (std::uint64_t e = 0; e < experts; ++e)
+            QCOMPARE(view->model()->data(view->model()->index(static_cast<int>(e), 1), ExpertQuantErrorModel::SortRole).toDouble(),
+                     view->model()->metrics(e, 0)->weightedSquaredError);
+        table->sortByColumn(1, Qt::DescendingOrder);
+        const auto worst = std::max_element(expectedWeighted.begin(), expectedWeighted.end()) - expectedWeighted.begin();
+        QCOMPARE(table->model()->index(0, 0).data().toULongLong(), static_cast<qulonglong>(worst));
+        auto* bars = qobject_cast<QCPBars*>(view->plot()->plottable(0));
+        QVERIFY(bars);
+        QCOMPARE(bars->data()->size(), static_cast<int>(experts));
+        for (std::uint64_t e = 0; e < experts; ++e)
+            QCOMPARE(bars->data()->at(static_cast<int>(e))->value, view->model()->metrics(e, 0)->weightedSquaredError);
+        QCOMPARE(view->plot()->yAxis->label(), metrics->itemText(weightedIndex));
+
+        // Without the matrix the weighted metrics go, and the tab falls back to relative RMSE.
+        loaded.clear();
+        view->setImportanceMatrixPath({});
+        QVERIFY(loaded.wait(kHangGuardMs));
+        QCOMPARE(metrics->count(), 5);
+        QCOMPARE(view->model()->metric(), Metric::RelativeRmse);
+        QCOMPARE(metrics->currentData().toInt(), static_cast<int>(Metric::RelativeRmse));
+    }
+
+    // The Columns tab: a picker for the compared file or simulated type and, for an expert
+    // tensor, the expert (or all together); the profile shown is exactly computeColumnErrorProfile
+    // of the pick, and the picks follow the table's selected tensor.
+    void columnsTabPicksTheColumnAndTheExpert()
+    {
+        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+        QVERIFY(reference && quant);
+        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
+        QVERIFY(loaded);
+        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        page.resize(1200, 800);
+        page.show();
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kHangGuardMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        const auto comparison = page.comparison();
+        QCOMPARE(comparison->columns().size(), std::size_t{2});  // the Q4_K_M file, q4_K simulated
+        QCOMPARE(comparison->columns()[1].simulatedType, kQ4_K);
+
+        ColumnErrorTab* tab = page.columnErrorTab();
+        QVERIFY(tab && tab->view() == page.columnErrorView());
+        QCOMPARE(tab->columnCombo()->count(), 2);
+        QVERIFY(tab->placeholderText().contains(QStringLiteral("Select a tensor")));
+        QVERIFY(!tab->shownColumn());
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        tabs->setCurrentWidget(tab);
+
+        auto select = [&](std::string_view name) {
+            const std::size_t row = rowNamed(*comparison, name);
+            QSignalSpy profile(tab->view(), &ColumnErrorView::profileReady);
+            const QModelIndex source = page.tableModel()->index(static_cast<int>(row), 0);
+            page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(source));
+            return profile.wait(kHangGuardMs) ? row : comparison->rows().size();
+        };
+        // The shown profile is the core's for (row, column, expert), bit for bit.
+        auto matches = [&](std::size_t row, std::size_t column, std::optional<std::size_t> expert) {
+            const auto& shown = tab->view()->profile();
+            const auto expected = gguf::computeColumnErrorProfile(*comparison, row, column, expert);
+            return shown && expected && shown->row == row && shown->column == column && shown->expert == expert
+                   && shown->squaredError == expected->squaredError && shown->weightedError == expected->weightedError
+                   && shown->importance == expected->importance && !expected->weightedError.empty();
+        };
+
+        const std::size_t up = select("blk.0.ffn_up_exps.weight");
+        QVERIFY(up < comparison->rows().size());
+        QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(0));  // the first it can be compared with
+        QCOMPARE(tab->shownExpert(), std::optional<std::size_t>());   // all experts together
+        QVERIFY(tab->expertSpin()->isVisibleTo(tab));
+        QCOMPARE(tab->expertSpin()->maximum(), 7);
+        QVERIFY(tab->placeholderText().isEmpty());
+        QVERIFY(matches(up, 0, std::nullopt));
+
+        {  // pick the simulated column
+            QSignalSpy profile(tab->view(), &ColumnErrorView::profileReady);
+            tab->columnCombo()->setCurrentIndex(1);
+            QVERIFY(profile.wait(kHangGuardMs));
+        }
+        QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(1));
+        QVERIFY(matches(up, 1, std::nullopt));
+        {  // and expert 3: its error per column and its own importance row
+            QSignalSpy profile(tab->view(), &ColumnErrorView::profileReady);
+            tab->expertSpin()->setValue(3);
+            QVERIFY(profile.wait(kHangGuardMs));
+        }
+        QCOMPARE(tab->shownExpert(), std::optional<std::size_t>(3));
+        QVERIFY(matches(up, 1, 3));
+        QCOMPARE(tab->view()->profile()->importance, matrix->find("blk.0.ffn_up_exps.weight")->quantWeights(3));
+
+        // Another expert tensor keeps both picks; a 2-D tensor keeps the column, has no expert.
+        const std::size_t down = select("blk.1.ffn_down_exps.weight");
+        QVERIFY(down < comparison->rows().size());
+        QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(1));
+        QCOMPARE(tab->shownExpert(), std::optional<std::size_t>(3));
+        QVERIFY(matches(down, 1, 3));
+        const std::size_t attn = select("blk.0.attn_q.weight");
+        QVERIFY(attn < comparison->rows().size());
+        QVERIFY(!tab->expertSpin()->isVisibleTo(tab));
+        QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(1));
+        QCOMPARE(tab->shownExpert(), std::optional<std::size_t>());
+        QVERIFY(matches(attn, 1, std::nullopt));
+        QVERIFY(!tab->setExpert(0));  // no experts here
+    }
+
+    // A column a tensor cannot be compared with is listed disabled with the reason, the tab falls
+    // back to one it can be compared with, and with none it says why instead of showing a plot.
+    void columnsTabExplainsColumnsItCannotShow()
+    {
+        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+        QVERIFY(reference && quant);
+        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
+        QVERIFY(loaded);
+        auto matrix = std::make_shared<const gguf::ImportanceMatrix>(std::move(loaded.value()));
+        // No run is needed: the tab only pairs and profiles the picked cell.
+        auto comparisonOf = [&](std::vector<std::shared_ptr<const gguf::Model>> models) {
+            gguf::ComparisonOptions options;
+            options.referenceIndex = 0;
+            options.simulatedTypes = {kIQ2_XXS};
+            options.importance = matrix;
+            options.quantizeWithImportance = gguf::quantizeRows;
+            auto created = gguf::ModelComparison::create(std::move(models), options);
+            return created ? std::make_shared<const gguf::ModelComparison>(std::move(created.value())) : nullptr;
+        };
+        const auto both = comparisonOf({reference, quant});
+        QVERIFY(both);
+        const std::size_t embd = rowNamed(*both, "token_embd.weight");
+        QVERIFY(embd < both->rows().size());
+        QVERIFY(both->rows()[embd].cells[0].ok() && !both->rows()[embd].cells[1].ok());  // the matrix does not cover token_embd
+
+        ColumnErrorTab tab;
+        tab.resize(900, 600);
+        tab.show();
+        tab.setComparison(both);
+        QVERIFY(tab.placeholderText().contains(QStringLiteral("Select a tensor")));
+        QSignalSpy profile(tab.view(), &ColumnErrorView::profileReady);
+        tab.setTensorRow(embd);
+        QVERIFY(profile.wait(kHangGuardMs));
+        QCOMPARE(tab.shownColumn(), std::optional<std::size_t>(0));
+        QVERIFY(!tab.setColumn(1));
+        auto* items = qobject_cast<QStandardItemModel*>(tab.columnCombo()->model());
+        QVERIFY(items);
+        QVERIFY(items->item(0)->isEnabled());
+        QVERIFY(!items->item(1)->isEnabled());
+        QVERIFY(items->item(1)->toolTip().contains(QStringLiteral("needs importance weights")));
+
+        const auto simulatedOnly = comparisonOf({reference});
+        QVERIFY(simulatedOnly);
+        tab.setComparison(simulatedOnly);
+        tab.setTensorRow(rowNamed(*simulatedOnly, "token_embd.weight"));
+        QVERIFY(!tab.shownColumn());
+        QVERIFY2(tab.placeholderText().contains(QStringLiteral("cannot be compared with any column")), qPrintable(tab.placeholderText()));
+        QVERIFY(tab.placeholderText().contains(QStringLiteral("needs importance weights")));
+        QCOMPARE(tab.view()->summaryText(), tab.placeholderText());
+        QVERIFY(!tab.view()->profile());
     }
 };
 

@@ -13,6 +13,7 @@
 #include "common/QuantTypeColour.h"
 #include "session/ComparisonColumnTitle.h"
 #include "common/JobProgressBar.h"
+#include "compare/ColumnErrorTab.h"
 #include "compare/LayerErrorChart.h"
 #include "compare/TensorErrorView.h"
 #include "imatrix/ColumnErrorView.h"
@@ -64,7 +65,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     : QWidget(parent), m_problems(new QLabel(this)), m_status(new QLabel(this)), m_progress(new JobProgressBar(this)),
       m_tabs(new QTabWidget(this)), m_model(new ComparisonTableModel(this)), m_totalsModel(new ComparisonTotalsModel(this)), m_proxy(new ComparisonProxyModel(this)),
       m_chart(new LayerErrorChart(this)), m_tensorView(new TensorErrorView(m_progress, this)),
-      m_columnView(new ColumnErrorView(this))
+      m_columnTab(new ColumnErrorTab(this))
 {
     m_problems->setObjectName(QStringLiteral("problemsLabel"));
     m_problems->setWordWrap(true);
@@ -76,8 +77,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     m_tabs->addTab(tableTab, tr("Table"));
     m_tabs->addTab(m_chart, tr("Per layer"));
     m_tabs->addTab(m_tensorView, tr("Tensor"));
-    m_columnView->setObjectName(QStringLiteral("columnErrorView"));
-    m_tabs->addTab(m_columnView, tr("Columns"));
+    m_tabs->addTab(m_columnTab, tr("Columns"));
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_problems);
     layout->addWidget(m_status);
@@ -116,6 +116,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     m_totalsModel->setComparison(m_comparison);
     static_cast<ComparisonProxyModel*>(m_proxy)->setComparison(m_comparison);
     m_tensorView->setComparison(m_comparison);
+    m_columnTab->setComparison(m_comparison);
 
     QStringList lines;
     lines << tr("<b>Reference:</b> %1").arg(QString::fromStdString(m_comparison->reference().primary().path()).toHtmlEscaped());
@@ -277,15 +278,12 @@ void ComparePage::showSelectedTensor()
         return;
     const auto row = static_cast<std::size_t>(current.row());
     m_tensorView->setTensorRow(row);
-    // The column view follows the first column this tensor could be compared with.
-    if (m_comparison && row < m_comparison->rows().size()) {
-        const gguf::ComparisonRow& compared = m_comparison->rows()[row];
-        for (std::size_t c = 0; c < compared.cells.size(); ++c)
-            if (compared.cells[c].ok()) {
-                m_columnView->setCell(m_comparison, row, c);
-                break;
-            }
-    }
+    m_columnTab->setTensorRow(row);
+}
+
+ColumnErrorView* ComparePage::columnErrorView() const
+{
+    return m_columnTab->view();
 }
 
 QString ComparePage::exportCsv(const QString& path) const

@@ -28,6 +28,7 @@ class JobProgressBar;
 class LayerErrorChart;
 class TensorErrorView;
 class ColumnErrorView;
+class ColumnErrorTab;
 
 class ComparePage : public QWidget {
     Q_OBJECT
@@ -53,8 +54,10 @@ public:
     QTableView* totalsView() const { return m_totals; }
     LayerErrorChart* layerChart() const { return m_chart; }
     TensorErrorView* tensorView() const { return m_tensorView; }
-    // The selected tensor's error per input column next to its importance (first computed column).
-    ColumnErrorView* columnErrorView() const { return m_columnView; }
+    // The Columns tab: the selected tensor's error per input column next to its importance, for
+    // the picked column (and expert); columnErrorView() is its plot.
+    ColumnErrorTab* columnErrorTab() const { return m_columnTab; }
+    ColumnErrorView* columnErrorView() const;
     QComboBox* metricCombo() const { return m_metric; }
 
     // Each returns an empty string on success, else what went wrong.
@@ -90,6 +93,6 @@ private:
     QSortFilterProxyModel* m_proxy;
     LayerErrorChart* m_chart;
     TensorErrorView* m_tensorView;
-    ColumnErrorView* m_columnView;
+    ColumnErrorTab* m_columnTab;
     ComparisonRun* m_run = nullptr;
 };

@@ -6,6 +6,7 @@
 #include "session/ExpertQuantErrorModel.h"
 #include "common/JobProgressBar.h"
 #include "common/StartWhenShown.h"
+#include "compare/ImportanceErrorMetrics.h"
 #include "compare/ModelComparison.h"
 #include "quantize/Quantize.h"
 #include "imatrix/LoadedImatrix.h"
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <optional>
 #include <qcustomplot.h>
 
@@ -74,9 +76,8 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
     updateTypeAvailability();
 
     using Metric = ExpertQuantErrorModel::Metric;
-    for (const Metric metric : {Metric::RelativeRmse, Metric::Rmse, Metric::SqnrDb, Metric::MaxAbsError, Metric::CosineSimilarity})
-        m_metric->addItem(ExpertQuantErrorModel::metricName(metric), static_cast<int>(metric));
     m_metric->setObjectName(QStringLiteral("quantMetricCombo"));
+    updateMetricChoices();
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this]() {
         m_model->setMetric(static_cast<Metric>(m_metric->currentData().toInt()));
         updateChart();
@@ -134,6 +135,7 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
     m_source = std::move(model);
     m_tensor = tensor;
     updateTypeAvailability();  // a matrix read for another model does not weigh this one
+    updateMetricChoices();
     QStringList labels;
     for (const std::uint32_t type : m_types)
         labels << typeLabel(type);
@@ -159,6 +161,31 @@ QString ExpertQuantErrorView::typeUnavailableReason(std::uint32_t typeId) const
                   "without --imatrix). Choose one with \"Importance matrix…\".")
             .arg(typeLabel(typeId));
     return {};
+}
+
+void ExpertQuantErrorView::updateMetricChoices()
+{
+    using Metric = ExpertQuantErrorModel::Metric;
+    std::vector<Metric> offered{Metric::RelativeRmse, Metric::Rmse, Metric::SqnrDb, Metric::MaxAbsError, Metric::CosineSimilarity};
+    if (hasImportanceMatrix()) {  // the figures the importance-aware quantizers minimise
+        offered.push_back(Metric::WeightedSquaredError);
+        offered.push_back(Metric::RelativeWeightedError);
+    }
+    if (m_metric->count() == static_cast<int>(offered.size()))
+        return;
+    const Metric current = m_model->metric();
+    const bool kept = std::find(offered.begin(), offered.end(), current) != offered.end();
+    {
+        const QSignalBlocker blocker(m_metric);
+        m_metric->clear();
+        for (const Metric metric : offered)
+            m_metric->addItem(ExpertQuantErrorModel::metricName(metric), static_cast<int>(metric));
+        m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(kept ? current : Metric::RelativeRmse)));
+    }
+    if (!kept) {  // a weighted metric without the matrix: back to the one the tab opens on
+        m_model->setMetric(Metric::RelativeRmse);
+        updateChart();
+    }
 }
 
 void ExpertQuantErrorView::updateTypeAvailability()
@@ -266,6 +293,19 @@ void ExpertQuantErrorView::start()
     if (!notes.isEmpty())
         m_message->setText(m_message->text() + QLatin1Char('\n') + notes.join(QLatin1Char('\n')));
 
+    // Each expert's weighted figures use that expert's own weights (quantWeights(e)), as its
+    // rows were quantized with: worked out once, by the first chunk that needs them, on the pool.
+    struct TensorWeights {
+        std::once_flag once;
+        std::optional<gguf::TensorImportance> importance;
+    };
+    auto weights = std::make_shared<TensorWeights>();
+    std::shared_ptr<const gguf::ImportanceMatrix> matrix = hasImportanceMatrix() ? m_importance->matrix : nullptr;
+    const gguf::ImportanceEntry* entry = matrix ? matrix->find(m_tensor->name) : nullptr;  // lives with `matrix`
+    if (matrix && !entry)
+        m_message->setText(m_message->text() + QLatin1Char('\n')
+                           + tr("The importance matrix has no entry for this tensor: no weighted figures."));
+
     const auto experts = static_cast<std::uint64_t>(m_tensor->ne[2]);
     const auto columns = static_cast<std::uint64_t>(m_types.size());
     const std::uint64_t expertElements = static_cast<std::uint64_t>(m_tensor->ne[0]) * static_cast<std::uint64_t>(m_tensor->ne[1]);
@@ -273,19 +313,34 @@ void ExpertQuantErrorView::start()
     // Whole rows per range: every type the comparison picked fits a row (it falls back otherwise).
     const std::uint64_t step = std::max<std::uint64_t>(1, gguf::kComparisonChunkElements / rowLength) * rowLength;
     auto results = std::make_shared<Results>(static_cast<std::size_t>(experts * columns));
-    auto* job = new BackgroundJob(static_cast<int>(experts * columns), [comparison, results, columns, expertElements, step](
-                                                                           int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
+    auto* job = new BackgroundJob(static_cast<int>(experts * columns), [comparison, results, columns, expertElements, step, matrix, entry,
+                                                                        weights](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
         const std::uint64_t expert = static_cast<std::uint64_t>(chunk) / columns;
         const auto column = static_cast<std::size_t>(static_cast<std::uint64_t>(chunk) % columns);
         if (!comparison->rows()[0].cells[column].ok())
             return gguf::Ok{};  // explained in the message; the cell stays empty
+        if (matrix && entry)
+            std::call_once(weights->once, [&] { weights->importance = gguf::tensorImportance(entry, *comparison->rows()[0].reference); });
+        const gguf::TensorImportance* importance = weights->importance ? &*weights->importance : nullptr;
         gguf::ErrorAccumulator accumulator;
+        std::vector<float> reference;
+        std::vector<float> other;
+        std::vector<float> w;
         for (std::uint64_t begin = expert * expertElements; begin < (expert + 1) * expertElements; begin += step) {
             if (cancelled.load(std::memory_order_relaxed))
                 return gguf::Ok{};  // the job reports the cancel; nothing to publish
             const gguf::ElementRange range{begin, std::min(begin + step, (expert + 1) * expertElements)};
-            if (gguf::Status s = comparison->accumulate(0, column, range, accumulator); !s)
+            reference.resize(static_cast<std::size_t>(range.size()));
+            other.resize(reference.size());
+            if (gguf::Status s = comparison->reconstruct(0, column, range, reference, other); !s)
                 return s;
+            if (importance) {  // the plain figures exactly as add() makes them, the weighted sums on top
+                w.resize(reference.size());
+                importance->fill(range.begin, w);
+                accumulator.addWeighted(reference, other, w);
+            } else {
+                accumulator.add(reference, other);
+            }
         }
         results->publish(static_cast<std::size_t>(chunk), accumulator.result());
         return gguf::Ok{};
@@ -294,9 +349,12 @@ void ExpertQuantErrorView::start()
     m_pending = results;
     m_progress->track(job, tr("Quantization error of %n expert(s)", nullptr, static_cast<int>(experts)));
     m_jobs.onProgress(job, this, [this]() { collect(); });
-    m_jobs.track(job, this, [this](const JobOutcome& outcome) {
+    m_jobs.track(job, this, [this, entry, weights](const JobOutcome& outcome) {
         collect();
         m_pending.reset();
+        if (entry && outcome.isDone() && !weights->importance)
+            m_message->setText(m_message->text() + QLatin1Char('\n')
+                               + tr("The importance matrix's entry does not fit this tensor's shape: no weighted figures."));
         if (!outcome.isDone()) {
             m_message->setText(outcome.isCancelled() ? tr("Cancelled; showing the experts finished so far.") : outcome.message());
             if (outcome.isCancelled())

@@ -6,7 +6,8 @@
 // chunks finish. Work starts when the view is first shown for a tensor. With an importance
 // matrix (optional; read and bound to the model on the pool) each expert is quantized with its
 // own weights as llama-quantize --imatrix does, and the types ggml makes only with one
-// (requiresImportance: IQ1_S, IQ2_XXS, IQ2_XS) can be chosen.
+// (requiresImportance: IQ1_S, IQ2_XXS, IQ2_XS) can be chosen; the metric list then also offers
+// the importance-weighted figures (ImportanceErrorMetrics.h), each expert's from its own weights.
 
 #include "compare/ErrorMetrics.h"
 #include "gguf/Model.h"
@@ -45,6 +46,7 @@ public:
     // Why a type cannot be chosen now (empty when it can); also its menu entry's tooltip.
     QString typeUnavailableReason(std::uint32_t typeId) const;
     QToolButton* typeButton() const { return m_typeButton; }
+    QComboBox* metricCombo() const { return m_metric; }
 
     ExpertQuantErrorModel* model() const { return m_model; }
     bool isComputing() const;
@@ -61,6 +63,7 @@ private:
     void updateChart();
     void typesChosen();
     void updateTypeAvailability();
+    void updateMetricChoices();
 
     JobProgressBar* m_progress;
     QToolButton* m_typeButton;

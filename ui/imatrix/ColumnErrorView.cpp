@@ -100,6 +100,18 @@ QString ColumnErrorView::summaryText() const
     return m_summary->text();
 }
 
+void ColumnErrorView::showPlaceholder(const QString& why)
+{
+    m_jobs.renew();
+    m_profile.reset();
+    for (QCPGraph* graph : {m_importance, m_error, m_weighted})
+        graph->data()->clear();
+    m_importancePlot->replot(QCustomPlot::rpQueuedReplot);
+    m_errorPlot->replot(QCustomPlot::rpQueuedReplot);
+    m_list->clear();
+    m_summary->setText(why);
+}
+
 void ColumnErrorView::setCell(std::shared_ptr<const gguf::ModelComparison> comparison, std::size_t row, std::size_t column,
                               std::optional<std::size_t> expert)
 {

@@ -26,6 +26,8 @@ public:
     // Cell (row, column) of `comparison`; `expert` nullopt: all experts of a 3-D tensor.
     void setCell(std::shared_ptr<const gguf::ModelComparison> comparison, std::size_t row, std::size_t column,
                  std::optional<std::size_t> expert = std::nullopt);
+    // Nothing to show: drops the profile (and a computation under way) and says `why`.
+    void showPlaceholder(const QString& why);
 
     const std::optional<gguf::ColumnErrorProfile>& profile() const { return m_profile; }
     QCustomPlot* importancePlot() const { return m_importancePlot; }

@@ -1,13 +1,23 @@
 #include "session/ExpertQuantErrorModel.h"
 
 #include "compare/ErrorMetricTable.h"
+#include "compare/ImportanceErrorMetrics.h"
 
 #include <QCoreApplication>
+#include <algorithm>
+#include <cmath>
+#include <string_view>
 
 ExpertQuantErrorModel::ExpertQuantErrorModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 namespace {
-// The view's metrics as rows of the core's metric table, which names them and reads their values.
+// The view's metrics as rows of the core's metric tables, which name them and read their values.
+const gguf::ErrorMetricInfo& weightedRow(std::string_view key)
+{
+    const auto table = gguf::importanceMetricTable();
+    return *std::find_if(table.begin(), table.end(), [key](const gguf::ErrorMetricInfo& info) { return key == info.key; });
+}
+
 const gguf::ErrorMetricInfo& rowOf(ExpertQuantErrorModel::Metric metric)
 {
     using Metric = ExpertQuantErrorModel::Metric;
@@ -18,6 +28,8 @@ const gguf::ErrorMetricInfo& rowOf(ExpertQuantErrorModel::Metric metric)
     case Metric::SqnrDb: key = "sqnr_db"; break;
     case Metric::MaxAbsError: key = "max_abs_error"; break;
     case Metric::CosineSimilarity: key = "cosine_similarity"; break;
+    case Metric::WeightedSquaredError: return weightedRow("weighted_squared_error");
+    case Metric::RelativeWeightedError: return weightedRow("relative_weighted_error");
     }
     return *gguf::findErrorMetric(key);
 }
@@ -26,6 +38,11 @@ const gguf::ErrorMetricInfo& rowOf(ExpertQuantErrorModel::Metric metric)
 QString ExpertQuantErrorModel::metricName(Metric metric)
 {
     return QCoreApplication::translate("ComparisonMetric", rowOf(metric).label);
+}
+
+bool ExpertQuantErrorModel::isWeighted(Metric metric)
+{
+    return metric == Metric::WeightedSquaredError || metric == Metric::RelativeWeightedError;
 }
 
 double ExpertQuantErrorModel::metricValue(const gguf::ErrorMetrics& metrics, Metric metric)
@@ -93,6 +110,8 @@ QVariant ExpertQuantErrorModel::data(const QModelIndex& index, int role) const
     if (!cell)
         return role == Qt::DisplayRole ? QVariant(QStringLiteral("…")) : QVariant();
     const double value = metricValue(*cell, m_metric);
+    if (isWeighted(m_metric) && std::isnan(value))  // a tensor the matrix has no weights for
+        return role == SortRole ? QVariant() : QVariant(QStringLiteral("–"));
     return role == SortRole ? QVariant(value) : QVariant(QString::number(value, 'g', 5));
 }
 

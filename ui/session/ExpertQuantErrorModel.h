@@ -1,7 +1,8 @@
 #pragma once
 // Per-expert quantization error as a table: a row per expert, a column per compared type showing
-// one chosen metric (relative RMSE, RMSE, SQNR, ...). Cells fill in as results arrive; sort
-// through a QSortFilterProxyModel with sortRole() = SortRole.
+// one chosen metric (relative RMSE, RMSE, SQNR, ...; with an importance matrix also the weighted
+// squared error and its relative form). Cells fill in as results arrive; sort through a
+// QSortFilterProxyModel with sortRole() = SortRole.
 
 #include "compare/ErrorMetrics.h"
 
@@ -13,7 +14,7 @@
 class ExpertQuantErrorModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum class Metric { RelativeRmse, Rmse, SqnrDb, MaxAbsError, CosineSimilarity };
+    enum class Metric { RelativeRmse, Rmse, SqnrDb, MaxAbsError, CosineSimilarity, WeightedSquaredError, RelativeWeightedError };
     static constexpr int SortRole = Qt::UserRole;
 
     explicit ExpertQuantErrorModel(QObject* parent = nullptr);
@@ -24,6 +25,8 @@ public:
     void setMetric(Metric metric);
     Metric metric() const { return m_metric; }
     static QString metricName(Metric metric);
+    // The importance-weighted ones (rows of importanceMetricTable()): NaN without importance.
+    static bool isWeighted(Metric metric);
     static double metricValue(const gguf::ErrorMetrics& metrics, Metric metric);
 
     std::uint64_t expertCount() const { return m_expertCount; }

@@ -1,0 +1,182 @@
+#include "compare/ColumnErrorTab.h"
+
+#include "common/QuantTypeColour.h"
+#include "imatrix/ColumnErrorView.h"
+#include "session/ComparisonColumnTitle.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QStringList>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <climits>
+
+ColumnErrorTab::ColumnErrorTab(QWidget* parent)
+    : QWidget(parent), m_column(new QComboBox(this)), m_expertLabel(new QLabel(tr("Expert:"), this)), m_expert(new QSpinBox(this)),
+      m_view(new ColumnErrorView(this))
+{
+    setObjectName(QStringLiteral("columnErrorTab"));
+    m_column->setObjectName(QStringLiteral("columnErrorColumnCombo"));
+    m_column->setToolTip(tr("The compared file or simulated type whose error per input column is shown"));
+    m_expert->setObjectName(QStringLiteral("columnErrorExpertSpin"));
+    m_expert->setSpecialValueText(tr("all experts"));
+    m_expert->setToolTip(tr("The expert whose error and importance per column are shown; \"all experts\" pools them"));
+    m_expert->setRange(-1, 0);
+    m_expert->setValue(-1);
+    m_expert->hide();
+    m_expertLabel->hide();
+    connect(m_column, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index < 0)
+            return;
+        m_wantedColumn = m_column->itemData(index).toULongLong();
+        refresh();
+    });
+    connect(m_expert, &QSpinBox::valueChanged, this, [this](int value) {
+        m_wantedExpert = value < 0 ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(value));
+        refresh();
+    });
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Compared with:"), this));
+    controls->addWidget(m_column);
+    controls->addWidget(m_expertLabel);
+    controls->addWidget(m_expert);
+    controls->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(m_view, 1);
+    refresh();
+}
+
+void ColumnErrorTab::setComparison(std::shared_ptr<const gguf::ModelComparison> comparison)
+{
+    m_comparison = std::move(comparison);
+    m_row.reset();
+    fillColumns();
+    refresh();
+}
+
+void ColumnErrorTab::fillColumns()
+{
+    const QSignalBlocker blocker(m_column);
+    m_column->clear();
+    if (!m_comparison)
+        return;
+    for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
+        m_column->addItem(quantTypeSwatch(comparisonColumnType(*m_comparison, c)), comparisonColumnTitle(*m_comparison, c),
+                          QVariant::fromValue<qulonglong>(c));
+        m_column->setItemData(static_cast<int>(c), comparisonColumnSource(*m_comparison, c), Qt::ToolTipRole);
+    }
+}
+
+void ColumnErrorTab::setTensorRow(std::size_t row)
+{
+    if (!m_comparison || row >= m_comparison->rows().size())
+        return;
+    m_row = row;
+    refresh();
+}
+
+bool ColumnErrorTab::setColumn(std::size_t column)
+{
+    if (!m_comparison || !m_row || column >= m_comparison->columns().size() || !m_comparison->rows()[*m_row].cells[column].ok())
+        return false;
+    m_wantedColumn = column;
+    refresh();
+    return true;
+}
+
+bool ColumnErrorTab::setExpert(std::optional<std::size_t> expert)
+{
+    if (!m_comparison || !m_row)
+        return false;
+    const auto experts = static_cast<std::uint64_t>(m_comparison->rows()[*m_row].reference->ne[2]);
+    if (expert && (experts < 2 || *expert >= experts))
+        return false;
+    m_wantedExpert = expert;
+    refresh();
+    return true;
+}
+
+QString ColumnErrorTab::placeholderText() const
+{
+    return m_placeholder;
+}
+
+void ColumnErrorTab::showNothing(const QString& why)
+{
+    m_shownRow.reset();
+    m_shownColumn.reset();
+    m_shownExpert.reset();
+    m_placeholder = why;
+    m_view->showPlaceholder(why);
+}
+
+void ColumnErrorTab::refresh()
+{
+    m_column->setEnabled(m_row.has_value());
+    if (!m_comparison) {
+        m_expert->hide();
+        m_expertLabel->hide();
+        showNothing(tr("The comparison could not be created, so there is no tensor to show."));
+        return;
+    }
+    if (!m_row) {
+        m_expert->hide();
+        m_expertLabel->hide();
+        showNothing(tr("Select a tensor in the Table tab to see its error per input column next to its importance."));
+        return;
+    }
+    const gguf::ComparisonRow& row = m_comparison->rows()[*m_row];
+    const QString name = QString::fromUtf8(row.reference->name.data(), static_cast<qsizetype>(row.reference->name.size()));
+
+    // Columns this tensor cannot be compared with stay listed, disabled, with the reason.
+    std::optional<std::size_t> column;
+    QStringList problems;
+    auto* items = qobject_cast<QStandardItemModel*>(m_column->model());
+    for (std::size_t c = 0; c < row.cells.size(); ++c) {
+        const gguf::ComparisonCell& cell = row.cells[c];
+        if (items && static_cast<int>(c) < items->rowCount()) {
+            items->item(static_cast<int>(c))->setEnabled(cell.ok());
+            items->item(static_cast<int>(c))->setToolTip(cell.ok() ? comparisonColumnSource(*m_comparison, c)
+                                                                  : QString::fromStdString(cell.problem));
+        }
+        if (!cell.ok())
+            problems << QStringLiteral("%1: %2").arg(comparisonColumnTitle(*m_comparison, c), QString::fromStdString(cell.problem));
+        else if (!column || (m_wantedColumn && c == *m_wantedColumn))
+            column = c;
+    }
+
+    const auto experts = static_cast<std::uint64_t>(row.reference->ne[2]);
+    const bool perExpert = experts > 1;
+    std::optional<std::size_t> expert;
+    if (perExpert && m_wantedExpert && *m_wantedExpert < experts)
+        expert = m_wantedExpert;
+    {
+        const QSignalBlocker blocker(m_expert);
+        m_expert->setRange(-1, perExpert ? static_cast<int>(std::min<std::uint64_t>(experts - 1, INT_MAX)) : 0);
+        m_expert->setValue(expert ? static_cast<int>(*expert) : -1);
+    }
+    m_expert->setVisible(perExpert);
+    m_expertLabel->setVisible(perExpert);
+
+    if (!column) {
+        showNothing(row.cells.empty() ? tr("%1: the comparison has no column to compare it with.").arg(name)
+                                      : tr("%1 cannot be compared with any column: %2").arg(name, problems.join(QStringLiteral("; "))));
+        return;
+    }
+    {
+        const QSignalBlocker blocker(m_column);
+        m_column->setCurrentIndex(static_cast<int>(*column));
+    }
+    if (m_shownRow == m_row && m_shownColumn == column && m_shownExpert == expert)
+        return;  // already shown or on its way
+    m_shownRow = m_row;
+    m_shownColumn = column;
+    m_shownExpert = expert;
+    m_placeholder.clear();
+    m_view->setCell(m_comparison, *m_row, *column, expert);
+}

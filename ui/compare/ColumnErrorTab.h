@@ -1,0 +1,58 @@
+#pragma once
+// The compare page's Columns tab: the selected tensor's error per input column next to its
+// importance (ColumnErrorView, computed on the job pool), for the comparison column picked here
+// (a compared file or a simulated type) and, for a tensor with experts (ne[2] > 1), one expert or
+// all of them together (computeColumnErrorProfile pools them). It follows the tensor selected in
+// the table; the picks stay across tensors where they apply (a column this tensor cannot be
+// compared with falls back to the first one it can), and the view says why when nothing is shown.
+
+#include "compare/ModelComparison.h"
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QSpinBox;
+class ColumnErrorView;
+
+class ColumnErrorTab : public QWidget {
+    Q_OBJECT
+public:
+    explicit ColumnErrorTab(QWidget* parent = nullptr);
+
+    // Null: the comparison could not be created.
+    void setComparison(std::shared_ptr<const gguf::ModelComparison> comparison);
+    void setTensorRow(std::size_t row);
+    // What a person picks; false (and nothing changes) when the current tensor does not offer it.
+    bool setColumn(std::size_t column);
+    bool setExpert(std::optional<std::size_t> expert);  // nullopt: all experts together
+
+    // What the view shows or computes now: nullopt when nothing.
+    std::optional<std::size_t> shownColumn() const { return m_shownColumn; }
+    std::optional<std::size_t> shownExpert() const { return m_shownExpert; }
+    QString placeholderText() const;  // empty while a profile is shown or computed
+
+    QComboBox* columnCombo() const { return m_column; }
+    QSpinBox* expertSpin() const { return m_expert; }
+    ColumnErrorView* view() const { return m_view; }
+
+private:
+    void fillColumns();
+    void refresh();
+    void showNothing(const QString& why);
+
+    std::shared_ptr<const gguf::ModelComparison> m_comparison;
+    std::optional<std::size_t> m_row;
+    std::optional<std::size_t> m_wantedColumn;  // the last one picked, kept across tensors
+    std::optional<std::size_t> m_wantedExpert;
+    std::optional<std::size_t> m_shownRow;
+    std::optional<std::size_t> m_shownColumn;
+    std::optional<std::size_t> m_shownExpert;
+    QString m_placeholder;
+    QComboBox* m_column;
+    QLabel* m_expertLabel;
+    QSpinBox* m_expert;
+    ColumnErrorView* m_view;
+};
