@@ -222,7 +222,9 @@ private slots:
         QCOMPARE(page.tableModel()->data(cell, ComparisonTableModel::SortRole).toDouble(),
                  comparisonMetricsWithImportance()[static_cast<std::size_t>(weighted)].valueIn(*q4Cell));
 
-        // The selected tensor's error per input column, next to its importance.
+        // The selected tensor's error per input column, next to its importance (computed while
+        // the Columns tab is on screen).
+        page.findChild<QTabWidget*>(QStringLiteral("compareTabs"))->setCurrentWidget(page.columnErrorTab());
         QSignalSpy profile(page.columnErrorView(), &ColumnErrorView::profileReady);
         const QModelIndex source = page.tableModel()->index(static_cast<int>(row), 0);
         page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(source));
@@ -463,7 +465,18 @@ private slots:
         QVERIFY(tab->placeholderText().contains(QStringLiteral("Select a tensor")));
         QVERIFY(!tab->shownColumn());
         auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
-        tabs->setCurrentWidget(tab);
+        const std::size_t up = rowNamed(*comparison, "blk.0.ffn_up_exps.weight");
+        QVERIFY(up < comparison->rows().size());
+        {  // Browsing the table with the tab hidden computes nothing; showing the tab does.
+            QSignalSpy profile(tab->view(), &ColumnErrorView::profileReady);
+            page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(page.tableModel()->index(static_cast<int>(up), 0)));
+            QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(0));  // the first it can be compared with
+            QVERIFY(!tab->view()->isComputing());
+            QVERIFY(!tab->view()->profile());
+            tabs->setCurrentWidget(tab);
+            QVERIFY(tab->view()->isComputing());
+            QVERIFY(profile.wait(kHangGuardMs));
+        }
 
         auto select = [&](std::string_view name) {
             const std::size_t row = rowNamed(*comparison, name);
@@ -481,9 +494,6 @@ private slots:
                    && shown->importance == expected->importance && !expected->weightedError.empty();
         };
 
-        const std::size_t up = select("blk.0.ffn_up_exps.weight");
-        QVERIFY(up < comparison->rows().size());
-        QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(0));  // the first it can be compared with
         QCOMPARE(tab->shownExpert(), std::optional<std::size_t>());   // all experts together
         QVERIFY(tab->expertSpin()->isVisibleTo(tab));
         QCOMPARE(tab->expertSpin()->maximum(), 7);

@@ -1,6 +1,7 @@
 #include "compare/ColumnErrorTab.h"
 
 #include "common/QuantTypeColour.h"
+#include "common/StartWhenShown.h"
 #include "imatrix/ColumnErrorView.h"
 #include "session/ComparisonColumnTitle.h"
 
@@ -16,7 +17,7 @@
 
 ColumnErrorTab::ColumnErrorTab(QWidget* parent)
     : QWidget(parent), m_column(new QComboBox(this)), m_expertLabel(new QLabel(tr("Expert:"), this)), m_expert(new QSpinBox(this)),
-      m_view(new ColumnErrorView(this))
+      m_view(new ColumnErrorView(this)), m_startWhenShown(new StartWhenShown(this, [this]() { start(); }))
 {
     setObjectName(QStringLiteral("columnErrorTab"));
     m_column->setObjectName(QStringLiteral("columnErrorColumnCombo"));
@@ -112,7 +113,14 @@ void ColumnErrorTab::showNothing(const QString& why)
     m_shownColumn.reset();
     m_shownExpert.reset();
     m_placeholder = why;
+    m_startWhenShown->drop();
     m_view->showPlaceholder(why);
+}
+
+void ColumnErrorTab::start()
+{
+    if (m_comparison && m_shownRow && m_shownColumn)
+        m_view->setCell(m_comparison, *m_shownRow, *m_shownColumn, m_shownExpert);
 }
 
 void ColumnErrorTab::refresh()
@@ -178,5 +186,6 @@ void ColumnErrorTab::refresh()
     m_shownColumn = column;
     m_shownExpert = expert;
     m_placeholder.clear();
-    m_view->setCell(m_comparison, *m_row, *column, expert);
+    m_view->showPlaceholder(tr("%1: the error per column is computed when this tab is shown.").arg(name));
+    m_startWhenShown->request();  // at once when the tab is on screen
 }

@@ -5,6 +5,8 @@
 // all of them together (computeColumnErrorProfile pools them). It follows the tensor selected in
 // the table; the picks stay across tensors where they apply (a column this tensor cannot be
 // compared with falls back to the first one it can), and the view says why when nothing is shown.
+// A profile reads (and for a simulated column quantizes) the whole tensor, so it is computed
+// only while the tab is on screen: browsing the table with the tab hidden starts nothing.
 
 #include "compare/ModelComparison.h"
 
@@ -16,6 +18,7 @@ class QComboBox;
 class QLabel;
 class QSpinBox;
 class ColumnErrorView;
+class StartWhenShown;
 
 class ColumnErrorTab : public QWidget {
     Q_OBJECT
@@ -29,7 +32,7 @@ public:
     bool setColumn(std::size_t column);
     bool setExpert(std::optional<std::size_t> expert);  // nullopt: all experts together
 
-    // What the view shows or computes now: nullopt when nothing.
+    // The pick the view shows, computes, or computes once the tab is shown: nullopt when none.
     std::optional<std::size_t> shownColumn() const { return m_shownColumn; }
     std::optional<std::size_t> shownExpert() const { return m_shownExpert; }
     QString placeholderText() const;  // empty while a profile is shown or computed
@@ -42,6 +45,7 @@ private:
     void fillColumns();
     void refresh();
     void showNothing(const QString& why);
+    void start();
 
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::optional<std::size_t> m_row;
@@ -55,4 +59,5 @@ private:
     QLabel* m_expertLabel;
     QSpinBox* m_expert;
     ColumnErrorView* m_view;
+    StartWhenShown* m_startWhenShown;
 };
