@@ -356,8 +356,18 @@ private slots:
     // With a matrix the experts' tab also offers the two weighted metrics; each expert's figures
     // come from its own rows quantized with its own weights and weighed by them (quantWeights(e)),
     // and the table sorts and the chart plots by them. Without the matrix only the plain five.
+    // Both formats llama-imatrix writes: the legacy .dat holds a MoE tensor's experts in one row,
+    // which binding to the model cuts per expert.
+    void expertQuantErrorOffersTheWeightedMetrics_data()
+    {
+        QTest::addColumn<QString>("imatrix");
+        QTest::newRow("gguf") << QStringLiteral("tiny-moe.imatrix.gguf");
+        QTest::newRow("dat") << QStringLiteral("tiny-moe.imatrix.dat");
+    }
+
     void expertQuantErrorOffersTheWeightedMetrics()
     {
+        QFETCH(QString, imatrix);
         using Metric = ExpertQuantErrorModel::Metric;
         auto model = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
         QVERIFY(model);
@@ -370,7 +380,7 @@ private slots:
         QCOMPARE(metrics->count(), 5);
         QCOMPARE(metrics->findData(static_cast<int>(Metric::WeightedSquaredError)), -1);
 
-        const QString path = imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf"));
+        const QString path = imatrixFixture(imatrix);
         QSignalSpy loaded(view, &ExpertQuantErrorView::importanceMatrixLoaded);
         view->setImportanceMatrixPath(path);
         QVERIFY(loaded.wait(kHangGuardMs));
@@ -389,10 +399,11 @@ private slots:
 
         const gguf::TensorInfo& tensor = *page.currentTensor();
         QCOMPARE(tensor.name, std::string_view("blk.0.ffn_up_exps.weight"));
-        auto matrix = gguf::ImportanceMatrix::load(path.toStdString());
+        auto matrix = LoadedImatrix::load(path, model.get());  // bound to the model: per expert rows
         QVERIFY(matrix);
-        const gguf::ImportanceEntry* entry = matrix->find(tensor.name);
+        const gguf::ImportanceEntry* entry = matrix.value()->matrix->find(tensor.name);
         QVERIFY(entry);
+        QCOMPARE(entry->expertCount(), static_cast<std::size_t>(tensor.ne[2]));
         const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
         const auto rows = static_cast<std::uint64_t>(tensor.ne[1]);
         std::vector<double> expectedWeighted;
