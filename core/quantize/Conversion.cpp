@@ -76,11 +76,12 @@ Status quantizeSlotValues(const TensorInfo& tensor, const TypeTraits& target, co
     return Ok{};
 }
 
-// Reading a file mapping faults it in one fault-around window (64 KiB) at a time, and in a VM
-// each trap is dear: for a fast quantizer the faults cost as much CPU as the quantizing. One
-// MADV_POPULATE_READ maps the chunk's pages without the traps. It is only a hint: when it fails
-// (an older kernel, pages past a file that shrank) the reads fault as before, and the read watch
-// still reports bytes that vanished.
+// Reading a file mapping traps once per fault-around window (64 KiB, or one large page-cache
+// folio on newer kernels); one MADV_POPULATE_READ maps the chunk's pages without the traps. On
+// this machine's kernel (6.18, large folios on ext4) that saves only ~40 of 920 faults of a
+// 64 MiB convert; on kernels without large folios it is ~1000 traps. It is only a hint: when it
+// fails (an older kernel, pages past a file that shrank) the reads fault as before, and the read
+// watch still reports bytes that vanished.
 void mapInAhead(const void* begin, std::uint64_t size)
 {
 #ifdef MADV_POPULATE_READ
