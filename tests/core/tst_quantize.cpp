@@ -496,7 +496,7 @@ void QuantizeTest::ternaryAvx2MatchesScalar()
     const TernaryAvx2Fn tq2 = tq2_0Avx2();
     if (!tq1 || !tq2)
         QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
-    constexpr int kBlocks = 600;
+    constexpr int kBlocks = 608;
     std::vector<float> values(256 * kBlocks);
     std::uint32_t seed = 7;
     const auto next = [&seed] {
@@ -528,6 +528,18 @@ void QuantizeTest::ternaryAvx2MatchesScalar()
             break;
         case 6: x[b % 256] = std::numeric_limits<float>::max(); break;
         default: break;
+        }
+    }
+    // The last 8 blocks give TQ1_0's first 32 bytes every five-digit value q = 0..242 once (the
+    // byte is ceil(q * 256 / 243), computed by a multiply and shift in AVX2).
+    for (int b = kBlocks - 8, q = 0; b < kBlocks; ++b) {
+        float* x = values.data() + 256 * b;
+        std::fill(x, x + 256, 0.0f);
+        x[255] = 1.0f;  // absmax 1
+        for (int m = 0; m < 32; ++m, ++q) {
+            int digits = q % 243;
+            for (int n = 4; n >= 0; --n, digits /= 3)
+                x[m + 32 * n] = float(digits % 3 - 1);
         }
     }
     struct Case {
