@@ -96,6 +96,7 @@ private slots:
     void legacyAvx2MatchesScalar();
     void ternaryAvx2MatchesScalar();
     void q3KLevelsAvx2MatchesScalar();
+    void interleaveTransposeMatchesCopyLoop();
     void rejectsMisfits();
     void quantizableTypesListed();
 };
@@ -600,6 +601,31 @@ void QuantizeTest::q3KLevelsAvx2MatchesScalar()
         fast(x, subScale, actualL, actualBits, actualBits + 32);
         QVERIFY2(std::memcmp(expectedL, actualL, sizeof expectedL) == 0, qPrintable(QStringLiteral("levels, block %1").arg(block)));
         QVERIFY2(std::memcmp(expectedBits, actualBits, sizeof expectedBits) == 0, qPrintable(QStringLiteral("bits, block %1").arg(block)));
+    }
+}
+
+// The lane searches' input interleave by 8x8 transposes against the plain copy loop, bit for
+// bit (random bit patterns: NaN payloads, signed zeros, subnormals), for every n the callers use.
+void QuantizeTest::interleaveTransposeMatchesCopyLoop()
+{
+    using namespace gguf::quantize;
+    const Interleave8Fn fast = interleave8Fast();
+    if (!fast)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
+    std::uint32_t seed = 5;
+    for (const int n : {8, 16, 32, 64}) {
+        std::vector<float> src(8 * n);
+        for (float& v : src) {
+            seed = seed * 1664525u + 1013904223u;
+            v = std::bit_cast<float>(seed);
+        }
+        std::vector<float> expected(8 * n), actual(8 * n);
+        interleaveGroupsScalar(src.data(), n, 8, expected.data());
+        fast(src.data(), n, actual.data());
+        QVERIFY2(std::memcmp(expected.data(), actual.data(), expected.size() * sizeof(float)) == 0, qPrintable(QString::number(n)));
+        std::fill(actual.begin(), actual.end(), 1.0f);
+        interleaveGroups(src.data(), n, 8, actual.data());  // the dispatching entry point
+        QVERIFY(std::memcmp(expected.data(), actual.data(), expected.size() * sizeof(float)) == 0);
     }
 }
 
