@@ -10,6 +10,7 @@ namespace gguf::quantize {
 AsymmetricSearch8Fn asymmetricSearch8Avx2();  // AsymmetricSearch8Avx2.cpp, built with -mavx2
 SymmetricSearch8Fn symmetricSearch8Avx2();
 SymmetricSearch8Fn refinedSymmetricSearch8Avx2();
+Interleave8Fn interleave8Avx2();
 #endif
 
 SymmetricSearch8Fn refinedSymmetricSearch8()
@@ -42,7 +43,26 @@ AsymmetricSearch8Fn asymmetricSearch8()
 #endif
 }
 
+Interleave8Fn interleave8Fast()
+{
+#if GGUFX_X86_KERNELS
+    static const Interleave8Fn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? interleave8Avx2() : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
+
 void interleaveGroups(const float* src, int n, int groups, float* out)
+{
+    if (groups == kSearchLanes && n % 8 == 0) {
+        if (const Interleave8Fn fast = interleave8Fast())
+            return fast(src, n, out);
+    }
+    interleaveGroupsScalar(src, n, groups, out);
+}
+
+void interleaveGroupsScalar(const float* src, int n, int groups, float* out)
 {
     for (int i = 0; i < n; ++i) {
         for (int g = 0; g < kSearchLanes; ++g)

@@ -33,4 +33,10 @@ SymmetricSearch8Fn refinedSymmetricSearch8();
 // past `groups` are filled with zeros.
 void interleaveGroups(const float* src, int n, int groups, float* out);
 
+// Its eight-group form for n a multiple of 8, by 8x8 transposes (AVX2); interleaveGroups uses it
+// when the CPU has AVX2. Exposed for the test that holds it to the plain copy loop.
+using Interleave8Fn = void (*)(const float* src, int n, float* out);
+Interleave8Fn interleave8Fast();  // nullptr without AVX2
+void interleaveGroupsScalar(const float* src, int n, int groups, float* out);
+
 }  // namespace gguf::quantize

@@ -276,7 +276,40 @@ void refinedSymmetricSearchAvx2(int n, int nmax, const float* x, std::int8_t* L,
     _mm256_storeu_ps(scalesOut, select(flat, zero, scale));
 }
 
+// interleaveGroups for eight groups, n a multiple of 8: one 8x8 transpose per eight elements
+// (shuffles move bits, so NaN payloads and signed zeros come through unchanged).
+void interleave8(const float* src, int n, float* out)
+{
+    for (int i0 = 0; i0 < n; i0 += 8) {
+        __m256 r[8];
+        for (int g = 0; g < 8; ++g)
+            r[g] = _mm256_loadu_ps(src + g * n + i0);
+        __m256 t[8];
+        for (int k = 0; k < 4; ++k) {
+            t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+            t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+        }
+        __m256 u[8];
+        for (int k = 0; k < 2; ++k) {
+            u[4 * k] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+            u[4 * k + 1] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
+            u[4 * k + 2] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+            u[4 * k + 3] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
+        }
+        float* o = out + 8 * i0;
+        for (int k = 0; k < 4; ++k) {
+            _mm256_storeu_ps(o + 8 * k, _mm256_permute2f128_ps(u[k], u[k + 4], 0x20));
+            _mm256_storeu_ps(o + 8 * (k + 4), _mm256_permute2f128_ps(u[k], u[k + 4], 0x31));
+        }
+    }
+}
+
 }  // namespace
+
+Interleave8Fn interleave8Avx2()
+{
+    return interleave8;
+}
 
 SymmetricSearch8Fn refinedSymmetricSearch8Avx2()
 {

@@ -13,6 +13,9 @@
 #include <regex>
 #include <thread>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace gguf {
 
 namespace {
@@ -73,11 +76,32 @@ Status quantizeSlotValues(const TensorInfo& tensor, const TypeTraits& target, co
     return Ok{};
 }
 
+// Reading a file mapping traps once per fault-around window (64 KiB, or one large page-cache
+// folio on newer kernels); one MADV_POPULATE_READ maps the chunk's pages without the traps. On
+// this machine's kernel (6.18, large folios on ext4) that saves only ~40 of 920 faults of a
+// 64 MiB convert; on kernels without large folios it is ~1000 traps. It is only a hint: when it
+// fails (an older kernel, pages past a file that shrank) the reads fault as before, and the read
+// watch still reports bytes that vanished.
+void mapInAhead(const void* begin, std::uint64_t size)
+{
+#ifdef MADV_POPULATE_READ
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(begin) & ~(page - 1);
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(begin) + size;
+    if (page > 0 && end > start)
+        (void)::madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_READ);
+#else
+    (void)begin;
+    (void)size;
+#endif
+}
+
 Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSlot& slot, const ImportanceWeights* importance)
 {
     const std::span<std::uint8_t> bytes(slot.packed.data(), static_cast<std::size_t>(quantizedSize(target, slot.count)));
     if (readsInPlace(tensor)) {
         const float* first = reinterpret_cast<const float*>(tensor.data) + slot.begin;
+        mapInAhead(first, slot.count * sizeof(float));
         const MappedReadWatch watch(first, slot.count * sizeof(float));
         Status quantized = quantizeSlotValues(tensor, target, slot, std::span<const float>(first, static_cast<std::size_t>(slot.count)), bytes, importance);
         if (quantized && watch.bytesLost())

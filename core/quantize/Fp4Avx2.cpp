@@ -85,8 +85,167 @@ bool roundTimes(const float* x, int n, float scale, std::int32_t* out)
     return true;
 }
 
+// f32 -> f16 by F16C (round to nearest even): ggml's conversion for every finite value, and the
+// ternary blocks below only store finite ones.
+void storeHalf(std::uint8_t* dst, float value)
+{
+    const unsigned short bits = _cvtss_sh(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    dst[0] = static_cast<std::uint8_t>(bits & 0xFF);
+    dst[1] = static_cast<std::uint8_t>(bits >> 8);
+}
+
+// A 256-element block's absmax and its inverse, or false when the block needs the scalar path
+// (a NaN or infinite value, or 1 / absmax not finite).
+bool ternaryScale(const float* x, float* d, float* id)
+{
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 infinity = _mm256_set1_ps(__builtin_inff());
+    __m256 acc = _mm256_setzero_ps();
+    __m256 finite = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    for (int j = 0; j < 256; j += 8) {
+        // The next block but one, a line per two loads: the hardware prefetcher stops at each
+        // 4 KiB page and falls behind a quantizer this fast (prefetches never fault).
+        if (j % 16 == 0)
+            _mm_prefetch(reinterpret_cast<const char*>(x + 512 + j), _MM_HINT_T0);
+        const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + j), absMask);
+        finite = _mm256_and_ps(finite, _mm256_cmp_ps(a, infinity, _CMP_LT_OQ));
+        acc = _mm256_max_ps(acc, a);
+    }
+    if (_mm256_movemask_ps(finite) != 0xFF)
+        return false;
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    *d = _mm_cvtss_f32(h);
+    *id = *d != 0.0f ? 1.0f / *d : 0.0f;
+    return *id < __builtin_inff();
+}
+
+// lroundf(x * id) + 1 as a float 0, 1 or 2: |x * id| <= 1 (plus an ulp), so lroundf gives +-1
+// exactly when |x * id| >= 0.5.
+__m256 ternaryDigit(const float* x, __m256 id)
+{
+    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x), id);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 up = _mm256_and_ps(_mm256_cmp_ps(v, _mm256_set1_ps(0.5f), _CMP_GE_OQ), one);
+    const __m256 down = _mm256_and_ps(_mm256_cmp_ps(v, _mm256_set1_ps(-0.5f), _CMP_LE_OQ), one);
+    return _mm256_sub_ps(_mm256_add_ps(one, up), down);
+}
+
+// Five base-3 digits (exact small integers in float) to ggml's byte ceil(q * 256 / 243):
+// (q * 256 + 242) / 243 as (t * 8631) >> 21, exact for every q in 0..242 (checked exhaustively).
+__m256i ternaryByte(__m256 q)
+{
+    const __m256i t = _mm256_add_epi32(_mm256_slli_epi32(_mm256_cvttps_epi32(q), 8), _mm256_set1_epi32(242));
+    return _mm256_srli_epi32(_mm256_mullo_epi32(t, _mm256_set1_epi32(8631)), 21);
+}
+
+// 32 int32 values (0..255) in four vectors to 32 bytes in order.
+void storeBytes32(const __m256i (&v)[4], std::uint8_t* out)
+{
+    const __m256i words = _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+    const __m256i ordered = _mm256_permutevar8x32_epi32(words, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), ordered);
+}
+
+__m256 fiveDigits(const float* x, int stride, __m256 id)
+{
+    const __m256 three = _mm256_set1_ps(3.0f);
+    __m256 q = ternaryDigit(x, id);
+    for (int n = 1; n < 5; ++n)
+        q = _mm256_add_ps(_mm256_mul_ps(q, three), ternaryDigit(x + n * stride, id));
+    return q;
+}
+
+// TQ1_0 (quantizeTQ1_0Scalar): qs[m] from x[m + 32n] (m < 32), qs[32 + m] from x[160 + m + 16n]
+// (m < 16), qh[j] from x[240 + j + 4n] (four digits, then one more factor of 3).
+void tq1_0(const float* x, std::uint8_t* dst, std::size_t blockCount, TernaryBlocksFn scalarBlocks)
+{
+    constexpr std::size_t kBytes = 54;
+    for (std::size_t b = 0; b < blockCount; ++b, x += 256, dst += kBytes) {
+        float d = 0.0f;
+        float inverse = 0.0f;
+        if (!ternaryScale(x, &d, &inverse)) {
+            scalarBlocks(x, dst, 1);
+            continue;
+        }
+        const __m256 id = _mm256_set1_ps(inverse);
+        __m256i q[4];
+        for (int k = 0; k < 4; ++k)
+            q[k] = ternaryByte(fiveDigits(x + 8 * k, 32, id));
+        storeBytes32(q, dst);
+        const __m256i q0 = ternaryByte(fiveDigits(x + 160, 16, id));
+        const __m256i q1 = ternaryByte(fiveDigits(x + 168, 16, id));
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q0), _mm256_extracti128_si256(q0, 1));
+        const __m128i w2 = _mm_packs_epi32(_mm256_castsi256_si128(q1), _mm256_extracti128_si256(q1, 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 32), _mm_packus_epi16(w, w2));
+        // The last 16 elements: digits n = 0, 1 in the halves of the first vector, 2, 3 in the second.
+        const __m256 a = ternaryDigit(x + 240, id);
+        const __m256 c = ternaryDigit(x + 248, id);
+        const __m128 three = _mm_set1_ps(3.0f);
+        __m128 h = _mm_add_ps(_mm_mul_ps(_mm256_castps256_ps128(a), three), _mm256_extractf128_ps(a, 1));
+        h = _mm_add_ps(_mm_mul_ps(h, three), _mm256_castps256_ps128(c));
+        h = _mm_add_ps(_mm_mul_ps(h, three), _mm256_extractf128_ps(c, 1));
+        h = _mm_mul_ps(h, three);
+        const __m128i t = _mm_add_epi32(_mm_slli_epi32(_mm_cvttps_epi32(h), 8), _mm_set1_epi32(242));
+        const __m128i qh = _mm_srli_epi32(_mm_mullo_epi32(t, _mm_set1_epi32(8631)), 21);
+        const __m128i qhBytes = _mm_packus_epi16(_mm_packs_epi32(qh, qh), qh);
+        const int packed = _mm_cvtsi128_si32(qhBytes);
+        for (int i = 0; i < 4; ++i)
+            dst[48 + i] = static_cast<std::uint8_t>(static_cast<unsigned>(packed) >> (8 * i));
+        storeHalf(dst + 52, d);
+    }
+}
+
+// TQ2_0 (quantizeTQ2_0Scalar): qs[32h + m] holds the digits of x[128h + m + 32n] at bits 2n.
+void tq2_0(const float* x, std::uint8_t* dst, std::size_t blockCount, TernaryBlocksFn scalarBlocks)
+{
+    constexpr std::size_t kBytes = 66;
+    for (std::size_t b = 0; b < blockCount; ++b, x += 256, dst += kBytes) {
+        float d = 0.0f;
+        float inverse = 0.0f;
+        if (!ternaryScale(x, &d, &inverse)) {
+            scalarBlocks(x, dst, 1);
+            continue;
+        }
+        const __m256 id = _mm256_set1_ps(inverse);
+        for (int h = 0; h < 2; ++h) {
+            const float* xs = x + 128 * h;
+            __m256i q[4];
+            for (int k = 0; k < 4; ++k) {
+                __m256 sum = ternaryDigit(xs + 8 * k + 96, id);
+                for (int n = 2; n >= 0; --n)
+                    sum = _mm256_add_ps(_mm256_mul_ps(sum, _mm256_set1_ps(4.0f)), ternaryDigit(xs + 8 * k + 32 * n, id));
+                q[k] = _mm256_cvttps_epi32(sum);
+            }
+            storeBytes32(q, dst + 32 * h);
+        }
+        storeHalf(dst + 64, d);
+    }
+}
+
 }  // namespace
 #endif
+
+TernaryAvx2Fn tq1_0Avx2()
+{
+#if GGUFX_FP4_AVX2
+    static const TernaryAvx2Fn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? tq1_0 : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
+
+TernaryAvx2Fn tq2_0Avx2()
+{
+#if GGUFX_FP4_AVX2
+    static const TernaryAvx2Fn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? tq2_0 : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
 
 RoundTimesFn roundTimesAvx2()
 {

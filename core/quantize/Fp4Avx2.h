@@ -5,6 +5,7 @@
 // for `n` values at once (n a multiple of 8): eight values per AVX2 instruction, the candidates
 // tried in ggml's order with its strict comparison, so the same indices. nullptr without AVX2.
 
+#include <cstddef>
 #include <cstdint>
 
 namespace gguf::quantize {
@@ -30,5 +31,19 @@ AbsMaxFn absMaxAvx2();
 using SignBitsFn = void (*)(const float* x, int n, std::uint8_t* out);
 
 SignBitsFn signBitsAvx2();
+
+// Whole TQ1_0 / TQ2_0 blocks (QuantizeTernaryFp4.cpp), bit-identical to the scalar quantizers: a
+// finite block's absmax does not depend on the order of the scan, and x / absmax lies in [-1, 1],
+// where lroundf is two comparisons with +-0.5. A block holding NaN or infinity, or whose absmax is
+// so small that 1 / absmax overflows, goes to `scalarBlocks`. nullptr without AVX2.
+using TernaryBlocksFn = void (*)(const float* x, std::uint8_t* dst, std::size_t blockCount);
+using TernaryAvx2Fn = void (*)(const float* x, std::uint8_t* dst, std::size_t blockCount, TernaryBlocksFn scalarBlocks);
+
+TernaryAvx2Fn tq1_0Avx2();
+TernaryAvx2Fn tq2_0Avx2();
+
+// The scalar bodies: the fallback, and what tests hold the AVX2 forms to.
+void quantizeTQ1_0Scalar(const float* x, std::uint8_t* dst, std::size_t blockCount);
+void quantizeTQ2_0Scalar(const float* x, std::uint8_t* dst, std::size_t blockCount);
 
 }  // namespace gguf::quantize

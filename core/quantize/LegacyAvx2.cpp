@@ -1,4 +1,4 @@
-// The AVX2 Q8_0 / Q4_0 bodies: built with -mavx2 (no FMA), reached only through legacyAvx2().
+// The AVX2 legacy bodies: built with -mavx2 -mf16c (no FMA), reached only through legacyAvx2().
 
 #include "quantize/LegacyAvx2.h"
 
@@ -25,6 +25,10 @@ BlockVectors loadBlock(const float* src)
     const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
     const __m256 infinity = _mm256_set1_ps(__builtin_inff());
     int finite = 0xFF;
+    // The quantizers stream their input once, faster than the hardware prefetcher (which stops
+    // at each 4 KiB page) brings it in: ask for the block 2 KiB ahead.
+    _mm_prefetch(reinterpret_cast<const char*>(src + 512), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(src + 528), _MM_HINT_T0);
     for (int k = 0; k < 4; ++k) {
         b.x[k] = _mm256_loadu_ps(src + 8 * k);
         b.ax[k] = _mm256_and_ps(b.x[k], absMask);
@@ -32,6 +36,15 @@ BlockVectors loadBlock(const float* src)
     }
     b.finite = finite == 0xFF;
     return b;
+}
+
+// f32 -> f16 by F16C, round to nearest even: ggml's conversion for every finite value, and only
+// finite blocks get here (a scale of a finite block may overflow to infinity, which both give).
+void storeHalf(std::uint8_t* dst, float value)
+{
+    const unsigned short bits = _cvtss_sh(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    dst[0] = static_cast<std::uint8_t>(bits & 0xFF);
+    dst[1] = static_cast<std::uint8_t>(bits >> 8);
 }
 
 float horizontalMax(const __m256 (&ax)[4])
@@ -66,7 +79,7 @@ void q8_0(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn 
         const float amax = horizontalMax(v.ax);
         const float d = amax / 127.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeF16(dst, d);
+        storeHalf(dst, d);
         const __m256 scale = _mm256_set1_ps(id);
         __m256i q[4];
         for (int k = 0; k < 4; ++k)
@@ -95,7 +108,7 @@ void q4_0(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn 
         const float max = amax == 0.0f ? 0.0f : src[__builtin_ctz(hits)];  // ggml's max starts at +0
         const float d = max / -8.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeF16(dst, d);
+        storeHalf(dst, d);
         // x * id + 8.5 lies in [0.5, 16.5] for finite blocks, so the truncation is a plain int.
         const __m256 scale = _mm256_set1_ps(id);
         const __m256 half = _mm256_set1_ps(8.5f);
@@ -184,7 +197,7 @@ void q5_0(const float* src, std::uint8_t* dst, std::size_t blockCount, BlocksFn 
         }
         const float d = signedAbsMax(v, src) / -16.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeF16(dst, d);
+        storeHalf(dst, d);
         const __m256 scale = _mm256_set1_ps(id);
         const __m256 half = _mm256_set1_ps(16.5f);
         const __m256i top = _mm256_set1_epi32(31);
@@ -213,8 +226,8 @@ void asymmetric(const float* src, std::uint8_t* dst, std::size_t blockCount, Blo
         minMaxOf(v, src, &min, &max);
         const float d = (max - min) / float((1 << kBits) - 1);
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeF16(dst, d);
-        storeF16(dst + 2, min);
+        storeHalf(dst, d);
+        storeHalf(dst + 2, min);
         const __m256 scale = _mm256_set1_ps(id);
         const __m256 offset = _mm256_set1_ps(min);
         const __m256 half = _mm256_set1_ps(0.5f);

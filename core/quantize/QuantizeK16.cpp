@@ -6,7 +6,9 @@
 
 #include "kernels/BlockLayouts.h"
 #include "kernels/HalfFloat.h"
+#include "kernels/KernelIsa.h"
 #include "quantize/AsymmetricSearch8.h"
+#include "quantize/Q3KAvx2.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/Quantizers.h"
 #include "quantize/ScaleSearch.h"
@@ -130,8 +132,14 @@ void quantizeQ3_K(const float* x, std::uint8_t* dst, std::size_t blockCount)
     std::int8_t L[QK_K];
     float scales[kSubBlocks];
     const SymmetricSearch8Fn refined8 = refinedSymmetricSearch8();
+    const Q3KLevelsFn fastLevels = q3KLevelsAvx2();
+    const Q3KLevelsFn levels = fastLevels ? fastLevels : q3KLevelsScalar;
 
     for (std::size_t b = 0; b < blockCount; ++b, x += QK_K, dst += B::bytes) {
+        // The next block's 1 KiB, asked for now: a block takes long enough for it to arrive, and
+        // without it the first reads of each block wait on memory (a hint; never faults).
+        for (int k = 0; k < QK_K; k += 16)
+            __builtin_prefetch(x + QK_K + k);
         float maxScale = 0.0f;
         float amax = 0.0f;
         if (refined8) {
@@ -174,29 +182,50 @@ void quantizeQ3_K(const float* x, std::uint8_t* dst, std::size_t blockCount)
         }
 
         const float dAll = loadHalf(dst + B::d);
+        float subScale[kSubBlocks];
         for (int j = 0; j < kSubBlocks; ++j) {
             const int low = j < 8 ? (sc[j] & 0xF) : (sc[j - 8] >> 4);
             const int scale = (low | (((sc[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
-            const float d = dAll * float(scale);
-            if (d == 0.0f)
-                continue;
-            for (int ii = 0; ii < kSub; ++ii)
-                L[kSub * j + ii] = static_cast<std::int8_t>(std::clamp(nearestInt(x[kSub * j + ii] / d), -4, 3) + 4);
+            subScale[j] = dAll * float(scale);
         }
-
-        std::uint8_t* hmask = dst + B::hmask;
-        std::fill(hmask, hmask + QK_K / 8, std::uint8_t{0});
-        std::uint8_t levels[QK_K];
-        for (int j = 0; j < QK_K; ++j) {
-            int level = L[j];
-            if (level > 3) {
-                hmask[j % (QK_K / 8)] = static_cast<std::uint8_t>(hmask[j % (QK_K / 8)] | (1u << (j / (QK_K / 8))));
-                level -= 4;
-            }
-            levels[j] = static_cast<std::uint8_t>(level);
-        }
-        pack2Bit(levels, dst + B::qs);
+        levels(x, subScale, L, dst + B::hmask, dst + B::qs);
     }
+}
+
+void q3KLevelsScalar(const float* x, const float* subScale, std::int8_t* L, std::uint8_t* hmask, std::uint8_t* qs)
+{
+    for (int j = 0; j < kSubBlocks; ++j) {
+        const float d = subScale[j];
+        if (d == 0.0f)
+            continue;
+        for (int ii = 0; ii < kSub; ++ii)
+            L[kSub * j + ii] = static_cast<std::int8_t>(std::clamp(nearestInt(x[kSub * j + ii] / d), -4, 3) + 4);
+    }
+    std::fill(hmask, hmask + QK_K / 8, std::uint8_t{0});
+    std::uint8_t levels[QK_K];
+    for (int j = 0; j < QK_K; ++j) {
+        int level = L[j];
+        if (level > 3) {
+            hmask[j % (QK_K / 8)] = static_cast<std::uint8_t>(hmask[j % (QK_K / 8)] | (1u << (j / (QK_K / 8))));
+            level -= 4;
+        }
+        levels[j] = static_cast<std::uint8_t>(level);
+    }
+    pack2Bit(levels, qs);
+}
+
+#if GGUFX_X86_KERNELS
+Q3KLevelsFn q3KLevelsAvx2Kernel();  // Q3KAvx2.cpp, built with -mavx2
+#endif
+
+Q3KLevelsFn q3KLevelsAvx2()
+{
+#if GGUFX_X86_KERNELS
+    static const Q3KLevelsFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? q3KLevelsAvx2Kernel() : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
 }
 
 // Q6_K: per sub-block a symmetric 6-bit fit; the signed scales quantized to int8 against the

@@ -85,19 +85,19 @@ std::uint8_t toUe4m3(float x)
 // and four per byte (16 elements in qh), each byte scaled to ceil(q * 256 / 243).
 void quantizeTQ1_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
 {
+    if (const TernaryAvx2Fn fast = tq1_0Avx2())
+        return fast(x, dst, blockCount, quantizeTQ1_0Scalar);
+    quantizeTQ1_0Scalar(x, dst, blockCount);
+}
+
+void quantizeTQ1_0Scalar(const float* x, std::uint8_t* dst, std::size_t blockCount)
+{
     using B = blocks::TQ1_0;
     for (std::size_t b = 0; b < blockCount; ++b, dst += B::bytes) {
         const float d = absMax(x, QK_K);
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         storeF16(dst + B::d, d);
-        // The rounded levels of the whole block, eight at a time when AVX2 can (same values).
-        std::int32_t rounded[QK_K];
-        const RoundTimesFn fast = roundTimesAvx2();
-        const bool haveRounded = fast && fast(x, QK_K, id, rounded);
-        const float* const blockStart = x;
-        auto level = [&](const float* at) {
-            return haveRounded ? rounded[at - blockStart] : roundHalfAway(*at * id);
-        };
+        auto level = [&](const float* at) { return roundHalfAway(*at * id); };
         auto pack = [&](const float* xs, int stride, int digits, int shiftTrits) {
             std::uint8_t q = 0;
             for (int n = 0; n < digits; ++n)
@@ -121,19 +121,23 @@ void quantizeTQ1_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
 // TQ2_0: d = absmax; level + 1 (0..2) in bit pairs, four 32-element groups per 32 bytes.
 void quantizeTQ2_0(const float* x, std::uint8_t* dst, std::size_t blockCount)
 {
+    if (const TernaryAvx2Fn fast = tq2_0Avx2())
+        return fast(x, dst, blockCount, quantizeTQ2_0Scalar);
+    quantizeTQ2_0Scalar(x, dst, blockCount);
+}
+
+void quantizeTQ2_0Scalar(const float* x, std::uint8_t* dst, std::size_t blockCount)
+{
     using B = blocks::TQ2_0;
     for (std::size_t b = 0; b < blockCount; ++b, dst += B::bytes) {
         const float d = absMax(x, QK_K);
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         storeF16(dst + B::d, d);
-        std::int32_t rounded[QK_K];
-        const RoundTimesFn fast = roundTimesAvx2();
-        const bool haveRounded = fast && fast(x, QK_K, id, rounded);
         for (int j = 0; j < 64; j += 32, x += 128) {
             for (int m = 0; m < 32; ++m) {
                 unsigned q = 0;
                 for (int n = 0; n < 4; ++n) {
-                    const int l = haveRounded ? rounded[4 * j + m + n * 32] : roundHalfAway(x[m + n * 32] * id);
+                    const int l = roundHalfAway(x[m + n * 32] * id);
                     q += unsigned((l + 1) & 3) << (2 * n);
                 }
                 dst[B::qs + j + m] = static_cast<std::uint8_t>(q);

@@ -8,6 +8,7 @@
 #include "quantize/QuantizeCommon.h"
 #include "quantize/WeightedQuantizers.h"
 #include "quantize/AsymmetricSearch8.h"
+#include "quantize/Q3KAvx2.h"
 #include "quantize/WeightedSearch.h"
 #include "quantize/WeightedSearch8.h"
 
@@ -226,6 +227,8 @@ void quantizeRowQ3_KWeighted(const float* x, std::uint8_t* dst, std::int64_t n, 
     float weight[16];
     float sw[16];
     std::int8_t Ls[16];
+    const Q3KLevelsFn fastLevels = q3KLevelsAvx2();
+    const Q3KLevelsFn levels = fastLevels ? fastLevels : q3KLevelsScalar;
     for (std::int64_t i = 0; i < n / QK_K; ++i, x += QK_K, qw += QK_K, dst += B::bytes) {
         const float sigma2 = 2.0f * superBlockSumSquares(x) / float(QK_K);
         float allWeights[QK_K];
@@ -252,28 +255,15 @@ void quantizeRowQ3_KWeighted(const float* x, std::uint8_t* dst, std::int64_t n, 
         }
         storeF16(dst + B::d, dBlock);
 
+        // The same last step as the plain Q3_K (QuantizeK16.cpp), in AVX2 when the CPU has it.
         const float dAll = loadHalf(dst + B::d);
+        float subScale[16];
         for (int j = 0; j < 16; ++j) {
             const int low = j < 8 ? (sc[j] & 0xF) : (sc[j - 8] >> 4);
             const std::int8_t scale = static_cast<std::int8_t>((low | (((sc[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32);
-            const float d = dAll * float(scale);
-            if (d == 0.0f)
-                continue;
-            for (int ii = 0; ii < 16; ++ii)
-                L[16 * j + ii] = static_cast<std::int8_t>(std::clamp(nearestInt(x[16 * j + ii] / d), -4, 3) + 4);
+            subScale[j] = dAll * float(scale);
         }
-        std::uint8_t* hmask = dst + B::hmask;
-        std::fill(hmask, hmask + QK_K / 8, std::uint8_t{0});
-        std::uint8_t levels[QK_K];
-        for (int j = 0; j < QK_K; ++j) {
-            int level = L[j];
-            if (level > 3) {
-                hmask[j % (QK_K / 8)] = static_cast<std::uint8_t>(hmask[j % (QK_K / 8)] | (1u << (j / (QK_K / 8))));
-                level -= 4;
-            }
-            levels[j] = static_cast<std::uint8_t>(level);
-        }
-        pack2Bit(levels, dst + B::qs);
+        levels(x, subScale, L, dst + B::hmask, dst + B::qs);
     }
 }
 

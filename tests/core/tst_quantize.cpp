@@ -16,7 +16,9 @@
 #include "kernels/HalfFloat.h"
 #include "quantize/FloatEncode.h"
 #include "quantize/AsymmetricSearch8.h"
+#include "quantize/Fp4Avx2.h"
 #include "quantize/LegacyAvx2.h"
+#include "quantize/Q3KAvx2.h"
 #include "quantize/Quantize.h"
 #include "quantize/ScaleSearch.h"
 
@@ -92,6 +94,9 @@ private slots:
     void edgeInputsAreDeterministic();
     void laneSearchesMatchScalar();
     void legacyAvx2MatchesScalar();
+    void ternaryAvx2MatchesScalar();
+    void q3KLevelsAvx2MatchesScalar();
+    void interleaveTransposeMatchesCopyLoop();
     void rejectsMisfits();
     void quantizableTypesListed();
 };
@@ -478,6 +483,149 @@ void QuantizeTest::legacyAvx2MatchesScalar()
         for (int b = 0; b < kBlocks; ++b)
             QVERIFY2(std::memcmp(expected.data() + c.bytes * b, actual.data() + c.bytes * b, c.bytes) == 0,
                      qPrintable(QStringLiteral("%1 block %2").arg(QLatin1String(c.name)).arg(b)));
+    }
+}
+
+// The AVX2 TQ1_0 / TQ2_0 block quantizers against the scalar ones on 256-element blocks made to
+// hit their corners: exact halves of the absmax (lroundf's ties, both signs), one ulp either side
+// of them, zeros of both signs, flat and all-zero blocks, an absmax so small that its inverse
+// overflows, and NaN / infinity (which take the scalar path).
+void QuantizeTest::ternaryAvx2MatchesScalar()
+{
+    using namespace gguf::quantize;
+    const TernaryAvx2Fn tq1 = tq1_0Avx2();
+    const TernaryAvx2Fn tq2 = tq2_0Avx2();
+    if (!tq1 || !tq2)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
+    constexpr int kBlocks = 608;
+    std::vector<float> values(256 * kBlocks);
+    std::uint32_t seed = 7;
+    const auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return float(seed >> 8) / float(1u << 24) - 0.5f;
+    };
+    for (int b = 0; b < kBlocks; ++b) {
+        float* x = values.data() + 256 * b;
+        const float amax = b % 3 == 0 ? 4.0f : 0.37f;  // a power of two makes amax / 2 an exact tie
+        for (int j = 0; j < 256; ++j) {
+            switch ((b + j) % 7) {
+            case 0: x[j] = amax / 2; break;
+            case 1: x[j] = -amax / 2; break;
+            case 2: x[j] = std::nextafter(amax / 2, 0.0f); break;
+            case 3: x[j] = -std::nextafter(amax / 2, amax); break;
+            case 4: x[j] = j % 2 ? -0.0f : 0.0f; break;
+            default: x[j] = next() * amax; break;
+            }
+        }
+        x[(b * 37) % 256] = b % 2 ? amax : -amax;
+        switch (b % 12) {
+        case 1: std::fill(x, x + 256, 0.25f); break;
+        case 2: std::fill(x, x + 256, b % 4 ? 0.0f : -0.0f); break;
+        case 3: x[b % 256] = std::numeric_limits<float>::quiet_NaN(); break;
+        case 4: x[255 - b % 256] = -std::numeric_limits<float>::infinity(); break;
+        case 5:  // 1 / absmax overflows: ggml's lroundf sees infinities and NaN
+            for (int j = 0; j < 256; ++j)
+                x[j] = j % 3 ? 0.0f : std::numeric_limits<float>::denorm_min() * float(j % 5);
+            break;
+        case 6: x[b % 256] = std::numeric_limits<float>::max(); break;
+        default: break;
+        }
+    }
+    // The last 8 blocks give TQ1_0's first 32 bytes every five-digit value q = 0..242 once (the
+    // byte is ceil(q * 256 / 243), computed by a multiply and shift in AVX2).
+    for (int b = kBlocks - 8, q = 0; b < kBlocks; ++b) {
+        float* x = values.data() + 256 * b;
+        std::fill(x, x + 256, 0.0f);
+        x[255] = 1.0f;  // absmax 1
+        for (int m = 0; m < 32; ++m, ++q) {
+            int digits = q % 243;
+            for (int n = 4; n >= 0; --n, digits /= 3)
+                x[m + 32 * n] = float(digits % 3 - 1);
+        }
+    }
+    struct Case {
+        const char* name;
+        TernaryAvx2Fn fast;
+        TernaryBlocksFn scalar;
+        std::size_t bytes;
+    };
+    for (const Case& c : {Case{"tq1_0", tq1, quantizeTQ1_0Scalar, 54}, Case{"tq2_0", tq2, quantizeTQ2_0Scalar, 66}}) {
+        std::vector<std::uint8_t> expected(c.bytes * kBlocks), actual(c.bytes * kBlocks, 0xAA);
+        c.scalar(values.data(), expected.data(), kBlocks);
+        c.fast(values.data(), actual.data(), kBlocks, c.scalar);
+        for (int b = 0; b < kBlocks; ++b)
+            QVERIFY2(std::memcmp(expected.data() + c.bytes * b, actual.data() + c.bytes * b, c.bytes) == 0,
+                     qPrintable(QStringLiteral("%1 block %2").arg(QLatin1String(c.name)).arg(b)));
+    }
+}
+
+// Q3_K's re-rounding and packing in AVX2 against the scalar loop, per super-block: exact halves
+// of the sub-block scale (nearest_int's ties to even), values far outside the 3-bit range, zeros
+// of both signs, NaN and infinity among the values, and zero (kept levels), negative,
+// subnormal, NaN and infinite sub-block scales.
+void QuantizeTest::q3KLevelsAvx2MatchesScalar()
+{
+    using namespace gguf::quantize;
+    const Q3KLevelsFn fast = q3KLevelsAvx2();
+    if (!fast)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
+    std::uint32_t seed = 11;
+    const auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return seed >> 8;
+    };
+    const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min(), 1e30f, -1e30f};
+    for (int block = 0; block < 2000; ++block) {
+        float x[256];
+        float subScale[16];
+        std::int8_t expectedL[256], actualL[256];
+        for (int j = 0; j < 16; ++j) {
+            const std::uint32_t r = next();
+            subScale[j] = r % 5 == 0 ? specials[r % 8] : (float(r % 2000) - 1000.0f) / 512.0f;
+        }
+        for (int i = 0; i < 256; ++i) {
+            const std::uint32_t r = next();
+            const float d = subScale[i / 16];
+            if (r % 4 == 0)
+                x[i] = (float(int(r % 13) - 6) + 0.5f) * d;  // a tie of x / d (when d is a plain number)
+            else if (r % 17 == 1)
+                x[i] = specials[r % 8];
+            else
+                x[i] = (float(r % 4096) - 2048.0f) / 256.0f;
+            expectedL[i] = actualL[i] = static_cast<std::int8_t>(next() % 8);  // the search's levels
+        }
+        std::uint8_t expectedBits[32 + 64], actualBits[32 + 64];
+        std::memset(actualBits, 0xAA, sizeof actualBits);
+        q3KLevelsScalar(x, subScale, expectedL, expectedBits, expectedBits + 32);
+        fast(x, subScale, actualL, actualBits, actualBits + 32);
+        QVERIFY2(std::memcmp(expectedL, actualL, sizeof expectedL) == 0, qPrintable(QStringLiteral("levels, block %1").arg(block)));
+        QVERIFY2(std::memcmp(expectedBits, actualBits, sizeof expectedBits) == 0, qPrintable(QStringLiteral("bits, block %1").arg(block)));
+    }
+}
+
+// The lane searches' input interleave by 8x8 transposes against the plain copy loop, bit for
+// bit (random bit patterns: NaN payloads, signed zeros, subnormals), for every n the callers use.
+void QuantizeTest::interleaveTransposeMatchesCopyLoop()
+{
+    using namespace gguf::quantize;
+    const Interleave8Fn fast = interleave8Fast();
+    if (!fast)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
+    std::uint32_t seed = 5;
+    for (const int n : {8, 16, 32, 64}) {
+        std::vector<float> src(8 * n);
+        for (float& v : src) {
+            seed = seed * 1664525u + 1013904223u;
+            v = std::bit_cast<float>(seed);
+        }
+        std::vector<float> expected(8 * n), actual(8 * n);
+        interleaveGroupsScalar(src.data(), n, 8, expected.data());
+        fast(src.data(), n, actual.data());
+        QVERIFY2(std::memcmp(expected.data(), actual.data(), expected.size() * sizeof(float)) == 0, qPrintable(QString::number(n)));
+        std::fill(actual.begin(), actual.end(), 1.0f);
+        interleaveGroups(src.data(), n, 8, actual.data());  // the dispatching entry point
+        QVERIFY(std::memcmp(expected.data(), actual.data(), expected.size() * sizeof(float)) == 0);
     }
 }
 
