@@ -21,23 +21,31 @@
 
 namespace gguf {
 
-// Per |error| bin (AbsErrorHistogram's: the float's bits >> 16) a count, flat, so the kernels
-// count with one increment. Two spare slots past the last real bin take exact zeros and
-// non-finite pairs. kTables tables of kSlots counts each, which a kernel may use in any mix;
-// a fold adds them all. Holds fewer than 2^32 counts between two folds.
+// Per |error| bin a count, flat, so the kernels count with one increment. A pair's slot is the
+// bits of |error| rounded to float, >> 16: AbsErrorHistogram's bin, except that slot 0 also
+// takes exact zeros and non-finite pairs (the kernels report how many, and a fold takes them
+// out) and slot kInfinitySlot takes the differences beyond FLT_MAX (folded into the last bin).
+// kTables tables of kSlots counts each, which a kernel may use in any mix; a fold adds them
+// all. Holds fewer than 2^32 counts between two folds.
 class ErrorBinCounts {
 public:
     static constexpr std::uint32_t kSlots = 0x8000;
     static constexpr std::uint32_t kTables = 4;
-    static constexpr std::uint32_t kZeroSlot = 0x7FFF;
-    static constexpr std::uint32_t kNonFiniteSlot = 0x7FFE;
+    static constexpr std::uint32_t kLastBin = 0x7F7F;      // FLT_MAX's bits >> 16
+    static constexpr std::uint32_t kInfinitySlot = 0x7F80;  // +inf's bits >> 16
     static constexpr std::uint64_t kMaxCountsBeforeFold = std::uint64_t{1} << 31;
 
     ErrorBinCounts() : m_counts(std::size_t{kSlots} * kTables, 0) {}
     std::uint32_t* counts() { return m_counts.data(); }  // table t starts at counts() + t * kSlots
-    // The kernels report the lowest and highest real bin they touched, so a fold scans only those.
+    // What a kernel call counted: `pairs` slots, of which `zeroOrNonFinite` in slot 0 without a
+    // bin (`nonFinite` of them not finite), and real slots only in [lowest, highest] (lowest >= 1).
+    void counted(std::uint64_t pairs, std::uint64_t zeroOrNonFinite, std::uint64_t nonFinite)
+    {
+        m_pending += pairs;
+        m_unbinnedInSlotZero += zeroOrNonFinite;
+        m_nonFinite += nonFinite;
+    }
     void touched(std::uint32_t lowest, std::uint32_t highest);
-    void counted(std::uint64_t values) { m_pending += values; }
     bool needsFold() const { return m_pending >= kMaxCountsBeforeFold; }
     // Adds the counts to `histogram` and clears them.
     void foldInto(AbsErrorHistogram& histogram);
@@ -45,10 +53,14 @@ public:
     static ErrorBinCounts& scratch();
 
 private:
+    void clear(bool tables);  // the totals, and with `tables` every count too
+
     std::vector<std::uint32_t> m_counts;
     std::uint32_t m_lowest = kSlots;
     std::uint32_t m_highest = 0;
     std::uint64_t m_pending = 0;
+    std::uint64_t m_unbinnedInSlotZero = 0;
+    std::uint64_t m_nonFinite = 0;
 };
 
 // Adds pairs [0, n) to `lanes`, pair 0 to lane `firstLane` (< kErrorSumLanes), pair k to lane

@@ -34,12 +34,25 @@ void storeLanes(double (&lanes)[kErrorSumLanes], LaneRegisters r)
     _mm256_storeu_pd(lanes + 4, r.high);
 }
 
-constexpr std::uint32_t kLastRealBin = 0x7F7F;  // FLT_MAX's bits >> 16
-
 // Slots are counted in a second pass over a small buffer, not as they are made: a scalar load of
 // a lane just stored from a vector register stalls, and four tables in turn keep neighbouring
 // pairs of the same bin from waiting on each other's increment.
 constexpr std::size_t kSlotChunk = 2048;
+
+// The lowest slot above 0 among `n`, or kSlots: slot - 1 wraps 0 to the top.
+std::uint32_t lowestRealSlot(const std::uint16_t* slots, std::size_t n)
+{
+    const __m256i one = _mm256_set1_epi16(1);
+    __m256i lowest = _mm256_set1_epi16(-1);
+    std::size_t k = 0;
+    for (; k + 16 <= n; k += 16)
+        lowest = _mm256_min_epu16(lowest, _mm256_sub_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(slots + k)), one));
+    const __m128i half = _mm_min_epu16(_mm256_castsi256_si128(lowest), _mm256_extracti128_si256(lowest, 1));
+    std::uint32_t minusOne = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_minpos_epu16(half))) & 0xFFFF;
+    for (; k < n; ++k)
+        minusOne = std::min<std::uint32_t>(minusOne, static_cast<std::uint16_t>(slots[k] - 1));
+    return minusOne == 0xFFFF ? ErrorBinCounts::kSlots : minusOne + 1;
+}
 
 void countSlots(std::uint32_t* counts, const std::uint16_t* slots, std::size_t n)
 {
@@ -78,12 +91,10 @@ bool addErrorLanesAvx2(ErrorLaneSums& lanes, const float* reference, const float
         LaneRegisters product = loadLanes(lanes.product);
         const __m256i exponentMask = _mm256_set1_epi32(0x7F800000);
         const __m256d absMask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
-        const __m256d floatMax = _mm256_set1_pd(double(std::numeric_limits<float>::max()));
-        const __m256i zeroSlot = _mm256_set1_epi32(ErrorBinCounts::kZeroSlot);
-        const __m256i nonFiniteSlot = _mm256_set1_epi32(ErrorBinCounts::kNonFiniteSlot);
-        __m256i lowest = _mm256_set1_epi32(ErrorBinCounts::kZeroSlot);
         std::uint32_t* counts = bins ? bins->counts() : nullptr;
         std::uint64_t nonFinite = 0;
+        std::uint64_t zeroOrNonFinite = 0;
+        std::uint32_t lowest = ErrorBinCounts::kSlots;
         const std::size_t bodyBegin = i;
         alignas(16) std::uint16_t slots[kSlotChunk];
         while (n - i >= kErrorSumLanes) {
@@ -123,21 +134,21 @@ bool addErrorLanesAvx2(ErrorLaneSums& lanes, const float* reference, const float
                 product.high = _mm256_fmadd_pd(rHigh, oHigh, product.high);
                 if (!counts)
                     continue;
-                // The bin of |error| rounded to float (at most FLT_MAX), as AbsErrorHistogram::add.
-                const __m128 fLow = _mm256_cvtpd_ps(_mm256_min_pd(aLow, floatMax));
-                const __m128 fHigh = _mm256_cvtpd_ps(_mm256_min_pd(aHigh, floatMax));
+                // The slot of |error| rounded to float (ErrorLanes.h). Non-finite pairs were
+                // zeroed above, so they land in slot 0 with the exact zeros.
+                const __m128 fLow = _mm256_cvtpd_ps(aLow);
+                const __m128 fHigh = _mm256_cvtpd_ps(aHigh);
                 const __m256i bits = _mm256_castps_si256(_mm256_set_m128(fHigh, fLow));
-                // Non-finite pairs were zeroed above: their bits are 0 too, and the second blend wins.
-                const __m256i isZero = _mm256_cmpeq_epi32(bits, _mm256_setzero_si256());
-                __m256i slot = _mm256_srli_epi32(bits, 16);
-                slot = _mm256_blendv_epi8(slot, zeroSlot, isZero);
-                slot = _mm256_blendv_epi8(slot, nonFiniteSlot, notFinite);
-                lowest = _mm256_min_epu32(lowest, slot);  // the spare slots lie above every real bin
+                const int zeroBits = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bits, _mm256_setzero_si256())));
+                zeroOrNonFinite += static_cast<std::uint64_t>(std::popcount(static_cast<unsigned>(zeroBits)));
+                const __m256i slot = _mm256_srli_epi32(bits, 16);
                 _mm_store_si128(reinterpret_cast<__m128i*>(slots + slotCount),
                                 _mm_packus_epi32(_mm256_castsi256_si128(slot), _mm256_extracti128_si256(slot, 1)));
             }
-            if (counts)
+            if (counts) {
                 countSlots(counts, slots, slotCount);
+                lowest = std::min(lowest, lowestRealSlot(slots, slotCount));
+            }
         }
         storeLanes(lanes.squaredError, squared);
         storeLanes(lanes.absError, absolute);
@@ -149,20 +160,14 @@ bool addErrorLanesAvx2(ErrorLaneSums& lanes, const float* reference, const float
         lanes.count += body - nonFinite;
         lanes.nonFiniteCount += nonFinite;
         if (bins) {
-            alignas(32) std::uint32_t low[kErrorSumLanes];
-            _mm256_store_si256(reinterpret_cast<__m256i*>(low), lowest);
-            std::uint32_t lo = ErrorBinCounts::kZeroSlot;
             double largest = 0.0;
-            for (std::size_t k = 0; k < kErrorSumLanes; ++k) {
-                lo = std::min(lo, low[k]);
-                largest = std::max(largest, lanes.maxAbsError[k]);
-            }
-            // No bin above that of the lanes' largest |error| (bins grow with the value).
-            const float rounded = static_cast<float>(std::min(largest, double(std::numeric_limits<float>::max())));
-            const std::uint32_t hi = std::bit_cast<std::uint32_t>(rounded) >> 16;
-            bins->counted(body);
-            if (lo <= kLastRealBin)
-                bins->touched(lo, std::max(lo, hi));
+            for (const double m : lanes.maxAbsError)
+                largest = std::max(largest, m);
+            // No slot above that of the lanes' largest |error|: slots grow with the value.
+            const std::uint32_t highest = std::bit_cast<std::uint32_t>(static_cast<float>(largest)) >> 16;
+            bins->counted(body, zeroOrNonFinite, nonFinite);
+            if (lowest <= highest)
+                bins->touched(lowest, highest);
         }
     }
     if (i < n)  // the rest starts at lane 0

@@ -52,16 +52,27 @@ void AbsErrorHistogram::addZeros(std::uint64_t zeros)
 
 void AbsErrorHistogram::addBinCounts(std::uint32_t firstBin, std::span<std::uint32_t> counts)
 {
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-        if (counts[i] == 0)
-            continue;
+    // An octave's share at a time, in loops without branches (they vectorise).
+    std::size_t i = 0;
+    while (i < counts.size()) {
         const std::uint32_t bin = firstBin + static_cast<std::uint32_t>(i);
+        const std::size_t length = std::min<std::size_t>(counts.size() - i, kSubBins - bin % kSubBins);
+        std::uint32_t* source = counts.data() + i;
+        std::uint64_t total = 0;
+        for (std::size_t k = 0; k < length; ++k)
+            total += source[k];
+        i += length;
+        if (total == 0)
+            continue;
         std::vector<std::uint64_t>& octave = m_octaves[bin / kSubBins];
         if (octave.empty())
             octave.assign(kSubBins, 0);
-        octave[bin % kSubBins] += counts[i];
-        m_count += counts[i];
-        counts[i] = 0;
+        std::uint64_t* target = octave.data() + bin % kSubBins;
+        for (std::size_t k = 0; k < length; ++k) {
+            target[k] += source[k];
+            source[k] = 0;
+        }
+        m_count += total;
     }
 }
 
