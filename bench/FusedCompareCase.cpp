@@ -110,6 +110,23 @@ void runFusedCompareCase(const BenchOptions& options, const SyntheticTensor& ten
     const double otherGbps = dequantCpuGbps(b);
     const double slower = std::min(referenceGbps, otherGbps);
 
+    // The part of a range that runs in the cell's turn (one range at a time), against the part
+    // that runs before it on any thread: what limits the speed-up whatever the machine's load.
+    const gguf::ElementRange firstRange = comparison->cellRanges(0, 0).front();
+    std::vector<float> referenceValues(static_cast<std::size_t>(firstRange.size()));
+    std::vector<float> otherValues(referenceValues.size());
+    gguf::PreparedErrorRange prepared;
+    const Timing reconstructTime = measure(
+        [&] { (void)comparison->reconstruct(0, 0, firstRange, referenceValues, otherValues); }, policy);
+    const Timing prepareTime = measure([&] { prepared.prepare(firstRange.begin, referenceValues, otherValues); }, policy);
+    const Timing turnTime = measure(
+        [&] {
+            gguf::ErrorAccumulator accumulator;
+            (void)accumulator.addPrepared(prepared, referenceValues, otherValues);
+        },
+        policy);
+    const double serialFraction = turnTime.cpu / (reconstructTime.cpu + prepareTime.cpu + turnTime.cpu);
+
     ProcessTiming single{};
     for (const unsigned threads : {1u, 2u}) {
         gguf::ComparisonRunOptions run;
@@ -140,6 +157,8 @@ void runFusedCompareCase(const BenchOptions& options, const SyntheticTensor& ten
             row.extra.push_back({"x_1_thread_wall", single.wall / t.wall});           // goal: towards 2
             row.extra.push_back({"cpu_per_element_x_1_thread", t.cpu / single.cpu});  // 1.0: no overhead for the second thread
             row.extra.push_back({"x_slower_dequant_per_thread", cpuGbps / slower});
+            row.extra.push_back({"in_turn_fraction", serialFraction});                      // of one range's CPU time
+            row.extra.push_back({"amdahl_2_thread_bound", 2.0 / (1.0 + serialFraction)});  // the best x_1_thread it allows
         }
         row.note = "vs f16 file, runComparison (ComparisonEngine)";
         report.add(row);
