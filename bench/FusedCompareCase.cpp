@@ -157,6 +157,10 @@ void runFusedCompareCase(const BenchOptions& options, const SyntheticTensor& ten
             row.extra.push_back({"x_1_thread_wall", single.wall / t.wall});           // goal: towards 2
             row.extra.push_back({"cpu_per_element_x_1_thread", t.cpu / single.cpu});  // 1.0: no overhead for the second thread
             row.extra.push_back({"x_slower_dequant_per_thread", cpuGbps / slower});
+            const double perElement = 1e9 / double(firstRange.size());
+            row.extra.push_back({"range_reconstruct_ns", reconstructTime.cpu * perElement});  // per pair: both dequantizations
+            row.extra.push_back({"range_sums_ns", prepareTime.cpu * perElement});             // before the turn, any thread
+            row.extra.push_back({"range_turn_ns", turnTime.cpu * perElement});                // in the turn, one range at a time
             row.extra.push_back({"in_turn_fraction", serialFraction});                      // of one range's CPU time
             row.extra.push_back({"amdahl_2_thread_bound", 2.0 / (1.0 + serialFraction)});  // the best x_1_thread it allows
         }
