@@ -204,46 +204,77 @@ void runCompareThreadsCase(const BenchOptions& options, const std::string& cliPa
     if (cliPath.empty())
         return;
     const std::string input = options.workDir + "/gguf-explorer-bench-compare.gguf";
-    if (!writeOneTensorFile(input, weights(options.elements))) {
+    const std::string noisy = options.workDir + "/gguf-explorer-bench-compare-noisy.gguf";
+    std::vector<float> values = weights(options.elements);
+    if (!writeOneTensorFile(input, values)) {
         std::fprintf(stderr, "gguf-explorer-bench: cannot write %s\n", input.c_str());
         return;
     }
+    // A second file of the same values with 1% noise: comparing two files is all reading and
+    // adding, the part of compare that ran in one thread's turn before the error sums were split.
+    std::mt19937 random(21);
+    std::normal_distribution<float> noise(0.0f, 0.0002f);
+    for (float& value : values)
+        value += noise(random);
+    const bool haveNoisy = writeOneTensorFile(noisy, values);
+    values = {};
+    struct Scenario {
+        std::string name;
+        std::vector<std::string> arguments;
+    };
+    std::vector<Scenario> scenarios = {{"simulate q4_K", {input, "--simulate", "q4_K"}}};
+    if (haveNoisy)
+        scenarios.push_back({"f32 file vs f32 file", {input, noisy}});
     struct Contender {
         std::string cli;
         std::string label;
         unsigned threads;
+        std::size_t scenario;
         Best seconds;
+        Best cpuSeconds;
     };
-    std::vector<Contender> contenders = {{cliPath, "this build", 1, {}}, {cliPath, "this build", 2, {}}};
-    if (!options.baselineCli.empty()) {
-        contenders.push_back({options.baselineCli, "baseline", 1, {}});
-        contenders.push_back({options.baselineCli, "baseline", 2, {}});
-    }
+    std::vector<Contender> contenders;
+    for (std::size_t sc = 0; sc < scenarios.size(); ++sc)
+        for (const unsigned threads : {1u, 2u}) {
+            contenders.push_back({cliPath, "this build", threads, sc, {}, {}});
+            if (!options.baselineCli.empty())
+                contenders.push_back({options.baselineCli, "baseline", threads, sc, {}, {}});
+        }
     const int runs = options.quick ? 2 : 5;
     for (int run = 0; run < runs; ++run)
         for (Contender& c : contenders) {
-            const ProcessFigures figures = probeProcess({c.cli, "compare", input, "--simulate", "q4_K", "--threads", std::to_string(c.threads)});
-            if (figures.ok)
+            std::vector<std::string> command = {c.cli, "compare"};
+            const std::vector<std::string>& arguments = scenarios[c.scenario].arguments;
+            command.insert(command.end(), arguments.begin(), arguments.end());
+            command.insert(command.end(), {"--threads", std::to_string(c.threads)});
+            const ProcessFigures figures = probeProcess(command);
+            if (figures.ok) {
                 c.seconds.add(figures.seconds);
+                c.cpuSeconds.add(figures.cpuSeconds);
+            }
         }
     for (const Contender& c : contenders) {
         if (c.seconds.runs.empty())
             continue;
         Row row;
         row.caseName = c.label == "baseline" ? "compare_baseline" : "compare";
-        row.type = "q4_K";
+        row.type = c.scenario == 0 ? "q4_K" : "f32";
         row.threads = c.threads;
         row.elements = options.elements;
         row.seconds = c.seconds.best();
-        row.extra = {{"median_seconds", c.seconds.median()}};
+        row.extra = {{"median_seconds", c.seconds.median()}, {"cpu_seconds", c.cpuSeconds.best()}, {"load_1min", loadAverage().one}};
         if (c.threads == 2)
             for (const Contender& single : contenders)
-                if (single.cli == c.cli && single.threads == 1 && !single.seconds.runs.empty())
+                if (single.cli == c.cli && single.scenario == c.scenario && single.threads == 1 && !single.seconds.runs.empty()) {
                     row.extra.push_back({"x_1_thread", single.seconds.best() / c.seconds.best()});
-        row.note = "`compare --simulate q4_K` on a one-tensor file (" + c.label + "), best of " + std::to_string(runs);
+                    // 1.0: the second thread costs no extra CPU; the wall figure needs an idle core.
+                    row.extra.push_back({"cpu_x_1_thread", c.cpuSeconds.best() / single.cpuSeconds.best()});
+                }
+        row.note = "`compare " + scenarios[c.scenario].name + "` on one-tensor files (" + c.label + "), best of " + std::to_string(runs);
         report.add(row);
     }
     std::remove(input.c_str());
+    std::remove(noisy.c_str());
 }
 
 void runOpenAnchorCases(const BenchOptions& options, const std::string& cliPath, Report& report)

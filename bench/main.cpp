@@ -14,6 +14,7 @@
 #include "Report.h"
 #include "SyntheticTensor.h"
 #include "ThroughputCases.h"
+#include "FusedCompareCase.h"
 #include "TokenizeCase.h"
 #include "Workspace.h"
 
@@ -140,6 +141,9 @@ int main(int argc, char** argv)
         const bench::SyntheticTensor reference(*gguf::findTypeByName("f16"), kRowLength, options->elements / kRowLength, 999);
         for (const gguf::TypeTraits* type : types)
             bench::runFusedCases(tensorOf(*type), reference, workspace, report);
+        report.heading("The compare path (runComparison) against the f16 file, next to each input's dequantization");
+        for (const gguf::TypeTraits* type : types)
+            bench::runFusedCompareCase(*options, tensorOf(*type), reference, workspace, report);
     }
     tensors.clear();
     describeMachine(*options, workspace.allThreads(), "end");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 namespace gguf {
@@ -14,6 +15,7 @@ struct ComparisonEngine::RangeBuffers {
     std::vector<float> reference;
     std::vector<float> other;
     std::vector<float> weights;  // with an importance matrix
+    PreparedErrorRange prepared;  // the plain sums of the range's whole blocks, summed before the turn
 };
 
 ComparisonEngine::ComparisonEngine(const ModelComparison& comparison, std::uint64_t chunkElements)
@@ -92,19 +94,17 @@ void ComparisonEngine::returnBuffers(std::unique_ptr<RangeBuffers> buffers)
     m_spareBuffers.push_back(std::move(buffers));
 }
 
-// The turn's holder adds a range with weights: to the cell (plain figures exactly as add()
-// makes them, weighted sums on top) and, for a 3-D tensor, piece by piece to each expert's sums.
+// The turn's holder adds the weighted sums of a range whose plain figures are already added:
+// to the cell and, for a 3-D tensor, piece by piece to each expert's sums (all of them).
 void ComparisonEngine::addWeightedRange(Cell& cell, ElementRange range, std::span<const float> reference,
                                         std::span<const float> other, std::span<const float> weights)
 {
     const TensorImportance& importance = *cell.importance;
     if (importance.experts < 2) {
-        cell.accumulator->addWeighted(reference, other, weights);
+        cell.accumulator->addWeightedOnly(reference, other, weights);
         return;
     }
-    // The cell's plain figures exactly as add() makes them; its weighted sums and each expert's
-    // sums in one more pass, piece by piece in element order.
-    cell.accumulator->add(reference, other);
+    // The cell's weighted sums and each expert's sums in one more pass, piece by piece in element order.
     if (cell.expertSums.empty())
         cell.expertSums.resize(importance.experts);
     std::uint64_t element = range.begin;
@@ -161,6 +161,9 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
             buffers->weights.resize(n);
             cell.importance->fill(range.begin, buffers->weights);
         }
+        // Most of the adding happens here, in parallel with other ranges of the cell: the turn
+        // then only adds the pairs around the range's ends and the folded blocks (ErrorLanes.h).
+        buffers->prepared.prepare(range.begin, reference, other);
 
         // Wait for the turn, waking at least every poll interval to hear a cancellation.
         for (;;) {
@@ -187,10 +190,10 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
 
         // Only the turn's holder touches the accumulator, and the mutex hands it from one holder
         // to the next, so no lock is needed while adding.
+        if (!cell.accumulator->addPrepared(buffers->prepared, reference, other))
+            throw std::logic_error("range prepared for another position of the cell");
         if (cell.importance)
             addWeightedRange(cell, range, reference, other, buffers->weights);
-        else
-            cell.accumulator->add(reference, other);
         returnBuffers(std::move(buffers));
         const bool last = index + 1 == cell.ranges.size();
         std::optional<ErrorMetrics> metrics;

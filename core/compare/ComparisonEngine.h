@@ -5,9 +5,11 @@
 // the job pool; both take results() from here, so both give the same figures to the last bit.
 //
 // How a cell stays bit-identical to one thread's: a unit reconstructs its range (dequantize, and
-// for a simulated column quantize and dequantize again) in parallel with any other unit, then
-// waits for its turn and adds the range to the cell's one accumulator in range order, exactly as
-// one thread streaming the cell would; the unit that adds the last range finishes the cell.
+// for a simulated column quantize and dequantize again) and sums the range's whole blocks of the
+// error grid (PreparedErrorRange, ErrorLanes.h) in parallel with any other unit, then waits for
+// its turn and adds the range to the cell's one accumulator in range order, exactly as one thread
+// streaming the cell would: the turn only adds the pairs around the range's ends, the folded
+// blocks and the importance-weighted sums. The unit that adds the last range finishes the cell.
 //
 // Contract:
 // - runUnit may be called from any thread, concurrently for any units, at most once per unit,

@@ -1,5 +1,6 @@
 #include "compare/ErrorMetrics.h"
 
+#include "compare/ErrorLanes.h"
 #include "compare/ImportanceErrorMetrics.h"
 
 #include <algorithm>
@@ -41,6 +42,46 @@ void AbsErrorHistogram::merge(const AbsErrorHistogram& other)
         for (int b = 0; b < kSubBins; ++b)
             target[static_cast<std::size_t>(b)] += source[static_cast<std::size_t>(b)];
     }
+}
+
+void AbsErrorHistogram::addZeros(std::uint64_t zeros)
+{
+    m_count += zeros;
+    m_zeroCount += zeros;
+}
+
+void AbsErrorHistogram::addBinCounts(std::uint32_t firstBin, std::span<std::uint32_t> counts)
+{
+    // An octave's share at a time, in loops without branches (they vectorise).
+    std::size_t i = 0;
+    while (i < counts.size()) {
+        const std::uint32_t bin = firstBin + static_cast<std::uint32_t>(i);
+        const std::size_t length = std::min<std::size_t>(counts.size() - i, kSubBins - bin % kSubBins);
+        std::uint32_t* source = counts.data() + i;
+        std::uint64_t total = 0;
+        for (std::size_t k = 0; k < length; ++k)
+            total += source[k];
+        i += length;
+        if (total == 0)
+            continue;
+        std::vector<std::uint64_t>& octave = m_octaves[bin / kSubBins];
+        if (octave.empty())
+            octave.assign(kSubBins, 0);
+        std::uint64_t* target = octave.data() + bin % kSubBins;
+        for (std::size_t k = 0; k < length; ++k) {
+            target[k] += source[k];
+            source[k] = 0;
+        }
+        m_count += total;
+    }
+}
+
+void AbsErrorHistogram::clear()
+{
+    m_count = 0;
+    m_zeroCount = 0;
+    for (std::vector<std::uint64_t>& octave : m_octaves)
+        std::fill(octave.begin(), octave.end(), 0);
 }
 
 // The k-th smallest |error| (0-based), estimated inside its bin.
@@ -99,26 +140,115 @@ void ErrorSums::merge(const ErrorSums& later)
     sumWeightedReferenceSquared += later.sumWeightedReferenceSquared;
 }
 
-void ErrorAccumulator::add(std::span<const float> reference, std::span<const float> other)
+namespace {
+
+// The plain sums of a later block or part added to `into`; the weighted sums are added elsewhere.
+void addPlainSums(ErrorSums& into, const ErrorSums& later)
+{
+    into.count += later.count;
+    into.nonFiniteCount += later.nonFiniteCount;
+    into.sumSquaredError += later.sumSquaredError;
+    into.sumAbsError += later.sumAbsError;
+    into.maxAbsError = std::max(into.maxAbsError, later.maxAbsError);
+    into.sumReferenceSquared += later.sumReferenceSquared;
+    into.sumOtherSquared += later.sumOtherSquared;
+    into.sumProduct += later.sumProduct;
+}
+
+}  // namespace
+
+void ErrorAccumulator::closeBlock()
+{
+    addPlainSums(m_sums, m_open.folded());
+    m_open = ErrorLaneSums{};
+}
+
+void ErrorAccumulator::addLanes(std::span<const float> reference, std::span<const float> other, ErrorBinCounts* bins)
 {
     const std::size_t n = std::min(reference.size(), other.size());
-    ErrorSums& s = m_sums;
-    for (std::size_t i = 0; i < n; ++i) {
-        double absError = 0.0;
-        if (s.addPair(reference[i], other[i], absError))
-            m_histogram.add(absError);
+    std::size_t done = 0;
+    while (done < n) {
+        const std::uint64_t inBlock = m_position % kErrorSumBlock;
+        const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, kErrorSumBlock - inBlock));
+        addErrorLanes(m_open, reference.data() + done, other.data() + done, length, static_cast<std::size_t>(inBlock % kErrorSumLanes), bins);
+        done += length;
+        m_position += length;
+        if (m_position % kErrorSumBlock == 0)
+            closeBlock();
+        if (bins && bins->needsFold())
+            bins->foldInto(m_histogram);
     }
+}
+
+void ErrorAccumulator::add(std::span<const float> reference, std::span<const float> other)
+{
+    ErrorBinCounts& bins = ErrorBinCounts::scratch();
+    addLanes(reference, other, &bins);
+    bins.foldInto(m_histogram);
+}
+
+bool ErrorAccumulator::addPrepared(const PreparedErrorRange& prepared, std::span<const float> reference, std::span<const float> other)
+{
+    if (prepared.m_position != m_position || prepared.m_size != reference.size() || other.size() != reference.size())
+        return false;
+    addLanes(reference.first(prepared.m_head), other.first(prepared.m_head), nullptr);
+    // The head ended on a block boundary (or there was none): the open block is empty here.
+    for (const ErrorSums& block : prepared.m_blocks)
+        addPlainSums(m_sums, block);
+    m_position += prepared.m_blocks.size() * kErrorSumBlock;
+    addLanes(reference.subspan(prepared.m_tailBegin), other.subspan(prepared.m_tailBegin), nullptr);
+    m_histogram.merge(prepared.m_histogram);
+    return true;
+}
+
+ErrorSums ErrorAccumulator::sums() const
+{
+    ErrorSums s = m_sums;
+    if (m_position % kErrorSumBlock != 0)
+        addPlainSums(s, m_open.folded());
+    return s;
 }
 
 void ErrorAccumulator::merge(const ErrorAccumulator& later)
 {
-    m_sums.merge(later.m_sums);
+    m_sums = sums();
+    m_sums.merge(later.sums());
+    m_open = ErrorLaneSums{};
+    m_position = 0;
     m_histogram.merge(later.m_histogram);
+}
+
+// ---- PreparedErrorRange -----------------------------------------------------------------------
+
+void PreparedErrorRange::prepare(std::uint64_t position, std::span<const float> reference, std::span<const float> other)
+{
+    const std::size_t n = std::min(reference.size(), other.size());
+    m_position = position;
+    m_size = n;
+    const std::uint64_t inBlock = position % kErrorSumBlock;
+    m_head = inBlock == 0 ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(n, kErrorSumBlock - inBlock));
+    const std::size_t wholeBlocks = static_cast<std::size_t>((n - m_head) / kErrorSumBlock);
+    m_tailBegin = m_head + wholeBlocks * static_cast<std::size_t>(kErrorSumBlock);
+    m_blocks.clear();
+    m_histogram.clear();
+    ErrorBinCounts& bins = ErrorBinCounts::scratch();
+    ErrorLaneSums unused;  // head and tail: only their |error| bins now, their sums at the turn
+    addErrorLanes(unused, reference.data(), other.data(), m_head, 0, &bins);
+    for (std::size_t b = 0; b < wholeBlocks; ++b) {
+        const std::size_t first = m_head + b * static_cast<std::size_t>(kErrorSumBlock);
+        ErrorLaneSums lanes;
+        addErrorLanes(lanes, reference.data() + first, other.data() + first, static_cast<std::size_t>(kErrorSumBlock), 0, &bins);
+        m_blocks.push_back(lanes.folded());
+        if (bins.needsFold())
+            bins.foldInto(m_histogram);
+    }
+    addErrorLanes(unused, reference.data() + m_tailBegin, other.data() + m_tailBegin, n - m_tailBegin, 0, &bins);
+    bins.foldInto(m_histogram);
 }
 
 ErrorMetrics ErrorAccumulator::result() const
 {
-    return metricsFrom(m_sums, m_histogram);
+    return metricsFrom(sums(), m_histogram);
 }
 
 ErrorMetrics ErrorAccumulator::metricsFrom(const ErrorSums& s, const AbsErrorHistogram& histogram)

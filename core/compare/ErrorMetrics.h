@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <limits>
 #include <span>
 #include <string>
@@ -16,9 +17,9 @@
 
 namespace gguf {
 
-// Running sums in double, added in the order values arrive. Merging two accumulators adds their
-// sums, so the last bits of a result depend on how the work was split and merged: combine
-// element ranges in element order for reproducible figures.
+// Sums in double. An ErrorAccumulator adds the plain ones on a fixed grid of blocks and lanes
+// (ErrorLanes.h), so its figures do not depend on how its stream was cut; merging two sums adds
+// them, so figures merged from parts depend on the order of the merge: merge in element order.
 struct ErrorSums {
     std::uint64_t count = 0;
     std::uint64_t nonFiniteCount = 0;
@@ -96,6 +97,11 @@ class AbsErrorHistogram {
 public:
     void add(double absError);
     void merge(const AbsErrorHistogram& other);  // integer counts: order does not matter
+    // Counts gathered elsewhere (ErrorBinCounts): exact zeros, and the counts of the bins
+    // firstBin, firstBin + 1, ... (each a float's bits >> 16), which are then set to 0.
+    void addZeros(std::uint64_t zeros);
+    void addBinCounts(std::uint32_t firstBin, std::span<std::uint32_t> counts);
+    void clear();  // no values, storage kept
     std::uint64_t count() const { return m_count; }
     double quantile(double q) const;
 
@@ -110,17 +116,67 @@ private:
     std::vector<std::vector<std::uint64_t>> m_octaves = std::vector<std::vector<std::uint64_t>>(kOctaves);
 };
 
+// The summation grid of the plain sums (ErrorLanes.h has the kernels): element i of an
+// accumulator's stream belongs to block i / kErrorSumBlock and, in it, to lane i % kErrorSumLanes.
+inline constexpr std::size_t kErrorSumLanes = 8;
+inline constexpr std::uint64_t kErrorSumBlock = 4096;  // a multiple of kErrorSumLanes
+
+// The lanes of one open block, each summed in element order. Pairs with a NaN or infinity add
+// +0 to every lane (as if skipped: a lane starts at +0 and never becomes -0) and are counted in
+// nonFiniteCount.
+struct ErrorLaneSums {
+    double squaredError[kErrorSumLanes] = {};
+    double absError[kErrorSumLanes] = {};
+    double maxAbsError[kErrorSumLanes] = {};
+    double referenceSquared[kErrorSumLanes] = {};
+    double otherSquared[kErrorSumLanes] = {};
+    double product[kErrorSumLanes] = {};
+    std::uint64_t count = 0;
+    std::uint64_t nonFiniteCount = 0;
+
+    // The block's sums: lanes folded as ((0+1)+(2+3))+((4+5)+(6+7)); max and counts exact.
+    ErrorSums folded() const;
+};
+
+class ErrorBinCounts;
+
+// A stretch of an accumulator's stream summed away from it (on any thread), so that adding it
+// later in stream order is cheap: every whole block of the grid is already folded, and its
+// |error| counts are already binned. Only the pairs before its first and after its last block
+// boundary wait for ErrorAccumulator::addPrepared, which needs the stretch's values again.
+class PreparedErrorRange {
+public:
+    // Prepares pairs [0, n) that sit at stream position `position` of the accumulator they go to.
+    void prepare(std::uint64_t position, std::span<const float> reference, std::span<const float> other);
+
+private:
+    friend class ErrorAccumulator;
+    std::uint64_t m_position = 0;
+    std::size_t m_size = 0;
+    std::size_t m_head = 0;        // pairs before the first block boundary
+    std::size_t m_tailBegin = 0;   // pairs from here are after the last boundary
+    std::vector<ErrorSums> m_blocks;  // the whole blocks between, folded, in order
+    AbsErrorHistogram m_histogram;    // every pair's |error|
+};
+
 class ErrorAccumulator {
 public:
     // Adds reference[i] vs other[i] for every i; both spans have the same length.
     void add(std::span<const float> reference, std::span<const float> other);
+    // The same as add(reference, other) for a range prepared at this accumulator's position
+    // (streamPosition()); false, and nothing added, when it was prepared for another position or size.
+    bool addPrepared(const PreparedErrorRange& prepared, std::span<const float> reference, std::span<const float> other);
+    std::uint64_t streamPosition() const { return m_position; }  // pairs added since the grid started
     // add(), plus the importance-weighted sums with weights[i] for pair i (ImportanceErrorMetrics.cpp).
     void addWeighted(std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
+    // Only the weighted sums of pairs already add()ed.
+    void addWeightedOnly(std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
     // Only the weighted sums of pairs already add()ed, plus everything of them into `part`.
     void addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
+    // The later accumulator's sums added to this one's; a later add() starts a new grid.
     void merge(const ErrorAccumulator& later);
 
-    const ErrorSums& sums() const { return m_sums; }
+    ErrorSums sums() const;  // the open block included
     const AbsErrorHistogram& histogram() const { return m_histogram; }
     ErrorMetrics result() const;
 
@@ -128,7 +184,12 @@ public:
     static ErrorMetrics metricsFrom(const ErrorSums& sums, const AbsErrorHistogram& histogram);
 
 private:
-    ErrorSums m_sums;
+    void addLanes(std::span<const float> reference, std::span<const float> other, ErrorBinCounts* bins);
+    void closeBlock();
+
+    ErrorSums m_sums;                      // whole blocks (and the weighted sums, added as they come)
+    ErrorLaneSums m_open;                  // the block being filled
+    std::uint64_t m_position = 0;           // pairs added since the grid started
     AbsErrorHistogram m_histogram;
 };
 

@@ -47,6 +47,11 @@ void ErrorAccumulator::addWeighted(std::span<const float> reference, std::span<c
     addWeightedSums(m_sums, reference, other, weights);
 }
 
+void ErrorAccumulator::addWeightedOnly(std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
+{
+    addWeightedSums(m_sums, reference, other, weights);
+}
+
 void ErrorAccumulator::addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other,
                                        std::span<const float> weights)
 {
