@@ -314,6 +314,7 @@ Status GgufParser::skipArrayUnkept(std::uint64_t valueOffset, const ValuePath& p
 {
     constexpr std::uint64_t kMinUnkeptBytes = 64 << 10;
     constexpr std::uint64_t kReleaseStep = 512 << 10;
+    constexpr std::uint64_t kPrefetchAhead = 2048;
     elided = false;
     ValueType elementType = ValueType::U8;
     std::uint64_t length = 0;
@@ -343,6 +344,9 @@ Status GgufParser::skipArrayUnkept(std::uint64_t valueOffset, const ValuePath& p
         const std::uint64_t elementOffset = position;
         if (lengthSize > size - position)
             return truncated(ValuePath{&path, {}, i}.describe(), elementOffset);
+        // Each length is found through the one before, a chain of loads: ask for the bytes a
+        // few hundred strings on early, so the chain finds them in cache (a hint, never a fault).
+        __builtin_prefetch(data + std::min(position + kPrefetchAhead, size - 1));
         const std::uint64_t stringLength = narrow ? ByteCursor::decode<std::uint32_t>(data + position, bigEndian)
                                                   : ByteCursor::decode<std::uint64_t>(data + position, bigEndian);
         position += lengthSize;
