@@ -5,6 +5,7 @@
 
 #include "Fixtures.h"
 #include "gguf/Model.h"
+#include "gguf/SplitName.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,6 +14,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <string>
 
 using namespace testsupport;
@@ -146,6 +148,7 @@ private slots:
     void modelOpensShardsAsSummaries();
     void tensorIndexFindsEveryNameAndNoOther();
     void duplicateBeforeALaterFaultIsReportedFirst();
+    void splitNamesAsThePatternReadsThem();
 
 private:
     QTemporaryDir m_dir;
@@ -309,6 +312,35 @@ void TestSummaryOpen::duplicateBeforeALaterFaultIsReportedFirst()
     QVERIFY(writeFile(path, buildFile(layout)));
     const std::string later = outcome(path, gguf::HeaderRetention::Full);
     QVERIFY2(QString::fromStdString(later).contains(QStringLiteral("'d.weight' has 5 dimensions")), later.c_str());
+}
+
+// SplitName::parse matches by hand what it matched with std::regex: same verdict, same parts.
+void TestSummaryOpen::splitNamesAsThePatternReadsThem()
+{
+    const std::regex pattern(R"(^(.*)-([0-9]{5})-of-([0-9]{5})\.gguf$)");
+    const std::vector<std::string> names = {
+        "m-00001-of-00003.gguf", "/a/b/model-00003-of-00003.gguf", "-00001-of-00001.gguf", "m-00004-of-00003.gguf",
+        "m-00000-of-00003.gguf", "m-00001-of-00000.gguf", "m-0001-of-00003.gguf", "m-00001-of-000003.gguf",
+        "m-00001-of-00003.GGUF", "m-00001-of-00003.gguf ", "m-00001_of-00003.gguf", "m-0000a-of-00003.gguf",
+        "m-00001-of-0000\xd9.gguf", "line\nbreak-00001-of-00002.gguf", "cr\r-00001-of-00002.gguf", std::string("nul\0-00001-of-00002.gguf", 24),
+        "00001-of-00002.gguf", "", "m-00001-of-00003.gguf.gguf", "a-00001-of-00002.gguf-00001-of-00002.gguf", "m-99999-of-99999.gguf"};
+    for (const std::string& name : names) {
+        std::smatch match;
+        const bool matches = std::regex_match(name, match, pattern);
+        std::optional<gguf::SplitName> expected;
+        if (matches) {
+            gguf::SplitName parts{match[1].str(), std::stoi(match[2].str()), std::stoi(match[3].str())};
+            if (parts.index >= 1 && parts.count >= 1 && parts.index <= parts.count)
+                expected = parts;
+        }
+        const auto parsed = gguf::SplitName::parse(name);
+        QVERIFY2(parsed.has_value() == expected.has_value(), name.c_str());
+        if (parsed) {
+            QVERIFY2(parsed->prefix == expected->prefix, name.c_str());
+            QCOMPARE(parsed->index, expected->index);
+            QCOMPARE(parsed->count, expected->count);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSummaryOpen)
