@@ -285,16 +285,17 @@ void runOpenAnchorCases(const BenchOptions& options, const std::string& cliPath,
         std::string name;
         std::string path;
         std::uint64_t tensors;
+        double headerMiB;
     };
     std::vector<File> files;
     SparseModelFile sparse;
     std::string error;
     const std::string sparsePath = options.workDir + "/gguf-explorer-bench-70b-anchor.gguf";
     if (writeSparse70bModel(sparsePath, sparse, error))
-        files.push_back({"70b", sparsePath, sparse.tensorCount});
+        files.push_back({"70b", sparsePath, sparse.tensorCount, double(sparse.headerBytes) / (1024.0 * 1024.0)});
     const std::string manyPath = options.workDir + "/gguf-explorer-bench-3000.gguf";
     if (writeManyTensorFile(manyPath, 3000))
-        files.push_back({"3000", manyPath, 3000});
+        files.push_back({"3000", manyPath, 3000, 0.0});
 
     struct Contender {
         std::string label;
@@ -334,8 +335,12 @@ void runOpenAnchorCases(const BenchOptions& options, const std::string& cliPath,
             row.kernel = "-";
             row.extra = {{"median_seconds", seconds[c].median()}, {"cpu_seconds", cpu[c].best()}, {"max_rss_mb", peakMiB[c]},
                          {"tensors", double(file.tensors)}};
-            if (c > 0 && !seconds[0].runs.empty())
+            if (file.headerMiB > 0)
+                row.extra.push_back({"header_mb", file.headerMiB});
+            if (c > 0 && !seconds[0].runs.empty()) {
                 row.extra.push_back({"x_this_build", seconds[c].best() / seconds[0].best()});
+                row.extra.push_back({"x_this_build_cpu", cpu[c].best() / cpu[0].best()});
+            }
             row.note = contenders[c].label + ", best of " + std::to_string(runs) + " interleaved (rss: least)";
             report.add(row);
         }

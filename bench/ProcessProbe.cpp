@@ -61,7 +61,13 @@ ProcessFigures probeProcess(const std::vector<std::string>& command)
     int pipeFds[2];
     if (pipe(pipeFds) != 0)
         return figures;
-    std::vector<std::string> argv{"/proc/self/exe", kProbeOption};
+    // The small static probe when it was built next to the benchmark, else the benchmark itself.
+    std::string probePath = "/proc/self/exe";
+#ifdef GGUFX_PROBE_PATH
+    if (::access(GGUFX_PROBE_PATH, X_OK) == 0)
+        probePath = GGUFX_PROBE_PATH;
+#endif
+    std::vector<std::string> argv{probePath, kProbeOption};
     argv.insert(argv.end(), command.begin(), command.end());
     const pid_t probe = spawn(argv, pipeFds[1]);
     close(pipeFds[1]);

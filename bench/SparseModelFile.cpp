@@ -53,16 +53,21 @@ public:
     }
 };
 
-// Byte-level BPE-looking token text: "Ġ" (U+0120) prefixes and letters, 2 to 9 bytes.
+// Byte-level BPE-looking token text: a "Ġ" (U+0120) prefix on every third token, letters and
+// an English-like ending, 3 to 19 bytes (10.4 on average). With the merges drawn from the whole
+// vocabulary this gives the 11.2 MiB header of the issue-20 measurements.
 std::string tokenText(std::uint32_t i)
 {
     static const char* const kLetters = "etaoinshrdlucmfwypvbgkjqxz";
+    static const char* const kEndings[] = {"s",     "ingly",   "tional",  "ments",  "nesses",  "ably",    "erism",   "ization",
+                                           "atively", "ousness", "ities", "ically", "ations", "erships", "fulness", "ologically"};
     std::string text = (i % 3 == 0) ? "\xC4\xA0" : "";
     std::uint32_t n = i + 1;
     do {
         text += kLetters[n % 26];
         n /= 26;
     } while (n > 0);
+    text += kEndings[(i * 7) % 16];
     return text;
 }
 
@@ -77,7 +82,8 @@ std::vector<PlannedTensor> plannedTensors()
     const gguf::TypeTraits* f32 = gguf::findTypeByName("f32");
     const gguf::TypeTraits* q4 = gguf::findTypeByName("q4_K");
     const gguf::TypeTraits* q6 = gguf::findTypeByName("q6_K");
-    std::vector<PlannedTensor> tensors{{"rope_freqs.weight", f32, {64}}, {"token_embd.weight", q4, {kEmbedding, kVocabulary}}};
+    // Llama 3 (not 3.1): no rope_freqs, so 723 tensors.
+    std::vector<PlannedTensor> tensors{{"token_embd.weight", q4, {kEmbedding, kVocabulary}}};
     for (std::uint32_t layer = 0; layer < kLayers; ++layer) {
         const std::string prefix = "blk." + std::to_string(layer) + ".";
         const bool sensitive = layer % 8 == 0;  // Q4_K_M keeps some v / down tensors at Q6_K
@@ -117,12 +123,16 @@ void writeMetadata(Encoder& e)
     e.arrayHeader("tokenizer.ggml.tokens", 8, kVocabulary);
     for (std::uint32_t i = 0; i < kVocabulary; ++i)
         e.string(tokenText(i));
+    e.arrayHeader("tokenizer.ggml.scores", 6, kVocabulary);
+    for (std::uint32_t i = 0; i < kVocabulary; ++i)
+        e.raw<float>(-static_cast<float>(i));
     e.arrayHeader("tokenizer.ggml.token_type", 5, kVocabulary);
     for (std::uint32_t i = 0; i < kVocabulary; ++i)
         e.raw<std::int32_t>(i >= 128000 ? 3 : 1);
     e.arrayHeader("tokenizer.ggml.merges", 8, kMerges);
     for (std::uint32_t i = 0; i < kMerges; ++i)
-        e.string(tokenText(i % 5000) + " " + tokenText(i / 5000 + 7));
+        e.string(tokenText(static_cast<std::uint32_t>((std::uint64_t{i} * 7919) % kVocabulary)) + " "
+                 + tokenText(static_cast<std::uint32_t>((std::uint64_t{i} * 104729 + 13) % kVocabulary)));
     e.keyU32("tokenizer.ggml.bos_token_id", 128000);
     e.keyU32("tokenizer.ggml.eos_token_id", 128009);
     e.keyString("tokenizer.chat_template",

@@ -30,4 +30,12 @@ if(GGUFX_BUILD_GUI)
     set(CPACK_DEBIAN_PACKAGE_DEPENDS qt6-qpa-plugins)
 endif()
 
+# The CLI loads libcurl and OpenBLAS with dlopen on first use (app/cli/LazyLibraries.cpp), so
+# dpkg-shlibdeps cannot see them in it (the GUI still links them): name them.
+if(CPACK_DEBIAN_PACKAGE_DEPENDS)
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, libcurl4, libopenblas0")
+else()
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4, libopenblas0")
+endif()
+
 include(CPack)

@@ -1,15 +1,34 @@
 #include "Commands.h"
 #include "base/HumanFormat.h"
 #include "ModelLoading.h"
+#include "remote/RemoteUrl.h"
 
 #include <cstdio>
+
+namespace {
+// `info` prints scalars, strings and counts only, so a local file opens as a summary: the whole
+// header is validated just the same, but the vocabulary and merges are not kept in memory
+// (gguf::HeaderRetention). A URL opens as usual.
+std::shared_ptr<const gguf::Model> openSummaryOrReport(const std::string& path)
+{
+    if (gguf::remote::isRemoteName(path))
+        return openModelOrReport(path);
+    auto model = gguf::Model::open(path, gguf::HeaderRetention::Summary);
+    if (!model) {
+        reportFailure(model.error().toString());
+        return nullptr;
+    }
+    openedModels().push_back(model.value());
+    return model.value();
+}
+}  // namespace
 
 int runInfo(const std::vector<std::string>& words)
 {
     const CliArguments args = CliArguments::parse(words, {}, {});
     if (!args.error.empty() || args.positionals.size() != 1)
         return reportFailure(args.error.empty() ? "usage: info FILE" : args.error, 2);
-    const auto model = openModelOrReport(args.positionals[0]);
+    const auto model = openSummaryOrReport(args.positionals[0]);
     if (!model)
         return 1;
 

@@ -16,6 +16,10 @@ namespace gguf {
 class PrefixSource {
 public:
     virtual std::uint64_t providePrefix(std::uint64_t end) = 0;
+    // Bytes before `end` not provided yet will never be read through the cursor (a summary
+    // open's elided array, see HeaderRetention): the source need not provide them. Returns how
+    // far bytes are now provided or skipped.
+    virtual std::uint64_t skipPrefix(std::uint64_t end) = 0;
 
 protected:
     ~PrefixSource() = default;
@@ -50,6 +54,20 @@ public:
         m_position += count;
         return true;
     }
+
+    // Moves past `count` bytes that are never read through this cursor (checked elsewhere, and
+    // not kept): the source is not asked to provide them.
+    bool skipUnread(std::uint64_t count)
+    {
+        if (count > remaining())
+            return false;
+        m_position += count;
+        if (m_source && m_position > m_ready)
+            m_ready = m_source->skipPrefix(m_position);
+        return true;
+    }
+
+    const std::uint8_t* data() const { return m_data; }
 
     // Points `out` at the next `count` bytes and moves past them.
     bool readBytes(std::uint64_t count, const std::uint8_t*& out)

@@ -14,10 +14,18 @@
 
 namespace gguf {
 
+// What an open keeps of the header. Both validate every byte of it the same way, with the same
+// errors. Full keeps every metadata value readable. Summary, for reports that read only scalars,
+// strings and counts (the CLI's `info`), does not keep arrays of 64 KiB or more (a vocabulary,
+// its scores and merges are most of a big header): their bytes are read once from the file,
+// never copied into memory, and the values say elided(). Remote files always open in full.
+enum class HeaderRetention { Full, Summary };
+
 class GgufFile {
 public:
-    static Result<std::shared_ptr<const GgufFile>> open(const std::string& path);
-    static Result<std::shared_ptr<const GgufFile>> parse(std::shared_ptr<const MappedFile> file);
+    static Result<std::shared_ptr<const GgufFile>> open(const std::string& path, HeaderRetention retention = HeaderRetention::Full);
+    static Result<std::shared_ptr<const GgufFile>> parse(std::shared_ptr<const MappedFile> file,
+                                                         HeaderRetention retention = HeaderRetention::Full);
 
     GgufFile(const GgufFile&) = delete;
     GgufFile& operator=(const GgufFile&) = delete;
@@ -43,6 +51,7 @@ private:
     explicit GgufFile(std::shared_ptr<const MappedFile> file);
 
     std::shared_ptr<const MappedFile> m_file;
+    HeaderRetention m_retention = HeaderRetention::Full;
     Encoding m_encoding;  // MetadataValues point at this, so GgufFile never moves
     std::string m_magic;
     std::uint32_t m_version = 0;
@@ -53,7 +62,8 @@ private:
     // would make an unseeded hash table quadratic. A tree stays O(log n) whatever the names.
     std::map<std::string_view, std::size_t> m_metadataByKey;
     std::vector<TensorInfo> m_tensors;
-    std::map<std::string_view, std::size_t> m_tensorsByName;
+    // Indices of m_tensors sorted by name (binary search; no tree node per tensor).
+    std::vector<std::size_t> m_tensorsByName;
 };
 
 }  // namespace gguf

@@ -86,6 +86,11 @@ Status GgufParser::run()
     // A read that failed under the cursor looks like the end of the file to the parser: say what it was.
     if (!parsed && !m_file.m_file->copyFailure().empty())
         return fail(m_file.m_file->copyFailure(), Error::kNoOffset);
+    // A summary open read its unkept arrays from the file's pages: if the file changed under
+    // that walk, say so rather than what the changed bytes looked like.
+    if (!parsed && m_file.m_retention == HeaderRetention::Summary)
+        if (Status unchanged = m_file.m_file->checkUnchanged(); !unchanged)
+            return fail("the file changed while it was being opened; open it again (" + unchanged.error().message + ")", Error::kNoOffset);
     if (!parsed)
         return parsed;
     // Metadata and tensor infos are views into the private copy: they stay as validated even
@@ -204,14 +209,23 @@ Status GgufParser::readMetadata(std::uint64_t count)
         const auto type = static_cast<ValueType>(rawType);
         const std::uint64_t valueOffset = m_cursor.position();
         const std::string valueName = "the value of key " + quoted(key);
-        if (Status s = skipValue(type, valueOffset, ValuePath{nullptr, valueName, 0}, 0); !s)
-            return s;
+        bool elided = false;
+        if (m_file.m_retention == HeaderRetention::Summary && type == ValueType::Array) {
+            if (Status s = skipArrayUnkept(valueOffset, ValuePath{nullptr, valueName, 0}, elided); !s)
+                return s;
+        }
+        if (!elided) {
+            if (Status s = skipValue(type, valueOffset, ValuePath{nullptr, valueName, 0}, 0); !s)
+                return s;
+        }
 
         if (const auto [it, added] = keysAsCStrings.emplace(asCString(key), m_file.m_metadata.size()); !added)
             return fail(duplicateName("metadata key", m_file.m_metadata[it->second].key, key) + " (entries "
                         + std::to_string(it->second) + " and " + std::to_string(i) + ")", keyOffset);
         m_file.m_metadataByKey.emplace(key, m_file.m_metadata.size());
         m_file.m_metadata.push_back(MetadataEntry{key, keyOffset, MetadataValue(&m_file.m_encoding, type, valueOffset)});
+        if (elided)
+            m_file.m_metadata.back().value.elide(m_cursor.position() - valueOffset);
     }
     return Ok{};
 }
@@ -223,7 +237,6 @@ Status GgufParser::skipValue(ValueType type, std::uint64_t valueOffset, const Va
             return truncated(path.describe(), valueOffset);
         return Ok{};
     }
-    const std::uint64_t lengthSize = m_file.m_encoding.narrowLengths ? 4 : 8;
     if (type == ValueType::String) {
         std::uint64_t length = 0;
         if (!readLength(length))
@@ -238,22 +251,10 @@ Status GgufParser::skipValue(ValueType type, std::uint64_t valueOffset, const Va
     // An array: element type, length, elements.
     if (depth >= kMaxArrayDepth)
         return fail(path.describe() + " nests arrays more than " + std::to_string(kMaxArrayDepth) + " levels deep", valueOffset);
-    std::uint32_t rawElementType = 0;
-    if (!m_cursor.read(rawElementType))
-        return truncated(path.describe(), valueOffset);
-    if (!isValidValueType(rawElementType))
-        return fail(path.describe() + " is an array with invalid element type " + std::to_string(rawElementType), valueOffset);
-    const auto elementType = static_cast<ValueType>(rawElementType);
-    const std::uint64_t lengthOffset = m_cursor.position();
+    ValueType elementType = ValueType::U8;
     std::uint64_t length = 0;
-    if (!readLength(length))
-        return truncated(path.describe(), lengthOffset);
-    const std::uint64_t minElementSize = fixedValueSize(elementType) ? fixedValueSize(elementType)
-                                       : elementType == ValueType::String ? lengthSize : 4 + lengthSize;
-    if (length > m_cursor.remaining() / minElementSize)
-        return fail(path.describe() + " is an array of " + std::to_string(length) + " " + valueTypeName(elementType)
-                    + " elements, which cannot fit in the " + std::to_string(m_cursor.remaining()) + " bytes left in the file",
-                    lengthOffset);
+    if (Status s = readArrayHeader(valueOffset, path, elementType, length); !s)
+        return s;
     if (const std::uint32_t size = fixedValueSize(elementType)) {
         m_cursor.skip(length * size);
         return Ok{};
@@ -279,6 +280,90 @@ Status GgufParser::skipValue(ValueType type, std::uint64_t valueOffset, const Va
     return Ok{};
 }
 
+// An array's element type and length, checked: the type is valid and `length` elements of
+// their least size fit in the bytes left.
+Status GgufParser::readArrayHeader(std::uint64_t valueOffset, const ValuePath& path, ValueType& elementType, std::uint64_t& length)
+{
+    const std::uint64_t lengthSize = m_file.m_encoding.narrowLengths ? 4 : 8;
+    std::uint32_t rawElementType = 0;
+    if (!m_cursor.read(rawElementType))
+        return truncated(path.describe(), valueOffset);
+    if (!isValidValueType(rawElementType))
+        return fail(path.describe() + " is an array with invalid element type " + std::to_string(rawElementType), valueOffset);
+    elementType = static_cast<ValueType>(rawElementType);
+    const std::uint64_t lengthOffset = m_cursor.position();
+    if (!readLength(length))
+        return truncated(path.describe(), lengthOffset);
+    const std::uint64_t minElementSize = fixedValueSize(elementType) ? fixedValueSize(elementType)
+                                       : elementType == ValueType::String ? lengthSize : 4 + lengthSize;
+    if (length > m_cursor.remaining() / minElementSize)
+        return fail(path.describe() + " is an array of " + std::to_string(length) + " " + valueTypeName(elementType)
+                    + " elements, which cannot fit in the " + std::to_string(m_cursor.remaining()) + " bytes left in the file",
+                    lengthOffset);
+    return Ok{};
+}
+
+// A summary open's top-level array (HeaderRetention::Summary). One of 64 KiB or more of fixed-size
+// elements or strings is checked exactly as skipValue checks it, with the same messages, but its
+// elements are never copied into private memory: fixed-size ones are only bounded, and the
+// string lengths are read once through the file's own pages, which are unmapped again as the walk
+// goes (a 6 MB merges array adds nothing to the peak memory). Nothing keeps a view of them, so a
+// rewrite of those bytes later cannot matter. Any other array is left to skipValue (`elided`
+// false, the cursor back at `valueOffset`).
+Status GgufParser::skipArrayUnkept(std::uint64_t valueOffset, const ValuePath& path, bool& elided)
+{
+    constexpr std::uint64_t kMinUnkeptBytes = 64 << 10;
+    constexpr std::uint64_t kReleaseStep = 512 << 10;
+    constexpr std::uint64_t kPrefetchAhead = 2048;
+    elided = false;
+    ValueType elementType = ValueType::U8;
+    std::uint64_t length = 0;
+    if (Status s = readArrayHeader(valueOffset, path, elementType, length); !s)
+        return s;
+    const bool narrow = m_file.m_encoding.narrowLengths;
+    const std::uint64_t lengthSize = narrow ? 4 : 8;
+    const std::uint32_t fixedSize = fixedValueSize(elementType);
+    const std::uint64_t leastSize = fixedSize ? fixedSize : lengthSize;
+    // length * leastSize fits in the file (readArrayHeader), so it does not overflow.
+    if ((!fixedSize && elementType != ValueType::String) || length * leastSize < kMinUnkeptBytes) {
+        m_cursor.seek(valueOffset);
+        return Ok{};
+    }
+    elided = true;
+    if (fixedSize) {
+        m_cursor.skipUnread(length * fixedSize);
+        return Ok{};
+    }
+    const std::uint8_t* data = m_cursor.data();
+    const std::uint64_t size = m_cursor.size();
+    const bool bigEndian = m_file.m_encoding.bigEndian;
+    const std::uint64_t start = m_cursor.position();
+    std::uint64_t position = start;
+    std::uint64_t released = start;
+    for (std::uint64_t i = 0; i < length; ++i) {
+        const std::uint64_t elementOffset = position;
+        if (lengthSize > size - position)
+            return truncated(ValuePath{&path, {}, i}.describe(), elementOffset);
+        // Each length is found through the one before, a chain of loads: ask for the bytes a
+        // few hundred strings on early, so the chain finds them in cache (a hint, never a fault).
+        __builtin_prefetch(data + std::min(position + kPrefetchAhead, size - 1));
+        const std::uint64_t stringLength = narrow ? ByteCursor::decode<std::uint32_t>(data + position, bigEndian)
+                                                  : ByteCursor::decode<std::uint64_t>(data + position, bigEndian);
+        position += lengthSize;
+        if (stringLength > size - position)
+            return fail(ValuePath{&path, {}, i}.describe() + " is a string of " + std::to_string(stringLength) + " bytes but only "
+                        + std::to_string(size - position) + " bytes are left in the file", elementOffset);
+        position += stringLength;
+        if (position - released >= kReleaseStep) {
+            m_file.m_file->releaseUncopied(released, position);
+            released = position;
+        }
+    }
+    m_file.m_file->releaseUncopied(released, position);
+    m_cursor.skipUnread(position - start);
+    return Ok{};
+}
+
 Status GgufParser::applyAlignment()
 {
     const MetadataEntry* entry = m_file.findMetadata("general.alignment");
@@ -296,17 +381,18 @@ Status GgufParser::applyAlignment()
 
 Status GgufParser::readTensorInfos(std::uint64_t count)
 {
-    m_file.m_tensors.resize(static_cast<std::size_t>(count));
-    std::map<std::string_view, std::size_t> namesAsCStrings;  // duplicates as ggml sees them
+    auto& tensors = m_file.m_tensors;
+    tensors.resize(static_cast<std::size_t>(count));
     for (std::uint64_t i = 0; i < count; ++i) {
-        TensorInfo& tensor = m_file.m_tensors[static_cast<std::size_t>(i)];
-        if (Status s = readTensorInfo(i, tensor); !s)
+        if (Status s = readTensorInfo(i, tensors[static_cast<std::size_t>(i)]); !s) {
+            // A duplicate among the tensors before this one was found before reading it.
+            if (Status earlier = checkDuplicateTensorNames(static_cast<std::size_t>(i)); !earlier)
+                return earlier;
             return s;
-        if (const auto [it, added] = namesAsCStrings.emplace(asCString(tensor.name), static_cast<std::size_t>(i)); !added)
-            return fail(duplicateName("tensor name", m_file.m_tensors[it->second].name, tensor.name) + " (tensors "
-                        + std::to_string(it->second) + " and " + std::to_string(i) + ")", tensor.infoOffset);
-        m_file.m_tensorsByName.emplace(tensor.name, static_cast<std::size_t>(i));
+        }
     }
+    if (Status s = checkDuplicateTensorNames(tensors.size()); !s)
+        return s;
     const std::uint64_t end = m_cursor.position();
     if (count == 0) {
         m_file.m_dataOffset = end;
@@ -320,49 +406,93 @@ Status GgufParser::readTensorInfos(std::uint64_t count)
     return Ok{};
 }
 
+// Builds the by-name index of the first `count` tensors and refuses two names that ggml would
+// read as the same (it stops at the first NUL). The duplicate reported is the one a reader going
+// through the file meets first: the pair whose later tensor comes earliest, with the first
+// tensor of that name. One sorted index instead of a tree node per tensor: same O(log n) lookups
+// whatever the names, one allocation.
+Status GgufParser::checkDuplicateTensorNames(std::size_t count)
+{
+    const auto& tensors = m_file.m_tensors;
+    auto& byName = m_file.m_tensorsByName;
+    byName.resize(count);
+    std::iota(byName.begin(), byName.end(), std::size_t{0});
+    const auto sortAndFind = [&](auto key) {
+        // Stable: equal names stay in file order, so each run starts with its first tensor.
+        std::stable_sort(byName.begin(), byName.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+        std::pair<std::size_t, std::size_t> found{0, count};  // (first, later); later == count: none
+        for (std::size_t k = 1; k < count; ++k) {
+            if (key(byName[k]) != key(byName[k - 1]) || byName[k] >= found.second)
+                continue;
+            std::size_t first = k - 1;
+            while (first > 0 && key(byName[first - 1]) == key(byName[k]))
+                --first;
+            found = {byName[first], byName[k]};
+        }
+        return found;
+    };
+    bool anyNul = false;
+    for (std::size_t i = 0; i < count && !anyNul; ++i)
+        anyNul = tensors[i].name.find('\0') != std::string_view::npos;
+    std::pair<std::size_t, std::size_t> duplicate{0, count};
+    if (anyNul)
+        duplicate = sortAndFind([&](std::size_t i) { return asCString(tensors[i].name); });
+    // The index itself is by full name (ending with the check when no name holds a NUL).
+    const auto byFullName = sortAndFind([&](std::size_t i) { return tensors[i].name; });
+    if (!anyNul)
+        duplicate = byFullName;
+    if (duplicate.second == count)
+        return Ok{};
+    const TensorInfo& first = tensors[duplicate.first];
+    const TensorInfo& later = tensors[duplicate.second];
+    return fail(duplicateName("tensor name", first.name, later.name) + " (tensors " + std::to_string(duplicate.first) + " and "
+                + std::to_string(duplicate.second) + ")", later.infoOffset);
+}
+
 Status GgufParser::readTensorInfo(std::uint64_t index, TensorInfo& tensor)
 {
     tensor.infoOffset = m_cursor.position();
-    const std::string label = "tensor " + std::to_string(index);
+    // Messages are built only when one is reported: a 3000-tensor header must not format 3000.
+    const auto label = [index] { return "tensor " + std::to_string(index); };
     std::uint64_t nameLength = 0;
     if (!readLength(nameLength))
-        return truncated("the name length of " + label, tensor.infoOffset);
+        return truncated("the name length of " + label(), tensor.infoOffset);
     if (nameLength == 0)
-        return fail(label + " has an empty name", tensor.infoOffset);
+        return fail(label() + " has an empty name", tensor.infoOffset);
     if (nameLength > m_cursor.remaining())
-        return fail(label + " has a name of " + std::to_string(nameLength) + " bytes but only "
+        return fail(label() + " has a name of " + std::to_string(nameLength) + " bytes but only "
                     + std::to_string(m_cursor.remaining()) + " bytes are left in the file", tensor.infoOffset);
     if (nameLength > kMaxTensorNameLength)
-        return fail(label + " has a name of " + std::to_string(nameLength) + " bytes; GGUF allows at most 64", tensor.infoOffset);
+        return fail(label() + " has a name of " + std::to_string(nameLength) + " bytes; GGUF allows at most 64", tensor.infoOffset);
     m_cursor.readString(nameLength, tensor.name);
-    const std::string what = "tensor " + quoted(tensor.name);
+    const auto what = [&tensor] { return "tensor " + quoted(tensor.name); };
 
     const std::uint64_t dimsOffset = m_cursor.position();
     if (!m_cursor.read(tensor.nDims))
-        return truncated("the dimension count of " + what, dimsOffset);
+        return truncated("the dimension count of " + what(), dimsOffset);
     if (tensor.nDims > kMaxDims)
-        return fail(what + " has " + std::to_string(tensor.nDims) + " dimensions; at most 4 are allowed", dimsOffset);
+        return fail(what() + " has " + std::to_string(tensor.nDims) + " dimensions; at most 4 are allowed", dimsOffset);
     for (std::uint32_t d = 0; d < tensor.nDims; ++d) {
         const std::uint64_t dimOffset = m_cursor.position();
         std::uint64_t dim = 0;
         if (!readLength(dim))
-            return truncated("dimension " + std::to_string(d) + " of " + what, dimOffset);
+            return truncated("dimension " + std::to_string(d) + " of " + what(), dimOffset);
         if (dim > static_cast<std::uint64_t>(INT64_MAX))
-            return fail(what + " dimension " + std::to_string(d) + " is " + std::to_string(static_cast<std::int64_t>(dim))
+            return fail(what() + " dimension " + std::to_string(d) + " is " + std::to_string(static_cast<std::int64_t>(dim))
                         + " (must not be negative)", dimOffset);
         tensor.ne[d] = static_cast<std::int64_t>(dim);
     }
     std::uint64_t elements = 1;
     for (const std::int64_t dim : tensor.ne) {
         if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(dim), &elements) || elements > static_cast<std::uint64_t>(INT64_MAX))
-            return fail(what + " has shape [" + std::to_string(tensor.ne[0]) + ", " + std::to_string(tensor.ne[1]) + ", "
+            return fail(what() + " has shape [" + std::to_string(tensor.ne[0]) + ", " + std::to_string(tensor.ne[1]) + ", "
                         + std::to_string(tensor.ne[2]) + ", " + std::to_string(tensor.ne[3]) + "]: its element count overflows 63 bits",
                         dimsOffset);
     }
 
     const std::uint64_t typeOffset = m_cursor.position();
     if (!m_cursor.read(tensor.typeId))
-        return truncated("the type of " + what, typeOffset);
+        return truncated("the type of " + what(), typeOffset);
     tensor.traits = findType(tensor.typeId);
     // Rows, experts and cells are counted from dims. For a non-empty tensor of a known type the
     // file must hold its bytes (placeTensors), which bounds every dim; an empty tensor
@@ -374,15 +504,15 @@ Status GgufParser::readTensorInfo(std::uint64_t index, TensorInfo& tensor)
     for (const std::int64_t dim : tensor.ne)
         extentOverflows |= __builtin_mul_overflow(extent, std::max<std::uint64_t>(static_cast<std::uint64_t>(dim), 1), &extent);
     if ((!tensor.traits || elements == 0) && (extentOverflows || (extent > kMinByteLessExtent && extent / kMaxElementsPerFileByte > m_file.fileSize())))
-        return fail(what + " has shape [" + std::to_string(tensor.ne[0]) + ", " + std::to_string(tensor.ne[1]) + ", "
+        return fail(what() + " has shape [" + std::to_string(tensor.ne[0]) + ", " + std::to_string(tensor.ne[1]) + ", "
                     + std::to_string(tensor.ne[2]) + ", " + std::to_string(tensor.ne[3]) + "]: an empty tensor or one of an unknown type "
                     "may not declare more than " + std::to_string(kMaxElementsPerFileByte) + " elements per byte of the file (nor more than "
                     + std::to_string(kMinByteLessExtent) + " in a smaller file)", dimsOffset);
     const std::uint64_t offsetOffset = m_cursor.position();
     if (!m_cursor.read(tensor.offset))
-        return truncated("the data offset of " + what, offsetOffset);
+        return truncated("the data offset of " + what(), offsetOffset);
     if (tensor.offset % m_file.m_alignment != 0)
-        return fail(what + " has data offset " + std::to_string(tensor.offset) + ", not a multiple of the alignment "
+        return fail(what() + " has data offset " + std::to_string(tensor.offset) + ", not a multiple of the alignment "
                     + std::to_string(m_file.m_alignment), offsetOffset);
     tensor.bigEndian = m_file.m_encoding.bigEndian;
     return computeSize(tensor);
@@ -392,18 +522,18 @@ Status GgufParser::computeSize(TensorInfo& tensor)
 {
     if (!tensor.traits)
         return Ok{};  // bounded later by its neighbours
-    const std::string what = "tensor " + quoted(tensor.name);
+    const auto what = [&tensor] { return "tensor " + quoted(tensor.name); };
     const std::uint64_t typeOffset = tensor.infoOffset + (m_file.m_encoding.narrowLengths ? 4 : 8) + tensor.name.size() + 4
                                    + tensor.nDims * (m_file.m_encoding.narrowLengths ? 4 : 8);
     const std::uint32_t blockSize = tensor.traits->blockSize;
     if (tensor.ne[0] % blockSize != 0)
-        return fail(what + " of type " + tensor.traits->name + " has " + std::to_string(tensor.ne[0])
+        return fail(what() + " of type " + tensor.traits->name + " has " + std::to_string(tensor.ne[0])
                     + " elements per row, not a multiple of the block size " + std::to_string(blockSize), typeOffset);
     std::uint64_t bytes = static_cast<std::uint64_t>(tensor.ne[0]) / blockSize;
     bool overflow = __builtin_mul_overflow(bytes, tensor.traits->blockBytes, &bytes);
     overflow = overflow || __builtin_mul_overflow(bytes, tensor.rowCount(), &bytes);
     if (overflow)
-        return fail(what + " byte size overflows 64 bits", typeOffset);
+        return fail(what() + " byte size overflows 64 bits", typeOffset);
     tensor.nbytes = bytes;
     return Ok{};
 }
@@ -421,9 +551,9 @@ Status GgufParser::placeTensors()
     const TensorInfo* previous = nullptr;
     for (std::size_t k = 0; k < order.size(); ++k) {
         TensorInfo& tensor = tensors[order[k]];
-        const std::string what = "tensor " + quoted(tensor.name);
+        const auto what = [&tensor] { return "tensor " + quoted(tensor.name); };
         if (tensor.offset > dataSize)
-            return fail(what + " starts at data offset " + std::to_string(tensor.offset) + ", past the end of the file ("
+            return fail(what() + " starts at data offset " + std::to_string(tensor.offset) + ", past the end of the file ("
                         + std::to_string(dataSize) + " bytes of tensor data)", tensor.infoOffset);
         if (!tensor.traits) {
             // Unknown type: its size cannot be computed, so it may use the room up to the next tensor.
@@ -431,11 +561,11 @@ Status GgufParser::placeTensors()
             tensor.nbytes = std::min(next, dataSize) - tensor.offset;
         }
         if (tensor.nbytes > dataSize - tensor.offset)
-            return fail(what + " needs " + std::to_string(tensor.nbytes) + " bytes at data offset " + std::to_string(tensor.offset)
+            return fail(what() + " needs " + std::to_string(tensor.nbytes) + " bytes at data offset " + std::to_string(tensor.offset)
                         + " but the file holds only " + std::to_string(dataSize - tensor.offset) + " bytes from there",
                         tensor.infoOffset);
         if (previous && previous->offset + previous->nbytes > tensor.offset)
-            return fail(what + " at data offset " + std::to_string(tensor.offset) + " overlaps tensor " + quoted(previous->name)
+            return fail(what() + " at data offset " + std::to_string(tensor.offset) + " overlaps tensor " + quoted(previous->name)
                         + " (data offsets " + std::to_string(previous->offset) + " to " + std::to_string(previous->offset + previous->nbytes) + ")",
                         tensor.infoOffset);
         tensor.fileOffset = m_file.m_dataOffset + tensor.offset;

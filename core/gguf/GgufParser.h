@@ -19,8 +19,11 @@ private:
     Status readHeader(std::uint64_t& tensorCount, std::uint64_t& metadataCount);
     Status readMetadata(std::uint64_t count);
     Status skipValue(ValueType type, std::uint64_t valueOffset, const ValuePath& path, int depth);
+    Status readArrayHeader(std::uint64_t valueOffset, const ValuePath& path, ValueType& elementType, std::uint64_t& length);
+    Status skipArrayUnkept(std::uint64_t valueOffset, const ValuePath& path, bool& elided);
     Status applyAlignment();
     Status readTensorInfos(std::uint64_t count);
+    Status checkDuplicateTensorNames(std::size_t count);
     Status readTensorInfo(std::uint64_t index, TensorInfo& tensor);
     Status computeSize(TensorInfo& tensor);
     Status placeTensors();
@@ -34,6 +37,7 @@ private:
     public:
         explicit HeaderCopy(const MappedFile& file) : m_mapped(file) {}
         std::uint64_t providePrefix(std::uint64_t end) override { return m_mapped.copyPrefix(end); }
+        std::uint64_t skipPrefix(std::uint64_t end) override { return m_mapped.skipPrefixCopy(end); }
 
     private:
         const MappedFile& m_mapped;

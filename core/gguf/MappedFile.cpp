@@ -138,7 +138,9 @@ std::uint64_t MappedFile::copyPrefix(std::uint64_t end) const
         return m_copiedEnd = m_remote->extendPrefix(end, m_copyFailure);
     const std::uint64_t page = pageSize();
     const std::uint64_t mappedSpan = (m_size + page - 1) / page * page;
-    std::uint64_t newEnd = std::max(end, m_copiedEnd + std::max(kMinCopyStep, m_copiedEnd / 8));
+    // Grown by what is private, not by how far the copy reaches: past a summary open's unkept
+    // arrays (holes) the steps stay small.
+    std::uint64_t newEnd = std::max(end, m_copiedEnd + std::max(kMinCopyStep, m_privateBytes / 8));
     newEnd = std::min((newEnd + page - 1) / page * page, mappedSpan);
     std::uint8_t* at = const_cast<std::uint8_t*>(m_data) + m_copiedEnd;
     const std::uint64_t span = newEnd - m_copiedEnd;
@@ -160,8 +162,33 @@ std::uint64_t MappedFile::copyPrefix(std::uint64_t end) const
         m_copyFailure = "the file shrank while it was being opened; open it again";
         return m_copiedEnd;
     }
+    m_privateBytes += span;
     m_copiedEnd = newEnd == mappedSpan ? m_size : newEnd;
     return m_copiedEnd;
+}
+
+std::uint64_t MappedFile::skipPrefixCopy(std::uint64_t end) const
+{
+    end = std::min(end, m_size);
+    if (m_remote)
+        return copyPrefix(end);
+    const std::uint64_t pageStart = end / pageSize() * pageSize();
+    if (pageStart > m_copiedEnd && m_copyFailure.empty())
+        m_copiedEnd = pageStart;
+    return m_copiedEnd;
+}
+
+void MappedFile::releaseUncopied(std::uint64_t begin, std::uint64_t end) const
+{
+    if (m_remote || !m_data)
+        return;
+    const std::uint64_t page = pageSize();
+    begin = (std::max(begin, m_copiedEnd) + page - 1) / page * page;
+    end = std::min(end, m_size) / page * page;
+    // MADV_DONTNEED drops the mapping of clean file pages; they would be read again from the
+    // page cache. Nothing private lies here (begin is past the copy), so nothing is lost.
+    if (end > begin)
+        ::madvise(const_cast<std::uint8_t*>(m_data) + begin, end - begin, MADV_DONTNEED);
 }
 
 Status MappedFile::finishPrefixCopy(std::uint64_t length) const

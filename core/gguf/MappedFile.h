@@ -42,6 +42,14 @@ public:
     // headers of every size, and no header page is held twice.
     // Logically const: the bytes seen through data() do not change.
     std::uint64_t copyPrefix(std::uint64_t end) const;
+    // A summary open's elided array (see HeaderRetention): the bytes before `end` that are not
+    // copied yet stay the file's pages and are never kept; copying resumes at the page holding
+    // `end`. Returns the new end of the copy (at most `end`). No-op for a remote file.
+    std::uint64_t skipPrefixCopy(std::uint64_t end) const;
+    // Unmaps the file pages wholly inside [begin, end) that lie past the private copy (read once
+    // by a summary walk, not kept), so they do not add up in the process's resident memory. The
+    // private copy is never touched. No-op for a remote file.
+    void releaseUncopied(std::uint64_t begin, std::uint64_t end) const;
     const std::string& copyFailure() const { return m_copyFailure; }
     // Once the header is parsed: hands the pages past `length` back to the file (tensor data is
     // read live) and checks that the file did not change while it was being opened.
@@ -69,7 +77,8 @@ private:
     std::uint64_t m_inode = 0;
     timespec m_modified{};
     timespec m_statusChanged{};  // ctime
-    mutable std::uint64_t m_copiedEnd = 0;  // bytes [0, m_copiedEnd) are private (a page multiple, or m_size)
+    mutable std::uint64_t m_copiedEnd = 0;  // bytes [0, m_copiedEnd) are private (a page multiple, or m_size), but for holes
+    mutable std::uint64_t m_privateBytes = 0;  // bytes copied so far; less than m_copiedEnd past holes (skipPrefixCopy)
     mutable std::string m_copyFailure;
     std::unique_ptr<RemoteRegion> m_remote;
 };

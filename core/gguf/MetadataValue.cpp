@@ -39,6 +39,14 @@ MetadataValue::MetadataValue(const Encoding* encoding, ValueType type, std::uint
     m_elementsOffset = offset + 4 + lengthFieldSize();
 }
 
+void MetadataValue::elide(std::uint64_t encodedBytes)
+{
+    m_elided = true;
+    m_storedLength = m_length;
+    m_length = 0;
+    m_elidedBytes = encodedBytes;
+}
+
 std::uint64_t MetadataValue::lengthFieldSize() const
 {
     return m_encoding->narrowLengths ? 4 : 8;
@@ -163,6 +171,8 @@ const std::uint8_t* MetadataValue::fixedElementsData() const
 
 std::uint64_t MetadataValue::encodedSize() const
 {
+    if (m_elided)
+        return m_elidedBytes;
     return measure(m_type, m_offset);
 }
 

@@ -35,6 +35,11 @@ public:
     MetadataValue(const Encoding* encoding, ValueType type, std::uint64_t offset);
 
     ValueType type() const { return m_type; }
+    // An array a summary open validated but did not keep (HeaderRetention::Summary): it reads as
+    // empty (arrayLength() 0, no elements); storedLength() is the count the file declares.
+    bool elided() const { return m_elided; }
+    std::uint64_t storedLength() const { return m_elided ? m_storedLength : m_length; }
+    void elide(std::uint64_t encodedBytes);
     std::uint64_t offset() const { return m_offset; }
     bool isArray() const { return m_type == ValueType::Array; }
     // "u32", "str", "arr[arr[u32]]" (nested element types read from the first element; an
@@ -68,11 +73,15 @@ private:
 
     const Encoding* m_encoding = nullptr;
     ValueType m_type = ValueType::U8;
+    bool m_elided = false;
     std::uint64_t m_offset = 0;
     // Arrays only: element type, element count and where the first element starts.
     ValueType m_elementType = ValueType::U8;
     std::uint64_t m_length = 0;
     std::uint64_t m_elementsOffset = 0;
+    // Elided arrays only: the declared count and the bytes the value occupies.
+    std::uint64_t m_storedLength = 0;
+    std::uint64_t m_elidedBytes = 0;
 };
 
 struct MetadataEntry {

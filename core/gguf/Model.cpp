@@ -48,14 +48,19 @@ Error shardOpenError(Error error, int k, const SplitName& split, bool local)
 }
 }  // namespace
 
-Result<std::shared_ptr<const Model>> Model::open(const std::string& path)
+Result<std::shared_ptr<const Model>> Model::open(const std::string& path, HeaderRetention retention)
 {
-    return open(path, {});
+    return open(path, {}, retention);
 }
 
 Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const FileOpener& openFile)
 {
-    const auto openOne = [&](const std::string& name) { return openFile ? openFile(name) : GgufFile::open(name); };
+    return open(path, openFile, HeaderRetention::Full);
+}
+
+Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const FileOpener& openFile, HeaderRetention retention)
+{
+    const auto openOne = [&](const std::string& name) { return openFile ? openFile(name) : GgufFile::open(name, retention); };
     auto first = openOne(path);
     if (!first)
         return first.error();
@@ -125,10 +130,10 @@ Status Model::checkSplitKeys() const
         if (!total)
             continue;
         const auto expected = total->value.toUInt();
-        if (!expected || *expected != m_tensors.size())
+        if (!expected || *expected != tensors().size())
             return Error{"split.tensors.count says " + (expected ? std::to_string(*expected) : "a value of type " + total->value.typeName())
                          + " tensors but the " + std::to_string(m_shards.size()) + (m_shards.size() == 1 ? " shard holds " : " shards hold ")
-                         + std::to_string(m_tensors.size()), total->value.offset(), shard->path()};
+                         + std::to_string(tensors().size()), total->value.offset(), shard->path()};
     }
     return Ok{};
 }
@@ -145,6 +150,20 @@ Status Model::checkUnchanged() const
 
 Status Model::addShard(std::shared_ptr<const GgufFile> shard)
 {
+    // The first shard's index serves as it is (its file has no duplicate names, and every
+    // TensorInfo says shard 0); a second shard starts the merged copy.
+    if (m_shards.empty()) {
+        m_shards.push_back(std::move(shard));
+        return Ok{};
+    }
+    if (m_shards.size() == 1) {
+        const std::vector<TensorInfo>& first = m_shards.front()->tensors();
+        m_tensors.reserve(first.size() + shard->tensors().size());
+        for (const TensorInfo& info : first) {
+            m_tensorsByName.emplace(info.name, m_tensors.size());
+            m_tensors.push_back(info);
+        }
+    }
     const auto shardIndex = static_cast<std::uint32_t>(m_shards.size());
     m_tensors.reserve(m_tensors.size() + shard->tensors().size());
     for (const TensorInfo& info : shard->tensors()) {
@@ -160,6 +179,8 @@ Status Model::addShard(std::shared_ptr<const GgufFile> shard)
 
 const TensorInfo* Model::findTensor(std::string_view name) const
 {
+    if (m_shards.size() == 1)
+        return m_shards.front()->findTensor(name);
     const auto it = m_tensorsByName.find(name);
     return it == m_tensorsByName.end() ? nullptr : &m_tensors[it->second];
 }
@@ -183,7 +204,7 @@ ModelSummary Model::summary() const
     summary.name = metadataString("general.name");
     for (const auto& shard : m_shards)
         summary.fileSize += shard->fileSize();
-    for (const TensorInfo& tensor : m_tensors) {
+    for (const TensorInfo& tensor : tensors()) {
         summary.parameterCount += tensor.elementCount();
         summary.tensorBytes += tensor.nbytes;
         auto it = std::find_if(summary.typeTotals.begin(), summary.typeTotals.end(),

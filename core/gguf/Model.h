@@ -32,7 +32,8 @@ struct ModelSummary {
 class Model {
 public:
     // Opens a file; a split-model shard (`name-0000K-of-0000N.gguf`) opens all N shards.
-    static Result<std::shared_ptr<const Model>> open(const std::string& path);
+    // `retention`: see HeaderRetention (Summary for reports that read no big array).
+    static Result<std::shared_ptr<const Model>> open(const std::string& path, HeaderRetention retention = HeaderRetention::Full);
     // The same with every file (the shards' names derived from `path` as above) opened by
     // `openFile`: core/remote opens URLs so.
     using FileOpener = std::function<Result<std::shared_ptr<const GgufFile>>(const std::string& path)>;
@@ -44,8 +45,9 @@ public:
     const std::vector<MetadataEntry>& metadata() const { return primary().metadata(); }
     const MetadataEntry* findMetadata(std::string_view key) const { return primary().findMetadata(key); }
 
-    // All tensors of all shards, in shard then file order.
-    const std::vector<TensorInfo>& tensors() const { return m_tensors; }
+    // All tensors of all shards, in shard then file order. A one-file model shows its file's own
+    // index (shard 0 throughout), without a copy.
+    const std::vector<TensorInfo>& tensors() const { return m_shards.size() == 1 ? m_shards.front()->tensors() : m_tensors; }
     const TensorInfo* findTensor(std::string_view name) const;
 
     // Ok while every shard on disk is still the file that was opened (size, mtime, ctime, inode,
@@ -59,11 +61,13 @@ public:
 
 private:
     Model() = default;
+    static Result<std::shared_ptr<const Model>> open(const std::string& path, const FileOpener& openFile, HeaderRetention retention);
     Status addShard(std::shared_ptr<const GgufFile> shard);
     Status checkSplitKeys() const;
 
     std::vector<std::shared_ptr<const GgufFile>> m_shards;
-    std::vector<TensorInfo> m_tensors;  // copies carrying their shard index
+    // Split models only: copies carrying their shard index, and their index by name.
+    std::vector<TensorInfo> m_tensors;
     std::map<std::string_view, std::size_t> m_tensorsByName;
 };
 

@@ -1,5 +1,6 @@
 #include "kernels/KernelIsa.h"
 
+#include <array>
 #include <cstdlib>
 
 #if GGUFX_X86_KERNELS
@@ -77,7 +78,15 @@ std::optional<KernelIsa> kernelIsaFromName(std::string_view name)
 
 bool kernelIsaSupported(KernelIsa isa)
 {
-    return cpuRuns(isa);
+    // Asked once per instruction set: CPUID (the F16C check) is a trap to the hypervisor in a
+    // VM, tens of microseconds each, and the type table asks for every type at start-up.
+    static const auto supported = [] {
+        std::array<bool, kKernelIsaCount> runs{};
+        for (const KernelIsa each : kAllKernelIsas)
+            runs[static_cast<std::size_t>(each)] = cpuRuns(each);
+        return runs;
+    }();
+    return supported[static_cast<std::size_t>(isa)];
 }
 
 KernelIsa preferredKernelIsa()
