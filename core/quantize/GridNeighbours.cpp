@@ -1,44 +1,57 @@
 #include "quantize/GridNeighbours.h"
 
+#include "kernels/KernelIsa.h"
+
 #include <cfloat>
 
 namespace gguf::quantize {
 
-namespace {
+const float kOddLevelValues[8] = {1.0f, 3.0f, 5.0f, 7.0f, 9.0f, 11.0f, 13.0f, 15.0f};
 
-// Continues a first-wins search over neighbours [from, count) from the state (bestD2, best).
-void scalarScan(const GridTables& t, const std::uint16_t* neighbours, int from, int count, int elements, const float* xval,
-                const float* weight, float scale, float& bestD2, int& best)
-{
-    for (int j = from; j < count; ++j) {
-        const auto* pg = reinterpret_cast<const std::int8_t*>(&t.grid[neighbours[j]]);
-        float d2 = 0.0f;
-        for (int i = 0; i < elements; ++i) {
-            const float diff = scale * float(pg[i]) - xval[i];
-            d2 += weight[i] * diff * diff;
-        }
-        if (d2 < bestD2) {
-            bestD2 = d2;
-            best = neighbours[j];
-        }
-    }
-}
+#if GGUFX_X86_KERNELS
+using BestNeighbourFn = int (*)(const GridTables&, int, const float*, const float*, float, const float*);
+BestNeighbourFn bestGridNeighbourAvx2();  // GridNeighboursAvx2.cpp, built with -mavx2
+#endif
 
-int scalarBest(const GridTables& t, const std::uint16_t* neighbours, int count, int elements, const float* xval,
-               const float* weight, float scale)
+int bestGridNeighbourScalar(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale,
+                            const float* levelValues)
 {
+    const NeighbourList& list = t.listOf(mapValue);
+    const int elements = t.elements;
+    const int levels = t.levels;
+    float terms[8 * 8];  // terms[8 i + l]: element i at level l
+    for (int i = 0; i < elements; ++i)
+        for (int l = 0; l < levels; ++l) {
+            const float diff = scale * levelValues[l] - xval[i];
+            terms[8 * i + l] = weight[i] * diff * diff;
+        }
     float bestD2 = FLT_MAX;
     int best = -1;
-    scalarScan(t, neighbours, 0, count, elements, xval, weight, scale, bestD2, best);
-    return best;
+    const std::uint8_t* block = t.neighbourLevels.data() + list.blocks;
+    for (std::uint32_t b = 0; b < list.count; b += 8, block += 8 * elements) {
+        const std::uint32_t lanes = list.count - b < 8 ? list.count - b : 8;
+        for (std::uint32_t lane = 0; lane < lanes; ++lane) {
+            float d2 = 0.0f;
+            for (int i = 0; i < elements; ++i)
+                d2 += terms[8 * i + block[8 * i + int(lane)]];
+            if (d2 < bestD2) {
+                bestD2 = d2;
+                best = int(b + lane);
+            }
+        }
+    }
+    return t.neighbours[list.first + std::uint32_t(best < 0 ? 0 : best)];
 }
 
-}  // namespace
-
-int bestGridNeighbour(const GridTables& t, const std::uint16_t* neighbours, int count, int elements, const float* xval,
-                      const float* weight, float scale)
+int bestGridNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale,
+                      const float* levelValues)
 {
-    return scalarBest(t, neighbours, count, elements, xval, weight, scale);
+#if GGUFX_X86_KERNELS
+    static const BestNeighbourFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? bestGridNeighbourAvx2() : nullptr;
+    if (chosen)
+        return chosen(t, mapValue, xval, weight, scale, levelValues);
+#endif
+    return bestGridNeighbourScalar(t, mapValue, xval, weight, scale, levelValues);
 }
 
 }  // namespace gguf::quantize

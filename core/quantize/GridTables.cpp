@@ -75,6 +75,8 @@ GridTables build(GridKind kind)
     const GridSpec spec = specOf(kind);
     const int mask = (1 << spec.levelBits) - 1;
     GridTables tables;
+    tables.elements = spec.elements;
+    tables.levels = spec.levelBits == 2 ? 3 : 8;
     tables.grid.resize(static_cast<std::size_t>(spec.size));
     tables.map.assign(static_cast<std::size_t>(spec.mapSize), -1);
     std::vector<std::array<std::int8_t, 8>> positions(static_cast<std::size_t>(spec.size));
@@ -117,14 +119,25 @@ GridTables build(GridKind kind)
                     wanted.push_back(d);
                     break;
                 }
-        const std::size_t start = tables.neighbours.size();
-        tables.map[std::size_t(u)] = -static_cast<int>(start + 1);
-        tables.neighbours.push_back(0);
+        NeighbourList list{static_cast<std::uint32_t>(tables.neighbours.size()),
+                           static_cast<std::uint32_t>(tables.neighbourLevels.size()), 0};
         for (const int d : wanted)
             for (int j = 0; j < spec.size; ++j)
                 if (dist[std::size_t(j)] == d)
                     tables.neighbours.push_back(static_cast<std::uint16_t>(j));
-        tables.neighbours[start] = static_cast<std::uint16_t>(tables.neighbours.size() - start - 1);
+        list.count = static_cast<std::uint32_t>(tables.neighbours.size() - list.first);
+        for (std::uint32_t b = 0; b < list.count; b += 8) {
+            const std::size_t at = tables.neighbourLevels.size();
+            tables.neighbourLevels.resize(at + std::size_t(8 * spec.elements));
+            for (std::uint32_t lane = 0; lane < 8; ++lane) {
+                const std::uint32_t j = b + lane < list.count ? b + lane : list.count - 1;
+                const auto& p = positions[tables.neighbours[list.first + j]];
+                for (int i = 0; i < spec.elements; ++i)
+                    tables.neighbourLevels[at + std::size_t(8 * i) + lane] = static_cast<std::uint8_t>((p[std::size_t(i)] - 1) / 2);
+            }
+        }
+        tables.map[std::size_t(u)] = -static_cast<int>(tables.lists.size() + 1);
+        tables.lists.push_back(list);
     }
     return tables;
 }

@@ -33,11 +33,7 @@ inline const std::int8_t* entryOf(const GridTables& t, int index)
 // iq2_find_best_neighbour: the neighbour with the least weighted squared error at `scale`.
 int bestNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, std::int8_t* L)
 {
-    const std::uint16_t* neighbours = t.neighbours.data() + (-mapValue - 1);
-    const int count = neighbours[0];
-    int gridIndex = bestGridNeighbour(t, neighbours + 1, count, 8, xval, weight, scale);
-    if (gridIndex < 0)
-        gridIndex = neighbours[1];  // only NaN distances; ggml asserts here
+    const int gridIndex = bestGridNeighbour(t, mapValue, xval, weight, scale, kOddLevelValues);
     const std::int8_t* pg = entryOf(t, gridIndex);
     for (int i = 0; i < 8; ++i)
         L[i] = static_cast<std::int8_t>((pg[i] - 1) / 2);

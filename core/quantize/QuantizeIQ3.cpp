@@ -42,11 +42,7 @@ std::size_t packedIndex(const GridTables& t, const std::int8_t* L)
 // iq3_find_best_neighbour.
 int bestNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, std::int8_t* L)
 {
-    const std::uint16_t* neighbours = t.neighbours.data() + (-mapValue - 1);
-    const int count = neighbours[0];
-    int gridIndex = bestGridNeighbour(t, neighbours + 1, count, 4, xval, weight, scale);
-    if (gridIndex < 0)
-        gridIndex = neighbours[1];  // only NaN distances; ggml asserts here
+    const int gridIndex = bestGridNeighbour(t, mapValue, xval, weight, scale, kOddLevelValues);
     const std::int8_t* pg = entryOf(t, gridIndex);
     for (int i = 0; i < 4; ++i)
         L[i] = static_cast<std::int8_t>((pg[i] - 1) / 2);
