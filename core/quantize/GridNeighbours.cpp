@@ -27,17 +27,16 @@ int bestGridNeighbourScalar(const GridTables& t, int mapValue, const float* xval
         }
     float bestD2 = FLT_MAX;
     int best = -1;
-    const std::uint8_t* block = t.neighbourLevels.data() + list.blocks;
-    for (std::uint32_t b = 0; b < list.count; b += 8, block += 8 * elements) {
-        const std::uint32_t lanes = list.count - b < 8 ? list.count - b : 8;
-        for (std::uint32_t lane = 0; lane < lanes; ++lane) {
-            float d2 = 0.0f;
-            for (int i = 0; i < elements; ++i)
-                d2 += terms[8 * i + block[8 * i + int(lane)]];
-            if (d2 < bestD2) {
-                bestD2 = d2;
-                best = int(b + lane);
-            }
+    const int bits = t.levelBits;
+    const unsigned mask = (1u << bits) - 1;
+    const std::uint16_t* packed = t.neighbourLevels.data() + list.blocks;
+    for (std::uint32_t j = 0; j < list.count; ++j) {
+        float d2 = 0.0f;
+        for (int i = 0; i < elements; ++i)
+            d2 += terms[8 * i + int((packed[j] >> (bits * i)) & mask)];
+        if (d2 < bestD2) {
+            bestD2 = d2;
+            best = int(j);
         }
     }
     return t.neighbours[list.first + std::uint32_t(best < 0 ? 0 : best)];

@@ -77,7 +77,9 @@ GridTables build(GridKind kind)
     GridTables tables;
     tables.elements = spec.elements;
     tables.levels = spec.levelBits == 2 ? 3 : 8;
+    tables.levelBits = spec.levelBits;
     tables.grid.resize(static_cast<std::size_t>(spec.size));
+    tables.gridLevels.resize(static_cast<std::size_t>(spec.size));
     tables.map.assign(static_cast<std::size_t>(spec.mapSize), -1);
     std::vector<std::array<std::int8_t, 8>> positions(static_cast<std::size_t>(spec.size));
     for (int k = 0; k < spec.size; ++k) {
@@ -88,6 +90,7 @@ GridTables build(GridKind kind)
             const int l = levelOf(kind, static_cast<std::uint8_t>(entry >> (8 * i)));
             positions[std::size_t(k)][std::size_t(i)] = static_cast<std::int8_t>(2 * l + 1);
             packed |= std::uint64_t(2 * l + 1) << (8 * i);
+            tables.gridLevels[std::size_t(k)] |= std::uint64_t(l) << (8 * i);
             index |= l << (spec.levelBits * i);
         }
         tables.grid[std::size_t(k)] = packed;
@@ -127,13 +130,13 @@ GridTables build(GridKind kind)
                     tables.neighbours.push_back(static_cast<std::uint16_t>(j));
         list.count = static_cast<std::uint32_t>(tables.neighbours.size() - list.first);
         for (std::uint32_t b = 0; b < list.count; b += 8) {
-            const std::size_t at = tables.neighbourLevels.size();
-            tables.neighbourLevels.resize(at + std::size_t(8 * spec.elements));
             for (std::uint32_t lane = 0; lane < 8; ++lane) {
                 const std::uint32_t j = b + lane < list.count ? b + lane : list.count - 1;
                 const auto& p = positions[tables.neighbours[list.first + j]];
+                unsigned packedLevels = 0;
                 for (int i = 0; i < spec.elements; ++i)
-                    tables.neighbourLevels[at + std::size_t(8 * i) + lane] = static_cast<std::uint8_t>((p[std::size_t(i)] - 1) / 2);
+                    packedLevels |= unsigned((p[std::size_t(i)] - 1) / 2) << (spec.levelBits * i);
+                tables.neighbourLevels.push_back(static_cast<std::uint16_t>(packedLevels));
             }
         }
         tables.map[std::size_t(u)] = -static_cast<int>(tables.lists.size() + 1);

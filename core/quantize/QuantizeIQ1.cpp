@@ -46,9 +46,7 @@ std::size_t packedIndex(const GridTables& t, const std::int8_t* L)
 int bestNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, const float* xg, std::int8_t* L)
 {
     const int gridIndex = bestGridNeighbour(t, mapValue, xval, weight, scale, xg);
-    const std::int8_t* pg = entryOf(t, gridIndex);
-    for (int i = 0; i < 8; ++i)
-        L[i] = static_cast<std::int8_t>((pg[i] - 1) / 2);
+    std::memcpy(L, &t.gridLevels[std::size_t(gridIndex)], 8);
     return gridIndex;
 }
 
