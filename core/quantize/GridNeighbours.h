@@ -8,9 +8,11 @@
 // so here each of the elements x levels terms is computed once, with ggml's operations in ggml's
 // order (diff = scale q - x; w diff diff), and a candidate's distance is the sum of its terms in
 // element order: the same floats, the same first-wins choice. The AVX2 form scores the 8
-// candidates of a block (GridTables.h) at once, looking terms up with an in-register permute;
-// the earlier AVX2 attempt recomputed the terms per candidate from grid entries it gathered,
-// and its gathers made it 1.2-2.7x slower than the scalar loop.
+// candidates of a block (GridTables.h) at once, looking terms up with an in-register permute.
+// The earlier AVX2 attempt (commit cd7c64d, dropped in 35355d0 as 1.2-2.7x slower) built each
+// block lane by lane from the grid entries (eight scalar stores reloaded as one vector, which
+// stalls store forwarding), still did ggml's full arithmetic per candidate, walked every lane
+// in scalar code afterwards, and left lists under 8 entries (most of IQ3's) to the scalar loop.
 
 #include "quantize/GridTables.h"
 
