@@ -13,33 +13,43 @@ using BestNeighbourFn = int (*)(const GridTables&, int, const float*, const floa
 BestNeighbourFn bestGridNeighbourAvx2();  // GridNeighboursAvx2.cpp, built with -mavx2
 #endif
 
-int bestGridNeighbourScalar(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale,
-                            const float* levelValues)
+namespace {
+
+// Elements, levels and bits per level fixed at compile time (8, 3, 2 for IQ1/IQ2; 4, 8, 3 for IQ3).
+template <int Elements, int Levels, int Bits>
+int scalarBest(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, const float* levelValues)
 {
     const NeighbourList& list = t.listOf(mapValue);
-    const int elements = t.elements;
-    const int levels = t.levels;
-    float terms[8 * 8];  // terms[8 i + l]: element i at level l
-    for (int i = 0; i < elements; ++i)
-        for (int l = 0; l < levels; ++l) {
+    float terms[Elements * Levels];  // terms[Levels i + l]: element i at level l
+    for (int i = 0; i < Elements; ++i)
+        for (int l = 0; l < Levels; ++l) {
             const float diff = scale * levelValues[l] - xval[i];
-            terms[8 * i + l] = weight[i] * diff * diff;
+            terms[Levels * i + l] = weight[i] * diff * diff;
         }
     float bestD2 = FLT_MAX;
     int best = -1;
-    const int bits = t.levelBits;
-    const unsigned mask = (1u << bits) - 1;
     const std::uint16_t* packed = t.neighbourLevels.data() + list.blocks;
     for (std::uint32_t j = 0; j < list.count; ++j) {
+        const unsigned levels = packed[j];
         float d2 = 0.0f;
-        for (int i = 0; i < elements; ++i)
-            d2 += terms[8 * i + int((packed[j] >> (bits * i)) & mask)];
+        for (int i = 0; i < Elements; ++i)
+            d2 += terms[Levels * i + int((levels >> (Bits * i)) & ((1u << Bits) - 1))];
         if (d2 < bestD2) {
             bestD2 = d2;
             best = int(j);
         }
     }
     return t.neighbours[list.first + std::uint32_t(best < 0 ? 0 : best)];
+}
+
+}  // namespace
+
+int bestGridNeighbourScalar(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale,
+                            const float* levelValues)
+{
+    if (t.elements == 4)
+        return scalarBest<4, 8, 3>(t, mapValue, xval, weight, scale, levelValues);
+    return scalarBest<8, 3, 2>(t, mapValue, xval, weight, scale, levelValues);
 }
 
 int bestGridNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale,

@@ -1,6 +1,6 @@
 // The grid quantizers' fast searches against their scalar forms, bit for bit: the neighbour search
 // (quantize/GridNeighbours.h) for every off-grid point of every grid, and IQ1_S's split search
-// (quantize/TernarySplit.h), on inputs the fixtures rarely hold: exact ties (the point itself at
+// (quantize/TernarySplit.h, both forms also against ggml's loop written out), on inputs the fixtures rarely hold: exact ties (the point itself at
 // scale 1, so every nearest neighbour is at the same distance), zeros, zero weights, flat groups,
 // huge values whose distances overflow, NaN. The fixture suites (tst_quantize_imatrix,
 // tst_convert_imatrix, tst_cli_recipe) prove the dispatched path byte-identical to ggml;
@@ -54,6 +54,30 @@ void fillCase(int kind, int elements, const int* levels, Lcg& rng, float* x, flo
 }
 
 constexpr int kCases = 10;
+
+// ggml's split loop as quantize_row_iq1_s_impl writes it, the reference both forms answer to.
+TernarySplit literalSplit(const float* sumx, const float* sumw, int n, float scale, const float* plus, const float* minus)
+{
+    TernarySplit best;
+    best.scale = scale;
+    float bestScore = -std::numeric_limits<float>::max();
+    for (int i1 = 0; i1 <= n; ++i1)
+        for (int i2 = i1; i2 <= n; ++i2)
+            for (const int shift : {1, -1}) {
+                const float* v = shift == 1 ? plus : minus;
+                const float sumqx = (sumx[i1] - sumx[0]) * v[0] + (sumx[i2] - sumx[i1]) * v[1] + (sumx[n] - sumx[i2]) * v[2];
+                const float sumq2 = (sumw[i1] - sumw[0]) * v[0] * v[0] + (sumw[i2] - sumw[i1]) * v[1] * v[1]
+                                  + (sumw[n] - sumw[i2]) * v[2] * v[2];
+                if (sumq2 > 0.0f && sumqx * sumqx > bestScore * sumq2) {
+                    best.scale = sumqx / sumq2;
+                    bestScore = best.scale * sumqx;
+                    best.i1 = i1;
+                    best.i2 = i2;
+                    best.shift = shift;
+                }
+            }
+    return best;
+}
 
 }  // namespace
 
@@ -156,12 +180,14 @@ void QuantizeGridTest::ternarySplitMatchesScalar()
                 sumx[std::size_t(j + 1)] = sumx[std::size_t(j)] + ws[std::size_t(j)] * xs[std::size_t(j)];
                 sumw[std::size_t(j + 1)] = sumw[std::size_t(j)] + ws[std::size_t(j)];
             }
-            const TernarySplit expected = bestTernarySplitScalar(sumx.data(), sumw.data(), n, 1.5f, plus, minus);
-            const TernarySplit actual = bestTernarySplit(sumx.data(), sumw.data(), n, 1.5f, plus, minus);
-            QCOMPARE(actual.i1, expected.i1);
-            QCOMPARE(actual.i2, expected.i2);
-            QCOMPARE(actual.shift, expected.shift);
-            QCOMPARE(std::bit_cast<std::uint32_t>(actual.scale), std::bit_cast<std::uint32_t>(expected.scale));
+            const TernarySplit expected = literalSplit(sumx.data(), sumw.data(), n, 1.5f, plus, minus);
+            for (const TernarySplit& actual : {bestTernarySplitScalar(sumx.data(), sumw.data(), n, 1.5f, plus, minus),
+                                               bestTernarySplit(sumx.data(), sumw.data(), n, 1.5f, plus, minus)}) {
+                QCOMPARE(actual.i1, expected.i1);
+                QCOMPARE(actual.i2, expected.i2);
+                QCOMPARE(actual.shift, expected.shift);
+                QCOMPARE(std::bit_cast<std::uint32_t>(actual.scale), std::bit_cast<std::uint32_t>(expected.scale));
+            }
         }
     }
 }
