@@ -1,44 +1,66 @@
 #include "quantize/GridNeighbours.h"
 
+#include "kernels/KernelIsa.h"
+
 #include <cfloat>
 
 namespace gguf::quantize {
 
+const float kOddLevelValues[8] = {1.0f, 3.0f, 5.0f, 7.0f, 9.0f, 11.0f, 13.0f, 15.0f};
+
+#if GGUFX_X86_KERNELS
+using BestNeighbourFn = int (*)(const GridTables&, int, const float*, const float*, float, const float*);
+BestNeighbourFn bestGridNeighbourAvx2();  // GridNeighboursAvx2.cpp, built with -mavx2
+#endif
+
 namespace {
 
-// Continues a first-wins search over neighbours [from, count) from the state (bestD2, best).
-void scalarScan(const GridTables& t, const std::uint16_t* neighbours, int from, int count, int elements, const float* xval,
-                const float* weight, float scale, float& bestD2, int& best)
+// Elements, levels and bits per level fixed at compile time (8, 3, 2 for IQ1/IQ2; 4, 8, 3 for IQ3).
+template <int Elements, int Levels, int Bits>
+int scalarBest(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, const float* levelValues)
 {
-    for (int j = from; j < count; ++j) {
-        const auto* pg = reinterpret_cast<const std::int8_t*>(&t.grid[neighbours[j]]);
-        float d2 = 0.0f;
-        for (int i = 0; i < elements; ++i) {
-            const float diff = scale * float(pg[i]) - xval[i];
-            d2 += weight[i] * diff * diff;
+    const NeighbourList& list = t.listOf(mapValue);
+    float terms[Elements * Levels];  // terms[Levels i + l]: element i at level l
+    for (int i = 0; i < Elements; ++i)
+        for (int l = 0; l < Levels; ++l) {
+            const float diff = scale * levelValues[l] - xval[i];
+            terms[Levels * i + l] = weight[i] * diff * diff;
         }
-        if (d2 < bestD2) {
-            bestD2 = d2;
-            best = neighbours[j];
-        }
-    }
-}
-
-int scalarBest(const GridTables& t, const std::uint16_t* neighbours, int count, int elements, const float* xval,
-               const float* weight, float scale)
-{
     float bestD2 = FLT_MAX;
     int best = -1;
-    scalarScan(t, neighbours, 0, count, elements, xval, weight, scale, bestD2, best);
-    return best;
+    const std::uint16_t* packed = t.neighbourLevels.data() + list.blocks;
+    for (std::uint32_t j = 0; j < list.count; ++j) {
+        const unsigned levels = packed[j];
+        float d2 = 0.0f;
+        for (int i = 0; i < Elements; ++i)
+            d2 += terms[Levels * i + int((levels >> (Bits * i)) & ((1u << Bits) - 1))];
+        if (d2 < bestD2) {
+            bestD2 = d2;
+            best = int(j);
+        }
+    }
+    return t.neighbours[list.first + std::uint32_t(best < 0 ? 0 : best)];
 }
 
 }  // namespace
 
-int bestGridNeighbour(const GridTables& t, const std::uint16_t* neighbours, int count, int elements, const float* xval,
-                      const float* weight, float scale)
+int bestGridNeighbourScalar(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale,
+                            const float* levelValues)
 {
-    return scalarBest(t, neighbours, count, elements, xval, weight, scale);
+    if (t.elements == 4)
+        return scalarBest<4, 8, 3>(t, mapValue, xval, weight, scale, levelValues);
+    return scalarBest<8, 3, 2>(t, mapValue, xval, weight, scale, levelValues);
+}
+
+int bestGridNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale,
+                      const float* levelValues)
+{
+#if GGUFX_X86_KERNELS
+    static const BestNeighbourFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? bestGridNeighbourAvx2() : nullptr;
+    if (chosen)
+        return chosen(t, mapValue, xval, weight, scale, levelValues);
+#endif
+    return bestGridNeighbourScalar(t, mapValue, xval, weight, scale, levelValues);
 }
 
 }  // namespace gguf::quantize

@@ -2,6 +2,7 @@
 
 #include "kernels/Codebooks.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <mutex>
@@ -75,7 +76,11 @@ GridTables build(GridKind kind)
     const GridSpec spec = specOf(kind);
     const int mask = (1 << spec.levelBits) - 1;
     GridTables tables;
+    tables.elements = spec.elements;
+    tables.levels = spec.levelBits == 2 ? 3 : 8;
+    tables.levelBits = spec.levelBits;
     tables.grid.resize(static_cast<std::size_t>(spec.size));
+    tables.gridLevels.resize(static_cast<std::size_t>(spec.size));
     tables.map.assign(static_cast<std::size_t>(spec.mapSize), -1);
     std::vector<std::array<std::int8_t, 8>> positions(static_cast<std::size_t>(spec.size));
     for (int k = 0; k < spec.size; ++k) {
@@ -86,45 +91,64 @@ GridTables build(GridKind kind)
             const int l = levelOf(kind, static_cast<std::uint8_t>(entry >> (8 * i)));
             positions[std::size_t(k)][std::size_t(i)] = static_cast<std::int8_t>(2 * l + 1);
             packed |= std::uint64_t(2 * l + 1) << (8 * i);
+            tables.gridLevels[std::size_t(k)] |= std::uint64_t(l) << (8 * i);
             index |= l << (spec.levelBits * i);
         }
         tables.grid[std::size_t(k)] = packed;
         tables.map[std::size_t(index)] = k;
     }
     // Off-grid points: the grid entries at the nwant smallest distinct squared distances, in
-    // (distance, index) order. Distances are small integers, so a counting pass replaces the sort.
-    std::vector<int> dist(static_cast<std::size_t>(spec.size));
+    // (distance, index) order. Distances are small integers, so one pass marks which occur and
+    // a bucket pass replaces the sort; the positions are stored element-major so the distance
+    // loop runs over the grid entries (vectorised), since this build runs once per process and
+    // for the 2048-entry grid it was most of a small conversion's time.
+    const std::size_t size = static_cast<std::size_t>(spec.size);
+    std::vector<std::int16_t> columns(size * std::size_t(spec.elements));  // [i * size + j]
+    for (std::size_t j = 0; j < size; ++j)
+        for (int i = 0; i < spec.elements; ++i)
+            columns[std::size_t(i) * size + j] = positions[j][std::size_t(i)];
+    const int maxLevelDiff = 2 * mask;
+    const int maxDistance = spec.elements * maxLevelDiff * maxLevelDiff;
+    std::vector<std::int16_t> dist(size);
+    std::vector<char> present(static_cast<std::size_t>(maxDistance + 1));
     for (int u = 0; u < spec.mapSize; ++u) {
         if (tables.map[std::size_t(u)] >= 0)
             continue;
-        std::int8_t pos[8];
-        for (int i = 0; i < spec.elements; ++i)
-            pos[i] = static_cast<std::int8_t>(2 * ((u >> (spec.levelBits * i)) & mask) + 1);
-        int maxDist = 0;
-        for (int j = 0; j < spec.size; ++j) {
-            int d2 = 0;
-            for (int i = 0; i < spec.elements; ++i) {
-                const int diff = positions[std::size_t(j)][std::size_t(i)] - pos[i];
-                d2 += diff * diff;
+        std::fill(dist.begin(), dist.end(), std::int16_t(0));
+        for (int i = 0; i < spec.elements; ++i) {
+            const auto pos = static_cast<std::int16_t>(2 * ((u >> (spec.levelBits * i)) & mask) + 1);
+            const std::int16_t* column = columns.data() + std::size_t(i) * size;
+            for (std::size_t j = 0; j < size; ++j) {
+                const auto diff = static_cast<std::int16_t>(column[j] - pos);
+                dist[j] = static_cast<std::int16_t>(dist[j] + diff * diff);
             }
-            dist[std::size_t(j)] = d2;
-            maxDist = d2 > maxDist ? d2 : maxDist;
         }
+        std::fill(present.begin(), present.end(), char(0));
+        for (std::size_t j = 0; j < size; ++j)
+            present[std::size_t(dist[j])] = 1;
         std::vector<int> wanted;
-        for (int d = 0; d <= maxDist && int(wanted.size()) < spec.nwant; ++d)
-            for (int j = 0; j < spec.size; ++j)
-                if (dist[std::size_t(j)] == d) {
-                    wanted.push_back(d);
-                    break;
-                }
-        const std::size_t start = tables.neighbours.size();
-        tables.map[std::size_t(u)] = -static_cast<int>(start + 1);
-        tables.neighbours.push_back(0);
+        for (int d = 0; d <= maxDistance && int(wanted.size()) < spec.nwant; ++d)
+            if (present[std::size_t(d)])
+                wanted.push_back(d);
+        NeighbourList list{static_cast<std::uint32_t>(tables.neighbours.size()),
+                           static_cast<std::uint32_t>(tables.neighbourLevels.size()), 0};
         for (const int d : wanted)
             for (int j = 0; j < spec.size; ++j)
                 if (dist[std::size_t(j)] == d)
                     tables.neighbours.push_back(static_cast<std::uint16_t>(j));
-        tables.neighbours[start] = static_cast<std::uint16_t>(tables.neighbours.size() - start - 1);
+        list.count = static_cast<std::uint32_t>(tables.neighbours.size() - list.first);
+        for (std::uint32_t b = 0; b < list.count; b += 8) {
+            for (std::uint32_t lane = 0; lane < 8; ++lane) {
+                const std::uint32_t j = b + lane < list.count ? b + lane : list.count - 1;
+                const auto& p = positions[tables.neighbours[list.first + j]];
+                unsigned packedLevels = 0;
+                for (int i = 0; i < spec.elements; ++i)
+                    packedLevels |= unsigned((p[std::size_t(i)] - 1) / 2) << (spec.levelBits * i);
+                tables.neighbourLevels.push_back(static_cast<std::uint16_t>(packedLevels));
+            }
+        }
+        tables.map[std::size_t(u)] = -static_cast<int>(tables.lists.size() + 1);
+        tables.lists.push_back(list);
     }
     return tables;
 }

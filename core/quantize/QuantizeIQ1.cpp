@@ -6,9 +6,11 @@
 
 #include "kernels/BlockLayouts.h"
 #include "kernels/Codebooks.h"
+#include "quantize/GridNeighbours.h"
 #include "quantize/GridTables.h"
 #include "quantize/QuantizeCommon.h"
 #include "quantize/Quantizers.h"
+#include "quantize/TernarySplit.h"
 #include "quantize/WeightedQuantizers.h"
 
 #include <algorithm>
@@ -43,28 +45,8 @@ std::size_t packedIndex(const GridTables& t, const std::int8_t* L)
 // with the levels xg (-1, 0, 1 shifted by +-delta).
 int bestNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, const float* xg, std::int8_t* L)
 {
-    const std::uint16_t* neighbours = t.neighbours.data() + (-mapValue - 1);
-    const int count = neighbours[0];
-    float bestScore = FLT_MAX;
-    int gridIndex = -1;
-    for (int j = 1; j <= count; ++j) {
-        const std::int8_t* pg = entryOf(t, neighbours[j]);
-        float d2 = 0.0f;
-        for (int i = 0; i < 8; ++i) {
-            const float q = xg[(pg[i] - 1) / 2];
-            const float diff = scale * q - xval[i];
-            d2 += weight[i] * diff * diff;
-        }
-        if (d2 < bestScore) {
-            bestScore = d2;
-            gridIndex = neighbours[j];
-        }
-    }
-    if (gridIndex < 0)
-        gridIndex = neighbours[1];  // only NaN distances; ggml asserts here
-    const std::int8_t* pg = entryOf(t, gridIndex);
-    for (int i = 0; i < 8; ++i)
-        L[i] = static_cast<std::int8_t>((pg[i] - 1) / 2);
+    const int gridIndex = bestGridNeighbour(t, mapValue, xval, weight, scale, xg);
+    std::memcpy(L, &t.gridLevels[std::size_t(gridIndex)], 8);
     return gridIndex;
 }
 
@@ -86,8 +68,8 @@ void quantizeRowIQ1_S(const float* x, std::uint8_t* dst, std::int64_t n, const f
     const GridTables& t = gridTables(GridKind::IQ1_S);
     float scales[QK_K / kBlock];
     float weight[kBlock];
-    float sumx[kBlock + 1];
-    float sumw[kBlock + 1];
+    float sumx[kBlock + 1 + 8] = {};  // + 8: the split search reads whole vectors
+    float sumw[kBlock + 1 + 8] = {};
     int order[kBlock];
     std::int8_t L[kBlock];
     std::uint16_t index[kBlock / 8];
@@ -123,28 +105,11 @@ void quantizeRowIQ1_S(const float* x, std::uint8_t* dst, std::int64_t n, const f
                 sumx[j + 1] = sumx[j] + weight[i] * xb[i];
                 sumw[j + 1] = sumw[j] + weight[i];
             }
-            float bestScore = -FLT_MAX;
-            float scale = max;
-            int besti1 = -1;
-            int besti2 = -1;
-            int bestShift = 0;
-            for (int i1 = 0; i1 <= kBlock; ++i1) {
-                for (int i2 = i1; i2 <= kBlock; ++i2) {
-                    for (const int shift : {1, -1}) {
-                        const float* v = shift == 1 ? kPlus : kMinus;
-                        const float sumqx = (sumx[i1] - sumx[0]) * v[0] + (sumx[i2] - sumx[i1]) * v[1] + (sumx[kBlock] - sumx[i2]) * v[2];
-                        const float sumq2 = (sumw[i1] - sumw[0]) * v[0] * v[0] + (sumw[i2] - sumw[i1]) * v[1] * v[1]
-                                          + (sumw[kBlock] - sumw[i2]) * v[2] * v[2];
-                        if (sumq2 > 0.0f && sumqx * sumqx > bestScore * sumq2) {
-                            scale = sumqx / sumq2;
-                            bestScore = scale * sumqx;
-                            besti1 = i1;
-                            besti2 = i2;
-                            bestShift = shift;
-                        }
-                    }
-                }
-            }
+            const TernarySplit split = bestTernarySplit(sumx, sumw, kBlock, max, kPlus, kMinus);
+            float scale = split.scale;
+            const int besti1 = split.i1;
+            const int besti2 = split.i2;
+            int bestShift = split.shift;
             if (besti1 < 0 || besti2 < 0 || bestShift == 0) {
                 scales[ib] = 0.0f;
                 shifts[ib] = 1;
@@ -270,51 +235,62 @@ void quantizeRowIQ1_M(const float* x, std::uint8_t* dst, std::int64_t n, const f
             int besti1 = -1;
             int besti2 = -1;
             int bestK = -1;
-            // Each half may take its own delta sign (k: 0 = +,+  1 = +,-  2 = -,+  3 = -,-); the
-            // four fits of every split are summed element by element in sorted order, as ggml does.
+            // Each half may take its own delta sign (k: 0 = +,+  1 = +,-  2 = -,+  3 = -,-); ggml
+            // sums the four fits of every split (i1, i2) element by element in sorted order. The
+            // summands depend only on the element and its level, and the sums of a split share
+            // their first i1 (level 0) and next i2 - i1 (level 1) steps with their neighbours, so
+            // those partial sums are carried from split to split and only the level-2 tail is
+            // added per split: the same additions in the same order, the same floats.
+            float steps[kBlock][3][8];  // per sorted element and level: sumqx[0..3], sumq2[0..3]
+            for (int j = 0; j < kBlock; ++j) {
+                const int i = order[j];
+                for (int level = 0; level < 3; ++level) {
+                    const float wp = weight[i] * kPlus[level];
+                    const float wm = weight[i] * kMinus[level];
+                    const float qxp = wp * xb[i];
+                    const float qxm = wm * xb[i];
+                    const float q2p = wp * kPlus[level];
+                    const float q2m = wm * kMinus[level];
+                    float* step = steps[j][level];
+                    const bool firstHalf = i < kBlock / 2;  // first half: k 0, 1 use +delta; second: k 0, 2
+                    step[0] = qxp;
+                    step[1] = firstHalf ? qxp : qxm;
+                    step[2] = firstHalf ? qxm : qxp;
+                    step[3] = qxm;
+                    step[4] = q2p;
+                    step[5] = firstHalf ? q2p : q2m;
+                    step[6] = firstHalf ? q2m : q2p;
+                    step[7] = q2m;
+                }
+            }
+            float head[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // j < i1 at level 0
             for (int i1 = 0; i1 <= kBlock; ++i1) {
+                float mid[8];  // then i1 <= j < i2 at level 1
+                std::memcpy(mid, head, sizeof mid);
                 for (int i2 = i1; i2 <= kBlock; ++i2) {
-                    float sumqx[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                    float sumq2[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                    for (int j = 0; j < kBlock; ++j) {
-                        const int i = order[j];
-                        const int level = j < i1 ? 0 : (j < i2 ? 1 : 2);
-                        const float wp = weight[i] * kPlus[level];
-                        const float wm = weight[i] * kMinus[level];
-                        const float qxp = wp * xb[i];
-                        const float qxm = wm * xb[i];
-                        const float q2p = wp * kPlus[level];
-                        const float q2m = wm * kMinus[level];
-                        if (i < kBlock / 2) {  // first half: k 0, 1 use +delta, k 2, 3 use -delta
-                            sumqx[0] += qxp;
-                            sumqx[1] += qxp;
-                            sumqx[2] += qxm;
-                            sumqx[3] += qxm;
-                            sumq2[0] += q2p;
-                            sumq2[1] += q2p;
-                            sumq2[2] += q2m;
-                            sumq2[3] += q2m;
-                        } else {  // second half: k 0, 2 use +delta, k 1, 3 use -delta
-                            sumqx[0] += qxp;
-                            sumqx[2] += qxp;
-                            sumqx[1] += qxm;
-                            sumqx[3] += qxm;
-                            sumq2[0] += q2p;
-                            sumq2[2] += q2p;
-                            sumq2[1] += q2m;
-                            sumq2[3] += q2m;
-                        }
-                    }
+                    float sums[8];
+                    std::memcpy(sums, mid, sizeof sums);
+                    for (int j = i2; j < kBlock; ++j)
+                        for (int k = 0; k < 8; ++k)
+                            sums[k] += steps[j][2][k];
                     for (int k = 0; k < 4; ++k) {
-                        if (sumq2[k] > 0.0f && sumqx[k] * sumqx[k] > bestScore * sumq2[k]) {
-                            scale = sumqx[k] / sumq2[k];
-                            bestScore = scale * sumqx[k];
+                        const float sumqx = sums[k];
+                        const float sumq2 = sums[4 + k];
+                        if (sumq2 > 0.0f && sumqx * sumqx > bestScore * sumq2) {
+                            scale = sumqx / sumq2;
+                            bestScore = scale * sumqx;
                             besti1 = i1;
                             besti2 = i2;
                             bestK = k;
                         }
                     }
+                    if (i2 < kBlock)
+                        for (int k = 0; k < 8; ++k)
+                            mid[k] += steps[i2][1][k];
                 }
+                if (i1 < kBlock)
+                    for (int k = 0; k < 8; ++k)
+                        head[k] += steps[i1][0][k];
             }
             if (besti1 < 0 || besti2 < 0 || bestK < 0) {
                 scales[ib] = 0.0f;

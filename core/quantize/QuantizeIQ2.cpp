@@ -25,22 +25,11 @@ constexpr int QK_K = static_cast<int>(blocks::QK_K);
 constexpr int kMaxQ = 3;
 constexpr float kGroupMaxEps = 1e-15f;
 
-inline const std::int8_t* entryOf(const GridTables& t, int index)
-{
-    return reinterpret_cast<const std::int8_t*>(&t.grid[std::size_t(index)]);
-}
-
 // iq2_find_best_neighbour: the neighbour with the least weighted squared error at `scale`.
 int bestNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, std::int8_t* L)
 {
-    const std::uint16_t* neighbours = t.neighbours.data() + (-mapValue - 1);
-    const int count = neighbours[0];
-    int gridIndex = bestGridNeighbour(t, neighbours + 1, count, 8, xval, weight, scale);
-    if (gridIndex < 0)
-        gridIndex = neighbours[1];  // only NaN distances; ggml asserts here
-    const std::int8_t* pg = entryOf(t, gridIndex);
-    for (int i = 0; i < 8; ++i)
-        L[i] = static_cast<std::int8_t>((pg[i] - 1) / 2);
+    const int gridIndex = bestGridNeighbour(t, mapValue, xval, weight, scale, kOddLevelValues);
+    std::memcpy(L, &t.gridLevels[std::size_t(gridIndex)], 8);
     return gridIndex;
 }
 
@@ -86,23 +75,38 @@ std::uint8_t signsOf(const float* xb, const float* weight, float* xval)
     return static_cast<std::uint8_t>(s & 127);
 }
 
-void levelsAt(float id, const float* xval, std::int8_t* L)
+// The levels of 8 values at inverse scale id, and their map index (packedIndex of them: levels
+// are 0..2, so the index is below the map size).
+unsigned levelsAt(float id, const float* xval, std::int8_t* L)
 {
+    unsigned u = 0;
     for (int i = 0; i < 8; ++i) {
-        const int l = nearestInt(0.5f * (id * xval[i] - 1.0f));
-        L[i] = static_cast<std::int8_t>(l < 0 ? 0 : (l > kMaxQ - 1 ? kMaxQ - 1 : l));
+        int l = nearestInt(0.5f * (id * xval[i] - 1.0f));
+        l = l < 0 ? 0 : (l > kMaxQ - 1 ? kMaxQ - 1 : l);
+        L[i] = static_cast<std::int8_t>(l);
+        u |= unsigned(l) << (2 * i);
+    }
+    return u;
+}
+
+// The products ggml's fit forms first: wx[i] = w x and wq2[4 i + l] = w q q for q = 2l + 1.
+void fitTerms(int n, const float* weight, const float* xval, float* wx, float* wq2)
+{
+    for (int i = 0; i < n; ++i) {
+        wx[i] = weight[i] * xval[i];
+        for (int l = 0; l < kMaxQ; ++l)
+            wq2[4 * i + l] = weight[i] * kOddLevelValues[l] * kOddLevelValues[l];
     }
 }
 
-// sum w x q and sum w q^2 for q = 2L + 1.
-void fitOf(int n, const float* weight, const float* xval, const std::int8_t* L, float* sumqx, float* sumq2)
+// sum w x q and sum w q^2 for q = 2L + 1, in element order.
+void fitOf(int n, const float* wx, const float* wq2, const std::int8_t* L, float* sumqx, float* sumq2)
 {
     float qx = 0.0f;
     float q2 = 0.0f;
     for (int i = 0; i < n; ++i) {
-        const float q = float(2 * L[i] + 1);
-        qx += weight[i] * xval[i] * q;
-        q2 += weight[i] * q * q;
+        qx += wx[i] * kOddLevelValues[L[i]];
+        q2 += wq2[4 * i + L[i]];
     }
     *sumqx = qx;
     *sumq2 = q2;
@@ -115,6 +119,9 @@ void fitOf(int n, const float* weight, const float* xval, const std::int8_t* L, 
 float groupScaleOnGrid(const GridTables& t, const float* weight, const float* waux, const float* xval, float max, std::int8_t* L)
 {
     std::int8_t Laux[16];
+    float wx[16];
+    float wq2[4 * 16];
+    fitTerms(16, weight, xval, wx, wq2);
     bool onGrid[2];
     bool onGridAux[2];
     float best = 0.0f;
@@ -124,15 +131,14 @@ float groupScaleOnGrid(const GridTables& t, const float* weight, const float* wa
         const float id = (float(2 * kMaxQ - 1) + float(is) * 0.1f) / max;
         const float thisScale = 1.0f / id;
         for (int k = 0; k < 2; ++k) {
-            levelsAt(id, xval + 8 * k, Laux + 8 * k);
-            const int mapped = t.map[(packedIndex(t, Laux + 8 * k))];
+            const int mapped = t.map[levelsAt(id, xval + 8 * k, Laux + 8 * k)];
             onGridAux[k] = mapped >= 0;
             if (mapped < 0)
                 bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, thisScale, Laux + 8 * k);
         }
         float sumqx = 0.0f;
         float sumq2 = 0.0f;
-        fitOf(16, weight, xval, Laux, &sumqx, &sumq2);
+        fitOf(16, wx, wq2, Laux, &sumqx, &sumq2);
         if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
             scale = sumqx / sumq2;
             best = scale * sumqx;
@@ -146,14 +152,13 @@ float groupScaleOnGrid(const GridTables& t, const float* weight, const float* wa
         for (int k = 0; k < 2; ++k) {
             if (onGrid[k])
                 continue;
-            levelsAt(id, xval + 8 * k, L + 8 * k);
-            const int mapped = t.map[(packedIndex(t, L + 8 * k))];
+            const int mapped = t.map[levelsAt(id, xval + 8 * k, L + 8 * k)];
             if (mapped < 0)
                 bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
         }
         float sumqx = 0.0f;
         float sumq2 = 0.0f;
-        fitOf(16, weight, xval, L, &sumqx, &sumq2);
+        fitOf(16, wx, wq2, L, &sumqx, &sumq2);
         if (sumq2 > 0.0f)
             scale = sumqx / sumq2;
     }
@@ -208,19 +213,21 @@ void quantizeRowIQ2_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const
                 std::memset(L, 0, 32);
                 continue;
             }
+            float wx[32];
+            float wq2[4 * 32];
+            fitTerms(32, weight, xval, wx, wq2);
             float best = 0.0f;
             for (int is = -6; is <= 6; ++is) {
                 const float id = (float(2 * kMaxQ - 1) + float(is) * 0.1f) / effMax;
                 const float thisScale = 1.0f / id;
                 for (int k = 0; k < 4; ++k) {
-                    levelsAt(id, xval + 8 * k, Laux + 8 * k);
-                    const int mapped = t.map[(packedIndex(t, Laux + 8 * k))];
+                    const int mapped = t.map[levelsAt(id, xval + 8 * k, Laux + 8 * k)];
                     if (mapped < 0)
                         bestNeighbour(t, mapped, xval + 8 * k, waux + 8 * k, thisScale, Laux + 8 * k);
                 }
                 float sumqx = 0.0f;
                 float sumq2 = 0.0f;
-                fitOf(32, weight, xval, Laux, &sumqx, &sumq2);
+                fitOf(32, wx, wq2, Laux, &sumqx, &sumq2);
                 if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
                     scale = sumqx / sumq2;
                     best = scale * sumqx;
@@ -231,17 +238,14 @@ void quantizeRowIQ2_XXS(const float* x, std::uint8_t* dst, std::int64_t n, const
                 const float id = 1.0f / scale;
                 for (int k = 0; k < 4; ++k) {
                     std::int8_t l8[8];
-                    levelsAt(id, xval + 8 * k, l8);
-                    int gridIndex = t.map[(packedIndex(t, l8))];
+                    int gridIndex = t.map[levelsAt(id, xval + 8 * k, l8)];
                     if (gridIndex < 0)
                         gridIndex = bestNeighbour(t, gridIndex, xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
-                    const std::int8_t* pg = entryOf(t, gridIndex);
-                    for (int i = 0; i < 8; ++i)
-                        L[8 * k + i] = static_cast<std::int8_t>((pg[i] - 1) / 2);
+                    std::memcpy(L + 8 * k, &t.gridLevels[std::size_t(gridIndex)], 8);
                 }
                 float sumqx = 0.0f;
                 float sumq2 = 0.0f;
-                fitOf(32, weight, xval, L, &sumqx, &sumq2);
+                fitOf(32, wx, wq2, L, &sumqx, &sumq2);
                 if (sumq2 > 0.0f)
                     scale = sumqx / sumq2;
             }

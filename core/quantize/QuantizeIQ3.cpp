@@ -23,11 +23,6 @@ constexpr int QK_K = static_cast<int>(blocks::QK_K);
 constexpr int kMaxQ = 8;
 constexpr int kBlock = 32;
 
-inline const std::int8_t* entryOf(const GridTables& t, int index)
-{
-    return reinterpret_cast<const std::int8_t*>(&t.grid[std::size_t(index)]);
-}
-
 // The map index of 4 levels (3 bits each), as ggml's uint16_t u; out-of-range levels (NaN
 // input only) are clamped to an off-grid entry instead of reading past the map.
 std::size_t packedIndex(const GridTables& t, const std::int8_t* L)
@@ -42,33 +37,34 @@ std::size_t packedIndex(const GridTables& t, const std::int8_t* L)
 // iq3_find_best_neighbour.
 int bestNeighbour(const GridTables& t, int mapValue, const float* xval, const float* weight, float scale, std::int8_t* L)
 {
-    const std::uint16_t* neighbours = t.neighbours.data() + (-mapValue - 1);
-    const int count = neighbours[0];
-    int gridIndex = bestGridNeighbour(t, neighbours + 1, count, 4, xval, weight, scale);
-    if (gridIndex < 0)
-        gridIndex = neighbours[1];  // only NaN distances; ggml asserts here
-    const std::int8_t* pg = entryOf(t, gridIndex);
-    for (int i = 0; i < 4; ++i)
-        L[i] = static_cast<std::int8_t>((pg[i] - 1) / 2);
+    const int gridIndex = bestGridNeighbour(t, mapValue, xval, weight, scale, kOddLevelValues);
+    std::memcpy(L, &t.gridLevels[std::size_t(gridIndex)], 4);
     return gridIndex;
 }
 
-void levelsAt(float id, const float* xval, std::int8_t* L)
+// The levels of 4 values at inverse scale id, and their map index (packedIndex of them: levels
+// are 0..7, so the index is below the map size).
+unsigned levelsAt(float id, const float* xval, std::int8_t* L)
 {
+    unsigned u = 0;
     for (int i = 0; i < 4; ++i) {
-        const int l = nearestInt(0.5f * (id * xval[i] - 1.0f));
-        L[i] = static_cast<std::int8_t>(l < 0 ? 0 : (l > kMaxQ - 1 ? kMaxQ - 1 : l));
+        int l = nearestInt(0.5f * (id * xval[i] - 1.0f));
+        l = l < 0 ? 0 : (l > kMaxQ - 1 ? kMaxQ - 1 : l);
+        L[i] = static_cast<std::int8_t>(l);
+        u |= unsigned(l) << (3 * i);
     }
+    return u;
 }
 
-void fitOf(const float* weight, const float* xval, const std::int8_t* L, float* sumqx, float* sumq2)
+// sum w x q and sum w q^2 for q = 2L + 1, in element order. wx[i] = w x and wq2[8 i + l] = w q q
+// for q = 2l + 1 are the products ggml forms first, computed once per block.
+void fitOf(const float* wx, const float* wq2, const std::int8_t* L, float* sumqx, float* sumq2)
 {
     float qx = 0.0f;
     float q2 = 0.0f;
     for (int i = 0; i < kBlock; ++i) {
-        const float q = float(2 * L[i] + 1);
-        qx += weight[i] * xval[i] * q;
-        q2 += weight[i] * q * q;
+        qx += wx[i] * kOddLevelValues[L[i]];
+        q2 += wq2[8 * i + L[i]];
     }
     *sumqx = qx;
     *sumq2 = q2;
@@ -125,6 +121,13 @@ float quantizeBlock(const GridTables& t, bool xxs, const float* xb, const float*
         }
         signs[k] = xxs ? static_cast<std::uint8_t>(s & 127) : s;
     }
+    float wx[kBlock];
+    float wq2[8 * kBlock];
+    for (int i = 0; i < kBlock; ++i) {
+        wx[i] = weight[i] * xval[i];
+        for (int l = 0; l < kMaxQ; ++l)
+            wq2[8 * i + l] = weight[i] * kOddLevelValues[l] * kOddLevelValues[l];
+    }
     float max = xval[0];
     for (int i = 1; i < kBlock; ++i)
         max = max > xval[i] ? max : xval[i];
@@ -140,15 +143,14 @@ float quantizeBlock(const GridTables& t, bool xxs, const float* xb, const float*
         const float id = (float(2 * kMaxQ - 1) + float(is) * 0.2f) / max;
         const float thisScale = 1.0f / id;
         for (int k = 0; k < 8; ++k) {
-            levelsAt(id, xval + 4 * k, Laux + 4 * k);
-            const int mapped = t.map[packedIndex(t, Laux + 4 * k)];
+            const int mapped = t.map[levelsAt(id, xval + 4 * k, Laux + 4 * k)];
             onGridAux[k] = mapped >= 0;
             if (mapped < 0)
                 bestNeighbour(t, mapped, xval + 4 * k, waux + 4 * k, thisScale, Laux + 4 * k);
         }
         float sumqx = 0.0f;
         float sumq2 = 0.0f;
-        fitOf(weight, xval, Laux, &sumqx, &sumq2);
+        fitOf(wx, wq2, Laux, &sumqx, &sumq2);
         if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
             scale = sumqx / sumq2;
             best = scale * sumqx;
@@ -165,17 +167,14 @@ float quantizeBlock(const GridTables& t, bool xxs, const float* xb, const float*
             if (xxs && onGrid[k])
                 continue;  // IQ3_S redoes every group (ggml's skip is commented out there)
             std::int8_t l4[4];
-            levelsAt(id, xval + 4 * k, l4);
-            int index = t.map[packedIndex(t, l4)];
+            int index = t.map[levelsAt(id, xval + 4 * k, l4)];
             if (index < 0)
                 index = bestNeighbour(t, index, xval + 4 * k, waux + 4 * k, scale, L + 4 * k);
-            const std::int8_t* pg = entryOf(t, index);
-            for (int i = 0; i < 4; ++i)
-                L[4 * k + i] = static_cast<std::int8_t>((pg[i] - 1) / 2);
+            std::memcpy(L + 4 * k, &t.gridLevels[std::size_t(index)], 4);
         }
         float sumqx = 0.0f;
         float sumq2 = 0.0f;
-        fitOf(weight, xval, L, &sumqx, &sumq2);
+        fitOf(wx, wq2, L, &sumqx, &sumq2);
         if (sumq2 > 0.0f)
             scale = sumqx / sumq2;
     }
