@@ -94,9 +94,20 @@ GgmlAnchor::ToFloat GgmlAnchor::toFloat(const gguf::TypeTraits& type, std::strin
     const auto* theirs = static_cast<const GgmlTypeTraitsLayout*>(traitsOf(type, why));
     if (!theirs)
         return nullptr;
-    if (!theirs->to_float)
-        why = std::string("ggml has no to_float for ") + type.name;
-    return theirs->to_float;
+    if (theirs->to_float) {
+        why = "to_float";
+        return theirs->to_float;
+    }
+    // q8_K's traits have no to_float, but libggml-base exports its reference dequantization
+    // (ggml-quants.h) with the same signature; for the types that have both they are the same
+    // function.
+    const std::string symbol = std::string("dequantize_row_") + type.name;
+    if (auto* row = reinterpret_cast<ToFloat>(::dlsym(m_handle, symbol.c_str()))) {
+        why = symbol;
+        return row;
+    }
+    why = std::string("ggml has no to_float for ") + type.name;
+    return nullptr;
 }
 
 GgmlAnchor::~GgmlAnchor()

@@ -38,7 +38,9 @@ public:
     // ggml_get_type_traits(type)->to_float for `type`, or nullptr with `why` set: the library has
     // no ggml_get_type_traits, does not know the type under its name, describes its blocks
     // differently from our TypeTraits (the struct layout is not the one read from ggml.h), or
-    // has no to_float for it (f32, q8_1, the integer types).
+    // has no to_float for it (f32, q8_1, the integer types). q8_K, whose traits lack to_float,
+    // gets the exported dequantize_row_q8_K instead. When found, `why` names what was found
+    // ("to_float" or the symbol).
     ToFloat toFloat(const gguf::TypeTraits& type, std::string& why) const;
     // Whether the ggml_type_traits layout this bench was written against (ggml.h of the llama.cpp
     // that node-llama-cpp 3.21.1 builds) matches the library's: names, block sizes and block

@@ -119,7 +119,7 @@ double bestOf(std::vector<double> runs)
 void runDequantizeAnchor(const SyntheticTensor& synthetic, Workspace& workspace, const GgmlAnchor& ggml, Report& report)
 {
     const gguf::TensorInfo& tensor = synthetic.info();
-    std::string why;
+    std::string why;  // or, when found, which ggml function
     const GgmlAnchor::ToFloat toFloat = ggml.toFloat(*tensor.traits, why);
     if (!toFloat) {
         std::fprintf(stderr, "# dequantize %s: no ggml anchor (%s)\n", tensor.traits->name, why.c_str());
@@ -159,7 +159,7 @@ void runDequantizeAnchor(const SyntheticTensor& synthetic, Workspace& workspace,
                  {"x_ggml_cpu", bestOf(ggmlCpu) / bestOf(oursCpu)},
                  {"x_ggml", bestOf(ggmlWall) / bestOf(oursWall)},
                  {"bits_equal", bitsEqual ? 1.0 : 0.0}};
-    row.note = "interleaved with ggml to_float, best of " + std::to_string(runs);
+    row.note = "interleaved with ggml " + why + ", best of " + std::to_string(runs);
     report.add(row);
 }
 
