@@ -1,5 +1,6 @@
 #include "ThroughputCases.h"
 
+#include "GgmlAnchor.h"
 #include "kernels/Dequantize.h"
 #include "compare/ErrorMetrics.h"
 #include "analysis/FusedStatistics.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace bench {
@@ -110,9 +112,87 @@ gguf::ErrorMetrics errorMetrics(const gguf::TensorInfo& tensor, const gguf::Tens
     return total.result();
 }
 
+double bestOf(std::vector<double> runs)
+{
+    return runs.empty() ? 0.0 : *std::min_element(runs.begin(), runs.end());
+}
+
+// ggml's to_float next to ours on the same bytes, one thread, interleaved run by run so both
+// see the same machine. Each run starts with the tensor and its own output out of cache, and
+// both outputs were touched before (no page fault is timed). The ratio is of the best CPU times
+// of this thread: on a shared machine the wall clock measures the neighbours too.
+void runDequantizeAnchor(const SyntheticTensor& synthetic, Workspace& workspace, const GgmlAnchor& ggml, Report& report)
+{
+    const gguf::TensorInfo& tensor = synthetic.info();
+    std::string why;  // or, when found, which ggml function
+    const GgmlAnchor::ToFloat toFloat = ggml.toFloat(*tensor.traits, why);
+    if (!toFloat) {
+        std::fprintf(stderr, "# dequantize %s: no ggml anchor (%s)\n", tensor.traits->name, why.c_str());
+        return;
+    }
+    const auto elements = static_cast<std::size_t>(tensor.elementCount());
+    const std::span<float> ours = workspace.output().first(elements);
+    std::vector<float> theirs(elements);  // zero-filled: every page touched before timing
+    const int runs = workspace.policy().minRuns < 5 ? 3 : 9;
+    std::vector<double> oursWall, oursCpu, ggmlWall, ggmlCpu;
+    auto timed = [](std::vector<double>& wall, std::vector<double>& cpu, const auto& work) {
+        const double startCpu = threadCpuSeconds();
+        const double start = nowSeconds();
+        work();
+        wall.push_back(nowSeconds() - start);
+        cpu.push_back(threadCpuSeconds() - startCpu);
+    };
+    // The same bytes in 4096-element chunks into one L1-resident buffer each: the kernels' speed
+    // when the output is consumed from cache (the fused paths), with no memory writes. The
+    // tensor is evicted before each: whoever ran second would otherwise find it in cache.
+    const gguf::DequantizeBlocksFn kernel = tensor.traits->dequantize;
+    const std::size_t blocks = elements / tensor.traits->blockSize;
+    const std::size_t chunkBlocks = kInCacheElements / tensor.traits->blockSize;
+    std::vector<float> oursChunk(kInCacheElements), theirsChunk(kInCacheElements);
+    std::vector<double> oursCachedWall, oursCachedCpu, ggmlCachedWall, ggmlCachedCpu;
+    for (int run = 0; run < runs; ++run) {
+        evictFromCache(tensor.data, synthetic.bytes());  // both read the tensor from memory
+        timed(oursCachedWall, oursCachedCpu, [&] {
+            for (std::size_t b = 0; b < blocks; b += chunkBlocks)
+                kernel(tensor.data + b * tensor.traits->blockBytes, oursChunk.data(), std::min(chunkBlocks, blocks - b));
+        });
+        evictFromCache(tensor.data, synthetic.bytes());
+        timed(ggmlCachedWall, ggmlCachedCpu, [&] {
+            for (std::size_t b = 0; b < blocks; b += chunkBlocks)
+                toFloat(tensor.data + b * tensor.traits->blockBytes, theirsChunk.data(),
+                        static_cast<std::int64_t>(std::min(chunkBlocks, blocks - b) * tensor.traits->blockSize));
+        });
+        evictFromCache(tensor.data, synthetic.bytes());
+        workspace.evictOutput();
+        timed(oursWall, oursCpu, [&] { require(gguf::dequantizeRows(tensor, 0, tensor.rowCount(), ours), "dequantize"); });
+        evictFromCache(tensor.data, synthetic.bytes());
+        evictFromCache(theirs.data(), elements * sizeof(float));
+        timed(ggmlWall, ggmlCpu, [&] { toFloat(tensor.data, theirs.data(), static_cast<std::int64_t>(elements)); });
+    }
+    const bool bitsEqual = std::memcmp(ours.data(), theirs.data(), elements * sizeof(float)) == 0;
+    const double bytesOut = static_cast<double>(elements) * sizeof(float);
+    Row row;
+    row.caseName = "dequant_vs_ggml";
+    row.type = tensor.traits->name;
+    row.elements = elements;
+    row.seconds = bestOf(oursWall);
+    row.gbpsOut = bytesOut / row.seconds / 1e9;
+    row.kernel = gguf::kernelIsaName(gguf::activeKernelIsa(*tensor.traits));
+    row.extra = {{"cpu_gbps", bytesOut / bestOf(oursCpu) / 1e9},
+                 {"ggml_cpu_gbps", bytesOut / bestOf(ggmlCpu) / 1e9},
+                 {"x_ggml_cpu", bestOf(ggmlCpu) / bestOf(oursCpu)},
+                 {"x_ggml", bestOf(ggmlWall) / bestOf(oursWall)},
+                 {"bits_equal", bitsEqual ? 1.0 : 0.0},
+                 {"in_cache_cpu_gbps", bytesOut / bestOf(oursCachedCpu) / 1e9},
+                 {"ggml_in_cache_cpu_gbps", bytesOut / bestOf(ggmlCachedCpu) / 1e9},
+                 {"x_ggml_in_cache_cpu", bestOf(ggmlCachedCpu) / bestOf(oursCachedCpu)}};
+    row.note = "interleaved with ggml " + why + ", best of " + std::to_string(runs);
+    report.add(row);
+}
+
 }  // namespace
 
-void runDequantizeCases(const SyntheticTensor& synthetic, Workspace& workspace, Report& report)
+void runDequantizeCases(const SyntheticTensor& synthetic, Workspace& workspace, Report& report, const GgmlAnchor* ggml)
 {
     const gguf::TensorInfo& tensor = synthetic.info();
     const std::uint64_t rows = tensor.rowCount();
@@ -160,6 +240,8 @@ void runDequantizeCases(const SyntheticTensor& synthetic, Workspace& workspace, 
             [&] { require(gguf::dequantizeRowsParallel(tensor, 0, rows, out, workspace.pool()), "parallel dequantize"); }, policy, cold);
         report.add(throughputRow("dequantize", tensor, threads, parallel, all));
     }
+    if (ggml)
+        runDequantizeAnchor(synthetic, workspace, *ggml, report);
 }
 
 void runFusedCases(const SyntheticTensor& synthetic, const SyntheticTensor& reference, Workspace& workspace, Report& report)

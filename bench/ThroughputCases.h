@@ -10,7 +10,11 @@
 
 namespace bench {
 
-void runDequantizeCases(const SyntheticTensor& tensor, Workspace& workspace, Report& report);
+class GgmlAnchor;
+
+// With `ggml` (a loaded --ggml-lib), also ggml's to_float on the same bytes, interleaved with
+// ours on one thread, with the ratio of CPU times and whether every output bit agrees.
+void runDequantizeCases(const SyntheticTensor& tensor, Workspace& workspace, Report& report, const GgmlAnchor* ggml = nullptr);
 void runFusedCases(const SyntheticTensor& tensor, const SyntheticTensor& reference, Workspace& workspace, Report& report);
 
 }  // namespace bench

@@ -5,6 +5,7 @@
 #include "AnchorCases.h"
 #include "BenchOptions.h"
 #include "BillionHeatmapCase.h"
+#include "GgmlAnchor.h"
 #include "types/GgmlType.h"
 #include "Measure.h"
 #include "OpenCase.h"
@@ -133,8 +134,14 @@ int main(int argc, char** argv)
 
     if (options->wants("dequantize")) {
         report.heading("Dequantization into a " + std::to_string(options->elements * 4 >> 20) + " MiB f32 buffer");
+        const bench::GgmlAnchor dequantizeAnchor(options->ggmlLib);
+        if (!dequantizeAnchor.loaded())
+            std::fprintf(stderr, "# dequantize: ggml anchor skipped (%s)\n", dequantizeAnchor.error().c_str());
+        else if (!dequantizeAnchor.typeTraitsMismatch().empty())
+            std::fprintf(stderr, "# dequantize: ggml anchor skipped (%s)\n", dequantizeAnchor.typeTraitsMismatch().c_str());
+        const bool anchored = dequantizeAnchor.loaded() && dequantizeAnchor.typeTraitsMismatch().empty();
         for (const gguf::TypeTraits* type : types)
-            bench::runDequantizeCases(tensorOf(*type), workspace, report);
+            bench::runDequantizeCases(tensorOf(*type), workspace, report, anchored ? &dequantizeAnchor : nullptr);
     }
     if (options->wants("fused")) {
         report.heading("Fused paths (the dequantized values stay in cache)");
