@@ -6,6 +6,7 @@
 
 #include "Fixtures.h"
 #include "IdleWatch.h"
+#include "OneTensorHeader.h"
 #include "OpenFixture.h"
 #include "Waits.h"
 #include "common/JobProgressBar.h"
@@ -36,22 +37,7 @@ constexpr int kJobTimeoutMs = kHangGuardMs;
 // all-zero blocks, which q4_K decodes to zeros, at the cost of a header on disk. Empty on failure.
 QString writeSparseQ4K(const QString& dir, std::uint64_t columns, std::uint64_t rows)
 {
-    QByteArray header;
-    auto put = [&header](auto value) { header.append(reinterpret_cast<const char*>(&value), sizeof value); };
-    header.append("GGUF", 4);
-    put(std::uint32_t(3));
-    put(std::uint64_t(1));  // tensors
-    put(std::uint64_t(0));  // metadata keys
-    const QByteArray name("big.q4_K");
-    put(std::uint64_t(name.size()));
-    header.append(name);
-    put(std::uint32_t(2));
-    put(columns);
-    put(rows);
-    put(std::uint32_t(12));  // q4_K
-    put(std::uint64_t(0));
-    while (header.size() % 32 != 0)
-        header.append('\0');
+    const QByteArray header = testsupport::oneTensorHeader("big.q4_K", 12, columns, rows);  // 12: q4_K
     const QString path = dir + QStringLiteral("/sparse-q4_K.gguf");
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(header) != header.size())

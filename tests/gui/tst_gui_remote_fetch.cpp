@@ -6,6 +6,7 @@
 
 #include "FaultProxy.h"
 #include "LocalWebServer.h"
+#include "OneTensorHeader.h"
 #include "Waits.h"
 
 #include "common/JobProgressBar.h"
@@ -33,22 +34,7 @@ constexpr std::uint64_t kRowBytes = kColumns / 256 * 144;  // q4_K
 // header, and read back as zeros. Returns false when the folder cannot hold it.
 bool writeSparseQ4K(const QString& path)
 {
-    QByteArray header;
-    auto put = [&header](auto value) { header.append(reinterpret_cast<const char*>(&value), sizeof value); };
-    header.append("GGUF", 4);
-    put(std::uint32_t(3));
-    put(std::uint64_t(1));  // tensors
-    put(std::uint64_t(0));  // metadata keys
-    const QByteArray name("big.q4_K");
-    put(std::uint64_t(name.size()));
-    header.append(name);
-    put(std::uint32_t(2));
-    put(kColumns);
-    put(kRows);
-    put(std::uint32_t(12));  // q4_K
-    put(std::uint64_t(0));
-    while (header.size() % 32 != 0)
-        header.append('\0');
+    const QByteArray header = testsupport::oneTensorHeader("big.q4_K", 12, kColumns, kRows);  // 12: q4_K
     QFile file(path);
     return file.open(QIODevice::WriteOnly) && file.write(header) == header.size()
         && file.resize(header.size() + static_cast<qint64>(kRowBytes * kRows));

@@ -2,6 +2,7 @@
 // check what the views show against the core and the manifests; exports; responsiveness while
 // a large dequantization runs; bad files; screenshots of every page.
 
+#include "OneTensorHeader.h"
 #include "tensor/BlockInspector.h"
 #include "tensor/BlockScalesView.h"
 #include "kernels/Dequantize.h"
@@ -49,22 +50,7 @@ constexpr int kJobTimeoutMs = testsupport::kHangGuardMs;
 // the test needs no writer: big enough that dequantizing it takes a while.
 QString writeLargeQ8File(const QString& dir, std::uint64_t columns, std::uint64_t rows)
 {
-    QByteArray header;
-    auto put = [&header](auto value) { header.append(reinterpret_cast<const char*>(&value), sizeof value); };
-    header.append("GGUF", 4);
-    put(std::uint32_t(3));
-    put(std::uint64_t(1));  // tensors
-    put(std::uint64_t(0));  // metadata keys
-    const QByteArray name("big.q8_0");
-    put(std::uint64_t(name.size()));
-    header.append(name);
-    put(std::uint32_t(2));
-    put(columns);
-    put(rows);
-    put(std::uint32_t(8));  // Q8_0
-    put(std::uint64_t(0));
-    while (header.size() % 32 != 0)
-        header.append('\0');
+    const QByteArray header = testsupport::oneTensorHeader("big.q8_0", 8, columns, rows);  // 8: Q8_0
     const QString path = dir + QStringLiteral("/large-q8_0.gguf");
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly))
