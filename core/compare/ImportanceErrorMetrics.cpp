@@ -58,17 +58,6 @@ void ErrorAccumulator::addWeightedPart(ErrorSums& part, std::span<const float> r
     addWeightedAndPartSums(m_sums, part, reference, other, weights);
 }
 
-void addErrorSums(ErrorSums& s, std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
-{
-    const std::size_t n = std::min(reference.size(), other.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        double absError = 0.0;
-        s.addPair(reference[i], other[i], absError);
-    }
-    if (!weights.empty())
-        addWeightedSums(s, reference, other, weights);
-}
-
 void addWeightedAndPartSums(ErrorSums& whole, ErrorSums& part, std::span<const float> reference, std::span<const float> other,
                             std::span<const float> weights)
 {
