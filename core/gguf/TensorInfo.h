@@ -10,19 +10,21 @@
 namespace gguf {
 
 struct TensorInfo {
-    std::string_view name;             // points into the mapped file
-    std::uint32_t nDims = 0;           // as stored: 0 (a scalar) to 4
+    // Eight-byte fields first, then the smaller ones: 112 bytes instead of the 128 that padding
+    // between them took (a 3,000-tensor header keeps 3,000 of these).
+    std::string_view name;                       // points into the mapped file
     std::array<std::int64_t, 4> ne{1, 1, 1, 1};  // ne[0] fastest; dims past nDims are 1
-    std::uint32_t typeId = 0;
-    const TypeTraits* traits = nullptr;  // nullptr for retired and unknown type ids
-    std::uint64_t offset = 0;            // relative to the data section
-    std::uint64_t fileOffset = 0;        // absolute, in the file holding it
+    const TypeTraits* traits = nullptr;          // nullptr for retired and unknown type ids
+    std::uint64_t offset = 0;                    // relative to the data section
+    std::uint64_t fileOffset = 0;                // absolute, in the file holding it
     // Exact byte size for known types. For unknown types the size cannot be computed, so this is
     // the room up to the next tensor or the end of the file.
     std::uint64_t nbytes = 0;
     std::uint64_t infoOffset = 0;  // where the tensor's info record starts, for error messages
-    std::uint32_t shard = 0;       // index of the file holding it in a split model
     const std::uint8_t* data = nullptr;
+    std::uint32_t nDims = 0;  // as stored: 0 (a scalar) to 4
+    std::uint32_t typeId = 0;
+    std::uint32_t shard = 0;  // index of the file holding it in a split model
     bool bigEndian = false;
 
     std::uint64_t elementCount() const
@@ -41,5 +43,6 @@ struct TensorInfo {
     }
     bool sizeKnown() const { return traits != nullptr; }
 };
+static_assert(sizeof(void*) != 8 || sizeof(TensorInfo) == 112, "TensorInfo grew: keep its fields free of padding");
 
 }  // namespace gguf
