@@ -15,37 +15,11 @@
 
 #include <cblas.h>
 
+#include "LazyLoad.h"
+
 #include <cstdarg>
-#include <cstdio>
-#include <cstdlib>
-#include <dlfcn.h>
 
 namespace {
-
-// The library's handle, or exits with the loader's message: a CLI whose own dependency is
-// missing cannot go on (the package manager installs both with it).
-void* loadOrExit(const char* const* names, const char* what)
-{
-    const char* reason = "not found";
-    for (const char* const* name = names; *name; ++name) {
-        if (void* handle = ::dlopen(*name, RTLD_NOW | RTLD_LOCAL))
-            return handle;
-        reason = ::dlerror();
-    }
-    std::fprintf(stderr, "gguf-explorer-cli: cannot load %s (%s): %s\n", what, names[0], reason);
-    std::exit(1);
-}
-
-template <typename Function>
-Function symbolOrExit(void* library, const char* name, const char* what)
-{
-    void* symbol = ::dlsym(library, name);
-    if (!symbol) {
-        std::fprintf(stderr, "gguf-explorer-cli: %s has no function %s\n", what, name);
-        std::exit(1);
-    }
-    return reinterpret_cast<Function>(symbol);
-}
 
 struct CurlFunctions {
     decltype(&curl_global_init) globalInit;
@@ -71,23 +45,23 @@ const CurlFunctions& curl()
     static const CurlFunctions functions = [] {
         static const char* const kNames[] = {"libcurl.so.4", "libcurl.so", nullptr};
         const char* what = "libcurl";
-        void* lib = loadOrExit(kNames, what);
+        void* lib = lazyload::libraryOrExit(kNames, what);
         CurlFunctions f{};
-        f.globalInit = symbolOrExit<decltype(f.globalInit)>(lib, "curl_global_init", what);
-        f.easyInit = symbolOrExit<decltype(f.easyInit)>(lib, "curl_easy_init", what);
-        f.easySetopt = symbolOrExit<decltype(f.easySetopt)>(lib, "curl_easy_setopt", what);
-        f.easyGetinfo = symbolOrExit<decltype(f.easyGetinfo)>(lib, "curl_easy_getinfo", what);
-        f.easyCleanup = symbolOrExit<decltype(f.easyCleanup)>(lib, "curl_easy_cleanup", what);
-        f.easyStrerror = symbolOrExit<decltype(f.easyStrerror)>(lib, "curl_easy_strerror", what);
-        f.slistAppend = symbolOrExit<decltype(f.slistAppend)>(lib, "curl_slist_append", what);
-        f.slistFreeAll = symbolOrExit<decltype(f.slistFreeAll)>(lib, "curl_slist_free_all", what);
-        f.multiInit = symbolOrExit<decltype(f.multiInit)>(lib, "curl_multi_init", what);
-        f.multiAddHandle = symbolOrExit<decltype(f.multiAddHandle)>(lib, "curl_multi_add_handle", what);
-        f.multiRemoveHandle = symbolOrExit<decltype(f.multiRemoveHandle)>(lib, "curl_multi_remove_handle", what);
-        f.multiPerform = symbolOrExit<decltype(f.multiPerform)>(lib, "curl_multi_perform", what);
-        f.multiPoll = symbolOrExit<decltype(f.multiPoll)>(lib, "curl_multi_poll", what);
-        f.multiInfoRead = symbolOrExit<decltype(f.multiInfoRead)>(lib, "curl_multi_info_read", what);
-        f.multiCleanup = symbolOrExit<decltype(f.multiCleanup)>(lib, "curl_multi_cleanup", what);
+        f.globalInit = lazyload::symbolOrExit<decltype(f.globalInit)>(lib, "curl_global_init", what);
+        f.easyInit = lazyload::symbolOrExit<decltype(f.easyInit)>(lib, "curl_easy_init", what);
+        f.easySetopt = lazyload::symbolOrExit<decltype(f.easySetopt)>(lib, "curl_easy_setopt", what);
+        f.easyGetinfo = lazyload::symbolOrExit<decltype(f.easyGetinfo)>(lib, "curl_easy_getinfo", what);
+        f.easyCleanup = lazyload::symbolOrExit<decltype(f.easyCleanup)>(lib, "curl_easy_cleanup", what);
+        f.easyStrerror = lazyload::symbolOrExit<decltype(f.easyStrerror)>(lib, "curl_easy_strerror", what);
+        f.slistAppend = lazyload::symbolOrExit<decltype(f.slistAppend)>(lib, "curl_slist_append", what);
+        f.slistFreeAll = lazyload::symbolOrExit<decltype(f.slistFreeAll)>(lib, "curl_slist_free_all", what);
+        f.multiInit = lazyload::symbolOrExit<decltype(f.multiInit)>(lib, "curl_multi_init", what);
+        f.multiAddHandle = lazyload::symbolOrExit<decltype(f.multiAddHandle)>(lib, "curl_multi_add_handle", what);
+        f.multiRemoveHandle = lazyload::symbolOrExit<decltype(f.multiRemoveHandle)>(lib, "curl_multi_remove_handle", what);
+        f.multiPerform = lazyload::symbolOrExit<decltype(f.multiPerform)>(lib, "curl_multi_perform", what);
+        f.multiPoll = lazyload::symbolOrExit<decltype(f.multiPoll)>(lib, "curl_multi_poll", what);
+        f.multiInfoRead = lazyload::symbolOrExit<decltype(f.multiInfoRead)>(lib, "curl_multi_info_read", what);
+        f.multiCleanup = lazyload::symbolOrExit<decltype(f.multiCleanup)>(lib, "curl_multi_cleanup", what);
         return f;
     }();
     return functions;
@@ -103,9 +77,9 @@ const BlasFunctions& blas()
     static const BlasFunctions functions = [] {
         static const char* const kNames[] = {"libopenblas.so.0", "libopenblas.so", nullptr};
         const char* what = "OpenBLAS";
-        void* lib = loadOrExit(kNames, what);
-        return BlasFunctions{symbolOrExit<decltype(&cblas_sgemm)>(lib, "cblas_sgemm", what),
-                             symbolOrExit<decltype(&cblas_dgemm)>(lib, "cblas_dgemm", what)};
+        void* lib = lazyload::libraryOrExit(kNames, what);
+        return BlasFunctions{lazyload::symbolOrExit<decltype(&cblas_sgemm)>(lib, "cblas_sgemm", what),
+                             lazyload::symbolOrExit<decltype(&cblas_dgemm)>(lib, "cblas_dgemm", what)};
     }();
     return functions;
 }
