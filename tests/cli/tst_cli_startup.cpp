@@ -90,10 +90,11 @@ void TestCliStartup::infoCodeIsLaidOutFirst()
 
     const QByteArray symbols = toolOutput(QStringLiteral("nm"), {QStringLiteral("-C"), cliPath()});
     QVERIFY(!symbols.isEmpty());
-    // Entry points of every `info` run, from the command to the header walk and the output.
+    // Functions of every `info` run that other files call, so that no build inlines them away:
+    // the command, the opening of the file and the model, the summary it prints.
     const QStringList wanted = {QStringLiteral("main"), QStringLiteral("runInfo("), QStringLiteral("gguf::MappedFile::open("),
-                                QStringLiteral("gguf::GgufParser::readTensorInfo("), QStringLiteral("gguf::GgufParser::readMetadata("),
-                                QStringLiteral("gguf::GgufParser::placeTensors()"), QStringLiteral("gguf::Model::summary() const")};
+                                QStringLiteral("gguf::GgufFile::open("), QStringLiteral("gguf::Model::open("),
+                                QStringLiteral("gguf::Model::summary() const")};
     for (const QString& name : wanted) {
         bool found = false;
         for (const QByteArray& line : symbols.split('\n')) {
@@ -101,7 +102,8 @@ void TestCliStartup::infoCodeIsLaidOutFirst()
             if (fields.size() < 3 || !(fields[1] == "T" || fields[1] == "t"))
                 continue;
             const QString symbol = QString::fromLatin1(line.mid(fields[0].size() + fields[1].size() + 2));
-            if (symbol != name && !(name.endsWith(u'(') && symbol.startsWith(name)) && !(name.endsWith(u')') && symbol.startsWith(name)))
+            // "f(" stands for every overload of f.
+            if (symbol != name && !(name.endsWith(u'(') && symbol.startsWith(name)))
                 continue;
             found = true;
             const quint64 address = fields[0].toULongLong(nullptr, 16);
