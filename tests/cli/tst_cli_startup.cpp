@@ -97,20 +97,22 @@ void TestCliStartup::infoCodeIsLaidOutFirst()
                                 QStringLiteral("gguf::Model::summary() const")};
     for (const QString& name : wanted) {
         bool found = false;
+        bool laidOut = false;
         for (const QByteArray& line : symbols.split('\n')) {
             const QList<QByteArray> fields = line.split(' ');
             if (fields.size() < 3 || !(fields[1] == "T" || fields[1] == "t"))
                 continue;
             const QString symbol = QString::fromLatin1(line.mid(fields[0].size() + fields[1].size() + 2));
-            // "f(" stands for every overload of f.
-            if (symbol != name && !(name.endsWith(u'(') && symbol.startsWith(name)))
+            // "f(" stands for the overloads of f, of which `info` runs one. A "[clone .cold]"
+            // part stays with the cold code.
+            if ((symbol != name && !(name.endsWith(u'(') && symbol.startsWith(name))) || symbol.contains(QStringLiteral(" [clone ")))
                 continue;
             found = true;
             const quint64 address = fields[0].toULongLong(nullptr, 16);
-            QVERIFY2(address >= begin && address < end,
-                     qPrintable(name + QStringLiteral(" lies outside the start-up layout: rerun tools/link-order/update-cli-link-order.py")));
+            laidOut = laidOut || (address >= begin && address < end);
         }
         QVERIFY2(found, qPrintable(name + QStringLiteral(" not found in the CLI's symbols")));
+        QVERIFY2(laidOut, qPrintable(name + QStringLiteral(" lies outside the start-up layout: rerun tools/link-order/update-cli-link-order.py")));
     }
 }
 
