@@ -22,7 +22,10 @@ void setWeightedMetrics(ErrorMetrics& m, const ErrorSums& s)
 
 namespace {
 
-void addWeightedSums(ErrorSums& s, std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
+// The weighted sums of the pairs into `s` and, when given, into `alsoInto` too (one pass for a
+// whole and its part).
+void addWeightedSums(ErrorSums& s, ErrorSums* alsoInto, std::span<const float> reference, std::span<const float> other,
+                     std::span<const float> weights)
 {
     const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
     for (std::size_t i = 0; i < n; ++i) {
@@ -32,9 +35,16 @@ void addWeightedSums(ErrorSums& s, std::span<const float> reference, std::span<c
         if (!std::isfinite(r) || !std::isfinite(o) || !std::isfinite(w))
             continue;
         const double error = o - r;
+        const double weightedError = w * (error * error);
+        const double weightedReference = w * (r * r);
         ++s.weightedCount;
-        s.sumWeightedSquaredError += w * (error * error);
-        s.sumWeightedReferenceSquared += w * (r * r);
+        s.sumWeightedSquaredError += weightedError;
+        s.sumWeightedReferenceSquared += weightedReference;
+        if (alsoInto) {
+            ++alsoInto->weightedCount;
+            alsoInto->sumWeightedSquaredError += weightedError;
+            alsoInto->sumWeightedReferenceSquared += weightedReference;
+        }
     }
 }
 
@@ -44,43 +54,21 @@ void ErrorAccumulator::addWeighted(std::span<const float> reference, std::span<c
 {
     // The plain figures exactly as add() makes them; the weighted sums come on top.
     add(reference, other);
-    addWeightedSums(m_sums, reference, other, weights);
+    addWeightedSums(m_sums, nullptr, reference, other, weights);
 }
 
 void ErrorAccumulator::addWeightedOnly(std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
 {
-    addWeightedSums(m_sums, reference, other, weights);
+    addWeightedSums(m_sums, nullptr, reference, other, weights);
 }
 
-void ErrorAccumulator::addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other,
+void ErrorAccumulator::addWeightedPart(ErrorAccumulator& part, std::span<const float> reference, std::span<const float> other,
                                        std::span<const float> weights)
 {
-    addWeightedAndPartSums(m_sums, part, reference, other, weights);
-}
-
-void addWeightedAndPartSums(ErrorSums& whole, ErrorSums& part, std::span<const float> reference, std::span<const float> other,
-                            std::span<const float> weights)
-{
-    const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
-    for (std::size_t i = 0; i < n; ++i) {
-        const double r = reference[i];
-        const double o = other[i];
-        double absError = 0.0;
-        if (!part.addPair(r, o, absError))
-            continue;
-        const double error = o - r;
-        const double w = weights[i];
-        if (!std::isfinite(w))
-            continue;
-        const double weightedError = w * (error * error);
-        const double weightedReference = w * (r * r);
-        ++whole.weightedCount;
-        whole.sumWeightedSquaredError += weightedError;
-        whole.sumWeightedReferenceSquared += weightedReference;
-        ++part.weightedCount;
-        part.sumWeightedSquaredError += weightedError;
-        part.sumWeightedReferenceSquared += weightedReference;
-    }
+    // The part's plain sums on the same lane kernel as a cell's, so an expert's figures are the
+    // ones a one-expert cell computes; parts keep no histogram (results keep none per expert).
+    part.addLanes(reference, other, nullptr);
+    addWeightedSums(m_sums, &part.m_sums, reference, other, weights);
 }
 
 namespace {
