@@ -23,28 +23,40 @@ void setWeightedMetrics(ErrorMetrics& m, const ErrorSums& s)
 namespace {
 
 // The weighted sums of the pairs into `s` and, when given, into `alsoInto` too (one pass for a
-// whole and its part).
+// whole and its part). The sums run in locals: through the two pointers, which may alias, every
+// add would go through memory. Each is still one sum in element order.
 void addWeightedSums(ErrorSums& s, ErrorSums* alsoInto, std::span<const float> reference, std::span<const float> other,
                      std::span<const float> weights)
 {
     const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
+    ErrorSums part = alsoInto ? *alsoInto : ErrorSums{};
+    std::uint64_t count = 0;
+    double error = s.sumWeightedSquaredError;
+    double norm = s.sumWeightedReferenceSquared;
+    double partError = part.sumWeightedSquaredError;
+    double partNorm = part.sumWeightedReferenceSquared;
     for (std::size_t i = 0; i < n; ++i) {
         const double r = reference[i];
         const double o = other[i];
         const double w = weights[i];
         if (!std::isfinite(r) || !std::isfinite(o) || !std::isfinite(w))
             continue;
-        const double error = o - r;
-        const double weightedError = w * (error * error);
+        const double difference = o - r;
+        const double weightedError = w * (difference * difference);
         const double weightedReference = w * (r * r);
-        ++s.weightedCount;
-        s.sumWeightedSquaredError += weightedError;
-        s.sumWeightedReferenceSquared += weightedReference;
-        if (alsoInto) {
-            ++alsoInto->weightedCount;
-            alsoInto->sumWeightedSquaredError += weightedError;
-            alsoInto->sumWeightedReferenceSquared += weightedReference;
-        }
+        ++count;
+        error += weightedError;
+        norm += weightedReference;
+        partError += weightedError;
+        partNorm += weightedReference;
+    }
+    s.weightedCount += count;
+    s.sumWeightedSquaredError = error;
+    s.sumWeightedReferenceSquared = norm;
+    if (alsoInto) {
+        alsoInto->weightedCount += count;
+        alsoInto->sumWeightedSquaredError = partError;
+        alsoInto->sumWeightedReferenceSquared = partNorm;
     }
 }
 
