@@ -425,6 +425,20 @@ private slots:
         QVERIFY(!computeColumnErrorProfile(comparison, row, 0, 8));
     }
 
+    void columnProfileStopsWhenCancelled()
+    {
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison comparison = makeComparison(s, true);
+        const std::size_t row = rowOf(comparison, "blk.0.ffn_down_exps.weight");
+        std::atomic<bool> cancelled{false};
+        QVERIFY(computeColumnErrorProfile(comparison, row, 0, std::nullopt, &cancelled));
+        cancelled = true;
+        auto stopped = computeColumnErrorProfile(comparison, row, 0, std::nullopt, &cancelled);
+        QVERIFY(!stopped);
+        QVERIFY2(stopped.error().toString().find("cancelled") != std::string::npos, stopped.error().toString().c_str());
+    }
+
     void simulationGivesEachRowItsExpertsWeights()
     {
         // The seam for importance-aware simulation: a quantizer that records what it is given
