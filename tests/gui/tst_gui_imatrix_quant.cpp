@@ -3,6 +3,7 @@
 // included); the types ggml makes only with a matrix are refused without one, with the reason.
 // With a matrix the figures come from quantizeRows with its weights, as llama-quantize --imatrix.
 
+#include "common/JobProgressBar.h"
 #include "compare/ColumnErrorProfile.h"
 #include "compare/ColumnErrorTab.h"
 #include "compare/CompareDialog.h"
@@ -20,13 +21,16 @@
 #include "session/ExpertQuantErrorModel.h"
 #include "shell/ConvertDialog.h"
 #include "Fixtures.h"
+#include "IdleWatch.h"
 #include "OpenFixture.h"
 #include "Waits.h"
 
 #include <QComboBox>
 #include <QDir>
 #include <QListWidget>
+#include <QLabel>
 #include <QMenu>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -540,6 +544,91 @@ private slots:
         QCOMPARE(tab->shownExpert(), std::optional<std::size_t>());
         QVERIFY(matches(attn, 1, std::nullopt));
         QVERIFY(!tab->setExpert(0));  // no experts here
+    }
+
+    // The Columns tab's job is on the page's progress bar, whose Cancel stops it: the tab then
+    // shows nothing and says so, starts nothing by itself, and computes the pick again when the
+    // tab is shown again. A cancelled job's end never lands over a newer pick's profile.
+    void columnsTabJobCancelsFromThePageBar()
+    {
+        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+        QVERIFY(reference && quant);
+        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
+        QVERIFY(loaded);
+        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        page.resize(1200, 800);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(finished.count() > 0 || finished.wait(kHangGuardMs));  // the run is done: Cancel stops no run
+        QVERIFY(finished.first().at(0).toBool());
+        const auto comparison = page.comparison();
+        ColumnErrorTab* tab = page.columnErrorTab();
+        ColumnErrorView* view = tab->view();
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        auto* bar = page.findChild<JobProgressBar*>();
+        auto* cancel = page.findChild<QPushButton*>(QStringLiteral("cancelJobButton"));
+        QVERIFY(tabs && bar && cancel);
+        QSignalSpy ready(view, &ColumnErrorView::profileReady);
+        QSignalSpy cancelled(view, &ColumnErrorView::profileCancelled);
+        auto matches = [&](std::size_t row, std::size_t column, std::optional<std::size_t> expert) {
+            const auto& shown = view->profile();
+            const auto expected = gguf::computeColumnErrorProfile(*comparison, row, column, expert);
+            return shown && expected && shown->row == row && shown->column == column && shown->expert == expert
+                   && shown->squaredError == expected->squaredError && shown->weightedError == expected->weightedError;
+        };
+
+        tabs->setCurrentWidget(tab);
+        const std::size_t up = rowNamed(*comparison, "blk.0.ffn_up_exps.weight");
+        page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(page.tableModel()->index(static_cast<int>(up), 0)));
+        QVERIFY(view->isComputing());
+        // The tab's job is on the page's bar, the newest there.
+        QVERIFY(bar->isVisible());
+        auto* description = bar->findChild<QLabel*>();
+        QVERIFY(description);
+        QCOMPARE(description->text(), QStringLiteral("Error per input column"));
+        // Clicked before the job's end reaches the GUI thread, so the job ends cancelled.
+        cancel->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!view->isComputing(), kHangGuardMs);
+        QCOMPARE(cancelled.count(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!bar->isVisible(), kHangGuardMs);
+        QVERIFY(tab->isCancelled());
+        QVERIFY2(tab->placeholderText().contains(QLatin1String("Cancelled")), qPrintable(tab->placeholderText()));
+        QCOMPARE(view->summaryText(), tab->placeholderText());
+        QVERIFY(!view->profile());
+        QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(0));  // the pick is kept
+        QCOMPARE(busyStartsWhileIdle(1000, [view] { return view->isComputing(); }), 0);
+        QCOMPARE(ready.count(), 0);  // nothing of the cancelled job lands later
+        QVERIFY(!view->profile());
+        QCOMPARE(cancelled.count(), 1);
+
+        // Showing the tab again computes the pick.
+        tabs->setCurrentIndex(0);
+        QVERIFY(!view->isComputing());
+        tabs->setCurrentWidget(tab);
+        QVERIFY(view->isComputing());
+        QVERIFY(ready.wait(kHangGuardMs));
+        QVERIFY(!tab->isCancelled());
+        QVERIFY(tab->placeholderText().isEmpty());
+        QVERIFY(matches(up, 0, std::nullopt));
+
+        // Cancelled and at once picked anew: the new pick's profile shows, the old end is dropped.
+        ready.clear();
+        cancelled.clear();
+        tab->columnCombo()->setCurrentIndex(1);
+        QVERIFY(view->isComputing());
+        cancel->click();
+        QVERIFY(tab->setExpert(3));
+        QVERIFY(view->isComputing());
+        QVERIFY(ready.wait(kHangGuardMs));
+        QVERIFY(matches(up, 1, 3));
+        QCOMPARE(busyStartsWhileIdle(1000, [view] { return view->isComputing(); }), 0);
+        QCOMPARE(cancelled.count(), 0);
+        QCOMPARE(ready.count(), 1);
+        QVERIFY(!tab->isCancelled());
+        QVERIFY(matches(up, 1, 3));
     }
 
     // A column a tensor cannot be compared with is listed disabled with the reason, the tab falls

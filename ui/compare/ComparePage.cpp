@@ -67,6 +67,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
       m_chart(new LayerErrorChart(this)), m_tensorView(new TensorErrorView(m_progress, this)),
       m_columnTab(new ColumnErrorTab(this))
 {
+    m_columnTab->setProgressBar(m_progress);  // its job gets the page's Cancel, like the tensor view's
     m_problems->setObjectName(QStringLiteral("problemsLabel"));
     m_problems->setWordWrap(true);
     m_problems->setTextInteractionFlags(Qt::TextSelectableByMouse);
