@@ -6,6 +6,7 @@
 #include "common/JobProgressBar.h"
 #include "compare/ColumnErrorProfile.h"
 #include "compare/ColumnErrorTab.h"
+#include "compare/CompareExpertsTab.h"
 #include "compare/CompareDialog.h"
 #include "compare/ComparePage.h"
 #include "compare/LayerErrorChart.h"
@@ -629,6 +630,104 @@ private slots:
         QCOMPARE(ready.count(), 1);
         QVERIFY(!tab->isCancelled());
         QVERIFY(matches(up, 1, 3));
+    }
+
+    // The Compare page's Experts tab shows each expert's figures from the run's results: the
+    // weighted ones equal sum w (o - r)^2 and that / sum w r^2 over the expert's values with its
+    // own weights, written out here, and the plain ones a comparison of the expert alone.
+    void compareExpertsTabShowsEachExpertsWeightedFigures()
+    {
+        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+        QVERIFY(reference && quant);
+        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
+        QVERIFY(loaded);
+        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        CompareExpertsTab* tab = page.expertsTab();
+        QVERIFY(tab);
+        QVERIFY(tab->messageText().contains(QLatin1String("Select a tensor")));
+        page.resize(1200, 800);
+        page.show();
+        QVERIFY(finished.count() > 0 || finished.wait(kHangGuardMs));
+        QVERIFY(finished.first().at(0).toBool());
+        const auto comparison = page.comparison();
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        tabs->setCurrentWidget(tab);
+        auto select = [&](std::string_view name) {
+            const std::size_t row = rowNamed(*comparison, name);
+            page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(page.tableModel()->index(static_cast<int>(row), 0)));
+            return row;
+        };
+
+        using Metric = ExpertQuantErrorModel::Metric;
+        for (const char* name : {"blk.0.ffn_up_exps.weight", "blk.1.ffn_down_exps.weight"}) {
+            const std::size_t row = select(name);
+            const gguf::TensorInfo& tensor = *comparison->rows()[row].reference;
+            const gguf::ImportanceEntry* entry = matrix->find(tensor.name);
+            QVERIFY(entry);
+            ExpertQuantErrorModel* model = tab->model();
+            QCOMPARE(model->expertCount(), std::uint64_t(8));
+            QCOMPARE(model->typeColumnCount(), 2);
+            const std::uint64_t total = tensor.elementCount();
+            const std::uint64_t perExpert = total / 8;
+            const auto columns = static_cast<std::uint64_t>(tensor.ne[0]);
+            for (int c = 0; c < 2; ++c) {
+                std::vector<float> values(total), other(total);
+                QVERIFY(comparison->reconstruct(row, static_cast<std::size_t>(c), {0, total}, values, other));
+                for (std::uint64_t e = 0; e < 8; ++e) {
+                    const std::vector<float> weights = entry->quantWeights(static_cast<std::size_t>(e));
+                    double error = 0.0, norm = 0.0;
+                    for (std::uint64_t k = e * perExpert; k < (e + 1) * perExpert; ++k) {
+                        const double r = values[k], o = other[k], w = weights[k % columns];
+                        error += w * ((o - r) * (o - r));
+                        norm += w * (r * r);
+                    }
+                    const auto& shown = model->metrics(e, c);
+                    QVERIFY(shown);
+                    const QByteArray where = QStringLiteral("%1 column %2 expert %3").arg(QLatin1String(name)).arg(c).arg(e).toUtf8();
+                    QVERIFY2(shown->weightedSquaredError == error, where.constData());
+                    QVERIFY2(shown->relativeWeightedError == error / norm, where.constData());
+                    gguf::ErrorAccumulator alone;
+                    alone.add(std::span<const float>(values).subspan(e * perExpert, perExpert),
+                              std::span<const float>(other).subspan(e * perExpert, perExpert));
+                    QVERIFY2(shown->relativeRmse == alone.result().relativeRmse, where.constData());
+                    QVERIFY2(shown->cosineSimilarity == alone.result().cosineSimilarity, where.constData());
+                }
+            }
+            // The tab opens on the relative weighted error; the bars and the sort follow the metric.
+            QCOMPARE(model->metric(), Metric::RelativeWeightedError);
+            const int weighted = tab->metricCombo()->findData(static_cast<int>(Metric::WeightedSquaredError));
+            QVERIFY(weighted >= 0);
+            tab->metricCombo()->setCurrentIndex(weighted);
+            QCOMPARE(model->metric(), Metric::WeightedSquaredError);
+            QCOMPARE(tab->plot()->plottableCount(), 2);
+            auto* bars = qobject_cast<QCPBars*>(tab->plot()->plottable(0));
+            QVERIFY(bars);
+            QCOMPARE(bars->data()->size(), 8);
+            for (std::uint64_t e = 0; e < 8; ++e)
+                QVERIFY(bars->data()->at(static_cast<int>(e))->value == model->metrics(e, 0)->weightedSquaredError);
+            QCOMPARE(tab->plot()->yAxis->label(), ExpertQuantErrorModel::metricName(Metric::WeightedSquaredError));
+            tab->table()->sortByColumn(1, Qt::DescendingOrder);
+            double worst = 0.0;
+            for (std::uint64_t e = 0; e < 8; ++e)
+                worst = std::max(worst, model->metrics(e, 0)->weightedSquaredError);
+            QVERIFY(tab->table()->model()->index(0, 1).data(ExpertQuantErrorModel::SortRole).toDouble() == worst);
+            tab->metricCombo()->setCurrentIndex(tab->metricCombo()->findData(static_cast<int>(Metric::RelativeWeightedError)));
+        }
+        select("blk.0.attn_q.weight");
+        QCOMPARE(tab->model()->expertCount(), std::uint64_t(0));
+        QVERIFY2(tab->messageText().contains(QLatin1String("no experts")), qPrintable(tab->messageText()));
+
+        // Without a matrix the run keeps no per-expert sums, and the tab says so.
+        ComparePage plain({reference, quant}, {}, nullptr, nullptr);
+        QSignalSpy plainFinished(&plain, &ComparePage::comparisonFinished);
+        QVERIFY(plainFinished.wait(kHangGuardMs));
+        const std::size_t up = rowNamed(*plain.comparison(), "blk.0.ffn_up_exps.weight");
+        plain.tableView()->setCurrentIndex(plain.proxyModel()->mapFromSource(plain.tableModel()->index(static_cast<int>(up), 0)));
+        QCOMPARE(plain.expertsTab()->model()->expertCount(), std::uint64_t(0));
+        QVERIFY2(plain.expertsTab()->messageText().contains(QLatin1String("importance matrix")), qPrintable(plain.expertsTab()->messageText()));
     }
 
     // A column a tensor cannot be compared with is listed disabled with the reason, the tab falls
