@@ -29,12 +29,11 @@ void addWeightedSums(ErrorSums& s, ErrorSums* alsoInto, std::span<const float> r
                      std::span<const float> weights)
 {
     const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
-    ErrorSums part = alsoInto ? *alsoInto : ErrorSums{};
     std::uint64_t count = 0;
     double error = s.sumWeightedSquaredError;
     double norm = s.sumWeightedReferenceSquared;
-    double partError = part.sumWeightedSquaredError;
-    double partNorm = part.sumWeightedReferenceSquared;
+    double partError = alsoInto ? alsoInto->sumWeightedSquaredError : 0.0;
+    double partNorm = alsoInto ? alsoInto->sumWeightedReferenceSquared : 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         const double r = reference[i];
         const double o = other[i];
