@@ -716,6 +716,35 @@ private slots:
             QVERIFY(tab->table()->model()->index(0, 1).data(ExpertQuantErrorModel::SortRole).toDouble() == worst);
             tab->metricCombo()->setCurrentIndex(tab->metricCombo()->findData(static_cast<int>(Metric::RelativeWeightedError)));
         }
+        // The Experts page quantizing the same tensor to q4_K with the same matrix shows the
+        // same figures as the simulated column here, to the last bit: both sum each expert alone.
+        {
+            ExpertsPage experts(reference);
+            experts.resize(1200, 900);
+            experts.show();
+            QVERIFY(experts.selectProjection(gguf::ExpertProjection::Up));
+            ExpertQuantErrorView* view = experts.quantError();
+            QSignalSpy matrixLoaded(view, &ExpertQuantErrorView::importanceMatrixLoaded);
+            view->setImportanceMatrixPath(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")));
+            QVERIFY(matrixLoaded.wait(kHangGuardMs));
+            QVERIFY(matrixLoaded.first().at(0).toBool());
+            QSignalSpy ready(view, &ExpertQuantErrorView::errorsReady);
+            experts.tabs()->setCurrentWidget(view);
+            view->setTypes({kQ4_K});
+            QVERIFY(ready.wait(kHangGuardMs));
+            QCOMPARE(experts.currentTensor()->name, std::string_view("blk.0.ffn_up_exps.weight"));
+            select("blk.0.ffn_up_exps.weight");
+            for (std::uint64_t e = 0; e < 8; ++e) {
+                const auto& there = view->model()->metrics(e, 0);
+                const auto& here = tab->model()->metrics(e, 1);  // the q4_K (simulated) column
+                QVERIFY(there && here);
+                for (const Metric metric : {Metric::RelativeRmse, Metric::Rmse, Metric::SqnrDb, Metric::MaxAbsError, Metric::CosineSimilarity,
+                                            Metric::WeightedSquaredError, Metric::RelativeWeightedError})
+                    QVERIFY2(ExpertQuantErrorModel::metricValue(*there, metric) == ExpertQuantErrorModel::metricValue(*here, metric),
+                             qPrintable(QStringLiteral("expert %1, %2").arg(e).arg(ExpertQuantErrorModel::metricName(metric))));
+            }
+        }
+
         select("blk.0.attn_q.weight");
         QCOMPARE(tab->model()->expertCount(), std::uint64_t(0));
         QVERIFY2(tab->messageText().contains(QLatin1String("no experts")), qPrintable(tab->messageText()));
