@@ -9,7 +9,7 @@
 namespace gguf {
 
 Result<ColumnErrorProfile> computeColumnErrorProfile(const ModelComparison& comparison, std::size_t row, std::size_t column,
-                                                     std::optional<std::size_t> expert)
+                                                     std::optional<std::size_t> expert, const std::atomic<bool>* cancelled)
 {
     if (row >= comparison.rows().size() || column >= comparison.columns().size())
         return Error{"column error profile: no such cell", Error::kNoOffset, {}};
@@ -40,6 +40,8 @@ Result<ColumnErrorProfile> computeColumnErrorProfile(const ModelComparison& comp
     std::vector<float> other;
     std::vector<float> w;
     for (const ElementRange& full : comparison.cellRanges(row, column)) {
+        if (cancelled && cancelled->load(std::memory_order_relaxed))
+            return Error{std::string(tensor.name) + ": column error profile cancelled", Error::kNoOffset, {}};
         ElementRange range = full;
         if (expert) {  // only the chosen expert's part of the range
             range.begin = std::max(range.begin, *expert * expertElements);

@@ -6,6 +6,7 @@
 
 #include "compare/ModelComparison.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -23,8 +24,10 @@ struct ColumnErrorProfile {
     std::uint64_t nonFinite = 0;          // pairs left out
 };
 
-// Reads the cell's ranges one after the other on the calling thread.
+// Reads the cell's ranges one after the other on the calling thread. `cancelled`, when given,
+// is polled before each range: once it is set the call stops with an error saying so.
 Result<ColumnErrorProfile> computeColumnErrorProfile(const ModelComparison& comparison, std::size_t row, std::size_t column,
-                                                     std::optional<std::size_t> expert = std::nullopt);
+                                                     std::optional<std::size_t> expert = std::nullopt,
+                                                     const std::atomic<bool>* cancelled = nullptr);
 
 }  // namespace gguf

@@ -200,8 +200,8 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
         std::vector<ErrorMetrics> expertMetrics;
         if (last) {
             metrics = cell.accumulator->result();
-            for (const ErrorSums& sums : cell.expertSums)
-                expertMetrics.push_back(ErrorAccumulator::metricsFrom(sums, AbsErrorHistogram{}));
+            for (const ErrorAccumulator& expert : cell.expertSums)
+                expertMetrics.push_back(ErrorAccumulator::metricsFrom(expert.sums(), AbsErrorHistogram{}));
         }
         {
             const std::lock_guard lock(m_mutex);

@@ -9,7 +9,8 @@
 // error grid (PreparedErrorRange, ErrorLanes.h) in parallel with any other unit, then waits for
 // its turn and adds the range to the cell's one accumulator in range order, exactly as one thread
 // streaming the cell would: the turn only adds the pairs around the range's ends, the folded
-// blocks and the importance-weighted sums. The unit that adds the last range finishes the cell.
+// blocks and the importance-weighted sums (with, for a 3-D tensor, each expert's own sums). The
+// unit that adds the last range finishes the cell.
 //
 // Contract:
 // - runUnit may be called from any thread, concurrently for any units, at most once per unit,
@@ -93,9 +94,10 @@ private:
         std::optional<WorkOutcome> abandoned;           // Cancelled or Failed
         std::optional<Error> error;                     // when Failed
         // With an importance matrix covering the tensor: its weights, and for a 3-D tensor the
-        // sums per expert (touched by the turn's holder only, like the accumulator).
+        // sums per expert, each on its own grid (touched by the turn's holder only, like the
+        // accumulator; they keep no |error| bins).
         const TensorImportance* importance = nullptr;
-        std::vector<ErrorSums> expertSums;
+        std::vector<ErrorAccumulator> expertSums;
         std::vector<ErrorMetrics> expertMetrics;  // once the last range is added
     };
     struct RangeBuffers;

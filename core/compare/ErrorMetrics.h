@@ -37,26 +37,6 @@ struct ErrorSums {
     double sumWeightedReferenceSquared = 0.0;
 
     void merge(const ErrorSums& later);
-    // One (reference, other) pair into the plain sums; false (counted as non-finite) when
-    // either is not finite. `absError` receives |other - reference| for a finite pair. Inline:
-    // the fused comparison loops call it per element.
-    bool addPair(double r, double o, double& absError)
-    {
-        if (!std::isfinite(r) || !std::isfinite(o)) {
-            ++nonFiniteCount;
-            return false;
-        }
-        const double error = o - r;
-        absError = std::abs(error);
-        ++count;
-        sumSquaredError += error * error;
-        sumAbsError += absError;
-        maxAbsError = std::max(maxAbsError, absError);
-        sumReferenceSquared += r * r;
-        sumOtherSquared += o * o;
-        sumProduct += r * o;
-        return true;
-    }
 };
 
 struct ErrorMetrics {
@@ -171,8 +151,12 @@ public:
     void addWeighted(std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
     // Only the weighted sums of pairs already add()ed.
     void addWeightedOnly(std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
-    // Only the weighted sums of pairs already add()ed, plus everything of them into `part`.
-    void addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other, std::span<const float> weights);
+    // Only the weighted sums of pairs already add()ed, plus everything of them into `part` (e.g.
+    // the pairs' expert): its plain sums on its own grid, from its first pair, and no |error|
+    // bins. So `part` holds exactly the sums of an accumulator fed only its pairs by
+    // addWeighted(), however its pairs were cut.
+    void addWeightedPart(ErrorAccumulator& part, std::span<const float> reference, std::span<const float> other,
+                         std::span<const float> weights);
     // The later accumulator's sums added to this one's; a later add() starts a new grid.
     void merge(const ErrorAccumulator& later);
 

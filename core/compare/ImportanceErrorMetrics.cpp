@@ -22,19 +22,40 @@ void setWeightedMetrics(ErrorMetrics& m, const ErrorSums& s)
 
 namespace {
 
-void addWeightedSums(ErrorSums& s, std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
+// The weighted sums of the pairs into `s` and, when given, into `alsoInto` too (one pass for a
+// whole and its part). The sums run in locals: through the two pointers, which may alias, every
+// add would go through memory. Each is still one sum in element order.
+void addWeightedSums(ErrorSums& s, ErrorSums* alsoInto, std::span<const float> reference, std::span<const float> other,
+                     std::span<const float> weights)
 {
     const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
+    std::uint64_t count = 0;
+    double error = s.sumWeightedSquaredError;
+    double norm = s.sumWeightedReferenceSquared;
+    double partError = alsoInto ? alsoInto->sumWeightedSquaredError : 0.0;
+    double partNorm = alsoInto ? alsoInto->sumWeightedReferenceSquared : 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         const double r = reference[i];
         const double o = other[i];
         const double w = weights[i];
         if (!std::isfinite(r) || !std::isfinite(o) || !std::isfinite(w))
             continue;
-        const double error = o - r;
-        ++s.weightedCount;
-        s.sumWeightedSquaredError += w * (error * error);
-        s.sumWeightedReferenceSquared += w * (r * r);
+        const double difference = o - r;
+        const double weightedError = w * (difference * difference);
+        const double weightedReference = w * (r * r);
+        ++count;
+        error += weightedError;
+        norm += weightedReference;
+        partError += weightedError;
+        partNorm += weightedReference;
+    }
+    s.weightedCount += count;
+    s.sumWeightedSquaredError = error;
+    s.sumWeightedReferenceSquared = norm;
+    if (alsoInto) {
+        alsoInto->weightedCount += count;
+        alsoInto->sumWeightedSquaredError = partError;
+        alsoInto->sumWeightedReferenceSquared = partNorm;
     }
 }
 
@@ -44,43 +65,21 @@ void ErrorAccumulator::addWeighted(std::span<const float> reference, std::span<c
 {
     // The plain figures exactly as add() makes them; the weighted sums come on top.
     add(reference, other);
-    addWeightedSums(m_sums, reference, other, weights);
+    addWeightedSums(m_sums, nullptr, reference, other, weights);
 }
 
 void ErrorAccumulator::addWeightedOnly(std::span<const float> reference, std::span<const float> other, std::span<const float> weights)
 {
-    addWeightedSums(m_sums, reference, other, weights);
+    addWeightedSums(m_sums, nullptr, reference, other, weights);
 }
 
-void ErrorAccumulator::addWeightedPart(ErrorSums& part, std::span<const float> reference, std::span<const float> other,
+void ErrorAccumulator::addWeightedPart(ErrorAccumulator& part, std::span<const float> reference, std::span<const float> other,
                                        std::span<const float> weights)
 {
-    addWeightedAndPartSums(m_sums, part, reference, other, weights);
-}
-
-void addWeightedAndPartSums(ErrorSums& whole, ErrorSums& part, std::span<const float> reference, std::span<const float> other,
-                            std::span<const float> weights)
-{
-    const std::size_t n = std::min({reference.size(), other.size(), weights.size()});
-    for (std::size_t i = 0; i < n; ++i) {
-        const double r = reference[i];
-        const double o = other[i];
-        double absError = 0.0;
-        if (!part.addPair(r, o, absError))
-            continue;
-        const double error = o - r;
-        const double w = weights[i];
-        if (!std::isfinite(w))
-            continue;
-        const double weightedError = w * (error * error);
-        const double weightedReference = w * (r * r);
-        ++whole.weightedCount;
-        whole.sumWeightedSquaredError += weightedError;
-        whole.sumWeightedReferenceSquared += weightedReference;
-        ++part.weightedCount;
-        part.sumWeightedSquaredError += weightedError;
-        part.sumWeightedReferenceSquared += weightedReference;
-    }
+    // The part's plain sums on the same lane kernel as a cell's, so an expert's figures are the
+    // ones a one-expert cell computes; parts keep no histogram (results keep none per expert).
+    part.addLanes(reference, other, nullptr);
+    addWeightedSums(m_sums, &part.m_sums, reference, other, weights);
 }
 
 namespace {

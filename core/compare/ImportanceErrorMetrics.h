@@ -25,11 +25,6 @@ struct ImportanceEntry;
 // The two figures from the weighted sums (NaN when weightedCount is 0).
 void setWeightedMetrics(ErrorMetrics& metrics, const ErrorSums& sums);
 
-// One pass for a part of a whole: the weighted sums into `whole` (whose plain sums the caller
-// adds with its histogram) and plain plus weighted sums into `part` (e.g. the pair's expert).
-void addWeightedAndPartSums(ErrorSums& whole, ErrorSums& part, std::span<const float> reference, std::span<const float> other,
-                            std::span<const float> weights);
-
 // weighted_squared_error, relative_weighted_error: same row type as errorMetricTable().
 std::span<const ErrorMetricInfo> importanceMetricTable();
 void writeImportanceMetricsJson(JsonWriter& json, const ErrorMetrics& metrics);  // members of an open object

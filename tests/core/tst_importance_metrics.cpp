@@ -19,6 +19,7 @@
 #include <bit>
 #include <cmath>
 #include <mutex>
+#include <random>
 
 using namespace gguf;
 
@@ -99,6 +100,59 @@ std::pair<double, double> weightedByHand(const ModelComparison& comparison, std:
         norm += w * (r * r);
     }
     return {error, norm};
+}
+
+// The plain sums of pairs on the summation grid as ErrorLanes.h defines it, written out here:
+// pair i goes to block i / 4096 and, in it, to lane i % 8; a lane sums in pair order (products
+// by fused multiply-add), a block folds its lanes ((0+1)+(2+3))+((4+5)+(6+7)), blocks add in order.
+// A pair with a NaN or infinity is counted apart and adds nothing.
+ErrorSums gridSumsByHand(std::span<const float> reference, std::span<const float> other)
+{
+    ErrorSums total;
+    for (std::size_t blockStart = 0; blockStart < reference.size(); blockStart += 4096) {
+        double lanes[6][8] = {};
+        const std::size_t blockEnd = std::min(reference.size(), blockStart + 4096);
+        for (std::size_t i = blockStart; i < blockEnd; ++i) {
+            if (!std::isfinite(reference[i]) || !std::isfinite(other[i])) {
+                ++total.nonFiniteCount;
+                continue;
+            }
+            const double r = reference[i], o = other[i], e = o - r;
+            double* lane[6] = {&lanes[0][i % 8], &lanes[1][i % 8], &lanes[2][i % 8], &lanes[3][i % 8], &lanes[4][i % 8], &lanes[5][i % 8]};
+            *lane[0] = std::fma(e, e, *lane[0]);
+            *lane[1] += std::abs(e);
+            *lane[2] = std::fma(r, r, *lane[2]);
+            *lane[3] = std::fma(o, o, *lane[3]);
+            *lane[4] = std::fma(r, o, *lane[4]);
+            total.maxAbsError = std::max(total.maxAbsError, std::abs(e));
+            ++total.count;
+        }
+        const auto fold = [](const double (&l)[8]) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); };
+        total.sumSquaredError += fold(lanes[0]);
+        total.sumAbsError += fold(lanes[1]);
+        total.sumReferenceSquared += fold(lanes[2]);
+        total.sumOtherSquared += fold(lanes[3]);
+        total.sumProduct += fold(lanes[4]);
+    }
+    return total;
+}
+
+// Every plain and weighted sum, as bits, so one comparison names the first that differs.
+std::vector<std::uint64_t> sumBits(const ErrorSums& s, bool withWeighted)
+{
+    std::vector<std::uint64_t> bits = {s.count,
+                                       s.nonFiniteCount,
+                                       std::bit_cast<std::uint64_t>(s.sumSquaredError),
+                                       std::bit_cast<std::uint64_t>(s.sumAbsError),
+                                       std::bit_cast<std::uint64_t>(s.maxAbsError),
+                                       std::bit_cast<std::uint64_t>(s.sumReferenceSquared),
+                                       std::bit_cast<std::uint64_t>(s.sumOtherSquared),
+                                       std::bit_cast<std::uint64_t>(s.sumProduct)};
+    if (withWeighted)
+        for (std::uint64_t b : {s.weightedCount, std::bit_cast<std::uint64_t>(s.sumWeightedSquaredError),
+                                std::bit_cast<std::uint64_t>(s.sumWeightedReferenceSquared)})
+            bits.push_back(b);
+    return bits;
 }
 
 ComparisonRunOptions runOptions(unsigned threads, std::uint64_t chunkElements)
@@ -236,6 +290,106 @@ private slots:
             }
     }
 
+    void expertSumsAreTheExpertsOwnGrid()
+    {
+        // An expert's figures are what a cell of that expert alone computes: its plain sums on
+        // its own summation grid (from its first value), whatever the ranges and the threads.
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison comparison = makeComparison(s, true, {typeIdValue(GgmlTypeId::Q2_K)});
+        const std::pair<unsigned, std::uint64_t> runs[] = {{1, 3000}, {3, 4096}, {2, 1000003}, {1, kComparisonChunkElements}};
+        int checked = 0;
+        for (const auto& [threads, chunk] : runs) {
+            auto results = runComparison(comparison, runOptions(threads, chunk));
+            QVERIFY(results);
+            for (std::size_t r = 0; r < comparison.rows().size(); ++r) {
+                const TensorInfo& tensor = *comparison.rows()[r].reference;
+                if (tensor.ne[2] < 2)
+                    continue;
+                const ImportanceEntry* entry = s.matrix->find(tensor.name);
+                QVERIFY(entry);
+                const std::uint64_t total = tensor.elementCount();
+                const std::uint64_t perExpert = total / std::uint64_t(tensor.ne[2]);
+                for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+                    std::vector<float> reference(total), other(total);
+                    QVERIFY(comparison.reconstruct(r, c, {0, total}, reference, other));
+                    const std::vector<ErrorMetrics>& experts = results->expertCells[r][c];
+                    QCOMPARE(experts.size(), std::size_t(tensor.ne[2]));
+                    for (std::size_t e = 0; e < experts.size(); ++e) {
+                        const std::span<const float> ref = std::span<const float>(reference).subspan(e * perExpert, perExpert);
+                        const std::span<const float> oth = std::span<const float>(other).subspan(e * perExpert, perExpert);
+                        const std::string where = std::string(tensor.name) + " column " + std::to_string(c) + " expert " +
+                                                  std::to_string(e) + " chunk " + std::to_string(chunk);
+                        QVERIFY2(sumBits(experts[e].sums, false) == sumBits(gridSumsByHand(ref, oth), false), where.c_str());
+                        // A one-expert cell: one accumulator fed the expert with its own weights.
+                        const std::vector<float> weights = entry->quantWeights(e);
+                        std::vector<float> expertWeights(perExpert);
+                        for (std::uint64_t k = 0; k < perExpert; ++k)
+                            expertWeights[k] = weights[k % weights.size()];
+                        ErrorAccumulator alone;
+                        alone.addWeighted(ref, oth, expertWeights);
+                        QVERIFY2(sumBits(experts[e].sums, true) == sumBits(alone.sums(), true), where.c_str());
+                        const ErrorMetrics fromAlone = ErrorAccumulator::metricsFrom(alone.sums(), AbsErrorHistogram{});
+                        for (const ErrorMetricInfo& metric : errorMetricTable())
+                            if (metric.combination == MetricCombination::FromSums)
+                                QVERIFY2(sameBits(metric.valueIn(experts[e]), metric.valueIn(fromAlone)), (where + " " + metric.key).c_str());
+                        QVERIFY(sameBits(experts[e].relativeWeightedError, fromAlone.relativeWeightedError));
+                        ++checked;
+                    }
+                }
+            }
+        }
+        QCOMPARE(checked, 4 * 6 * 2 * 8);  // runs x expert tensors x columns x experts
+    }
+
+    void expertPartsDoNotDependOnTheCuts()
+    {
+        // Three parts of odd sizes, with NaN and infinities, fed in random pieces that never
+        // cross a part's end (as the engine feeds experts): each part's sums equal one
+        // accumulator fed that part at once, and the whole's equal one fed everything at once.
+        const std::size_t sizes[] = {10007, 4096, 9001};
+        std::mt19937 random(20261201);
+        std::normal_distribution<float> value(0.0f, 0.05f);
+        std::uniform_real_distribution<float> weight(0.0f, 3.0f);
+        std::vector<float> reference, other, weights;
+        for (std::size_t size : sizes)
+            for (std::size_t i = 0; i < size; ++i) {
+                reference.push_back(value(random));
+                other.push_back(reference.back() + value(random) * 0.1f);
+                weights.push_back(weight(random));
+            }
+        reference[17] = std::numeric_limits<float>::quiet_NaN();
+        other[10007 + 5] = std::numeric_limits<float>::infinity();
+        weights[20000] = std::numeric_limits<float>::quiet_NaN();
+        ErrorAccumulator wholeAtOnce;
+        wholeAtOnce.addWeighted(reference, other, weights);
+        for (int trial = 0; trial < 8; ++trial) {
+            ErrorAccumulator whole;
+            std::vector<ErrorAccumulator> parts(3);
+            std::size_t begin = 0;
+            for (std::size_t p = 0; p < 3; ++p) {
+                const std::size_t end = begin + sizes[p];
+                std::size_t at = begin;
+                while (at < end) {
+                    const std::size_t length = std::min<std::size_t>(end - at, 1 + random() % (trial < 4 ? 37 : 5000));
+                    const auto piece = [&](const std::vector<float>& v) { return std::span<const float>(v).subspan(at, length); };
+                    whole.add(piece(reference), piece(other));
+                    whole.addWeightedPart(parts[p], piece(reference), piece(other), piece(weights));
+                    at += length;
+                }
+                ErrorAccumulator alone;
+                const auto part = [&](const std::vector<float>& v) { return std::span<const float>(v).subspan(begin, sizes[p]); };
+                alone.addWeighted(part(reference), part(other), part(weights));
+                QCOMPARE(sumBits(parts[p].sums(), true), sumBits(alone.sums(), true));
+                QCOMPARE(sumBits(parts[p].sums(), false), sumBits(gridSumsByHand(part(reference), part(other)), false));
+                QCOMPARE(parts[p].histogram().count(), std::uint64_t(0));  // parts keep no |error| bins
+                begin = end;
+            }
+            QCOMPARE(sumBits(whole.sums(), true), sumBits(wholeAtOnce.sums(), true));
+        }
+        QCOMPARE(wholeAtOnce.sums().nonFiniteCount, std::uint64_t(2));
+    }
+
     void columnProfileAddsUp()
     {
         const Setup s = moeSetup();
@@ -269,6 +423,20 @@ private slots:
         const double fromCell = results->expertCells[row][0][6].weightedSquaredError;
         QVERIFY(std::abs(expertWeighted - fromCell) <= 1e-12 * fromCell);
         QVERIFY(!computeColumnErrorProfile(comparison, row, 0, 8));
+    }
+
+    void columnProfileStopsWhenCancelled()
+    {
+        const Setup s = moeSetup();
+        QVERIFY(s.reference && s.other);
+        const ModelComparison comparison = makeComparison(s, true);
+        const std::size_t row = rowOf(comparison, "blk.0.ffn_down_exps.weight");
+        std::atomic<bool> cancelled{false};
+        QVERIFY(computeColumnErrorProfile(comparison, row, 0, std::nullopt, &cancelled));
+        cancelled = true;
+        auto stopped = computeColumnErrorProfile(comparison, row, 0, std::nullopt, &cancelled);
+        QVERIFY(!stopped);
+        QVERIFY2(stopped.error().toString().find("cancelled") != std::string::npos, stopped.error().toString().c_str());
     }
 
     void simulationGivesEachRowItsExpertsWeights()

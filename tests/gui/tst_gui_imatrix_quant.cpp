@@ -3,8 +3,10 @@
 // included); the types ggml makes only with a matrix are refused without one, with the reason.
 // With a matrix the figures come from quantizeRows with its weights, as llama-quantize --imatrix.
 
+#include "common/JobProgressBar.h"
 #include "compare/ColumnErrorProfile.h"
 #include "compare/ColumnErrorTab.h"
+#include "compare/CompareExpertsTab.h"
 #include "compare/CompareDialog.h"
 #include "compare/ComparePage.h"
 #include "compare/LayerErrorChart.h"
@@ -20,13 +22,16 @@
 #include "session/ExpertQuantErrorModel.h"
 #include "shell/ConvertDialog.h"
 #include "Fixtures.h"
+#include "IdleWatch.h"
 #include "OpenFixture.h"
 #include "Waits.h"
 
 #include <QComboBox>
 #include <QDir>
 #include <QListWidget>
+#include <QLabel>
 #include <QMenu>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -540,6 +545,218 @@ private slots:
         QCOMPARE(tab->shownExpert(), std::optional<std::size_t>());
         QVERIFY(matches(attn, 1, std::nullopt));
         QVERIFY(!tab->setExpert(0));  // no experts here
+    }
+
+    // The Columns tab's job is on the page's progress bar, whose Cancel stops it: the tab then
+    // shows nothing and says so, starts nothing by itself, and computes the pick again when the
+    // tab is shown again. A cancelled job's end never lands over a newer pick's profile.
+    void columnsTabJobCancelsFromThePageBar()
+    {
+        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+        QVERIFY(reference && quant);
+        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
+        QVERIFY(loaded);
+        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        page.resize(1200, 800);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(finished.count() > 0 || finished.wait(kHangGuardMs));  // the run is done: Cancel stops no run
+        QVERIFY(finished.first().at(0).toBool());
+        const auto comparison = page.comparison();
+        ColumnErrorTab* tab = page.columnErrorTab();
+        ColumnErrorView* view = tab->view();
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        auto* bar = page.findChild<JobProgressBar*>();
+        auto* cancel = page.findChild<QPushButton*>(QStringLiteral("cancelJobButton"));
+        QVERIFY(tabs && bar && cancel);
+        QSignalSpy ready(view, &ColumnErrorView::profileReady);
+        QSignalSpy cancelled(view, &ColumnErrorView::profileCancelled);
+        auto matches = [&](std::size_t row, std::size_t column, std::optional<std::size_t> expert) {
+            const auto& shown = view->profile();
+            const auto expected = gguf::computeColumnErrorProfile(*comparison, row, column, expert);
+            return shown && expected && shown->row == row && shown->column == column && shown->expert == expert
+                   && shown->squaredError == expected->squaredError && shown->weightedError == expected->weightedError;
+        };
+
+        tabs->setCurrentWidget(tab);
+        const std::size_t up = rowNamed(*comparison, "blk.0.ffn_up_exps.weight");
+        page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(page.tableModel()->index(static_cast<int>(up), 0)));
+        QVERIFY(view->isComputing());
+        // The tab's job is on the page's bar, the newest there.
+        QVERIFY(bar->isVisible());
+        auto* description = bar->findChild<QLabel*>();
+        QVERIFY(description);
+        QCOMPARE(description->text(), QStringLiteral("Error per input column"));
+        // Clicked before the job's end reaches the GUI thread, so the job ends cancelled.
+        cancel->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!view->isComputing(), kHangGuardMs);
+        QCOMPARE(cancelled.count(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!bar->isVisible(), kHangGuardMs);
+        QVERIFY(tab->isCancelled());
+        QVERIFY2(tab->placeholderText().contains(QLatin1String("Cancelled")), qPrintable(tab->placeholderText()));
+        QCOMPARE(view->summaryText(), tab->placeholderText());
+        QVERIFY(!view->profile());
+        QCOMPARE(tab->shownColumn(), std::optional<std::size_t>(0));  // the pick is kept
+        QCOMPARE(busyStartsWhileIdle(1000, [view] { return view->isComputing(); }), 0);
+        QCOMPARE(ready.count(), 0);  // nothing of the cancelled job lands later
+        QVERIFY(!view->profile());
+        QCOMPARE(cancelled.count(), 1);
+
+        // Showing the tab again computes the pick.
+        tabs->setCurrentIndex(0);
+        QVERIFY(!view->isComputing());
+        tabs->setCurrentWidget(tab);
+        QVERIFY(view->isComputing());
+        QVERIFY(ready.wait(kHangGuardMs));
+        QVERIFY(!tab->isCancelled());
+        QVERIFY(tab->placeholderText().isEmpty());
+        QVERIFY(matches(up, 0, std::nullopt));
+
+        // Cancelled and at once picked anew: the new pick's profile shows, the old end is dropped.
+        ready.clear();
+        cancelled.clear();
+        tab->columnCombo()->setCurrentIndex(1);
+        QVERIFY(view->isComputing());
+        cancel->click();
+        QVERIFY(tab->setExpert(3));
+        QVERIFY(view->isComputing());
+        QVERIFY(ready.wait(kHangGuardMs));
+        QVERIFY(matches(up, 1, 3));
+        QCOMPARE(busyStartsWhileIdle(1000, [view] { return view->isComputing(); }), 0);
+        QCOMPARE(cancelled.count(), 0);
+        QCOMPARE(ready.count(), 1);
+        QVERIFY(!tab->isCancelled());
+        QVERIFY(matches(up, 1, 3));
+    }
+
+    // The Compare page's Experts tab shows each expert's figures from the run's results: the
+    // weighted ones equal sum w (o - r)^2 and that / sum w r^2 over the expert's values with its
+    // own weights, written out here, and the plain ones a comparison of the expert alone.
+    void compareExpertsTabShowsEachExpertsWeightedFigures()
+    {
+        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+        QVERIFY(reference && quant);
+        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
+        QVERIFY(loaded);
+        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        CompareExpertsTab* tab = page.expertsTab();
+        QVERIFY(tab);
+        QVERIFY(tab->messageText().contains(QLatin1String("Select a tensor")));
+        page.resize(1200, 800);
+        page.show();
+        QVERIFY(finished.count() > 0 || finished.wait(kHangGuardMs));
+        QVERIFY(finished.first().at(0).toBool());
+        const auto comparison = page.comparison();
+        auto* tabs = page.findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        tabs->setCurrentWidget(tab);
+        auto select = [&](std::string_view name) {
+            const std::size_t row = rowNamed(*comparison, name);
+            page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(page.tableModel()->index(static_cast<int>(row), 0)));
+            return row;
+        };
+
+        using Metric = ExpertQuantErrorModel::Metric;
+        for (const char* name : {"blk.0.ffn_up_exps.weight", "blk.1.ffn_down_exps.weight"}) {
+            const std::size_t row = select(name);
+            const gguf::TensorInfo& tensor = *comparison->rows()[row].reference;
+            const gguf::ImportanceEntry* entry = matrix->find(tensor.name);
+            QVERIFY(entry);
+            ExpertQuantErrorModel* model = tab->model();
+            QCOMPARE(model->expertCount(), std::uint64_t(8));
+            QCOMPARE(model->typeColumnCount(), 2);
+            const std::uint64_t total = tensor.elementCount();
+            const std::uint64_t perExpert = total / 8;
+            const auto columns = static_cast<std::uint64_t>(tensor.ne[0]);
+            for (int c = 0; c < 2; ++c) {
+                std::vector<float> values(total), other(total);
+                QVERIFY(comparison->reconstruct(row, static_cast<std::size_t>(c), {0, total}, values, other));
+                for (std::uint64_t e = 0; e < 8; ++e) {
+                    const std::vector<float> weights = entry->quantWeights(static_cast<std::size_t>(e));
+                    double error = 0.0, norm = 0.0;
+                    for (std::uint64_t k = e * perExpert; k < (e + 1) * perExpert; ++k) {
+                        const double r = values[k], o = other[k], w = weights[k % columns];
+                        error += w * ((o - r) * (o - r));
+                        norm += w * (r * r);
+                    }
+                    const auto& shown = model->metrics(e, c);
+                    QVERIFY(shown);
+                    const QByteArray where = QStringLiteral("%1 column %2 expert %3").arg(QLatin1String(name)).arg(c).arg(e).toUtf8();
+                    QVERIFY2(shown->weightedSquaredError == error, where.constData());
+                    QVERIFY2(shown->relativeWeightedError == error / norm, where.constData());
+                    gguf::ErrorAccumulator alone;
+                    alone.add(std::span<const float>(values).subspan(e * perExpert, perExpert),
+                              std::span<const float>(other).subspan(e * perExpert, perExpert));
+                    QVERIFY2(shown->relativeRmse == alone.result().relativeRmse, where.constData());
+                    QVERIFY2(shown->cosineSimilarity == alone.result().cosineSimilarity, where.constData());
+                }
+            }
+            // The tab opens on the relative weighted error; the bars and the sort follow the metric.
+            QCOMPARE(model->metric(), Metric::RelativeWeightedError);
+            const int weighted = tab->metricCombo()->findData(static_cast<int>(Metric::WeightedSquaredError));
+            QVERIFY(weighted >= 0);
+            tab->metricCombo()->setCurrentIndex(weighted);
+            QCOMPARE(model->metric(), Metric::WeightedSquaredError);
+            QCOMPARE(tab->plot()->plottableCount(), 2);
+            auto* bars = qobject_cast<QCPBars*>(tab->plot()->plottable(0));
+            QVERIFY(bars);
+            QCOMPARE(bars->data()->size(), 8);
+            for (std::uint64_t e = 0; e < 8; ++e)
+                QVERIFY(bars->data()->at(static_cast<int>(e))->value == model->metrics(e, 0)->weightedSquaredError);
+            QCOMPARE(tab->plot()->yAxis->label(), ExpertQuantErrorModel::metricName(Metric::WeightedSquaredError));
+            tab->table()->sortByColumn(1, Qt::DescendingOrder);
+            double worst = 0.0;
+            for (std::uint64_t e = 0; e < 8; ++e)
+                worst = std::max(worst, model->metrics(e, 0)->weightedSquaredError);
+            QVERIFY(tab->table()->model()->index(0, 1).data(ExpertQuantErrorModel::SortRole).toDouble() == worst);
+            tab->metricCombo()->setCurrentIndex(tab->metricCombo()->findData(static_cast<int>(Metric::RelativeWeightedError)));
+        }
+        // The Experts page quantizing the same tensor to q4_K with the same matrix shows the
+        // same figures as the simulated column here, to the last bit: both sum each expert alone.
+        {
+            ExpertsPage experts(reference);
+            experts.resize(1200, 900);
+            experts.show();
+            QVERIFY(experts.selectProjection(gguf::ExpertProjection::Up));
+            ExpertQuantErrorView* view = experts.quantError();
+            QSignalSpy matrixLoaded(view, &ExpertQuantErrorView::importanceMatrixLoaded);
+            view->setImportanceMatrixPath(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")));
+            QVERIFY(matrixLoaded.wait(kHangGuardMs));
+            QVERIFY(matrixLoaded.first().at(0).toBool());
+            QSignalSpy ready(view, &ExpertQuantErrorView::errorsReady);
+            experts.tabs()->setCurrentWidget(view);
+            view->setTypes({kQ4_K});
+            QVERIFY(ready.wait(kHangGuardMs));
+            QCOMPARE(experts.currentTensor()->name, std::string_view("blk.0.ffn_up_exps.weight"));
+            select("blk.0.ffn_up_exps.weight");
+            for (std::uint64_t e = 0; e < 8; ++e) {
+                const auto& there = view->model()->metrics(e, 0);
+                const auto& here = tab->model()->metrics(e, 1);  // the q4_K (simulated) column
+                QVERIFY(there && here);
+                for (const Metric metric : {Metric::RelativeRmse, Metric::Rmse, Metric::SqnrDb, Metric::MaxAbsError, Metric::CosineSimilarity,
+                                            Metric::WeightedSquaredError, Metric::RelativeWeightedError})
+                    QVERIFY2(ExpertQuantErrorModel::metricValue(*there, metric) == ExpertQuantErrorModel::metricValue(*here, metric),
+                             qPrintable(QStringLiteral("expert %1, %2").arg(e).arg(ExpertQuantErrorModel::metricName(metric))));
+            }
+        }
+
+        select("blk.0.attn_q.weight");
+        QCOMPARE(tab->model()->expertCount(), std::uint64_t(0));
+        QVERIFY2(tab->messageText().contains(QLatin1String("no experts")), qPrintable(tab->messageText()));
+
+        // Without a matrix the run keeps no per-expert sums, and the tab says so.
+        ComparePage plain({reference, quant}, {}, nullptr, nullptr);
+        QSignalSpy plainFinished(&plain, &ComparePage::comparisonFinished);
+        QVERIFY(plainFinished.wait(kHangGuardMs));
+        const std::size_t up = rowNamed(*plain.comparison(), "blk.0.ffn_up_exps.weight");
+        plain.tableView()->setCurrentIndex(plain.proxyModel()->mapFromSource(plain.tableModel()->index(static_cast<int>(up), 0)));
+        QCOMPARE(plain.expertsTab()->model()->expertCount(), std::uint64_t(0));
+        QVERIFY2(plain.expertsTab()->messageText().contains(QLatin1String("importance matrix")), qPrintable(plain.expertsTab()->messageText()));
     }
 
     // A column a tensor cannot be compared with is listed disabled with the reason, the tab falls

@@ -35,6 +35,7 @@ ColumnErrorTab::ColumnErrorTab(QWidget* parent)
         m_wantedColumn = m_column->itemData(index).toULongLong();
         refresh();
     });
+    connect(m_view, &ColumnErrorView::profileCancelled, this, &ColumnErrorTab::cancelled);
     connect(m_expert, &QSpinBox::valueChanged, this, [this](int value) {
         m_wantedExpert = value < 0 ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(value));
         refresh();
@@ -58,6 +59,11 @@ void ColumnErrorTab::setComparison(std::shared_ptr<const gguf::ModelComparison> 
     m_row.reset();
     fillColumns();
     refresh();
+}
+
+void ColumnErrorTab::setProgressBar(JobProgressBar* progress)
+{
+    m_view->setProgressBar(progress);
 }
 
 void ColumnErrorTab::fillColumns()
@@ -109,6 +115,7 @@ QString ColumnErrorTab::placeholderText() const
 
 void ColumnErrorTab::showNothing(const QString& why)
 {
+    m_cancelled = false;
     m_shownRow.reset();
     m_shownColumn.reset();
     m_shownExpert.reset();
@@ -119,8 +126,21 @@ void ColumnErrorTab::showNothing(const QString& why)
 
 void ColumnErrorTab::start()
 {
-    if (m_comparison && m_shownRow && m_shownColumn)
-        m_view->setCell(m_comparison, *m_shownRow, *m_shownColumn, m_shownExpert);
+    if (!m_comparison || !m_shownRow || !m_shownColumn)
+        return;
+    m_cancelled = false;
+    m_placeholder.clear();
+    m_view->setCell(m_comparison, *m_shownRow, *m_shownColumn, m_shownExpert);
+}
+
+void ColumnErrorTab::cancelled()
+{
+    // The pick stays; nothing of it is shown, and it is not computed again under the Cancel
+    // button: only when the tab is shown again or the pick is made again.
+    m_cancelled = true;
+    m_placeholder = tr("Cancelled. Show this tab again, or pick the tensor, column or expert again, to compute the error per column.");
+    m_view->showPlaceholder(m_placeholder);
+    m_startWhenShown->requestOnNextShow();
 }
 
 void ColumnErrorTab::refresh()
@@ -180,8 +200,9 @@ void ColumnErrorTab::refresh()
         const QSignalBlocker blocker(m_column);
         m_column->setCurrentIndex(static_cast<int>(*column));
     }
-    if (m_shownRow == m_row && m_shownColumn == column && m_shownExpert == expert)
+    if (m_shownRow == m_row && m_shownColumn == column && m_shownExpert == expert && !m_cancelled)
         return;  // already shown or on its way
+    m_cancelled = false;
     m_shownRow = m_row;
     m_shownColumn = column;
     m_shownExpert = expert;

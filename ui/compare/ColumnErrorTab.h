@@ -6,7 +6,9 @@
 // the table; the picks stay across tensors where they apply (a column this tensor cannot be
 // compared with falls back to the first one it can), and the view says why when nothing is shown.
 // A profile reads (and for a simulated column quantizes) the whole tensor, so it is computed
-// only while the tab is on screen: browsing the table with the tab hidden starts nothing.
+// only while the tab is on screen: browsing the table with the tab hidden starts nothing. The
+// computation shows on the page's progress bar, whose Cancel stops it: the tab then shows nothing
+// and says so, and computes the pick again when it is next shown or the pick is made again.
 
 #include "compare/ModelComparison.h"
 
@@ -18,6 +20,7 @@ class QComboBox;
 class QLabel;
 class QSpinBox;
 class ColumnErrorView;
+class JobProgressBar;
 class StartWhenShown;
 
 class ColumnErrorTab : public QWidget {
@@ -27,15 +30,19 @@ public:
 
     // Null: the comparison could not be created.
     void setComparison(std::shared_ptr<const gguf::ModelComparison> comparison);
+    // Where the profile's computation shows, with its Cancel button; may be null.
+    void setProgressBar(JobProgressBar* progress);
     void setTensorRow(std::size_t row);
     // What a person picks; false (and nothing changes) when the current tensor does not offer it.
     bool setColumn(std::size_t column);
     bool setExpert(std::optional<std::size_t> expert);  // nullopt: all experts together
 
-    // The pick the view shows, computes, or computes once the tab is shown: nullopt when none.
+    // The pick the view shows, computes, or computes once the tab is shown (also after a
+    // cancel): nullopt when none.
     std::optional<std::size_t> shownColumn() const { return m_shownColumn; }
     std::optional<std::size_t> shownExpert() const { return m_shownExpert; }
     QString placeholderText() const;  // empty while a profile is shown or computed
+    bool isCancelled() const { return m_cancelled; }  // the pick's computation was cancelled
 
     QComboBox* columnCombo() const { return m_column; }
     QSpinBox* expertSpin() const { return m_expert; }
@@ -46,6 +53,7 @@ private:
     void refresh();
     void showNothing(const QString& why);
     void start();
+    void cancelled();
 
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::optional<std::size_t> m_row;
@@ -55,6 +63,7 @@ private:
     std::optional<std::size_t> m_shownColumn;
     std::optional<std::size_t> m_shownExpert;
     QString m_placeholder;
+    bool m_cancelled = false;
     QComboBox* m_column;
     QLabel* m_expertLabel;
     QSpinBox* m_expert;

@@ -14,6 +14,7 @@
 #include "session/ComparisonColumnTitle.h"
 #include "common/JobProgressBar.h"
 #include "compare/ColumnErrorTab.h"
+#include "compare/CompareExpertsTab.h"
 #include "compare/LayerErrorChart.h"
 #include "compare/TensorErrorView.h"
 #include "imatrix/ColumnErrorView.h"
@@ -65,8 +66,9 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     : QWidget(parent), m_problems(new QLabel(this)), m_status(new QLabel(this)), m_progress(new JobProgressBar(this)),
       m_tabs(new QTabWidget(this)), m_model(new ComparisonTableModel(this)), m_totalsModel(new ComparisonTotalsModel(this)), m_proxy(new ComparisonProxyModel(this)),
       m_chart(new LayerErrorChart(this)), m_tensorView(new TensorErrorView(m_progress, this)),
-      m_columnTab(new ColumnErrorTab(this))
+      m_columnTab(new ColumnErrorTab(this)), m_expertsTab(new CompareExpertsTab(this))
 {
+    m_columnTab->setProgressBar(m_progress);  // its job gets the page's Cancel, like the tensor view's
     m_problems->setObjectName(QStringLiteral("problemsLabel"));
     m_problems->setWordWrap(true);
     m_problems->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -78,6 +80,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     m_tabs->addTab(m_chart, tr("Per layer"));
     m_tabs->addTab(m_tensorView, tr("Tensor"));
     m_tabs->addTab(m_columnTab, tr("Columns"));
+    m_tabs->addTab(m_expertsTab, tr("Experts"));
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_problems);
     layout->addWidget(m_status);
@@ -117,6 +120,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     static_cast<ComparisonProxyModel*>(m_proxy)->setComparison(m_comparison);
     m_tensorView->setComparison(m_comparison);
     m_columnTab->setComparison(m_comparison);
+    m_expertsTab->setComparison(m_comparison);
 
     QStringList lines;
     lines << tr("<b>Reference:</b> %1").arg(QString::fromStdString(m_comparison->reference().primary().path()).toHtmlEscaped());
@@ -264,6 +268,7 @@ void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> res
     m_proxy->invalidate();
     m_chart->setComparison(m_comparison, m_results);
     m_tensorView->setResults(m_results);
+    m_expertsTab->setResults(m_results);
     std::size_t computed = 0;
     for (const std::size_t count : m_results->columnTensorCounts)
         computed += count;
@@ -279,6 +284,7 @@ void ComparePage::showSelectedTensor()
     const auto row = static_cast<std::size_t>(current.row());
     m_tensorView->setTensorRow(row);
     m_columnTab->setTensorRow(row);
+    m_expertsTab->setTensorRow(row);
 }
 
 ColumnErrorView* ComparePage::columnErrorView() const

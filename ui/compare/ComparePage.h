@@ -5,7 +5,8 @@
 // every computable cell is then computed on the job pool with progress and cancel. Below: the
 // whole-model table (filter, metric, CSV/JSON export) with the totals of all tensors and of each
 // tensor kind under it, columns named by quant type, the per-layer chart and, for the selected
-// tensor, its error heatmap, histogram and per-block scatter.
+// tensor, its error heatmap, histogram and per-block scatter, its error per input column and,
+// for a tensor with experts (with an importance matrix), each expert's figures.
 
 #include "compare/ModelComparison.h"
 #include "imatrix/ImportanceMatrix.h"
@@ -29,6 +30,7 @@ class LayerErrorChart;
 class TensorErrorView;
 class ColumnErrorView;
 class ColumnErrorTab;
+class CompareExpertsTab;
 
 class ComparePage : public QWidget {
     Q_OBJECT
@@ -58,6 +60,8 @@ public:
     // the picked column (and expert); columnErrorView() is its plot.
     ColumnErrorTab* columnErrorTab() const { return m_columnTab; }
     ColumnErrorView* columnErrorView() const;
+    // The Experts tab: the selected tensor's figures per expert (with an importance matrix).
+    CompareExpertsTab* expertsTab() const { return m_expertsTab; }
     QComboBox* metricCombo() const { return m_metric; }
 
     // Each returns an empty string on success, else what went wrong.
@@ -94,5 +98,6 @@ private:
     LayerErrorChart* m_chart;
     TensorErrorView* m_tensorView;
     ColumnErrorTab* m_columnTab;
+    CompareExpertsTab* m_expertsTab;
     ComparisonRun* m_run = nullptr;
 };

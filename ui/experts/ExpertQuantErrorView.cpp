@@ -1,20 +1,18 @@
 #include "experts/ExpertQuantErrorView.h"
 
+#include "common/JobProgressBar.h"
 #include "common/PlotPalette.h"
-
+#include "common/StartWhenShown.h"
+#include "experts/ExpertQuantErrorChart.h"
+#include "experts/ExpertQuantErrorJob.h"
+#include "imatrix/LoadedImatrix.h"
+#include "quantize/Quantize.h"
 #include "session/BackgroundJob.h"
 #include "session/ExpertQuantErrorModel.h"
-#include "common/JobProgressBar.h"
-#include "common/StartWhenShown.h"
-#include "compare/ImportanceErrorMetrics.h"
-#include "compare/ModelComparison.h"
-#include "quantize/Quantize.h"
-#include "imatrix/LoadedImatrix.h"
-
-#include <QFileDialog>
-#include <QFileInfo>
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -26,22 +24,17 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <mutex>
-#include <optional>
 #include <qcustomplot.h>
 
 namespace {
 constexpr std::uint32_t kQ8_0 = gguf::typeIdValue(gguf::GgmlTypeId::Q8_0);
 constexpr std::uint32_t kQ2_K = gguf::typeIdValue(gguf::GgmlTypeId::Q2_K);
-const QColor kPalette[] = {QColor(214, 96, 77), QColor(67, 147, 195), QColor(90, 174, 97), QColor(153, 112, 171), QColor(224, 130, 20)};
 
 QString typeLabel(std::uint32_t typeId)
 {
     return QString::fromStdString(gguf::typeName(typeId));
 }
 }  // namespace
-
 
 ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_typeButton(new QToolButton(this)), m_metric(new QComboBox(this)), m_message(new QLabel(this)),
@@ -94,12 +87,7 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_plot->setObjectName(QStringLiteral("quantErrorPlot"));
-    m_plot->xAxis->setLabel(tr("expert"));
-    m_plot->legend->setVisible(true);
-    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    m_plot->xAxis->setTicker(ticker);
+    setUpExpertQuantErrorPlot(m_plot);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &ExpertQuantErrorView::updateChart);
     connect(m_model, &QAbstractItemModel::modelReset, this, &ExpertQuantErrorView::updateChart);
 
@@ -265,18 +253,8 @@ void ExpertQuantErrorView::typesChosen()
 
 void ExpertQuantErrorView::start()
 {
-    // Only this tensor is paired; no tensor data is read here.
-    gguf::ComparisonOptions options;
-    options.referenceIndex = 0;
-    options.simulatedTypes = m_types;
-    const std::string name(m_tensor->name);
-    options.includeTensor = [name](std::string_view candidate) { return candidate == name; };
-    if (hasImportanceMatrix()) {
-        // Bound to this model when it was read: each expert's rows get that expert's weights.
-        options.importance = m_importance->matrix;
-        options.quantizeWithImportance = gguf::quantizeRows;
-    }
-    auto created = gguf::ModelComparison::create({m_source}, options);
+    const std::shared_ptr<const gguf::ImportanceMatrix> matrix = hasImportanceMatrix() ? m_importance->matrix : nullptr;
+    auto created = pairTensorForQuantError(m_source, *m_tensor, m_types, matrix);
     if (!created || created->rows().size() != 1) {
         m_message->setText(created ? tr("the tensor could not be paired") : QString::fromStdString(created.error().toString()));
         return;
@@ -293,66 +271,21 @@ void ExpertQuantErrorView::start()
     if (!notes.isEmpty())
         m_message->setText(m_message->text() + QLatin1Char('\n') + notes.join(QLatin1Char('\n')));
 
-    // Each expert's weighted figures use that expert's own weights (quantWeights(e)), as its
-    // rows were quantized with: worked out once, by the first chunk that needs them, on the pool.
-    struct TensorWeights {
-        std::once_flag once;
-        std::optional<gguf::TensorImportance> importance;
-    };
-    auto weights = std::make_shared<TensorWeights>();
-    std::shared_ptr<const gguf::ImportanceMatrix> matrix = hasImportanceMatrix() ? m_importance->matrix : nullptr;
     const gguf::ImportanceEntry* entry = matrix ? matrix->find(m_tensor->name) : nullptr;  // lives with `matrix`
     if (matrix && !entry)
         m_message->setText(m_message->text() + QLatin1Char('\n')
                            + tr("The importance matrix has no entry for this tensor: no weighted figures."));
 
-    const auto experts = static_cast<std::uint64_t>(m_tensor->ne[2]);
-    const auto columns = static_cast<std::uint64_t>(m_types.size());
-    const std::uint64_t expertElements = static_cast<std::uint64_t>(m_tensor->ne[0]) * static_cast<std::uint64_t>(m_tensor->ne[1]);
-    const std::uint64_t rowLength = std::max<std::uint64_t>(static_cast<std::uint64_t>(m_tensor->ne[0]), 1);
-    // Whole rows per range: every type the comparison picked fits a row (it falls back otherwise).
-    const std::uint64_t step = std::max<std::uint64_t>(1, gguf::kComparisonChunkElements / rowLength) * rowLength;
-    auto results = std::make_shared<Results>(static_cast<std::size_t>(experts * columns));
-    auto* job = new BackgroundJob(static_cast<int>(experts * columns), [comparison, results, columns, expertElements, step, matrix, entry,
-                                                                        weights](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
-        const std::uint64_t expert = static_cast<std::uint64_t>(chunk) / columns;
-        const auto column = static_cast<std::size_t>(static_cast<std::uint64_t>(chunk) % columns);
-        if (!comparison->rows()[0].cells[column].ok())
-            return gguf::Ok{};  // explained in the message; the cell stays empty
-        if (matrix && entry)
-            std::call_once(weights->once, [&] { weights->importance = gguf::tensorImportance(entry, *comparison->rows()[0].reference); });
-        const gguf::TensorImportance* importance = weights->importance ? &*weights->importance : nullptr;
-        gguf::ErrorAccumulator accumulator;
-        std::vector<float> reference;
-        std::vector<float> other;
-        std::vector<float> w;
-        for (std::uint64_t begin = expert * expertElements; begin < (expert + 1) * expertElements; begin += step) {
-            if (cancelled.load(std::memory_order_relaxed))
-                return gguf::Ok{};  // the job reports the cancel; nothing to publish
-            const gguf::ElementRange range{begin, std::min(begin + step, (expert + 1) * expertElements)};
-            reference.resize(static_cast<std::size_t>(range.size()));
-            other.resize(reference.size());
-            if (gguf::Status s = comparison->reconstruct(0, column, range, reference, other); !s)
-                return s;
-            if (importance) {  // the plain figures exactly as add() makes them, the weighted sums on top
-                w.resize(reference.size());
-                importance->fill(range.begin, w);
-                accumulator.addWeighted(reference, other, w);
-            } else {
-                accumulator.add(reference, other);
-            }
-        }
-        results->publish(static_cast<std::size_t>(chunk), accumulator.result());
-        return gguf::Ok{};
-    }, this);
+    const auto experts = static_cast<int>(m_tensor->ne[2]);
+    const ExpertQuantErrorJob started = startExpertQuantErrorJob(comparison, matrix, entry, this);
     m_jobs.renew();
-    m_pending = results;
-    m_progress->track(job, tr("Quantization error of %n expert(s)", nullptr, static_cast<int>(experts)));
-    m_jobs.onProgress(job, this, [this]() { collect(); });
-    m_jobs.track(job, this, [this, entry, weights](const JobOutcome& outcome) {
+    m_pending = started.results;
+    m_progress->track(started.job, tr("Quantization error of %n expert(s)", nullptr, experts));
+    m_jobs.onProgress(started.job, this, [this]() { collect(); });
+    m_jobs.track(started.job, this, [this, entry, started](const JobOutcome& outcome) {
         collect();
         m_pending.reset();
-        if (entry && outcome.isDone() && !weights->importance)
+        if (entry && outcome.isDone() && !started.entryFitsTensor())
             m_message->setText(m_message->text() + QLatin1Char('\n')
                                + tr("The importance matrix's entry does not fit this tensor's shape: no weighted figures."));
         if (!outcome.isDone()) {
@@ -377,36 +310,5 @@ void ExpertQuantErrorView::collect()
 
 void ExpertQuantErrorView::updateChart()
 {
-    m_plot->clearPlottables();
-    const int columns = m_model->typeColumnCount();
-    auto* group = new QCPBarsGroup(m_plot);  // owned by the plot
-    const double width = 0.8 / std::max(columns, 1);
-    double low = 0.0;
-    double high = 0.0;
-    for (int column = 0; column < columns; ++column) {
-        auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-        bars->setName(m_model->columnLabels()[column]);
-        bars->setPen(Qt::NoPen);
-        bars->setBrush(kPalette[static_cast<std::size_t>(column) % std::size(kPalette)]);
-        bars->setWidth(width);
-        bars->setBarsGroup(group);
-        QVector<double> experts;
-        QVector<double> values;
-        for (std::uint64_t e = 0; e < m_model->expertCount(); ++e) {
-            if (const auto& cell = m_model->metrics(e, column)) {
-                const double value = ExpertQuantErrorModel::metricValue(*cell, m_model->metric());
-                if (!std::isfinite(value))
-                    continue;
-                experts << static_cast<double>(e);
-                values << value;
-                low = std::min(low, value);
-                high = std::max(high, value);
-            }
-        }
-        bars->setData(experts, values, true);
-    }
-    m_plot->yAxis->setLabel(ExpertQuantErrorModel::metricName(m_model->metric()));
-    m_plot->xAxis->setRange(-0.75, std::max<double>(1.0, static_cast<double>(m_model->expertCount())) - 0.25);
-    m_plot->yAxis->setRange(low * 1.08, high > low ? high * 1.08 : low + 1.0);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plotExpertQuantError(m_plot, *m_model);
 }

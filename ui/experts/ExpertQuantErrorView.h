@@ -2,8 +2,8 @@
 // What quantization does to each expert: every expert of the current tensor quantized in memory
 // to each chosen type (as `convert --type T` would write it) and compared with the values this
 // file stores, through the compare work's ModelComparison ("simulated" columns). One chunk per
-// (expert, type) on the pool; a table and a grouped bar chart of the chosen metric fill in as
-// chunks finish. Work starts when the view is first shown for a tensor. With an importance
+// (expert, type) on the pool (ExpertQuantErrorJob.h); a table and a grouped bar chart of the
+// chosen metric (ExpertQuantErrorChart.h) fill in as chunks finish. Work starts when the view is first shown for a tensor. With an importance
 // matrix (optional; read and bound to the model on the pool) each expert is quantized with its
 // own weights as llama-quantize --imatrix does, and the types ggml makes only with one
 // (requiresImportance: IQ1_S, IQ2_XXS, IQ2_XS) can be chosen; the metric list then also offers
@@ -57,7 +57,6 @@ signals:
     void importanceMatrixLoaded(bool succeeded, const QString& message);
 
 private:
-    using Results = PartialResults<gguf::ErrorMetrics>;
     void start();
     void collect();
     void updateChart();
@@ -78,7 +77,7 @@ private:
     std::vector<std::uint32_t> m_types;
     StartWhenShown* m_startWhenShown;
     JobTracker m_jobs;
-    std::shared_ptr<Results> m_pending;
+    std::shared_ptr<PartialResults<gguf::ErrorMetrics>> m_pending;
     QToolButton* m_imatrixButton;
     std::shared_ptr<const LoadedImatrix> m_importance;  // bound to m_importanceModel
     std::shared_ptr<const gguf::Model> m_importanceModel;

@@ -1,5 +1,7 @@
 #include "imatrix/ColumnErrorView.h"
 
+#include "common/JobProgressBar.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -120,16 +122,20 @@ void ColumnErrorView::setCell(std::shared_ptr<const gguf::ModelComparison> compa
     m_comparison = std::move(comparison);
     m_summary->setText(tr("Computing the error per column…"));
     auto result = std::make_shared<std::optional<gguf::ColumnErrorProfile>>();
-    auto* job = new BackgroundJob(1, [comparison = m_comparison, row, column, expert, result](int, const std::atomic<bool>&) -> gguf::Status {
-        auto profile = gguf::computeColumnErrorProfile(*comparison, row, column, expert);
+    auto* job = new BackgroundJob(1, [comparison = m_comparison, row, column, expert, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+        auto profile = gguf::computeColumnErrorProfile(*comparison, row, column, expert, &cancelled);
         if (!profile)
             return profile.error();
         *result = std::move(profile.value());
         return gguf::Ok{};
     }, this);
+    if (m_progress)
+        m_progress->track(job, tr("Error per input column"));
     m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
         if (!outcome.isDone() || !*result) {
             m_summary->setText(outcome.isCancelled() ? tr("Cancelled") : tr("Could not compute: %1").arg(outcome.message()));
+            if (outcome.isCancelled())
+                emit profileCancelled();
             return;
         }
         m_profile = std::move(*result);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+class JobProgressBar;
 class QCPGraph;
 class QCustomPlot;
 class QLabel;
@@ -28,6 +29,8 @@ public:
                  std::optional<std::size_t> expert = std::nullopt);
     // Nothing to show: drops the profile (and a computation under way) and says `why`.
     void showPlaceholder(const QString& why);
+    // Where the computation shows, with its Cancel button (e.g. the compare page's bar); may be null.
+    void setProgressBar(JobProgressBar* progress) { m_progress = progress; }
 
     const std::optional<gguf::ColumnErrorProfile>& profile() const { return m_profile; }
     QCustomPlot* importancePlot() const { return m_importancePlot; }
@@ -38,11 +41,14 @@ public:
 
 signals:
     void profileReady();
+    // The computation of the current cell was cancelled: nothing is shown.
+    void profileCancelled();
 
 private:
     void display();
 
     JobTracker m_jobs;
+    JobProgressBar* m_progress = nullptr;
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::optional<gguf::ColumnErrorProfile> m_profile;
     QLabel* m_summary;

@@ -1,0 +1,58 @@
+#include "experts/ExpertQuantErrorChart.h"
+
+#include "session/ExpertQuantErrorModel.h"
+
+#include <QCoreApplication>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace {
+const QColor kPalette[] = {QColor(214, 96, 77), QColor(67, 147, 195), QColor(90, 174, 97), QColor(153, 112, 171), QColor(224, 130, 20)};
+}  // namespace
+
+void setUpExpertQuantErrorPlot(QCustomPlot* plot)
+{
+    plot->xAxis->setLabel(QCoreApplication::translate("ExpertQuantErrorView", "expert"));
+    plot->legend->setVisible(true);
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    plot->xAxis->setTicker(ticker);
+}
+
+void plotExpertQuantError(QCustomPlot* plot, const ExpertQuantErrorModel& model)
+{
+    plot->clearPlottables();
+    const int columns = model.typeColumnCount();
+    auto* group = new QCPBarsGroup(plot);  // owned by the plot
+    const double width = 0.8 / std::max(columns, 1);
+    double low = 0.0;
+    double high = 0.0;
+    for (int column = 0; column < columns; ++column) {
+        auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setName(model.columnLabels()[column]);
+        bars->setPen(Qt::NoPen);
+        bars->setBrush(kPalette[static_cast<std::size_t>(column) % std::size(kPalette)]);
+        bars->setWidth(width);
+        bars->setBarsGroup(group);
+        QVector<double> experts;
+        QVector<double> values;
+        for (std::uint64_t e = 0; e < model.expertCount(); ++e) {
+            if (const auto& cell = model.metrics(e, column)) {
+                const double value = ExpertQuantErrorModel::metricValue(*cell, model.metric());
+                if (!std::isfinite(value))
+                    continue;
+                experts << static_cast<double>(e);
+                values << value;
+                low = std::min(low, value);
+                high = std::max(high, value);
+            }
+        }
+        bars->setData(experts, values, true);
+    }
+    plot->yAxis->setLabel(ExpertQuantErrorModel::metricName(model.metric()));
+    plot->xAxis->setRange(-0.75, std::max<double>(1.0, static_cast<double>(model.expertCount())) - 0.25);
+    plot->yAxis->setRange(low * 1.08, high > low ? high * 1.08 : low + 1.0);
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}

@@ -1,0 +1,11 @@
+#pragma once
+// The Quantization error tab's chart: per expert, one bar per chosen type, of the model's chosen
+// metric, grouped by expert. Experts not computed yet (or whose figure is not finite) have no bar.
+
+class QCustomPlot;
+class ExpertQuantErrorModel;
+
+// Axes, ticks and legend, once for a new plot.
+void setUpExpertQuantErrorPlot(QCustomPlot* plot);
+// The bars for what `model` holds now, replacing the previous ones.
+void plotExpertQuantError(QCustomPlot* plot, const ExpertQuantErrorModel& model);
