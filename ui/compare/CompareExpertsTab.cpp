@@ -2,11 +2,11 @@
 
 #include "common/PlotPalette.h"
 #include "experts/ExpertQuantErrorChart.h"
+#include "experts/ExpertQuantErrorTable.h"
 #include "session/ComparisonColumnTitle.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -36,14 +36,8 @@ CompareExpertsTab::CompareExpertsTab(QWidget* parent)
     m_message->setWordWrap(true);
 
     followPalette(m_plot);
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(ExpertQuantErrorModel::SortRole);
     m_table->setObjectName(QStringLiteral("compareExpertTable"));
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(0, Qt::AscendingOrder);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    setUpExpertQuantErrorTable(m_table, m_proxy, m_model);
     m_plot->setObjectName(QStringLiteral("compareExpertPlot"));
     setUpExpertQuantErrorPlot(m_plot);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &CompareExpertsTab::updateChart);

@@ -4,6 +4,7 @@
 #include "common/PlotPalette.h"
 #include "common/StartWhenShown.h"
 #include "experts/ExpertQuantErrorChart.h"
+#include "experts/ExpertQuantErrorTable.h"
 #include "experts/ExpertQuantErrorJob.h"
 #include "imatrix/LoadedImatrix.h"
 #include "quantize/Quantize.h"
@@ -14,7 +15,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QSortFilterProxyModel>
@@ -78,14 +78,8 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
     m_message->setObjectName(QStringLiteral("quantErrorMessage"));
     m_message->setWordWrap(true);
 
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(ExpertQuantErrorModel::SortRole);
     m_table->setObjectName(QStringLiteral("quantErrorTable"));
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(0, Qt::AscendingOrder);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    setUpExpertQuantErrorTable(m_table, m_proxy, m_model);
     m_plot->setObjectName(QStringLiteral("quantErrorPlot"));
     setUpExpertQuantErrorPlot(m_plot);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &ExpertQuantErrorView::updateChart);
