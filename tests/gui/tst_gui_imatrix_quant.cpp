@@ -54,6 +54,27 @@ QString imatrixFixture(const QString& name)
     return fixturePath(QStringLiteral("llama.cpp/") + name);
 }
 
+// The MoE pair the Compare-page tests compare: tiny-moe F16 against llama.cpp's Q4_K_M made with
+// tiny-moe's importance matrix, and that matrix. Empty members when a fixture does not open.
+struct MoePair {
+    std::shared_ptr<const gguf::Model> reference;
+    std::shared_ptr<const gguf::Model> quant;
+    std::shared_ptr<gguf::ImportanceMatrix> matrix;
+
+    bool opened() const { return reference && quant && matrix; }
+};
+
+MoePair openMoePair()
+{
+    MoePair pair;
+    pair.reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+    pair.quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
+    auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
+    if (loaded)
+        pair.matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+    return pair;
+}
+
 QListWidgetItem* typeItem(const CompareDialog& dialog, const QString& name)
 {
     auto* list = dialog.findChild<QListWidget*>(QStringLiteral("simulatedTypesList"));
@@ -459,12 +480,11 @@ private slots:
     // of the pick, and the picks follow the table's selected tensor.
     void columnsTabPicksTheColumnAndTheExpert()
     {
-        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
-        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
-        QVERIFY(reference && quant);
-        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
-        QVERIFY(loaded);
-        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        const MoePair pair = openMoePair();
+        QVERIFY(pair.opened());
+        const auto& reference = pair.reference;
+        const auto& quant = pair.quant;
+        const auto& matrix = pair.matrix;
         ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
         page.resize(1200, 800);
         page.show();
@@ -552,12 +572,11 @@ private slots:
     // tab is shown again. A cancelled job's end never lands over a newer pick's profile.
     void columnsTabJobCancelsFromThePageBar()
     {
-        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
-        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
-        QVERIFY(reference && quant);
-        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
-        QVERIFY(loaded);
-        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        const MoePair pair = openMoePair();
+        QVERIFY(pair.opened());
+        const auto& reference = pair.reference;
+        const auto& quant = pair.quant;
+        const auto& matrix = pair.matrix;
         ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
         QSignalSpy finished(&page, &ComparePage::comparisonFinished);
         page.resize(1200, 800);
@@ -637,12 +656,11 @@ private slots:
     // own weights, written out here, and the plain ones a comparison of the expert alone.
     void compareExpertsTabShowsEachExpertsWeightedFigures()
     {
-        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
-        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
-        QVERIFY(reference && quant);
-        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
-        QVERIFY(loaded);
-        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+        const MoePair pair = openMoePair();
+        QVERIFY(pair.opened());
+        const auto& reference = pair.reference;
+        const auto& quant = pair.quant;
+        const auto& matrix = pair.matrix;
         ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
         QSignalSpy finished(&page, &ComparePage::comparisonFinished);
         CompareExpertsTab* tab = page.expertsTab();
@@ -763,12 +781,11 @@ private slots:
     // back to one it can be compared with, and with none it says why instead of showing a plot.
     void columnsTabExplainsColumnsItCannotShow()
     {
-        auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
-        auto quant = openFixtureModel(QStringLiteral("llama.cpp/tiny-moe-imat-Q4_K_M.gguf"));
-        QVERIFY(reference && quant);
-        auto loaded = gguf::ImportanceMatrix::load(imatrixFixture(QStringLiteral("tiny-moe.imatrix.gguf")).toStdString());
-        QVERIFY(loaded);
-        auto matrix = std::make_shared<const gguf::ImportanceMatrix>(std::move(loaded.value()));
+        const MoePair pair = openMoePair();
+        QVERIFY(pair.opened());
+        const auto& reference = pair.reference;
+        const auto& quant = pair.quant;
+        const auto& matrix = pair.matrix;
         // No run is needed: the tab only pairs and profiles the picked cell.
         auto comparisonOf = [&](std::vector<std::shared_ptr<const gguf::Model>> models) {
             gguf::ComparisonOptions options;
