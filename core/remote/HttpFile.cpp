@@ -220,9 +220,14 @@ struct HttpFile::Transfer {
     }
 };
 
-Result<std::shared_ptr<HttpFile>> HttpFile::open(const std::string& url, RemoteOptions options)
+void initializeHttp()
 {
     std::call_once(g_curlInit, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+Result<std::shared_ptr<HttpFile>> HttpFile::open(const std::string& url, RemoteOptions options)
+{
+    initializeHttp();
     std::shared_ptr<HttpFile> file(new HttpFile(url, std::move(options)));
     file->m_firstBytes.resize(static_cast<std::size_t>(std::max<std::uint64_t>(1, file->m_options.firstReadBytes)));
     std::vector<Transfer> transfers(1);
