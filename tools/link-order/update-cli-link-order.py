@@ -90,6 +90,12 @@ class InputSection:
 
     def pattern(self):
         if not self.generic():
+            # GCC files main and constructors under .text.startup., hot code under .text.hot.,
+            # but only when optimising for speed: one pattern fits every build type.
+            for prefix in (".text.startup.", ".text.hot.", ".text."):
+                if self.name.startswith(prefix) and not self.name.startswith(".text.unlikely."):
+                    function = self.name[len(prefix):]
+                    return "*(.text.%s .text.startup.%s .text.hot.%s)" % (function, function, function)
             return "*(%s)" % self.name
         archive = re.match(r"^(?:.*/)?([^/()]+\.a)\(([^()]+)\)$", self.origin)
         if archive:
