@@ -16,7 +16,6 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QtTest>
@@ -25,16 +24,14 @@ using namespace testsupport;
 
 namespace {
 
+// What a binutils tool prints about the CLI; empty when it is missing or fails.
 QByteArray toolOutput(const QString& tool, const QStringList& arguments)
 {
     const QString program = QStandardPaths::findExecutable(tool);
     if (program.isEmpty())
         return {};
-    QProcess process;
-    process.start(program, arguments);
-    if (!process.waitForFinished(60000) || process.exitCode() != 0)
-        return {};
-    return process.readAllStandardOutput();
+    const CliRun run = runProgram(program, arguments);
+    return run.finished && !run.crashed && run.exitCode == 0 ? run.out : QByteArray();
 }
 
 }  // namespace
