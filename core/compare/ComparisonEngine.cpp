@@ -105,15 +105,15 @@ void ComparisonEngine::addWeightedRange(Cell& cell, ElementRange range, std::spa
         return;
     }
     // The cell's weighted sums and each expert's sums in one more pass, piece by piece in element order.
-    if (cell.expertSums.empty())
-        cell.expertSums.resize(importance.experts);
+    if (cell.expertAccumulators.empty())
+        cell.expertAccumulators.resize(importance.experts);
     std::uint64_t element = range.begin;
     std::size_t offset = 0;
     while (offset < reference.size()) {
         const std::uint64_t expert = element / importance.expertElements;
         const std::uint64_t expertEnd = (expert + 1) * importance.expertElements;
         const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(reference.size() - offset, expertEnd - element));
-        cell.accumulator->addWeightedPart(cell.expertSums[static_cast<std::size_t>(expert)], reference.subspan(offset, length),
+        cell.accumulator->addWeightedPart(cell.expertAccumulators[static_cast<std::size_t>(expert)], reference.subspan(offset, length),
                                           other.subspan(offset, length), weights.subspan(offset, length));
         offset += length;
         element += length;
@@ -200,7 +200,7 @@ UnitOutcome ComparisonEngine::runUnit(std::size_t unit, const std::function<bool
         std::vector<ErrorMetrics> expertMetrics;
         if (last) {
             metrics = cell.accumulator->result();
-            for (const ErrorAccumulator& expert : cell.expertSums)
+            for (const ErrorAccumulator& expert : cell.expertAccumulators)
                 expertMetrics.push_back(ErrorAccumulator::metricsFrom(expert.sums(), AbsErrorHistogram{}));
         }
         {

@@ -97,7 +97,7 @@ private:
         // sums per expert, each on its own grid (touched by the turn's holder only, like the
         // accumulator; they keep no |error| bins).
         const TensorImportance* importance = nullptr;
-        std::vector<ErrorAccumulator> expertSums;
+        std::vector<ErrorAccumulator> expertAccumulators;
         std::vector<ErrorMetrics> expertMetrics;  // once the last range is added
     };
     struct RangeBuffers;
