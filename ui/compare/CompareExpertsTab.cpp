@@ -1,62 +1,33 @@
 #include "compare/CompareExpertsTab.h"
 
-#include "common/PlotPalette.h"
-#include "experts/ExpertQuantErrorChart.h"
-#include "experts/ExpertQuantErrorTable.h"
+#include "experts/ExpertQuantErrorPanel.h"
 #include "session/ComparisonColumnTitle.h"
 
 #include <QComboBox>
-#include <QHBoxLayout>
 #include <QLabel>
-#include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QStringList>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <qcustomplot.h>
 
-CompareExpertsTab::CompareExpertsTab(QWidget* parent)
-    : QWidget(parent), m_metric(new QComboBox(this)), m_message(new QLabel(this)), m_model(new ExpertQuantErrorModel(this)),
-      m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new QCustomPlot(this))
+CompareExpertsTab::CompareExpertsTab(QWidget* parent) : QWidget(parent), m_panel(new ExpertQuantErrorPanel({}, this))
 {
     setObjectName(QStringLiteral("compareExpertsTab"));
     using Metric = ExpertQuantErrorModel::Metric;
-    m_metric->setObjectName(QStringLiteral("compareExpertMetricCombo"));
+    QComboBox* metrics = m_panel->metricCombo();
+    metrics->setObjectName(QStringLiteral("compareExpertMetricCombo"));
     // Per-expert figures exist only with an importance matrix, so the weighted ones come first.
     for (const Metric metric : {Metric::RelativeWeightedError, Metric::WeightedSquaredError, Metric::RelativeRmse, Metric::Rmse,
                                 Metric::SqnrDb, Metric::MaxAbsError, Metric::CosineSimilarity})
-        m_metric->addItem(ExpertQuantErrorModel::metricName(metric), static_cast<int>(metric));
-    m_model->setMetric(Metric::RelativeWeightedError);
-    connect(m_metric, &QComboBox::currentIndexChanged, this, [this]() {
-        m_model->setMetric(static_cast<Metric>(m_metric->currentData().toInt()));
-        updateChart();
-    });
-    m_message->setObjectName(QStringLiteral("compareExpertMessage"));
-    m_message->setWordWrap(true);
-
-    followPalette(m_plot);
-    m_table->setObjectName(QStringLiteral("compareExpertTable"));
-    setUpExpertQuantErrorTable(m_table, m_proxy, m_model);
-    m_plot->setObjectName(QStringLiteral("compareExpertPlot"));
-    setUpExpertQuantErrorPlot(m_plot);
-    connect(m_model, &QAbstractItemModel::dataChanged, this, &CompareExpertsTab::updateChart);
-    connect(m_model, &QAbstractItemModel::modelReset, this, &CompareExpertsTab::updateChart);
-
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Metric:"), this));
-    controls->addWidget(m_metric);
-    controls->addStretch(1);
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(m_table);
-    splitter->addWidget(m_plot);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+        metrics->addItem(ExpertQuantErrorModel::metricName(metric), static_cast<int>(metric));
+    m_panel->model()->setMetric(Metric::RelativeWeightedError);
+    m_panel->message()->setObjectName(QStringLiteral("compareExpertMessage"));
+    m_panel->table()->setObjectName(QStringLiteral("compareExpertTable"));
+    m_panel->plot()->setObjectName(QStringLiteral("compareExpertPlot"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(controls);
-    layout->addWidget(m_message);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_panel);
     refresh();
 }
 
@@ -84,39 +55,34 @@ void CompareExpertsTab::setTensorRow(std::size_t row)
 
 QString CompareExpertsTab::messageText() const
 {
-    return m_message->text();
-}
-
-void CompareExpertsTab::updateChart()
-{
-    plotExpertQuantError(m_plot, *m_model);
+    return m_panel->message()->text();
 }
 
 void CompareExpertsTab::refresh()
 {
-    m_model->reset(0, {});
+    m_panel->model()->reset(0, {});
     if (!m_comparison) {
-        m_message->setText(tr("The comparison could not be created, so there is no tensor to show."));
+        m_panel->message()->setText(tr("The comparison could not be created, so there is no tensor to show."));
         return;
     }
     if (!m_row) {
-        m_message->setText(tr("Select a tensor with experts in the Table tab to see each expert's error per compared column."));
+        m_panel->message()->setText(tr("Select a tensor with experts in the Table tab to see each expert's error per compared column."));
         return;
     }
     const gguf::TensorInfo& tensor = *m_comparison->rows()[*m_row].reference;
     const QString name = QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size()));
     const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
     if (experts < 2) {
-        m_message->setText(tr("%1 has no experts.").arg(name));
+        m_panel->message()->setText(tr("%1 has no experts.").arg(name));
         return;
     }
     if (!m_comparison->importance()) {
-        m_message->setText(tr("Per-expert figures are kept when the comparison has an importance matrix: compare with one to see "
+        m_panel->message()->setText(tr("Per-expert figures are kept when the comparison has an importance matrix: compare with one to see "
                               "%1's experts.").arg(name));
         return;
     }
     if (!m_results) {
-        m_message->setText(tr("%1: each expert's figures come with the comparison's results.").arg(name));
+        m_panel->message()->setText(tr("%1: each expert's figures come with the comparison's results.").arg(name));
         return;
     }
     QStringList labels;
@@ -126,14 +92,14 @@ void CompareExpertsTab::refresh()
                      && std::any_of(m_results->expertCells[*m_row].begin(), m_results->expertCells[*m_row].end(),
                                     [](const std::vector<gguf::ErrorMetrics>& cell) { return !cell.empty(); });
     if (!any) {
-        m_message->setText(tr("%1: the importance matrix has no entry that fits it, so no per-expert figures.").arg(name));
+        m_panel->message()->setText(tr("%1: the importance matrix has no entry that fits it, so no per-expert figures.").arg(name));
         return;
     }
-    m_model->reset(experts, labels);
+    m_panel->model()->reset(experts, labels);
     for (std::size_t c = 0; c < static_cast<std::size_t>(labels.size()); ++c) {
         const std::vector<gguf::ErrorMetrics>& cell = m_results->expertCells[*m_row][c];
         for (std::size_t e = 0; e < cell.size() && e < experts; ++e)
-            m_model->setMetrics(e, static_cast<int>(c), cell[e]);
+            m_panel->model()->setMetrics(e, static_cast<int>(c), cell[e]);
     }
-    m_message->setText(tr("%1: each expert's error per compared column, weighed by that expert's own importance row.").arg(name));
+    m_panel->message()->setText(tr("%1: each expert's error per compared column, weighed by that expert's own importance row.").arg(name));
 }

@@ -3,21 +3,17 @@
 // figures per comparison column, the importance-weighted ones included, in a table and a grouped
 // bar chart of the chosen metric. Nothing is computed here: the figures are the run's own
 // (ComparisonResults::expertCells, each expert's sums on its own grid, kept by the engine when an
-// importance matrix covers the tensor), shown with the model and chart of the Experts page's
-// Quantization error tab. Without a matrix, or before the run ends, the tab says why it is empty.
+// importance matrix covers the tensor), shown in the panel of the Experts page's Quantization
+// error tab (ExpertQuantErrorPanel.h). Without a matrix, or before the run ends, the tab says
+// why it is empty.
 
 #include "compare/ModelComparison.h"
-#include "session/ExpertQuantErrorModel.h"
+#include "experts/ExpertQuantErrorPanel.h"
 
 #include <QWidget>
 #include <memory>
 #include <optional>
 
-class QComboBox;
-class QCustomPlot;
-class QLabel;
-class QSortFilterProxyModel;
-class QTableView;
 
 class CompareExpertsTab : public QWidget {
     Q_OBJECT
@@ -28,23 +24,17 @@ public:
     void setResults(std::shared_ptr<const gguf::ComparisonResults> results);
     void setTensorRow(std::size_t row);
 
-    ExpertQuantErrorModel* model() const { return m_model; }
-    QComboBox* metricCombo() const { return m_metric; }
-    QTableView* table() const { return m_table; }
-    QCustomPlot* plot() const { return m_plot; }
+    ExpertQuantErrorModel* model() const { return m_panel->model(); }
+    QComboBox* metricCombo() const { return m_panel->metricCombo(); }
+    QTableView* table() const { return m_panel->table(); }
+    QCustomPlot* plot() const { return m_panel->plot(); }
     QString messageText() const;
 
 private:
     void refresh();
-    void updateChart();
 
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::shared_ptr<const gguf::ComparisonResults> m_results;
     std::optional<std::size_t> m_row;
-    QComboBox* m_metric;
-    QLabel* m_message;
-    ExpertQuantErrorModel* m_model;
-    QSortFilterProxyModel* m_proxy;
-    QTableView* m_table;
-    QCustomPlot* m_plot;
+    ExpertQuantErrorPanel* m_panel;
 };

@@ -1,10 +1,8 @@
 #include "experts/ExpertQuantErrorView.h"
 
 #include "common/JobProgressBar.h"
-#include "common/PlotPalette.h"
 #include "common/StartWhenShown.h"
-#include "experts/ExpertQuantErrorChart.h"
-#include "experts/ExpertQuantErrorTable.h"
+#include "experts/ExpertQuantErrorPanel.h"
 #include "experts/ExpertQuantErrorJob.h"
 #include "imatrix/LoadedImatrix.h"
 #include "quantize/Quantize.h"
@@ -14,11 +12,8 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
-#include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -37,11 +32,10 @@ QString typeLabel(std::uint32_t typeId)
 }  // namespace
 
 ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* parent)
-    : QWidget(parent), m_progress(progress), m_typeButton(new QToolButton(this)), m_metric(new QComboBox(this)), m_message(new QLabel(this)),
-      m_model(new ExpertQuantErrorModel(this)), m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new QCustomPlot(this)),
-      m_types{kQ2_K, kQ8_0}, m_startWhenShown(new StartWhenShown(this, [this]() { start(); })), m_imatrixButton(new QToolButton(this))
+    : QWidget(parent), m_progress(progress), m_typeButton(new QToolButton(this)), m_types{kQ2_K, kQ8_0},
+      m_startWhenShown(new StartWhenShown(this, [this]() { start(); })), m_imatrixButton(new QToolButton(this))
 {
-    followPalette(m_plot);
+    m_panel = new ExpertQuantErrorPanel({new QLabel(tr("Quantize each expert to:"), this), m_typeButton, m_imatrixButton}, this);
     m_typeButton->setObjectName(QStringLiteral("quantTypesButton"));
     m_typeButton->setText(tr("Types"));
     m_typeButton->setPopupMode(QToolButton::InstantPopup);
@@ -68,41 +62,14 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
     });
     updateTypeAvailability();
 
-    using Metric = ExpertQuantErrorModel::Metric;
-    m_metric->setObjectName(QStringLiteral("quantMetricCombo"));
+    m_panel->metricCombo()->setObjectName(QStringLiteral("quantMetricCombo"));
     updateMetricChoices();
-    connect(m_metric, &QComboBox::currentIndexChanged, this, [this]() {
-        m_model->setMetric(static_cast<Metric>(m_metric->currentData().toInt()));
-        updateChart();
-    });
-    m_message->setObjectName(QStringLiteral("quantErrorMessage"));
-    m_message->setWordWrap(true);
-
-    m_table->setObjectName(QStringLiteral("quantErrorTable"));
-    setUpExpertQuantErrorTable(m_table, m_proxy, m_model);
-    m_plot->setObjectName(QStringLiteral("quantErrorPlot"));
-    setUpExpertQuantErrorPlot(m_plot);
-    connect(m_model, &QAbstractItemModel::dataChanged, this, &ExpertQuantErrorView::updateChart);
-    connect(m_model, &QAbstractItemModel::modelReset, this, &ExpertQuantErrorView::updateChart);
-
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Quantize each expert to:"), this));
-    controls->addWidget(m_typeButton);
-    controls->addWidget(m_imatrixButton);
-    controls->addWidget(new QLabel(tr("Metric:"), this));
-    controls->addWidget(m_metric);
-    controls->addStretch(1);
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(m_table);
-    splitter->addWidget(m_plot);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    splitter->setSizes({420, 640});
+    m_panel->message()->setObjectName(QStringLiteral("quantErrorMessage"));
+    m_panel->table()->setObjectName(QStringLiteral("quantErrorTable"));
+    m_panel->plot()->setObjectName(QStringLiteral("quantErrorPlot"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(controls);
-    layout->addWidget(m_message);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_panel);
 }
 
 bool ExpertQuantErrorView::isComputing() const
@@ -121,8 +88,8 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
     QStringList labels;
     for (const std::uint32_t type : m_types)
         labels << typeLabel(type);
-    m_model->reset(m_tensor ? static_cast<std::uint64_t>(m_tensor->ne[2]) : 0, labels);
-    m_message->setText(m_tensor ? tr("Error of each expert quantized to the chosen types%1, against the %2 values stored in this file.")
+    m_panel->model()->reset(m_tensor ? static_cast<std::uint64_t>(m_tensor->ne[2]) : 0, labels);
+    m_panel->message()->setText(m_tensor ? tr("Error of each expert quantized to the chosen types%1, against the %2 values stored in this file.")
                                       .arg(hasImportanceMatrix() ? tr(" with the importance matrix's weights") : QString(), typeLabel(m_tensor->typeId))
                                 : QString());
     if (m_source && m_tensor && !m_types.empty())
@@ -153,20 +120,20 @@ void ExpertQuantErrorView::updateMetricChoices()
         offered.push_back(Metric::WeightedSquaredError);
         offered.push_back(Metric::RelativeWeightedError);
     }
-    if (m_metric->count() == static_cast<int>(offered.size()))
+    if (m_panel->metricCombo()->count() == static_cast<int>(offered.size()))
         return;
-    const Metric current = m_model->metric();
+    const Metric current = m_panel->model()->metric();
     const bool kept = std::find(offered.begin(), offered.end(), current) != offered.end();
     {
-        const QSignalBlocker blocker(m_metric);
-        m_metric->clear();
+        const QSignalBlocker blocker(m_panel->metricCombo());
+        m_panel->metricCombo()->clear();
         for (const Metric metric : offered)
-            m_metric->addItem(ExpertQuantErrorModel::metricName(metric), static_cast<int>(metric));
-        m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(kept ? current : Metric::RelativeRmse)));
+            m_panel->metricCombo()->addItem(ExpertQuantErrorModel::metricName(metric), static_cast<int>(metric));
+        m_panel->metricCombo()->setCurrentIndex(m_panel->metricCombo()->findData(static_cast<int>(kept ? current : Metric::RelativeRmse)));
     }
     if (!kept) {  // a weighted metric without the matrix: back to the one the tab opens on
-        m_model->setMetric(Metric::RelativeRmse);
-        updateChart();
+        m_panel->model()->setMetric(Metric::RelativeRmse);
+        m_panel->updateChart();
     }
 }
 
@@ -215,7 +182,7 @@ void ExpertQuantErrorView::setImportanceMatrixPath(const QString& path)
             m_imatrixButton->setText(tr("Weighted by %1").arg(QFileInfo(path).fileName()));
         } else {
             m_imatrixButton->setText(tr("Importance matrix…"));
-            m_message->setText(tr("Cannot read the importance matrix: %1").arg(outcome.message()));
+            m_panel->message()->setText(tr("Cannot read the importance matrix: %1").arg(outcome.message()));
         }
         setTypes(m_types);  // restarts with (or without) the weights
         emit importanceMatrixLoaded(succeeded, succeeded ? QString() : outcome.message());
@@ -250,7 +217,7 @@ void ExpertQuantErrorView::start()
     const std::shared_ptr<const gguf::ImportanceMatrix> matrix = hasImportanceMatrix() ? m_importance->matrix : nullptr;
     auto created = pairTensorForQuantError(m_source, *m_tensor, m_types, matrix);
     if (!created || created->rows().size() != 1) {
-        m_message->setText(created ? tr("the tensor could not be paired") : QString::fromStdString(created.error().toString()));
+        m_panel->message()->setText(created ? tr("the tensor could not be paired") : QString::fromStdString(created.error().toString()));
         return;
     }
     auto comparison = std::make_shared<const gguf::ModelComparison>(std::move(*created));
@@ -263,11 +230,11 @@ void ExpertQuantErrorView::start()
             notes << QStringLiteral("%1: %2").arg(typeLabel(m_types[c]), QString::fromStdString(cell.note));
     }
     if (!notes.isEmpty())
-        m_message->setText(m_message->text() + QLatin1Char('\n') + notes.join(QLatin1Char('\n')));
+        m_panel->message()->setText(m_panel->message()->text() + QLatin1Char('\n') + notes.join(QLatin1Char('\n')));
 
     const gguf::ImportanceEntry* entry = matrix ? matrix->find(m_tensor->name) : nullptr;  // lives with `matrix`
     if (matrix && !entry)
-        m_message->setText(m_message->text() + QLatin1Char('\n')
+        m_panel->message()->setText(m_panel->message()->text() + QLatin1Char('\n')
                            + tr("The importance matrix has no entry for this tensor: no weighted figures."));
 
     const auto experts = static_cast<int>(m_tensor->ne[2]);
@@ -280,10 +247,10 @@ void ExpertQuantErrorView::start()
         collect();
         m_pending.reset();
         if (entry && outcome.isDone() && !started.entryFitsTensor())
-            m_message->setText(m_message->text() + QLatin1Char('\n')
+            m_panel->message()->setText(m_panel->message()->text() + QLatin1Char('\n')
                                + tr("The importance matrix's entry does not fit this tensor's shape: no weighted figures."));
         if (!outcome.isDone()) {
-            m_message->setText(outcome.isCancelled() ? tr("Cancelled; showing the experts finished so far.") : outcome.message());
+            m_panel->message()->setText(outcome.isCancelled() ? tr("Cancelled; showing the experts finished so far.") : outcome.message());
             if (outcome.isCancelled())
                 m_startWhenShown->requestOnNextShow();
             return;
@@ -296,13 +263,9 @@ void ExpertQuantErrorView::collect()
 {
     if (!m_pending)
         return;
-    const int columns = m_model->typeColumnCount();
+    const int columns = m_panel->model()->typeColumnCount();
     m_pending->takeNew([&](std::size_t slot, const gguf::ErrorMetrics& metrics) {
-        m_model->setMetrics(slot / static_cast<std::size_t>(columns), static_cast<int>(slot % static_cast<std::size_t>(columns)), metrics);
+        m_panel->model()->setMetrics(slot / static_cast<std::size_t>(columns), static_cast<int>(slot % static_cast<std::size_t>(columns)), metrics);
     });
 }
 
-void ExpertQuantErrorView::updateChart()
-{
-    plotExpertQuantError(m_plot, *m_model);
-}

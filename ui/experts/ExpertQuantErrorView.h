@@ -3,13 +3,14 @@
 // to each chosen type (as `convert --type T` would write it) and compared with the values this
 // file stores, through the compare work's ModelComparison ("simulated" columns). One chunk per
 // (expert, type) on the pool (ExpertQuantErrorJob.h); a table and a grouped bar chart of the
-// chosen metric (ExpertQuantErrorChart.h) fill in as chunks finish. Work starts when the view is first shown for a tensor. With an importance
+// chosen metric (ExpertQuantErrorPanel.h) fill in as chunks finish. Work starts when the view is first shown for a tensor. With an importance
 // matrix (optional; read and bound to the model on the pool) each expert is quantized with its
 // own weights as llama-quantize --imatrix does, and the types ggml makes only with one
 // (requiresImportance: IQ1_S, IQ2_XXS, IQ2_XS) can be chosen; the metric list then also offers
 // the importance-weighted figures (ImportanceErrorMetrics.h), each expert's from its own weights.
 
 #include "compare/ErrorMetrics.h"
+#include "experts/ExpertQuantErrorPanel.h"
 #include "gguf/Model.h"
 #include "session/JobTracker.h"
 #include "session/PartialResults.h"
@@ -19,13 +20,7 @@
 #include <memory>
 #include <vector>
 
-class QComboBox;
-class QCustomPlot;
-class QLabel;
-class QSortFilterProxyModel;
-class QTableView;
 class QToolButton;
-class ExpertQuantErrorModel;
 class BackgroundJob;
 class JobProgressBar;
 class StartWhenShown;
@@ -46,11 +41,11 @@ public:
     // Why a type cannot be chosen now (empty when it can); also its menu entry's tooltip.
     QString typeUnavailableReason(std::uint32_t typeId) const;
     QToolButton* typeButton() const { return m_typeButton; }
-    QComboBox* metricCombo() const { return m_metric; }
+    QComboBox* metricCombo() const { return m_panel->metricCombo(); }
 
-    ExpertQuantErrorModel* model() const { return m_model; }
+    ExpertQuantErrorModel* model() const { return m_panel->model(); }
     bool isComputing() const;
-    QCustomPlot* plot() const { return m_plot; }
+    QCustomPlot* plot() const { return m_panel->plot(); }
 
 signals:
     void errorsReady();
@@ -59,19 +54,13 @@ signals:
 private:
     void start();
     void collect();
-    void updateChart();
     void typesChosen();
     void updateTypeAvailability();
     void updateMetricChoices();
 
     JobProgressBar* m_progress;
     QToolButton* m_typeButton;
-    QComboBox* m_metric;
-    QLabel* m_message;
-    ExpertQuantErrorModel* m_model;
-    QSortFilterProxyModel* m_proxy;
-    QTableView* m_table;
-    QCustomPlot* m_plot;
+    ExpertQuantErrorPanel* m_panel = nullptr;
     std::shared_ptr<const gguf::Model> m_source;
     const gguf::TensorInfo* m_tensor = nullptr;
     std::vector<std::uint32_t> m_types;
