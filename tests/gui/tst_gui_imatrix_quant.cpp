@@ -482,10 +482,7 @@ private slots:
     {
         const MoePair pair = openMoePair();
         QVERIFY(pair.opened());
-        const auto& reference = pair.reference;
-        const auto& quant = pair.quant;
-        const auto& matrix = pair.matrix;
-        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        ComparePage page({pair.reference, pair.quant}, {kQ4_K}, nullptr, pair.matrix);
         page.resize(1200, 800);
         page.show();
         QSignalSpy finished(&page, &ComparePage::comparisonFinished);
@@ -550,7 +547,7 @@ private slots:
         }
         QCOMPARE(tab->shownExpert(), std::optional<std::size_t>(3));
         QVERIFY(matches(up, 1, 3));
-        QCOMPARE(tab->view()->profile()->importance, matrix->find("blk.0.ffn_up_exps.weight")->quantWeights(3));
+        QCOMPARE(tab->view()->profile()->importance, pair.matrix->find("blk.0.ffn_up_exps.weight")->quantWeights(3));
 
         // Another expert tensor keeps both picks; a 2-D tensor keeps the column, has no expert.
         const std::size_t down = select("blk.1.ffn_down_exps.weight");
@@ -574,10 +571,7 @@ private slots:
     {
         const MoePair pair = openMoePair();
         QVERIFY(pair.opened());
-        const auto& reference = pair.reference;
-        const auto& quant = pair.quant;
-        const auto& matrix = pair.matrix;
-        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        ComparePage page({pair.reference, pair.quant}, {kQ4_K}, nullptr, pair.matrix);
         QSignalSpy finished(&page, &ComparePage::comparisonFinished);
         page.resize(1200, 800);
         page.show();
@@ -658,10 +652,7 @@ private slots:
     {
         const MoePair pair = openMoePair();
         QVERIFY(pair.opened());
-        const auto& reference = pair.reference;
-        const auto& quant = pair.quant;
-        const auto& matrix = pair.matrix;
-        ComparePage page({reference, quant}, {kQ4_K}, nullptr, matrix);
+        ComparePage page({pair.reference, pair.quant}, {kQ4_K}, nullptr, pair.matrix);
         QSignalSpy finished(&page, &ComparePage::comparisonFinished);
         CompareExpertsTab* tab = page.expertsTab();
         QVERIFY(tab);
@@ -683,7 +674,7 @@ private slots:
         for (const char* name : {"blk.0.ffn_up_exps.weight", "blk.1.ffn_down_exps.weight"}) {
             const std::size_t row = select(name);
             const gguf::TensorInfo& tensor = *comparison->rows()[row].reference;
-            const gguf::ImportanceEntry* entry = matrix->find(tensor.name);
+            const gguf::ImportanceEntry* entry = pair.matrix->find(tensor.name);
             QVERIFY(entry);
             ExpertQuantErrorModel* model = tab->model();
             QCOMPARE(model->expertCount(), std::uint64_t(8));
@@ -737,7 +728,7 @@ private slots:
         // The Experts page quantizing the same tensor to q4_K with the same matrix shows the
         // same figures as the simulated column here, to the last bit: both sum each expert alone.
         {
-            ExpertsPage experts(reference);
+            ExpertsPage experts(pair.reference);
             experts.resize(1200, 900);
             experts.show();
             QVERIFY(experts.selectProjection(gguf::ExpertProjection::Up));
@@ -768,7 +759,7 @@ private slots:
         QVERIFY2(tab->messageText().contains(QLatin1String("no experts")), qPrintable(tab->messageText()));
 
         // Without a matrix the run keeps no per-expert sums, and the tab says so.
-        ComparePage plain({reference, quant}, {}, nullptr, nullptr);
+        ComparePage plain({pair.reference, pair.quant}, {}, nullptr, nullptr);
         QSignalSpy plainFinished(&plain, &ComparePage::comparisonFinished);
         QVERIFY(plainFinished.wait(kHangGuardMs));
         const std::size_t up = rowNamed(*plain.comparison(), "blk.0.ffn_up_exps.weight");
