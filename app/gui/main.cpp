@@ -3,7 +3,6 @@
 
 #include "shell/MainWindow.h"
 #include "base/OpenFileLimit.h"
-#include "remote/HttpFile.h"
 #include "SampleModel.h"
 
 #include <QApplication>
@@ -13,7 +12,6 @@
 int main(int argc, char** argv)
 {
     gguf::raiseOpenFileLimit();  // split models of more than 1,000 shards
-    gguf::remote::initializeHttp();  // here, before the job threads that open URLs exist
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("gguf-explorer"));
     QApplication::setApplicationDisplayName(QStringLiteral("GGUF Explorer"));

@@ -65,11 +65,11 @@ private:
 // "HTTP 404 ..." style text for a status that is not retried.
 std::string httpStatusMessage(long status, bool tokenSent);
 
-// libcurl's process-wide set-up, once. Call it from the main thread before other threads start,
-// as curl_global_init asks: it initialises OpenSSL, which keeps the calling thread's error state;
-// made on a worker that is still exiting when the process ends, that state is never freed.
-// HttpFile::open calls it too, for programs that open URLs from their main thread (the CLI,
-// which loads libcurl only then).
+// libcurl's process-wide set-up, once. Call it from the main thread before a job thread opens a
+// URL, as curl_global_init asks: it initialises OpenSSL, which keeps the calling thread's error
+// state; made on a worker still exiting when the process ends, that state is never freed. The
+// GUI's ModelLoader calls it before handing a URL to its job; HttpFile::open calls it too, for
+// programs that open URLs on their main thread (the CLI, which loads libcurl only then).
 void initializeHttp();
 
 }  // namespace gguf::remote

@@ -5,7 +5,6 @@
 
 #include "Fixtures.h"
 #include "LocalWebServer.h"
-#include "remote/HttpFile.h"
 
 #include "base/HumanFormat.h"
 #include "estimate/MemoryEstimate.h"
@@ -54,7 +53,6 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
         qputenv("HF_TOKEN_PATH", "/nonexistent/token");
-        gguf::remote::initializeHttp();  // as the application's main() does, before any job thread
     }
 
     void urlOpensInATabWithoutBlockingTheWindow()

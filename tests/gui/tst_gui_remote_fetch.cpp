@@ -6,7 +6,6 @@
 
 #include "FaultProxy.h"
 #include "LocalWebServer.h"
-#include "remote/HttpFile.h"
 #include "OneTensorHeader.h"
 #include "Waits.h"
 
@@ -70,7 +69,6 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_root.isValid() && m_work.isValid());
-        gguf::remote::initializeHttp();  // as the application's main() does, before any job thread
         if (!writeSparseQ4K(m_root.filePath(QStringLiteral("sparse-q4_K.gguf"))))
             QSKIP("the temporary folder cannot hold a sparse 600 MB file");
         std::string error;

@@ -1,6 +1,8 @@
 #include "session/ModelLoader.h"
 
+#include "remote/HttpFile.h"
 #include "remote/RemoteModel.h"
+#include "remote/RemoteUrl.h"
 #include "session/JobPool.h"
 
 #include <QPointer>
@@ -12,6 +14,9 @@ void ModelLoader::open(const QString& path)
 {
     const quint64 generation = ++m_generation;
     QPointer<ModelLoader> self(this);
+    // libcurl's set-up belongs on this (the GUI) thread, not on the job that opens the URL.
+    if (gguf::remote::isRemoteName(path.toStdString()))
+        gguf::remote::initializeHttp();
     QtConcurrent::run(jobPool(), [path]() {
         yieldToGuiThread();
         return gguf::remote::openAnyModel(path.toStdString());  // a file, or a URL read over HTTP
