@@ -48,10 +48,10 @@ Result<std::vector<std::uint64_t>> perLayer(const Model& model, const std::strin
     return values;
 }
 
-std::uint64_t scalar(const Model& model, const std::string& key, std::uint64_t fallback)
+std::uint64_t scalar(const Model& model, const std::string& key, std::uint64_t fallback, std::uint64_t maximum = kMaxWidth)
 {
     const auto value = model.metadataUInt(key);
-    return value && *value <= kMaxWidth ? *value : fallback;
+    return value && *value <= maximum ? *value : fallback;
 }
 
 bool isOneOf(const std::string& arch, std::initializer_list<std::string_view> names)
@@ -100,12 +100,14 @@ Status markRecurrentLayers(const Model& model, ModelShape& shape)
 {
     const std::string& arch = shape.architecture;
     const std::size_t n = shape.layers.size();
-    const std::uint64_t convKernel = scalar(model, arch + ".ssm.conv_kernel", 0);
+    // Tighter bounds than kMaxWidth (real models: kernels of 4, states of 16 to 256) keep the
+    // state products far below 2^64.
+    const std::uint64_t convKernel = scalar(model, arch + ".ssm.conv_kernel", 0, 1 << 10);
     const std::uint64_t inner = scalar(model, arch + ".ssm.inner_size", 0);
-    const std::uint64_t state = scalar(model, arch + ".ssm.state_size", 0);
-    const std::uint64_t groups = scalar(model, arch + ".ssm.group_count", 0);
+    const std::uint64_t state = scalar(model, arch + ".ssm.state_size", 0, 1 << 16);
+    const std::uint64_t groups = scalar(model, arch + ".ssm.group_count", 0, 1 << 16);
     const std::uint64_t wkvHead = scalar(model, arch + ".wkv.head_size", 0);
-    const std::uint64_t shortConv = scalar(model, arch + ".shortconv.l_cache", 0);
+    const std::uint64_t shortConv = scalar(model, arch + ".shortconv.l_cache", 0, 1 << 10);
     if (wkvHead) {  // RWKV: token shift and the wkv state
         shape.convState = scalar(model, arch + ".token_shift_count", 2) * shape.embedding;
         shape.ssmState = shape.embedding * wkvHead;
@@ -140,15 +142,24 @@ Status markRecurrentLayers(const Model& model, ModelShape& shape)
         return Ok{};
     }
     // Other hybrids (Jamba, Falcon-H1, Granite-hybrid, Nemotron-H, LFM2): a layer without KV
-    // heads is recurrent, as llama.cpp's loaders mark them.
+    // heads is recurrent, as llama.cpp's loaders mark them, when the file gives a state's sizes.
+    const bool stateKnown = shape.convState + shape.ssmState > 0;
+    bool unknown = false;
     for (LayerShape& layer : shape.layers) {
-        layer.recurrent = layer.kvHeads == 0;
-        any = any || layer.recurrent;
+        if (layer.kvHeads != 0)
+            continue;
+        layer.recurrent = stateKnown;
+        any = any || stateKnown;
+        unknown = unknown || !stateKnown;
     }
     if (any) {
         shape.exact = false;
         shape.notes.push_back("layers without KV heads are counted as recurrent, with llama.cpp's state sizes; "
                               "not checked against llama.cpp for " + arch);
+    }
+    if (unknown) {
+        shape.exact = false;
+        shape.notes.push_back("layers without KV heads keep a state the file does not describe; it is not estimated");
     }
     return Ok{};
 }
