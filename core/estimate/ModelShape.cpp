@@ -66,6 +66,12 @@ Status markSlidingLayers(const Model& model, ModelShape& shape)
 {
     const std::string& arch = shape.architecture;
     const std::size_t n = shape.layers.size();
+    if (arch == "phi3") {
+        // llama.cpp reads Phi-3's window and then disables it ("Phi SWA is currently disabled"):
+        // every layer keeps the whole context.
+        shape.slidingWindow = 0;
+        return Ok{};
+    }
     const MetadataEntry* pattern = model.findMetadata(arch + ".attention.sliding_window_pattern");
     if (pattern && pattern->value.isArray()) {
         auto flags = perLayer(model, arch + ".attention.sliding_window_pattern", n, 1);

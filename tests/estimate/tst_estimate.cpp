@@ -219,6 +219,15 @@ void TestEstimate::slidingWindowLayers()
     QCOMPARE(estimate->kvTotal(), 10 * 2 * row3 * 1024 + 2 * 2 * row3 * 8192);
     QVERIFY(!estimate->kvLayers[5].slidingWindow && !estimate->kvLayers[11].slidingWindow && estimate->kvLayers[4].slidingWindow);
 
+    // Phi-3 files state a window that llama.cpp ignores: every layer in full, exactly.
+    const auto phi3 = plus(attention("phi3", 4, 256, 8, 8), [](gguf::GgufWriter& w) {
+        w.setValue("phi3.attention.sliding_window", gguf::EncodedValue::u32(2047));
+    });
+    estimate = gguf::estimateMemory(*writeModel(m_dir.filePath("phi3-swa.gguf"), phi3), options);
+    QVERIFY(estimate);
+    QVERIFY(estimate->kvExact);
+    QCOMPARE(estimate->kvTotal(), std::uint64_t{4} * 2 * 8192 * 256 * 2);
+
     // A window with no known pattern: every layer in full, and said to be approximate.
     const auto unknown = plus(attention("somearch", 4, 256, 8, 8), [](gguf::GgufWriter& w) {
         w.setValue("somearch.attention.sliding_window", gguf::EncodedValue::u32(128));
