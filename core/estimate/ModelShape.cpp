@@ -125,7 +125,6 @@ Status markRecurrentLayers(const Model& model, ModelShape& shape)
         shape.ssmState = state * inner;
     }
 
-    bool any = false;
     if (isOneOf(arch, {"mamba", "mamba2", "rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7"})) {
         for (LayerShape& layer : shape.layers)
             layer.recurrent = true;
@@ -150,7 +149,7 @@ Status markRecurrentLayers(const Model& model, ModelShape& shape)
     // Other hybrids (Jamba, Falcon-H1, Granite-hybrid, Nemotron-H, LFM2): a layer without KV
     // heads is recurrent, as llama.cpp's loaders mark them, when the file gives a state's sizes.
     const bool stateKnown = shape.convState + shape.ssmState > 0;
-    bool unknown = false;
+    bool any = false, unknown = false;
     for (LayerShape& layer : shape.layers) {
         if (layer.kvHeads != 0)
             continue;
