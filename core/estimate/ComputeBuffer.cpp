@@ -32,7 +32,7 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b)
 }
 
 // The widest tensor a block computes besides the residual stream, in values per token.
-std::uint64_t widestIntermediate(const ModelShape& shape, const LayerShape& layer)
+std::uint64_t widestIntermediate(const EstimateShape& shape, const EstimateLayer& layer)
 {
     std::uint64_t width = layer.widestActivation;
     if (!layer.recurrent) {
@@ -45,12 +45,12 @@ std::uint64_t widestIntermediate(const ModelShape& shape, const LayerShape& laye
 }
 }  // namespace
 
-std::uint64_t estimateComputeBuffer(const ModelShape& shape, const ComputeBufferInputs& inputs)
+std::uint64_t estimateComputeBuffer(const EstimateShape& shape, const ComputeBufferInputs& inputs)
 {
     const std::uint64_t t = inputs.tokens;
     std::uint64_t widest = 0;
     std::uint64_t scores = 0;  // f32 KQ of the largest attention layer, without flash attention
-    for (const LayerShape& layer : shape.layers) {
+    for (const EstimateLayer& layer : shape.layers) {
         widest = std::max(widest, widestIntermediate(shape, layer));
         if (!layer.recurrent && layer.kvHeads) {
             const std::uint64_t cells = layer.slidingWindow ? inputs.slidingCells : inputs.fullCells;

@@ -16,7 +16,7 @@
 // Checked against llama.cpp's own figure for every context it logged for the fixtures of
 // fixtures/llama.cpp/arch (tests/estimate); within 5% there, with flash attention on and off.
 
-#include "estimate/ModelShape.h"
+#include "estimate/EstimateShape.h"
 
 #include <cstdint>
 
@@ -30,6 +30,6 @@ struct ComputeBufferInputs {
 };
 
 // Saturates at 2^64 - 1 for sizes no machine holds.
-std::uint64_t estimateComputeBuffer(const ModelShape& shape, const ComputeBufferInputs& inputs);
+std::uint64_t estimateComputeBuffer(const EstimateShape& shape, const ComputeBufferInputs& inputs);
 
 }  // namespace gguf

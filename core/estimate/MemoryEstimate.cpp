@@ -1,7 +1,7 @@
 #include "estimate/MemoryEstimate.h"
 
 #include "estimate/ComputeBuffer.h"
-#include "estimate/ModelShape.h"
+#include "estimate/EstimateShape.h"
 #include "types/GgmlType.h"
 
 #include <algorithm>
@@ -61,10 +61,10 @@ bool isKvCacheType(std::uint32_t typeId)
 Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions& options)
 {
     const std::string path = model.primary().path();
-    auto read = readModelShape(model);
+    auto read = readEstimateShape(model);
     if (!read)
         return read.error();
-    const ModelShape& shape = read.value();
+    const EstimateShape& shape = read.value();
     MemoryEstimate estimate;
     estimate.architecture = shape.architecture;
     estimate.kvExact = shape.exact;
@@ -111,14 +111,14 @@ Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions&
     // [TAG_V_CACHE_VARIABLE]: a transposed V cache (no flash attention) pads every row to the widest.
     std::uint64_t widestValueRow = 0;
     bool valueRowsDiffer = false;
-    for (const LayerShape& layer : shape.layers) {
+    for (const EstimateLayer& layer : shape.layers) {
         valueRowsDiffer = valueRowsDiffer || layer.valueRow() != shape.layers.front().valueRow();
         widestValueRow = std::max(widestValueRow, layer.valueRow());
     }
     const bool padValueRows = !estimate.flashAttention && valueRowsDiffer;
     const std::uint64_t stateCells = std::max<std::uint64_t>(1, options.sequences);
     for (std::uint32_t il = 0; il < n_layer; ++il) {
-        const LayerShape& layer = shape.layers[il];
+        const EstimateLayer& layer = shape.layers[il];
         const bool onGpu = ngl > 0 && il >= firstGpuLayer;
         if (layer.recurrent) {
             const auto bytes = product(shape.convState + shape.ssmState, 4, stateCells);

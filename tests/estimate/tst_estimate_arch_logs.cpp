@@ -9,7 +9,7 @@
 #include "Fixtures.h"
 
 #include "estimate/MemoryEstimate.h"
-#include "estimate/ModelShape.h"
+#include "estimate/EstimateShape.h"
 #include "gguf/Model.h"
 #include "types/GgmlType.h"
 
@@ -97,7 +97,7 @@ void TestEstimateArchLogs::matchesLlamaCpp()
 
     const auto model = gguf::Model::open(modelPath.toStdString());
     QVERIFY2(model, model ? "" : model.error().toString().c_str());
-    const auto shape = gguf::readModelShape(*model.value());
+    const auto shape = gguf::readEstimateShape(*model.value());
     QVERIFY(shape);
     const auto estimate = gguf::estimateMemory(*model.value(), options);
     QVERIFY2(estimate, estimate ? "" : estimate.error().toString().c_str());

@@ -1,4 +1,4 @@
-#include "estimate/ModelShape.h"
+#include "estimate/EstimateShape.h"
 
 #include <algorithm>
 #include <array>
@@ -62,7 +62,7 @@ bool isOneOf(const std::string& arch, std::initializer_list<std::string_view> na
 // Layers that attend through a sliding window: the file's sliding_window_pattern (one flag per
 // layer, or a period), else llama.cpp's built-in period, where layer il slides when
 // il % period < period - 1 (llama_hparams::set_swa_pattern).
-Status markSlidingLayers(const Model& model, ModelShape& shape)
+Status markSlidingLayers(const Model& model, EstimateShape& shape)
 {
     const std::string& arch = shape.architecture;
     const std::size_t n = shape.layers.size();
@@ -102,7 +102,7 @@ Status markSlidingLayers(const Model& model, ModelShape& shape)
 }
 
 // Recurrent layers and their state per sequence (llama_hparams::n_embd_r / n_embd_s).
-Status markRecurrentLayers(const Model& model, ModelShape& shape)
+Status markRecurrentLayers(const Model& model, EstimateShape& shape)
 {
     const std::string& arch = shape.architecture;
     const std::size_t n = shape.layers.size();
@@ -126,7 +126,7 @@ Status markRecurrentLayers(const Model& model, ModelShape& shape)
     }
 
     if (isOneOf(arch, {"mamba", "mamba2", "rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7"})) {
-        for (LayerShape& layer : shape.layers)
+        for (EstimateLayer& layer : shape.layers)
             layer.recurrent = true;
         return Ok{};
     }
@@ -150,7 +150,7 @@ Status markRecurrentLayers(const Model& model, ModelShape& shape)
     // heads is recurrent, as llama.cpp's loaders mark them, when the file gives a state's sizes.
     const bool stateKnown = shape.convState + shape.ssmState > 0;
     bool any = false, unknown = false;
-    for (LayerShape& layer : shape.layers) {
+    for (EstimateLayer& layer : shape.layers) {
         if (layer.kvHeads != 0)
             continue;
         layer.recurrent = stateKnown;
@@ -184,14 +184,14 @@ std::optional<std::pair<std::size_t, std::string_view>> blockTensor(std::string_
 // The widths of what each layer's graph computes per token, from its tensors' shapes: the FFN
 // (dense, fused gate+up, routed experts x top-k, shared experts), the input projection of a
 // recurrent layer, and whether the Q projection carries an output gate.
-void readActivationWidths(const Model& model, ModelShape& shape)
+void readActivationWidths(const Model& model, EstimateShape& shape)
 {
     const std::uint64_t used = scalar(model, shape.architecture + ".expert_used_count", 0);
     for (const TensorInfo& tensor : model.tensors()) {
         const auto block = blockTensor(tensor.name);
         if (!block || block->first >= shape.layers.size())
             continue;
-        LayerShape& layer = shape.layers[block->first];
+        EstimateLayer& layer = shape.layers[block->first];
         const std::string_view role = block->second;
         const auto rows = static_cast<std::uint64_t>(std::clamp<std::int64_t>(tensor.ne[1], 0, kMaxWidth));
         std::uint64_t width = 0;
@@ -207,19 +207,19 @@ void readActivationWidths(const Model& model, ModelShape& shape)
 }
 }  // namespace
 
-bool ModelShape::hasSlidingLayers() const
+bool EstimateShape::hasSlidingLayers() const
 {
-    return std::any_of(layers.begin(), layers.end(), [](const LayerShape& l) { return !l.recurrent && l.slidingWindow; });
+    return std::any_of(layers.begin(), layers.end(), [](const EstimateLayer& l) { return !l.recurrent && l.slidingWindow; });
 }
 
-bool ModelShape::hasFullLayers() const
+bool EstimateShape::hasFullLayers() const
 {
-    return std::any_of(layers.begin(), layers.end(), [](const LayerShape& l) { return !l.recurrent && !l.slidingWindow; });
+    return std::any_of(layers.begin(), layers.end(), [](const EstimateLayer& l) { return !l.recurrent && !l.slidingWindow; });
 }
 
-Result<ModelShape> readModelShape(const Model& model)
+Result<EstimateShape> readEstimateShape(const Model& model)
 {
-    ModelShape shape;
+    EstimateShape shape;
     const std::string arch = model.metadataString("general.architecture");
     const std::string path = model.primary().path();
     if (arch.empty())
@@ -257,7 +257,7 @@ Result<ModelShape> readModelShape(const Model& model)
         if (Status marked = markSlidingLayers(model, shape); !marked)
             return marked.error();
     }
-    for (LayerShape& layer : shape.layers) {
+    for (EstimateLayer& layer : shape.layers) {
         layer.keyLength = layer.slidingWindow ? keyLengthSwa : keyLength;
         layer.valueLength = layer.slidingWindow ? valueLengthSwa : valueLength;
     }
@@ -285,11 +285,11 @@ Result<ModelShape> readModelShape(const Model& model)
     }
     readActivationWidths(model, shape);
 
-    const bool anyAttention = std::any_of(shape.layers.begin(), shape.layers.end(), [](const LayerShape& l) { return !l.recurrent; });
-    if (anyAttention && (keyLength == 0 || std::all_of(shape.layers.begin(), shape.layers.end(), [](const LayerShape& l) { return l.kvHeads == 0; }))) {
+    const bool anyAttention = std::any_of(shape.layers.begin(), shape.layers.end(), [](const EstimateLayer& l) { return !l.recurrent; });
+    if (anyAttention && (keyLength == 0 || std::all_of(shape.layers.begin(), shape.layers.end(), [](const EstimateLayer& l) { return l.kvHeads == 0; }))) {
         shape.exact = false;
         shape.notes.push_back("the model does not state its attention heads (" + arch + ".attention.head_count); no KV cache estimated");
-        for (LayerShape& layer : shape.layers)
+        for (EstimateLayer& layer : shape.layers)
             layer.kvHeads = 0;
     }
     return shape;

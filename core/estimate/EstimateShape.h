@@ -13,7 +13,7 @@
 
 namespace gguf {
 
-struct LayerShape {
+struct EstimateLayer {
     std::uint64_t heads = 0;
     std::uint64_t kvHeads = 0;
     std::uint64_t keyLength = 0;    // per head (n_embd_head_k, or its _swa twin on sliding layers)
@@ -28,7 +28,7 @@ struct LayerShape {
     std::uint64_t valueRow() const { return kvHeads * valueLength; }  // n_embd_v_gqa
 };
 
-struct ModelShape {
+struct EstimateShape {
     std::string architecture;
     std::uint64_t embedding = 0;   // n_embd
     std::uint64_t vocabulary = 0;  // n_vocab: the logits' width
@@ -38,7 +38,7 @@ struct ModelShape {
     std::uint64_t perLayerInputs = 0;  // Gemma-3n/4 per-layer embeddings, values per token in all
     std::uint64_t convState = 0;       // recurrent state per recurrent layer and sequence (n_embd_r)
     std::uint64_t ssmState = 0;        // (n_embd_s)
-    std::vector<LayerShape> layers;
+    std::vector<EstimateLayer> layers;
     bool exact = true;               // false where llama.cpp's rule for the architecture is not known
     std::vector<std::string> notes;  // why not, and what else is approximate
 
@@ -46,6 +46,6 @@ struct ModelShape {
     bool hasFullLayers() const;  // attention layers without a window
 };
 
-Result<ModelShape> readModelShape(const Model& model);
+Result<EstimateShape> readEstimateShape(const Model& model);
 
 }  // namespace gguf
