@@ -178,11 +178,14 @@ int runEstimate(const std::vector<std::string>& words)
     std::printf("weights:        CPU %s, GPU %s (-ngl %lld)\n", bytes(e.weightsCpu).c_str(), bytes(e.weightsGpu).c_str(), ngl);
     std::printf("KV cache:       CPU %s, GPU %s%s\n", bytes(e.kvCpu).c_str(), bytes(e.kvGpu).c_str(), e.kvExact ? "" : " (approximate)");
     std::size_t sliding = 0;
-    for (const auto& layer : e.kvLayers)
+    std::uint64_t slidingCells = 0;
+    for (const auto& layer : e.kvLayers) {
         sliding += layer.slidingWindow;
+        slidingCells = layer.slidingWindow ? layer.cells : slidingCells;
+    }
     if (!e.kvLayers.empty())
         std::printf("                %zu layers with a cache, %zu of them sliding-window (%llu cells)\n", e.kvLayers.size(), sliding,
-                    static_cast<unsigned long long>(sliding ? e.kvLayers.front().cells : 0));
+                    static_cast<unsigned long long>(slidingCells));
     if (e.recurrentTotal())
         std::printf("recurrent state: CPU %s, GPU %s\n", bytes(e.recurrentCpu).c_str(), bytes(e.recurrentGpu).c_str());
     std::printf("compute buffer: %s (modelled; flash attention %s, ubatch %u)\n", bytes(e.computeBuffer).c_str(),
