@@ -9,16 +9,31 @@
 #include <cstdlib>
 
 namespace {
-bool parseNumber(const std::optional<std::string>& text, long long minimum, long long& out)
+// A whole number in [minimum, maximum], or an error naming the flag and the range. Checked for
+// every digit, so 2^64 - 1 is refused rather than read as the largest long long.
+std::string parseNumber(const char* flag, const std::optional<std::string>& text, long long minimum, long long maximum, long long& out)
 {
     if (!text)
-        return true;
-    char* end = nullptr;
-    const long long value = std::strtoll(text->c_str(), &end, 10);
-    if (text->empty() || *end != '\0' || value < minimum)
-        return false;
+        return {};
+    const std::string& word = *text;
+    const std::string range = std::string(flag) + " takes a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum);
+    std::size_t i = word.size() > 1 && word[0] == '-' ? 1 : 0;
+    if (i == word.size())
+        return range + ", not '" + shown(word) + "'";
+    long long value = 0;
+    for (std::size_t j = i; j < word.size(); ++j) {
+        if (word[j] < '0' || word[j] > '9')
+            return range + ", not '" + shown(word) + "'";
+        const int digit = word[j] - '0';
+        if (value > ((i ? -minimum : maximum) - digit) / 10)  // past the range: stop before it can overflow
+            return range + ": " + shown(word) + " is out of range";
+        value = value * 10 + digit;
+    }
+    value = i ? -value : value;
+    if (value < minimum || value > maximum)
+        return range + ": " + shown(word) + " is out of range";
     out = value;
-    return true;
+    return {};
 }
 
 void writeJson(const gguf::MemoryEstimate& e, const gguf::EstimateOptions& options)
@@ -36,6 +51,14 @@ void writeJson(const gguf::MemoryEstimate& e, const gguf::EstimateOptions& optio
     json.value(gguf::typeName(options.valueType));
     json.key("gpu_layers");
     json.value(static_cast<std::int64_t>(options.gpuLayers));
+    json.key("batch");
+    json.value(std::uint64_t{options.batch});
+    json.key("ubatch");
+    json.value(std::uint64_t{options.ubatch});
+    json.key("flash_attn");
+    json.value(e.flashAttention);
+    json.key("swa_full");
+    json.value(options.fullSlidingWindow);
     json.key("weights_cpu_bytes");
     json.value(e.weightsCpu);
     json.key("weights_gpu_bytes");
@@ -46,6 +69,8 @@ void writeJson(const gguf::MemoryEstimate& e, const gguf::EstimateOptions& optio
     json.value(e.kvGpu);
     json.key("kv_exact");
     json.value(e.kvExact);
+    json.key("recurrent_bytes");
+    json.value(e.recurrentTotal());
     json.key("compute_buffer_bytes");
     json.value(e.computeBuffer);
     json.key("output_buffer_bytes");
@@ -93,26 +118,43 @@ std::string bytes(std::uint64_t n)
 
 int runEstimate(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--ctx", "--kv", "--kv-k", "--kv-v", "--ngl", "--ubatch"}, {"--json", "--swa-full"});
-    const char* usage = "usage: estimate FILE|URL [--ctx N] [--kv TYPE | --kv-k TYPE --kv-v TYPE] [--ngl N] [--ubatch N] [--swa-full] [--json]";
+    const CliArguments args = CliArguments::parse(
+        words, {"--ctx", "--kv", "--kv-k", "--kv-v", "--ngl", "--batch", "--ubatch", "--flash-attn", "--swa-full"}, {"--json"});
+    const char* usage = "usage: estimate FILE|URL [--ctx N] [--kv TYPE | --kv-k TYPE --kv-v TYPE] [--flash-attn on|off|auto] "
+                        "[--batch N] [--ubatch N] [--swa-full 0|1] [--ngl N] [--json]";
     if (!args.error.empty() || args.positionals.size() != 1)
         return reportFailure(args.error.empty() ? usage : args.error, 2);
     gguf::EstimateOptions options;
-    long long context = 0, ngl = 0, ubatch = options.ubatch;
-    if (!parseNumber(args.value("--ctx"), 1, context) || !parseNumber(args.value("--ngl"), -1, ngl)
-        || !parseNumber(args.value("--ubatch"), 1, ubatch) || ubatch > 1 << 20)
-        return reportFailure("--ctx and --ubatch need a positive whole number, --ngl a whole number (-1: all layers)", 2);
+    long long context = 0, ngl = 0, batch = options.batch, ubatch = options.ubatch, swaFull = 0;
+    constexpr long long kMaxContext = 1ll << 32, kMaxBatch = 1 << 30;
+    for (const std::string& error : {parseNumber("--ctx", args.value("--ctx"), 1, kMaxContext, context),
+                                     parseNumber("--ngl", args.value("--ngl"), -1, 1 << 30, ngl),
+                                     parseNumber("--batch", args.value("--batch"), 1, kMaxBatch, batch),
+                                     parseNumber("--ubatch", args.value("--ubatch"), 1, kMaxBatch, ubatch),
+                                     parseNumber("--swa-full", args.value("--swa-full"), 0, 1, swaFull)})
+        if (!error.empty())
+            return reportFailure(error, 2);
     options.contextLength = static_cast<std::uint64_t>(context);
     options.gpuLayers = ngl;
+    options.batch = static_cast<std::uint32_t>(batch);
     options.ubatch = static_cast<std::uint32_t>(ubatch);
-    options.fullSlidingWindow = args.has("--swa-full");
+    options.fullSlidingWindow = swaFull == 1;
+    if (const auto mode = args.value("--flash-attn")) {
+        if (*mode == "on")
+            options.flashAttention = gguf::FlashAttention::On;
+        else if (*mode == "off")
+            options.flashAttention = gguf::FlashAttention::Off;
+        else if (*mode != "auto")
+            return reportFailure("--flash-attn takes on, off or auto, not '" + shown(*mode) + "'", 2);
+    }
     for (const auto& [flag, target] : {std::pair{"--kv", 0}, std::pair{"--kv-k", 1}, std::pair{"--kv-v", 2}}) {
         const auto name = args.value(flag);
         if (!name)
             continue;
         const gguf::TypeTraits* type = gguf::findTypeByName(*name);
-        if (!type)
-            return reportFailure(std::string(flag) + ": unknown cache type '" + shown(*name) + "' (f32, f16, bf16, q8_0, q4_0, ...)", 2);
+        if (!type || !gguf::isKvCacheType(type->id))
+            return reportFailure(std::string(flag) + ": unknown cache type '" + shown(*name)
+                                     + "' (llama.cpp's: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)", 2);
         if (target != 2)
             options.keyType = type->id;
         if (target != 1)
@@ -136,12 +178,18 @@ int runEstimate(const std::vector<std::string>& words)
     std::printf("weights:        CPU %s, GPU %s (-ngl %lld)\n", bytes(e.weightsCpu).c_str(), bytes(e.weightsGpu).c_str(), ngl);
     std::printf("KV cache:       CPU %s, GPU %s%s\n", bytes(e.kvCpu).c_str(), bytes(e.kvGpu).c_str(), e.kvExact ? "" : " (approximate)");
     std::size_t sliding = 0;
-    for (const auto& layer : e.kvLayers)
+    std::uint64_t slidingCells = 0;
+    for (const auto& layer : e.kvLayers) {
         sliding += layer.slidingWindow;
+        slidingCells = layer.slidingWindow ? layer.cells : slidingCells;
+    }
     if (!e.kvLayers.empty())
         std::printf("                %zu layers with a cache, %zu of them sliding-window (%llu cells)\n", e.kvLayers.size(), sliding,
-                    static_cast<unsigned long long>(sliding ? e.kvLayers.front().cells : 0));
-    std::printf("compute buffer: %s (approximate)\n", bytes(e.computeBuffer).c_str());
+                    static_cast<unsigned long long>(slidingCells));
+    if (e.recurrentTotal())
+        std::printf("recurrent state: CPU %s, GPU %s\n", bytes(e.recurrentCpu).c_str(), bytes(e.recurrentGpu).c_str());
+    std::printf("compute buffer: %s (modelled; flash attention %s, ubatch %u)\n", bytes(e.computeBuffer).c_str(),
+                e.flashAttention ? "on" : "off", options.ubatch);
     std::printf("total:          %s", bytes(e.total()).c_str());
     if (e.gpuTotal())
         std::printf(" = CPU %s + GPU %s", gguf::formatBytes(e.cpuTotal()).c_str(), gguf::formatBytes(e.gpuTotal()).c_str());

@@ -1,7 +1,8 @@
 // The GUI side of remote models and of the memory estimate: a URL opens in a tab through the
 // same background loader as a file (served by a local lighttpd; the window keeps running while
 // the header arrives), URLs are remembered for File › Open URL, and the Overview's estimate box
-// follows its context slider and cache type with the figures core/estimate computes.
+// follows its context slider, cache type and llama.cpp's other options (flash attention, batch,
+// ubatch, full-size SWA cache, GPU layers) with the figures core/estimate computes.
 
 #include "Fixtures.h"
 #include "LocalWebServer.h"
@@ -16,6 +17,8 @@
 #include "shell/OpenUrl.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QSpinBox>
 #include <QApplication>
 #include <QComboBox>
 #include <QInputDialog>
@@ -146,6 +149,51 @@ private slots:
         options.contextLength = 512;
         options.keyType = options.valueType = 8;
         QVERIFY(estimateText(box).contains(bytes(gguf::estimateMemory(*model.value(), options)->total()) + " in all"));
+    }
+
+    void estimateFollowsLlamaCppOptions()
+    {
+        // gemma3: sliding-window layers, so the SWA option matters; llama.cpp's defaults first.
+        const auto model = gguf::Model::open(testsupport::fixturePath("llama.cpp/arch/gemma3/gemma3-F32.gguf").toStdString());
+        QVERIFY(model);
+        MemoryEstimateBox box(model.value());
+        box.contextSlider()->setValue(12);  // 4096
+        gguf::EstimateOptions options;
+        options.contextLength = 4096;
+        const auto expect = [&](const char* what) {
+            const auto estimate = gguf::estimateMemory(*model.value(), options);
+            QVERIFY(estimate);
+            const QString text = estimateText(box);
+            QVERIFY2(text.contains("KV cache " + bytes(estimate->kvTotal())), qPrintable(QString(what) + ": " + text));
+            QVERIFY2(text.contains("compute buffer ≈ " + bytes(estimate->computeBuffer)), qPrintable(QString(what) + ": " + text));
+            QVERIFY2(text.contains(bytes(estimate->total()) + " in all"), qPrintable(QString(what) + ": " + text));
+        };
+        QCOMPARE(box.flashAttentionBox()->currentText(), QStringLiteral("auto"));
+        QCOMPARE(box.batchBox()->value(), 2048);
+        QCOMPARE(box.ubatchBox()->value(), 512);
+        QVERIFY(!box.fullSlidingWindowBox()->isChecked());
+        expect("defaults");
+        const QString small = estimateText(box);
+        box.fullSlidingWindowBox()->setChecked(true);
+        options.fullSlidingWindow = true;
+        expect("full SWA cache");
+        QVERIFY(estimateText(box) != small);
+        box.flashAttentionBox()->setCurrentText("off");
+        options.flashAttention = gguf::FlashAttention::Off;
+        expect("flash attention off");
+        box.ubatchBox()->setValue(256);
+        options.ubatch = 256;
+        expect("ubatch 256");
+        box.batchBox()->setValue(128);
+        options.batch = 128;
+        expect("batch 128");
+        box.gpuLayersBox()->setValue(2);
+        options.gpuLayers = 2;
+        expect("two GPU layers");
+        QVERIFY(estimateText(box).contains(", GPU "));
+        // A quantized V cache without flash attention: llama.cpp refuses it, and so does the box.
+        box.cacheTypeBox()->setCurrentText("q8_0");
+        QVERIFY2(estimateText(box).startsWith("No estimate: ") && estimateText(box).contains("flash attention"), qPrintable(estimateText(box)));
     }
 
     void overviewShowsTheEstimate()

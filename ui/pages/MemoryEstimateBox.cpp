@@ -4,10 +4,15 @@
 #include "estimate/MemoryEstimate.h"
 #include "types/GgmlType.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSlider>
+#include <QSpinBox>
+
+#include <algorithm>
 
 namespace {
 constexpr int kMinContextPower = 9;  // 512 tokens
@@ -15,6 +20,15 @@ constexpr int kMinContextPower = 9;  // 512 tokens
 QString bytes(std::uint64_t count)
 {
     return QString::fromStdString(gguf::formatBytes(count));
+}
+
+QSpinBox* spinBox(const QString& name, int minimum, int maximum, int value, QWidget* parent)
+{
+    auto* box = new QSpinBox(parent);
+    box->setObjectName(name);
+    box->setRange(minimum, maximum);
+    box->setValue(value);
+    return box;
 }
 }  // namespace
 
@@ -34,8 +48,26 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     m_slider->setValue(maxPower);
     m_cacheType = new QComboBox(this);
     m_cacheType->setObjectName(QStringLiteral("cacheTypeBox"));
-    for (const char* type : {"f16", "q8_0", "q4_0", "f32"})
+    for (const char* type : {"f16", "q8_0", "q4_0", "f32", "bf16", "q4_1", "iq4_nl", "q5_0", "q5_1"})
         m_cacheType->addItem(QString::fromLatin1(type), gguf::findTypeByName(type)->id);
+    m_cacheType->setToolTip(tr("--cache-type-k / --cache-type-v"));
+    m_flashAttention = new QComboBox(this);
+    m_flashAttention->setObjectName(QStringLiteral("flashAttentionBox"));
+    m_flashAttention->addItem(tr("auto"), static_cast<int>(gguf::FlashAttention::Auto));
+    m_flashAttention->addItem(tr("on"), static_cast<int>(gguf::FlashAttention::On));
+    m_flashAttention->addItem(tr("off"), static_cast<int>(gguf::FlashAttention::Off));
+    m_flashAttention->setToolTip(tr("--flash-attn: a quantized V cache needs it"));
+    const gguf::EstimateOptions defaults;
+    m_batch = spinBox(QStringLiteral("batchBox"), 1, 1 << 20, static_cast<int>(defaults.batch), this);
+    m_batch->setToolTip(tr("--batch-size"));
+    m_ubatch = spinBox(QStringLiteral("ubatchBox"), 1, 1 << 20, static_cast<int>(defaults.ubatch), this);
+    m_ubatch->setToolTip(tr("--ubatch-size"));
+    m_fullSlidingWindow = new QCheckBox(tr("Full-size SWA cache"), this);
+    m_fullSlidingWindow->setObjectName(QStringLiteral("fullSlidingWindowBox"));
+    m_fullSlidingWindow->setToolTip(tr("--swa-full: sliding-window layers keep the whole context"));
+    const int layers = static_cast<int>(std::min<std::uint64_t>(m_model->metadataUInt(arch + ".block_count").value_or(0), 100000));
+    m_gpuLayers = spinBox(QStringLiteral("gpuLayersBox"), 0, layers + 1, 0, this);
+    m_gpuLayers->setToolTip(tr("-ngl: the last N layers (one more than the layers also moves the output)"));
     m_contextLabel = new QLabel(this);
     m_contextLabel->setObjectName(QStringLiteral("contextLabel"));
     m_result = new QLabel(this);
@@ -49,10 +81,25 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     layout->addWidget(m_contextLabel, 0, 2);
     layout->addWidget(new QLabel(tr("KV cache type:"), this), 0, 3);
     layout->addWidget(m_cacheType, 0, 4);
-    layout->addWidget(m_result, 1, 0, 1, 5);
+    layout->addWidget(new QLabel(tr("Flash attention:"), this), 1, 0);
+    layout->addWidget(m_flashAttention, 1, 1);
+    layout->addWidget(new QLabel(tr("Batch / ubatch:"), this), 1, 3);
+    auto* batches = new QHBoxLayout;
+    batches->addWidget(m_batch);
+    batches->addWidget(m_ubatch);
+    layout->addLayout(batches, 1, 4);
+    layout->addWidget(m_fullSlidingWindow, 2, 1);
+    layout->addWidget(new QLabel(tr("GPU layers:"), this), 2, 3);
+    layout->addWidget(m_gpuLayers, 2, 4);
+    layout->addWidget(m_result, 3, 0, 1, 5);
     layout->setColumnStretch(1, 1);
     connect(m_slider, &QSlider::valueChanged, this, &MemoryEstimateBox::refresh);
     connect(m_cacheType, &QComboBox::currentIndexChanged, this, &MemoryEstimateBox::refresh);
+    connect(m_flashAttention, &QComboBox::currentIndexChanged, this, &MemoryEstimateBox::refresh);
+    connect(m_batch, &QSpinBox::valueChanged, this, &MemoryEstimateBox::refresh);
+    connect(m_ubatch, &QSpinBox::valueChanged, this, &MemoryEstimateBox::refresh);
+    connect(m_fullSlidingWindow, &QCheckBox::toggled, this, &MemoryEstimateBox::refresh);
+    connect(m_gpuLayers, &QSpinBox::valueChanged, this, &MemoryEstimateBox::refresh);
     refresh();
 }
 
@@ -66,6 +113,11 @@ void MemoryEstimateBox::refresh()
     gguf::EstimateOptions options;
     options.contextLength = contextLength();
     options.keyType = options.valueType = m_cacheType->currentData().toUInt();
+    options.flashAttention = static_cast<gguf::FlashAttention>(m_flashAttention->currentData().toInt());
+    options.batch = static_cast<std::uint32_t>(m_batch->value());
+    options.ubatch = static_cast<std::uint32_t>(m_ubatch->value());
+    options.fullSlidingWindow = m_fullSlidingWindow->isChecked();
+    options.gpuLayers = m_gpuLayers->value();
     m_contextLabel->setText(tr("%1 tokens").arg(QString::fromStdString(gguf::formatGrouped(options.contextLength))));
     const auto estimate = gguf::estimateMemory(*m_model, options);
     if (!estimate) {
@@ -73,9 +125,11 @@ void MemoryEstimateBox::refresh()
         return;
     }
     const gguf::MemoryEstimate& e = estimate.value();
-    QString text = tr("Weights %1 + KV cache %2%3 + compute buffer ≈ %4 = %5 in all (CPU only; no GPU layers).")
-                       .arg(bytes(e.weightsCpu + e.weightsGpu), bytes(e.kvTotal()), e.kvExact ? QString() : tr(" (approximate)"),
+    const QString recurrent = e.recurrentTotal() ? tr(" + recurrent state %1").arg(bytes(e.recurrentTotal())) : QString();
+    QString text = tr("Weights %1 + KV cache %2%3%4 + compute buffer ≈ %5 = %6 in all")
+                       .arg(bytes(e.weightsCpu + e.weightsGpu), bytes(e.kvTotal()), e.kvExact ? QString() : tr(" (approximate)"), recurrent,
                             bytes(e.computeBuffer), bytes(e.total()));
+    text += e.gpuTotal() ? tr(" (CPU %1, GPU %2).").arg(bytes(e.cpuTotal()), bytes(e.gpuTotal())) : tr(" (CPU only; no GPU layers).");
     for (const std::string& note : e.notes)
         text += QLatin1Char('\n') + QString::fromStdString(note);
     m_result->setText(text);
