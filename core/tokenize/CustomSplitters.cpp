@@ -167,6 +167,16 @@ void splitLlama3Fragment(FragmentCursor& f, std::size_t digitsPerWord)
     }
 }
 
+void splitNewlineRunsFragment(FragmentCursor& f)
+{
+    for (std::size_t pos = f.begin(); pos < f.end();) {
+        const bool newline = f.at(pos) == '\n';
+        while (pos < f.end() && (f.at(pos) == '\n') == newline)
+            ++pos;
+        f.cut(pos);
+    }
+}
+
 template <typename SplitFragment>
 std::vector<std::size_t> splitEach(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments, SplitFragment split)
 {
@@ -195,6 +205,11 @@ std::vector<std::size_t> splitLlama3(const std::vector<char32_t>& codePoints, co
 std::vector<std::size_t> splitQwen2(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
 {
     return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 1); });
+}
+
+std::vector<std::size_t> splitNewlineRuns(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
+{
+    return splitEach(codePoints, fragments, splitNewlineRunsFragment);
 }
 
 }  // namespace gguf

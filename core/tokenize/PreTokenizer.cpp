@@ -17,6 +17,9 @@ constexpr std::string_view kLlama3Expression =
 constexpr std::string_view kQwen2Expression =
     R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
+// gemma4's: runs of newlines apart from everything else.
+constexpr std::string_view kNewlineRunsExpression = R"([^\n]+|[\n]+)";
+
 const std::array<std::string, 256>& byteLevelTable()
 {
     static const std::array<std::string, 256> table = [] {
@@ -36,9 +39,10 @@ std::string_view byteLevelCharacter(unsigned char byte)
     return byteLevelTable()[byte];
 }
 
-Result<PreTokenizer> PreTokenizer::create(const std::vector<std::string>& expressions)
+Result<PreTokenizer> PreTokenizer::create(const std::vector<std::string>& expressions, bool byteLevel)
 {
     PreTokenizer pre;
+    pre.m_byteLevel = byteLevel;
     for (const std::string& expression : expressions) {
         if (expression == kGpt2Expression) {
             pre.m_steps.push_back({Kind::Gpt2, nullptr});
@@ -46,6 +50,8 @@ Result<PreTokenizer> PreTokenizer::create(const std::vector<std::string>& expres
             pre.m_steps.push_back({Kind::Llama3, nullptr});
         } else if (expression == kQwen2Expression) {
             pre.m_steps.push_back({Kind::Qwen2, nullptr});
+        } else if (expression == kNewlineRunsExpression) {
+            pre.m_steps.push_back({Kind::NewlineRuns, nullptr});
         } else {
             auto regex = RegexSplit::compile(expression);
             if (!regex)
@@ -71,6 +77,7 @@ std::vector<std::string> PreTokenizer::split(std::string_view text) const
         case Kind::Gpt2: fragments = splitGpt2(codePoints, fragments); break;
         case Kind::Llama3: fragments = splitLlama3(codePoints, fragments); break;
         case Kind::Qwen2: fragments = splitQwen2(codePoints, fragments); break;
+        case Kind::NewlineRuns: fragments = splitNewlineRuns(codePoints, fragments); break;
         case Kind::Regex: fragments = step.regex->split(input, fragments); break;
         }
     }
@@ -84,8 +91,11 @@ std::vector<std::string> PreTokenizer::split(std::string_view text) const
         for (std::size_t i = start; i < start + length; ++i)
             unicode::appendUtf8(utf8, codePoints[i]);
         std::string& word = words.emplace_back();
-        for (const char byte : utf8)
-            word += byteLevelCharacter(static_cast<unsigned char>(byte));
+        if (!m_byteLevel)
+            word = utf8;
+        else
+            for (const char byte : utf8)
+                word += byteLevelCharacter(static_cast<unsigned char>(byte));
         start += length;
     }
     return words;

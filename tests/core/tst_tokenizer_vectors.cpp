@@ -103,8 +103,10 @@ private slots:
 void TokenizerVectorsTest::vectors_data()
 {
     QTest::addColumn<QString>("vocabulary");
+    // Every vocabulary of the folder is tested; these must be among them.
     const QStringList names = fixtureNames("llama.cpp/vocab", "ggml-vocab-*.gguf");
-    QCOMPARE(names.size(), 7);
+    for (const char* known : {"bert-bge", "deepseek-llm", "gemma-4", "gpt-2", "llama-bpe", "llama-spm", "phi-3", "qwen2"})
+        QVERIFY2(names.contains(QStringLiteral("ggml-vocab-%1.gguf").arg(known)), known);
     for (const QString& name : names)
         QTest::newRow(qPrintable(name)) << name;
 }
@@ -113,7 +115,7 @@ void TokenizerVectorsTest::vectors()
 {
     QFETCH(QString, vocabulary);
     const std::vector<Vector> vectors = loadVectors(vocabulary);
-    QCOMPARE(vectors.size(), std::size_t(46));
+    QVERIFY2(!vectors.empty(), "no test strings, or fewer .out lines than .inp strings");
     bool ok = false;
     const gguf::Tokenizer tokenizer = tokenizerOrFail(vocabulary, &ok);
     QVERIFY(ok);
