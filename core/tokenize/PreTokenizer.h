@@ -41,7 +41,7 @@ public:
     std::vector<std::string> split(std::string_view text) const;
 
 private:
-    enum class Kind { Gpt2, Llama3, Qwen2, NewlineRuns, Regex };
+    enum class Kind { Gpt2, Llama3, Qwen2, Qwen35, NewlineRuns, TrailingWhitespace, DigitTriples, Regex };
     struct Step {
         Kind kind;
         std::shared_ptr<const RegexSplit> regex;
