@@ -6,6 +6,7 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "tokenize/BpeEncoder.h"
 #include "tokenize/SpmEncoder.h"
 #include "tokenize/TokenTable.h"
 #include "tokenize/Tokenizer.h"
@@ -92,6 +93,7 @@ private slots:
     void userDefinedTokensAreCutWithoutParseSpecial();
     void unsupportedTokenizerSaysWhich();
     void sentencePieceCutAtSpacesChangesNothing();
+    void gemma4LinesCutAtSpacesChangeNothing();
     void wordPieceNormalizerKeys_data();
     void wordPieceNormalizerKeys();
     void piecesSpellTheText_data() { vectors_data(); }
@@ -247,6 +249,34 @@ void TokenizerVectorsTest::sentencePieceCutAtSpacesChangesNothing()
             gguf::encodeSentencePiece(table.value(), whole, 0, expected);
         QCOMPARE(tokenizer.value().encode(text, false, false), expected);
     }
+}
+
+void TokenizerVectorsTest::gemma4LinesCutAtSpacesChangeNothing()
+{
+    // gemma4 merges a line in pieces cut before each "▁" that no merge joins to what precedes
+    // it; merging the whole line at once (llama.cpp's way) must give the same ids, also around
+    // ">▁</", the one merge of the vocabulary that crosses such a cut.
+    const auto model = openModelAt(fixturePath("llama.cpp/vocab/ggml-vocab-gemma-4.gguf"));
+    QVERIFY(model);
+    auto table = gguf::TokenTable::read(*model, true);
+    QVERIFY(table);
+    auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    QVERIFY(tokenizer);
+    const char* const parts[] = {"the", "ing", " ", " ", "  ", "   ", "\t", ".", "'s", "\xE4\xB8\xAD", "> </", ">", "</", "Hello", "3",
+                                 "\xC3\xA9", "\xE2\x96\x81", "\xF0\x9F\x98\x80"};
+    std::uint32_t state = 4242;
+    for (int round = 0; round < 2000; ++round) {
+        std::string text;
+        for (int i = static_cast<int>((state = state * 1664525u + 1013904223u) >> 28); i > 0; --i)
+            text += parts[((state = state * 1664525u + 1013904223u) >> 16) % std::size(parts)];
+        std::string line;
+        for (const char c : text)
+            line += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);
+        std::vector<std::int32_t> expected;
+        gguf::encodeBpeWord(table.value(), line, false, gguf::ByteFallback::HexTokens, expected);
+        QCOMPARE(tokenizer.value().encode(text, false, false), expected);
+    }
+    QCOMPARE(tokenizer.value().encode("a", true, false).front(), 2);  // BOS, as llama.cpp forces for gemma4
 }
 
 void TokenizerVectorsTest::wordPieceNormalizerKeys_data()
