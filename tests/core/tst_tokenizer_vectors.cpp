@@ -12,6 +12,10 @@
 #include "tokenize/Tokenizer.h"
 #include "write/GgufWriter.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -100,6 +104,8 @@ private slots:
     void piecesSpellTheText();
     void arbitraryBytesGiveValidIds_data() { vectors_data(); }
     void arbitraryBytesGiveValidIds();
+    void architectureVocabulariesSpellTheirText_data();
+    void architectureVocabulariesSpellTheirText();
 };
 
 void TokenizerVectorsTest::vectors_data()
@@ -353,6 +359,57 @@ void TokenizerVectorsTest::arbitraryBytesGiveValidIds()
             for (const std::int32_t id : tokenizer.encode(text, special, special))
                 QVERIFY2(id >= 0 && static_cast<std::size_t>(id) < tokenizer.vocabularySize(), qPrintable(QString::number(id)));
     }
+}
+
+void TokenizerVectorsTest::architectureVocabulariesSpellTheirText_data()
+{
+    // The small vocabularies of the architecture fixtures (no llama.cpp ids are recorded for
+    // text there, only for the random token lists): every F32 model of llama.cpp/arch.
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("kind");
+    const QDir arch(fixturePath("llama.cpp/arch"));
+    const QStringList folders = arch.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    QVERIFY2(folders.size() >= 15, qPrintable(folders.join(' ')));
+    for (const QString& folder : folders) {
+        const QString path = arch.filePath(folder + "/" + folder + "-F32.gguf");
+        if (!QFileInfo::exists(path))
+            continue;
+        const QJsonObject manifest = QJsonDocument::fromJson(readWholeFile(arch.filePath(folder + "/manifest.json"))).object();
+        const QJsonObject tokenizer = manifest.value("tokenizer").toObject();
+        const QString model = tokenizer.value("model").toString();
+        const QString kind = model == "llama"    ? QStringLiteral("SentencePiece BPE (llama)")
+                             : model == "gemma4" ? QStringLiteral("SentencePiece-style BPE (gemma4)")
+                                                 : QStringLiteral("byte-level BPE (pre-tokenizer %1").arg(tokenizer.value("pre").toString());
+        QTest::newRow(qPrintable(folder)) << path << kind;
+    }
+}
+
+void TokenizerVectorsTest::architectureVocabulariesSpellTheirText()
+{
+    // Each loads as the kind its manifest says, and prose, the multilingual test strings and
+    // characters it was never trained on come back from the pieces of their ids exactly.
+    QFETCH(QString, path);
+    QFETCH(QString, kind);
+    const auto model = openModelAt(path);
+    QVERIFY(model);
+    auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    QVERIFY2(tokenizer, tokenizer ? "" : tokenizer.error().message.c_str());
+    QVERIFY2(QString::fromStdString(tokenizer.value().description()).startsWith(kind), tokenizer.value().description().c_str());
+    QByteArray text = readWholeFile("/usr/share/common-licenses/GPL-3").left(20000);
+    if (text.isEmpty())
+        text = "The quick brown fox jumps over the lazy dog.\n";
+    text += readWholeFile(fixturePath("llama.cpp/vocab/ggml-vocab-llama-spm.gguf.inp"));
+    text += "\xC3\x9Cn\xC3\xAF" "c\xC3\xB8" "d\xC3\xA9 42 \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80\n\n\n  end";
+    const std::string input(text.constData(), static_cast<std::size_t>(text.size()));
+    const std::vector<std::int32_t> ids = tokenizer.value().encode(input, false, false);
+    std::string spelled;
+    for (const std::int32_t id : ids) {
+        QVERIFY(id >= 0 && static_cast<std::size_t>(id) < tokenizer.value().vocabularySize());
+        spelled += tokenizer.value().piece(id);
+    }
+    const bool leadingSpace = spelled.size() == input.size() + 1 && spelled[0] == ' ';
+    QCOMPARE(QByteArray::fromStdString(leadingSpace ? spelled.substr(1) : spelled), text);
+    QVERIFY(ids.size() < input.size());  // merges happened
 }
 
 QTEST_GUILESS_MAIN(TokenizerVectorsTest)
