@@ -3,6 +3,7 @@
 #include "gguf/ByteLevelText.h"
 #include "gguf/Vocabulary.h"
 #include "tokenize/BpeEncoder.h"
+#include "tokenize/BpeWordEncoder.h"
 #include "tokenize/PreTokenizer.h"
 #include "tokenize/SpecialTokenAttributes.h"
 #include "tokenize/SpecialTokenSplit.h"
@@ -14,7 +15,6 @@
 #include <cstdlib>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace gguf {
 
@@ -38,7 +38,7 @@ struct Tokenizer::State {
     // cross the start of a "▁" that follows something else, and the text can be encoded in
     // pieces cut there (same ids, and a priority queue per word instead of one for the text).
     bool spmCutsAtSpaces = false;
-    std::unordered_set<std::string> spaceMarkJoinsAfter;  // see charactersMergedBeforeSpaceMarks
+    SpaceMarkJoins spaceMarkJoins;  // gemma4
 };
 
 namespace {
@@ -91,59 +91,6 @@ void encodeSentencePieceInWords(const TokenTable& table, std::string_view text, 
         offset += length;
     }
     encodeSentencePiece(table, text.substr(wordStart), unknownId, out);
-}
-
-// A word's ids depend on the word alone, and running text repeats its words: merge each
-// distinct (short) word once per call, remembering where its ids are in the output.
-struct CachedBpeEncoder {
-    const TokenTable& table;
-    bool ignoreMerges;
-    ByteFallback fallback;
-    std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> seen;
-
-    void encode(std::string_view word, std::vector<std::int32_t>& out)
-    {
-        const bool cacheable = word.size() <= 64 && seen.size() < 200000;
-        std::string key;
-        if (cacheable) {
-            key = word;
-            if (const auto it = seen.find(key); it != seen.end()) {
-                const auto [first, count] = it->second;
-                for (std::size_t i = 0; i < count; ++i)
-                    out.push_back(out[first + i]);
-                return;
-            }
-        }
-        const std::size_t first = out.size();
-        encodeBpeWord(table, word, ignoreMerges, fallback, out);
-        if (cacheable)
-            seen.emplace(std::move(key), std::make_pair(first, out.size() - first));
-    }
-};
-
-// The UTF-8 character that ends text[0, at) (a continuation byte run is taken whole).
-std::string lastCharacterBefore(std::string_view text, std::size_t at)
-{
-    std::size_t start = at;
-    while (start > 0 && (static_cast<unsigned char>(text[start - 1]) & 0xC0) == 0x80 && at - start < 3)
-        --start;
-    if (start > 0)
-        --start;
-    return std::string(text.substr(start, at - start));
-}
-
-// SentencePiece-style BPE: the characters c for which some merge "A B" has A ending in c (not
-// "▁") and B starting with "▁". A merge can only join across a "▁" that follows one of
-// these (or another "▁"): by induction no symbol ever holds "c▁" for any other c, so the text
-// can be merged in pieces cut before each other "▁", with the same ids.
-std::unordered_set<std::string> charactersMergedBeforeSpaceMarks(const TokenTable& table)
-{
-    std::unordered_set<std::string> characters;
-    table.visitMerges([&](std::string_view left, std::string_view right) {
-        if (right.starts_with(kSpaceMark) && !left.ends_with(kSpaceMark) && !left.empty())
-            characters.insert(lastCharacterBefore(left, left.size()));
-    });
-    return characters;
 }
 
 void replaceSpaces(std::string& text)
@@ -232,7 +179,7 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
     if (state->family == Family::SentencePiece)
         state->spmCutsAtSpaces = noTokenHasSpaceMarkAfterOtherText(state->table);
     if (state->recipe.spaceMarks)
-        state->spaceMarkJoinsAfter = charactersMergedBeforeSpaceMarks(state->table);
+        state->spaceMarkJoins = SpaceMarkJoins::fromMerges(state->table);
     markControlLookingTokens(state->table, model);
     state->specialOrder = specialTokenOrder(state->table);
     applyStripAttributes(state->table, state->specialOrder, model);
@@ -271,7 +218,7 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool addSpeci
     case Family::BytePairEncoding: {
         if (addSpecial && s.addBos)
             out.push_back(s.bos);
-        CachedBpeEncoder encoder{s.table, s.recipe.ignoreMerges, s.recipe.spaceMarks ? ByteFallback::HexTokens : ByteFallback::ByteLevelCharacters, {}};
+        BpeWordEncoder encoder(s.table, s.recipe.ignoreMerges, s.recipe.spaceMarks ? ByteFallback::HexTokens : ByteFallback::ByteLevelCharacters);
         for (const TextFragment& fragment : fragments) {
             if (fragment.isToken()) {
                 out.push_back(fragment.token);
@@ -292,20 +239,10 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool addSpeci
                         continue;
                     }
                 }
-                if (!s.recipe.spaceMarks) {
+                if (s.recipe.spaceMarks)
+                    encoder.encodeLine(word, s.spaceMarkJoins, out);  // a line of gemma4 text
+                else
                     encoder.encode(word, out);
-                    continue;
-                }
-                // A line of gemma4 text: in the pieces no merge can join (see below).
-                std::size_t pieceStart = 0;
-                for (std::size_t at = word.find(kSpaceMark, 1); at != std::string::npos; at = word.find(kSpaceMark, at + 1)) {
-                    const std::string before = lastCharacterBefore(word, at);
-                    if (before == kSpaceMark || s.spaceMarkJoinsAfter.contains(before))
-                        continue;
-                    encoder.encode(std::string_view(word).substr(pieceStart, at - pieceStart), out);
-                    pieceStart = at;
-                }
-                encoder.encode(std::string_view(word).substr(pieceStart), out);
             }
         }
         if (addSpecial && s.addEos)
