@@ -184,7 +184,8 @@ void TokenizerSplittersTest::longRunsOfOneCharacterSplit_data()
     QTest::addColumn<QString>("family");
     QTest::addColumn<uint>("character");
     for (const char* family : kFamilies)
-        for (const char32_t c : {char32_t('a'), char32_t(' '), char32_t('!'), char32_t('7'), char32_t('\n'), char32_t(0x4E2D), char32_t(0x0301)})
+        for (const char32_t c : {char32_t('a'), char32_t('A'), char32_t(' '), char32_t('!'), char32_t('7'), char32_t('\n'), char32_t(0x4E2D),
+                                 char32_t(0x0301)})
             QTest::newRow(qPrintable(QStringLiteral("%1 U+%2").arg(family).arg(static_cast<uint>(c), 4, 16, QChar('0')))) << family << static_cast<uint>(c);
 }
 
