@@ -12,8 +12,10 @@
 // without end (/dev/zero).
 constexpr std::size_t kMaxTextBytes = std::size_t(1) << 30;
 
-bool readTextFileOrReport(const std::string& path, std::string& text)
+bool readTextFileOrReport(const std::string& path, std::string& text, std::size_t maxBytes)
 {
+    if (maxBytes == 0)
+        maxBytes = kMaxTextBytes;
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0) {
         reportFailure("cannot read " + path + ": " + std::strerror(errno));
@@ -31,9 +33,9 @@ bool readTextFileOrReport(const std::string& path, std::string& text)
     char buffer[1 << 16];
     std::size_t got = 0;
     while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
-        if (text.size() + got > kMaxTextBytes) {
+        if (text.size() + got > maxBytes) {
             std::fclose(file);
-            reportFailure(path + " holds more than 1 GiB of text");
+            reportFailure(path + " holds more than " + std::to_string(maxBytes >> 20) + " MiB of text");
             return false;
         }
         text.append(buffer, got);

@@ -2,6 +2,7 @@
 // tokenizer gives, space-separated on one line. By default as llama-tokenize: BOS/EOS as the
 // file's add_*_token keys say, and text spelling a special token becomes that token; with
 // --no-special neither (llama.cpp's tokenizer tests: add_special and parse_special false).
+// The text is bounded by the tokenizer's kMaxTextBytes; running out of memory is one error line.
 
 #include "Commands.h"
 #include "ModelLoading.h"
@@ -9,6 +10,7 @@
 #include "tokenize/Tokenizer.h"
 
 #include <cstdio>
+#include <new>
 
 
 int runTokenize(const std::vector<std::string>& words)
@@ -20,8 +22,10 @@ int runTokenize(const std::vector<std::string>& words)
     std::string text;
     if (const auto inline_ = args.value("--text"))
         text = *inline_;
-    else if (!readTextFileOrReport(*args.value("--text-file"), text))
+    else if (!readTextFileOrReport(*args.value("--text-file"), text, gguf::Tokenizer::kMaxTextBytes))
         return 1;
+    if (text.size() > gguf::Tokenizer::kMaxTextBytes)
+        return reportFailure("--text holds more than " + std::to_string(gguf::Tokenizer::kMaxTextBytes >> 20) + " MiB of text");
 
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
@@ -30,17 +34,21 @@ int runTokenize(const std::vector<std::string>& words)
     if (!tokenizer)
         return reportFailure(tokenizer.error().toString());
     const bool special = !args.has("--no-special");
-    const std::vector<std::int32_t> ids = tokenizer.value().encode(text, special, special);
-    if (!inputsUnchangedOrReport())
-        return 1;
     std::string line;
-    line.reserve(ids.size() * 7);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (i > 0)
-            line += ' ';
-        line += std::to_string(ids[i]);
+    try {
+        const std::vector<std::int32_t> ids = tokenizer.value().encode(text, special, special);
+        if (!inputsUnchangedOrReport())
+            return 1;
+        line.reserve(ids.size() * 7);
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (i > 0)
+                line += ' ';
+            line += std::to_string(ids[i]);
+        }
+        line += '\n';
+    } catch (const std::bad_alloc&) {
+        return reportFailure("not enough memory to tokenize " + std::to_string(text.size()) + " bytes of text");
     }
-    line += '\n';
     writeStdout(line);
     return 0;
 }

@@ -21,6 +21,7 @@ public:
     std::uint8_t categoryAt(std::size_t pos) const { return pos >= m_begin && pos < m_end ? unicode::category(m_codePoints[pos]) : 0; }
     bool whitespaceAt(std::size_t pos) const { return pos >= m_begin && pos < m_end && unicode::isWhitespace(m_codePoints[pos]); }
     bool letterAt(std::size_t pos) const { return categoryAt(pos) & unicode::Letter; }
+    bool letterOrMarkAt(std::size_t pos) const { return categoryAt(pos) & (unicode::Letter | unicode::Mark); }
     bool numberAt(std::size_t pos) const { return categoryAt(pos) & unicode::Number; }
     // [^\s\p{L}\p{N}] inside the fragment.
     bool otherAt(std::size_t pos) const
@@ -28,6 +29,8 @@ public:
         const std::uint8_t c = categoryAt(pos);
         return c != 0 && !(c & (unicode::Letter | unicode::Number)) && !whitespaceAt(pos);
     }
+    // [^\s\p{L}\p{M}\p{N}] inside the fragment.
+    bool otherThanMarkAt(std::size_t pos) const { return otherAt(pos) && !(categoryAt(pos) & unicode::Mark); }
     // Ends the current word at `pos` (no word when empty); returns its length.
     std::size_t cut(std::size_t pos)
     {
@@ -100,8 +103,11 @@ void splitGpt2Fragment(FragmentCursor& f)
     }
 }
 
-void splitLlama3Fragment(FragmentCursor& f, std::size_t digitsPerWord)
+// `marksJoinLetters` (qwen35): [\p{L}\p{M}]+ for \p{L}+, and marks are not "other".
+void splitLlama3Fragment(FragmentCursor& f, std::size_t digitsPerWord, bool marksJoinLetters)
 {
+    const auto wordAt = [&](std::size_t pos) { return marksJoinLetters ? f.letterOrMarkAt(pos) : f.letterAt(pos); };
+    const auto otherAt = [&](std::size_t pos) { return marksJoinLetters ? f.otherThanMarkAt(pos) : f.otherAt(pos); };
     std::size_t pos = f.begin();
     while (pos < f.end()) {
         const char32_t c = f.at(pos);
@@ -109,10 +115,11 @@ void splitLlama3Fragment(FragmentCursor& f, std::size_t digitsPerWord)
             pos += f.cut(pos + n);
             continue;
         }
-        // [^\r\n\p{L}\p{N}]?\p{L}+
-        if (!(c == '\r' || c == '\n' || f.numberAt(pos)) && (f.letterAt(pos) || f.letterAt(pos + 1))) {
+        // [^\r\n\p{L}\p{N}]?\p{L}+ (qwen35: a mark may be the prefix or in the run; either way
+        // the match runs to the end of the letters and marks)
+        if (!(c == '\r' || c == '\n' || f.numberAt(pos)) && (wordAt(pos) || wordAt(pos + 1))) {
             ++pos;
-            while (f.letterAt(pos))
+            while (wordAt(pos))
                 ++pos;
             f.cut(pos);
             continue;
@@ -131,9 +138,9 @@ void splitLlama3Fragment(FragmentCursor& f, std::size_t digitsPerWord)
         }
         //  ?[^\s\p{L}\p{N}]+[\r\n]*
         const std::size_t runStart = c == ' ' ? pos + 1 : pos;
-        if (f.otherAt(runStart)) {
+        if (otherAt(runStart)) {
             pos = runStart;
-            while (f.otherAt(pos))
+            while (otherAt(pos))
                 ++pos;
             while (f.at(pos) == '\r' || f.at(pos) == '\n')
                 ++pos;
@@ -167,6 +174,43 @@ void splitLlama3Fragment(FragmentCursor& f, std::size_t digitsPerWord)
     }
 }
 
+void splitNewlineRunsFragment(FragmentCursor& f)
+{
+    for (std::size_t pos = f.begin(); pos < f.end();) {
+        const bool newline = f.at(pos) == '\n';
+        while (pos < f.end() && (f.at(pos) == '\n') == newline)
+            ++pos;
+        f.cut(pos);
+    }
+}
+
+void splitTrailingWhitespaceFragment(FragmentCursor& f)
+{
+    std::size_t start = f.end();
+    while (start > f.begin() && f.whitespaceAt(start - 1))
+        --start;
+    f.cut(start);
+    f.cut(f.end());
+}
+
+// A cut wherever the ASCII digits from there to the end of their run are a multiple of three.
+void splitDigitTriplesFragment(FragmentCursor& f)
+{
+    const auto digitAt = [&](std::size_t pos) { return f.at(pos) >= '0' && f.at(pos) <= '9'; };
+    for (std::size_t pos = f.begin(); pos < f.end();) {
+        if (!digitAt(pos)) {
+            ++pos;
+            continue;
+        }
+        const std::size_t runStart = pos;
+        while (digitAt(pos))
+            ++pos;
+        for (std::size_t cut = runStart + (pos - runStart) % 3; cut < pos; cut += 3)
+            f.cut(cut);
+    }
+    f.cut(f.end());
+}
+
 template <typename SplitFragment>
 std::vector<std::size_t> splitEach(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments, SplitFragment split)
 {
@@ -189,12 +233,32 @@ std::vector<std::size_t> splitGpt2(const std::vector<char32_t>& codePoints, cons
 
 std::vector<std::size_t> splitLlama3(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
 {
-    return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 3); });
+    return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 3, false); });
 }
 
 std::vector<std::size_t> splitQwen2(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
 {
-    return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 1); });
+    return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 1, false); });
+}
+
+std::vector<std::size_t> splitQwen35(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
+{
+    return splitEach(codePoints, fragments, [](FragmentCursor& f) { splitLlama3Fragment(f, 1, true); });
+}
+
+std::vector<std::size_t> splitNewlineRuns(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
+{
+    return splitEach(codePoints, fragments, splitNewlineRunsFragment);
+}
+
+std::vector<std::size_t> splitTrailingWhitespace(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
+{
+    return splitEach(codePoints, fragments, splitTrailingWhitespaceFragment);
+}
+
+std::vector<std::size_t> splitDigitTriples(const std::vector<char32_t>& codePoints, const std::vector<std::size_t>& fragments)
+{
+    return splitEach(codePoints, fragments, splitDigitTriplesFragment);
 }
 
 }  // namespace gguf

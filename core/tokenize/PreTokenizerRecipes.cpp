@@ -27,6 +27,7 @@ struct Family {
     bool ignoreMerges;
     bool addBos;
     bool noBos;
+    bool spaceMarks = false;
 };
 
 const std::vector<Family>& families()
@@ -78,6 +79,7 @@ const std::vector<Family>& families()
         {"seed-coder",
          {GGUFX_CONTRACTIONS R"(|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+|\s*[\r\n]+|\s+(?!\S)|\s+)"}, false, false, false},
         {"superbpe", {R"(\p{N}+)", R"((?=(\d{3})+(?!\d)))"}, false, false, false},
+        {"gemma4", {R"([^\n]+|[\n]+)"}, false, false, false, true},
     };
     return table;
 }
@@ -110,10 +112,11 @@ constexpr std::array<NameToFamily, 63> kNames = {{
     {"tekken", "tekken"},
     {"gpt-4o", "gpt-4o"},
 }};
-constexpr std::array<NameToFamily, 8> kMoreNames = {{
+constexpr std::array<NameToFamily, 10> kMoreNames = {{
     {"llama4", "gpt-4o"}, {"kanana2", "gpt-4o"}, {"talkie", "gpt-4o"}, {"minimax-m2", "gpt-4o"},
     {"bailingmoe", "bailingmoe"}, {"bailingmoe2", "bailingmoe"}, {"llada-moe", "bailingmoe"},
     {"seed-coder", "seed-coder"},
+    {"gemma4", "gemma4"}, {"granite-embed-multi-311m", "gemma4"},
 }};
 }  // namespace
 
@@ -135,7 +138,7 @@ std::optional<PreTokenizerRecipe> preTokenizerRecipe(std::string_view name)
     for (const Family& family : families()) {
         if (std::string_view(family.name) != familyName)
             continue;
-        return PreTokenizerRecipe{family.name, family.expressions, family.ignoreMerges, family.addBos, family.noBos};
+        return PreTokenizerRecipe{family.name, family.expressions, family.ignoreMerges, family.addBos, family.noBos, family.spaceMarks};
     }
     return std::nullopt;
 }

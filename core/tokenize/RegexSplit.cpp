@@ -2,6 +2,7 @@
 
 #include "tokenize/Unicode.h"
 
+#include <algorithm>
 #include <array>
 #include <locale>
 #include <regex>
@@ -90,25 +91,68 @@ std::string collapseExpression(const std::string& expression)
     return out;
 }
 
+// std::regex matches by recursion, about one stack frame per character a match spans: a run
+// of ~34,000 equal characters overflows an 8 MiB stack (llama.cpp crashes there). So the engine
+// only ever sees a window of `window` code points. A match that ends within a margin (an eighth
+// of the window) of the window's cut may continue past it (a greedy run, a lookahead, $) and is
+// looked for again in a window starting where the previous accepted match ended; only a match
+// that still reaches the cut from the very start of its own window is taken as the window cut
+// it. So the words are the engine's on the whole text whenever no match or run of one class
+// reaches the margin across a cut, and no match is longer than the window less the margin.
 template <typename Char>
-std::vector<std::size_t> splitWith(const std::basic_regex<Char>& engine, const std::basic_string<Char>& text, const std::vector<std::size_t>& fragments)
+void splitFragment(const std::basic_regex<Char>& engine, const Char* text, std::size_t length, std::size_t window, std::vector<std::size_t>& out)
+{
+    const std::size_t margin = window / 8;
+    std::size_t pos = 0;          // where the next window starts
+    std::size_t matchedUpTo = 0;  // end of the last accepted match
+    while (pos < length) {
+        const std::size_t windowEnd = std::min(length, pos + window);
+        const bool lastWindow = windowEnd == length;
+        auto flags = std::regex_constants::match_default;
+        if (pos > 0)
+            flags |= std::regex_constants::match_prev_avail;
+        if (!lastWindow)
+            flags |= std::regex_constants::match_not_eol;
+        const std::size_t windowStart = pos;
+        bool accepted = false;
+        bool restart = false;
+        for (std::regex_iterator<const Char*> it(text + windowStart, text + windowEnd, engine, flags), end; it != end; ++it) {
+            const std::size_t start = windowStart + static_cast<std::size_t>(it->position());
+            const std::size_t stop = start + static_cast<std::size_t>(it->length());
+            if (!lastWindow && stop + margin > windowEnd && (accepted || start > windowStart)) {
+                // Look again from the end of what is settled (or from this match's start).
+                pos = accepted ? matchedUpTo : start;
+                restart = true;
+                break;
+            }
+            if (start > matchedUpTo)
+                out.push_back(start - matchedUpTo);
+            out.push_back(stop - start);
+            matchedUpTo = stop;
+            accepted = accepted || stop > windowStart;
+            if (!lastWindow && stop + margin > windowEnd) {
+                // A match from the window's start to its cut: cut there.
+                pos = std::max(stop, windowStart + 1);
+                restart = true;
+                break;
+            }
+        }
+        if (!restart)
+            pos = lastWindow ? length : std::max(matchedUpTo, windowEnd - margin);
+    }
+    if (matchedUpTo < length)
+        out.push_back(length - matchedUpTo);
+}
+
+template <typename Char>
+std::vector<std::size_t> splitWith(const std::basic_regex<Char>& engine, const std::basic_string<Char>& text, const std::vector<std::size_t>& fragments,
+                                   std::size_t window)
 {
     std::vector<std::size_t> out;
     out.reserve(fragments.size());
     std::size_t start = 0;
     for (const std::size_t length : fragments) {
-        const Char* begin = text.data() + start;
-        std::regex_iterator<const Char*> it(begin, begin + length, engine);
-        std::size_t matchedUpTo = 0;
-        for (; it != std::regex_iterator<const Char*>(); ++it) {
-            const auto position = static_cast<std::size_t>(it->position());
-            if (position > matchedUpTo)
-                out.push_back(position - matchedUpTo);
-            out.push_back(static_cast<std::size_t>(it->length()));
-            matchedUpTo = position + static_cast<std::size_t>(it->length());
-        }
-        if (matchedUpTo < length)
-            out.push_back(length - matchedUpTo);
+        splitFragment(engine, text.data() + start, length, window, out);
         start += length;
     }
     return out;
@@ -154,9 +198,10 @@ Result<std::shared_ptr<const RegexSplit>> RegexSplit::compile(const std::string&
     return std::shared_ptr<const RegexSplit>(std::move(split));
 }
 
-std::vector<std::size_t> RegexSplit::split(const SplitInput& input, const std::vector<std::size_t>& fragments) const
+std::vector<std::size_t> RegexSplit::split(const SplitInput& input, const std::vector<std::size_t>& fragments, std::size_t window) const
 {
-    return m_collapsed ? splitWith(m_engines->narrow, input.collapsed, fragments) : splitWith(m_engines->wide, input.wide, fragments);
+    window = std::max<std::size_t>(window, 16);
+    return m_collapsed ? splitWith(m_engines->narrow, input.collapsed, fragments, window) : splitWith(m_engines->wide, input.wide, fragments, window);
 }
 
 std::string RegexSplit::collapseText(const std::vector<char32_t>& codePoints)

@@ -6,7 +6,9 @@
 //    characters the byte 0xD1..0xD5 of their category (0xD0 for the rest), and each \p{..} in
 //    the expression becomes a class of that byte plus the category's ASCII members;
 //  * without them it runs std::wregex on the code points, non-ASCII whitespace replaced by \v.
-// Each fragment is cut into its matches and the unmatched stretches between them.
+// Each fragment is cut into its matches and the unmatched stretches between them, looked for in
+// windows of a bounded number of code points (the engine recurses once per character of a
+// match; see RegexSplit.cpp for why the windows give the engine's words on the whole text).
 
 #include "base/Result.h"
 
@@ -31,7 +33,12 @@ public:
     ~RegexSplit();
 
     bool usesCollapsedText() const { return m_collapsed; }
-    std::vector<std::size_t> split(const SplitInput& input, const std::vector<std::size_t>& fragments) const;
+    // Code points the engine sees at once. The deepest expressions (tekken, gpt-4o) take ~1 KiB
+    // of stack per character under AddressSanitizer, so 8,192 overflowed its 8 MiB there on a
+    // run of capitals; 4,096 keeps half of it free.
+    static constexpr std::size_t kDefaultWindow = 4096;
+    std::vector<std::size_t> split(const SplitInput& input, const std::vector<std::size_t>& fragments,
+                                   std::size_t window = kDefaultWindow) const;
 
     static std::string collapseText(const std::vector<char32_t>& codePoints);
     static std::wstring wideText(const std::vector<char32_t>& codePoints);

@@ -47,6 +47,13 @@ public:
     bool hasMerges() const { return !m_ranks.empty(); }
     // Rank of the merge "left right", or -1.
     int mergeRank(std::string_view left, std::string_view right) const;
+    // Calls visit(left, right) for every merge, in no particular order.
+    template <typename Visit>
+    void visitMerges(Visit visit) const
+    {
+        for (const auto& [pair, rank] : m_ranks)
+            visit(pair.first, pair.second);
+    }
 
 private:
     struct PairHash {

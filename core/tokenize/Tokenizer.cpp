@@ -3,6 +3,7 @@
 #include "gguf/ByteLevelText.h"
 #include "gguf/Vocabulary.h"
 #include "tokenize/BpeEncoder.h"
+#include "tokenize/BpeWordEncoder.h"
 #include "tokenize/PreTokenizer.h"
 #include "tokenize/SpecialTokenAttributes.h"
 #include "tokenize/SpecialTokenSplit.h"
@@ -37,6 +38,7 @@ struct Tokenizer::State {
     // cross the start of a "▁" that follows something else, and the text can be encoded in
     // pieces cut there (same ids, and a priority queue per word instead of one for the text).
     bool spmCutsAtSpaces = false;
+    SpaceMarkJoins spaceMarkJoins;  // gemma4
 };
 
 namespace {
@@ -121,10 +123,12 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
         bosDefault = 1, eosDefault = 2, unknownDefault = 0;
         state->addBos = true;
         state->addSpacePrefix = true;
-    } else if (kind == "gpt2") {
+    } else if (kind == "gpt2" || kind == "gemma4") {
         state->family = Family::BytePairEncoding;
-        bosDefault = 11, eosDefault = 11;
-        state->preName = model.metadataString("tokenizer.ggml.pre");
+        if (kind == "gpt2")
+            bosDefault = 11, eosDefault = 11;  // gemma4 has no defaults: the file names them
+        // llama.cpp's gemma4 tokenizer model ignores tokenizer.ggml.pre.
+        state->preName = kind == "gemma4" ? std::string("gemma4") : model.metadataString("tokenizer.ggml.pre");
         const auto recipe = preTokenizerRecipe(state->preName);
         if (!recipe)
             return Error{"unsupported pre-tokenizer '" + tokenDisplayText(state->preName) + "' (tokenizer.ggml.pre)", Error::kNoOffset, path};
@@ -133,7 +137,7 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
         state->addBos = recipe->addBosByDefault;
         if (recipe->noBosToken)
             bosDefault = TokenTable::kNone;
-        auto pre = PreTokenizer::create(recipe->expressions);
+        auto pre = PreTokenizer::create(recipe->expressions, !recipe->spaceMarks);
         if (!pre)
             return Error{pre.error().message, Error::kNoOffset, path};
         state->preTokenizer = std::move(pre.value());
@@ -146,7 +150,7 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
         state->wordPiece.stripAccents =
             metadataBool(model, "tokenizer.ggml.normalizer.strip_accents").value_or(state->wordPiece.lowercase);
     } else {
-        return Error{"unsupported tokenizer model '" + tokenDisplayText(kind) + "' (tokenizer.ggml.model; supported: llama, gpt2, bert)",
+        return Error{"unsupported tokenizer model '" + tokenDisplayText(kind) + "' (tokenizer.ggml.model; supported: llama, gpt2, gemma4, bert)",
                      Error::kNoOffset, path};
     }
 
@@ -165,6 +169,8 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
         state->addEos = *value;
     if (const auto value = metadataBool(model, "tokenizer.ggml.add_space_prefix"); value && state->family == Family::SentencePiece)
         state->addSpacePrefix = *value;
+    if (state->recipe.spaceMarks)
+        state->addBos = true;  // llama.cpp overrides the key for gemma4
     if (state->addBos && state->bos == TokenTable::kNone && state->family != Family::WordPiece)
         return Error{"tokenizer.ggml.add_bos_token is true, but the file names no BOS token", Error::kNoOffset, path};
     if (state->addEos && state->eos == TokenTable::kNone)
@@ -172,6 +178,8 @@ Result<Tokenizer> Tokenizer::fromModel(const Model& model)
 
     if (state->family == Family::SentencePiece)
         state->spmCutsAtSpaces = noTokenHasSpaceMarkAfterOtherText(state->table);
+    if (state->recipe.spaceMarks)
+        state->spaceMarkJoins = SpaceMarkJoins::fromMerges(state->table);
     markControlLookingTokens(state->table, model);
     state->specialOrder = specialTokenOrder(state->table);
     applyStripAttributes(state->table, state->specialOrder, model);
@@ -210,28 +218,31 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool addSpeci
     case Family::BytePairEncoding: {
         if (addSpecial && s.addBos)
             out.push_back(s.bos);
-        // A word's ids depend on the word alone, and running text repeats its words: merge each
-        // distinct (short) word once per call.
-        std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> seen;  // word -> ids in `out`
+        BpeWordEncoder encoder(s.table, s.recipe.ignoreMerges, s.recipe.spaceMarks ? ByteFallback::HexTokens : ByteFallback::ByteLevelCharacters);
         for (const TextFragment& fragment : fragments) {
             if (fragment.isToken()) {
                 out.push_back(fragment.token);
                 continue;
             }
-            for (std::string& word : s.preTokenizer->split(text.substr(fragment.offset, fragment.length))) {
-                const bool cacheable = word.size() <= 64 && seen.size() < 200000;
-                if (cacheable) {
-                    if (const auto it = seen.find(word); it != seen.end()) {
-                        const auto [first, count] = it->second;
-                        for (std::size_t i = 0; i < count; ++i)
-                            out.push_back(out[first + i]);
+            std::string spaceMarked;
+            std::string_view raw = text.substr(fragment.offset, fragment.length);
+            if (s.recipe.spaceMarks) {
+                spaceMarked = raw;
+                replaceSpaces(spaceMarked);
+                raw = spaceMarked;
+            }
+            for (std::string& word : s.preTokenizer->split(raw)) {
+                // gemma4: a run of newlines that is a token stays whole (llama.cpp's fix there).
+                if (s.recipe.spaceMarks && word.find_first_not_of('\n') == std::string::npos) {
+                    if (const std::int32_t id = s.table.find(word); id != TokenTable::kNone) {
+                        out.push_back(id);
                         continue;
                     }
                 }
-                const std::size_t first = out.size();
-                encodeBpeWord(s.table, word, s.recipe.ignoreMerges, out);
-                if (cacheable)
-                    seen.emplace(std::move(word), std::make_pair(first, out.size() - first));
+                if (s.recipe.spaceMarks)
+                    encoder.encodeLine(word, s.spaceMarkJoins, out);  // a line of gemma4 text
+                else
+                    encoder.encode(word, out);
             }
         }
         if (addSpecial && s.addEos)
@@ -264,6 +275,8 @@ std::string Tokenizer::description() const
     switch (m_state->family) {
     case Family::SentencePiece: return "SentencePiece BPE (llama)";
     case Family::BytePairEncoding:
+        if (m_state->recipe.spaceMarks)
+            return "SentencePiece-style BPE (" + m_state->preName + ")";
         return "byte-level BPE (pre-tokenizer " + (m_state->preName.empty() ? std::string("default") : m_state->preName) +
                (m_state->preFamily != m_state->preName ? ", as " + m_state->preFamily : std::string()) + ")";
     case Family::WordPiece: return "WordPiece (bert)";
@@ -287,7 +300,7 @@ std::string Tokenizer::piece(std::int32_t id) const
         return std::string(text);
     if ((attributes & AttrByte) && text.size() == 6 && text.substr(0, 3) == "<0x")
         return std::string(1, static_cast<char>(std::strtol(std::string(text.substr(3, 2)).c_str(), nullptr, 16)));
-    if (m_state->family == Family::BytePairEncoding)
+    if (m_state->family == Family::BytePairEncoding && !m_state->recipe.spaceMarks)
         return decodeByteLevelToken(text).value_or(std::string(text));
     std::string out;
     for (std::size_t i = 0; i < text.size(); ++i) {

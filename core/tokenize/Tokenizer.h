@@ -22,6 +22,11 @@ public:
 
     static Result<Tokenizer> fromModel(const Model& model);
 
+    // The most text a caller should hand to encode at once. Encoding costs up to ~41 bytes of
+    // memory per byte of text when the text is one long word (the BPE merge queue), so this
+    // bounds one call at ~2.6 GB; ordinary text needs less than half of that.
+    static constexpr std::size_t kMaxTextBytes = std::size_t(64) << 20;
+
     // `addSpecial`: BOS/EOS as tokenizer.ggml.add_bos_token/add_eos_token say (WordPiece: CLS
     // and SEP), as llama.cpp's common_tokenize(..., add_special, parse_special).
     // `parseSpecial`: text spelling a control token becomes that token.

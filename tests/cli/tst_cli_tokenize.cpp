@@ -1,7 +1,8 @@
 // gguf-explorer-cli tokenize: ids on one line, --no-special as llama.cpp's tokenizer tests
 // (add_special and parse_special off), the defaults as llama-tokenize (BOS added, special-token
 // text parsed), text from a file read verbatim (the fixture README's P2 and P3 rules), and one-line
-// errors for what cannot be tokenized.
+// errors for what cannot be tokenized: too much text, too little memory. Long runs of one
+// character, which overflowed std::regex's stack in several pre-tokenizers, give ids.
 
 #include "CliRunner.h"
 #include "Fixtures.h"
@@ -19,6 +20,17 @@ QString vocabulary(const QString& name)
 {
     return fixturePath("llama.cpp/vocab/ggml-vocab-" + name + ".gguf");
 }
+
+QString architectureModel(const QString& folder)
+{
+    return fixturePath("llama.cpp/arch/" + folder + "/" + folder + "-F32.gguf");
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
+}
 }  // namespace
 
 class CliTokenizeTest : public QObject {
@@ -32,6 +44,10 @@ private slots:
     void specialTokenTextIsParsedByDefault();
     void failuresAreOneLine_data();
     void failuresAreOneLine();
+    void longRunsOfOneCharacterGiveIds_data();
+    void longRunsOfOneCharacterGiveIds();
+    void textOverTheBoundIsOneLine();
+    void runningOutOfMemoryIsOneLine();
 };
 
 void CliTokenizeTest::idsOnOneLine_data()
@@ -125,6 +141,71 @@ void CliTokenizeTest::failuresAreOneLine()
     QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
     QVERIFY2(QString::fromUtf8(run.err).contains(mentions), qPrintable(run.describe()));
     QVERIFY(run.out.isEmpty());
+}
+
+void CliTokenizeTest::longRunsOfOneCharacterGiveIds_data()
+{
+    // Each model whose pre-tokenizer ran std::regex (deepseek-llm, deepseek-v3, gpt-4o, qwen35,
+    // glm4) or a hand-written splitter, on 40,000 equal letters, spaces, '!' or CJK characters.
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QByteArray>("character");
+    const QList<QPair<QString, QString>> models{{"deepseek-llm", vocabulary("deepseek-llm")},
+                                                {"deepseek-v3", architectureModel("deepseek2")},
+                                                {"gpt-4o", architectureModel("gpt-oss")},
+                                                {"qwen35", architectureModel("qwen35")},
+                                                {"glm4", architectureModel("glm4moe")},
+                                                {"gemma4", architectureModel("gemma4")},
+                                                {"llama-bpe", vocabulary("llama-bpe")}};
+    for (const auto& [name, path] : models)
+        for (const QByteArray& character : {QByteArray("a"), QByteArray(" "), QByteArray("!"), QByteArray("\xE4\xB8\xAD")})
+            QTest::newRow(qPrintable(name + " '" + QString::fromUtf8(character) + "'")) << path << character;
+}
+
+void CliTokenizeTest::longRunsOfOneCharacterGiveIds()
+{
+    QFETCH(QString, model);
+    QFETCH(QByteArray, character);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString text = dir.filePath("run.txt");
+    QVERIFY(writeFile(text, character.repeated(40000)));
+    const CliRun run = runCli({"tokenize", model, "--text-file", text, "--no-special"});
+    QVERIFY2(run.finished && !run.crashed && run.exitCode == 0, qPrintable(run.describe()));
+    QVERIFY(run.out.endsWith('\n') && run.out.count('\n') == 1 && run.out.size() > 2);
+}
+
+void CliTokenizeTest::textOverTheBoundIsOneLine()
+{
+    // 64 MiB and one byte (a sparse file: reading it is cheap): refused before tokenizing.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile big(dir.filePath("big.txt"));
+    QVERIFY(big.open(QIODevice::WriteOnly) && big.resize((qint64(64) << 20) + 1));
+    big.close();
+    const CliRun run = runCli({"tokenize", vocabulary("gpt-2"), "--text-file", big.fileName()});
+    QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+    QVERIFY2(run.err.contains("more than 64 MiB of text"), qPrintable(run.describe()));
+}
+
+void CliTokenizeTest::runningOutOfMemoryIsOneLine()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    QSKIP("AddressSanitizer reserves more address space than the limit this test sets");
+#else
+    // One 16 MiB word needs ~650 MB; with 400 MB of address space the allocation fails, and
+    // that is a message, not std::bad_alloc's abort.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QByteArray word(16 << 20, 'a');
+    for (qsizetype i = 0; i < word.size(); ++i)
+        word[i] = static_cast<char>('a' + (i * 7 + i / 3) % 26);
+    const QString text = dir.filePath("word.txt");
+    QVERIFY(writeFile(text, word));
+    const CliRun run = runProgram("/bin/sh", {"-c", "ulimit -v 400000 && exec \"$0\" tokenize \"$1\" --text-file \"$2\"", cliPath(),
+                                              vocabulary("gpt-2"), text});
+    QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+    QVERIFY2(run.err.contains("not enough memory to tokenize 16777216 bytes"), qPrintable(run.describe()));
+#endif
 }
 
 QTEST_GUILESS_MAIN(CliTokenizeTest)

@@ -7,6 +7,7 @@
 // uses std::regex there); for gpt2 and llama3 it checks the splitters llama.cpp itself uses.
 
 #include "tokenize/CustomSplitters.h"
+#include "tokenize/PreTokenizer.h"
 #include "tokenize/RegexSplit.h"
 #include "tokenize/Unicode.h"
 
@@ -63,7 +64,8 @@ int mismatches(Splitter custom, const std::string& expression, int cases, QStrin
         const std::vector<std::size_t> fragments{seam, text.size() - seam};
         const std::string collapsed = gguf::RegexSplit::collapseText(text);
         const std::wstring wide = gguf::RegexSplit::wideText(text);
-        const std::vector<std::size_t> expected = regex.value()->split({text, collapsed, wide}, fragments);
+        std::vector<std::size_t> expected = regex.value()->split({text, collapsed, wide}, fragments);
+        std::erase(expected, std::size_t(0));  // empty matches give empty words: no ids
         const std::vector<std::size_t> got = custom(text, fragments);
         if (got == expected)
             continue;
@@ -87,7 +89,18 @@ private slots:
     void splitterMatchesTheRegexEngine_data();
     void splitterMatchesTheRegexEngine();
     void collapsedTextUsesLlamaCppBytes();
+    void regexWindowsGiveTheWholeTextsWords_data();
+    void regexWindowsGiveTheWholeTextsWords();
+    void longRunsOfOneCharacterSplit_data();
+    void longRunsOfOneCharacterSplit();
 };
+
+namespace {
+// Every pre-tokenizer family (one name of each).
+const char* const kFamilies[] = {"default", "llama3", "dbrx", "chatglm-bpe", "deepseek-llm", "deepseek-coder", "deepseek-v3", "falcon",
+                                 "starcoder", "gpt-2", "qwen2", "qwen35", "poro-chat", "viking", "tekken", "gpt-4o", "bailingmoe",
+                                 "seed-coder", "superbpe", "gemma4"};
+}  // namespace
 
 void TokenizerSplittersTest::splitterMatchesTheRegexEngine_data()
 {
@@ -103,6 +116,13 @@ void TokenizerSplittersTest::splitterMatchesTheRegexEngine_data()
         << reinterpret_cast<void*>(&gguf::splitQwen2)
         << QString::fromUtf8(
                R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)");
+    QTest::newRow("qwen35")
+        << reinterpret_cast<void*>(&gguf::splitQwen35)
+        << QString::fromUtf8(
+               R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)");
+    QTest::newRow("trailing whitespace (deepseek-llm)") << reinterpret_cast<void*>(&gguf::splitTrailingWhitespace) << QStringLiteral("\\s+$");
+    QTest::newRow("digit triples (superbpe)") << reinterpret_cast<void*>(&gguf::splitDigitTriples) << QStringLiteral("(?=(\\d{3})+(?!\\d))");
+    QTest::newRow("newline runs (gemma4)") << reinterpret_cast<void*>(&gguf::splitNewlineRuns) << QStringLiteral("[^\\n]+|[\\n]+");
 }
 
 void TokenizerSplittersTest::splitterMatchesTheRegexEngine()
@@ -121,6 +141,76 @@ void TokenizerSplittersTest::collapsedTextUsesLlamaCppBytes()
     const std::vector<char32_t> text{'a', 0x3000, 0x00E9, 0x0663, 0x0301, 0x1F600, 0x2026, 0xE000};
     const std::string collapsed = gguf::RegexSplit::collapseText(text);
     QCOMPARE(QByteArray::fromStdString(collapsed), QByteArray("a\v\xD2\xD1\xD4\xD5\xD3\xD0"));
+}
+
+void TokenizerSplittersTest::regexWindowsGiveTheWholeTextsWords_data()
+{
+    QTest::addColumn<QString>("expression");
+    // gemma4's one expression always runs hand-written, and its runs outgrow the test's windows.
+    for (const char* family : kFamilies) {
+        if (std::string_view(family) == "gemma4")
+            continue;
+        const auto recipe = gguf::preTokenizerRecipe(family);
+        QVERIFY2(recipe, family);
+        for (const std::string& expression : recipe->expressions)
+            QTest::newRow(qPrintable(QStringLiteral("%1: %2").arg(family, QString::fromStdString(expression).left(40)))) << QString::fromStdString(expression);
+    }
+}
+
+void TokenizerSplittersTest::regexWindowsGiveTheWholeTextsWords()
+{
+    // The engine sees the text in windows (so that no match recurses deeper than one window);
+    // with windows of 256 code points, on texts of 3,000 whose runs of one class stay under the
+    // margin, the words must be those of one window over the whole text.
+    QFETCH(QString, expression);
+    auto regex = gguf::RegexSplit::compile(expression.toStdString());
+    QVERIFY2(regex, regex ? "" : regex.error().message.c_str());
+    std::mt19937 random(7);
+    std::uniform_int_distribution<std::size_t> pick(0, std::size(kAlphabet) - 1);
+    for (int round = 0; round < 12; ++round) {
+        std::vector<char32_t> text(3000);
+        for (char32_t& c : text)
+            c = kAlphabet[pick(random)];
+        const std::vector<std::size_t> fragments{1000, 2000};
+        const std::string collapsed = gguf::RegexSplit::collapseText(text);
+        const std::wstring wide = gguf::RegexSplit::wideText(text);
+        const gguf::SplitInput input{text, collapsed, wide};
+        QCOMPARE(regex.value()->split(input, fragments, 256), regex.value()->split(input, fragments, std::size_t(1) << 30));
+    }
+}
+
+void TokenizerSplittersTest::longRunsOfOneCharacterSplit_data()
+{
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<uint>("character");
+    for (const char* family : kFamilies)
+        for (const char32_t c : {char32_t('a'), char32_t('A'), char32_t(' '), char32_t('!'), char32_t('7'), char32_t('\n'), char32_t(0x4E2D),
+                                 char32_t(0x0301)})
+            QTest::newRow(qPrintable(QStringLiteral("%1 U+%2").arg(family).arg(static_cast<uint>(c), 4, 16, QChar('0')))) << family << static_cast<uint>(c);
+}
+
+void TokenizerSplittersTest::longRunsOfOneCharacterSplit()
+{
+    // std::regex recursed once per character of a match and overflowed the stack at about
+    // 34,000 equal characters. 100,000 must split, into words that spell the text.
+    QFETCH(QString, family);
+    QFETCH(uint, character);
+    const auto recipe = gguf::preTokenizerRecipe(family.toStdString());
+    QVERIFY(recipe);
+    auto pre = gguf::PreTokenizer::create(recipe->expressions, !recipe->spaceMarks);
+    QVERIFY(pre);
+    std::string one;
+    gguf::unicode::appendUtf8(one, static_cast<char32_t>(character));
+    std::string text;
+    for (int i = 0; i < 100000; ++i)
+        text += one;
+    std::string spelled;
+    for (const std::string& word : pre.value().split(text))
+        spelled += word;
+    std::string expected;
+    for (const char byte : text)
+        expected += recipe->spaceMarks ? std::string(1, byte) : std::string(gguf::byteLevelCharacter(static_cast<unsigned char>(byte)));
+    QVERIFY(spelled == expected);
 }
 
 QTEST_GUILESS_MAIN(TokenizerSplittersTest)
