@@ -42,7 +42,7 @@ RemoteOptions fastOptions()
 {
     RemoteOptions options;
     options.firstBackoff = std::chrono::milliseconds(10);
-    options.maxAttempts = 4;  // the stall timeout stays long: a loaded machine must not look like a stalled server
+    options.maxAttempts = 4;  // the low-speed window stays long: a loaded machine must not look like a stalled server
     options.firstReadBytes = 64u << 10;  // small, so tensor data needs requests of its own
     return options;
 }
@@ -249,7 +249,7 @@ void TestRemote::cutBodyResumes()
 void TestRemote::stallTimesOutAndRetries()
 {
     RemoteOptions options = fastOptions();
-    options.stallTimeout = std::chrono::seconds(1);
+    options.lowSpeedWindow = std::chrono::seconds(1);
     const auto remote = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), options);
     QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
     m_proxy->stallMs = 4000;
