@@ -448,6 +448,9 @@ Status HttpFile::runTransfers(std::vector<Transfer>& transfers, bool first)
 Status HttpFile::judgeResponse(Transfer& t)
 {
     const auto fail = [&](const std::string& message) { return Error{message, t.offset, m_url}; };
+    // libcurl refuses one header line over 100 KiB itself, before it reaches onHeader.
+    if (t.code == CURLE_OUT_OF_MEMORY && t.status != 0 && !t.headersComplete)
+        t.headersTooLarge = true;
     if (t.headersTooLarge)
         return fail("the server's response headers are larger than " + std::to_string(kMaxHeaderBytes >> 10) + " KiB; refused");
     if (t.encoded)
