@@ -86,6 +86,7 @@ private slots:
     void threadCancelStopsAStalledFetchAndLeavesTheRegionUsable();
     void remote70bOpenAndZoomFetchOnlyWhatTheyNeed();
     void cliReadsUrls();
+    void cliSaysImportanceMatricesAreLocalFiles();
     void downloadVerifiesTheHubsSha256();
     void downloadWithWrongSha256LeavesNothing();
     void downloadResumesAPartFile();
@@ -520,6 +521,18 @@ void TestRemote::cliReadsUrls()
     QVERIFY(cli.waitForFinished(120000));
     QCOMPARE(cli.exitCode(), 1);
     QVERIFY(QString::fromUtf8(cli.readAllStandardError()).contains("HTTP 404"));
+}
+
+void TestRemote::cliSaysImportanceMatricesAreLocalFiles()
+{
+    QProcess cli;
+    const QString matrix = QString::fromStdString(url("imatrix.gguf"));
+    cli.start(QStringLiteral(GGUFX_CLI_PATH), {"imatrix", matrix});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 1);
+    const QString error = QString::fromUtf8(cli.readAllStandardError());
+    QVERIFY2(error.contains(matrix + ": importance matrices are read from local files"), qPrintable(error));
+    QCOMPARE(m_proxy->requests(), std::uint64_t{0});
 }
 
 namespace {
