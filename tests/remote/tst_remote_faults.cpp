@@ -1,6 +1,7 @@
 // Servers that misbehave in ways that must end, in bounded time, in an error that names what
 // happened: a dead or silent server, one that trickles bytes or sends one per connection, a
-// redirect loop or a redirect off the web, oversized headers, an encoded body. lighttpd serves
+// redirect loop or a redirect off the web, oversized headers, an encoded body; and a disk cache
+// whose chunks or folders were tampered with, which must never reach a result. lighttpd serves
 // the fixtures behind the fault proxy (support/FaultProxy), which plays each fault. Every wait
 // below is one of RemoteOptions' bounds, set short here, so the suite stays fast.
 
@@ -13,12 +14,16 @@
 #include "remote/HttpFile.h"
 #include "remote/RemoteModel.h"
 
+#include "kernels/Dequantize.h"
+
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using gguf::remote::RemoteOptions;
@@ -85,6 +90,10 @@ private slots:
     void oversizedHeadersAreRefused_data();
     void oversizedHeadersAreRefused();
     void encodedBodiesAreRefused();
+    void tamperedCacheChunksAreFetchedAgain_data();
+    void tamperedCacheChunksAreFetchedAgain();
+    void untrustedCacheFoldersAreRefused_data();
+    void untrustedCacheFoldersAreRefused();
 
 private:
     std::string url(const char* name) const { return m_proxy->url(std::string("/") + name); }
@@ -276,6 +285,148 @@ void TestRemoteFaults::encodedBodiesAreRefused()
                             "asked for; refused"));
     QCOMPARE(m_proxy->lastAcceptEncoding(), std::string("identity"));
     QCOMPARE(m_proxy->requests(), std::uint64_t{1});
+}
+
+namespace {
+// Every tensor of `model` dequantized has the bits of the local fixture's; `status` keeps the first failure.
+bool sameAsLocal(const gguf::Model& model, gguf::Status& status)
+{
+    const auto local = gguf::Model::open(testsupport::fixturePath("tiny-llama-Q8_0.gguf").toStdString());
+    if (!local)
+        return false;
+    for (const gguf::TensorInfo& tensor : model.tensors()) {
+        if (!tensor.traits || !tensor.traits->dequantize)
+            continue;
+        const gguf::TensorInfo* expected = local.value()->findTensor(tensor.name);
+        std::vector<float> a(tensor.elementCount()), b(tensor.elementCount());
+        status = gguf::dequantizeRows(tensor, 0, tensor.rowCount(), a);
+        if (!status || !expected || !gguf::dequantizeRows(*expected, 0, expected->rowCount(), b))
+            return false;
+        if (std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) != 0)
+            return false;
+    }
+    return true;
+}
+
+// The chunk files of the one remote file cached under `cache`, in chunk order.
+QStringList chunkFiles(const QString& cache)
+{
+    const QStringList folders = QDir(cache).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    if (folders.size() != 1)
+        return {};
+    QDir folder(cache + "/" + folders.front());
+    QStringList names = folder.entryList(QDir::Files);
+    std::sort(names.begin(), names.end(), [](const QString& a, const QString& b) { return a.toInt() < b.toInt(); });
+    QStringList paths;
+    for (const QString& name : names)
+        paths << folder.filePath(name);
+    return paths;
+}
+
+QByteArray contentOf(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+bool replaceContent(const QString& path, const QByteArray& content)
+{
+    QFile::remove(path);
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(content) == content.size();
+}
+}  // namespace
+
+void TestRemoteFaults::tamperedCacheChunksAreFetchedAgain_data()
+{
+    QTest::addColumn<QString>("tamper");
+    for (const char* tamper : {"a byte edited", "cut short", "the bytes alone, no check", "chunks swapped", "a symlink to a good chunk"})
+        QTest::newRow(tamper) << QString(tamper);
+}
+
+// Values come from the server again, not from the tampered chunks, and the chunks are stored anew.
+void TestRemoteFaults::tamperedCacheChunksAreFetchedAgain()
+{
+    QFETCH(QString, tamper);
+    QTemporaryDir cache;
+    const QString root = cache.filePath("chunks");
+    qputenv("GGUFX_REMOTE_DISK_CACHE", root.toUtf8());
+    gguf::Status status = gguf::Ok{};
+    {
+        const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+        QVERIFY2(model, model ? "" : model.error().toString().c_str());
+        QVERIFY(sameAsLocal(*model.value(), status));
+    }
+    const QStringList chunks = chunkFiles(root);
+    QVERIFY(chunks.size() > 4);
+    for (int i = 0; i + 1 < chunks.size(); ++i) {  // the last chunk is shorter: every other is tampered with
+        const QByteArray content = contentOf(chunks[i]);
+        QVERIFY(content.size() > 40);
+        if (tamper == "a byte edited") {
+            QByteArray edited = content;
+            edited[edited.size() - 1] = static_cast<char>(edited[edited.size() - 1] ^ 0x01);
+            QVERIFY(replaceContent(chunks[i], edited));
+        } else if (tamper == "cut short") {
+            QVERIFY(QFile::resize(chunks[i], content.size() - 1));
+        } else if (tamper == "the bytes alone, no check") {
+            QVERIFY(replaceContent(chunks[i], content.mid(40)));
+        } else if (tamper == "chunks swapped") {
+            QVERIFY(replaceContent(chunks[i], contentOf(chunks[i + 1])));
+        } else {
+            const QString elsewhere = cache.filePath(QString::number(i));
+            QVERIFY(QFile::rename(chunks[i], elsewhere));
+            QVERIFY(QFile::link(elsewhere, chunks[i]));
+        }
+    }
+    m_proxy->resetCounters();
+    {
+        const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+        QVERIFY2(model, model ? "" : model.error().toString().c_str());
+        QVERIFY2(sameAsLocal(*model.value(), status), status ? "values differ from the local file's" : status.error().toString().c_str());
+    }
+    QVERIFY(m_proxy->bodyBytesFromServer() >= std::uint64_t(chunks.size() - 1) * (64u << 10));
+    // Stored anew: the next open reads them all from disk.
+    m_proxy->resetCounters();
+    {
+        const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+        QVERIFY2(model, model ? "" : model.error().toString().c_str());
+        QVERIFY(sameAsLocal(*model.value(), status));
+    }
+    QCOMPARE(m_proxy->requests(), std::uint64_t{1});
+    qunsetenv("GGUFX_REMOTE_DISK_CACHE");
+}
+
+void TestRemoteFaults::untrustedCacheFoldersAreRefused_data()
+{
+    QTest::addColumn<QString>("folder");  // "root": the cache folder, "file": the remote file's folder in it
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<int>("owner");       // -1: this user
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("others can write") << "root" << 0777 << -1 << "others can write to it (mode 0777)";
+    QTest::newRow("the group can write") << "root" << 0770 << -1 << "others can write to it (mode 0770)";
+    QTest::newRow("another user's") << "root" << 0700 << 4242 << "it belongs to another user (uid 4242)";
+    QTest::newRow("a file's folder others can write") << "file" << 0777 << -1 << "others can write to it (mode 0777)";
+}
+
+void TestRemoteFaults::untrustedCacheFoldersAreRefused()
+{
+    QFETCH(QString, folder);
+    QFETCH(int, mode);
+    QFETCH(int, owner);
+    QFETCH(QString, expected);
+    QTemporaryDir cache;
+    const QString root = cache.filePath("chunks");
+    qputenv("GGUFX_REMOTE_DISK_CACHE", root.toUtf8());
+    QVERIFY(gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions()));  // makes both folders
+    const QString target = folder == "root" ? root : root + "/" + QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+    QCOMPARE(::chmod(target.toLocal8Bit().constData(), static_cast<mode_t>(mode)), 0);
+    if (owner >= 0 && ::chown(target.toLocal8Bit().constData(), static_cast<uid_t>(owner), static_cast<gid_t>(-1)) != 0)
+        QSKIP("only root can give a folder to another user");
+    const auto model = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
+    qunsetenv("GGUFX_REMOTE_DISK_CACHE");
+    QVERIFY(!model);
+    QVERIFY2(model.error().message.find("is not safe to read chunks from: " + expected.toStdString()) != std::string::npos,
+             model.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestRemoteFaults)
