@@ -16,7 +16,7 @@ struct RemoteOptions {
     // but brought at least progressBytes resumes with a fresh count; fewer bytes do not reset it,
     // so a server that sends a byte per connection is not retried for ever.
     int maxAttempts = 6;
-    std::uint64_t progressBytes = 256u << 10;
+    std::uint64_t progressBytes = 64u << 10;
     std::chrono::milliseconds firstBackoff{250};      // doubles after each failed try
     std::chrono::milliseconds connectTimeout{10000};
     // No answer at all (no connection, or no response line) for this long, over every try of
@@ -29,7 +29,7 @@ struct RemoteOptions {
     // A read (every range and retry of it) fails when it is not done after readDeadline plus
     // the time its bytes take at deadlineBytesPerSecond.
     std::chrono::milliseconds readDeadline{120000};
-    std::uint64_t deadlineBytesPerSecond = 16u << 10;
+    std::uint64_t deadlineBytesPerSecond = 1024;  // as the low-speed limit: a slow link still downloads
     int maxInFlight = 4;                              // parallel requests for one read
     std::uint64_t firstReadBytes = 1u << 20;          // the first request; headers grow from there
     // Called from the reading thread with bytes received so far and the bytes the read wants.
