@@ -57,7 +57,7 @@ const Loaded& loaded()
         }
         if (!result.problem.empty()) {
             result.problem += "; matrix products run on slower portable code (Debian: install libopenblas0)";
-            result.table = BlasLibrary{&portableSgemm, &portableDgemm};
+            result.table = BlasLibrary::portable();
         }
         return result;
     }();
@@ -65,6 +65,11 @@ const Loaded& loaded()
 }
 
 }  // namespace
+
+BlasLibrary BlasLibrary::portable()
+{
+    return BlasLibrary{&portableSgemm, &portableDgemm};
+}
 
 const std::string& BlasLibrary::loadProblem()
 {

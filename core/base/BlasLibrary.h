@@ -20,6 +20,8 @@ struct BlasLibrary {
 
     // Empty when OpenBLAS was loaded; else what failed ("cannot load OpenBLAS (...)").
     static const std::string& loadProblem();
+    // The portable kernels alone (what the table holds without OpenBLAS), for tests.
+    static BlasLibrary portable();
 };
 
 // The table, resolved once (thread-safe) on first use.
