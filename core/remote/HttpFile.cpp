@@ -565,7 +565,7 @@ Status HttpFile::judge(Transfer& t, bool first, bool& retry)
         std::lock_guard lock(m_mutex);
         m_unreachableAt = Clock::now();
         m_unreachable = message;
-        return fail(message);
+        return Error{message, Error::kNoOffset, m_url};  // the server, not a place in the file
     }
     if (t.failedTries >= m_options.maxAttempts)
         return fail("gave up after " + std::to_string(m_options.maxAttempts) + " tries: " + t.lastProblem);
