@@ -1,5 +1,5 @@
 #pragma once
-// Loading a system library on first use (LazyLibraries.cpp, LazyMath.cpp): the CLI's own
+// Loading a system library on first use (LazyMath.cpp; libcurl and OpenBLAS are core's, base/SharedLibrary.h): the CLI's own
 // dependencies, so a library or function that is missing ends the command with the loader's
 // message (the package manager installs them with the CLI).
 

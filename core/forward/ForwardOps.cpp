@@ -1,6 +1,6 @@
 #include "forward/ForwardOps.h"
 
-#include <cblas.h>
+#include "base/BlasLibrary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,8 +85,8 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
     for (std::int64_t h = 0; h < heads; ++h) {
         const std::int64_t kvHead = h / group;
         // scores[i, j] = q_i . k_j (row i = query position)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(headSize), 1.0f, q + h * headSize, qStride,
-                    k + kvHead * headSize, kvStride, 0.0f, scores.data(), n);
+        blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(headSize), 1.0f, q + h * headSize, qStride,
+                     k + kvHead * headSize, kvStride, 0.0f, scores.data(), n);
         for (std::int64_t i = 0; i < tokens; ++i) {
             float* row = scores.data() + i * tokens;
             // ggml_soft_max_ext: x * scale + mask (-inf above the diagonal), max-subtracted exp,
@@ -106,8 +106,8 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
                 row[j] *= inverse;
             std::fill(row + i + 1, row + tokens, 0.0f);
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(headSize), n, 1.0f, scores.data(), n,
-                    v + kvHead * headSize, kvStride, 0.0f, out + h * headSize, qStride);
+        blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(headSize), n, 1.0f, scores.data(), n,
+                     v + kvHead * headSize, kvStride, 0.0f, out + h * headSize, qStride);
     }
 }
 

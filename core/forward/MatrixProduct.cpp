@@ -2,7 +2,7 @@
 
 #include "forward/WeightLoader.h"
 
-#include <cblas.h>
+#include "base/BlasLibrary.h"
 
 #include <algorithm>
 #include <vector>
@@ -25,8 +25,8 @@ void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights,
         const std::int64_t count = std::min(kDoubleRowsPerBlock, rows - first);
         wd.assign(weights + first * columns, weights + (first + count) * columns);
         yd.resize(static_cast<std::size_t>(tokens * count));
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(count), k, 1.0, xd.data(), k,
-                    wd.data(), k, 0.0, yd.data(), static_cast<int>(count));
+        blas().dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(count), k, 1.0, xd.data(), k,
+                     wd.data(), k, 0.0, yd.data(), static_cast<int>(count));
         for (std::int64_t t = 0; t < tokens; ++t)
             for (std::int64_t r = 0; r < count; ++r)
                 y[t * yStride + first + r] = static_cast<float>(yd[static_cast<std::size_t>(t * count + r)]);
@@ -50,8 +50,8 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
         multiplyInDouble(x, tokens, weights, rows, columns, y, yStride);
         return;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(rows), static_cast<int>(columns),
-                1.0f, x, static_cast<int>(columns), weights, static_cast<int>(columns), 0.0f, y, static_cast<int>(yStride));
+    blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(rows), static_cast<int>(columns),
+                 1.0f, x, static_cast<int>(columns), weights, static_cast<int>(columns), 0.0f, y, static_cast<int>(yStride));
 }
 
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y)

@@ -3,6 +3,7 @@
 #include "gguf/GgufFile.h"
 #include "gguf/MappedFile.h"
 #include "imatrix/ImatrixReaders.h"
+#include "remote/RemoteUrl.h"
 
 #include <algorithm>
 #include <cstring>
@@ -57,6 +58,10 @@ std::vector<double> ImportanceEntry::tokensPerExpert() const
 
 Result<ImportanceMatrix> ImportanceMatrix::load(const std::string& path)
 {
+    // Models open from URLs; a matrix is small and read whole, so it is downloaded first.
+    if (remote::isRemoteName(path))
+        return Error{"importance matrices are read from local files; download it first (gguf-explorer-cli download URL, or curl -O)",
+                     Error::kNoOffset, path};
     auto mapped = MappedFile::open(path);
     if (!mapped)
         return mapped.error();

@@ -16,8 +16,12 @@ Result<std::shared_ptr<const Model>> openRemoteModel(const std::string& name, co
         if (!file)
             return file.error();
         std::shared_ptr<ByteRangeSource> source = file.value();
-        if (const std::string cache = DiskCachedSource::configuredDirectory(); !cache.empty())
-            source = std::make_shared<DiskCachedSource>(file.value(), cache, DiskCachedSource::configuredLimit());
+        if (const std::string cache = DiskCachedSource::configuredDirectory(); !cache.empty()) {
+            auto cached = DiskCachedSource::open(file.value(), cache, DiskCachedSource::configuredLimit());
+            if (!cached)
+                return cached.error();
+            source = cached.value();
+        }
         auto mapped = MappedFile::openFrom(shardUrl, std::move(source));
         if (!mapped)
             return mapped.error();

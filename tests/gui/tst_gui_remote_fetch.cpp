@@ -164,6 +164,30 @@ private slots:
             QCOMPARE(cell, 0.0f);  // the file's hole reads as zero blocks
     }
 
+    // A server that stops while a view reads: the view fails after one read's tries with "cannot
+    // reach the server", not after every band's tries in turn (70-110 s with the defaults).
+    void stoppedServerIsReportedAfterOneReadsTries()
+    {
+        gguf::remote::RemoteOptions options;
+        options.firstBackoff = std::chrono::milliseconds(10);
+        options.firstReadBytes = 64u << 10;
+        auto model = gguf::remote::openRemoteModel(m_proxy->url("/sparse-q4_K.gguf"), options);
+        QVERIFY2(model, model ? "" : model.error().toString().c_str());
+        SliceRef slice;
+        slice.model = model.value();
+        slice.slice = gguf::wholeTensor(*slice.model->findTensor("big.q4_K"));
+        HeatmapWithProgress view;
+        view.heatmap->setSlice(slice);
+        QTRY_COMPARE(view.heatmap->state(), ZoomableMatrixView::State::NeedsFetch);
+        m_proxy->dropConnections = true;
+        m_proxy->resetCounters();
+        view.heatmap->requestRegion({20000, 20064, 0, kColumns});  // small enough to compute at once, in several bands
+        QTRY_COMPARE_WITH_TIMEOUT(view.heatmap->state(), ZoomableMatrixView::State::Failed, kHangGuardMs);
+        m_proxy->dropConnections = false;
+        QVERIFY2(view.heatmap->placeholderText().contains(QStringLiteral("cannot reach the server")), qPrintable(view.heatmap->placeholderText()));
+        QVERIFY2(m_proxy->droppedConnections() <= std::uint64_t(options.maxAttempts), QByteArray::number(qulonglong(m_proxy->droppedConnections())));
+    }
+
 private:
     QTemporaryDir m_root;
     QTemporaryDir m_work;

@@ -42,7 +42,7 @@ RemoteOptions fastOptions()
 {
     RemoteOptions options;
     options.firstBackoff = std::chrono::milliseconds(10);
-    options.maxAttempts = 4;  // the stall timeout stays long: a loaded machine must not look like a stalled server
+    options.maxAttempts = 4;  // the low-speed window stays long: a loaded machine must not look like a stalled server
     options.firstReadBytes = 64u << 10;  // small, so tensor data needs requests of its own
     return options;
 }
@@ -86,6 +86,7 @@ private slots:
     void threadCancelStopsAStalledFetchAndLeavesTheRegionUsable();
     void remote70bOpenAndZoomFetchOnlyWhatTheyNeed();
     void cliReadsUrls();
+    void cliSaysImportanceMatricesAreLocalFiles();
     void downloadVerifiesTheHubsSha256();
     void downloadWithWrongSha256LeavesNothing();
     void downloadResumesAPartFile();
@@ -249,7 +250,7 @@ void TestRemote::cutBodyResumes()
 void TestRemote::stallTimesOutAndRetries()
 {
     RemoteOptions options = fastOptions();
-    options.stallTimeout = std::chrono::seconds(1);
+    options.lowSpeedWindow = std::chrono::seconds(1);
     const auto remote = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), options);
     QVERIFY2(remote, remote ? "" : remote.error().toString().c_str());
     m_proxy->stallMs = 4000;
@@ -522,6 +523,18 @@ void TestRemote::cliReadsUrls()
     QVERIFY(QString::fromUtf8(cli.readAllStandardError()).contains("HTTP 404"));
 }
 
+void TestRemote::cliSaysImportanceMatricesAreLocalFiles()
+{
+    QProcess cli;
+    const QString matrix = QString::fromStdString(url("imatrix.gguf"));
+    cli.start(QStringLiteral(GGUFX_CLI_PATH), {"imatrix", matrix});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 1);
+    const QString error = QString::fromUtf8(cli.readAllStandardError());
+    QVERIFY2(error.contains(matrix + ": importance matrices are read from local files"), qPrintable(error));
+    QCOMPARE(m_proxy->requests(), std::uint64_t{0});
+}
+
 namespace {
 QString sha256Of(const QString& path)
 {
@@ -648,7 +661,9 @@ void TestRemote::diskCacheServesTheNextOpen()
     }
     const std::uint64_t fileBytes = std::uint64_t(QFileInfo(testsupport::fixturePath("tiny-llama-Q8_0.gguf")).size());
     QVERIFY(m_proxy->bodyBytesFromServer() >= fileBytes);
-    QCOMPARE(folderBytes(cache.filePath("chunks")), fileBytes);  // every chunk, the opening request's too
+    // Every chunk, the opening request's too, each with its 40-byte check.
+    const std::uint64_t chunks = (fileBytes + gguf::RemoteRegion::kChunkBytes - 1) / gguf::RemoteRegion::kChunkBytes;
+    QCOMPARE(folderBytes(cache.filePath("chunks")), fileBytes + 40 * chunks);
     m_proxy->resetCounters();
     const auto second = gguf::remote::openRemoteModel(url("tiny-llama-Q8_0.gguf"), fastOptions());
     QVERIFY2(second, second ? "" : second.error().toString().c_str());

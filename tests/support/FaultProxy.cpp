@@ -158,6 +158,24 @@ void FaultProxy::setRedirectOrigin(const std::string& origin)
     m_redirectOrigin = origin;
 }
 
+void FaultProxy::setCannedResponse(const std::string& response)
+{
+    std::lock_guard lock(m_mutex);
+    m_cannedResponse = response;
+}
+
+void FaultProxy::setExtraResponseHeaders(const std::string& lines)
+{
+    std::lock_guard lock(m_mutex);
+    m_extraResponseHeaders = lines;
+}
+
+std::string FaultProxy::lastAcceptEncoding() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_lastAcceptEncoding;
+}
+
 std::vector<std::string> FaultProxy::authorizedPaths() const
 {
     std::lock_guard lock(m_mutex);
@@ -173,6 +191,7 @@ void FaultProxy::resetCounters()
     m_bodyBytes = 0;
     m_requests = 0;
     m_rangeRequests = 0;
+    m_dropped = 0;
     m_sawAuthorization = false;
 }
 
@@ -208,6 +227,11 @@ void FaultProxy::serve(int client)
         explicit Serving(std::atomic<int>& c) : count(c) { ++count; }
         ~Serving() { --count; }
     } serving(m_serving);
+    if (dropConnections) {
+        ++m_dropped;
+        resetAndClose(client);
+        return;
+    }
     Head request;
     if (!readHead(client, request)) {
         ::close(client);
@@ -222,17 +246,22 @@ void FaultProxy::serve(int client)
         m_sawAuthorization = true;
     const auto firstSpace = request.firstLine.find(' ');
     const std::string path = request.firstLine.substr(firstSpace + 1, request.firstLine.rfind(' ') - firstSpace - 1);
-    std::string requiredToken, linkedEtag, redirectOrigin;
+    std::string requiredToken, linkedEtag, redirectOrigin, canned, extraHeaders;
     {
         std::lock_guard lock(m_mutex);
         requiredToken = m_requiredToken;
         linkedEtag = m_linkedEtag;
         redirectOrigin = m_redirectOrigin;
+        canned = m_cannedResponse;
+        extraHeaders = m_extraResponseHeaders;
+        m_lastAcceptEncoding = headerValue(request, "accept-encoding");
         if (!authorization.empty())
             m_authorizedPaths.push_back(path);
     }
 
-    if (!requiredToken.empty() && authorization != "Bearer " + requiredToken) {
+    if (!canned.empty()) {
+        sendAll(client, canned);
+    } else if (!requiredToken.empty() && authorization != "Bearer " + requiredToken) {
         reply(client, 401, "Unauthorized");
     } else if (const int forced = forcedStatus.load(); forced != 0) {
         reply(client, forced, "Forced");
@@ -278,14 +307,15 @@ void FaultProxy::serve(int client)
             }
             head += name + ": " + value + "\r\n";
         }
-        head += "Connection: close\r\n\r\n";
-        const bool cut = take(cutBody), reset = !cut && take(resetBody), stalled = take(stall);
+        head += extraHeaders + "Connection: close\r\n\r\n";
+        const bool cut = take(cutBody), reset = !cut && take(resetBody), stalled = take(stall), trickled = take(trickle);
         bool clientOpen = sendAll(client, head);
         if (stalled)
             for (int waited = 0; waited < stallMs && !m_stopping; waited += 20)
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
         std::uint64_t sent = 0;
         std::string chunk = std::move(response.leftover);
+        const auto trickleStart = std::chrono::steady_clock::now();
         char buffer[65536];
         while (clientOpen && !m_stopping) {
             if (chunk.empty()) {
@@ -298,6 +328,21 @@ void FaultProxy::serve(int client)
             std::uint64_t allowed = std::min<std::uint64_t>(chunk.size(), forwardLimit - std::min(sent, forwardLimit));
             if ((cut || reset) && sent + allowed > cutAfterBytes)
                 allowed = cutAfterBytes - std::min<std::uint64_t>(sent, cutAfterBytes);
+            if (trickled) {
+                // A byte at a time, as a server that is alive but next to useless.
+                const int forMs = trickleForMs;
+                for (std::uint64_t i = 0; clientOpen && i < allowed && !m_stopping; ++i, ++sent) {
+                    if (forMs > 0 && std::chrono::steady_clock::now() - trickleStart >= std::chrono::milliseconds(forMs))
+                        clientOpen = false;
+                    else
+                        clientOpen = sendAll(client, chunk.data() + i, 1);
+                    std::this_thread::sleep_for(std::chrono::milliseconds(trickleIntervalMs.load()));
+                }
+                chunk.clear();
+                if (!clientOpen)
+                    break;
+                continue;
+            }
             clientOpen = sendAll(client, chunk.data(), static_cast<std::size_t>(allowed));
             sent += allowed;
             chunk.clear();

@@ -35,6 +35,14 @@ public:
     std::atomic<int> fewerBytes{0};       // every 206 declares and sends this many bytes fewer
     std::atomic<int> forcedStatus{0};     // answer every request with this status, no upstream
     std::atomic<bool> hubRedirect{false}; // ".../resolve/REV/FILE" answers 302 to "/FILE" with X-Linked-Etag
+    std::atomic<int> trickle{0};          // send the body a byte per trickleIntervalMs, for trickleForMs (0: to its end), then close
+    std::atomic<int> trickleIntervalMs{10};
+    std::atomic<int> trickleForMs{0};
+    std::atomic<bool> dropConnections{false};  // close every connection at once, unanswered (a dead server)
+    void setCannedResponse(const std::string& response);   // sent as is to every request, no upstream ("" ends it)
+    void setExtraResponseHeaders(const std::string& lines);  // "Name: value\r\n" lines added to upstream answers
+    std::string lastAcceptEncoding() const;                // the Accept-Encoding of the last request
+    std::uint64_t droppedConnections() const { return m_dropped; }
     void setRequiredToken(const std::string& token);  // 401 unless "Authorization: Bearer TOKEN"
     void setLinkedEtag(const std::string& etag);      // sent with hubRedirect, quoted
     void setRedirectOrigin(const std::string& origin);  // hubRedirect goes there ("http://localhost:PORT"), else to this host
@@ -66,6 +74,10 @@ private:
     std::string m_linkedEtag;
     std::string m_redirectOrigin;
     std::vector<std::string> m_authorizedPaths;
+    std::string m_cannedResponse;
+    std::string m_extraResponseHeaders;
+    std::string m_lastAcceptEncoding;
+    std::atomic<std::uint64_t> m_dropped{0};
     std::atomic<std::uint64_t> m_bodyBytes{0};
     std::atomic<std::uint64_t> m_requests{0};
     std::atomic<std::uint64_t> m_rangeRequests{0};
