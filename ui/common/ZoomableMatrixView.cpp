@@ -2,6 +2,8 @@
 
 #include "base/HumanFormat.h"
 
+#include "common/ColourRangeBox.h"
+#include "common/ColourScales.h"
 #include "common/DivergingGradient.h"
 #include "common/JobProgressBar.h"
 #include "common/MatrixPlot.h"
@@ -61,7 +63,8 @@ QCPRange clampedRange(QCPRange range, double low, double high, double minimum)
 ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& options, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_bandsPerThread(std::max(1, options.bandsPerThread)), m_plot(new QCustomPlot(this)),
       m_placeholder(new QPushButton(m_plot)), m_aggregate(new QComboBox(this)),
-      m_resetZoom(new QToolButton(this)), m_lockScale(new QCheckBox(tr("Lock colour scale"), this)), m_hover(new QLabel(this)),
+      m_resetZoom(new QToolButton(this)), m_lockScale(new QCheckBox(tr("Lock colour scale"), this)),
+      m_colourRange(new ColourRangeBox(options.plotName + QStringLiteral("ColourRange"), this)), m_hover(new QLabel(this)),
       m_zoomDebounce(new QTimer(this)), m_resizeDebounce(new QTimer(this)),
       m_emptyText(options.emptyText.isEmpty() ? tr("Select a tensor to see its heatmap.") : options.emptyText)
 {
@@ -78,6 +81,7 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     m_scale = parts.scale;
     m_rowTicker = m_plot->yAxis->ticker();
     m_valueTicker = QSharedPointer<QCPAxisTicker>(new QCPAxisTicker);
+    hatchUndefinedCells(m_plot);
     m_line = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
     m_line->setPen(QPen(QColor(0x1f77b4), 1.5));
     m_line->setVisible(false);
@@ -109,6 +113,8 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
             unlockColourScale();
     });
 
+    connect(m_colourRange, &ColourRangeBox::changed, this, &ZoomableMatrixView::applyColourRange);
+
     m_zoomDebounce->setSingleShot(true);
     m_zoomDebounce->setInterval(kZoomDebounceMs);
     connect(m_zoomDebounce, &QTimer::timeout, this, &ZoomableMatrixView::requestVisibleRegion);
@@ -130,15 +136,20 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     controls->addWidget(m_aggregate);
     controls->addWidget(m_resetZoom);
     controls->addWidget(m_lockScale);
+    controls->addWidget(m_colourRange);
     controls->addStretch(1);
-    controls->addWidget(m_hover);
     m_hover->setObjectName(options.hoverName);
-    // The hover text changes with every mouse move: it must never change the layout.
+    // The hover text changes with every mouse move: it must never change the layout. Its own
+    // line under the plot, the whole width and one text line high, so it always has the room
+    // (squeezed in after a stretch, an Ignored label got no width at all).
     m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_hover->setMinimumHeight(m_hover->fontMetrics().height());
+    m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addWidget(m_plot, 1);
+    layout->addWidget(m_hover);
     setState(State::Empty);
 }
 
@@ -234,8 +245,28 @@ void ZoomableMatrixView::unlockColourScale()
         displayLine(m_shownGrid, *m_shownCells);
         m_state = state;
     } else {
-        m_map->setDataRange(symmetricRange(m_shownCells->data(), m_shownCells->size()));
+        applyMapRange(*m_shownCells);
     }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool ZoomableMatrixView::isOneSided() const
+{
+    return static_cast<gguf::CellAggregate>(m_aggregate->currentData().toInt()) == gguf::CellAggregate::AbsMax;
+}
+
+void ZoomableMatrixView::applyMapRange(const std::vector<float>& values)
+{
+    m_map->setDataRange(m_colourRange->rangeFor(values.data(), values.size(), isOneSided()));
+}
+
+// Another choice of range applies to what is shown at once, locked or not: it is what the user
+// asked for now.
+void ZoomableMatrixView::applyColourRange()
+{
+    if (!m_shownCells || m_state != State::Shown || isLine())
+        return;
+    applyMapRange(*m_shownCells);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -308,6 +339,10 @@ void ZoomableMatrixView::matrixChanged()
     m_plot->yAxis->setRangeReversed(!line);
     m_plot->yAxis->setLabel(line ? tr("value") : tr("row"));
     m_plot->yAxis->setTicker(line ? m_valueTicker : m_rowTicker);
+    // Rows are whole numbers; a line's values are not ("1, 1, 1, 0" for 0.9 … 1.2).
+    m_plot->yAxis->setNumberFormat(line ? QStringLiteral("g") : QStringLiteral("f"));
+    m_plot->yAxis->setNumberPrecision(line ? 6 : 0);
+    m_colourRange->setEnabled(!line);
     m_plot->axisRect()->setRangeDrag(line ? Qt::Horizontal : Qt::Horizontal | Qt::Vertical);
     m_plot->axisRect()->setRangeZoom(line ? Qt::Horizontal : Qt::Horizontal | Qt::Vertical);
     m_settingRange = true;
@@ -488,9 +523,10 @@ void ZoomableMatrixView::display(const gguf::HeatmapGrid& grid, std::shared_ptr<
             for (std::uint32_t column = 0; column < grid.columns; ++column)
                 mapData->setCell(static_cast<int>(column), static_cast<int>(row), values[static_cast<std::size_t>(row) * grid.columns + column]);
         m_map->setData(mapData);
+        m_map->setGradient(isOneSided() ? magnitudeGradient() : divergingGradient());
         // Locked: the range of the first grid shown since the lock (or of the one on screen then).
         if (!m_lockScale->isChecked() || m_state != State::Shown)
-            m_map->setDataRange(symmetricRange(values.data(), values.size()));
+            applyMapRange(values);
     }
     setState(State::Shown);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
