@@ -228,7 +228,7 @@ void MainWindow::requestCloseTab(int index)
 // a click. `then` runs once the edits are saved or discarded; Cancel leaves everything as it was.
 void MainWindow::askAboutUnsavedEdits(ModelPage* page, std::function<void()> then)
 {
-    if (findChild<QMessageBox*>(QStringLiteral("unsavedEditsPrompt")))
+    if (m_unsavedEditsPrompt)
         return;  // already asking
     m_tabs->setCurrentWidget(page);
     const QString name = m_tabs->tabBar()->tabData(m_tabs->indexOf(page)).toString();
@@ -240,8 +240,12 @@ void MainWindow::askAboutUnsavedEdits(ModelPage* page, std::function<void()> the
     box->setDefaultButton(QMessageBox::Save);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setWindowModality(Qt::WindowModal);
+    m_unsavedEditsPrompt = box;
     QPointer<ModelPage> target(page);
     connect(box, &QMessageBox::finished, this, [this, box, target, then = std::move(then)]() {
+        // Answered: the box is on its way out (deleted later), and the next close asks again.
+        box->setObjectName(QString());
+        m_unsavedEditsPrompt = nullptr;
         if (!target)
             return;
         const QMessageBox::StandardButton answer = box->standardButton(box->clickedButton());

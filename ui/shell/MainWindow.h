@@ -7,10 +7,12 @@
 #include "gguf/Model.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <functional>
 #include <memory>
 
 class QLabel;
+class QMessageBox;
 namespace gguf {
 class ImportanceMatrix;
 }
@@ -65,5 +67,6 @@ private:
     QMenu* m_recentMenu = nullptr;
     QLabel* m_cacheLabel = nullptr;
     QLabel* m_jobsLabel = nullptr;
+    QPointer<QMessageBox> m_unsavedEditsPrompt;  // the Save / Discard / Cancel question on screen
     bool m_closingAfterSave = false;  // a Save picked on closing: the copy is not opened
 };
