@@ -498,6 +498,42 @@ private slots:
         QCOMPARE(map->gradient().nanHandling(), QCPColorGradient::nhTransparent);
         QCOMPARE(view.heatmap->plot()->axisRect()->backgroundBrush().style(), Qt::BDiagPattern);
     }
+    // A block-scale map shows blocks: cells not interpolated into each other, whole cells at the
+    // edges, sub-block columns and rows on whole-number ticks.
+    void blockScaleMapShowsWholeBlocks()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(model);
+        QWidget window;
+        auto* progress = new JobProgressBar(&window);
+        auto* view = new BlockScalesView(progress, &window);
+        auto* layout = new QVBoxLayout(&window);
+        layout->addWidget(view, 1);
+        layout->addWidget(progress);
+        window.resize(900, 700);
+        window.show();
+        QSignalSpy ready(view, &BlockScalesView::overviewReady);
+        view->setSlice(wholeSlice(model, "blk.0.attn_q.weight"));
+        QVERIFY(ready.wait(kJobTimeoutMs));
+        const gguf::ScaleOverview& overview = *view->overview();
+        QCustomPlot* plot = view->heatmapPlot();
+        auto* map = qobject_cast<QCPColorMap*>(plot->plottable(0));
+        QVERIFY(map);
+        QVERIFY(!map->interpolate());
+        QCOMPARE(plot->xAxis->range().lower, -0.5);
+        QCOMPARE(plot->xAxis->range().upper, static_cast<double>(overview.subBlocksPerRow) - 0.5);
+        QCOMPARE(plot->yAxis->range().lower, -0.5);
+        QCOMPARE(plot->yAxis->range().upper, static_cast<double>(model->findTensor("blk.0.attn_q.weight")->ne[1]) - 0.5);
+        plot->replot();
+        for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+            QVERIFY(!axis->tickVector().isEmpty());
+            for (const double tick : axis->tickVector())
+                QVERIFY2(tick == std::round(tick), qPrintable(QString::number(tick)));
+            for (const QString& label : axis->tickVectorLabels())
+                QVERIFY2(!label.contains(QLatin1Char('.')), qPrintable(label));
+        }
+        QCOMPARE(map->gradient().nanHandling(), QCPColorGradient::nhTransparent);
+    }
 };
 
 QTEST_MAIN(TestGuiHeatmap)

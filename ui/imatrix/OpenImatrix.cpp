@@ -1,6 +1,7 @@
 #include "imatrix/OpenImatrix.h"
 
 #include "imatrix/ImatrixLoader.h"
+#include "common/ExportLocation.h"
 #include "imatrix/ImatrixPage.h"
 #include "imatrix/ImportanceStrip.h"
 #include "shell/MainWindow.h"
@@ -16,8 +17,11 @@
 void chooseImportanceMatrix(MainWindow* window)
 {
     QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open importance matrix"),
-                                                      settings.value(QStringLiteral("lastImatrixDirectory")).toString(),
+    // Importance matrices usually sit next to their model.
+    const ModelPage* current = window->currentModelPage();
+    const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
+                                      settings.value(QStringLiteral("lastImatrixDirectory")).toString());
+    const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open importance matrix"), start,
                                                       MainWindow::tr("Importance matrices (*.gguf *.dat *.imatrix);;All files (*)"));
     if (path.isEmpty())
         return;

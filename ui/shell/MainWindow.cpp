@@ -1,6 +1,7 @@
 #include "shell/MainWindow.h"
 
 #include "session/ModelLoader.h"
+#include "common/ExportLocation.h"
 #include "shell/ModelPage.h"
 #include "shell/AboutDialog.h"
 #include "compare/CompareDialog.h"
@@ -335,7 +336,11 @@ void MainWindow::showCacheUsage(qint64 usedBytes, qint64 budgetBytes)
 void MainWindow::chooseFile()
 {
     QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), settings.value(kLastDirKey).toString(),
+    // The open model's folder (the next file is often its sibling), else the last folder used.
+    const ModelPage* current = currentModelPage();
+    const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
+                                      settings.value(kLastDirKey).toString());
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), start,
                                                       tr("GGUF models (*.gguf);;All files (*)"));
     if (path.isEmpty())
         return;
@@ -378,13 +383,15 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Mode
 void MainWindow::showError(const QString& path, const QString& message)
 {
     // Shown in a tab, not a modal box: the window stays usable and the text can be copied.
-    auto* label = new QLabel(tr("<h3>Could not open %1</h3><p>%2</p>").arg(path.toHtmlEscaped(), message.toHtmlEscaped()), m_tabs);
+    auto* label = new QLabel(tr("<h3>Could not open %1</h3><p>%2</p>").arg(QFileInfo(path).fileName().toHtmlEscaped(), message.toHtmlEscaped()), m_tabs);
+    label->setToolTip(path);
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     label->setMargin(16);
     label->setObjectName(QStringLiteral("errorLabel"));
     const int index = m_tabs->addTab(label, tr("Error: %1").arg(QFileInfo(path).fileName()));
+    m_tabs->setTabToolTip(index, path);
     m_tabs->setCurrentIndex(index);
     statusBar()->showMessage(message);
 }
