@@ -389,6 +389,7 @@ void TestGuiMetadataEdit::diffPageShowsTheDiff()
     page.layerChart()->figureCombo()->setCurrentIndex(3);
     QCOMPARE(page.layerChart()->bars()[1].y(), 1.0 - diff->layers[1].metrics.cosineSimilarity);
     QVERIFY(page.summary()->text().contains("16 different"));
+    QCOMPARE(page.layerChart()->placeholderText(), QString());
 }
 
 void TestGuiMetadataEdit::diffPageLineDiffOfAChangedTemplate()
@@ -408,6 +409,10 @@ void TestGuiMetadataEdit::diffPageLineDiffOfAChangedTemplate()
     page.metadataTable()->setCurrentItem(page.metadataTable()->topLevelItem(0));
     QVERIFY2(page.detail()->toPlainText().contains("+{# a new last line #}"), qPrintable(page.detail()->toPlainText()));
     QVERIFY(page.summary()->text().contains("21 identical bytes"));
+    // Nothing differs per layer: the chart says so instead of showing empty axes.
+    QVERIFY(page.layerChart()->bars().isEmpty() || std::all_of(page.layerChart()->bars().begin(), page.layerChart()->bars().end(),
+                                                               [](const QPointF& bar) { return bar.y() == 0.0; }));
+    QVERIFY2(page.layerChart()->placeholderText().contains(QLatin1String("identical")), qPrintable(page.layerChart()->placeholderText()));
 }
 
 void TestGuiMetadataEdit::menusOfferSaveAsAndDiff()

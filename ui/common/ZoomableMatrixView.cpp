@@ -6,6 +6,7 @@
 #include "common/ColourScales.h"
 #include "common/DivergingGradient.h"
 #include "common/JobProgressBar.h"
+#include "common/PlotPlaceholder.h"
 #include "common/MatrixPlot.h"
 #include "common/PlotPalette.h"
 #include "session/BackgroundJob.h"
@@ -92,6 +93,14 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     m_placeholder->setObjectName(options.plotName + QStringLiteral("Placeholder"));
     m_placeholder->setFlat(true);
     m_placeholder->setAutoFillBackground(true);
+    m_placeholderText = addWrappedText(m_placeholder);
+    // Over the plot, not instead of it: the axes stay usable, the words say what white means.
+    m_allZeroNote = new QLabel(m_plot);
+    m_allZeroNote->setObjectName(options.plotName + QStringLiteral("AllZeroNote"));
+    m_allZeroNote->setAlignment(Qt::AlignCenter);
+    m_allZeroNote->setWordWrap(true);
+    m_allZeroNote->setAttribute(Qt::WA_TransparentForMouseEvents);
+    m_allZeroNote->hide();
     m_plot->installEventFilter(this);
     m_placeholder->installEventFilter(this);
     connect(m_placeholder, &QPushButton::clicked, this, [this]() {
@@ -182,13 +191,15 @@ QString ZoomableMatrixView::aggregateLabel() const
 
 QString ZoomableMatrixView::placeholderText() const
 {
-    return m_placeholder->isVisibleTo(m_plot) ? m_placeholder->text() : QString();
+    return m_placeholder->isVisibleTo(m_plot) ? m_placeholderText->text() : QString();
 }
 
 bool ZoomableMatrixView::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_plot && event->type() == QEvent::Resize)
+    if (watched == m_plot && event->type() == QEvent::Resize) {
         m_placeholder->setGeometry(m_plot->rect());
+        m_allZeroNote->setGeometry(m_plot->rect());
+    }
     // The button would pass the wheel on to the plot under it, whose zoom would compute what a
     // placeholder says is not there (or was cancelled): only a click does that.
     if (watched == m_placeholder && event->type() == QEvent::Wheel)
@@ -280,16 +291,28 @@ QCPGraph* ZoomableMatrixView::lineGraph() const
     return isLine() ? m_line : nullptr;
 }
 
+QString ZoomableMatrixView::allZeroText() const
+{
+    return tr("Every value shown is 0.");
+}
+
+QString ZoomableMatrixView::allZeroNote() const
+{
+    return m_allZeroNote->isVisibleTo(m_plot) ? m_allZeroNote->text() : QString();
+}
+
 void ZoomableMatrixView::setState(State state, const QString& text)
 {
+    if (state != State::Shown)
+        m_allZeroNote->hide();
     m_state = state;
     m_stateText = text;
     switch (state) {
-    case State::Empty: m_placeholder->setText(m_emptyText); break;
-    case State::Computing: m_placeholder->setText(tr("Computing…")); break;
-    case State::Cancelled: m_placeholder->setText(tr("Cancelled — click to compute")); break;
-    case State::Failed: m_placeholder->setText(tr("%1\n(click to try again)").arg(text)); break;
-    case State::NeedsFetch: m_placeholder->setText(text); break;
+    case State::Empty: m_placeholderText->setText(m_emptyText); break;
+    case State::Computing: m_placeholderText->setText(tr("Computing…")); break;
+    case State::Cancelled: m_placeholderText->setText(tr("Cancelled — click to compute")); break;
+    case State::Failed: m_placeholderText->setText(tr("%1\n(click to try again)").arg(text)); break;
+    case State::NeedsFetch: m_placeholderText->setText(text); break;
     case State::Shown: break;
     }
     m_placeholder->setCursor(state == State::Cancelled || state == State::Failed || state == State::NeedsFetch ? Qt::PointingHandCursor : Qt::ArrowCursor);
@@ -321,6 +344,7 @@ void ZoomableMatrixView::matrixChanged()
     m_map->data()->clear();
     m_line->data()->clear();
     m_hover->clear();
+    m_allZeroNote->hide();
     for (QCPItemStraightLine* line : m_boundaries)
         m_plot->removeItem(line);
     m_boundaries.clear();
@@ -529,6 +553,11 @@ void ZoomableMatrixView::display(const gguf::HeatmapGrid& grid, std::shared_ptr<
             applyMapRange(values);
     }
     setState(State::Shown);
+    const bool allZero = std::all_of(values.begin(), values.end(), [](float value) { return value == 0.0f; });
+    m_allZeroNote->setText(allZero ? allZeroText() : QString());
+    m_allZeroNote->setGeometry(m_plot->rect());
+    m_allZeroNote->setVisible(allZero && !values.empty());
+    m_allZeroNote->raise();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     emit heatmapReady();
 }

@@ -108,6 +108,8 @@ public:
     const gguf::HeatmapGrid& grid() const { return m_shownGrid; }
     const std::vector<float>& cells() const;
     bool isComputing() const;
+    // The words over a grid of zeros, empty otherwise.
+    QString allZeroNote() const;
 
 signals:
     void heatmapReady();
@@ -123,6 +125,8 @@ protected:
     virtual QString cacheKey(const gguf::HeatmapGrid&) const { return {}; }
     // The hover line for the element (row, column); `exact` when one cell is one element.
     virtual QString hoverText(double row, double column, float value, bool exact) const = 0;
+    // Said over the plot when every cell shown is 0 (a white map reads as "nothing there").
+    virtual QString allZeroText() const;
     // Bytes computing `region` would fetch from a server now (gguf::mappedBytesToFetch); 0 when
     // the matrix is local or already here.
     virtual std::uint64_t bytesToFetch(const gguf::HeatmapRegion&) const { return 0; }
@@ -170,6 +174,8 @@ private:
     QSharedPointer<QCPAxisTicker> m_rowTicker;    // integer ticks: rows
     QSharedPointer<QCPAxisTicker> m_valueTicker;  // a line's values
     QPushButton* m_placeholder;
+    QLabel* m_placeholderText;  // wrapped: a long error fits a narrow plot
+    QLabel* m_allZeroNote;      // over a shown grid whose every cell is 0
     QComboBox* m_aggregate;
     QToolButton* m_resetZoom;
     QCheckBox* m_lockScale;

@@ -33,7 +33,7 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
 {
     QPointer<ModelPage> modelPage = window->currentModelPage();
     auto* loader = new ImatrixLoader(window);
-    window->statusBar()->showMessage(MainWindow::tr("Opening importance matrix %1…").arg(path));
+    window->statusBar()->showMessage(MainWindow::tr("Opening importance matrix %1…").arg(QFileInfo(path).fileName()));
     QObject::connect(loader, &ImatrixLoader::loaded, window, [window, loader, modelPage](const QString& file, std::shared_ptr<const LoadedImatrix> imatrix) {
         loader->deleteLater();
         auto* page = new ImatrixPage(imatrix, window->tabs());
@@ -42,11 +42,11 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
         window->tabs()->setCurrentIndex(index);
         if (modelPage && modelPage->tensorPage())
             attachImportanceStrip(modelPage->tensorPage(), imatrix);
-        window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(file), 5000);
+        window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(QFileInfo(file).fileName()), 5000);
     });
     QObject::connect(loader, &ImatrixLoader::failed, window, [window, loader](const QString& file, const QString& message) {
         loader->deleteLater();
-        window->statusBar()->showMessage(MainWindow::tr("Could not open importance matrix %1: %2").arg(file, message));
+        window->statusBar()->showMessage(MainWindow::tr("Could not open importance matrix %1: %2").arg(QFileInfo(file).fileName(), message));
     });
     loader->load(path, modelPage ? modelPage->sharedModel() : nullptr);
 }

@@ -22,6 +22,7 @@
 #include <QRegularExpression>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QStyledItemDelegate>
 #include <QSortFilterProxyModel>
 #include <QTimer>
 #include <QTreeView>
@@ -66,6 +67,19 @@ public:
         return value;
     }
 };
+// Rows with room above and below the font's own height: a token's text ("Ġthe", "Ċ") often
+// comes from a fallback font that reaches higher than the primary one, and a row sized to the
+// primary font cut the dot off "Ġ", so GPT-2 tokens and merges read as other text.
+class RoomyRowDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        size.setHeight(std::max(size.height(), option.fontMetrics.height() * 3 / 2));
+        return size;
+    }
+};
 }  // namespace
 
 MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
@@ -93,6 +107,7 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     m_view->setObjectName(QStringLiteral("metadataTree"));
     m_view->setModel(m_proxy);
     m_view->setUniformRowHeights(true);  // lets the view skip measuring thousands of element rows
+    m_view->setItemDelegate(new RoomyRowDelegate(m_view));
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->header()->setStretchLastSection(true);
