@@ -9,6 +9,7 @@
 #include "OneTensorHeader.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "common/ColourRangeBox.h"
 #include "common/JobProgressBar.h"
 #include "kernels/Dequantize.h"
 #include "tensor/BlockScalesView.h"
@@ -17,6 +18,11 @@
 #include "tensor/TensorViewPage.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QSet>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
 #include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -24,6 +30,7 @@
 #include <QTest>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
 #include <unistd.h>
@@ -81,6 +88,26 @@ bool waitShown(HeatmapView* heatmap)
                            kJobTimeoutMs);
 }
 
+// The mouse moved (no button) to the middle of the plot's axis rect, as a pointer over it would.
+QString hoverAtCentre(HeatmapView* heatmap, QLabel* hover)
+{
+    QCustomPlot* plot = heatmap->plot();
+    const QPointF centre = plot->axisRect()->rect().center();
+    QMouseEvent move(QEvent::MouseMove, centre, plot->mapToGlobal(centre), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(plot, &move);
+    return hover->text();
+}
+
+std::vector<float> magnitudes(const std::vector<float>& values)
+{
+    std::vector<float> out;
+    for (const float value : values)
+        if (std::isfinite(value))
+            out.push_back(std::fabs(value));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // Zooms as the mouse would (the axes' ranges change) and waits for the grid of the new view.
 bool zoomTo(HeatmapView* heatmap, QCPRange columns, QCPRange rows)
 {
@@ -111,6 +138,8 @@ private slots:
         QVERIFY(view.heatmap->isComputing());
         QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap->isComputing() && !view.heatmap->cells().empty(), kJobTimeoutMs);
         QVERIFY(view.heatmap->grid().rows < 131072u);  // reduced to the plot's size
+        // All zeros (a hole in the file): the plot says so instead of showing a blank map.
+        QVERIFY2(view.heatmap->allZeroNote().contains(QLatin1String("is 0")), qPrintable(view.heatmap->allZeroNote()));
         QSignalSpy ready(view.heatmap, &HeatmapView::heatmapReady);
         const int starts = busyStartsWhileIdle(3000, [&view] { return view.heatmap->isComputing(); });
         QVERIFY2(starts == 0 && ready.isEmpty(),
@@ -263,6 +292,8 @@ private slots:
         QVERIFY(model);
         HeatmapWithProgress view(900, 700);
         QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        // The full range: the bar ends at the largest |weight| shown.
+        view.heatmap->colourRangeBox()->mode()->setCurrentIndex(0);
         view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));
         QVERIFY(waitShown(view.heatmap));
         const QCPRange whole = view.heatmap->colourRange();
@@ -351,6 +382,160 @@ private slots:
         QVERIFY(waitShown(view.heatmap));
         QVERIFY(!view.heatmap->lineGraph());
         QVERIFY(scale->visible());
+    }
+    // The value under the mouse is on screen: a label with room for its text, on a heatmap and
+    // on a line plot. It used to sit after a stretch with an Ignored size policy and get 0 px.
+    void hoverReadoutIsVisible()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        auto* hover = view.heatmap->findChild<QLabel*>(QStringLiteral("hoverLabel"));
+        QVERIFY(hover);
+        for (const char* name : {"token_embd.weight", "blk.0.attn_norm.weight"}) {
+            view.heatmap->setSlice(wholeSlice(model, name));
+            QVERIFY(waitShown(view.heatmap));
+            const QString text = hoverAtCentre(view.heatmap, hover);
+            QVERIFY2(!text.isEmpty(), name);
+            QVERIFY2(text.contains(QStringLiteral("row")) || text.contains(QStringLiteral("element")), qPrintable(text));
+            QVERIFY(hover->isVisible());
+            QVERIFY2(hover->width() >= hover->fontMetrics().horizontalAdvance(text),
+                     qPrintable(QStringLiteral("%1: %2 px for \"%3\"").arg(QLatin1String(name)).arg(hover->width()).arg(text)));
+            QVERIFY(hover->height() >= hover->fontMetrics().height());
+            QCOMPARE(view.heatmap->allZeroNote(), QString());
+        }
+    }
+
+    // A line's value axis is labelled with the values' own precision: each tick label reads as
+    // its tick (the row axis's whole-number format turned 0.95 … 1.05 into "1, 1, 1").
+    void lineValueAxisShowsFractions()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "blk.0.attn_norm.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        QVERIFY(view.heatmap->lineGraph());
+        QCustomPlot* plot = view.heatmap->plot();
+        // Zoomed to a few elements, the value axis spans a fraction of one: whole-number labels
+        // cannot tell its ticks apart.
+        QSignalSpy ready(view.heatmap, &HeatmapView::heatmapReady);
+        plot->xAxis->setRange(QCPRange(9.5, 11.5));
+        QVERIFY(ready.wait(kJobTimeoutMs) && waitShown(view.heatmap));
+        QVERIFY(plot->yAxis->range().size() < 1.0);
+        plot->replot();
+        const QVector<double> ticks = plot->yAxis->tickVector();
+        const QVector<QString> labels = plot->yAxis->tickVectorLabels();
+        QVERIFY(ticks.size() >= 2);
+        QCOMPARE(labels.size(), ticks.size());
+        const double step = ticks[1] - ticks[0];
+        bool fractional = false;
+        for (int i = 0; i < ticks.size(); ++i) {
+            fractional = fractional || ticks[i] != std::round(ticks[i]);
+            bool ok = false;
+            const double read = QLocale().toDouble(labels[i], &ok);
+            QVERIFY2(ok && std::fabs(read - ticks[i]) < step * 1e-3, qPrintable(QStringLiteral("tick %1 labelled \"%2\"").arg(ticks[i]).arg(labels[i])));
+        }
+        QVERIFY2(fractional, "the fixture's values should need fractional ticks");
+        QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+
+        // Back to a matrix: its row axis is whole numbers again.
+        view.heatmap->setSlice(wholeSlice(model, "blk.0.attn_q.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        QCOMPARE(plot->yAxis->numberPrecision(), 0);
+    }
+
+    // The bar ends at the 99.9th percentile of |value| by default, so one outlier does not paint
+    // the rest white; the full range, a typed range and abs max's one-sided scale on request.
+    void colourRangeClipsOutliers()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(900, 700);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        const std::vector<float> sorted = magnitudes(view.heatmap->cells());
+        QVERIFY(sorted.size() > 1000);
+        const auto rank = static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(sorted.size()))) - 1;
+        QCOMPARE(view.heatmap->colourRange().upper, static_cast<double>(sorted[rank]));
+        QCOMPARE(view.heatmap->colourRange().lower, -static_cast<double>(sorted[rank]));
+        QVERIFY(view.heatmap->colourRange().upper < static_cast<double>(sorted.back()));
+
+        ColourRangeBox* range = view.heatmap->colourRangeBox();
+        range->mode()->setCurrentIndex(0);
+        QCOMPARE(view.heatmap->colourRange().upper, static_cast<double>(sorted.back()));
+        range->setManualRange(-0.25, 0.5);
+        QCOMPARE(view.heatmap->colourRange().lower, -0.25);
+        QCOMPARE(view.heatmap->colourRange().upper, 0.5);
+        auto* low = view.heatmap->findChild<QLineEdit*>(QStringLiteral("heatmapPlotColourRangeLow"));
+        QVERIFY(low && low->isVisible());
+        range->mode()->setCurrentIndex(0);
+        QVERIFY(!low->isVisible());
+
+        // Abs max is a magnitude: from zero, on a scale whose zero end is white.
+        auto* aggregate = view.heatmap->findChild<QComboBox*>(QStringLiteral("aggregateCombo"));
+        QVERIFY(aggregate);
+        QSignalSpy ready(view.heatmap, &HeatmapView::heatmapReady);
+        aggregate->setCurrentIndex(aggregate->findText(QStringLiteral("Abs max")));
+        QVERIFY(ready.wait(kJobTimeoutMs) && waitShown(view.heatmap));
+        QCOMPARE(view.heatmap->colourRange().lower, 0.0);
+        QCOMPARE(view.heatmap->colourRange().upper, static_cast<double>(magnitudes(view.heatmap->cells()).back()));
+        auto* map = qobject_cast<QCPColorMap*>(view.heatmap->plot()->plottable(0));
+        QVERIFY(map);
+        QCOMPARE(map->gradient().color(0.0, QCPRange(0.0, 1.0)), QColor(247, 247, 247).rgb());
+    }
+
+    // NaN cells are left undrawn over a hatch, never painted in a colour of their own.
+    void nanCellsAreNotAColour()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        HeatmapWithProgress view(600, 400);
+        view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));
+        QVERIFY(waitShown(view.heatmap));
+        auto* map = qobject_cast<QCPColorMap*>(view.heatmap->plot()->plottable(0));
+        QVERIFY(map);
+        QCOMPARE(map->gradient().nanHandling(), QCPColorGradient::nhTransparent);
+        QCOMPARE(view.heatmap->plot()->axisRect()->backgroundBrush().style(), Qt::BDiagPattern);
+    }
+    // A block-scale map shows blocks: cells not interpolated into each other, whole cells at the
+    // edges, sub-block columns and rows on whole-number ticks.
+    void blockScaleMapShowsWholeBlocks()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(model);
+        QWidget window;
+        auto* progress = new JobProgressBar(&window);
+        auto* view = new BlockScalesView(progress, &window);
+        auto* layout = new QVBoxLayout(&window);
+        layout->addWidget(view, 1);
+        layout->addWidget(progress);
+        window.resize(900, 700);
+        window.show();
+        QSignalSpy ready(view, &BlockScalesView::overviewReady);
+        view->setSlice(wholeSlice(model, "blk.0.attn_q.weight"));
+        QVERIFY(ready.wait(kJobTimeoutMs));
+        const gguf::ScaleOverview& overview = *view->overview();
+        QCustomPlot* plot = view->heatmapPlot();
+        auto* map = qobject_cast<QCPColorMap*>(plot->plottable(0));
+        QVERIFY(map);
+        QVERIFY(!map->interpolate());
+        QCOMPARE(plot->xAxis->range().lower, -0.5);
+        QCOMPARE(plot->xAxis->range().upper, static_cast<double>(overview.subBlocksPerRow) - 0.5);
+        QCOMPARE(plot->yAxis->range().lower, -0.5);
+        QCOMPARE(plot->yAxis->range().upper, static_cast<double>(model->findTensor("blk.0.attn_q.weight")->ne[1]) - 0.5);
+        plot->replot();
+        for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+            QVERIFY(!axis->tickVector().isEmpty());
+            for (const double tick : axis->tickVector())
+                QVERIFY2(tick == std::round(tick), qPrintable(QString::number(tick)));
+            for (const QString& label : axis->tickVectorLabels())
+                QVERIFY2(!label.contains(QLatin1Char('.')), qPrintable(label));
+        }
+        QCOMPARE(map->gradient().nanHandling(), QCPColorGradient::nhTransparent);
     }
 };
 

@@ -8,6 +8,9 @@
 #include "shell/WindowPlacement.h"
 
 #include <QAction>
+#include <QFileInfo>
+#include <QLabel>
+#include <QStatusBar>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QSettings>
@@ -85,6 +88,11 @@ private slots:
         window.openFile(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
         QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
         QCOMPARE(window.windowTitle(), QStringLiteral("tiny-llama-Q4_K.gguf — GGUF Explorer"));
+        // The status bar and the headers name the file; the whole path is in the tool tips, and no
+        // screenshot shows the folders of the machine it was made on.
+        const QString folder = QFileInfo(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))).absolutePath();
+        QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("Opened tiny-llama-Q4_K.gguf"));
+        QVERIFY(window.tabs()->tabToolTip(0).contains(folder));
 
         const auto f32 = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
         const auto q4 = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
@@ -98,6 +106,10 @@ private slots:
         QVERIFY(secondTitle.startsWith(firstTitle));
         QVERIFY(window.tabs()->tabToolTip(window.tabs()->indexOf(second)).contains(QLatin1String("tiny-llama-Q8_0.gguf")));
         QCOMPARE(window.windowTitle(), secondTitle + QStringLiteral(" — GGUF Explorer"));
+        auto* header = second->findChild<QLabel*>(QStringLiteral("problemsLabel"));
+        QVERIFY(header);
+        QVERIFY2(header->text().contains(QLatin1String("tiny-llama-F32.gguf")) && !header->text().contains(folder), qPrintable(header->text()));
+        QVERIFY(header->toolTip().contains(folder));
 
         // The comparison table has the Copy action (Ctrl+C and the context menu).
         bool hasCopy = false;

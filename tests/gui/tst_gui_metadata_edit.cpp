@@ -20,6 +20,7 @@
 #include "session/MetadataTreeModel.h"
 #include "session/TokenTableModel.h"
 #include "shell/MainWindow.h"
+#include "shell/ModelPage.h"
 #include "write/GgufWriter.h"
 
 #include <QAbstractItemModelTester>
@@ -29,6 +30,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -66,6 +69,29 @@ bool waitFor(QSignalSpy& spy)
     return !spy.isEmpty() || spy.wait(kHangGuardMs);
 }
 
+// The window's Save / Discard / Cancel question: on screen as soon as the close was asked for
+// (window-modal, without an event loop of its own), so there is nothing to wait for.
+QMessageBox* unsavedEditsPrompt(const QWidget& window)
+{
+    auto* box = window.findChild<QMessageBox*>(QStringLiteral("unsavedEditsPrompt"));
+    return box && box->isVisible() ? box : nullptr;
+}
+
+// Opens `name` in `window` and edits general.name on its Metadata page.
+ModelPage* openAndEdit(MainWindow& window, const QString& name)
+{
+    const int before = window.tabs()->count();
+    window.openFile(fixturePath(name));
+    if (!QTest::qWaitFor([&] { return window.tabs()->count() == before + 1; }, kHangGuardMs))
+        return nullptr;
+    ModelPage* page = window.currentModelPage();
+    if (!page)
+        return nullptr;
+    MetadataTreeModel* tree = page->metadataPage()->treeModel();
+    tree->setValue(tree->rowOfKey("general.name"), gguf::EncodedValue::string("edited"));
+    return page;
+}
+
 QModelIndex proxyIndexOfKey(const MetadataPage& page, const std::string& key)
 {
     const int row = page.treeModel()->rowOfKey(key);
@@ -87,6 +113,11 @@ private slots:
     void diffPageLineDiffOfAChangedTemplate();
     void menusOfferSaveAsAndDiff();
     void diffOfLargeModelsLeavesTheEventLoopFree();
+    void onlyTheEditedElementIsMarked();
+    void unsavedEditsAskBeforeTheTabCloses();
+    void unsavedEditsAskBeforeTheWindowCloses();
+    void contradictingEditIsNamed();
+    void saveAsProposesACopyAndShowsARefusal();
 
 private:
     QTemporaryDir m_dir;
@@ -358,6 +389,7 @@ void TestGuiMetadataEdit::diffPageShowsTheDiff()
     page.layerChart()->figureCombo()->setCurrentIndex(3);
     QCOMPARE(page.layerChart()->bars()[1].y(), 1.0 - diff->layers[1].metrics.cosineSimilarity);
     QVERIFY(page.summary()->text().contains("16 different"));
+    QCOMPARE(page.layerChart()->placeholderText(), QString());
 }
 
 void TestGuiMetadataEdit::diffPageLineDiffOfAChangedTemplate()
@@ -377,6 +409,10 @@ void TestGuiMetadataEdit::diffPageLineDiffOfAChangedTemplate()
     page.metadataTable()->setCurrentItem(page.metadataTable()->topLevelItem(0));
     QVERIFY2(page.detail()->toPlainText().contains("+{# a new last line #}"), qPrintable(page.detail()->toPlainText()));
     QVERIFY(page.summary()->text().contains("21 identical bytes"));
+    // Nothing differs per layer: the chart says so instead of showing empty axes.
+    QVERIFY(page.layerChart()->bars().isEmpty() || std::all_of(page.layerChart()->bars().begin(), page.layerChart()->bars().end(),
+                                                               [](const QPointF& bar) { return bar.y() == 0.0; }));
+    QVERIFY2(page.layerChart()->placeholderText().contains(QLatin1String("identical")), qPrintable(page.layerChart()->placeholderText()));
 }
 
 void TestGuiMetadataEdit::menusOfferSaveAsAndDiff()
@@ -447,3 +483,156 @@ void TestGuiMetadataEdit::diffOfLargeModelsLeavesTheEventLoopFree()
 
 QTEST_MAIN(TestGuiMetadataEdit)
 #include "tst_gui_metadata_edit.moc"
+
+// Editing [300] of a 512-token list marks [300], not the other 511.
+void TestGuiMetadataEdit::onlyTheEditedElementIsMarked()
+{
+    const auto model = openFixtureModel("tiny-llama-Q4_K.gguf");
+    QVERIFY(model);
+    MetadataTreeModel tree;
+    tree.setModel(model);
+    const int tokens = tree.rowOfKey("tokenizer.ggml.tokens");
+    QVERIFY(tree.setElement(tokens, 300, gguf::EncodedValue::string("edited token")));
+    const QModelIndex array = tree.index(tokens, 0);
+    QVERIFY(tree.loadThrough(array, 511));
+    const auto elementState = [&tree](const QModelIndex& parent, int row) {
+        return static_cast<State>(tree.data(tree.index(row, 0, parent), MetadataTreeModel::EditStateRole).toInt());
+    };
+    QCOMPARE(stateOf(tree, tokens), State::Changed);
+    for (int i = 0; i < 512; ++i)
+        QVERIFY2(elementState(array, i) == (i == 300 ? State::Changed : State::Unchanged), qPrintable(QString::number(i)));
+    // Numbers too, and a second edit of the same array adds its element.
+    const int scores = tree.rowOfKey("tokenizer.ggml.scores");
+    QVERIFY(tree.setElement(scores, 5, gguf::EncodedValue::f32(-1.5f)));
+    QVERIFY(tree.setElement(scores, 7, gguf::EncodedValue::f32(-2.5f)));
+    const QModelIndex scoreArray = tree.index(scores, 0);
+    QVERIFY(tree.loadThrough(scoreArray, 9));
+    for (int i = 0; i < 10; ++i)
+        QVERIFY2(elementState(scoreArray, i) == (i == 5 || i == 7 ? State::Changed : State::Unchanged), qPrintable(QString::number(i)));
+    // Setting an element back to the file's value unmarks it.
+    const gguf::MetadataValue original = model->findMetadata("tokenizer.ggml.scores")->value.element(7);
+    QVERIFY(tree.setElement(scores, 7, gguf::EncodedValue::f32(static_cast<float>(*original.toDouble()))));
+    QVERIFY(tree.loadThrough(tree.index(scores, 0), 9));
+    QCOMPARE(elementState(tree.index(scores, 0), 7), State::Unchanged);
+    QCOMPARE(elementState(tree.index(scores, 0), 5), State::Changed);
+}
+
+// Ctrl+W on a tab with unsaved edits asks; Cancel keeps the tab and its edits, Discard closes it.
+// The tab and the window title carry a mark while the edits are unsaved.
+void TestGuiMetadataEdit::unsavedEditsAskBeforeTheTabCloses()
+{
+    MainWindow window;
+    window.show();
+    ModelPage* page = openAndEdit(window, QStringLiteral("tiny-llama-Q4_K.gguf"));
+    QVERIFY(page);
+    const int index = window.tabs()->indexOf(page);
+    QCOMPARE(window.tabs()->tabText(index), QStringLiteral("tiny-llama-Q4_K.gguf*"));
+    QCOMPARE(window.windowTitle(), QStringLiteral("tiny-llama-Q4_K.gguf* — GGUF Explorer"));
+
+    QAction* closeTab = nullptr;
+    for (QAction* menu : window.menuBar()->actions())
+        if (menu->menu())
+            for (QAction* action : menu->menu()->actions())
+                if (action->shortcut() == QKeySequence(QKeySequence::Close))
+                    closeTab = action;
+    QVERIFY(closeTab);
+    closeTab->trigger();
+    QMessageBox* box = unsavedEditsPrompt(window);
+    QVERIFY(box);
+    QVERIFY(box->text().contains(QLatin1String("tiny-llama-Q4_K.gguf")));
+    QVERIFY(box->button(QMessageBox::Save) && box->button(QMessageBox::Discard) && box->button(QMessageBox::Cancel));
+    QCOMPARE(window.tabs()->count(), 1);  // nothing closed while asking
+    box->button(QMessageBox::Cancel)->click();
+    QCOMPARE(window.tabs()->count(), 1);
+    QVERIFY(page->hasUnsavedEdits());
+
+    closeTab->trigger();
+    box = unsavedEditsPrompt(window);
+    QVERIFY(box);
+    box->button(QMessageBox::Discard)->click();
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 0, kHangGuardMs);
+
+    // Reverted edits take the mark off again; a tab without edits closes without a question.
+    page = openAndEdit(window, QStringLiteral("tiny-llama-Q4_K.gguf"));
+    QVERIFY(page);
+    page->metadataPage()->treeModel()->revertAll();
+    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(page)), QStringLiteral("tiny-llama-Q4_K.gguf"));
+    closeTab->trigger();
+    QCOMPARE(window.tabs()->count(), 0);
+    QVERIFY(!window.findChild<QMessageBox*>(QStringLiteral("unsavedEditsPrompt")));
+}
+
+// Ctrl+Q (closing the window) asks too; Cancel keeps the window open.
+void TestGuiMetadataEdit::unsavedEditsAskBeforeTheWindowCloses()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ModelPage* page = openAndEdit(window, QStringLiteral("tiny-llama-Q4_K.gguf"));
+    QVERIFY(page);
+    QVERIFY(!window.close());
+    QMessageBox* box = unsavedEditsPrompt(window);
+    QVERIFY(box);
+    box->button(QMessageBox::Cancel)->click();
+    QVERIFY(window.isVisible());
+    QVERIFY(page->hasUnsavedEdits());
+    QVERIFY(!window.close());
+    box = unsavedEditsPrompt(window);
+    QVERIFY(box);
+    box->button(QMessageBox::Discard)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), kHangGuardMs);
+}
+
+// An edit the tensors contradict is named under the tree; the right value clears it.
+void TestGuiMetadataEdit::contradictingEditIsNamed()
+{
+    const auto model = openFixtureModel("tiny-llama-Q4_K.gguf");
+    QVERIFY(model);
+    MetadataPage page(model);
+    auto* label = page.findChild<QLabel*>(QStringLiteral("metadataContradictions"));
+    QVERIFY(label);
+    QVERIFY(label->isHidden());
+    MetadataTreeModel* tree = page.treeModel();
+    const int embedding = tree->rowOfKey("llama.embedding_length");
+    QVERIFY(embedding >= 0);
+    const auto width = static_cast<std::uint32_t>(model->findTensor("token_embd.weight")->ne[0]);
+    tree->setValue(embedding, gguf::EncodedValue::u32(16));
+    QCOMPARE(page.contradictions().size(), 1);
+    QVERIFY2(page.contradictions().front().contains(QStringLiteral("token_embd.weight is %1 wide").arg(width)), qPrintable(page.contradictions().front()));
+    QVERIFY(!label->isHidden());
+    QVERIFY(label->text().contains(QLatin1String("llama.embedding_length = 16")));
+    const int layers = tree->rowOfKey("llama.block_count");
+    tree->setValue(layers, gguf::EncodedValue::u32(7));
+    QCOMPARE(page.contradictions().size(), 2);
+    tree->setValue(embedding, gguf::EncodedValue::u32(width));
+    tree->revert(layers);
+    QVERIFY(page.contradictions().isEmpty());
+    QVERIFY(label->isHidden());
+}
+
+// Save As proposes NAME-edited.gguf next to the model; a save the core refuses is shown in a box
+// that stays until read.
+void TestGuiMetadataEdit::saveAsProposesACopyAndShowsARefusal()
+{
+    const auto model = openFixtureModel("tiny-llama-Q4_K.gguf");
+    QVERIFY(model);
+    MetadataPage page(model);
+    page.show();
+    const QFileInfo input(fixturePath("tiny-llama-Q4_K.gguf"));
+    QCOMPARE(QFileInfo(page.proposedSavePath()).fileName(), QStringLiteral("tiny-llama-Q4_K-edited.gguf"));
+    QCOMPARE(QFileInfo(page.proposedSavePath()).absolutePath(), input.absolutePath());
+    const auto split = openFixtureModel("split-00001-of-00002.gguf");
+    QVERIFY(split);
+    QCOMPARE(QFileInfo(MetadataPage(split).proposedSavePath()).fileName(), QStringLiteral("split-edited.gguf"));
+
+    page.treeModel()->setValue(page.treeModel()->rowOfKey("general.name"), gguf::EncodedValue::string("edited"));
+    QSignalSpy finished(&page, &MetadataPage::saveFinished);
+    page.saveAs(input.absoluteFilePath());
+    QVERIFY(waitFor(finished));
+    QVERIFY(!finished.first().at(0).toBool());
+    auto* box = page.findChild<QMessageBox*>(QStringLiteral("saveFailedBox"));
+    QVERIFY(box);
+    QVERIFY2(box->text().contains(QLatin1String("choose another name")), qPrintable(box->text()));
+    QVERIFY(page.hasUnsavedEdits());
+    box->close();
+}

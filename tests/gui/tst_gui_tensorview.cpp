@@ -443,6 +443,11 @@ private slots:
 
     void screenshotsOfEveryPage()
     {
+        // A clean window: the pages of one model, without the tabs earlier tests left open.
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1280, 800);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
         ModelPage* page = openAndWait(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")));
         QVERIFY(page);
         for (int i = 0; i < page->pages()->count(); ++i) {

@@ -12,8 +12,9 @@ QCPColorGradient divergingGradient()
     gradient.setColorStopAt(0.75, QColor(214, 96, 77));
     gradient.setColorStopAt(1.0, QColor(103, 0, 31));
     gradient.setColorInterpolation(QCPColorGradient::ciRGB);
-    gradient.setNanHandling(QCPColorGradient::nhNanColor);
-    gradient.setNanColor(QColor(0, 200, 0));
+    // Left undrawn: a plot shows what is under it (hatchUndefinedCells), never a colour that
+    // could be read off the scale.
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
     gradient.setLevelCount(512);
     return gradient;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Blue-white-red colour scale centred on zero: weights are signed, and the eye should find both
-// large negative and large positive values; NaN shows in a colour no weight can take.
+// large negative and large positive values. NaN is transparent (see ColourScales.h).
 
 #include <qcustomplot.h>
 

@@ -22,3 +22,11 @@ void rememberExportFolder(const QString& exportedPath)
 {
     QSettings().setValue(kExportDirKey, QFileInfo(exportedPath).absolutePath());
 }
+
+QString modelFolder(const QString& modelPath, const QString& fallback)
+{
+    if (modelPath.isEmpty() || modelPath.contains(QLatin1String("://")))
+        return fallback;
+    const QFileInfo model(modelPath);
+    return model.absoluteDir().exists() ? model.absolutePath() : fallback;
+}

@@ -9,3 +9,7 @@
 QString proposedExportPath(const QString& modelPath, const QString& fileName);
 // Remembers the folder of `exportedPath` for the next proposedExportPath().
 void rememberExportFolder(const QString& exportedPath);
+
+// The folder of a model stored at `modelPath`, where Open, Open Importance Matrix, Save rules and
+// Convert dialogs start; `fallback` for a model opened from a URL, or none.
+QString modelFolder(const QString& modelPath, const QString& fallback = {});

@@ -17,6 +17,13 @@ protected:
 };
 }  // namespace
 
+void setWholeNumberTicks(QCPAxis* axis)
+{
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new IntegerTicker));
+    axis->setNumberFormat(QStringLiteral("f"));
+    axis->setNumberPrecision(0);
+}
+
 MatrixPlotParts setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel)
 {
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -24,11 +31,8 @@ MatrixPlotParts setUpMatrixPlot(QCustomPlot* plot, const QString& scaleLabel)
     plot->xAxis->setLabel(QCoreApplication::translate("MatrixPlot", "column (ne[0])"));
     plot->yAxis->setLabel(QCoreApplication::translate("MatrixPlot", "row"));
     plot->yAxis->setRangeReversed(true);
-    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
-        axis->setTicker(QSharedPointer<QCPAxisTicker>(new IntegerTicker));
-        axis->setNumberFormat(QStringLiteral("f"));
-        axis->setNumberPrecision(0);
-    }
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis})
+        setWholeNumberTicks(axis);
     auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
     map->setInterpolate(false);
     auto* scale = new QCPColorScale(plot);

@@ -1,14 +1,31 @@
 #include "common/PlotPlaceholder.h"
 
 #include <QEvent>
+#include <QLabel>
 #include <QPushButton>
+#include <QVBoxLayout>
 #include <qcustomplot.h>
+
+QLabel* addWrappedText(QPushButton* button)
+{
+    auto* label = new QLabel(button);
+    label->setObjectName(button->objectName() + QStringLiteral("Text"));
+    label->setWordWrap(true);
+    label->setAlignment(Qt::AlignCenter);
+    label->setTextFormat(Qt::PlainText);
+    label->setAttribute(Qt::WA_TransparentForMouseEvents);
+    auto* layout = new QVBoxLayout(button);
+    layout->setContentsMargins(12, 12, 12, 12);
+    layout->addWidget(label);
+    return label;
+}
 
 PlotPlaceholder::PlotPlaceholder(QCustomPlot* plot) : QObject(plot), m_plot(plot), m_button(new QPushButton(plot))
 {
     m_button->setObjectName(plot->objectName() + QStringLiteral("Placeholder"));
     m_button->setFlat(true);
     m_button->setAutoFillBackground(true);
+    m_text = addWrappedText(m_button);
     m_button->hide();
     plot->installEventFilter(this);
     m_button->installEventFilter(this);
@@ -23,7 +40,7 @@ PlotPlaceholder::PlotPlaceholder(QCustomPlot* plot) : QObject(plot), m_plot(plot
 void PlotPlaceholder::show(const QString& text, std::function<void()> retry)
 {
     m_retry = std::move(retry);
-    m_button->setText(text);
+    m_text->setText(text);
     m_button->setCursor(m_retry ? Qt::PointingHandCursor : Qt::ArrowCursor);
     m_button->setGeometry(m_plot->rect());
     m_button->show();
@@ -38,7 +55,7 @@ void PlotPlaceholder::hide()
 
 QString PlotPlaceholder::text() const
 {
-    return m_button->isVisibleTo(m_plot) ? m_button->text() : QString();
+    return m_button->isVisibleTo(m_plot) ? m_text->text() : QString();
 }
 
 bool PlotPlaceholder::eventFilter(QObject* watched, QEvent* event)

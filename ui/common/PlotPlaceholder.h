@@ -9,7 +9,12 @@
 #include <functional>
 
 class QCustomPlot;
+class QLabel;
 class QPushButton;
+
+// A centred, word-wrapped label filling `button`, which a button's own text is not: a long
+// error on a narrow plot would be cut at both sides. Clicks pass through to the button.
+QLabel* addWrappedText(QPushButton* button);
 
 class PlotPlaceholder : public QObject {
 public:
@@ -29,5 +34,6 @@ protected:
 private:
     QCustomPlot* m_plot;
     QPushButton* m_button;
+    QLabel* m_text;
     std::function<void()> m_retry;
 };

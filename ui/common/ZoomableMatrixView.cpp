@@ -2,8 +2,11 @@
 
 #include "base/HumanFormat.h"
 
+#include "common/ColourRangeBox.h"
+#include "common/ColourScales.h"
 #include "common/DivergingGradient.h"
 #include "common/JobProgressBar.h"
+#include "common/PlotPlaceholder.h"
 #include "common/MatrixPlot.h"
 #include "common/PlotPalette.h"
 #include "session/BackgroundJob.h"
@@ -61,7 +64,8 @@ QCPRange clampedRange(QCPRange range, double low, double high, double minimum)
 ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& options, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_bandsPerThread(std::max(1, options.bandsPerThread)), m_plot(new QCustomPlot(this)),
       m_placeholder(new QPushButton(m_plot)), m_aggregate(new QComboBox(this)),
-      m_resetZoom(new QToolButton(this)), m_lockScale(new QCheckBox(tr("Lock colour scale"), this)), m_hover(new QLabel(this)),
+      m_resetZoom(new QToolButton(this)), m_lockScale(new QCheckBox(tr("Lock colour scale"), this)),
+      m_colourRange(new ColourRangeBox(options.plotName + QStringLiteral("ColourRange"), this)), m_hover(new QLabel(this)),
       m_zoomDebounce(new QTimer(this)), m_resizeDebounce(new QTimer(this)),
       m_emptyText(options.emptyText.isEmpty() ? tr("Select a tensor to see its heatmap.") : options.emptyText)
 {
@@ -78,6 +82,7 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     m_scale = parts.scale;
     m_rowTicker = m_plot->yAxis->ticker();
     m_valueTicker = QSharedPointer<QCPAxisTicker>(new QCPAxisTicker);
+    hatchUndefinedCells(m_plot);
     m_line = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
     m_line->setPen(QPen(QColor(0x1f77b4), 1.5));
     m_line->setVisible(false);
@@ -88,6 +93,14 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     m_placeholder->setObjectName(options.plotName + QStringLiteral("Placeholder"));
     m_placeholder->setFlat(true);
     m_placeholder->setAutoFillBackground(true);
+    m_placeholderText = addWrappedText(m_placeholder);
+    // Over the plot, not instead of it: the axes stay usable, the words say what white means.
+    m_allZeroNote = new QLabel(m_plot);
+    m_allZeroNote->setObjectName(options.plotName + QStringLiteral("AllZeroNote"));
+    m_allZeroNote->setAlignment(Qt::AlignCenter);
+    m_allZeroNote->setWordWrap(true);
+    m_allZeroNote->setAttribute(Qt::WA_TransparentForMouseEvents);
+    m_allZeroNote->hide();
     m_plot->installEventFilter(this);
     m_placeholder->installEventFilter(this);
     connect(m_placeholder, &QPushButton::clicked, this, [this]() {
@@ -108,6 +121,8 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
         if (!locked)
             unlockColourScale();
     });
+
+    connect(m_colourRange, &ColourRangeBox::changed, this, &ZoomableMatrixView::applyColourRange);
 
     m_zoomDebounce->setSingleShot(true);
     m_zoomDebounce->setInterval(kZoomDebounceMs);
@@ -130,15 +145,20 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     controls->addWidget(m_aggregate);
     controls->addWidget(m_resetZoom);
     controls->addWidget(m_lockScale);
+    controls->addWidget(m_colourRange);
     controls->addStretch(1);
-    controls->addWidget(m_hover);
     m_hover->setObjectName(options.hoverName);
-    // The hover text changes with every mouse move: it must never change the layout.
+    // The hover text changes with every mouse move: it must never change the layout. Its own
+    // line under the plot, the whole width and one text line high, so it always has the room
+    // (squeezed in after a stretch, an Ignored label got no width at all).
     m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_hover->setMinimumHeight(m_hover->fontMetrics().height());
+    m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addWidget(m_plot, 1);
+    layout->addWidget(m_hover);
     setState(State::Empty);
 }
 
@@ -171,13 +191,15 @@ QString ZoomableMatrixView::aggregateLabel() const
 
 QString ZoomableMatrixView::placeholderText() const
 {
-    return m_placeholder->isVisibleTo(m_plot) ? m_placeholder->text() : QString();
+    return m_placeholder->isVisibleTo(m_plot) ? m_placeholderText->text() : QString();
 }
 
 bool ZoomableMatrixView::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_plot && event->type() == QEvent::Resize)
+    if (watched == m_plot && event->type() == QEvent::Resize) {
         m_placeholder->setGeometry(m_plot->rect());
+        m_allZeroNote->setGeometry(m_plot->rect());
+    }
     // The button would pass the wheel on to the plot under it, whose zoom would compute what a
     // placeholder says is not there (or was cancelled): only a click does that.
     if (watched == m_placeholder && event->type() == QEvent::Wheel)
@@ -234,8 +256,28 @@ void ZoomableMatrixView::unlockColourScale()
         displayLine(m_shownGrid, *m_shownCells);
         m_state = state;
     } else {
-        m_map->setDataRange(symmetricRange(m_shownCells->data(), m_shownCells->size()));
+        applyMapRange(*m_shownCells);
     }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool ZoomableMatrixView::isOneSided() const
+{
+    return static_cast<gguf::CellAggregate>(m_aggregate->currentData().toInt()) == gguf::CellAggregate::AbsMax;
+}
+
+void ZoomableMatrixView::applyMapRange(const std::vector<float>& values)
+{
+    m_map->setDataRange(m_colourRange->rangeFor(values.data(), values.size(), isOneSided()));
+}
+
+// Another choice of range applies to what is shown at once, locked or not: it is what the user
+// asked for now.
+void ZoomableMatrixView::applyColourRange()
+{
+    if (!m_shownCells || m_state != State::Shown || isLine())
+        return;
+    applyMapRange(*m_shownCells);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -249,16 +291,28 @@ QCPGraph* ZoomableMatrixView::lineGraph() const
     return isLine() ? m_line : nullptr;
 }
 
+QString ZoomableMatrixView::allZeroText() const
+{
+    return tr("Every value shown is 0.");
+}
+
+QString ZoomableMatrixView::allZeroNote() const
+{
+    return m_allZeroNote->isVisibleTo(m_plot) ? m_allZeroNote->text() : QString();
+}
+
 void ZoomableMatrixView::setState(State state, const QString& text)
 {
+    if (state != State::Shown)
+        m_allZeroNote->hide();
     m_state = state;
     m_stateText = text;
     switch (state) {
-    case State::Empty: m_placeholder->setText(m_emptyText); break;
-    case State::Computing: m_placeholder->setText(tr("Computing…")); break;
-    case State::Cancelled: m_placeholder->setText(tr("Cancelled — click to compute")); break;
-    case State::Failed: m_placeholder->setText(tr("%1\n(click to try again)").arg(text)); break;
-    case State::NeedsFetch: m_placeholder->setText(text); break;
+    case State::Empty: m_placeholderText->setText(m_emptyText); break;
+    case State::Computing: m_placeholderText->setText(tr("Computing…")); break;
+    case State::Cancelled: m_placeholderText->setText(tr("Cancelled — click to compute")); break;
+    case State::Failed: m_placeholderText->setText(tr("%1\n(click to try again)").arg(text)); break;
+    case State::NeedsFetch: m_placeholderText->setText(text); break;
     case State::Shown: break;
     }
     m_placeholder->setCursor(state == State::Cancelled || state == State::Failed || state == State::NeedsFetch ? Qt::PointingHandCursor : Qt::ArrowCursor);
@@ -290,6 +344,7 @@ void ZoomableMatrixView::matrixChanged()
     m_map->data()->clear();
     m_line->data()->clear();
     m_hover->clear();
+    m_allZeroNote->hide();
     for (QCPItemStraightLine* line : m_boundaries)
         m_plot->removeItem(line);
     m_boundaries.clear();
@@ -308,6 +363,10 @@ void ZoomableMatrixView::matrixChanged()
     m_plot->yAxis->setRangeReversed(!line);
     m_plot->yAxis->setLabel(line ? tr("value") : tr("row"));
     m_plot->yAxis->setTicker(line ? m_valueTicker : m_rowTicker);
+    // Rows are whole numbers; a line's values are not ("1, 1, 1, 0" for 0.9 … 1.2).
+    m_plot->yAxis->setNumberFormat(line ? QStringLiteral("g") : QStringLiteral("f"));
+    m_plot->yAxis->setNumberPrecision(line ? 6 : 0);
+    m_colourRange->setEnabled(!line);
     m_plot->axisRect()->setRangeDrag(line ? Qt::Horizontal : Qt::Horizontal | Qt::Vertical);
     m_plot->axisRect()->setRangeZoom(line ? Qt::Horizontal : Qt::Horizontal | Qt::Vertical);
     m_settingRange = true;
@@ -488,11 +547,17 @@ void ZoomableMatrixView::display(const gguf::HeatmapGrid& grid, std::shared_ptr<
             for (std::uint32_t column = 0; column < grid.columns; ++column)
                 mapData->setCell(static_cast<int>(column), static_cast<int>(row), values[static_cast<std::size_t>(row) * grid.columns + column]);
         m_map->setData(mapData);
+        m_map->setGradient(isOneSided() ? magnitudeGradient() : divergingGradient());
         // Locked: the range of the first grid shown since the lock (or of the one on screen then).
         if (!m_lockScale->isChecked() || m_state != State::Shown)
-            m_map->setDataRange(symmetricRange(values.data(), values.size()));
+            applyMapRange(values);
     }
     setState(State::Shown);
+    const bool allZero = std::all_of(values.begin(), values.end(), [](float value) { return value == 0.0f; });
+    m_allZeroNote->setText(allZero ? allZeroText() : QString());
+    m_allZeroNote->setGeometry(m_plot->rect());
+    m_allZeroNote->setVisible(allZero && !values.empty());
+    m_allZeroNote->raise();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     emit heatmapReady();
 }

@@ -14,6 +14,9 @@
 // Zoom is limited to the matrix (out) and one element (in); double-click or "Reset zoom" shows
 // the whole matrix; "Lock colour scale" keeps the colour range across zoom levels. A matrix of
 // one row is drawn as a line over its columns (a 1-D tensor has no second axis to colour).
+// The colour bar ends at the 99.9th percentile of |value| unless the user picks the full range
+// or types one (ColourRangeBox); NaN cells are left undrawn over a hatch. The value under the
+// mouse is the line under the plot.
 
 #include "analysis/HeatmapReducer.h"
 #include "base/Result.h"
@@ -41,6 +44,7 @@ class QCPColorScale;
 class QLabel;
 class QTimer;
 class JobProgressBar;
+class ColourRangeBox;
 
 class ZoomableMatrixView : public QWidget {
     Q_OBJECT
@@ -91,6 +95,8 @@ public:
     // this matrix (another matrix starts from its own range).
     void setColourScaleLocked(bool locked);
     bool isColourScaleLocked() const;
+    // How the colour bar is stretched (full range, a percentile, manual).
+    ColourRangeBox* colourRangeBox() const { return m_colourRange; }
     // The colour bar's range (a line plot: its value axis).
     QCPRange colourRange() const;
     // One-row matrices are drawn as this line graph instead of the colour map; null otherwise.
@@ -102,6 +108,8 @@ public:
     const gguf::HeatmapGrid& grid() const { return m_shownGrid; }
     const std::vector<float>& cells() const;
     bool isComputing() const;
+    // The words over a grid of zeros, empty otherwise.
+    QString allZeroNote() const;
 
 signals:
     void heatmapReady();
@@ -117,6 +125,8 @@ protected:
     virtual QString cacheKey(const gguf::HeatmapGrid&) const { return {}; }
     // The hover line for the element (row, column); `exact` when one cell is one element.
     virtual QString hoverText(double row, double column, float value, bool exact) const = 0;
+    // Said over the plot when every cell shown is 0 (a white map reads as "nothing there").
+    virtual QString allZeroText() const;
     // Bytes computing `region` would fetch from a server now (gguf::mappedBytesToFetch); 0 when
     // the matrix is local or already here.
     virtual std::uint64_t bytesToFetch(const gguf::HeatmapRegion&) const { return 0; }
@@ -148,6 +158,10 @@ private:
     void displayLine(const gguf::HeatmapGrid& grid, const std::vector<float>& values);
     void clampRanges();
     void unlockColourScale();
+    // Abs max is a magnitude: a one-sided scale from zero.
+    bool isOneSided() const;
+    void applyMapRange(const std::vector<float>& values);
+    void applyColourRange();
     void setState(State state, const QString& text = {});
     void showHover(QMouseEvent* event);
 
@@ -160,9 +174,12 @@ private:
     QSharedPointer<QCPAxisTicker> m_rowTicker;    // integer ticks: rows
     QSharedPointer<QCPAxisTicker> m_valueTicker;  // a line's values
     QPushButton* m_placeholder;
+    QLabel* m_placeholderText;  // wrapped: a long error fits a narrow plot
+    QLabel* m_allZeroNote;      // over a shown grid whose every cell is 0
     QComboBox* m_aggregate;
     QToolButton* m_resetZoom;
     QCheckBox* m_lockScale;
+    ColourRangeBox* m_colourRange;
     QLabel* m_hover;
     QTimer* m_zoomDebounce;
     QTimer* m_resizeDebounce;

@@ -123,10 +123,17 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     m_expertsTab->setComparison(m_comparison);
 
     QStringList lines;
-    lines << tr("<b>Reference:</b> %1").arg(QString::fromStdString(m_comparison->reference().primary().path()).toHtmlEscaped());
-    if (importance)
+    // File names, as the tabs show them; the whole paths are in the tool tip.
+    const QString referencePath = QString::fromStdString(m_comparison->reference().primary().path());
+    QStringList paths{tr("Reference: %1").arg(referencePath)};
+    lines << tr("<b>Reference:</b> %1").arg(QFileInfo(referencePath).fileName().toHtmlEscaped());
+    if (importance) {
+        const QString importancePath = QString::fromStdString(importance->path());
+        paths << tr("Importance matrix: %1").arg(importancePath);
         lines << tr("<b>Importance matrix:</b> %1 (simulated columns quantized with it; weighted figures in the metric lists)")
-                     .arg(QString::fromStdString(importance->path()).toHtmlEscaped());
+                     .arg(QFileInfo(importancePath).fileName().toHtmlEscaped());
+    }
+    m_problems->setToolTip(paths.join(QLatin1Char('\n')));
     constexpr int kShownImportanceIssues = 8;
     for (int i = 0; i < importanceIssues.size() && i < kShownImportanceIssues; ++i)
         lines << QStringLiteral("⚠ ") + importanceIssues[i].toHtmlEscaped();

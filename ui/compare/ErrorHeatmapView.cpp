@@ -22,6 +22,11 @@ ZoomableMatrixView::Options errorHeatmapOptions()
 
 ErrorHeatmapView::ErrorHeatmapView(JobProgressBar* progress, QWidget* parent) : ZoomableMatrixView(progress, errorHeatmapOptions(), parent) {}
 
+QString ErrorHeatmapView::allZeroText() const
+{
+    return tr("No error here: the other file's values equal the reference's.");
+}
+
 bool ErrorHeatmapView::hasCell() const
 {
     return m_comparison && m_row < m_comparison->rows().size() && m_comparison->cellElements(m_row, m_column) > 0;

@@ -24,6 +24,7 @@ protected:
     gguf::HeatmapRegion extent() const override;
     BandWork bandWork() const override;
     QString jobDescription() const override;
+    QString allZeroText() const override;
     QString hoverText(double row, double column, float value, bool exact) const override;
 
 private:

@@ -56,6 +56,13 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     m_scatter->xAxis->setLabel(tr("block scale"));
     m_scatter->yAxis->setLabel(tr("RMS error of the block"));
     m_scatter->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // The plots share the page with the heatmap and are narrow: fewer, shorter x labels, so
+    // "0.0025 0.005 0.0075" never runs together into one string.
+    for (QCustomPlot* plot : {m_scatter, m_histogram}) {
+        plot->xAxis->ticker()->setTickCount(3);
+        plot->xAxis->setNumberFormat(QStringLiteral("g"));
+        plot->xAxis->setNumberPrecision(2);
+    }
     m_scatterNote->setWordWrap(true);
     m_histogramPlaceholder = new PlotPlaceholder(m_histogram);
     m_scatterPlaceholder = new PlotPlaceholder(m_scatter);

@@ -1,11 +1,13 @@
 #include "diff/LayerDiffChart.h"
 
 #include "common/PlotPalette.h"
+#include "common/PlotPlaceholder.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -14,6 +16,7 @@ LayerDiffChart::LayerDiffChart(QWidget* parent) : QWidget(parent), m_figure(new 
     followPalette(m_plot);
     m_figure->setObjectName(QStringLiteral("layerDiffFigure"));
     m_plot->setObjectName(QStringLiteral("layerDiffPlot"));
+    m_placeholder = new PlotPlaceholder(m_plot);
     m_figure->addItem(tr("Relative RMSE"), int(Figure::RelativeRmse));
     m_figure->addItem(tr("RMSE"), int(Figure::Rmse));
     m_figure->addItem(tr("Max |error|"), int(Figure::MaxAbsError));
@@ -34,6 +37,11 @@ LayerDiffChart::LayerDiffChart(QWidget* parent) : QWidget(parent), m_figure(new 
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addWidget(m_plot, 1);
+}
+
+QString LayerDiffChart::placeholderText() const
+{
+    return m_placeholder->text();
 }
 
 double LayerDiffChart::figureOf(const gguf::ErrorMetrics& metrics, Figure figure)
@@ -58,6 +66,7 @@ void LayerDiffChart::rebuild()
     m_plot->clearPlottables();
     m_bars.clear();
     if (!m_diff) {
+        m_placeholder->show(tr("The per-layer chart appears once the diff is done."));
         m_plot->replot();
         return;
     }
@@ -84,5 +93,16 @@ void LayerDiffChart::rebuild()
     m_plot->rescaleAxes();
     m_plot->xAxis->setRange(m_plot->xAxis->range().lower - 1, m_plot->xAxis->range().upper + 1);
     m_plot->yAxis->setRangeLower(0);
+    const bool anyAboveZero = std::any_of(values.begin(), values.end(), [](double value) { return value > 0.0; });
+    const bool anyLayer = std::any_of(m_diff->layers.begin(), m_diff->layers.end(), [](const gguf::LayerDifference& layer) { return layer.layer.has_value(); });
+    if (keys.isEmpty() && anyLayer)
+        m_placeholder->show(tr("No layer differs: the tensors of every layer (blk.N) have identical bytes in A and B."));
+    else if (keys.isEmpty())
+        m_placeholder->show(tr("No layer to chart: neither file has tensors of a layer (blk.N)."));
+    else if (!anyAboveZero)
+        m_placeholder->show(tr("Every layer's tensors are identical in A and B: %1 is 0 for all %n layer(s).", nullptr, static_cast<int>(keys.size()))
+                                .arg(m_figure->currentText()));
+    else
+        m_placeholder->hide();
     m_plot->replot();
 }

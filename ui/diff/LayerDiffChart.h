@@ -1,7 +1,8 @@
 #pragma once
 // The per-layer view of a diff: one bar per layer (blk.N) of the chosen figure over the layer's
 // compared tensors (relative RMSE, RMSE, max |error| or 1 - cosine), so a fine-tune's change per
-// layer shows at a glance; layers whose tensors all kept their bytes have no bar.
+// layer shows at a glance; layers whose tensors all kept their bytes have no bar. Without a bar
+// above zero the chart says why in words.
 
 #include "diff/ModelDiff.h"
 
@@ -9,6 +10,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class PlotPlaceholder;
 
 class LayerDiffChart : public QWidget {
     Q_OBJECT
@@ -21,6 +23,8 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     // The bars drawn: (layer, value), in layer order.
     QList<QPointF> bars() const { return m_bars; }
+    // What covers the chart when there are no bars to read (no diff yet, no layer differs).
+    QString placeholderText() const;
     static double figureOf(const gguf::ErrorMetrics& metrics, Figure figure);
 
 private:
@@ -30,4 +34,5 @@ private:
     QComboBox* m_figure;
     QCustomPlot* m_plot;
     QList<QPointF> m_bars;
+    PlotPlaceholder* m_placeholder;
 };

@@ -3,6 +3,7 @@
 #include "common/PlotPalette.h"
 
 #include "session/BackgroundJob.h"
+#include "common/ColourScales.h"
 #include "common/DivergingGradient.h"
 #include "experts/ExpertAnalysis.h"
 #include "common/JobProgressBar.h"
@@ -56,6 +57,7 @@ ExpertSimilarityView::ExpertSimilarityView(JobProgressBar* progress, QWidget* pa
     m_map->setColorScale(scale);
     m_map->setGradient(divergingGradient());
     m_map->setDataRange(QCPRange(-1.0, 1.0));  // cosine is bounded: a fixed scale compares layers
+    hatchUndefinedCells(m_similarityPlot);
     connect(m_similarityPlot, &QCustomPlot::mouseMove, this, &ExpertSimilarityView::showHover);
 
     m_routerPlot->setObjectName(QStringLiteral("routerNormPlot"));
@@ -148,7 +150,7 @@ void ExpertSimilarityView::startSimilarity()
                 dots[i] += partial[i];
         m_expertCount = experts;
         m_cosine = gguf::cosineFromDots(dots, experts);
-        m_message->clear();
+        m_message->setText(zeroExpertsNote());
         displaySimilarity();
         emit similarityReady();
     });
@@ -216,6 +218,23 @@ void ExpertSimilarityView::displayRouterNorms()
     m_routerPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// A cosine with an all-zero expert is 0/0: its own cell (the diagonal) says which expert it is.
+bool ExpertSimilarityView::isZeroExpert(std::uint64_t expert) const
+{
+    return expert < m_expertCount && std::isnan(m_cosine[static_cast<std::size_t>(expert * m_expertCount + expert)]);
+}
+
+QString ExpertSimilarityView::zeroExpertsNote() const
+{
+    QStringList zero;
+    for (std::uint64_t e = 0; e < m_expertCount; ++e)
+        if (isZeroExpert(e))
+            zero << QString::number(e);
+    if (zero.isEmpty())
+        return {};
+    return tr("Hatched cells are undefined: expert(s) %1 are all zeros, and a zero vector has no direction to compare.").arg(zero.join(QStringLiteral(", ")));
+}
+
 void ExpertSimilarityView::showHover(QMouseEvent* event)
 {
     const double x = std::round(m_similarityPlot->xAxis->pixelToCoord(event->position().x()));
@@ -226,5 +245,10 @@ void ExpertSimilarityView::showHover(QMouseEvent* event)
         return;
     }
     const double value = m_cosine[static_cast<std::size_t>(y) * m_expertCount + static_cast<std::size_t>(x)];
+    if (std::isnan(value)) {
+        const auto zero = isZeroExpert(static_cast<std::uint64_t>(y)) ? y : x;
+        m_hover->setText(tr("experts %1 and %2: undefined, expert %3 is all zeros (no direction to compare)").arg(y).arg(x).arg(zero));
+        return;
+    }
     m_hover->setText(tr("experts %1 and %2: cosine %3").arg(y).arg(x).arg(value, 0, 'f', 6));
 }

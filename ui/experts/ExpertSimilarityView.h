@@ -44,6 +44,8 @@ private:
     void startRouterNorms();
     void displaySimilarity();
     void displayRouterNorms();
+    bool isZeroExpert(std::uint64_t expert) const;
+    QString zeroExpertsNote() const;
     void showHover(QMouseEvent* event);
 
     JobProgressBar* m_progress;

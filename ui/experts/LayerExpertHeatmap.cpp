@@ -3,6 +3,7 @@
 #include "common/PlotPalette.h"
 
 #include "session/BackgroundJob.h"
+#include "common/ColourScales.h"
 #include "common/DivergingGradient.h"
 #include "common/JobProgressBar.h"
 #include "common/StartWhenShown.h"
@@ -46,17 +47,21 @@ LayerExpertHeatmap::LayerExpertHeatmap(JobProgressBar* progress, QWidget* parent
     m_scale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_scale);
     m_map->setColorScale(m_scale);
+    hatchUndefinedCells(m_plot);
     connect(m_plot, &QCustomPlot::mouseMove, this, &LayerExpertHeatmap::showHover);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Statistic:"), this));
     controls->addWidget(m_statistic);
     controls->addWidget(m_message, 1);
-    controls->addWidget(m_hover);
+    // The value under the mouse on its own line, so a long message never squeezes it out.
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_hover->setMinimumHeight(m_hover->fontMetrics().height());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
     layout->addWidget(m_plot, 1);
+    layout->addWidget(m_hover);
 }
 
 ExpertStatisticKind LayerExpertHeatmap::statistic() const
@@ -184,9 +189,7 @@ void LayerExpertHeatmap::display()
         const double limit = std::isfinite(low) ? std::max({std::fabs(low), std::fabs(high), 1e-30}) : 1.0;
         m_map->setDataRange(QCPRange(-limit, limit));
     } else {
-        QCPColorGradient gradient(QCPColorGradient::gpThermal);
-        gradient.setNanHandling(QCPColorGradient::nhTransparent);
-        m_map->setGradient(gradient);
+        m_map->setGradient(sequentialGradient());  // gpThermal's top was white on the white page
         m_map->setDataRange(std::isfinite(low) ? QCPRange(low, high > low ? high : low + 1e-30) : QCPRange(0.0, 1.0));
     }
     m_scale->setLabel(expertStatisticName(kind));

@@ -1,5 +1,7 @@
 #include "imatrix/ExpertRoutingMap.h"
 
+#include "common/ColourScales.h"
+
 #include <QLabel>
 #include <QListWidget>
 #include <QVBoxLayout>
@@ -25,8 +27,7 @@ ExpertRoutingMap::ExpertRoutingMap(QWidget* parent)
     m_plot->plotLayout()->addElement(0, 1, scale);
     scale->axis()->setLabel(tr("share of an even split (log10)"));
     m_map->setColorScale(scale);
-    QCPColorGradient gradient(QCPColorGradient::gpThermal);
-    m_map->setGradient(gradient);
+    m_map->setGradient(sequentialGradient());  // gpThermal's top was white on the white page
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_summary);

@@ -58,7 +58,7 @@ ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* 
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setWordWrap(true);
     m_summary->setText(tr("<b>%1</b> — %2, %3 entries, %4 chunks%5<br>datasets: %6<br>%7")
-                           .arg(text(matrix.path()).toHtmlEscaped(),
+                           .arg(QFileInfo(text(matrix.path())).fileName().toHtmlEscaped(),
                                 matrix.format() == gguf::ImatrixFormat::Gguf ? tr("GGUF format") : tr("legacy .dat format"))
                            .arg(matrix.entries().size())
                            .arg(matrix.chunkCount())
@@ -103,7 +103,7 @@ ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* 
     m_statistics->setReadOnly(true);
     m_statistics->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_statistics->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_statistics->setPlainText(QString::fromStdString(gguf::formatImatrixStatistics(m_imatrix->statistics, matrix.path())).trimmed());
+    m_statistics->setPlainText(QString::fromStdString(gguf::formatImatrixStatistics(m_imatrix->statistics, QFileInfo(text(matrix.path())).fileName().toStdString())).trimmed());
 
     auto* columnsTab = new QWidget(this);
     auto* columnsLayout = new QVBoxLayout(columnsTab);

@@ -1,6 +1,7 @@
 #include "imatrix/OpenImatrix.h"
 
 #include "imatrix/ImatrixLoader.h"
+#include "common/ExportLocation.h"
 #include "imatrix/ImatrixPage.h"
 #include "imatrix/ImportanceStrip.h"
 #include "shell/MainWindow.h"
@@ -16,8 +17,11 @@
 void chooseImportanceMatrix(MainWindow* window)
 {
     QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open importance matrix"),
-                                                      settings.value(QStringLiteral("lastImatrixDirectory")).toString(),
+    // Importance matrices usually sit next to their model.
+    const ModelPage* current = window->currentModelPage();
+    const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
+                                      settings.value(QStringLiteral("lastImatrixDirectory")).toString());
+    const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open importance matrix"), start,
                                                       MainWindow::tr("Importance matrices (*.gguf *.dat *.imatrix);;All files (*)"));
     if (path.isEmpty())
         return;
@@ -29,7 +33,7 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
 {
     QPointer<ModelPage> modelPage = window->currentModelPage();
     auto* loader = new ImatrixLoader(window);
-    window->statusBar()->showMessage(MainWindow::tr("Opening importance matrix %1…").arg(path));
+    window->statusBar()->showMessage(MainWindow::tr("Opening importance matrix %1…").arg(QFileInfo(path).fileName()));
     QObject::connect(loader, &ImatrixLoader::loaded, window, [window, loader, modelPage](const QString& file, std::shared_ptr<const LoadedImatrix> imatrix) {
         loader->deleteLater();
         auto* page = new ImatrixPage(imatrix, window->tabs());
@@ -38,11 +42,11 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
         window->tabs()->setCurrentIndex(index);
         if (modelPage && modelPage->tensorPage())
             attachImportanceStrip(modelPage->tensorPage(), imatrix);
-        window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(file), 5000);
+        window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(QFileInfo(file).fileName()), 5000);
     });
     QObject::connect(loader, &ImatrixLoader::failed, window, [window, loader](const QString& file, const QString& message) {
         loader->deleteLater();
-        window->statusBar()->showMessage(MainWindow::tr("Could not open importance matrix %1: %2").arg(file, message));
+        window->statusBar()->showMessage(MainWindow::tr("Could not open importance matrix %1: %2").arg(QFileInfo(file).fileName(), message));
     });
     loader->load(path, modelPage ? modelPage->sharedModel() : nullptr);
 }

@@ -6,8 +6,12 @@
 #include "pages/MetadataValueEditor.h"
 #include "session/BackgroundJob.h"
 #include "session/MetadataTreeModel.h"
+#include "session/TensorContradiction.h"
+#include "write/ByteSink.h"
 
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
 #include <QFont>
 #include <QPalette>
 #include <QProgressBar>
@@ -15,8 +19,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QStyledItemDelegate>
 #include <QSortFilterProxyModel>
 #include <QTimer>
 #include <QTreeView>
@@ -61,6 +67,19 @@ public:
         return value;
     }
 };
+// Rows with room above and below the font's own height: a token's text ("Ġthe", "Ċ") often
+// comes from a fallback font that reaches higher than the primary one, and a row sized to the
+// primary font cut the dot off "Ġ", so GPT-2 tokens and merges read as other text.
+class RoomyRowDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        size.setHeight(std::max(size.height(), option.fontMetrics.height() * 3 / 2));
+        return size;
+    }
+};
 }  // namespace
 
 MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
@@ -70,7 +89,8 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
       m_editButton(new QPushButton(tr("Edit…"), this)), m_addButton(new QPushButton(tr("Add Key…"), this)),
       m_removeButton(new QPushButton(tr("Remove"), this)), m_revertButton(new QPushButton(tr("Revert"), this)),
       m_revertAllButton(new QPushButton(tr("Revert All"), this)), m_saveButton(new QPushButton(tr("Save As…"), this)),
-      m_editCount(new QLabel(this)), m_saveProgress(new QProgressBar(this)), m_saveProgressPoll(new QTimer(this))
+      m_editCount(new QLabel(this)), m_contradictions(new QLabel(this)), m_saveProgress(new QProgressBar(this)),
+      m_saveProgressPoll(new QTimer(this))
 {
     m_keyCount = model ? static_cast<int>(model->metadata().size()) : 0;
     m_tree->setModel(std::move(model));
@@ -87,6 +107,7 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     m_view->setObjectName(QStringLiteral("metadataTree"));
     m_view->setModel(m_proxy);
     m_view->setUniformRowHeights(true);  // lets the view skip measuring thousands of element rows
+    m_view->setItemDelegate(new RoomyRowDelegate(m_view));
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->header()->setStretchLastSection(true);
@@ -142,6 +163,11 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     m_revertAllButton->setObjectName(QStringLiteral("metadataRevertAllButton"));
     m_saveButton->setObjectName(QStringLiteral("metadataSaveAsButton"));
     m_editCount->setObjectName(QStringLiteral("metadataEditCount"));
+    m_contradictions->setObjectName(QStringLiteral("metadataContradictions"));
+    m_contradictions->setWordWrap(true);
+    m_contradictions->setTextFormat(Qt::PlainText);
+    m_contradictions->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_contradictions->setVisible(false);
     m_saveProgress->setObjectName(QStringLiteral("metadataSaveProgress"));
     m_saveProgress->setRange(0, 1000);
     m_saveProgress->setVisible(false);
@@ -177,6 +203,7 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_view, 1);
+    layout->addWidget(m_contradictions);
     layout->addLayout(edit);
 }
 
@@ -199,6 +226,44 @@ void MetadataPage::updateEditControls()
     const auto count = static_cast<int>(m_tree->edits().changes().size());
     m_editCount->setText(count ? tr("%n unsaved edit(s)", nullptr, count) : QString());
     m_saveButton->setText(isSaving() ? tr("Cancel Save") : tr("Save As…"));
+    const QStringList found = contradictions();
+    m_contradictions->setText(found.join(QLatin1Char('\n')));
+    m_contradictions->setVisible(!found.isEmpty());
+    if (m_hadEdits != m_tree->hasEdits()) {
+        m_hadEdits = m_tree->hasEdits();
+        emit unsavedEditsChanged(m_hadEdits);
+    }
+}
+
+// Edited or added keys whose value the tensors contradict: a file llama.cpp would refuse, or
+// worse, read differently from what its tensors hold.
+QStringList MetadataPage::contradictions() const
+{
+    QStringList found;
+    if (!m_model)
+        return found;
+    const int archRow = m_tree->rowOfKey("general.architecture");
+    const std::string architecture = archRow >= 0 && m_tree->editState(archRow) != MetadataTreeModel::EditState::Removed
+                                         ? std::string(m_tree->valueAtRow(archRow).toStringView())
+                                         : std::string();
+    for (const auto& change : m_tree->edits().changes()) {
+        if (!change.value)
+            continue;
+        const int row = m_tree->rowOfKey(change.key);
+        if (row < 0)
+            continue;
+        const gguf::MetadataValue value = m_tree->valueAtRow(row);
+        const std::optional<std::uint64_t> number = value.isArray() ? std::optional<std::uint64_t>(value.arrayLength()) : value.toUInt();
+        if (!number)
+            continue;
+        const std::string problem = tensorContradiction(*m_model, architecture, change.key, *number);
+        if (!problem.empty())
+            found << tr("%1 = %2 contradicts the tensors: %3.")
+                         .arg(QString::fromStdString(change.key))
+                         .arg(value.isArray() ? tr("%n element(s)", nullptr, static_cast<int>(*number)) : QString::number(*number))
+                         .arg(QString::fromStdString(problem));
+    }
+    return found;
 }
 
 MetadataValueEditor* MetadataPage::editIndex(const QModelIndex& sourceIndex)
@@ -307,14 +372,38 @@ void MetadataPage::selectTopRow(int row)
     m_view->scrollTo(index);
 }
 
-void MetadataPage::chooseSaveAs()
+QString MetadataPage::proposedSavePath() const
 {
     if (!m_model)
-        return;
-    const QString input = QString::fromStdString(m_model->primary().path());
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save Model As"), input, tr("GGUF models (*.gguf);;All files (*)"));
-    if (!path.isEmpty())
-        saveAs(path);
+        return {};
+    const QFileInfo input(QString::fromStdString(m_model->primary().path()));
+    QString base = input.completeBaseName();
+    // A split model's first shard, "name-00001-of-00003": the copy is named after the model.
+    static const QRegularExpression shardSuffix(QStringLiteral("-\\d{5}-of-\\d{5}$"));
+    base.remove(shardSuffix);
+    return input.dir().filePath(base + QStringLiteral("-edited.gguf"));
+}
+
+bool MetadataPage::chooseSaveAs()
+{
+    if (!m_model || isSaving())
+        return false;
+    QString proposal = proposedSavePath();
+    for (;;) {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Model As"), proposal, tr("GGUF models (*.gguf);;All files (*)"));
+        if (path.isEmpty())
+            return false;
+        // Refused here, where the user can pick another name, not after the dialog has gone.
+        const auto input = std::find_if(m_model->shards().begin(), m_model->shards().end(),
+                                        [&path](const auto& shard) { return gguf::isSameFile(path.toStdString(), shard->path()); });
+        if (input == m_model->shards().end()) {
+            saveAs(path);
+            return true;
+        }
+        QMessageBox::warning(this, tr("Save Model As"),
+                             tr("%1 is the file open here: the copy with the edits needs another name.").arg(QFileInfo(path).fileName()));
+        proposal = proposedSavePath();
+    }
 }
 
 void MetadataPage::saveAs(const QString& path)
@@ -358,6 +447,13 @@ void MetadataPage::saveAs(const QString& path)
         updateEditControls();
         const QString message = succeeded ? tr("Saved %1").arg(paths.join(QStringLiteral(", "))) : tr("Save As failed: %1").arg(outcome.message());
         emit statusMessage(succeeded, message);
+        // A failure stays on screen until read: a status-bar line is gone after a few seconds.
+        if (!succeeded && !outcome.isCancelled()) {
+            auto* box = new QMessageBox(QMessageBox::Warning, tr("Save As failed"), message, QMessageBox::Ok, this);
+            box->setObjectName(QStringLiteral("saveFailedBox"));
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            box->open();
+        }
         emit saveFinished(succeeded, message, paths);
     });
 }
@@ -434,4 +530,9 @@ void MetadataPage::fetchVisibleTails()
 bool MetadataPage::isSaving() const
 {
     return !m_saveJob.isNull();
+}
+
+bool MetadataPage::hasUnsavedEdits() const
+{
+    return m_tree->hasEdits();
 }

@@ -7,7 +7,8 @@
 // Editing: Edit… (or a double-click) opens an editor fit for the value's type, on a key or on an
 // element of an array; Add Key…, Remove, Revert and Revert All; edited keys are drawn bold (removed
 // ones struck out) until saved. Save As… writes the edited copy on the job pool (core/edit's
-// saveModelAs), with progress and Cancel; the window never waits for it.
+// saveModelAs), with progress and Cancel; the window never waits for it. Only the elements an
+// edit changed are marked; an edited key the tensors contradict is named under the tree.
 
 #include "gguf/Model.h"
 
@@ -58,13 +59,22 @@ public:
     void saveAs(const QString& path);
     void cancelSave();
     bool isSaving() const;
-    void chooseSaveAs();
+    // Asks for a file name (proposing proposedSavePath(); the file open here is refused in the
+    // dialog) and starts saveAs. False when the user cancelled.
+    bool chooseSaveAs();
+    // NAME-edited.gguf next to the open file.
+    QString proposedSavePath() const;
+    bool hasUnsavedEdits() const;
+    // Edited keys the tensors contradict, one sentence each (also shown under the tree).
+    QStringList contradictions() const;
 
 signals:
     void filterApplied(const QString& text);
     void statusMessage(bool succeeded, const QString& message);
     // Once per saveAs(); `paths` are the files written (empty on failure).
     void saveFinished(bool succeeded, const QString& message, const QStringList& paths);
+    // The page went from no edits to some, or back (saved, reverted).
+    void unsavedEditsChanged(bool unsaved);
 
 private:
     void applyFilter();
@@ -97,6 +107,8 @@ private:
     QPushButton* m_revertAllButton;
     QPushButton* m_saveButton;
     QLabel* m_editCount;
+    QLabel* m_contradictions;
+    bool m_hadEdits = false;
     QProgressBar* m_saveProgress;
     QTimer* m_saveProgressPoll;
     QPointer<BackgroundJob> m_saveJob;

@@ -1,6 +1,7 @@
 #include "recipe/MixPlannerView.h"
 
 #include "quantize/Quantize.h"
+#include "common/ExportLocation.h"
 
 #include "base/EscapedText.h"
 #include "base/HumanFormat.h"
@@ -10,7 +11,9 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QtConcurrent>
 #include <QHBoxLayout>
@@ -129,7 +132,10 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
             QApplication::clipboard()->setText(QString::fromStdString(gguf::formatTensorTypeArguments(m_rules->rules)));
     });
     connect(m_saveButton, &QPushButton::clicked, this, [this]() {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save rules file"), QStringLiteral("rules.txt"));
+        const QString modelPath = m_model ? QString::fromStdString(m_model->primary().path()) : QString();
+        const QString folder = modelFolder(modelPath, QDir::homePath());
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save rules file"),
+                                                          QDir(folder).filePath(QFileInfo(modelPath).completeBaseName() + QStringLiteral(".rules.txt")));
         if (path.isEmpty())
             return;
         // Off the GUI thread: the target may be a slow or remote file system.

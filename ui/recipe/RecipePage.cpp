@@ -1,6 +1,7 @@
 #include "recipe/RecipePage.h"
 
 #include "base/EscapedText.h"
+#include "common/ExportLocation.h"
 #include "base/HumanFormat.h"
 #include "recipe/MixPlannerView.h"
 #include "recipe/RecipeAudit.h"
@@ -61,7 +62,8 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     m_imatrixFile->setObjectName(QStringLiteral("recipeImatrixFile"));
     controls->addWidget(m_imatrixFile);
     connect(m_imatrixPick, &QPushButton::clicked, this, [this]() {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Importance matrix"), QString(), tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Importance matrix"), modelFolder(QString::fromStdString(m_model->primary().path())),
+                                                          tr("Importance matrices (*.gguf *.dat);;All files (*)"));
         if (!path.isEmpty())
             loadImatrix(path);
     });
@@ -102,7 +104,8 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
             m_convertJob->cancel();
             return;
         }
-        const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), QString(), tr("GGUF files (*.gguf)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), modelFolder(QString::fromStdString(m_model->primary().path())),
+                                                          tr("GGUF files (*.gguf)"));
         if (!path.isEmpty())
             startConversion(path);
     });

@@ -49,7 +49,8 @@ void FileChangeWatcher::checkNow()
     watcher->setFuture(QtConcurrent::run(jobPool(), [model = m_model]() {
         for (const auto& shard : model->shards()) {
             if (gguf::Status status = shard->mapping().checkUnchanged(); !status)
-                return ChangedShard{QString::fromStdString(shard->path()), QString::fromStdString(status.error().toString())};
+                // The message without the path: the banner names the file once, by its name.
+                return ChangedShard{QString::fromStdString(shard->path()), QString::fromStdString(status.error().message)};
         }
         return ChangedShard{};
     }));

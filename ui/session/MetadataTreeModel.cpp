@@ -1,6 +1,7 @@
 #include "session/MetadataTreeModel.h"
 
 #include "types/LlamaFileType.h"
+#include "edit/ValueText.h"
 #include "gguf/MetadataFormat.h"
 #include "write/GgufWriter.h"
 
@@ -10,6 +11,29 @@
 #include <limits>
 
 namespace {
+// The elements of `edited` that differ from `original`, when both are flat arrays of the same
+// type and length (an edit of one element); nullopt when the whole value changed shape.
+std::optional<std::vector<std::uint64_t>> changedElements(const gguf::MetadataValue& original, const gguf::MetadataValue& edited)
+{
+    if (!original.isArray() || !edited.isArray() || original.elementType() != edited.elementType()
+        || original.elementType() == gguf::ValueType::Array || original.arrayLength() != edited.arrayLength() || original.arrayLength() == 0)
+        return std::nullopt;
+    std::vector<std::uint64_t> changed;
+    const bool strings = original.elementType() == gguf::ValueType::String;
+    std::uint64_t a = original.element(0).offset();
+    std::uint64_t b = edited.element(0).offset();
+    for (std::uint64_t i = 0; i < original.arrayLength(); ++i) {
+        const gguf::MetadataValue x = original.elementAt(a);
+        const gguf::MetadataValue y = edited.elementAt(b);
+        // Text, not bytes: the file may be big-endian, the edited copy never is.
+        if (strings ? x.toStringView() != y.toStringView() : gguf::valueAsText(x) != gguf::valueAsText(y))
+            changed.push_back(i);
+        a += x.encodedSize();
+        b += y.encodedSize();
+    }
+    return changed;
+}
+
 constexpr int kDisplayedElements = 8;
 constexpr int kToolTipElements = 64;
 constexpr int kMaxDisplayCharacters = 2000;  // a cell shows one line; long strings stay in the tooltip
@@ -75,12 +99,13 @@ void MetadataTreeModel::rebuild()
             return bytes;
         };
         for (const auto& entry : m_model->metadata()) {
-            TopRow row{std::string(entry.key), entry.value, EditState::Unchanged, nullptr};
+            TopRow row{std::string(entry.key), entry.value, EditState::Unchanged, nullptr, std::nullopt};
             if (const auto* change = m_edits.find(entry.key)) {
                 if (change->value) {
                     row.bytes = edited(*change->value);
                     row.value = gguf::MetadataValue(&row.bytes->encoding, change->value->type, 0);
                     row.state = EditState::Changed;
+                    row.changedElements = changedElements(entry.value, row.value);
                 } else {
                     row.state = EditState::Removed;
                 }
@@ -90,7 +115,7 @@ void MetadataTreeModel::rebuild()
         for (const auto& change : m_edits.changes()) {
             if (!change.value || m_model->findMetadata(change.key))
                 continue;
-            TopRow row{change.key, {}, EditState::Added, edited(*change.value)};
+            TopRow row{change.key, {}, EditState::Added, edited(*change.value), std::nullopt};
             row.value = gguf::MetadataValue(&row.bytes->encoding, change.value->type, 0);
             m_rows.push_back(std::move(row));
         }
@@ -372,7 +397,14 @@ QVariant MetadataTreeModel::data(const QModelIndex& index, int role) const
             topRow = top->row;
             top = top->parent;
         }
-        return static_cast<int>(editState(topRow));
+        const EditState state = editState(topRow);
+        // An element of an array edited element by element: changed only if it is one of those.
+        if (state == EditState::Changed && container.parent == m_root.get()) {
+            const auto& changed = m_rows[static_cast<std::size_t>(topRow)].changedElements;
+            if (changed && !std::binary_search(changed->begin(), changed->end(), static_cast<std::uint64_t>(index.row())))
+                return static_cast<int>(EditState::Unchanged);
+        }
+        return static_cast<int>(state);
     }
     if (role == KeyFilterRole)
         return topLevel && index.column() == Key ? QVariant(keyText()) : QVariant();

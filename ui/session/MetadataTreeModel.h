@@ -13,6 +13,7 @@
 
 #include <QAbstractItemModel>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class MetadataTreeModel : public QAbstractItemModel {
@@ -26,7 +27,9 @@ public:
         // What a coded value stands for, on the Value column of keys whose numbers name
         // something: general.file_type 15 is "MOSTLY_Q4_K_M". Nothing for other rows.
         ValueMeaningRole,
-        // EditState of a top-level row (as int); elements have their key's state.
+        // EditState of a top-level row (as int). Elements of a flat array that kept its type and
+        // length are Changed only where they differ from the file; other elements have their
+        // key's state.
         EditStateRole,
     };
     enum class EditState { Unchanged, Changed, Added, Removed };
@@ -81,6 +84,9 @@ private:
         gguf::MetadataValue value;
         EditState state = EditState::Unchanged;
         std::shared_ptr<EditedBytes> bytes;  // the encoded edited value that `value` reads
+        // Sorted indices of the elements that differ from the file's (a changed flat array of the
+        // same type and length); nullopt otherwise.
+        std::optional<std::vector<std::uint64_t>> changedElements;
     };
     void rebuild();
 

@@ -1,6 +1,7 @@
 #include "shell/MainWindow.h"
 
 #include "session/ModelLoader.h"
+#include "common/ExportLocation.h"
 #include "shell/ModelPage.h"
 #include "shell/AboutDialog.h"
 #include "compare/CompareDialog.h"
@@ -8,6 +9,7 @@
 #include "recipe/RecipePage.h"
 #include "diff/DiffPage.h"
 #include "pages/MetadataPage.h"
+#include "session/MetadataTreeModel.h"
 #include "shell/ConvertDialog.h"
 #include "session/JobMonitor.h"
 #include "base/HumanFormat.h"
@@ -29,10 +31,14 @@
 #include <QLineEdit>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTableView>
 #include <QTabWidget>
 
@@ -49,11 +55,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWi
     setAcceptDrops(true);
     m_tabs->setTabsClosable(true);
     m_tabs->setDocumentMode(true);
-    connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
-        QWidget* page = m_tabs->widget(index);
-        m_tabs->removeTab(index);
-        page->deleteLater();
-    });
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::requestCloseTab);
     setCentralWidget(m_tabs);
     connect(m_loader, &ModelLoader::opened, this, &MainWindow::showModel);
     connect(m_loader, &ModelLoader::failed, this, &MainWindow::showError);
@@ -206,6 +208,79 @@ DiffPage* MainWindow::showDiff(std::shared_ptr<const gguf::Model> a, const QStri
     return page;
 }
 
+void MainWindow::requestCloseTab(int index)
+{
+    QWidget* page = m_tabs->widget(index);
+    if (!page)
+        return;
+    auto* model = qobject_cast<ModelPage*>(page);
+    if (model && model->hasUnsavedEdits()) {
+        askAboutUnsavedEdits(model, [this, page]() {
+            if (const int at = m_tabs->indexOf(page); at >= 0)
+                requestCloseTab(at);  // asks again if the user edited while saving
+        });
+        return;
+    }
+    m_tabs->removeTab(index);
+    page->deleteLater();
+}
+
+// Window-modal and not blocking: the event loop runs on, and a test (or the user) answers with
+// a click. `then` runs once the edits are saved or discarded; Cancel leaves everything as it was.
+void MainWindow::askAboutUnsavedEdits(ModelPage* page, std::function<void()> then)
+{
+    if (m_unsavedEditsPrompt)
+        return;  // already asking
+    m_tabs->setCurrentWidget(page);
+    const QString name = m_tabs->tabBar()->tabData(m_tabs->indexOf(page)).toString();
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Unsaved metadata edits"),
+                                tr("%1 has metadata edits that are not saved.").arg(name), QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("unsavedEditsPrompt"));
+    box->setInformativeText(tr("Save them to a new file, or discard them?"));
+    box->setStandardButtons(QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    box->setDefaultButton(QMessageBox::Save);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    m_unsavedEditsPrompt = box;
+    QPointer<ModelPage> target(page);
+    connect(box, &QMessageBox::finished, this, [this, box, target, then = std::move(then)]() {
+        // Answered: the box is on its way out (deleted later), and the next close asks again.
+        box->setObjectName(QString());
+        m_unsavedEditsPrompt = nullptr;
+        if (!target)
+            return;
+        const QMessageBox::StandardButton answer = box->standardButton(box->clickedButton());
+        if (answer == QMessageBox::Discard) {
+            target->metadataPage()->treeModel()->revertAll();
+            then();
+        } else if (answer == QMessageBox::Save) {
+            MetadataPage* metadata = target->metadataPage();
+            // The save runs in the background; the tab (or the window) closes once it is written.
+            connect(metadata, &MetadataPage::saveFinished, this, [then](bool succeeded) {
+                if (succeeded)
+                    then();
+            }, Qt::SingleShotConnection);
+            m_closingAfterSave = true;
+            if (!metadata->chooseSaveAs()) {
+                m_closingAfterSave = false;
+                disconnect(metadata, &MetadataPage::saveFinished, this, nullptr);
+            }
+        }
+    });
+    box->open();
+}
+
+void MainWindow::markUnsavedEdits(ModelPage* page, bool unsaved)
+{
+    const int index = m_tabs->indexOf(page);
+    if (index < 0)
+        return;
+    const QString name = m_tabs->tabBar()->tabData(index).toString();
+    QString text = unsaved ? name + QLatin1Char('*') : name;
+    m_tabs->setTabText(index, text.replace(QLatin1Char('&'), QLatin1String("&&")));
+    updateWindowTitle();
+}
+
 void MainWindow::fitToScreen()
 {
     const QScreen* screen = QGuiApplication::screenAt(frameGeometry().center());
@@ -261,7 +336,11 @@ void MainWindow::showCacheUsage(qint64 usedBytes, qint64 budgetBytes)
 void MainWindow::chooseFile()
 {
     QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), settings.value(kLastDirKey).toString(),
+    // The open model's folder (the next file is often its sibling), else the last folder used.
+    const ModelPage* current = currentModelPage();
+    const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
+                                      settings.value(kLastDirKey).toString());
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), start,
                                                       tr("GGUF models (*.gguf);;All files (*)"));
     if (path.isEmpty())
         return;
@@ -271,7 +350,7 @@ void MainWindow::chooseFile()
 
 void MainWindow::openFile(const QString& path)
 {
-    statusBar()->showMessage(tr("Opening %1…").arg(path));
+    statusBar()->showMessage(tr("Opening %1…").arg(isModelUrl(path) ? path : QFileInfo(path).fileName()));
     m_loader->open(path);
 }
 
@@ -283,28 +362,36 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Mode
         connect(metadata, &MetadataPage::statusMessage, this, [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
         // A saved copy opens in its own tab: it is what holds the edits now.
         connect(metadata, &MetadataPage::saveFinished, this, [this](bool succeeded, const QString&, const QStringList& paths) {
-            if (succeeded && !paths.isEmpty())
+            // Saved on the way out (Save on closing the tab or the window): nothing to show it in.
+            if (succeeded && !paths.isEmpty() && !m_closingAfterSave)
                 openFile(paths.front());
+            m_closingAfterSave = false;
         });
     }
-    QString tabText = QFileInfo(path).fileName();
+    connect(page, &ModelPage::unsavedEditsChanged, this, [this, page](bool unsaved) { markUnsavedEdits(page, unsaved); });
+    const QString name = QFileInfo(path).fileName();
+    QString tabText = name;
     const int index = m_tabs->addTab(page, tabText.replace(QLatin1Char('&'), QLatin1String("&&")));
+    m_tabs->tabBar()->setTabData(index, name);
     m_tabs->setTabToolTip(index, path);
     m_tabs->setCurrentIndex(index);
     rememberRecent(path);
-    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    // The name, as on the tab; the tab's tool tip has the whole path.
+    statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
 }
 
 void MainWindow::showError(const QString& path, const QString& message)
 {
     // Shown in a tab, not a modal box: the window stays usable and the text can be copied.
-    auto* label = new QLabel(tr("<h3>Could not open %1</h3><p>%2</p>").arg(path.toHtmlEscaped(), message.toHtmlEscaped()), m_tabs);
+    auto* label = new QLabel(tr("<h3>Could not open %1</h3><p>%2</p>").arg(QFileInfo(path).fileName().toHtmlEscaped(), message.toHtmlEscaped()), m_tabs);
+    label->setToolTip(path);
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     label->setMargin(16);
     label->setObjectName(QStringLiteral("errorLabel"));
     const int index = m_tabs->addTab(label, tr("Error: %1").arg(QFileInfo(path).fileName()));
+    m_tabs->setTabToolTip(index, path);
     m_tabs->setCurrentIndex(index);
     statusBar()->showMessage(message);
 }
@@ -347,6 +434,15 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    // Each model with unsaved edits is asked about in turn; the window closes after the last.
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto* page = qobject_cast<ModelPage*>(m_tabs->widget(i));
+        if (page && page->hasUnsavedEdits()) {
+            event->ignore();
+            askAboutUnsavedEdits(page, [this]() { close(); });
+            return;
+        }
+    }
     QSettings().setValue(kGeometryKey, saveGeometry());
     QMainWindow::closeEvent(event);
 }

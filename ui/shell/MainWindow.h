@@ -1,14 +1,18 @@
 #pragma once
 // The main window: a tab per open model, File menu with Open, recent files and Quit, drag and
 // drop of .gguf files. Opening runs in the background; errors show in the window. The window
-// title names the file of the current tab.
+// title names the file of the current tab; tabs and messages name files, the tab's tool tip
+// holds the whole path. Closing a tab or the window with unsaved metadata edits asks first.
 
 #include "gguf/Model.h"
 
 #include <QMainWindow>
+#include <QPointer>
+#include <functional>
 #include <memory>
 
 class QLabel;
+class QMessageBox;
 namespace gguf {
 class ImportanceMatrix;
 }
@@ -40,6 +44,11 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    // Closes the tab, asking first (Save / Discard / Cancel) when it holds unsaved edits.
+    void requestCloseTab(int index);
+    void askAboutUnsavedEdits(ModelPage* page, std::function<void()> then);
+    // "name*" on the tab (and so in the window title) while `page` has unsaved edits.
+    void markUnsavedEdits(ModelPage* page, bool unsaved);
     void createMenus();
     void chooseFile();
     void showModel(const QString& path, std::shared_ptr<const gguf::Model> model);
@@ -58,4 +67,6 @@ private:
     QMenu* m_recentMenu = nullptr;
     QLabel* m_cacheLabel = nullptr;
     QLabel* m_jobsLabel = nullptr;
+    QPointer<QMessageBox> m_unsavedEditsPrompt;  // the Save / Discard / Cancel question on screen
+    bool m_closingAfterSave = false;  // a Save picked on closing: the copy is not opened
 };

@@ -8,6 +8,7 @@
 #include "tensor/TensorBrowser.h"
 #include "tensor/TensorViewPage.h"
 
+#include <QFileInfo>
 #include <QLabel>
 #include <QSplitter>
 #include <QTabWidget>
@@ -23,7 +24,9 @@ ModelPage::ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
 {
     m_pages->setObjectName(QStringLiteral("modelPages"));
     m_pages->addTab(new OverviewPage(m_model, m_pages), tr("Overview"));
-    m_pages->addTab(new MetadataPage(m_model, m_pages), tr("Metadata"));
+    m_metadata = new MetadataPage(m_model, m_pages);
+    m_pages->addTab(m_metadata, tr("Metadata"));
+    connect(m_metadata, &MetadataPage::unsavedEditsChanged, this, &ModelPage::unsavedEditsChanged);
     m_pages->addTab(new TokenizerPage(m_model, m_pages), tr("Tokenizer"));
     m_tensorsPage = createTensorsPage();
     m_pages->addTab(m_tensorsPage, tr("Tensors"));
@@ -61,9 +64,11 @@ QWidget* ModelPage::createChangeBanner()
         m_changeBanner->setText(tr("<b>%1 changed on disk since it was opened.</b> %2<br>The metadata and tensor list "
                                    "shown are still the ones read at open; tensor views now fail instead of showing "
                                    "other data. Close this tab and open the file again.")
-                                    .arg(path.toHtmlEscaped(), reason.toHtmlEscaped()));
+                                    .arg(QFileInfo(path).fileName().toHtmlEscaped(), reason.toHtmlEscaped()));
+        // The name first (a user with many tabs looks for it); the whole path on hover.
+        m_changeBanner->setToolTip(path);
         m_changeBanner->show();
-        emit statusMessage(false, tr("%1 changed on disk").arg(path));
+        emit statusMessage(false, tr("%1 changed on disk").arg(QFileInfo(path).fileName()));
     });
     return m_changeBanner;
 }
@@ -88,6 +93,11 @@ QWidget* ModelPage::createTensorsPage()
         splitter->restoreState(state);
     connect(splitter, &QSplitter::splitterMoved, this, [splitter]() { QSettings().setValue(kSplitterKey, splitter->saveState()); });
     return splitter;
+}
+
+bool ModelPage::hasUnsavedEdits() const
+{
+    return m_metadata->hasUnsavedEdits();
 }
 
 void ModelPage::showTensorsPage()

@@ -8,6 +8,7 @@
 #include <memory>
 
 class FileChangeWatcher;
+class MetadataPage;
 class QLabel;
 class QTabWidget;
 class TensorBrowser;
@@ -23,10 +24,14 @@ public:
     FileChangeWatcher* changeWatcher() const { return m_changeWatcher; }
     TensorBrowser* tensorBrowser() const { return m_browser; }
     TensorViewPage* tensorPage() const { return m_tensorPage; }
+    MetadataPage* metadataPage() const { return m_metadata; }
+    // Metadata edits not saved yet (the window asks before they are dropped).
+    bool hasUnsavedEdits() const;
     void showTensorsPage();
 
 signals:
     void statusMessage(bool succeeded, const QString& message);
+    void unsavedEditsChanged(bool unsaved);
 
 private:
     QWidget* createTensorsPage();
@@ -37,6 +42,7 @@ private:
     QWidget* m_tensorsPage = nullptr;
     TensorBrowser* m_browser = nullptr;
     TensorViewPage* m_tensorPage = nullptr;
+    MetadataPage* m_metadata = nullptr;
     QLabel* m_changeBanner = nullptr;
     FileChangeWatcher* m_changeWatcher = nullptr;
 };

@@ -1,5 +1,8 @@
 #include "tensor/BlockScalesView.h"
 
+#include "common/ColourScales.h"
+#include "common/MatrixPlot.h"
+
 #include "common/PlotPalette.h"
 #include "common/PlotPlaceholder.h"
 
@@ -101,11 +104,17 @@ QCPColorMap* BlockScalesView::setUpMap(QCustomPlot* plot)
     plot->yAxis->setLabel(tr("row"));
     plot->yAxis->setRangeReversed(true);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // One cell per sub-block column and row band, drawn as the blocks they are: not blurred
+    // into their neighbours, on whole-number ticks.
+    setWholeNumberTicks(plot->xAxis);
+    setWholeNumberTicks(plot->yAxis);
     auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
-    map->setGradient(QCPColorGradient::gpThermal);
+    map->setInterpolate(false);
     auto* scale = new QCPColorScale(plot);
     plot->plotLayout()->addElement(0, 1, scale);
     map->setColorScale(scale);
+    map->setGradient(sequentialGradient());  // after linking: the scale hands its gradient to the map
+    hatchUndefinedCells(plot);
     // A click names the block under the cursor, for the inspector.
     connect(plot, &QCustomPlot::mousePress, this, [this, plot](QMouseEvent* event) {
         if (!m_overview || !m_slice.isValid())
@@ -136,7 +145,9 @@ void BlockScalesView::fillMap(QCustomPlot* plot, QCPColorMap* map, const std::ve
             mapData->setCell(static_cast<int>(c), static_cast<int>(r), grid[static_cast<std::size_t>(r) * o.gridColumns + c]);
     map->setData(mapData);
     map->rescaleDataRange(true);
-    plot->rescaleAxes();
+    // The whole of the edge cells: the data's key range ends at their centres.
+    plot->xAxis->setRange(-0.5, static_cast<double>(o.subBlocksPerRow) - 0.5);
+    plot->yAxis->setRange(-0.5, static_cast<double>(m_slice.slice.rowCount) - 0.5);
 }
 
 BlockScalesView::~BlockScalesView()

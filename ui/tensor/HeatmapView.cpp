@@ -72,6 +72,11 @@ QString HeatmapView::cacheKey(const gguf::HeatmapGrid& grid) const
         .arg(grid.rows).arg(grid.columns).arg(static_cast<int>(grid.aggregate));
 }
 
+QString HeatmapView::allZeroText() const
+{
+    return tr("Every weight shown is 0 (an all-zero tensor, or all-zero blocks here).");
+}
+
 QString HeatmapView::hoverText(double row, double column, float value, bool exact) const
 {
     if (m_slice.slice.rowCount == 1)

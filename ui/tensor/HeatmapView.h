@@ -19,6 +19,7 @@ protected:
     BandWork bandWork() const override;
     QString jobDescription() const override;
     QString cacheKey(const gguf::HeatmapGrid& grid) const override;
+    QString allZeroText() const override;
     QString hoverText(double row, double column, float value, bool exact) const override;
     std::uint64_t bytesToFetch(const gguf::HeatmapRegion& region) const override;
 
