@@ -25,12 +25,21 @@ Slot g_slots[kSlots];
 
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+std::atomic<int> g_holds{0};
+std::atomic<int> g_pendingSignal{0};
+
 void removeTempFilesAndExit(int signal)
 {
+    if (g_holds.load() > 0) {
+        g_pendingSignal.store(signal);
+        return;
+    }
     for (Slot& slot : g_slots)
         if (slot.ready.load())
             ::unlink(slot.path);
-    // Then end as the signal would have ended us, so the parent sees the same status.
+    // Then end as the signal would have ended us, so the parent sees the same status: the
+    // signal is blocked while its handler runs, so it arrives, with its default action, as
+    // soon as the handler returns.
     std::signal(signal, SIG_DFL);
     ::raise(signal);
 }
@@ -48,7 +57,6 @@ void installHandlersOnce()
             sigemptyset(&action.sa_mask);
             for (int other : kSignals)
                 sigaddset(&action.sa_mask, other);
-            action.sa_flags = SA_RESETHAND;
             ::sigaction(signal, &action, nullptr);
         }
     });
@@ -78,6 +86,19 @@ void forgetTempFile(int slot)
         return;
     g_slots[slot].ready.store(false);
     g_slots[slot].used.store(false);
+}
+
+HeldInterrupts::HeldInterrupts()
+{
+    installHandlersOnce();
+    ++g_holds;
+}
+
+HeldInterrupts::~HeldInterrupts()
+{
+    if (--g_holds == 0)
+        if (const int signal = g_pendingSignal.exchange(0); signal != 0)
+            ::raise(signal);
 }
 
 }  // namespace gguf

@@ -15,4 +15,14 @@ namespace gguf {
 int rememberTempFile(const std::string& path);
 void forgetTempFile(int slot);
 
+// While held, an interrupt that our handlers catch waits (on whichever thread it arrives) and
+// ends the process when released: a set of renames (AtomicFileSet.h) is not stopped halfway.
+class HeldInterrupts {
+public:
+    HeldInterrupts();
+    ~HeldInterrupts();
+    HeldInterrupts(const HeldInterrupts&) = delete;
+    HeldInterrupts& operator=(const HeldInterrupts&) = delete;
+};
+
 }  // namespace gguf
