@@ -4,6 +4,9 @@
 // is announced on stderr; after, standard output is flushed and checked, so a full disk or
 // /dev/full fails the command with one line instead of a cut-short output and exit 0.
 
+// For writers that see a write to standard output fail: the reason, for the message at the end.
+void rememberStandardOutputError(int error);
+
 // Call once, before the command runs.
 void prepareCliOutputs();
 
