@@ -93,11 +93,13 @@ Result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(const std::string
     if (parts.base.empty() || parts.base == "." || parts.base == "..")
         return Error{"output path names a folder, not a file", Error::kNoOffset, requestedPath};
 
-    // An unnamed file first: nothing to clean, whatever ends the process.
+    // An unnamed file first: nothing to clean, whatever ends the process. It is given its name
+    // through /proc/self/fd (linkat), so without /proc it cannot be used.
     std::string tempPath;
-    int fd = ::open(parts.folder.empty() ? "." : parts.folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    static const bool procMounted = ::access("/proc/self/fd", X_OK) == 0;
+    int fd = procMounted ? ::open(parts.folder.empty() ? "." : parts.folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600) : -1;
     if (fd < 0) {
-        const int unnamedError = errno;
+        const int unnamedError = procMounted ? errno : 0;
         tempPath = parts.folder + "." + parts.base + ".XXXXXX";
         std::vector<char> buffer(tempPath.begin(), tempPath.end());
         buffer.push_back('\0');
