@@ -179,6 +179,9 @@ void TestOutputTargets::standardOutputIntoAnInputIsRefused_data()
     QTest::newRow("export to its default stdout 1<> model") << QStringLiteral("exec \"$0\" export \"$1\" output_norm.weight 1<> \"$1\"");
     QTest::newRow("logits -o - >> model") << QStringLiteral("exec \"$0\" logits \"$1\" --tokens 1,2,3 -o - >> \"$1\"");
     QTest::newRow("convert model - >> model") << QStringLiteral("exec \"$0\" convert \"$1\" - --type q8_0 >> \"$1\"");
+    QTest::newRow("info >> model") << QStringLiteral("exec \"$0\" info \"$1\" >> \"$1\"");
+    QTest::newRow("meta --json 1<> model") << QStringLiteral("exec \"$0\" meta \"$1\" --json 1<> \"$1\"");
+    QTest::newRow("estimate >> model") << QStringLiteral("exec \"$0\" estimate \"$1\" >> \"$1\"");
     QTest::newRow("meta -o - 1<> model") << QStringLiteral("exec \"$0\" meta \"$1\" --set general.name=x -o - 1<> \"$1\"");
 }
 
