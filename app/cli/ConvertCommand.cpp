@@ -7,6 +7,7 @@
 #include "quantize/Quantize.h"
 
 #include <cstdio>
+#include <unistd.h>
 #include <optional>
 
 namespace {
@@ -37,6 +38,10 @@ int runConvert(const std::vector<std::string>& words)
     // The converter reads tensor bytes straight from the mapping, which a remote model fills only on request.
     if (gguf::remote::isRemoteName(args.positionals[0]))
         return reportFailure("convert reads every tensor of its input; download a remote model first (gguf-explorer-cli download URL -o DIR)", 2);
+    // `-`: the model goes to standard output (never a file named `-`), and the summary to stderr.
+    const bool modelOnStdout = args.positionals[1] == "-";
+    if (modelOnStdout && isatty(STDOUT_FILENO))
+        return reportFailure("refusing to write a model to a terminal; name a file or use a pipe", 2);
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
@@ -64,15 +69,21 @@ int runConvert(const std::vector<std::string>& words)
 
     for (const std::string& warning : plan->warnings)
         std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(warning).c_str());
+    const auto summary = [modelOnStdout](const char* text) {
+        if (modelOnStdout)
+            std::fputs(text, stderr);
+        else
+            writeStdout(text);
+    };
     if (!args.has("--quiet")) {
         char line[512];
         std::snprintf(line, sizeof line, "wrote %s: %zu of %zu tensors converted to %s, the others kept\n",
                       shown(args.positionals[1]).c_str(), plan->quantizedCount, plan->tensors.size(), type->name);
-        writeStdout(line);
+        summary(line);
         if (importance) {
             std::snprintf(line, sizeof line, "%zu of them with importance weights from %s\n", plan->weightedCount,
                           shown(importance->path()).c_str());
-            writeStdout(line);
+            summary(line);
         }
     }
     return 0;

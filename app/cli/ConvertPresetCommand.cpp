@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unistd.h>
 #include <memory>
 
 namespace {
@@ -90,6 +91,10 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
             return reportFailure("--threads must be a whole number from 1 to 1024", 2);
         options.threads = static_cast<unsigned>(n);
     }
+    // `-`: the model goes to standard output (never a file named `-`), and the summary to stderr.
+    const bool modelOnStdout = args.positionals[1] == "-";
+    if (modelOnStdout && isatty(STDOUT_FILENO))
+        return reportFailure("refusing to write a model to a terminal; name a file or use a pipe", 2);
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
@@ -132,12 +137,18 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
     inputsVerified() = true;  // convertWithRecipe checked the input before committing
     for (const std::string& warning : report->warnings)
         std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(warning).c_str());
+    const auto summary = [modelOnStdout](const char* text) {
+        if (modelOnStdout)
+            std::fputs(text, stderr);
+        else
+            writeStdout(text);
+    };
     if (!args.has("--quiet")) {
         char line[512];
         std::snprintf(line, sizeof line, "wrote %s: %s, %zu tensors converted, %zu kept, %s of tensor data, %.3f bits per weight\n",
                       shown(args.positionals[1]).c_str(), std::string(preset->name).c_str(), report->convertedCount,
                       report->copiedCount, gguf::formatBytes(report->tensorBytes).c_str(), recipe->bitsPerWeight());
-        writeStdout(line);
+        summary(line);
     }
     return 0;
 }

@@ -24,21 +24,13 @@ int runExport(const std::vector<std::string>& words)
     if (slices.empty())
         return 1;
 
-    std::unique_ptr<gguf::ByteSink> sink;
-    if (output == "-") {
-        if (*format != gguf::ExportFormat::Csv && isatty(STDOUT_FILENO))
-            return reportFailure("refusing to write binary data to a terminal; use -o PATH or a pipe", 2);
-        sink = std::make_unique<gguf::DescriptorSink>(STDOUT_FILENO, "standard output");
-    } else {
-        // Never overwrite what the user asked us to read.
-        for (const auto& shard : model->shards())
-            if (gguf::isSameFile(output, shard->path()))
-                return reportFailure("output " + output + " is the input file; refusing to overwrite it", 2);
-        auto file = gguf::openOutputFile(output);
-        if (!file)
-            return reportFailure(file.error().toString());
-        sink = std::move(file.value());
-    }
+    if (output == "-" && *format != gguf::ExportFormat::Csv && isatty(STDOUT_FILENO))
+        return reportFailure("refusing to write binary data to a terminal; use -o PATH or a pipe", 2);
+    // Never into what this run reads, whichever name or descriptor leads there.
+    auto opened = gguf::openOutputFile(output);
+    if (!opened)
+        return reportFailure(opened.error().toString(), 2);
+    std::unique_ptr<gguf::ByteSink> sink = std::move(opened.value());
     if (gguf::Status status = gguf::exportSlices(slices, *format, *sink, {}, &gguf::ParallelRows::shared()); !status)
         return reportFailure(status.error().toString());
     // A rewrite in place during the export would leave output that is neither file: keep the

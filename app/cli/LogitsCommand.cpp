@@ -16,29 +16,17 @@ const char* const kUsage =
     "usage: logits MODEL (--tokens 1,2,3 | --text-file F) -o OUT.f32|- [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]";
 
 // Writes `values` to `path` through a temp file (renamed on success), never over an input.
-bool writeFloatsOrReport(const gguf::Model& model, const std::string& path, const std::vector<float>& values)
+bool writeFloatsOrReport(const std::string& path, const std::vector<float>& values)
 {
     static_assert(std::endian::native == std::endian::little, "the files are little-endian float32");
-    if (path == "-") {
-        if (isatty(STDOUT_FILENO)) {
-            reportFailure("refusing to write binary data to a terminal; use -o PATH or a pipe", 2);
-            return false;
-        }
-        gguf::DescriptorSink out(STDOUT_FILENO, "standard output");
-        if (gguf::Status s = out.write(values.data(), values.size() * sizeof(float)); !s) {
-            reportFailure(s.error().toString());
-            return false;
-        }
-        return true;
+    if (path == "-" && isatty(STDOUT_FILENO)) {
+        reportFailure("refusing to write binary data to a terminal; use -o PATH or a pipe", 2);
+        return false;
     }
-    for (const auto& shard : model.shards())
-        if (gguf::isSameFile(path, shard->path())) {
-            reportFailure("output " + path + " is the input file; refusing to overwrite it", 2);
-            return false;
-        }
+    // Never into what this run reads (the model, the text file), whichever name leads there.
     auto sink = gguf::openOutputFile(path);
     if (!sink) {
-        reportFailure(sink.error().toString());
+        reportFailure(sink.error().toString(), 2);
         return false;
     }
     if (gguf::Status s = (*sink)->write(values.data(), values.size() * sizeof(float)); !s) {
@@ -79,9 +67,9 @@ int runLogits(const std::vector<std::string>& words)
         return reportFailure(result.error().toString());
     if (!inputsUnchangedOrReport())
         return 1;
-    if (!writeFloatsOrReport(*model, *output, result->logits))
+    if (!writeFloatsOrReport(*output, result->logits))
         return 1;
-    if (const auto hidden = args.value("--hidden"); hidden && !writeFloatsOrReport(*model, *hidden, result->hidden))
+    if (const auto hidden = args.value("--hidden"); hidden && !writeFloatsOrReport(*hidden, result->hidden))
         return 1;
     return 0;
 }

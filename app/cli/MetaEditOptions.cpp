@@ -1,5 +1,6 @@
 #include "MetaEditOptions.h"
 
+#include "base/InputFiles.h"
 #include "edit/ValueText.h"
 
 #include <cerrno>
@@ -22,6 +23,7 @@ gguf::Result<std::string> readValueFile(const std::string& path)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return gguf::Error{std::string("cannot open the value file: ") + std::strerror(errno), gguf::Error::kNoOffset, path};
+    gguf::noteInputFile(fd, path);  // no output of this run may replace it
     std::string text;
     char buffer[65536];
     for (;;) {

@@ -2,6 +2,7 @@
 // Opening the model and picking the slice that several commands share.
 
 #include "CliArguments.h"
+#include "CliOutput.h"
 #include "base/EscapedText.h"
 #include "gguf/Model.h"
 #include "remote/RemoteModel.h"
@@ -9,6 +10,7 @@
 #include "base/HumanFormat.h"
 #include "experts/TensorSlice.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -114,5 +116,6 @@ inline std::vector<gguf::TensorSlice> selectSlicesOrReport(const gguf::Model& mo
 
 inline void writeStdout(const std::string& text)
 {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+        rememberStandardOutputError(errno);  // main() reports it once the command is done
 }

@@ -99,9 +99,7 @@ int runPlan(const std::vector<std::string>& words)
     if (!inputsUnchangedOrReport())
         return 1;
     if (const auto out = args.value("-o")) {
-        for (const auto& shard : model->shards())
-            if (gguf::isSameFile(*out, shard->path()))
-                return reportFailure("-o names the input file " + shard->path() + "; refusing to overwrite it");
+        // Never into what this run read (the model, the importance matrix); `-` is standard output.
         auto sink = gguf::openOutputFile(*out);
         if (!sink)
             return reportFailure(sink.error().toString());
@@ -112,6 +110,15 @@ int runPlan(const std::vector<std::string>& words)
             return reportFailure(s.error().toString());
     }
 
+    // With `-o -` the rules take standard output and the report goes to stderr, as with a
+    // compressor writing to a pipe.
+    const bool rulesOnStdout = args.value("-o") == std::optional<std::string>("-");
+    const auto reportText = [rulesOnStdout](const std::string& text) {
+        if (rulesOnStdout)
+            std::fputs(text.c_str(), stderr);
+        else
+            writeStdout(text);
+    };
     const std::string base(rules->basePreset->name);
     if (args.has("--json")) {
         std::string out;
@@ -177,7 +184,7 @@ int runPlan(const std::vector<std::string>& words)
         json.endArray();
         json.endObject();
         out += '\n';
-        writeStdout(out);
+        reportText(out);
         return 0;
     }
 
@@ -202,6 +209,6 @@ int runPlan(const std::vector<std::string>& words)
           + " MODEL OUT.gguf " + base + "\n";
     text += "  gguf-explorer-cli convert MODEL OUT.gguf --type " + base
           + (args.has("-o") ? " --recipe " + shown(*args.value("-o")) : std::string()) + "\n";
-    writeStdout(text);
+    reportText(text);
     return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "Commands.h"
 #include "base/FileKind.h"
+#include "base/InputFiles.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -30,6 +31,7 @@ bool readTextFileOrReport(const std::string& path, std::string& text, std::size_
         reportFailure("cannot read " + path + ": " + std::strerror(errno));
         return false;
     }
+    gguf::noteInputFile(fileno(file), path);  // no output of this run may replace it
     char buffer[1 << 16];
     std::size_t got = 0;
     while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) {

@@ -1,12 +1,15 @@
 // gguf-explorer-cli: the scriptable face of the core. Every failure is one line on stderr and a
 // non-zero exit status.
 
+#include "CliOutput.h"
 #include "Commands.h"
 #include "ModelLoading.h"
 #include "base/OpenFileLimit.h"
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -83,7 +86,16 @@ int main(int argc, char** argv)
     gguf::raiseOpenFileLimit();  // split models of more than 1,000 shards
     const std::string command = argv[1];
     const std::vector<std::string> words(argv + 2, argv + argc);
-    const int status = runCommand(command, words);
+    prepareCliOutputs();
+    int status = 1;
+    try {
+        status = runCommand(command, words);
+    } catch (const std::bad_alloc&) {  // a size no check caught: one line, not an abort
+        status = reportFailure("out of memory: the input needs more memory than this machine gives");
+    } catch (const std::exception& error) {
+        status = reportFailure(std::string("internal error: ") + error.what());
+    }
+    status = standardOutputChecked(status);
     // Whatever the command read, it read from files that must not have changed meanwhile: a
     // rewrite in place (same size) leaves no other trace. Commands that read tensor data check
     // before they print or commit; this covers the others.

@@ -21,6 +21,16 @@ bool methodDoesNotApply(int error)
 }
 }  // namespace
 
+// A kernel copy fails for either side. The errors only writing can give (a full disk, a quota,
+// a size limit, a read-only output) name the output, at no offset of the input; the rest name
+// the input, at the offset being read.
+Error FileRangeCopy::copyError(int error, std::uint64_t offset) const
+{
+    if (error == ENOSPC || error == EDQUOT || error == EFBIG || error == EROFS)
+        return Error{std::string("writing the output failed: ") + std::strerror(error), Error::kNoOffset, m_sinkName};
+    return Error{std::string("copying tensor data failed: ") + std::strerror(error), offset, m_sourceName};
+}
+
 const char* FileRangeCopy::methodName(Method method)
 {
     switch (method) {
@@ -44,7 +54,7 @@ Result<std::int64_t> FileRangeCopy::copyFileRangePiece(int in, std::uint64_t off
             continue;
         if (methodDoesNotApply(errno))
             return std::int64_t{-1};
-        return Error{std::string("copying tensor data failed: ") + std::strerror(errno), offset, m_sourceName};
+        return copyError(errno, offset);
     }
 }
 
@@ -61,7 +71,7 @@ Result<std::int64_t> FileRangeCopy::sendFilePiece(int in, std::uint64_t offset, 
             continue;
         if (methodDoesNotApply(errno))
             return std::int64_t{-1};
-        return Error{std::string("copying tensor data failed: ") + std::strerror(errno), offset, m_sourceName};
+        return copyError(errno, offset);
     }
 }
 
@@ -87,6 +97,7 @@ Status FileRangeCopy::copy(int sourceFd, const std::string& sourceName, std::uin
                            const std::function<bool(std::uint64_t bytes)>& piece)
 {
     m_sourceName = sourceName;
+    m_sinkName = sink.name();
     const int out = sink.descriptor();
     while (length > 0) {
         const std::uint64_t pieceSize = std::min(length, kPieceBytes);

@@ -38,8 +38,11 @@ private:
     Result<std::int64_t> sendFilePiece(int in, std::uint64_t offset, std::uint64_t size, int out);
     Result<std::int64_t> readWritePiece(int in, std::uint64_t offset, std::uint64_t size, ByteSink& sink);
 
+    Error copyError(int error, std::uint64_t offset) const;
+
     Method m_method;
     std::string m_sourceName;
+    std::string m_sinkName;
     std::vector<char> m_buffer;
 };
 

@@ -4,18 +4,21 @@
 #include "edit/PayloadByteOrder.h"
 #include "gguf/RemoteRegion.h"
 #include "gguf/SplitName.h"
+#include "write/AtomicFileSet.h"
 #include "write/ByteSink.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <random>
 
 namespace gguf {
 
 namespace {
 
 constexpr std::uint64_t kDefaultAlignment = 32;
+constexpr std::size_t kShardsKeptOpen = 64;
 
 // Numbers in the byte order of the file being written.
 class HeaderBytes {
@@ -88,7 +91,23 @@ struct ShardPlan {
     std::uint64_t size = 0;
 };
 
-Result<ShardPlan> planShard(const GgufFile& source, const MetadataEdits* edits)
+// 128 random bits in hex: the same in every shard of one save, different for every save.
+std::string newSaveId()
+{
+    std::random_device random;
+    static const char kHex[] = "0123456789abcdef";
+    std::string id;
+    for (int i = 0; i < 8; ++i) {
+        const unsigned word = random();
+        for (int nibble = 0; nibble < 4; ++nibble)
+            id += kHex[(word >> (4 * nibble)) & 0xf];
+    }
+    return id;
+}
+
+// `saveId` non-empty: the shard is one of a split set and carries it as kSplitSaveIdKey,
+// whatever the source or the edits said there.
+Result<ShardPlan> planShard(const GgufFile& source, const MetadataEdits* edits, const std::string& saveId)
 {
     ShardPlan plan;
     plan.source = &source;
@@ -119,6 +138,13 @@ Result<ShardPlan> planShard(const GgufFile& source, const MetadataEdits* edits)
                 return payload.error();
             entries.push_back({change.key, change.value->type, std::move(payload.value())});
         }
+    if (!saveId.empty()) {
+        std::erase_if(entries, [](const Entry& entry) { return entry.key == kSplitSaveIdKey; });
+        auto payload = payloadFor(EncodedValue::string(saveId), bigEndian);
+        if (!payload)
+            return payload.error();
+        entries.push_back({kSplitSaveIdKey, ValueType::String, std::move(payload.value())});
+    }
     if (edits)
         if (const MetadataEdits::Change* change = edits->find("general.alignment"))
             plan.alignment = change->value ? littleEndianU32(change->value->payload) : kDefaultAlignment;
@@ -210,8 +236,9 @@ Result<SaveReport> saveModelAs(const Model& model, const MetadataEdits& edits, c
 
     std::vector<ShardPlan> plans;
     std::uint64_t totalTensorBytes = 0;
+    const std::string saveId = model.shards().size() > 1 ? newSaveId() : std::string();
     for (std::size_t k = 0; k < model.shards().size(); ++k) {
-        auto plan = planShard(*model.shards()[k], k == 0 ? &edits : nullptr);
+        auto plan = planShard(*model.shards()[k], k == 0 ? &edits : nullptr, saveId);
         if (!plan)
             return plan.error();
         plan->path = paths[k];
@@ -222,7 +249,11 @@ Result<SaveReport> saveModelAs(const Model& model, const MetadataEdits& edits, c
 
     SaveReport report;
     FileRangeCopy copier(options.firstCopyMethod);
+    // One file: wherever openOutputFile sends it (a device, a FIFO, standard output). A split
+    // set: regular files only, committed all together or not at all (AtomicFileSet.h).
+    const bool split = plans.size() > 1;
     std::vector<std::unique_ptr<ByteSink>> sinks;
+    std::vector<AtomicFileSink*> setFiles;
     std::uint64_t done = 0;
     const auto piece = [&](std::uint64_t bytes) {
         done += bytes;
@@ -231,7 +262,16 @@ Result<SaveReport> saveModelAs(const Model& model, const MetadataEdits& edits, c
         return !(options.cancel && options.cancel->load());
     };
     for (const ShardPlan& plan : plans) {
-        auto sink = openOutputFile(plan.path);
+        Result<std::unique_ptr<ByteSink>> sink = Error{};
+        if (split) {
+            auto file = AtomicFileSink::create(plan.path);
+            if (!file)
+                return file.error();
+            setFiles.push_back(file.value().get());
+            sink = std::unique_ptr<ByteSink>(std::move(file.value()));
+        } else {
+            sink = openOutputFile(plan.path);
+        }
         if (!sink)
             return sink.error();
         if (Status s = (*sink)->write(plan.header.data(), plan.header.size()); !s)
@@ -248,16 +288,24 @@ Result<SaveReport> saveModelAs(const Model& model, const MetadataEdits& edits, c
         if (options.cancel && options.cancel->load())
             return Error{"cancelled", Error::kNoOffset, {}};
         report.bytesWritten += plan.size;
+        // Past a few dozen shards each is flushed and closed once written, so that a set of
+        // thousands does not hold a descriptor per shard twice over (its inputs hold one too).
+        if (split && plans.size() > kShardsKeptOpen)
+            if (Status s = setFiles.back()->prepare(); !s)
+                return s.error();
         sinks.push_back(std::move(sink.value()));
     }
     // What was copied is what the model showed only if no input changed meanwhile.
     if (Status s = model.checkUnchanged(); !s)
         return s.error();
-    for (std::size_t k = 0; k < sinks.size(); ++k) {
-        if (Status s = sinks[k]->commit(); !s)
+    if (split) {
+        if (Status s = commitTogether(setFiles); !s)
             return s.error();
-        report.paths.push_back(plans[k].path);
+    } else if (Status s = sinks.front()->commit(); !s) {
+        return s.error();
     }
+    for (const ShardPlan& plan : plans)
+        report.paths.push_back(plan.path);
     report.tensorBytes = totalTensorBytes;
     report.copyMethod = copier.method();
     return report;

@@ -6,7 +6,8 @@
 // (FileRangeCopy), never whole in memory. Inputs are only read. Each output file is written to
 // a temporary file beside it and renamed into place once every byte is written and every input
 // is checked unchanged; a split model is saved as a split model with the same shards, the edits
-// applied to the first shard (which carries the model metadata).
+// applied to the first shard (which carries the model metadata), every shard marked with one
+// new kSplitSaveIdKey, and the set committed all or nothing (write/AtomicFileSet.h).
 
 #include "base/Result.h"
 #include "edit/FileRangeCopy.h"

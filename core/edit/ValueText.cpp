@@ -1,6 +1,7 @@
 #include "edit/ValueText.h"
 
 #include "base/JsonWriter.h"
+#include "gguf/GgufParser.h"
 #include "gguf/MetadataFormat.h"
 
 #include <charconv>
@@ -14,8 +15,8 @@ namespace gguf {
 
 namespace {
 
-// Nesting a person may type; a deeper list is surely a mistake, and recursion stays bounded.
-constexpr int kMaxArrayDepth = 64;
+// What the reader takes: a deeper value would make a file no reader of ours opens.
+constexpr int kMaxArrayDepth = kMaxArrayNesting;
 
 Error textError(const std::string& message)
 {
@@ -96,6 +97,14 @@ Result<EncodedValue> parseSigned(std::string_view text, ValueType type)
     }
 }
 
+// A nonzero number that would be stored as 0 is refused, as a too large one is: a silent 0
+// (a rope frequency base, an epsilon) breaks the model with no trace of why.
+Error tooSmall(std::string_view text, ValueType type, double smallest)
+{
+    return textError(std::string(text) + " is too small for " + valueTypeName(type) + ": it would be stored as 0 (smallest magnitude "
+                     + formatFloat(smallest, type == ValueType::F32) + ")");
+}
+
 Result<EncodedValue> parseFloating(std::string_view text, ValueType type)
 {
     std::string_view digits = text.starts_with('+') ? text.substr(1) : text;
@@ -111,6 +120,8 @@ Result<EncodedValue> parseFloating(std::string_view text, ValueType type)
         value = std::strtod(std::string(digits).c_str(), nullptr);
         if (std::isinf(value))
             return textError(std::string(text) + " is out of range for " + valueTypeName(type));
+        if (value == 0.0)  // a nonzero number too small for any double
+            return tooSmall(text, type, std::numeric_limits<double>::denorm_min());
     }
     if (type == ValueType::F32) {
         // Below FLT_MAX + half an ulp (2^103) a number rounds to FLT_MAX, at or above it to infinity.
@@ -118,6 +129,8 @@ Result<EncodedValue> parseFloating(std::string_view text, ValueType type)
         if (std::isfinite(value) && std::fabs(value) >= kFloatOverflow)
             return textError(std::string(text) + " is out of range for f32 (largest magnitude "
                              + formatFloat(std::numeric_limits<float>::max(), true) + ")");
+        if (value != 0.0 && static_cast<float>(value) == 0.0f)
+            return tooSmall(text, type, std::numeric_limits<float>::denorm_min());
         return EncodedValue::f32(static_cast<float>(value));
     }
     return EncodedValue::f64(value);
@@ -185,7 +198,7 @@ private:
     Result<EncodedValue> parseList(const ValueTypeName& type, int depth)
     {
         if (depth >= kMaxArrayDepth)
-            return fail("arrays nested more than " + std::to_string(kMaxArrayDepth) + " deep");
+            return fail("arrays nested more than " + std::to_string(kMaxArrayDepth) + " deep (the most a GGUF file may hold and be read)");
         if (type.elementTypeName.empty())
             return fail("the element type of this array is unknown; name it in full, e.g. arr[arr[u32]]");
         const auto element = ValueTypeName::parse(type.elementTypeName);

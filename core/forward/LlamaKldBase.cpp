@@ -1,6 +1,7 @@
 #include "forward/LlamaKldBase.h"
 
 #include "base/FileKind.h"
+#include "base/InputFiles.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@ Result<LlamaKldBase> readLlamaKldBase(const std::string& path)
         ::close(fd);
         return fail(std::string("not a regular file (") + nonRegularFileKind(info.st_mode, "unknown") + ")", Error::kNoOffset);
     }
+    noteInputFile(fd, path);  // no output of this run may replace it
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(::fdopen(fd, "rb"), &std::fclose);
     if (!file) {
         ::close(fd);

@@ -57,7 +57,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
             auto run = runForward(model, sequence, base(candidate.model ? WeightTransform{} : simulatedQuantizationOf(candidate)));
             if (!run) {
                 Error error = run.error();
-                if (error.message != kForwardCancelled)
+                if (error.message != kForwardCancelled && error.path != candidate.label)  // no "X: X: ..."
                     error.message = candidate.label + ": " + error.message;
                 return error;
             }

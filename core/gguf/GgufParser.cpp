@@ -23,9 +23,7 @@ constexpr std::uint64_t kMaxElementsPerFileByte = 64;
 // limit that depended on the size alone would refuse a valid file re-written more compactly
 // (the writers' fuzz round trip found exactly that: a 355-byte file whose copy was smaller).
 constexpr std::uint64_t kMinByteLessExtent = std::uint64_t{1} << 24;
-// Arrays of arrays are legal, but nobody nests them deeply; the cap keeps the recursive walk
-// from exhausting the stack on a hostile file.
-constexpr int kMaxArrayDepth = 16;
+constexpr int kMaxArrayDepth = kMaxArrayNesting;
 
 // Names in messages are escaped: an error line must not carry a terminal escape from the file.
 std::string quoted(std::string_view text)

@@ -7,6 +7,11 @@
 
 namespace gguf {
 
+// Arrays of arrays are legal, but nobody nests them deeply: the reader refuses a value of more
+// than this many levels (the cap keeps its recursive walk from exhausting the stack on a
+// hostile file), so an edit must not write one.
+inline constexpr int kMaxArrayNesting = 16;
+
 struct ValuePath;
 
 class GgufParser {

@@ -1,6 +1,7 @@
 #include "gguf/MappedFile.h"
 
 #include "base/FileKind.h"
+#include "base/InputFiles.h"
 #include "gguf/MappedRegionGuard.h"
 
 #include <algorithm>
@@ -65,6 +66,7 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path)
         return Error{std::string("not a regular file (") + nonRegularFileKind(info.st_mode, "not a plain file") + "); only regular files can be opened",
                      Error::kNoOffset, path};
     }
+    noteInputFile(fd, path);  // no output of this run may replace it
     // Regular files ignore O_NONBLOCK, but clear it so that nothing relies on that.
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const auto size = static_cast<std::uint64_t>(info.st_size);

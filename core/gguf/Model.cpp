@@ -125,6 +125,15 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
 // Every shard that states split.tensors.count must state the number of tensors of all shards.
 Status Model::checkSplitKeys() const
 {
+    const MetadataEntry* firstSave = m_shards.front()->findMetadata(kSplitSaveIdKey);
+    for (std::size_t k = 1; k < m_shards.size(); ++k) {
+        const MetadataEntry* save = m_shards[k]->findMetadata(kSplitSaveIdKey);
+        const auto idOf = [](const MetadataEntry* entry) { return entry ? "'" + std::string(entry->value.toStringView()) + "'" : std::string("none"); };
+        if (bool(save) != bool(firstSave) || (save && save->value.toStringView() != firstSave->value.toStringView()))
+            return Error{"shard " + std::to_string(k + 1) + " is not of the same save as shard 1 (" + std::string(kSplitSaveIdKey) + " " + idOf(save)
+                             + " against " + idOf(firstSave) + "): the set mixes the files of two saves",
+                         save ? save->value.offset() : Error::kNoOffset, m_shards[k]->path()};
+    }
     for (const auto& shard : m_shards) {
         const MetadataEntry* total = shard->findMetadata("split.tensors.count");
         if (!total)

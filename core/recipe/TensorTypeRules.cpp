@@ -1,5 +1,6 @@
 #include "recipe/TensorTypeRules.h"
 
+#include "base/InputFiles.h"
 #include "types/GgmlType.h"
 
 #include <algorithm>
@@ -83,6 +84,7 @@ Result<std::vector<TensorTypeRule>> loadTensorTypeRules(const std::string& path)
     std::ifstream file(path, std::ios::binary);
     if (!file)
         return Error{"cannot open the rules file", Error::kNoOffset, path};
+    noteInputPath(path);  // no output of this run may replace it
     std::string text;
     constexpr std::size_t kLimit = 64u << 20;  // a rules file is text; refuse anything huge
     char buffer[65536];

@@ -10,8 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,17 +36,60 @@ std::string sourceRecord(const RemoteFileFacts& facts)
     return std::to_string(facts.size) + "\n" + facts.etag + "\n" + facts.lastModified + "\n";
 }
 
-std::string readWhole(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 Error systemError(const std::string& what, const std::string& path)
 {
     return Error{what + ": " + std::strerror(errno), Error::kNoOffset, path};
+}
+
+// The download folder may be shared: whoever can write to it can plant NAME.part or
+// NAME.part.source as a symlink or a hard link to a file of ours, for the download to write
+// into. Each is opened without following a symlink (and without blocking on a FIFO), and used
+// only when it is a regular file of this user with no other name; it is truncated, where
+// asked, only after that check.
+Result<int> openOwnFile(const std::string& path, bool truncate)
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            return Error{"is a symbolic link; refusing to write through it (remove it to download again)", Error::kNoOffset, path};
+        return systemError("cannot create the download file", path);
+    }
+    struct stat info {};
+    const char* problem = nullptr;
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+        problem = "is not a regular file";
+    else if (info.st_uid != ::geteuid())
+        problem = "belongs to another user";
+    else if (info.st_nlink != 1)
+        problem = "has other names (hard links)";
+    if (problem) {
+        ::close(fd);
+        return Error{std::string(problem) + "; refusing to write into it (remove it to download again)", Error::kNoOffset, path};
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (truncate && ::ftruncate(fd, 0) != 0) {
+        ::close(fd);
+        return systemError("cannot empty the download file", path);
+    }
+    return fd;
+}
+
+// What NAME.part.source says, when it is a regular file of this user; empty otherwise.
+std::string readRecord(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return {};
+    struct stat info {};
+    std::string text;
+    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid() && info.st_size < 4096) {
+        char buffer[4096];
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got > 0)
+            text.assign(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(fd);
+    return text;
 }
 
 Status writeAllAt(int fd, const std::uint8_t* data, std::uint64_t size, std::uint64_t offset, const std::string& path)
@@ -107,19 +148,26 @@ Result<DownloadedFile> downloadOne(const std::string& url, const std::string& di
         result.expectedSha256 = lowerHex(plain);
 
     // Resume only onto the same server file; otherwise start again.
-    const bool sameSource = readWhole(recordPath) == sourceRecord(facts);
-    const int fd = ::open(partPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (sameSource ? 0 : O_TRUNC), 0644);
-    if (fd < 0)
-        return systemError("cannot create the download file", partPath);
+    const bool sameSource = readRecord(recordPath) == sourceRecord(facts);
+    auto part = openOwnFile(partPath, !sameSource);
+    if (!part)
+        return part.error();
+    const int fd = *part;
     struct stat info {};
     ::fstat(fd, &info);
-    if (!S_ISREG(info.st_mode)) {
-        ::close(fd);
-        return Error{"the download file is not a regular file", Error::kNoOffset, partPath};
-    }
     if (!sameSource) {
-        std::ofstream record(recordPath, std::ios::binary | std::ios::trunc);
-        record << sourceRecord(facts);
+        auto record = openOwnFile(recordPath, true);
+        if (!record) {
+            ::close(fd);
+            return record.error();
+        }
+        const std::string text = sourceRecord(facts);
+        const Status written = writeAllAt(*record, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), 0, recordPath);
+        ::close(*record);
+        if (!written) {
+            ::close(fd);
+            return written.error();
+        }
     }
     std::vector<std::uint8_t> buffer(static_cast<std::size_t>(kPieceBytes * kPiecesInFlight));
     Sha256 hash;
@@ -139,6 +187,11 @@ Result<DownloadedFile> downloadOne(const std::string& url, const std::string& di
         if (!status)
             break;
         status = writeAllAt(fd, buffer.data(), batch, offset, partPath);
+        if (!status) {
+            // What a short write left past `offset` is not in the hash: keep exactly what is.
+            (void)::ftruncate(fd, static_cast<off_t>(offset));
+            break;
+        }
         hash.update(buffer.data(), static_cast<std::size_t>(batch));
         offset += batch;
         if (options.progress)
@@ -174,8 +227,10 @@ Result<std::vector<DownloadedFile>> downloadModel(const std::string& name, const
     if (!url)
         return url.error();
     struct stat info {};
-    if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-        return Error{"not a folder", Error::kNoOffset, directory};
+    if (::stat(directory.c_str(), &info) != 0)
+        return systemError(errno == ENOENT ? "no such folder (download -o names a folder that exists)" : "cannot use the folder", directory);
+    if (!S_ISDIR(info.st_mode))
+        return Error{"not a folder (download -o names the folder the files go into)", Error::kNoOffset, directory};
     std::vector<std::string> urls{url.value()};
     if (const auto split = SplitName::parse(url.value())) {
         urls.clear();

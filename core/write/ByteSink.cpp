@@ -1,13 +1,15 @@
 #include "write/ByteSink.h"
 
 #include "base/FileKind.h"
+#include "base/InputFiles.h"
 #include "gguf/FileMode.h"
+#include "write/TempFileCleanup.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <string_view>
 #include <fcntl.h>
+#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -36,93 +38,88 @@ Status writeAll(int fd, const void* data, std::size_t size, const std::string& n
     return Ok{};
 }
 
-bool startsWith(const std::string& text, std::string_view prefix)
+struct TargetParts {
+    std::string folder;  // "" or ending in '/'
+    std::string base;
+};
+
+TargetParts partsOf(const std::string& path)
 {
-    return text.compare(0, prefix.size(), prefix) == 0;
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos)
+        return {std::string(), path};
+    return {path.substr(0, slash + 1), path.substr(slash + 1)};
 }
 
-// Paths whose meaning is a descriptor of this process rather than a file in a folder.
-bool namesProcessDescriptor(const std::string& path)
+// `<dir>/.<name>.` and six random characters, as mkstemp makes them.
+std::string temporaryName(const TargetParts& parts)
 {
-    return startsWith(path, "/proc/") || startsWith(path, "/dev/fd/") || path == "/dev/stdout" || path == "/dev/stderr";
+    static const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    thread_local std::mt19937 random{std::random_device{}()};
+    std::string name = parts.folder + "." + parts.base + ".";
+    for (int i = 0; i < 6; ++i)
+        name += kLetters[random() % (sizeof kLetters - 1)];
+    return name;
 }
 
-// "/dev/stdout" -> 1, "/dev/fd/3" or "/proc/self/fd/3" -> 3; -1 for anything else. Written
-// through a copy of that descriptor, as the shell does, so `>>` keeps appending.
-int descriptorNamedBy(const std::string& path)
+// The existing target's owner, group and permission bits on the new file: what a write into
+// the target would have kept. The owner can only be kept by a privileged user; the group by
+// any member of it; failing those, the file is this user's, with the target's permissions.
+void keepOwnerAndMode(int fd, const struct stat& target)
 {
-    if (path == "/dev/stdout")
-        return STDOUT_FILENO;
-    if (path == "/dev/stderr")
-        return STDERR_FILENO;
-    for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
-        if (!startsWith(path, prefix))
-            continue;
-        const std::string number = path.substr(std::strlen(prefix));
-        if (number.empty() || number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
-            return -1;
-        return std::stoi(number);
-    }
-    return -1;
+    if (::fchown(fd, target.st_uid, target.st_gid) != 0)
+        (void)::fchown(fd, static_cast<uid_t>(-1), target.st_gid);
+    ::fchmod(fd, target.st_mode & 07777 & ~static_cast<mode_t>(S_ISUID | S_ISGID));
 }
 }  // namespace
 
-Result<ResolvedOutput> resolveOutputPath(const std::string& path)
-{
-    ResolvedOutput resolved{path, namesProcessDescriptor(path)};
-    // Follow the last component's symlinks ourselves (at most 40, as the kernel does), so the
-    // temp file is made beside the real target and the rename replaces it, not the link.
-    for (int hop = 0; hop <= 40; ++hop) {
-        struct stat info {};
-        if (::lstat(resolved.path.c_str(), &info) != 0) {
-            if (errno == ENOENT)
-                return resolved;  // a new file (or a dangling link's target, which gets created)
-            return systemError("cannot examine the output path", path);
-        }
-        if (!S_ISLNK(info.st_mode))
-            return resolved;
-        std::vector<char> target(static_cast<std::size_t>(info.st_size > 0 ? info.st_size : 4095) + 2);
-        const ssize_t length = ::readlink(resolved.path.c_str(), target.data(), target.size() - 1);
-        if (length < 0)
-            return systemError("cannot read the symbolic link", resolved.path);
-        const std::string link(target.data(), static_cast<std::size_t>(length));
-        if (!link.empty() && link.front() == '/') {
-            resolved.path = link;
-        } else {
-            const auto slash = resolved.path.find_last_of('/');
-            resolved.path = (slash == std::string::npos ? std::string() : resolved.path.substr(0, slash + 1)) + link;
-        }
-        resolved.throughProcessDescriptor = resolved.throughProcessDescriptor || namesProcessDescriptor(resolved.path);
-        if (resolved.throughProcessDescriptor)
-            return resolved;  // /proc links are not paths; open() follows them, we do not
-    }
-    return Error{"too many levels of symbolic links", Error::kNoOffset, path};
-}
-
 Result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(const std::string& requestedPath)
 {
+    if (requestedPath.empty())
+        return Error{"the output path is empty; name a file", Error::kNoOffset, requestedPath};
     const auto resolved = resolveOutputPath(requestedPath);
     if (!resolved)
         return resolved.error();
     const std::string& targetPath = resolved->path;
     struct stat existing {};
-    if (::stat(targetPath.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+    const bool exists = ::stat(targetPath.c_str(), &existing) == 0;
+    if (exists && !S_ISREG(existing.st_mode))
         return Error{std::string("the output is ") + nonRegularFileKind(existing.st_mode, "not a regular file") + ", not a regular file; refusing to replace it",
                      Error::kNoOffset, requestedPath};
-    const auto slash = targetPath.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? std::string() : targetPath.substr(0, slash + 1);
-    const std::string base = slash == std::string::npos ? targetPath : targetPath.substr(slash + 1);
-    if (base.empty() || base == "." || base == "..")
+    if (exists)
+        if (Status s = refuseInputAsOutput(existing, requestedPath); !s)
+            return s.error();
+    const TargetParts parts = partsOf(targetPath);
+    if (parts.base.empty() || parts.base == "." || parts.base == "..")
         return Error{"output path names a folder, not a file", Error::kNoOffset, requestedPath};
-    std::string pattern = dir + "." + base + ".XXXXXX";
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    const int fd = ::mkstemp(buffer.data());
-    if (fd < 0)
-        return systemError("cannot create a temporary file beside the output", targetPath);
-    // mkstemp makes it 0600; the finished file gets what any new file of this user would.
-    ::fchmod(fd, static_cast<mode_t>(newFileMode()));
-    return std::unique_ptr<AtomicFileSink>(new AtomicFileSink(targetPath, buffer.data(), fd));
+
+    // An unnamed file first: nothing to clean, whatever ends the process. It is given its name
+    // through /proc/self/fd (linkat), so without /proc it cannot be used.
+    std::string tempPath;
+    static const bool procMounted = ::access("/proc/self/fd", X_OK) == 0;
+    int fd = procMounted ? ::open(parts.folder.empty() ? "." : parts.folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600) : -1;
+    if (fd < 0) {
+        const int unnamedError = procMounted ? errno : 0;
+        tempPath = parts.folder + "." + parts.base + ".XXXXXX";
+        std::vector<char> buffer(tempPath.begin(), tempPath.end());
+        buffer.push_back('\0');
+        fd = ::mkstemp(buffer.data());
+        if (fd < 0) {
+            // A missing folder or no permission fails both ways: report the first, plainer one.
+            if (unnamedError == ENOENT || unnamedError == EACCES || unnamedError == ENOTDIR || unnamedError == EROFS)
+                errno = unnamedError;
+            return systemError("cannot create a temporary file beside the output", targetPath);
+        }
+        tempPath = buffer.data();
+    }
+    if (exists)
+        keepOwnerAndMode(fd, existing);
+    else
+        ::fchmod(fd, static_cast<mode_t>(newFileMode()));  // what any new file of this user gets
+    std::unique_ptr<AtomicFileSink> sink(new AtomicFileSink(targetPath, tempPath, fd));
+    if (!tempPath.empty())
+        sink->m_cleanupSlot = rememberTempFile(tempPath);
+    return sink;
 }
 
 AtomicFileSink::AtomicFileSink(std::string targetPath, std::string tempPath, int fd)
@@ -134,8 +131,9 @@ AtomicFileSink::~AtomicFileSink()
 {
     if (m_fd >= 0)
         ::close(m_fd);
-    if (!m_committed)
+    if (!m_committed && !m_tempPath.empty())
         ::unlink(m_tempPath.c_str());
+    forgetTempFile(m_cleanupSlot);
 }
 
 // Errors name the target: the temp file is our detail, and it is gone once the sink is.
@@ -144,48 +142,54 @@ Status AtomicFileSink::write(const void* data, std::size_t size)
     return writeAll(m_fd, data, size, m_targetPath);
 }
 
-Status AtomicFileSink::commit()
+Status AtomicFileSink::prepare()
 {
+    if (m_prepared)
+        return Ok{};
     if (::fsync(m_fd) != 0)
         return systemError("cannot flush the output", m_targetPath);
-    if (::close(m_fd) != 0) {
-        m_fd = -1;
-        return systemError("cannot close the output", m_targetPath);
+    if (m_tempPath.empty()) {
+        // The name exists only until the rename, and is cleaned on a signal meanwhile.
+        const std::string self = "/proc/self/fd/" + std::to_string(m_fd);
+        for (int attempt = 0;; ++attempt) {
+            const std::string name = temporaryName(partsOf(m_targetPath));
+            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+                m_tempPath = name;
+                m_cleanupSlot = rememberTempFile(name);
+                break;
+            }
+            if (errno != EEXIST || attempt == 100)
+                return systemError("cannot give the finished output a name", m_targetPath);
+        }
     }
+    const int fd = m_fd;
     m_fd = -1;
-    if (::rename(m_tempPath.c_str(), m_targetPath.c_str()) != 0)
-        return systemError("cannot move the output into place", m_targetPath);
-    m_committed = true;
+    if (::close(fd) != 0)
+        return systemError("cannot close the output", m_targetPath);
+    m_prepared = true;
     return Ok{};
 }
 
-Result<std::unique_ptr<ByteSink>> openOutputFile(const std::string& path)
+void AtomicFileSink::markCommitted()
 {
-    if (const int named = descriptorNamedBy(path); named >= 0) {
-        const int fd = ::fcntl(named, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0)
-            return systemError("cannot write to that descriptor", path);
-        return std::unique_ptr<ByteSink>(new DirectFileSink(fd, path));
-    }
-    const auto resolved = resolveOutputPath(path);
-    if (!resolved)
-        return resolved.error();
+    m_committed = true;
+    forgetTempFile(m_cleanupSlot);
+    m_cleanupSlot = -1;
+}
+
+Status AtomicFileSink::commit()
+{
+    if (Status s = prepare(); !s)
+        return s;
+    // An input read after the sink was made (or a link made meanwhile) is refused here too.
     struct stat existing {};
-    const bool exists = ::stat(resolved->path.c_str(), &existing) == 0;
-    if (exists && S_ISDIR(existing.st_mode))
-        return Error{"the output is a folder, not a file", Error::kNoOffset, path};
-    if (resolved->throughProcessDescriptor || (exists && !S_ISREG(existing.st_mode))) {
-        // Devices, FIFOs and descriptors are written into as they are, never replaced. A FIFO
-        // blocks here until a reader opens it, as `cat > fifo` does.
-        const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0)
-            return systemError("cannot open the output", path);
-        return std::unique_ptr<ByteSink>(new DirectFileSink(fd, path));
-    }
-    auto atomic = AtomicFileSink::create(resolved->path);
-    if (!atomic)
-        return atomic.error();
-    return std::unique_ptr<ByteSink>(std::move(atomic.value()));
+    if (::stat(m_targetPath.c_str(), &existing) == 0)
+        if (Status s = refuseInputAsOutput(existing, m_targetPath); !s)
+            return s;
+    if (::rename(m_tempPath.c_str(), m_targetPath.c_str()) != 0)
+        return systemError("cannot move the output into place", m_targetPath);
+    markCommitted();
+    return Ok{};
 }
 
 DirectFileSink::~DirectFileSink()

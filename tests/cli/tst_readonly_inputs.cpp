@@ -168,7 +168,8 @@ void TestReadOnlyInputs::failedWriteLeavesNoTraceAndKeepsTheOldTarget()
         auto sink = gguf::AtomicFileSink::create(target.toStdString());
         QVERIFY(sink);
         QVERIFY((*sink)->write("partial", 7).ok());
-        QCOMPARE(leftoverTemporaries(m_dir->path()).size(), 1);  // beside the target, hidden
+        // In an unnamed file (O_TMPFILE), or where the filesystem has none, a hidden one beside the target.
+        QVERIFY(leftoverTemporaries(m_dir->path()).size() <= 1);
         QVERIFY(!QFile::exists(target));
     }  // destroyed without commit: a failed or cancelled export
     QVERIFY(!QFile::exists(target));

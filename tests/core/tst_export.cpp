@@ -233,9 +233,10 @@ void TestExport::commitReplacesAnExistingFile()
     auto sink = gguf::AtomicFileSink::create(path.toStdString());
     QVERIFY2(sink, sink ? "" : sink.error().toString().c_str());
     QVERIFY(sink.value()->write("abcd", 4));
-    // Until the commit the target keeps its old content; the new bytes sit in a hidden temp file.
+    // Until the commit the target keeps its old content; the new bytes sit in an unnamed file
+    // (O_TMPFILE), or where the filesystem has none, a hidden one.
     QCOMPARE(readWholeFile(path), QByteArray("stale content that is longer than nothing"));
-    QCOMPARE(folderEntries(dir.path()).size(), 2);
+    QVERIFY(folderEntries(dir.path()).size() <= 2);
     QVERIFY(sink.value()->commit());
     QCOMPARE(readWholeFile(path), QByteArray("abcd"));
     sink.value().reset();
@@ -256,7 +257,7 @@ void TestExport::uncommittedSinkLeavesNothing()
         const gguf::Status exported = gguf::exportSlice(gguf::wholeTensor(*tensor), gguf::ExportFormat::Npy, **sink,
                                                         [](std::uint64_t, std::uint64_t) { return false; });
         QVERIFY(!exported);
-        QCOMPARE(folderEntries(dir.path()).size(), 1);  // only the temp file, and no target yet
+        QVERIFY(folderEntries(dir.path()).size() <= 1);  // at most a hidden temp file, and no target yet
         QVERIFY(!QFileInfo::exists(path));
     }
     QCOMPARE(folderEntries(dir.path()), QStringList());
