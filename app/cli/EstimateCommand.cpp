@@ -93,10 +93,9 @@ std::string bytes(std::uint64_t n)
 
 int runEstimate(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--ctx", "--kv", "--kv-k", "--kv-v", "--ngl", "--ubatch"}, {"--json", "--swa-full"});
-    const char* usage = "usage: estimate FILE|URL [--ctx N] [--kv TYPE | --kv-k TYPE --kv-v TYPE] [--ngl N] [--ubatch N] [--swa-full] [--json]";
+    const CliArguments args = CliArguments::parse(words, "estimate");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? usage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("estimate") : args.error, 2);
     gguf::EstimateOptions options;
     long long context = 0, ngl = 0, ubatch = options.ubatch;
     if (!parseNumber(args.value("--ctx"), 1, context) || !parseNumber(args.value("--ngl"), -1, ngl)
