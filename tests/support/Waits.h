@@ -6,8 +6,8 @@
 
 namespace testsupport {
 
-// Ten minutes: an AddressSanitizer build on a two-core machine running a parallel build takes
+// Two minutes: an AddressSanitizer build on a two-core machine running a parallel build takes
 // seconds for the slowest job here.
-constexpr int kHangGuardMs = 10 * 60 * 1000;
+constexpr int kHangGuardMs = 2 * 60 * 1000;
 
 }  // namespace testsupport
