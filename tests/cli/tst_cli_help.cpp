@@ -9,7 +9,10 @@
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
+#include <QSet>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace testsupport;
 
