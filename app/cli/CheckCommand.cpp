@@ -97,9 +97,9 @@ void jsonReport(gguf::JsonWriter& json, const gguf::TensorCheckResult& result)
 
 int runCheck(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--max-scale"}, {"--json"});
+    const CliArguments args = CliArguments::parse(words, "check");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? "usage: check FILE [--json] [--max-scale X]" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("check") : args.error, 2);
     gguf::CheckOptions options;
     if (const auto text = args.value("--max-scale")) {
         char* end = nullptr;

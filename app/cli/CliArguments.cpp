@@ -1,27 +1,46 @@
 #include "CliArguments.h"
 
+#include "CommandHelp.h"
+#include "CommandTable.h"
 #include "base/EscapedText.h"
 
 #include <cstdio>
 
-CliArguments CliArguments::parse(const std::vector<std::string>& words, const std::set<std::string>& valueOptions,
-                                 const std::set<std::string>& flagOptions)
+namespace {
+
+const CliOption* findOption(const CliCommand& command, const std::string& word)
+{
+    for (const CliOption& option : command.options)
+        if (word == option.name)
+            return &option;
+    return nullptr;
+}
+
+}  // namespace
+
+CliArguments CliArguments::parse(const std::vector<std::string>& words, std::string_view command)
+{
+    return parse(words, cliCommand(command));
+}
+
+CliArguments CliArguments::parse(const std::vector<std::string>& words, const CliCommand& command)
 {
     CliArguments args;
     for (std::size_t i = 0; i < words.size(); ++i) {
         const std::string& word = words[i];
         if (word.size() > 1 && word[0] == '-') {
-            if (valueOptions.count(word)) {
-                if (i + 1 >= words.size()) {
-                    args.error = "option " + word + " needs a value";
-                    return args;
-                }
-                args.options[word] = words[++i];
-            } else if (flagOptions.count(word)) {
-                args.options[word] = "";
-            } else {
-                args.error = "unknown option " + word;
+            const CliOption* option = findOption(command, word);
+            if (!option) {
+                args.error = "unknown option " + word + " (see: gguf-explorer-cli " + command.name + " --help)";
                 return args;
+            }
+            if (!option->value) {
+                args.options[word] = "";
+            } else if (i + 1 >= words.size()) {
+                args.error = "option " + word + " needs a value";
+                return args;
+            } else {
+                args.options[word] = words[++i];
             }
         } else {
             args.positionals.push_back(word);
@@ -34,6 +53,11 @@ std::optional<std::string> CliArguments::value(const std::string& name) const
 {
     const auto it = options.find(name);
     return it == options.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+std::string commandUsage(std::string_view command)
+{
+    return usageLine(cliCommand(command)) + " (see: gguf-explorer-cli " + std::string(command) + " --help)";
 }
 
 int reportFailure(const std::string& message, int status)

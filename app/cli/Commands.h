@@ -1,5 +1,6 @@
 #pragma once
-// One function per CLI command; each returns the process exit status.
+// One function per CLI command (dispatched from CommandTable.cpp); each returns the process exit
+// status.
 
 #include "CliArguments.h"
 

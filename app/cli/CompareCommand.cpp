@@ -16,10 +16,6 @@
 
 namespace {
 
-const char* const kUsage =
-    "usage: compare REF.gguf [OTHER.gguf ...] [--simulate TYPE,TYPE...] [--json] [--filter REGEX] [--threads N] [--auto-reference]"
-    " [--imatrix FILE [--column-errors TENSOR [--expert N]]]";
-
 // "q2_K,q4_K" -> type ids; an empty optional after reporting a bad name.
 std::optional<std::vector<std::uint32_t>> parseTypeList(const std::string& text)
 {
@@ -164,10 +160,9 @@ std::string whyNothingCompared(const gguf::ModelComparison& comparison)
 
 int runCompare(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--filter", "--simulate", "--threads", "--imatrix", "--column-errors", "--expert"},
-                                                  {"--json", "--auto-reference"});
+    const CliArguments args = CliArguments::parse(words, "compare");
     if (!args.error.empty() || args.positionals.empty())
-        return reportFailure(args.error.empty() ? kUsage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("compare") : args.error, 2);
 
     gguf::ComparisonOptions options;
     if (!args.has("--auto-reference"))

@@ -26,10 +26,9 @@ int runConvert(const std::vector<std::string>& words)
 {
     if (convertWantsPreset(words))
         return runConvertPreset(words);
-    const CliArguments args = CliArguments::parse(words, {"--type", "--tensors", "--threads", "--imatrix"}, {"--quiet"});
+    const CliArguments args = CliArguments::parse(words, "convert");
     if (!args.error.empty() || args.positionals.size() != 2 || !args.has("--type"))
-        return reportFailure(args.error.empty() ? "usage: convert IN.gguf OUT.gguf --type TYPE [--tensors REGEX] [--threads N] [--imatrix FILE] [--quiet]"
-                                                : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("convert") : args.error, 2);
     const std::string typeText = *args.value("--type");
     const gguf::TypeTraits* type = gguf::findTypeByName(typeText);
     if (!type || !gguf::canQuantize(type->id))

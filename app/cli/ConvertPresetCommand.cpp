@@ -58,17 +58,16 @@ bool convertWantsPreset(const std::vector<std::string>& words)
 
 int runConvertPreset(const std::vector<std::string>& givenWords)
 {
-    const char* const usage =
-        "usage: convert IN.gguf OUT.gguf (--type PRESET | --preset PRESET) [--tensor-type REGEX=TYPE ...] [--recipe RULES] "
-        "[--imatrix FILE] [--threads N] [--quiet]";
     std::vector<std::string> words = givenWords;
     std::string error;
     auto rules = takeTensorTypeRules(words, error);
     if (!rules)
         return reportFailure(error, 2);
-    const CliArguments args = CliArguments::parse(words, {"--type", "--preset", "--recipe", "--threads", "--imatrix"}, {"--quiet"});
+    const CliArguments args = CliArguments::parse(words, "convert");
     if (!args.error.empty() || args.positionals.size() != 2)
-        return reportFailure(args.error.empty() ? usage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("convert") : args.error, 2);
+    if (args.has("--tensors"))
+        return reportFailure("--tensors goes with one --type, not with a preset (use --tensor-type REGEX=TYPE)", 2);
     std::optional<std::string> presetText = args.value("--preset");
     if (!presetText)
         presetText = args.value("--type");

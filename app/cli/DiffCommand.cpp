@@ -108,9 +108,9 @@ void appendLayers(std::string& out, const gguf::ModelDiff& diff)
 
 int runDiff(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--threads"}, {"--json"});
+    const CliArguments args = CliArguments::parse(words, "diff");
     if (!args.error.empty() || args.positionals.size() != 2)
-        return reportFailure(args.error.empty() ? "usage: diff A B [--json] [--threads N]" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("diff") : args.error, 2);
     gguf::DiffOptions options;
     if (const auto threads = args.value("--threads")) {
         char* end = nullptr;

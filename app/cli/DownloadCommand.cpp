@@ -8,9 +8,9 @@
 
 int runDownload(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"-o"}, {"--quiet"});
+    const CliArguments args = CliArguments::parse(words, "download");
     if (!args.error.empty() || args.positionals.size() != 1 || !args.value("-o"))
-        return reportFailure(args.error.empty() ? "usage: download URL -o DIR [--quiet]" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("download") : args.error, 2);
     if (!gguf::remote::isRemoteName(args.positionals[0]))
         return reportFailure("download needs an http(s) URL or hf://OWNER/REPO/FILE.gguf[@REV]", 2);
     gguf::remote::DownloadOptions options;

@@ -118,12 +118,9 @@ std::string bytes(std::uint64_t n)
 
 int runEstimate(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(
-        words, {"--ctx", "--kv", "--kv-k", "--kv-v", "--ngl", "--batch", "--ubatch", "--flash-attn", "--swa-full"}, {"--json"});
-    const char* usage = "usage: estimate FILE|URL [--ctx N] [--kv TYPE | --kv-k TYPE --kv-v TYPE] [--flash-attn on|off|auto] "
-                        "[--batch N] [--ubatch N] [--swa-full 0|1] [--ngl N] [--json]";
+    const CliArguments args = CliArguments::parse(words, "estimate");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? usage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("estimate") : args.error, 2);
     gguf::EstimateOptions options;
     long long context = 0, ngl = 0, batch = options.batch, ubatch = options.ubatch, swaFull = 0;
     constexpr long long kMaxContext = 1ll << 32, kMaxBatch = 1 << 30;

@@ -8,9 +8,9 @@
 
 int runExport(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--expert", "--format", "-o", "--output"}, {});
+    const CliArguments args = CliArguments::parse(words, "export");
     if (!args.error.empty() || args.positionals.size() != 2)
-        return reportFailure(args.error.empty() ? "usage: export FILE TENSOR [--expert N[,N...]] [--format f32|npy|csv] [-o PATH|-]" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("export") : args.error, 2);
     const std::string formatName = args.value("--format").value_or("f32");
     const auto format = gguf::parseExportFormat(formatName);
     if (!format)

@@ -270,9 +270,9 @@ void writeText(const ImatrixReport& r, std::string& out)
 
 int runImatrix(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--model", "--top"}, {"--json"});
+    const CliArguments args = CliArguments::parse(words, "imatrix");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? "usage: imatrix FILE [--model MODEL] [--json] [--top N]" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("imatrix") : args.error, 2);
     ImatrixReport report;
     if (const auto top = args.value("--top")) {
         char* end = nullptr;

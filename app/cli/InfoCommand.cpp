@@ -25,9 +25,9 @@ std::shared_ptr<const gguf::Model> openSummaryOrReport(const std::string& path)
 
 int runInfo(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {}, {});
+    const CliArguments args = CliArguments::parse(words, "info");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? "usage: info FILE" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("info") : args.error, 2);
     const auto model = openSummaryOrReport(args.positionals[0]);
     if (!model)
         return 1;

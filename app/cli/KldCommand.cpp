@@ -20,9 +20,6 @@
 
 namespace {
 
-const char* const kUsage =
-    "usage: kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPE|PRESET,...] [--imatrix F] [--json] [--sgemm] [--llama-activations]";
-
 // One --simulate entry: a type every quantizable tensor gets (as convert --type), or a
 // llama-quantize preset (Q4_K_M...) whose per-tensor types computeRecipe chooses. A name that is
 // both is read as it is spelt: ggml's lower-case type name (q4_K, iq2_xxs) means the type,
@@ -190,12 +187,12 @@ void appendJson(gguf::JsonWriter& json, const std::string& label, const gguf::Ou
 
 int runKld(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--tokens", "--text-file", "--llama-kld-base", "--chunk", "--simulate", "--imatrix"}, {"--json", "--sgemm", "--llama-activations"});
+    const CliArguments args = CliArguments::parse(words, "kld");
     if (!args.error.empty() || args.positionals.empty())
-        return reportFailure(args.error.empty() ? kUsage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("kld") : args.error, 2);
     const int inputs = int(args.has("--tokens")) + int(args.has("--text-file")) + int(args.has("--llama-kld-base"));
     if (inputs != 1)
-        return reportFailure(kUsage, 2);
+        return reportFailure(commandUsage("kld"), 2);
     std::vector<SimulatedChoice> simulated;
     if (const auto list = args.value("--simulate")) {
         auto parsed = parseSimulatedChoices(*list);

@@ -12,8 +12,6 @@
 
 namespace {
 
-const char* const kUsage =
-    "usage: logits MODEL (--tokens 1,2,3 | --text-file F) -o OUT.f32|- [--hidden HIDDEN.f32] [--sgemm] [--llama-activations]";
 
 // Writes `values` to `path` through a temp file (renamed on success), never over an input.
 bool writeFloatsOrReport(const std::string& path, const std::vector<float>& values)
@@ -44,12 +42,12 @@ bool writeFloatsOrReport(const std::string& path, const std::vector<float>& valu
 
 int runLogits(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--tokens", "--text-file", "-o", "--output", "--hidden"}, {"--sgemm", "--llama-activations"});
+    const CliArguments args = CliArguments::parse(words, "logits");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? kUsage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("logits") : args.error, 2);
     const auto output = args.value("-o") ? args.value("-o") : args.value("--output");
     if (!output || (args.has("--tokens") == args.has("--text-file")))
-        return reportFailure(kUsage, 2);
+        return reportFailure(commandUsage("logits"), 2);
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;

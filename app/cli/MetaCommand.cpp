@@ -36,10 +36,9 @@ int runMeta(const std::vector<std::string>& words)
     const MetaEditOptions edit = MetaEditOptions::extract(words);
     if (!edit.error.empty())
         return reportFailure(edit.error, 2);
-    const CliArguments args = CliArguments::parse(edit.otherWords, {}, {"--json"});
+    const CliArguments args = CliArguments::parse(edit.otherWords, "meta");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? "usage: meta FILE [--json] [--set KEY=VALUE[:TYPE]] [--delete KEY] [--set-file KEY=PATH] [-o OUT]"
-                                                : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("meta") : args.error, 2);
     if (edit.editing() && args.has("--json"))
         return reportFailure("meta: --json lists the metadata; it does not go with -o", 2);
     const auto model = openModelOrReport(args.positionals[0]);

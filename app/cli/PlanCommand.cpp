@@ -14,10 +14,6 @@
 
 namespace {
 
-const char* const kPlanUsage =
-    "usage: plan MODEL --size SIZE [--imatrix FILE] [-o RULES] [--rows N] [--threads N] [--json]\n"
-    "       SIZE: 4.2GB, 3.9GiB, 800MB, 123456789 (file bytes) or 4.5bpw (bits per weight of the tensor data)";
-
 std::string figure(const char* format, double value)
 {
     char text[64];
@@ -48,9 +44,9 @@ std::string rulesFileText(const gguf::PlanRules& rules)
 
 int runPlan(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--size", "--imatrix", "-o", "--rows", "--threads"}, {"--json"});
+    const CliArguments args = CliArguments::parse(words, "plan");
     if (!args.error.empty() || args.positionals.size() != 1 || !args.has("--size"))
-        return reportFailure(args.error.empty() ? kPlanUsage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("plan") : args.error, 2);
     auto budget = gguf::parseBudget(*args.value("--size"));
     if (!budget)
         return reportFailure(budget.error().message, 2);

@@ -15,10 +15,6 @@
 
 namespace {
 
-const char* const kRecipeUsage =
-    "usage: recipe FILE [--json]\n"
-    "       recipe MODEL --preset PRESET [--imatrix FILE] [--tensor-type REGEX=TYPE ...] [--tensor-type-file FILE] [--json]";
-
 std::string bpwText(double bpw)
 {
     char text[32];
@@ -304,9 +300,9 @@ int runRecipe(const std::vector<std::string>& givenWords)
     auto rules = takeTensorTypeRules(words, ruleError);
     if (!rules)
         return reportFailure(ruleError, 2);
-    const CliArguments args = CliArguments::parse(words, {"--preset", "--imatrix", "--tensor-type-file"}, {"--json"});
+    const CliArguments args = CliArguments::parse(words, "recipe");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? kRecipeUsage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("recipe") : args.error, 2);
     const bool asJson = args.has("--json");
     if (!args.has("--preset")) {
         if (args.has("--imatrix") || !rules->empty() || args.has("--tensor-type-file"))

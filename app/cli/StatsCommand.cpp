@@ -8,9 +8,9 @@
 
 int runStats(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--expert", "--bins"}, {"--json"});
+    const CliArguments args = CliArguments::parse(words, "stats");
     if (!args.error.empty() || args.positionals.size() != 2)
-        return reportFailure(args.error.empty() ? "usage: stats FILE TENSOR [--expert N] [--json] [--bins N]" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("stats") : args.error, 2);
     const std::string binsText = args.value("--bins").value_or("20");
     const long bins = std::strtol(binsText.c_str(), nullptr, 10);
     if (bins < 1 || bins > 100000)

@@ -20,9 +20,9 @@ std::string shapeText(const gguf::TensorInfo& tensor)
 
 int runTensors(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--filter"}, {"--json"});
+    const CliArguments args = CliArguments::parse(words, "tensors");
     if (!args.error.empty() || args.positionals.size() != 1)
-        return reportFailure(args.error.empty() ? "usage: tensors FILE [--json] [--filter REGEX]" : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("tensors") : args.error, 2);
     std::optional<std::regex> filter;
     if (const auto pattern = args.value("--filter")) {
         try {

@@ -15,10 +15,9 @@
 
 int runTokenize(const std::vector<std::string>& words)
 {
-    const CliArguments args = CliArguments::parse(words, {"--text", "--text-file"}, {"--no-special"});
-    const char* usage = "usage: tokenize MODEL (--text T | --text-file F) [--no-special]";
+    const CliArguments args = CliArguments::parse(words, "tokenize");
     if (!args.error.empty() || args.positionals.size() != 1 || args.has("--text") == args.has("--text-file"))
-        return reportFailure(args.error.empty() ? usage : args.error, 2);
+        return reportFailure(args.error.empty() ? commandUsage("tokenize") : args.error, 2);
     std::string text;
     if (const auto inline_ = args.value("--text"))
         text = *inline_;

@@ -164,7 +164,9 @@ void TestCli::badFileFailsCleanly_data()
 {
     QTest::addColumn<QString>("command");
     QTest::addColumn<QString>("path");
-    for (const QString& name : fixtureNames(QStringLiteral("bad"), QStringLiteral("*.gguf"))) {
+    const QStringList names = fixtureNames(QStringLiteral("bad"), QStringLiteral("*.gguf"));
+    QVERIFY2(!names.isEmpty(), qPrintable(QStringLiteral("no fixtures in ") + fixturePath(QStringLiteral("bad"))));
+    for (const QString& name : names) {
         const QString path = fixturePath(QStringLiteral("bad/") + name);
         QTest::newRow(qPrintable(QStringLiteral("info ") + name)) << QStringLiteral("info") << path;
         QTest::newRow(qPrintable(QStringLiteral("tensors ") + name)) << QStringLiteral("tensors") << path;

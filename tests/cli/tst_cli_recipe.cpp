@@ -49,7 +49,9 @@ private slots:
     void presetJsonEqualsLlamaQuantize_data()
     {
         QTest::addColumn<QString>("recipeFile");
-        for (const QString& file : testsupport::fixtureNames("llama.cpp", "*.recipe.json"))
+        const QStringList files = testsupport::fixtureNames("llama.cpp", "*.recipe.json");
+        QVERIFY2(!files.isEmpty(), "no llama.cpp/*.recipe.json fixtures");
+        for (const QString& file : files)
             QTest::newRow(file.toUtf8().constData()) << file;
     }
 
@@ -164,7 +166,9 @@ private slots:
     {
         QTest::addColumn<QString>("expected");
         QDir folder(fixturePath("llama.cpp"));
-        for (const QString& name : folder.entryList({"tiny-*-imat*.gguf"}, QDir::Files, QDir::Name))
+        const QStringList names = folder.entryList({"tiny-*-imat*.gguf"}, QDir::Files, QDir::Name);
+        QVERIFY2(!names.isEmpty(), "no llama.cpp/tiny-*-imat*.gguf fixtures");
+        for (const QString& name : names)
             QTest::newRow(qPrintable(name)) << name;
         QTest::newRow("tiny-llama-mix-IQ4_XS.gguf") << QStringLiteral("tiny-llama-mix-IQ4_XS.gguf");
     }

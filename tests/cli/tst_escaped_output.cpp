@@ -51,8 +51,7 @@ private:
 
 void TestEscapedOutput::initTestCase()
 {
-    if (cliPath().isEmpty())
-        QSKIP("built without the gguf-explorer-cli target");
+    QVERIFY2(cliIsExecutable(), qPrintable(QStringLiteral("CLI not found at ") + cliPath()));
     m_evil = m_dir.filePath(QStringLiteral("evil.gguf"));
     const std::string written = writeSmallModel(m_evil.toStdString(),
                                                 {{"general.architecture", gguf::EncodedValue::string(kEvilArchitecture)},

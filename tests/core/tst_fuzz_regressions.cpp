@@ -124,7 +124,9 @@ void TestFuzzRegressions::tableCoversExactlyTheRegressionFiles()
 void TestFuzzRegressions::regressionFileBehavesAsRecorded_data()
 {
     QTest::addColumn<QString>("file");
-    for (const QString& file : QDir(regressionsDir()).entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name))
+    const QStringList files = QDir(regressionsDir()).entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
+    QVERIFY2(!files.isEmpty(), qPrintable(QStringLiteral("no regression inputs in ") + regressionsDir()));
+    for (const QString& file : files)
         QTest::newRow(qPrintable(file)) << file;
 }
 

@@ -210,7 +210,9 @@ void TestKernelVariants::fixtures_data()
 {
     QTest::addColumn<QString>("manifestPath");
     QTest::addColumn<int>("isa");
-    for (const QString& name : fixtureNames(QString(), QStringLiteral("*.gguf.json"))) {
+    const QStringList names = fixtureNames(QString(), QStringLiteral("*.gguf.json"));
+    QVERIFY2(!names.isEmpty() && !supportedIsas().empty(), qPrintable(QStringLiteral("no manifests in ") + fixturesDir()));
+    for (const QString& name : names) {
         for (const gguf::KernelIsa isa : supportedIsas())
             QTest::newRow(qPrintable(name + QLatin1Char('@') + isaName(isa))) << fixturePath(name) << static_cast<int>(isa);
     }

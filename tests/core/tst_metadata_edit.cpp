@@ -203,6 +203,7 @@ void TestMetadataEdit::everyKeyRoundTrips_data()
 {
     QTest::addColumn<QString>("fixture");
     QTest::addColumn<int>("keyIndex");
+    QVERIFY(!roundTripFixtures().isEmpty());
     for (const QString& name : roundTripFixtures()) {
         auto file = gguf::GgufFile::open(fixturePath(name).toStdString());
         if (!file)
@@ -326,7 +327,9 @@ void TestMetadataEdit::addAndRemoveKeys()
 void TestMetadataEdit::unknownAndOddTensorsAreCopied_data()
 {
     QTest::addColumn<QString>("fixture");
-    for (const QString& name : fixtureNames("odd", "*.gguf"))
+    const QStringList names = fixtureNames("odd", "*.gguf");
+    QVERIFY2(!names.isEmpty(), qPrintable(QStringLiteral("no fixtures in ") + fixturePath("odd")));
+    for (const QString& name : names)
         QTest::newRow(qPrintable(name)) << QStringLiteral("odd/") + name;
 }
 

@@ -6,6 +6,7 @@
 #include "compare/LayerErrorMetrics.h"
 #include "compare/ModelComparison.h"
 #include "OpenFixture.h"
+#include "Waits.h"
 
 #include <QtTest>
 
@@ -298,20 +299,31 @@ private slots:
                 otherCell = unit;
         }
         QVERIFY(cellUnits.size() >= 3 && engine.unitColumn(otherCell) == 1);
+        // A unit polls its cancel function before it takes a range and then each time it is about
+        // to wait for its turn. The first unit cancels at its second poll (range 0 prepared), but
+        // only once the second unit has taken range 1 and is about to wait for its turn.
         std::promise<void> firstTookItsRange;
+        std::promise<void> secondWaitsForItsTurn;
+        std::future<void> secondWaits = secondWaitsForItsTurn.get_future();
         int polls = 0;
         const auto cancelSecondPoll = [&] {
             if (++polls == 1)
                 return false;  // before taking range 0
-            if (polls == 2)
-                firstTookItsRange.set_value();  // range 0 reconstructed, about to add
-            // Give the other unit time to take range 1 and wait for its turn.
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            if (polls == 2) {
+                firstTookItsRange.set_value();
+                secondWaits.wait_for(std::chrono::milliseconds(testsupport::kHangGuardMs));
+            }
             return true;
+        };
+        int secondPolls = 0;
+        const auto reportSecondWaiting = [&] {
+            if (++secondPolls == 2)
+                secondWaitsForItsTurn.set_value();
+            return false;
         };
         std::future<UnitOutcome> first = std::async(std::launch::async, [&] { return engine.runUnit(cellUnits[0], cancelSecondPoll); });
         firstTookItsRange.get_future().wait();
-        std::future<UnitOutcome> second = std::async(std::launch::async, [&] { return engine.runUnit(cellUnits[1]); });
+        std::future<UnitOutcome> second = std::async(std::launch::async, [&] { return engine.runUnit(cellUnits[1], reportSecondWaiting); });
         QVERIFY(first.get().outcome == WorkOutcome::Cancelled);
         QVERIFY(second.get().outcome == WorkOutcome::Cancelled);
         QVERIFY(engine.runUnit(cellUnits[2]).outcome == WorkOutcome::Cancelled);

@@ -12,6 +12,7 @@
 #include "kernels/Dequantize.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "DequantizeWhole.h"
 #include "gguf/GgufFile.h"
 #include "kernels/HalfFloat.h"
 #include "quantize/FloatEncode.h"
@@ -32,19 +33,10 @@
 
 using namespace gguf;
 
+using testsupport::dequantizeWhole;
 using testsupport::openFixtureFile;
 
 namespace {
-
-std::vector<float> dequantizeWhole(const TensorInfo& tensor)
-{
-    std::vector<float> values(tensor.elementCount());
-    if (Status s = dequantizeRows(tensor, 0, tensor.rowCount(), values); !s) {
-        qWarning("%s", s.error().toString().c_str());
-        values.clear();
-    }
-    return values;
-}
 
 // "" when equal, else where the first difference is (block index and byte within the block).
 QString firstDifference(const std::vector<std::uint8_t>& ours, const TensorInfo& theirs)

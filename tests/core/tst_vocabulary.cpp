@@ -22,15 +22,6 @@ using namespace testsupport;
 
 namespace {
 
-std::optional<Manifest> loadManifest(const QString& gguf)
-{
-    QString error;
-    auto manifest = Manifest::load(fixturePath(gguf + QStringLiteral(".json")), &error);
-    if (!manifest)
-        qWarning("%s", qPrintable(error));
-    return manifest;
-}
-
 // Token strings a manifest lists for an array: all of a short array, `first4` of a long one.
 QList<QByteArray> manifestStrings(const JsonNode& array)
 {
@@ -142,7 +133,7 @@ void TestVocabulary::breakdownMatchesManifest_data()
 void TestVocabulary::breakdownMatchesManifest()
 {
     QFETCH(QString, file);
-    const auto manifest = loadManifest(file);
+    const auto manifest = loadFixtureManifest(file);
     QVERIFY(manifest);
     const auto model = openFixtureModel(file);
     QVERIFY(model);
@@ -231,7 +222,7 @@ void TestVocabulary::tokensMatchManifest_data()
 void TestVocabulary::tokensMatchManifest()
 {
     QFETCH(QString, file);
-    const auto manifest = loadManifest(file);
+    const auto manifest = loadFixtureManifest(file);
     QVERIFY(manifest);
     const auto model = openFixtureModel(file);
     QVERIFY(model);
@@ -361,7 +352,7 @@ void TestVocabulary::tokenTypeNames()
 
 void TestVocabulary::specialTokens()
 {
-    const auto manifest = loadManifest(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    const auto manifest = loadFixtureManifest(QStringLiteral("tiny-llama-Q4_K.gguf"));
     QVERIFY(manifest);
     const auto model = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
     QVERIFY(model);

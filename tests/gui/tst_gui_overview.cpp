@@ -6,6 +6,7 @@
 #include "Fixtures.h"
 #include "base/HumanFormat.h"
 #include "Manifest.h"
+#include "OpenFixture.h"
 #include "gguf/Model.h"
 #include "pages/OverviewPage.h"
 
@@ -19,15 +20,6 @@
 using namespace testsupport;
 
 namespace {
-
-std::optional<Manifest> loadManifest(const QString& gguf)
-{
-    QString error;
-    auto manifest = Manifest::load(fixturePath(gguf + QStringLiteral(".json")), &error);
-    if (!manifest)
-        qWarning("%s", qPrintable(error));
-    return manifest;
-}
 
 QString labelText(const QWidget& page, const char* objectName)
 {
@@ -108,7 +100,7 @@ void TestGuiOverview::factsMatchManifest()
 {
     QFETCH(QString, file);
     QFETCH(QString, experts);
-    const auto manifest = loadManifest(file);
+    const auto manifest = loadFixtureManifest(file);
     QVERIFY(manifest);
     const auto model = gguf::Model::open(manifest->filePath().toStdString());
     QVERIFY(model);
@@ -152,7 +144,7 @@ void TestGuiOverview::typeChartMatchesManifest_data()
 void TestGuiOverview::typeChartMatchesManifest()
 {
     QFETCH(QString, file);
-    const auto manifest = loadManifest(file);
+    const auto manifest = loadFixtureManifest(file);
     QVERIFY(manifest);
     const auto model = gguf::Model::open(manifest->filePath().toStdString());
     QVERIFY(model);
@@ -225,7 +217,7 @@ void TestGuiOverview::layerChartMatchesManifest_data()
 void TestGuiOverview::layerChartMatchesManifest()
 {
     QFETCH(QString, file);
-    const auto manifest = loadManifest(file);
+    const auto manifest = loadFixtureManifest(file);
     QVERIFY(manifest);
     const auto model = gguf::Model::open(manifest->filePath().toStdString());
     QVERIFY(model);
@@ -265,9 +257,9 @@ void TestGuiOverview::layerChartMatchesManifest()
 
 void TestGuiOverview::splitModelCountsEveryShard()
 {
-    const auto whole = loadManifest(QStringLiteral("tiny-llama-Q4_K.gguf"));
-    const auto first = loadManifest(QStringLiteral("split-00001-of-00002.gguf"));
-    const auto second = loadManifest(QStringLiteral("split-00002-of-00002.gguf"));
+    const auto whole = loadFixtureManifest(QStringLiteral("tiny-llama-Q4_K.gguf"));
+    const auto first = loadFixtureManifest(QStringLiteral("split-00001-of-00002.gguf"));
+    const auto second = loadFixtureManifest(QStringLiteral("split-00002-of-00002.gguf"));
     QVERIFY(whole && first && second);
     const auto model = gguf::Model::open(fixturePath(QStringLiteral("split-00002-of-00002.gguf")).toStdString());
     QVERIFY(model);

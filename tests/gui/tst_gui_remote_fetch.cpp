@@ -7,6 +7,7 @@
 #include "FaultProxy.h"
 #include "LocalWebServer.h"
 #include "OneTensorHeader.h"
+#include "IdleWatch.h"
 #include "Waits.h"
 
 #include "common/JobProgressBar.h"
@@ -96,7 +97,7 @@ private slots:
         const QString text = view.heatmap->placeholderText();
         QVERIFY2(text.contains(QStringLiteral("needs")) && text.contains(QStringLiteral("MiB")) && text.contains(QStringLiteral("server")),
                  qPrintable(text));
-        QTest::qWait(300);  // nothing starts by itself
+        watchThatNothingHappens();  // nothing starts by itself
         QCOMPARE(view.heatmap->jobsStarted(), 0);
         QCOMPARE(m_proxy->bodyBytesFromServer(), std::uint64_t(0));
 
@@ -124,7 +125,7 @@ private slots:
         distribution->setSlice(m_slice);
         const QString text = distribution->placeholderText();
         QVERIFY2(text.contains(QStringLiteral("need")) && text.contains(QStringLiteral("MiB")), qPrintable(text));
-        QTest::qWait(300);
+        watchThatNothingHappens();  // no statistics job starts by itself
         QVERIFY(!distribution->result());
         QCOMPARE(m_proxy->bodyBytesFromServer(), std::uint64_t(0));
     }

@@ -283,7 +283,8 @@ private slots:
         QVERIFY(page);
         // Measured: the jobs, not the first layout of a page that was never shown.
         page->showTensorsPage();
-        QTest::qWait(200);
+        QCoreApplication::sendPostedEvents();  // its layout requests, so that the meter sees the jobs alone
+        QCoreApplication::processEvents();
         StallMeter stalls;
         selectTensor(page, QStringLiteral("big.q8_0"));
         TensorViewPage* view = page->tensorPage();

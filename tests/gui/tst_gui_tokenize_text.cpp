@@ -5,6 +5,7 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "IdleWatch.h"
 #include "Waits.h"
 #include "pages/TokenizeTextBox.h"
 #include "pages/TokenizerPage.h"
@@ -101,7 +102,7 @@ void GuiTokenizeTextTest::onlyTheNewestEditIsShown()
     for (const char* text : {"H", "He", "Hel", "Hell", "Hello"})
         input->setPlainText(QString::fromLatin1(text));
     QVERIFY(done.wait(kHangGuardMs));
-    QTest::qWait(TokenizeTextBox::kEncodeDelayMs * 2);
+    watchThatNothingHappens();  // no second encoding
     QCOMPARE(done.count(), 1);
     QCOMPARE(box->shownIds(), std::vector<std::int32_t>{15496});  // "Hello" in GPT-2
 }

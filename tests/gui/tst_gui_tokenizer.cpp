@@ -13,6 +13,7 @@
 #include "gguf/Model.h"
 #include "session/TokenTableModel.h"
 #include "pages/TokenizerPage.h"
+#include "IdleWatch.h"
 #include "Waits.h"
 
 #include <QAbstractItemModelTester>
@@ -296,7 +297,7 @@ void TestGuiTokenizer::searchWaitsForAPauseInTyping()
     QVERIFY(finished.wait(kHangGuardMs));
     // Qt may fire a coarse timer up to 5 % early, and the clock counts whole milliseconds.
     QVERIFY2(clock.elapsed() >= TokenizerPage::kSearchDelayMs * 9 / 10, qPrintable(QString::number(clock.elapsed())));
-    QTest::qWait(TokenizerPage::kSearchDelayMs + 100);
+    watchThatNothingHappens();  // no second search
     QCOMPARE(finished.size(), 1);
     QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{332});
 }
@@ -427,7 +428,7 @@ void TestGuiTokenizer::largeVocabularyKeepsTheLoopResponsive()
     QCOMPARE(labelText(page, "tokenSearchStatus"), QStringLiteral("Searching…"));
     box->setText(QStringLiteral("tok77777"));
     QVERIFY(finished.wait(kSlowSearchMs));
-    QTest::qWait(TokenizerPage::kSearchDelayMs);
+    watchThatNothingHappens();  // the outdated search never lands
     QCOMPARE(finished.size(), 1);
     QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{77777});
 }

@@ -1,0 +1,196 @@
+// The command table. Adding an option is one line in its command's option list below; the
+// parser, the usage line and `COMMAND --help` take it from there.
+
+#include "CommandTable.h"
+#include "Commands.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+// ---- options, one list per command --------------------------------------------------------
+
+constexpr CliOption kMetaOptions[] = {
+    {"--json", nullptr, "every key and value as JSON"},
+    {"--set", "KEY=VALUE[:TYPE]", "set a key (TYPE: u8 ... f64, bool, str, arr[T]; arrays as [1, 2] or [\"a\", \"b\"])", true},
+    {"--delete", "KEY", "remove a key", true},
+    {"--set-file", "KEY=PATH", "set a string key to a file's text (a chat template)", true},
+    {"-o", "OUT", "where the edited copy is written (needed with --set, --delete, --set-file)"},
+};
+
+constexpr CliOption kTensorsOptions[] = {
+    {"--json", nullptr, "the index as JSON"},
+    {"--filter", "REGEX", "only the tensors whose name matches"},
+};
+
+constexpr CliOption kExportOptions[] = {
+    {"--expert", "N[,N...]", "only these experts of a 3-D expert tensor"},
+    {"--format", "f32|npy|csv", "raw little-endian float32 (default), NumPy .npy, or CSV"},
+    {"-o", "PATH|-", "where the values go (default: stdout)"},
+    {"--output", "PATH|-", "same as -o"},
+};
+
+constexpr CliOption kStatsOptions[] = {
+    {"--expert", "N", "one expert of a 3-D expert tensor"},
+    {"--json", nullptr, "the figures as JSON"},
+    {"--bins", "N", "histogram bins (default 20)"},
+};
+
+constexpr CliOption kCheckOptions[] = {
+    {"--json", nullptr, "the findings as JSON"},
+    {"--max-scale", "X", "report block scales beyond X as damaged (default 1e6)"},
+};
+
+constexpr CliOption kCompareOptions[] = {
+    {"--simulate", "TYPES", "quantize the reference in memory to these types (q2_K,q4_K,q8_0)"},
+    {"--json", nullptr, "the comparison as JSON"},
+    {"--filter", "REGEX", "only the tensors whose name matches"},
+    {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
+    {"--auto-reference", nullptr, "the most precise file (highest bits/weight) is the reference, not REF"},
+    {"--imatrix", "FILE", "weight the errors by a llama-imatrix importance matrix"},
+    {"--column-errors", "TENSOR", "with --imatrix: the error of each input column of one tensor"},
+    {"--expert", "N", "with --column-errors: one expert of an expert tensor"},
+};
+
+constexpr CliOption kConvertOptions[] = {
+    {"--type", "TYPE|PRESET", "one type for every tensor (f32, f16, bf16, q4_0 ... q6_K, iq4_nl, ...) or a preset"},
+    {"--preset", "PRESET", "the types llama-quantize chooses for a preset (Q4_K_M, IQ2_XS, ...)"},
+    {"--tensor-type", "REGEX=TYPE", "with a preset: override the type of the matching tensors", true},
+    {"--recipe", "RULES", "with a preset: a rules file (as `plan -o` writes); may name the preset itself"},
+    {"--imatrix", "FILE", "llama-imatrix importance weights, as llama-quantize --imatrix"},
+    {"--tensors", "REGEX", "with one --type: convert only the matching tensors, copy the rest"},
+    {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
+    {"--quiet", nullptr, "no progress on stderr"},
+};
+
+constexpr CliOption kRecipeOptions[] = {
+    {"--json", nullptr, "the grid or the chosen types as JSON"},
+    {"--preset", "PRESET", "the types llama-quantize would choose for MODEL (Q4_K_M, IQ2_XS, ...)"},
+    {"--imatrix", "FILE", "with --preset: the importance matrix llama-quantize would be given"},
+    {"--tensor-type", "REGEX=TYPE", "with --preset: override the type of the matching tensors", true},
+    {"--tensor-type-file", "FILE", "with --preset: --tensor-type rules from a file"},
+};
+
+constexpr CliOption kPlanOptions[] = {
+    {"--size", "SIZE", "the budget: 4.2GB, 3.9GiB, 800MB, 123456789 (file bytes) or 4.5bpw"},
+    {"--imatrix", "FILE", "weight the estimated errors by an importance matrix"},
+    {"-o", "RULES", "write the plan as --tensor-type rules (for convert --recipe or llama-quantize)"},
+    {"--rows", "N", "rows measured per tensor to estimate the error (default 64)"},
+    {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
+    {"--json", nullptr, "the plan as JSON"},
+};
+
+constexpr CliOption kDiffOptions[] = {
+    {"--json", nullptr, "the differences as JSON"},
+    {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
+};
+
+constexpr CliOption kTokenizeOptions[] = {
+    {"--text", "T", "the text to tokenize"},
+    {"--text-file", "F", "the text of a file"},
+    {"--no-special", nullptr, "no BOS/EOS, and special-token text stays text"},
+};
+
+constexpr CliOption kLogitsOptions[] = {
+    {"--tokens", "IDS", "token ids, 1,2,3"},
+    {"--text-file", "F", "a text to tokenize with the model's tokenizer"},
+    {"-o", "OUT.f32|-", "where the logits [tokens, vocab] go, as float32"},
+    {"--output", "OUT.f32|-", "same as -o"},
+    {"--hidden", "HIDDEN.f32", "also write the residual stream [layers, tokens, embd]"},
+    {"--sgemm", nullptr, "sum matrix products in float (cblas_sgemm), not double"},
+    {"--llama-activations", nullptr, "round activations as llama.cpp's CPU backend does (f16, q8_0, q8_K)"},
+};
+
+constexpr CliOption kKldOptions[] = {
+    {"--tokens", "IDS", "token ids, 1,2,3"},
+    {"--text-file", "F", "a text to tokenize with the reference's tokenizer"},
+    {"--llama-kld-base", "F", "the tokens and logits of llama-perplexity --kl-divergence-base"},
+    {"--chunk", "N", "evaluate in chunks of N tokens, each starting with BOS, as llama-perplexity"},
+    {"--simulate", "TYPES", "quantize the reference in memory to these types or presets"},
+    {"--imatrix", "FILE", "with --simulate: importance weights for the quantization"},
+    {"--json", nullptr, "the figures as JSON"},
+    {"--sgemm", nullptr, "sum matrix products in float (cblas_sgemm), not double"},
+    {"--llama-activations", nullptr, "round activations as llama.cpp's CPU backend does (f16, q8_0, q8_K)"},
+};
+
+constexpr CliOption kEstimateOptions[] = {
+    {"--ctx", "N", "context length (default: the model's training context)"},
+    {"--kv", "TYPE", "KV cache type for keys and values, as llama.cpp -ctk/-ctv (f16, q8_0, q4_0, ...; default f16)"},
+    {"--kv-k", "TYPE", "KV cache type for keys"},
+    {"--kv-v", "TYPE", "KV cache type for values"},
+    {"--flash-attn", "on|off|auto", "flash attention, as llama.cpp -fa (default auto: on for the CPU)"},
+    {"--batch", "N", "logical batch size, as llama.cpp -b (default 2048)"},
+    {"--ubatch", "N", "micro-batch size, as llama.cpp -ub (default 512)"},
+    {"--swa-full", "0|1", "full-size cache for sliding-window layers, as llama.cpp --swa-full (default 0)"},
+    {"--ngl", "N", "layers on the GPU, as llama.cpp -ngl (-1: all)"},
+    {"--json", nullptr, "the estimate as JSON"},
+};
+
+constexpr CliOption kDownloadOptions[] = {
+    {"-o", "DIR", "the folder the model (every shard) is saved in"},
+    {"--quiet", nullptr, "no progress on stderr"},
+};
+
+constexpr CliOption kImatrixOptions[] = {
+    {"--model", "MODEL", "validate the matrix against a model"},
+    {"--json", nullptr, "the report as JSON"},
+    {"--top", "N", "the N most important columns per tensor (default 8)"},
+};
+
+// ---- the commands -------------------------------------------------------------------------
+
+const CliCommand kCommands[] = {
+    {"info", "FILE", "model summary: architecture, size, types", {}, runInfo},
+    {"meta", "FILE", "every metadata key and value, or a copy with metadata edited (-o OUT)", kMetaOptions, runMeta},
+    {"tensors", "FILE", "the tensor index", kTensorsOptions, runTensors},
+    {"export", "FILE TENSOR", "dequantized values (default: f32 to stdout)", kExportOptions, runExport},
+    {"stats", "FILE TENSOR", "min, max, mean, std, rms, zero/NaN/Inf, histogram", kStatsOptions, runStats},
+    {"check", "FILE", "every tensor's SHA-256 and damaged blocks (NaN/Inf, huge scales); exit 3 if damaged",
+     kCheckOptions, runCheck},
+    {"compare", "REF [OTHER...]", "per-tensor error of other quant levels, or of the reference quantized in memory",
+     kCompareOptions, runCompare},
+    {"convert", "IN OUT (--type TYPE | --preset PRESET)", "re-quantize via f32 to one type, or as llama-quantize does for a preset",
+     kConvertOptions, runConvert, "1-D tensors keep their type unless a preset says otherwise."},
+    {"recipe", "FILE", "layers x roles grid of stored types, bpw, label audit; with --preset, llama-quantize's choice",
+     kRecipeOptions, runRecipe},
+    {"plan", "MODEL --size SIZE", "per-tensor types of least estimated error within SIZE, as --tensor-type rules",
+     kPlanOptions, runPlan, "SIZE: 4.2GB, 3.9GiB, 800MB, 123456789 (file bytes) or 4.5bpw (bits per weight of the tensor data)."},
+    {"diff", "A B", "what differs: metadata (arrays by element, long strings as a line diff), tensors, per layer",
+     kDiffOptions, runDiff},
+    {"tokenize", "MODEL (--text T | --text-file F)", "token ids of the model's own tokenizer, on one line",
+     kTokenizeOptions, runTokenize},
+    {"logits", "MODEL (--tokens IDS | --text-file F) -o OUT.f32|-", "run the model (llama family): logits and residual stream as float32",
+     kLogitsOptions, runLogits},
+    {"kld", "REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F)",
+     "output-level error: KL divergence, top-token agreement, perplexity, per-layer drift, MoE routing", kKldOptions, runKld},
+    {"estimate", "FILE", "memory llama.cpp needs: weights per device, KV cache by layer, recurrent state, compute buffer (FILE may be a URL)",
+     kEstimateOptions, runEstimate},
+    {"download", "URL -o DIR", "save a remote model (every shard) with resume and SHA-256 verification", kDownloadOptions,
+     runDownload},
+    {"imatrix", "FILE", "an importance matrix (llama-imatrix .gguf or .dat): coverage, validation, statistics; exit 3 if invalid",
+     kImatrixOptions, runImatrix},
+};
+
+}  // namespace
+
+std::span<const CliCommand> cliCommands()
+{
+    return kCommands;
+}
+
+const CliCommand* findCliCommand(std::string_view name)
+{
+    for (const CliCommand& command : kCommands)
+        if (name == command.name)
+            return &command;
+    return nullptr;
+}
+
+const CliCommand& cliCommand(std::string_view name)
+{
+    if (const CliCommand* command = findCliCommand(name))
+        return *command;
+    std::fprintf(stderr, "gguf-explorer-cli: internal error: no command '%.*s' in the table\n", int(name.size()), name.data());
+    std::abort();
+}
