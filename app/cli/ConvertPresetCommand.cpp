@@ -11,6 +11,7 @@
 #include "quantize/Quantize.h"
 #include "recipe/QuantPresets.h"
 #include "recipe/RecipeConversion.h"
+#include "types/GgmlType.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -45,7 +46,8 @@ const gguf::QuantPreset* presetNamedInRulesFile(const std::string& path)
 bool convertWantsPreset(const std::vector<std::string>& words)
 {
     for (std::size_t i = 0; i < words.size(); ++i) {
-        if (words[i] == "--preset" || words[i] == "--tensor-type" || words[i] == "--recipe")
+        if (words[i] == "--preset" || words[i] == "--tensor-type" || words[i] == "--recipe" || words[i] == "--token-embedding-type"
+            || words[i] == "--output-tensor-type")
             return true;
         // A preset name that is no type name (Q4_K_M, IQ2_M, MXFP4_MOE): only a preset can be meant.
         if (words[i] == "--type" && i + 1 < words.size() && gguf::findQuantPreset(words[i + 1])
@@ -59,13 +61,14 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
 {
     const char* const usage =
         "usage: convert IN.gguf OUT.gguf (--type PRESET | --preset PRESET) [--tensor-type REGEX=TYPE ...] [--recipe RULES] "
-        "[--imatrix FILE] [--threads N] [--quiet]";
+        "[--token-embedding-type TYPE] [--output-tensor-type TYPE] [--imatrix FILE] [--threads N] [--quiet]";
     std::vector<std::string> words = givenWords;
     std::string error;
     auto rules = takeTensorTypeRules(words, error);
     if (!rules)
         return reportFailure(error, 2);
-    const CliArguments args = CliArguments::parse(words, {"--type", "--preset", "--recipe", "--threads", "--imatrix"}, {"--quiet"});
+    const CliArguments args = CliArguments::parse(words, {"--type", "--preset", "--recipe", "--threads", "--imatrix", "--token-embedding-type", "--output-tensor-type"},
+                                                  {"--quiet"});
     if (!args.error.empty() || args.positionals.size() != 2)
         return reportFailure(args.error.empty() ? usage : args.error, 2);
     std::optional<std::string> presetText = args.value("--preset");
@@ -82,6 +85,18 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
     }
     if (!preset)
         return reportFailure("convert with rules needs --type PRESET (or a rules file naming its base preset)", 2);
+
+    // llama-quantize's --token-embedding-type and --output-tensor-type: any ggml type name.
+    std::optional<std::uint32_t> forcedTypes[2];
+    const char* const forcedOptions[2] = {"--token-embedding-type", "--output-tensor-type"};
+    for (int i = 0; i < 2; ++i) {
+        if (const auto name = args.value(forcedOptions[i])) {
+            const gguf::TypeTraits* type = gguf::findTypeByName(*name);
+            if (!type)
+                return reportFailure(std::string(forcedOptions[i]) + ": unknown type '" + *name + "'", 2);
+            forcedTypes[i] = type->id;
+        }
+    }
 
     gguf::RecipeConversionOptions options;
     if (const auto threads = args.value("--threads")) {
@@ -121,6 +136,8 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
     recipeOptions.hasImatrix = imatrix != nullptr;
     recipeOptions.preset = preset;
     recipeOptions.rules = std::move(*rules);
+    recipeOptions.tokenEmbeddingType = forcedTypes[0];
+    recipeOptions.outputTensorType = forcedTypes[1];
     auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), recipeOptions);
     if (!recipe)
         return reportFailure(recipe.error().toString());
