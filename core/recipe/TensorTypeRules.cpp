@@ -116,8 +116,10 @@ std::string formatTensorTypeRulesFile(const std::vector<TensorTypeRule>& rules, 
     std::istringstream lines{std::string(comment)};
     for (std::string line; std::getline(lines, line);)
         text += "# " + line + "\n";
+    // A rule at the start of a line that begins with '#' would read back as a comment: escape
+    // the '#' (the same pattern to the regex engine; llama-quantize reads it the same way).
     for (const TensorTypeRule& rule : rules)
-        text += formatTensorTypeRule(rule) + "\n";
+        text += (rule.pattern.starts_with('#') ? "\\" : "") + formatTensorTypeRule(rule) + "\n";
     return text;
 }
 

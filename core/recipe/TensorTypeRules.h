@@ -51,6 +51,7 @@ public:
     // The first rule whose regex is found in `name`, or nullptr.
     const TensorTypeRule* match(std::string_view name) const;
     bool empty() const { return m_rules.empty(); }
+    const std::vector<TensorTypeRule>& rules() const { return m_rules; }
 
 private:
     std::vector<TensorTypeRule> m_rules;

@@ -250,6 +250,26 @@ private slots:
         QCOMPARE(reparsed->size(), std::size_t(3));
         for (std::size_t i = 0; i < rules->size(); ++i)
             QCOMPARE(formatTensorTypeRule((*reparsed)[i]), formatTensorTypeRule((*rules)[i]));
+        // A rule whose pattern starts with '#' (legal mid-line) must not read back as a comment.
+        auto hashed = parseTensorTypeRules("attn_v=q8_0 #x=q4_0");
+        QVERIFY(hashed);
+        QCOMPARE(hashed->size(), std::size_t(2));
+        auto hashedBack = parseTensorTypeRules(formatTensorTypeRulesFile(*hashed, "c"));
+        QVERIFY(hashedBack);
+        QCOMPARE(hashedBack->size(), std::size_t(2));
+        auto hashedRules = CompiledTensorTypeRules::compile(*hashedBack);
+        QVERIFY(hashedRules);
+        QCOMPARE(hashedRules->match("blk.0.#x"), &hashedRules->rules()[1]);
+        // Patterns run in linear time and compile without recursion: what std::regex could not survive.
+        auto deep = parseTensorTypeRule(std::string(50000, '(') + "attn" + std::string(50000, ')') + "=q8_0");
+        QVERIFY2(deep, deep ? "" : deep.error().message.c_str());
+        auto backtracking = CompiledTensorTypeRules::compile({{"(.*)*z", typeIdValue(GgmlTypeId::Q8_0)}});
+        QVERIFY(backtracking);
+        QVERIFY(!backtracking->match(std::string(100000, 'a')));
+        QVERIFY(backtracking->match(std::string(100000, 'a') + "z"));
+        auto backReference = parseTensorTypeRule("(attn)\\1=q8_0");
+        QVERIFY(!backReference);
+        QVERIFY(backReference.error().message.find("not supported") != std::string::npos);
         QCOMPARE(formatTensorTypeArguments({*rule}), std::string("--tensor-type 'attn_v=q8_0'"));
         QCOMPARE(exactNamePattern("blk.0.attn_v.weight"), std::string("^blk\\.0\\.attn_v\\.weight$"));
 
