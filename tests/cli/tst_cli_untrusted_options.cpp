@@ -193,6 +193,27 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
     }
 
+    // llama-imatrix pairs blk.N.x with blk.(N-1).x by a regex; the tool's copy of it recursed
+    // once per digit and crashed on an entry named "blk." and 100,000 digits.
+    void imatrixEntryWithAHugeLayerNumber()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QByteArray bytes;
+        auto appendInt = [&bytes](std::int32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
+        appendInt(2);
+        for (const QByteArray& name : {"blk." + QByteArray(100000, '1') + ".attn_k.weight", QByteArray("blk.0.attn_k.weight")}) {
+            appendInt(std::int32_t(name.size()));
+            bytes += name;
+            appendInt(1);  // ncall
+            appendInt(4);  // values
+            for (const float v : {1.0f, 2.0f, 3.0f, 4.0f})
+                bytes.append(reinterpret_cast<const char*>(&v), 4);
+        }
+        const auto run = cli({"imatrix", writeFile(dir, "long-name.imatrix.dat", bytes)});
+        QVERIFY2(finishedWithResultOrOneLine(run), qPrintable(run.describe()));
+    }
+
     // compare refuses what convert, kld and plan refuse, in text and in --json: here a negative
     // sum of squares.
     void compareRefusesAMatrixThatFailsValidation()
