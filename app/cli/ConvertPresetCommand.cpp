@@ -11,7 +11,6 @@
 #include "quantize/Quantize.h"
 #include "recipe/QuantPresets.h"
 #include "recipe/RecipeConversion.h"
-#include "types/GgmlType.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -86,17 +85,9 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
     if (!preset)
         return reportFailure("convert with rules needs --type PRESET (or a rules file naming its base preset)", 2);
 
-    // llama-quantize's --token-embedding-type and --output-tensor-type: any ggml type name.
-    std::optional<std::uint32_t> forcedTypes[2];
-    const char* const forcedOptions[2] = {"--token-embedding-type", "--output-tensor-type"};
-    for (int i = 0; i < 2; ++i) {
-        if (const auto name = args.value(forcedOptions[i])) {
-            const gguf::TypeTraits* type = gguf::findTypeByName(*name);
-            if (!type)
-                return reportFailure(std::string(forcedOptions[i]) + ": unknown type '" + *name + "'", 2);
-            forcedTypes[i] = type->id;
-        }
-    }
+    gguf::RecipeOptions recipeOptions;
+    if (!readForcedTypes(args, recipeOptions, error))
+        return reportFailure(error, 2);
 
     gguf::RecipeConversionOptions options;
     if (const auto threads = args.value("--threads")) {
@@ -132,12 +123,9 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
         provenance.chunks = static_cast<std::uint32_t>(std::max<std::int64_t>(0, imatrix->chunkCount()));
         options.imatrix = provenance;
     }
-    gguf::RecipeOptions recipeOptions;
     recipeOptions.hasImatrix = imatrix != nullptr;
     recipeOptions.preset = preset;
     recipeOptions.rules = std::move(*rules);
-    recipeOptions.tokenEmbeddingType = forcedTypes[0];
-    recipeOptions.outputTensorType = forcedTypes[1];
     auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), recipeOptions);
     if (!recipe)
         return reportFailure(recipe.error().toString());

@@ -2,12 +2,14 @@
 // in every llama.cpp/arch/<folder>/manifest.json was made by llama-quantize from the folder's
 // F32 model (its command is the model's `made_by`). The same command, spelled as a convert,
 // must give the same tensors in the same order, of the same types, with the same bytes, and then
-// the whole file byte for byte (its sha256 is in the manifest). The rows come from the manifests,
+// the whole file byte for byte (its sha256 is in the manifest); `recipe --preset` must name the
+// same types in the same order. The rows come from the manifests,
 // so a folder added to the fixtures is checked without touching this suite.
 
 #include "CliRunner.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "OrderedJson.h"
 #include "types/GgmlType.h"
 
 #include <QCryptographicHash>
@@ -19,6 +21,7 @@
 #include <QtTest>
 
 #include <cstring>
+#include <optional>
 
 using testsupport::fixturePath;
 
@@ -26,34 +29,39 @@ namespace {
 
 constexpr auto kArchDir = "llama.cpp/arch";
 
-// A llama-quantize command line as convert's arguments: "[--opt V ...] IN OUT PRESET [THREADS]"
-// becomes "convert IN OUT --preset PRESET --opt V ...". The paths in the manifests start with
-// "public/<folder>/", this folder. Empty when the command has another form.
-QStringList convertArguments(const QString& folder, const QString& command, const QString& output)
+// A llama-quantize command line, "[--opt V ...] IN OUT PRESET [THREADS]", read into its parts.
+// The paths in the manifests start with "public/<folder>/", this folder.
+struct QuantizeCommand {
+    QString input;
+    QString preset;
+    QString threads;
+    QStringList options;  // --tensor-type, --token-embedding-type, ... with their values
+};
+
+std::optional<QuantizeCommand> readCommand(const QString& folder, const QString& command)
 {
     QStringList words = command.split(' ', Qt::SkipEmptyParts);
     if (words.isEmpty() || words.takeFirst() != "llama-quantize")
-        return {};
-    QStringList options;
+        return std::nullopt;
+    QuantizeCommand parts;
     QStringList positionals;
     for (int i = 0; i < words.size(); ++i) {
         if (words[i].startsWith("--")) {
             if (i + 1 >= words.size())
-                return {};
-            options << words[i] << words[i + 1];
+                return std::nullopt;
+            parts.options << words[i] << words[i + 1];
             ++i;
         } else {
             positionals << words[i];
         }
     }
     if (positionals.size() < 3 || !positionals[0].startsWith("public/" + folder + "/"))
-        return {};
-    const QString input = fixturePath(QString(kArchDir) + "/" + positionals[0].section('/', 1));
-    QStringList arguments{"convert", input, output, "--preset", positionals[2]};
+        return std::nullopt;
+    parts.input = fixturePath(QString(kArchDir) + "/" + positionals[0].section('/', 1));
+    parts.preset = positionals[2];
     if (positionals.size() > 3)
-        arguments << "--threads" << positionals[3];
-    arguments << options << "--quiet";
-    return arguments;
+        parts.threads = positionals[3];
+    return parts;
 }
 
 QString describeTensor(const gguf::TensorInfo& tensor)
@@ -80,6 +88,7 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("command");
         QTest::addColumn<QString>("sha256");
+        QTest::addColumn<QStringList>("types");  // "name=type" in the file's order
         const QStringList folders = QDir(fixturePath(kArchDir)).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
         QVERIFY2(!folders.isEmpty(), qPrintable(fixturePath(kArchDir)));
         for (const QString& folder : folders) {
@@ -92,7 +101,10 @@ private slots:
                 if (!command.startsWith("llama-quantize "))
                     continue;
                 const QString file = model["file"].toString();
-                QTest::newRow(qPrintable(folder + "/" + file)) << folder << file << command << model["sha256"].toString();
+                QStringList types;
+                for (const QJsonValue& tensor : model["tensors"].toArray())
+                    types << tensor["name"].toString() + "=" + tensor["type"].toString().toLower();
+                QTest::newRow(qPrintable(folder + "/" + file)) << folder << file << command << model["sha256"].toString() << types;
                 ++quantized;
             }
             QVERIFY2(quantized >= 2, qPrintable(folder + ": fewer than two llama-quantize files (Q8_0 and Q4_K_M)"));
@@ -108,8 +120,12 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString output = dir.filePath(file);
-        const QStringList arguments = convertArguments(folder, command, output);
-        QVERIFY2(!arguments.isEmpty(), qPrintable("cannot read the command: " + command));
+        const auto parts = readCommand(folder, command);
+        QVERIFY2(parts, qPrintable("cannot read the command: " + command));
+        QStringList arguments{"convert", parts->input, output, "--preset", parts->preset};
+        if (!parts->threads.isEmpty())
+            arguments << "--threads" << parts->threads;
+        arguments << parts->options << "--quiet";
         const auto run = testsupport::runProgram(testsupport::cliPath(), arguments);
         QVERIFY2(run.exitCode == 0, qPrintable(arguments.join(' ') + "\n" + run.describe()));
 
@@ -130,6 +146,28 @@ private slots:
         // Tensor for tensor equal; the metadata and layout too, so the whole file.
         const QByteArray bytes = testsupport::readWholeFile(output);
         QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()), sha256);
+    }
+
+    // `recipe --preset` with the same options names the types llama-quantize gave, in its order.
+    void recipeEqualsLlamaQuantize_data() { convertEqualsLlamaQuantize_data(); }
+
+    void recipeEqualsLlamaQuantize()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QString, command);
+        QFETCH(QStringList, types);
+        const auto parts = readCommand(folder, command);
+        QVERIFY2(parts, qPrintable("cannot read the command: " + command));
+        const QStringList arguments = QStringList{"recipe", parts->input, "--preset", parts->preset} + parts->options << "--json";
+        const auto run = testsupport::runProgram(testsupport::cliPath(), arguments);
+        QVERIFY2(run.exitCode == 0, qPrintable(arguments.join(' ') + "\n" + run.describe()));
+        QString error;
+        const auto root = testsupport::parseOrderedJson(run.out, &error);
+        QVERIFY2(root && root->member("tensors"), qPrintable(error));
+        QStringList ours;
+        for (const auto& [name, type] : root->member("tensors")->members)
+            ours << QString::fromUtf8(name) + "=" + QString::fromUtf8(type.text).toLower();
+        QCOMPARE(ours, types);
     }
 };
 
