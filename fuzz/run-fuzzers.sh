@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-"fuzz_open_metadata fuzz_dequantize fuzz_writers fuzz_imatrix fuzz_tokenizer"}
+harnesses=${*:-"fuzz_open_metadata fuzz_dequantize fuzz_writers fuzz_imatrix fuzz_tokenizer fuzz_rules"}
 bin=build/fuzz/fuzz
 mkdir -p build/fuzz/artifacts
 for harness in $harnesses; do

@@ -7,6 +7,8 @@ packages="cmake fonts-dejavu-core ninja-build g++ pkg-config qt6-base-dev qt6-ba
 packages="$packages libopenblas-dev"
 # libcurl: HTTP range reads of remote models (core/remote); lighttpd: the local web server the remote tests start
 packages="$packages libcurl4-openssl-dev lighttpd"
+# RE2: the regular expressions users give (--filter, --tensor-type, rules files) match in linear time
+packages="$packages libre2-dev"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -58,6 +58,8 @@ constexpr CliOption kConvertOptions[] = {
     {"--preset", "PRESET", "the types llama-quantize chooses for a preset (Q4_K_M, IQ2_XS, ...)"},
     {"--tensor-type", "REGEX=TYPE", "with a preset: override the type of the matching tensors", true},
     {"--recipe", "RULES", "with a preset: a rules file (as `plan -o` writes); may name the preset itself"},
+    {"--token-embedding-type", "TYPE", "with a preset: token_embd's type, as llama-quantize --token-embedding-type"},
+    {"--output-tensor-type", "TYPE", "with a preset: output's type, as llama-quantize --output-tensor-type"},
     {"--imatrix", "FILE", "llama-imatrix importance weights, as llama-quantize --imatrix"},
     {"--tensors", "REGEX", "with one --type: convert only the matching tensors, copy the rest"},
     {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
@@ -70,6 +72,8 @@ constexpr CliOption kRecipeOptions[] = {
     {"--imatrix", "FILE", "with --preset: the importance matrix llama-quantize would be given"},
     {"--tensor-type", "REGEX=TYPE", "with --preset: override the type of the matching tensors", true},
     {"--tensor-type-file", "FILE", "with --preset: --tensor-type rules from a file"},
+    {"--token-embedding-type", "TYPE", "with --preset: token_embd's type, as llama-quantize --token-embedding-type"},
+    {"--output-tensor-type", "TYPE", "with --preset: output's type, as llama-quantize --output-tensor-type"},
 };
 
 constexpr CliOption kPlanOptions[] = {

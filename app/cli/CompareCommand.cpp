@@ -9,9 +9,9 @@
 #include "compare/ModelComparison.h"
 #include "ModelLoading.h"
 #include "quantize/Quantize.h"
+#include "base/UserPattern.h"
 
 #include <cstdio>
-#include <regex>
 #include <sstream>
 
 namespace {
@@ -175,14 +175,13 @@ int runCompare(const std::vector<std::string>& words)
     }
     if (args.positionals.size() < 2 && options.simulatedTypes.empty())
         return reportFailure("compare needs a second file or --simulate TYPES", 2);
-    std::optional<std::regex> filter;
+    std::optional<gguf::UserPattern> filter;
     if (const auto pattern = args.value("--filter")) {
-        try {
-            filter.emplace(*pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& error) {
-            return reportFailure("--filter '" + *pattern + "' is not a valid regular expression: " + error.what(), 2);
-        }
-        options.includeTensor = [&filter](std::string_view name) { return std::regex_search(name.begin(), name.end(), *filter); };
+        auto compiled = gguf::UserPattern::compile(*pattern);
+        if (!compiled)
+            return reportFailure("--filter: " + compiled.error().message, 2);
+        filter = std::move(*compiled);
+        options.includeTensor = [&filter](std::string_view name) { return filter->foundIn(name); };
     }
     gguf::ComparisonRunOptions run;
     if (const auto threads = args.value("--threads")) {

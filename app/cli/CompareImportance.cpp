@@ -64,6 +64,13 @@ bool prepareCompareImportance(const CliArguments& args, const std::vector<std::s
     LoadedImportance& state = loadedImportance();
     state.matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
     state.validation = gguf::validateImatrix(*state.matrix, probe->reference());
+    // Refused as convert, kld and plan refuse it: weighted figures from unusable numbers are no figures.
+    for (const gguf::ImatrixIssue& issue : state.validation.issues)
+        if (issue.severity == gguf::ImatrixSeverity::Error) {
+            state.matrix.reset();
+            status = reportFailure("the importance matrix does not fit the model: " + issue.toString());
+            return false;
+        }
     options.importance = state.matrix;
     // Simulated columns quantize as llama-quantize --imatrix does: each expert's rows with its weights.
     options.quantizeWithImportance = gguf::quantizeRows;

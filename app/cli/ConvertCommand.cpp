@@ -1,6 +1,7 @@
 // convert: re-quantize a model (via f32) to one type and write a new GGUF file.
 
 #include "Commands.h"
+#include "ImatrixOption.h"
 #include "quantize/Conversion.h"
 #include "ModelLoading.h"
 #include "remote/RemoteUrl.h"
@@ -54,6 +55,9 @@ int runConvert(const std::vector<std::string>& words)
     // --imatrix: llama-imatrix's GGUF output; the weights llama-quantize would use (issue 14).
     std::optional<gguf::ImportanceWeights> importance;
     if (const auto imatrixPath = args.value("--imatrix")) {
+        // Checked as every command that reads an imatrix checks it (values, shapes, this model).
+        if (!loadImatrixForModelOrReport(*imatrixPath, *model))
+            return 1;
         auto loaded = gguf::ImportanceWeights::load(*imatrixPath);
         if (!loaded)
             return reportFailure("cannot read the importance matrix: " + loaded.error().toString());

@@ -46,7 +46,8 @@ const gguf::QuantPreset* presetNamedInRulesFile(const std::string& path)
 bool convertWantsPreset(const std::vector<std::string>& words)
 {
     for (std::size_t i = 0; i < words.size(); ++i) {
-        if (words[i] == "--preset" || words[i] == "--tensor-type" || words[i] == "--recipe")
+        if (words[i] == "--preset" || words[i] == "--tensor-type" || words[i] == "--recipe" || words[i] == "--token-embedding-type"
+            || words[i] == "--output-tensor-type")
             return true;
         // A preset name that is no type name (Q4_K_M, IQ2_M, MXFP4_MOE): only a preset can be meant.
         if (words[i] == "--type" && i + 1 < words.size() && gguf::findQuantPreset(words[i + 1])
@@ -82,6 +83,10 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
     }
     if (!preset)
         return reportFailure("convert with rules needs --type PRESET (or a rules file naming its base preset)", 2);
+
+    gguf::RecipeOptions recipeOptions;
+    if (!readForcedTypes(args, recipeOptions, error))
+        return reportFailure(error, 2);
 
     gguf::RecipeConversionOptions options;
     if (const auto threads = args.value("--threads")) {
@@ -121,7 +126,6 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
         provenance.chunks = static_cast<std::uint32_t>(std::max<std::int64_t>(0, imatrix->chunkCount()));
         options.imatrix = provenance;
     }
-    gguf::RecipeOptions recipeOptions;
     recipeOptions.hasImatrix = imatrix != nullptr;
     recipeOptions.preset = preset;
     recipeOptions.rules = std::move(*rules);

@@ -7,7 +7,7 @@ std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const 
 {
     auto loaded = gguf::ImportanceMatrix::load(path);
     if (!loaded) {
-        reportFailure(loaded.error().toString());
+        reportFailure("cannot read the importance matrix: " + loaded.error().toString());
         return nullptr;
     }
     auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));

@@ -11,6 +11,7 @@
 #include "write/ByteSink.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace {
 
@@ -51,12 +52,13 @@ int runPlan(const std::vector<std::string>& words)
     if (!budget)
         return reportFailure(budget.error().message, 2);
     gguf::ErrorTableOptions tableOptions;
-    for (const char* option : {"--rows", "--threads"}) {
+    // --threads caps at 1024 as every other command's does.
+    for (const auto& [option, most] : {std::pair{"--rows", 1L << 20}, std::pair{"--threads", 1024L}}) {
         if (const auto text = args.value(option)) {
             char* end = nullptr;
             const long n = std::strtol(text->c_str(), &end, 10);
-            if (*end != '\0' || n < 1 || n > 1 << 20)
-                return reportFailure(std::string(option) + " must be a whole number from 1 to 1048576", 2);
+            if (text->empty() || *end != '\0' || n < 1 || n > most)
+                return reportFailure(std::string(option) + " must be a whole number from 1 to " + std::to_string(most), 2);
             if (std::string(option) == "--rows")
                 tableOptions.sampleRows = static_cast<std::size_t>(n);
             else

@@ -228,13 +228,12 @@ int showFileRecipe(const gguf::Model& model, bool asJson)
     return 0;
 }
 
+// `options` holds the rules and forced types; the preset and the imatrix are set here.
 int showPresetRecipe(const gguf::Model& model, const std::string& modelPath, const gguf::QuantPreset& preset,
-                     const std::optional<std::string>& imatrixPath, std::vector<gguf::TensorTypeRule> rules, bool asJson)
+                     const std::optional<std::string>& imatrixPath, gguf::RecipeOptions options, bool asJson)
 {
-    gguf::RecipeOptions options;
     options.preset = &preset;
     options.hasImatrix = imatrixPath.has_value();
-    options.rules = std::move(rules);
     auto recipe = gguf::computeRecipe(gguf::readModelShape(model), model.tensors(), options);
     if (!recipe)
         return reportFailure(recipe.error().toString());
@@ -305,8 +304,9 @@ int runRecipe(const std::vector<std::string>& givenWords)
         return reportFailure(args.error.empty() ? commandUsage("recipe") : args.error, 2);
     const bool asJson = args.has("--json");
     if (!args.has("--preset")) {
-        if (args.has("--imatrix") || !rules->empty() || args.has("--tensor-type-file"))
-            return reportFailure("--imatrix, --tensor-type and --tensor-type-file need --preset", 2);
+        if (args.has("--imatrix") || !rules->empty() || args.has("--tensor-type-file") || args.has(kForcedTypeOptions[0])
+            || args.has(kForcedTypeOptions[1]))
+            return reportFailure("--imatrix, --tensor-type, --tensor-type-file and the type options need --preset", 2);
         const auto model = openModelOrReport(args.positionals[0]);
         return model ? showFileRecipe(*model, asJson) : 1;
     }
@@ -326,5 +326,9 @@ int runRecipe(const std::vector<std::string>& givenWords)
     // Read as the quantizers would: either format, and it must fit this model.
     if (imatrixPath && !loadImatrixForModelOrReport(*imatrixPath, *model))
         return 1;
-    return showPresetRecipe(*model, args.positionals[0], *preset, imatrixPath, std::move(*rules), asJson);
+    gguf::RecipeOptions options;
+    options.rules = std::move(*rules);
+    if (!readForcedTypes(args, options, ruleError))
+        return reportFailure(ruleError, 2);
+    return showPresetRecipe(*model, args.positionals[0], *preset, imatrixPath, std::move(options), asJson);
 }

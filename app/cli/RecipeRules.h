@@ -2,8 +2,11 @@
 // --tensor-type R=T (repeatable) and --tensor-type-file F / --recipe F, shared by recipe,
 // plan and convert.
 
+#include "CliArguments.h"
 #include "RepeatedOption.h"
+#include "recipe/LlamaQuantRecipe.h"
 #include "recipe/TensorTypeRules.h"
+#include "types/GgmlType.h"
 
 #include <optional>
 #include <string>
@@ -36,5 +39,26 @@ inline bool appendRulesFile(const std::string& path, std::vector<gguf::TensorTyp
         return false;
     }
     rules.insert(rules.end(), loaded->begin(), loaded->end());
+    return true;
+}
+
+// The value options of the forced types (llama-quantize's --token-embedding-type and
+// --output-tensor-type), for CliArguments::parse.
+inline constexpr const char* kForcedTypeOptions[] = {"--token-embedding-type", "--output-tensor-type"};
+
+// Reads them into `options` (any ggml type name, as llama-quantize takes); false after setting `error`.
+inline bool readForcedTypes(const CliArguments& args, gguf::RecipeOptions& options, std::string& error)
+{
+    for (const char* option : kForcedTypeOptions) {
+        const auto name = args.value(option);
+        if (!name)
+            continue;
+        const gguf::TypeTraits* type = gguf::findTypeByName(*name);
+        if (!type) {
+            error = std::string(option) + ": unknown type '" + *name + "'";
+            return false;
+        }
+        (std::string_view(option) == "--output-tensor-type" ? options.outputTensorType : options.tokenEmbeddingType) = type->id;
+    }
     return true;
 }

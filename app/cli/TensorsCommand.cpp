@@ -2,9 +2,9 @@
 #include "base/HumanFormat.h"
 #include "base/JsonWriter.h"
 #include "ModelLoading.h"
+#include "base/UserPattern.h"
 
 #include <cstdio>
-#include <regex>
 
 namespace {
 std::string shapeText(const gguf::TensorInfo& tensor)
@@ -23,13 +23,12 @@ int runTensors(const std::vector<std::string>& words)
     const CliArguments args = CliArguments::parse(words, "tensors");
     if (!args.error.empty() || args.positionals.size() != 1)
         return reportFailure(args.error.empty() ? commandUsage("tensors") : args.error, 2);
-    std::optional<std::regex> filter;
+    std::optional<gguf::UserPattern> filter;
     if (const auto pattern = args.value("--filter")) {
-        try {
-            filter.emplace(*pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& error) {
-            return reportFailure("--filter '" + *pattern + "' is not a valid regular expression: " + error.what(), 2);
-        }
+        auto compiled = gguf::UserPattern::compile(*pattern);
+        if (!compiled)
+            return reportFailure("--filter: " + compiled.error().message, 2);
+        filter = std::move(*compiled);
     }
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
@@ -41,7 +40,7 @@ int runTensors(const std::vector<std::string>& words)
     if (asJson)
         json.beginArray();
     for (const gguf::TensorInfo& tensor : model->tensors()) {
-        if (filter && !std::regex_search(tensor.name.begin(), tensor.name.end(), *filter))
+        if (filter && !filter->foundIn(tensor.name))
             continue;
         if (asJson) {
             json.beginObject();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 
 namespace gguf {
 
@@ -54,8 +55,16 @@ ParallelRows::ParallelRows(unsigned threadCount)
 {
     const unsigned workers = std::max(threadCount, 1u) - 1;
     m_workers.reserve(workers);
-    for (unsigned i = 0; i < workers; ++i)
-        m_workers.emplace_back([this] { workerLoop(); });
+    // The system may refuse threads (a ulimit, memory): keep the ones started and say why, for
+    // callers that want every thread they asked for (startError()). Throwing from here would
+    // destroy joinable threads, which terminates the process.
+    try {
+        for (unsigned i = 0; i < workers; ++i)
+            m_workers.emplace_back([this] { workerLoop(); });
+    } catch (const std::system_error& error) {
+        m_startError = "cannot start thread " + std::to_string(m_workers.size() + 2) + " of " + std::to_string(workers + 1)
+                     + ": " + error.what();
+    }
 }
 
 ParallelRows::~ParallelRows()

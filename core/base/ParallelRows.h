@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -43,6 +44,8 @@ public:
     ParallelRows& operator=(const ParallelRows&) = delete;
 
     unsigned threadCount() const { return static_cast<unsigned>(m_workers.size()) + 1; }
+    // Why fewer threads than asked for run (the system refused one); empty when all started.
+    const std::string& startError() const { return m_startError; }
 
     // Calls task(i) once for every i in [0, taskCount), spread over the workers and the calling
     // thread, which takes part; tasks are handed out in order. Returns when all have finished.
@@ -71,6 +74,7 @@ private:
     std::size_t m_busyWorkers = 0;
     std::uint64_t m_generation = 0;  // bumped per run, so a worker joins each run once
     bool m_stopping = false;
+    std::string m_startError;
 };
 
 }  // namespace gguf

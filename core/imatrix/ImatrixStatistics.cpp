@@ -6,7 +6,8 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <regex>
+#include <string_view>
+#include <utility>
 
 namespace gguf {
 
@@ -121,21 +122,35 @@ float innerProduct(const std::vector<float>& a, const std::vector<float>& b)
     return sum;
 }
 
+// Where llama-imatrix's regex `blk\.(\d+)\.` first matches in `name`: the digits' position and
+// length, or nullopt. Scanned by hand: std::regex recurses once per digit and overflows the
+// stack on a name of 100,000 digits, which an imatrix file can hold.
+std::optional<std::pair<std::size_t, std::size_t>> layerDigits(std::string_view name)
+{
+    for (std::size_t at = name.find("blk."); at != std::string_view::npos; at = name.find("blk.", at + 1)) {
+        std::size_t end = at + 4;
+        while (end < name.size() && name[end] >= '0' && name[end] <= '9')
+            ++end;
+        if (end > at + 4 && end < name.size() && name[end] == '.')
+            return std::pair{at + 4, end - at - 4};
+    }
+    return std::nullopt;
+}
+
 // compute_cossim: the raw sums of blk.N.x against blk.(N-1).x.
 void addCosineSimilarities(std::vector<ImatrixTensorStatistics>& stats, const ImportanceMatrix& matrix)
 {
-    static const std::regex pattern(R"(blk\.(\d+)\.)");
     for (ImatrixTensorStatistics& ts : stats) {
-        std::smatch match;
-        if (!std::regex_search(ts.name, match, pattern))
+        const auto match = layerDigits(ts.name);
+        if (!match)
             continue;
         // llama-imatrix uses std::stoi here; a layer number past int is not a layer it could pair.
-        const std::string digits = match[1];
+        const std::string digits = ts.name.substr(match->first, match->second);
         if (digits.size() > 9)
             continue;
         const int block = std::stoi(digits);
         std::string previous = ts.name;
-        previous.replace(static_cast<std::size_t>(match.position(1)), static_cast<std::size_t>(match.length(1)), std::to_string(block - 1));
+        previous.replace(match->first, match->second, std::to_string(block - 1));
         const bool computed = std::any_of(stats.begin(), stats.end(), [&](const ImatrixTensorStatistics& t) { return t.name == previous; });
         const ImportanceEntry* current = matrix.find(ts.name);
         const ImportanceEntry* before = matrix.find(previous);

@@ -3,6 +3,7 @@
 #include "gguf/Model.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace gguf {
 
@@ -12,6 +13,13 @@ void add(ImatrixValidation& out, ImatrixSeverity severity, const std::string& te
          std::uint64_t offset, std::string message)
 {
     out.issues.push_back(ImatrixIssue{severity, tensor, field, offset, std::move(message)});
+}
+
+std::string shortNumber(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
 }
 
 std::string sumsField(const ImportanceEntry& entry) { return entry.legacy ? "values" : "in_sum2"; }
@@ -45,6 +53,24 @@ void checkContent(const ImportanceEntry& entry, ImatrixValidation& out)
     if (negative > 0)
         add(out, ImatrixSeverity::Error, entry.name, field.c_str(), entry.sumsOffset + 4 * firstNegative,
             std::to_string(negative) + " value(s) are negative (a sum of squares cannot be), first " + where(firstNegative));
+    // Finite but absurd: the weight a quantizer gets (the mean of x^2 over the tokens) beyond
+    // kMaxImportanceWeight. No calibration gives that, a flipped exponent bit does (3.4e38), and
+    // ggml's weighted searches overflow on it into zero blocks with NaN scales.
+    std::size_t huge = 0;
+    std::size_t firstHuge = 0;
+    for (std::size_t i = 0; i < entry.sums.size(); ++i) {
+        if (!std::isfinite(entry.sums[i]) || entry.sums[i] < 0.0f)
+            continue;
+        if (!entry.legacy && (columns == 0 || i / columns >= entry.counts.size()))
+            break;  // the reader keeps one count per stored row; nothing to divide by otherwise
+        if (entry.quantWeightAt(i) > kMaxImportanceWeight && huge++ == 0)
+            firstHuge = i;
+    }
+    if (huge > 0)
+        add(out, ImatrixSeverity::Error, entry.name, field.c_str(), entry.sumsOffset + 4 * firstHuge,
+            std::to_string(huge) + " value(s) give an importance (mean of x^2) above " + shortNumber(kMaxImportanceWeight)
+                + ", which no activations reach (a damaged file?); first " + where(firstHuge) + " = "
+                + shortNumber(entry.sums[firstHuge]) + ", importance " + shortNumber(entry.quantWeightAt(firstHuge)));
 
     if (entry.legacy) {
         if (entry.legacyCalls <= 0)

@@ -15,6 +15,12 @@ namespace gguf {
 
 class Model;
 
+// The largest importance (a quantizer's weight: the mean of x^2 over the tokens) accepted.
+// Activations of a model run in F16 cannot pass 65504, so their square stays under 4.3e9; 1e10
+// leaves room for BF16 and F32 runs. Beyond it lie damaged files (one flipped exponent bit
+// makes 3.4e38), on which ggml's weighted searches overflow into NaN scales.
+constexpr float kMaxImportanceWeight = 1e10f;
+
 enum class ImatrixSeverity {
     Error,    // llama-quantize would refuse the model with this imatrix, or the numbers are unusable
     Warning,  // accepted, but the quantization of some rows is blind or the entry is unused

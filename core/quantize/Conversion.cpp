@@ -1,5 +1,6 @@
 #include "quantize/Conversion.h"
 
+#include "base/UserPattern.h"
 #include "write/ByteSink.h"
 #include "kernels/Dequantize.h"
 #include "write/GgufWriter.h"
@@ -10,7 +11,6 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <regex>
 #include <thread>
 
 #include <sys/mman.h>
@@ -218,13 +218,12 @@ Result<ConversionPlan> planConversion(const Model& input, const ConversionOption
     const TypeTraits* target = findType(options.targetType);
     if (!target || !canQuantize(options.targetType))
         return conversionError("cannot convert to " + typeName(options.targetType) + ": the core has no quantizer for it");
-    std::optional<std::regex> pattern;
+    std::optional<UserPattern> pattern;
     if (!options.tensorPattern.empty()) {
-        try {
-            pattern.emplace(options.tensorPattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& error) {
-            return conversionError("tensor pattern '" + options.tensorPattern + "' is not a valid regular expression: " + error.what());
-        }
+        auto compiled = UserPattern::compile(options.tensorPattern);
+        if (!compiled)
+            return conversionError("tensor " + compiled.error().message);
+        pattern = std::move(*compiled);
     }
 
     ConversionPlan plan;
@@ -233,7 +232,7 @@ Result<ConversionPlan> planConversion(const Model& input, const ConversionOption
         if (!tensor.traits)
             return Error{"tensor '" + std::string(tensor.name) + "' has " + typeName(tensor.typeId)
                          + ", whose size is unknown; it cannot be written", tensor.infoOffset, input.shards()[tensor.shard]->path()};
-        const bool selected = !pattern || std::regex_search(tensor.name.begin(), tensor.name.end(), *pattern);
+        const bool selected = !pattern || pattern->foundIn(tensor.name);
         ConversionTensorPlan entry{&tensor, chooseTensorTarget(tensor, options.targetType, selected)};
         if (entry.target.quantize && !tensor.traits->dequantize)
             return Error{"tensor '" + std::string(tensor.name) + "' has " + typeName(tensor.typeId) + ", which cannot be dequantized",

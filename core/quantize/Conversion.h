@@ -23,7 +23,7 @@ inline constexpr std::uint64_t kConversionChunkElements = std::uint64_t{1} << 20
 
 struct ConversionOptions {
     std::uint32_t targetType = 0;
-    std::string tensorPattern;  // ECMAScript regex searched in each name; empty: every tensor
+    std::string tensorPattern;  // a UserPattern searched in each name; empty: every tensor
     std::uint64_t chunkElements = kConversionChunkElements;
     unsigned threads = 0;  // quantizing threads; 0: std::thread::hardware_concurrency(). Same bytes for any count.
     const std::atomic<bool>* cancel = nullptr;  // set to stop; nothing is left behind

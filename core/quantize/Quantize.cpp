@@ -1,9 +1,11 @@
 #include "quantize/Quantize.h"
 
+#include "blocks/BlockScales.h"
 #include "quantize/Quantizers.h"
 #include "quantize/WeightedQuantizers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace gguf {
@@ -56,6 +58,35 @@ quantize::QuantizeRowFn findWeightedQuantizer(std::uint32_t typeId)
         if (typeIdValue(row.typeId) == typeId)
             return row.quantize;
     return nullptr;
+}
+
+// llama-quantize runs ggml_validate_row_data on every chunk it quantizes and stops at a block
+// whose float scale is NaN or infinite. Importance weights near FLT_MAX make the weighted
+// searches overflow into exactly that (zeros with NaN scales): fail the same way rather than
+// hand such a tensor to the writer.
+Status checkFiniteScales(const TypeTraits& traits, std::int64_t rowLength, std::size_t rows, std::span<const std::uint8_t> out)
+{
+    TensorInfo view;
+    view.nDims = 2;
+    view.ne = {rowLength, static_cast<std::int64_t>(rows), 1, 1};
+    view.traits = &traits;
+    view.typeId = traits.id;
+    view.data = out.data();
+    view.nbytes = out.size();
+    BlockScales scales;
+    if (!extractRowScales(view, 0, rows, scales))
+        return Ok{};  // no float scales to check in this type
+    const std::size_t perBlock = std::max<std::size_t>(scales.layout.superScales, 1);
+    const std::size_t blocksPerRow = static_cast<std::size_t>(rowLength) / traits.blockSize;
+    for (std::size_t i = 0; i < scales.superScales.size(); ++i)
+        if (!std::isfinite(scales.superScales[i])) {
+            const std::size_t block = i / perBlock;
+            return Error{"quantizing to " + typeName(traits.id) + " gave a " + (std::isnan(scales.superScales[i]) ? "NaN" : "infinite")
+                             + " scale in row " + std::to_string(block / blocksPerRow) + ", block " + std::to_string(block % blocksPerRow)
+                             + " (quantized data validation failed): the importance weights are too large",
+                         Error::kNoOffset, {}};
+        }
+    return Ok{};
 }
 
 }  // namespace
@@ -156,7 +187,7 @@ Status quantizeRows(std::uint32_t typeId, std::span<const float> values, std::in
                      + std::to_string(rows * rowBytes), Error::kNoOffset, {}};
     for (std::size_t row = 0; row < rows; ++row)
         weighted(values.data() + row * std::size_t(rowLength), out.data() + row * rowBytes, rowLength, importance.data());
-    return Ok{};
+    return checkFiniteScales(*traits, rowLength, rows, out);
 }
 
 }  // namespace gguf

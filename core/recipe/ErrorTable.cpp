@@ -134,6 +134,8 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
     std::atomic<std::uint64_t> samplesDone{0};
     std::atomic<bool> failed{false};
     ParallelRows pool(options.threads ? options.threads : machineThreadCount());
+    if (!pool.startError().empty())
+        return Error{pool.startError(), Error::kNoOffset, {}};
     // Bounded batches keep progress and cancel responsive without a lock per row.
     const std::size_t batch = std::max<std::size_t>(pool.threadCount() * 8, 1);
     for (std::size_t first = 0; first < tasks.size() && !failed; first += batch) {

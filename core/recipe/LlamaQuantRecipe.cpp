@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <numeric>
+#include <optional>
 
 namespace gguf {
 
@@ -126,6 +127,7 @@ struct RecipeState {
     const ModelShape& shape;
     std::uint32_t ftype = 0;
     bool hasImatrix = false;
+    std::optional<std::uint32_t> outputTensorType = std::nullopt;
     bool tiedEmbeddings = true;
     int attnVCount = 0;
     int attnVSeen = 0;
@@ -168,6 +170,8 @@ Result<std::uint32_t> presetRules(RecipeState& s, std::uint32_t type, const Tens
     const bool iq2sm = s.ftypeIn({kIQ2_S, kIQ2_M});
 
     if (role == Role::Output || (s.tiedEmbeddings && role == Role::TokenEmbd)) {
+        if (s.outputTensorType)
+            return *s.outputTensorType;
         if (s.ftype == kMXFP4_MOE)
             return id(T::Q8_0);
         if (s.isFalcon() || tensor.ne[0] % blockSizeOf(type) != 0)
@@ -327,30 +331,42 @@ Result<std::uint32_t> presetRules(RecipeState& s, std::uint32_t type, const Tens
     return type;
 }
 
-// tensor_type_fallback: a type whose block the row fits.
-Result<std::uint32_t> fallbackType(const TensorInfo& tensor, std::uint32_t type, RecipeTensor& entry)
+// The block-32 type llama-quantize demotes a block-256 type to when a row does not fit it;
+// nullopt for the types of 32 or fewer elements a block, which have nothing smaller to go to.
+// Fails for the other types (there are none among llama-quantize's targets today), as
+// llama-quantize throws for them.
+Result<std::optional<std::uint32_t>> smallerBlockType(const TensorInfo& tensor, std::uint32_t type)
 {
-    if (tensor.ne[0] % blockSizeOf(type) == 0)
-        return type;
-    std::uint32_t fallback = 0;
     switch (static_cast<T>(type)) {
     case T::IQ1_S: case T::IQ1_M: case T::IQ2_XXS: case T::IQ2_XS: case T::IQ2_S: case T::IQ3_XXS: case T::IQ3_S:
     case T::IQ4_XS:
-        fallback = id(T::IQ4_NL);
-        break;
+        return std::optional{id(T::IQ4_NL)};
     case T::Q2_0: case T::Q2_K: case T::Q3_K: case T::TQ1_0: case T::TQ2_0:
-        fallback = id(T::Q4_0);
-        break;
-    case T::Q4_K: fallback = id(T::Q5_0); break;
-    case T::Q5_K: fallback = id(T::Q5_1); break;
-    case T::Q6_K: fallback = id(T::Q8_0); break;
+        return std::optional{id(T::Q4_0)};
+    case T::Q4_K: return std::optional{id(T::Q5_0)};
+    case T::Q5_K: return std::optional{id(T::Q5_1)};
+    case T::Q6_K: return std::optional{id(T::Q8_0)};
     default:
+        if (blockSizeOf(type) <= 32)
+            return std::optional<std::uint32_t>{};
         return Error{"tensor " + std::string(tensor.name) + ": row length " + std::to_string(tensor.ne[0]) + " does not fit "
                          + typeName(type) + " blocks of " + std::to_string(blockSizeOf(type))
                          + " and llama-quantize defines no fallback type for " + typeName(type), tensor.infoOffset, {}};
     }
-    if (tensor.ne[0] % blockSizeOf(fallback) != 0)
-        fallback = id(T::F16);
+}
+
+// tensor_type_fallback: a type whose block the row fits. The smaller-block type when the row
+// fits it, otherwise F16 (block 1), which every row fits.
+Result<std::uint32_t> fallbackType(const TensorInfo& tensor, std::uint32_t type, RecipeTensor& entry)
+{
+    if (tensor.ne[0] % blockSizeOf(type) == 0)
+        return type;
+    auto smaller = smallerBlockType(tensor, type);
+    if (!smaller)
+        return smaller.error();
+    std::uint32_t fallback = id(T::F16);
+    if (*smaller && tensor.ne[0] % blockSizeOf(**smaller) == 0)
+        fallback = **smaller;
     entry.fellBack = true;
     entry.note = "row length " + std::to_string(tensor.ne[0]) + " does not fit " + typeName(type) + " blocks of "
                + std::to_string(blockSizeOf(type)) + "; falls back to " + typeName(fallback);
@@ -430,6 +446,7 @@ Result<Recipe> computeRecipe(const ModelShape& shape, const std::vector<TensorIn
     RecipeState state{shape};
     state.ftype = options.preset->fileType;
     state.hasImatrix = options.hasImatrix;
+    state.outputTensorType = options.outputTensorType;
     state.layerCount = static_cast<int>(std::min<std::uint32_t>(shape.layerCount, INT_MAX));
     for (const TensorInfo& tensor : tensors) {
         const Role role = roleOf(tensor.name);
@@ -452,13 +469,25 @@ Result<Recipe> computeRecipe(const ModelShape& shape, const std::vector<TensorIn
             entry.note = tensor.nDims < 2 ? "1-D: kept" : "kept, as llama-quantize keeps it";
         } else {
             std::uint32_t type = defaultType;
-            if (isQuantizedType(defaultType)) {
+            const Role role = roleOf(tensor.name);
+            const std::optional<std::uint32_t> forced = role == Role::TokenEmbd ? options.tokenEmbeddingType
+                                                      : role == Role::Output    ? options.outputTensorType
+                                                                                : std::nullopt;
+            if (forced) {
+                if (tensor.ne[0] % blockSizeOf(*forced) != 0)
+                    return Error{"tensor " + std::string(tensor.name) + ": row length " + std::to_string(tensor.ne[0])
+                                     + " does not fit " + typeName(*forced) + " blocks of " + std::to_string(blockSizeOf(*forced)),
+                                 tensor.infoOffset, {}};
+                type = *forced;
+                entry.manual = true;
+                entry.note = std::string(role == Role::Output ? "--output-tensor-type " : "--token-embedding-type ") + typeName(type);
+            } else if (isQuantizedType(defaultType)) {
                 if (const TensorTypeRule* rule = rules->match(tensor.name)) {
                     type = rule->typeId;
                     entry.manual = true;
                     entry.note = "rule " + formatTensorTypeRule(*rule);
                 } else if (!options.pure) {
-                    auto chosen = presetRules(state, type, tensor, roleOf(tensor.name));
+                    auto chosen = presetRules(state, type, tensor, role);
                     if (!chosen)
                         return chosen.error();
                     type = *chosen;

@@ -15,6 +15,7 @@
 #include "recipe/TensorTypeRules.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct RecipeOptions {
     bool hasImatrix = false;            // an importance matrix is given (some rules and the refusal depend on it)
     std::vector<TensorTypeRule> rules;  // --tensor-type overrides, first match wins
     bool pure = false;                  // --pure: no per-tensor rules, the default type everywhere
+    // --token-embedding-type / --output-tensor-type: the type of token_embd / output.weight,
+    // before any rule and without a fallback (a tied token_embd follows the output's type).
+    std::optional<std::uint32_t> tokenEmbeddingType = std::nullopt;
+    std::optional<std::uint32_t> outputTensorType = std::nullopt;
 };
 
 struct RecipeTensor {
@@ -32,7 +37,7 @@ struct RecipeTensor {
     std::uint32_t typeId = 0;         // the type written
     bool quantizable = false;         // llama-quantize's tensor_allows_quantization
     bool converted = false;           // typeId differs from the stored type: the data is re-encoded
-    bool manual = false;              // chosen by a --tensor-type rule
+    bool manual = false;              // chosen by a --tensor-type rule or a type option
     bool fellBack = false;            // the row did not fit the chosen type's blocks
     bool requiresImatrix = false;     // llama-quantize refuses this type here without an imatrix
     std::uint64_t bytes = 0;          // size in the output

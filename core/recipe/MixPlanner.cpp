@@ -379,7 +379,10 @@ Result<PlanRules> rulesForMix(const PlanContext& context, const std::vector<Pres
             }
         bool reproduced = false;
         for (int round = 0; round < 64 && !reproduced; ++round) {
-            RecipeOptions options{point.preset, context.hasImatrix, rules, false};
+            RecipeOptions options;
+            options.preset = point.preset;
+            options.hasImatrix = context.hasImatrix;
+            options.rules = rules;
             auto recipe = computeRecipe(shape, context.model->tensors(), options);
             if (!recipe || !recipe->refusal.empty())
                 break;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -42,11 +43,8 @@ Result<TensorTypeRule> parseTensorTypeRule(std::string_view word)
     if (!type)
         return ruleError("invalid quantization type '" + std::string(typeText) + "' in '" + std::string(word) + "'");
     rule.typeId = type->id;
-    try {
-        std::regex check(rule.pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& error) {
-        return ruleError("tensor pattern '" + rule.pattern + "' is not a valid regular expression: " + error.what());
-    }
+    if (auto compiled = UserPattern::compile(rule.pattern); !compiled)
+        return ruleError("tensor " + compiled.error().message);
     return rule;
 }
 
@@ -69,6 +67,8 @@ Result<std::vector<TensorTypeRule>> parseTensorTypeRules(std::string_view text)
         std::size_t end = at;
         while (end < text.size() && !isSpace(text[end]))
             ++end;
+        if (rules.size() == kMaxRules)
+            return ruleError("more than " + std::to_string(kMaxRules) + " rules");
         auto rule = parseTensorTypeRule(text.substr(at, end - at));
         if (!rule)
             return rule.error();
@@ -81,18 +81,23 @@ Result<std::vector<TensorTypeRule>> parseTensorTypeRules(std::string_view text)
 
 Result<std::vector<TensorTypeRule>> loadTensorTypeRules(const std::string& path)
 {
+    // A folder opens as a stream that reads nothing: it would pass for an empty rules file.
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored))
+        return Error{"is a folder, not a rules file", Error::kNoOffset, path};
     std::ifstream file(path, std::ios::binary);
     if (!file)
         return Error{"cannot open the rules file", Error::kNoOffset, path};
     noteInputPath(path);  // no output of this run may replace it
     std::string text;
-    constexpr std::size_t kLimit = 64u << 20;  // a rules file is text; refuse anything huge
     char buffer[65536];
     while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
         text.append(buffer, static_cast<std::size_t>(file.gcount()));
-        if (text.size() > kLimit)
-            return Error{"the rules file is larger than 64 MiB", Error::kNoOffset, path};
+        if (text.size() > kMaxRulesFileBytes)
+            return Error{"the rules file is larger than " + std::to_string(kMaxRulesFileBytes >> 20) + " MiB", Error::kNoOffset, path};
     }
+    if (file.bad())
+        return Error{"cannot read the rules file", Error::kNoOffset, path};
     auto rules = parseTensorTypeRules(text);
     if (!rules) {
         Error error = rules.error();
@@ -113,8 +118,10 @@ std::string formatTensorTypeRulesFile(const std::vector<TensorTypeRule>& rules, 
     std::istringstream lines{std::string(comment)};
     for (std::string line; std::getline(lines, line);)
         text += "# " + line + "\n";
+    // A rule at the start of a line that begins with '#' would read back as a comment: escape
+    // the '#' (the same pattern to the regex engine; llama-quantize reads it the same way).
     for (const TensorTypeRule& rule : rules)
-        text += formatTensorTypeRule(rule) + "\n";
+        text += (rule.pattern.starts_with('#') ? "\\" : "") + formatTensorTypeRule(rule) + "\n";
     return text;
 }
 
@@ -145,11 +152,10 @@ Result<CompiledTensorTypeRules> CompiledTensorTypeRules::compile(const std::vect
 {
     CompiledTensorTypeRules compiled;
     for (const TensorTypeRule& rule : rules) {
-        try {
-            compiled.m_patterns.emplace_back(rule.pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& error) {
-            return ruleError("tensor pattern '" + rule.pattern + "' is not a valid regular expression: " + error.what());
-        }
+        auto pattern = UserPattern::compile(rule.pattern);
+        if (!pattern)
+            return ruleError("tensor " + pattern.error().message);
+        compiled.m_patterns.push_back(std::move(*pattern));
         compiled.m_rules.push_back(rule);
     }
     return compiled;
@@ -158,7 +164,7 @@ Result<CompiledTensorTypeRules> CompiledTensorTypeRules::compile(const std::vect
 const TensorTypeRule* CompiledTensorTypeRules::match(std::string_view name) const
 {
     for (std::size_t i = 0; i < m_patterns.size(); ++i)
-        if (std::regex_search(name.begin(), name.end(), m_patterns[i]))
+        if (m_patterns[i].foundIn(name))
             return &m_rules[i];
     return nullptr;
 }

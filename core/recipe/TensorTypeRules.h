@@ -1,13 +1,15 @@
 #pragma once
 // Per-tensor type rules in the form llama-quantize's --tensor-type takes: "REGEX=TYPE", the
-// regex searched (std::regex, ECMAScript) in each tensor name, the first matching rule wins.
+// regex searched in each tensor name (base/UserPattern: RE2, linear time), the first matching
+// rule wins.
 // llama-quantize lower-cases the regex and accepts any ggml type name in any case; a rules file
 // (--tensor-type-file) is the same words separated by spaces or newlines.
 
 #include "base/Result.h"
+#include "base/UserPattern.h"
 
+#include <cstddef>
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,11 @@ struct TensorTypeRule {
 // One "REGEX=TYPE" word; the error says what is wrong the way llama-quantize's parser does
 // (no '=', no name, no type, unknown type, invalid regex).
 Result<TensorTypeRule> parseTensorTypeRule(std::string_view word);
+// Bounds on a rules file, which people share: a rule costs a few KiB once compiled. One rule per
+// tensor of the largest models (about 2,000 tensors) is far inside both.
+constexpr std::size_t kMaxRules = 16384;
+constexpr std::size_t kMaxRulesFileBytes = std::size_t{1} << 20;
+
 // Whitespace-separated rules (a --tensor-type-file's text). Lines starting with '#' are
 // comments here (llama-quantize has none; this tool writes them, so it must read them).
 Result<std::vector<TensorTypeRule>> parseTensorTypeRules(std::string_view text);
@@ -44,10 +51,11 @@ public:
     // The first rule whose regex is found in `name`, or nullptr.
     const TensorTypeRule* match(std::string_view name) const;
     bool empty() const { return m_rules.empty(); }
+    const std::vector<TensorTypeRule>& rules() const { return m_rules; }
 
 private:
     std::vector<TensorTypeRule> m_rules;
-    std::vector<std::regex> m_patterns;
+    std::vector<UserPattern> m_patterns;
 };
 
 }  // namespace gguf

@@ -67,6 +67,7 @@ private slots:
     void allOnesImatrixMatchesAllTypes();
     void weightedEdgeInputsAreDeterministic_data();
     void weightedEdgeInputsAreDeterministic();
+    void hugeImportanceFailsInsteadOfNaNScales();
     void refusesWithoutImportance();
     void typesIgnoringWeightsGiveSameBytes();
     void weightsChangeTheWeightedTypes();
@@ -223,12 +224,51 @@ void QuantizeImatrixTest::weightedEdgeInputsAreDeterministic()
     for (const auto& [values, importance] : {Case{&zeros, &ones}, Case{&wild, &ones}, Case{&wild, &weights}, Case{&zeros, &weights}}) {
         std::vector<std::uint8_t> first(std::size_t(quantizedSize(traits, n)));
         std::vector<std::uint8_t> second(first.size());
-        QVERIFY(quantizeRows(traits.id, *values, std::int64_t(n), *importance, first));
-        QVERIFY(quantizeRows(traits.id, *values, std::int64_t(n), *importance, second));
+        const Status once = quantizeRows(traits.id, *values, std::int64_t(n), *importance, first);
+        const Status again = quantizeRows(traits.id, *values, std::int64_t(n), *importance, second);
+        QCOMPARE(bool(once), bool(again));
         QVERIFY(first == second);
+        // NaN and infinite inputs may give a NaN scale, which llama-quantize's validation
+        // refuses: so does quantizeRows, naming it. Finite zeros never do.
+        if (!once) {
+            QVERIFY(values != &zeros);
+            QVERIFY2(once.error().message.find("scale") != std::string::npos, once.error().message.c_str());
+            continue;
+        }
         std::vector<float> decoded(n);
         traits.dequantize(first.data(), decoded.data(), n / traits.blockSize);
     }
+}
+
+// A flipped exponent bit in an imatrix gives weights near FLT_MAX. With them ggml's weighted
+// searches overflow; whatever a type does with them, it never hands back a block whose
+// dequantized values are NaN or infinite: it fails instead (llama-quantize's validation).
+void QuantizeImatrixTest::hugeImportanceFailsInsteadOfNaNScales()
+{
+    const std::size_t n = 512;
+    std::vector<float> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+        values[i] = 0.05f * float(int(i * 7919 % 41) - 20);
+    int refused = 0;
+    for (const float weight : {3.4e38f, 1e30f}) {
+        const std::vector<float> importance(n, weight);
+        for (const TypeTraits* type : quantizableTypes()) {
+            if (!usesImportance(type->id))
+                continue;
+            std::vector<std::uint8_t> out(std::size_t(quantizedSize(*type, n)));
+            const Status s = quantizeRows(type->id, values, std::int64_t(n), importance, out);
+            if (!s) {
+                ++refused;
+                QVERIFY2(s.error().message.find("scale") != std::string::npos, s.error().message.c_str());
+                continue;
+            }
+            std::vector<float> decoded(n);
+            type->dequantize(out.data(), decoded.data(), n / type->blockSize);
+            for (const float v : decoded)
+                QVERIFY2(std::isfinite(v), type->name);
+        }
+    }
+    QVERIFY(refused > 0);  // some searches do overflow: the guard is what stops them
 }
 
 void QuantizeImatrixTest::refusesWithoutImportance()

@@ -250,6 +250,26 @@ private slots:
         QCOMPARE(reparsed->size(), std::size_t(3));
         for (std::size_t i = 0; i < rules->size(); ++i)
             QCOMPARE(formatTensorTypeRule((*reparsed)[i]), formatTensorTypeRule((*rules)[i]));
+        // A rule whose pattern starts with '#' (legal mid-line) must not read back as a comment.
+        auto hashed = parseTensorTypeRules("attn_v=q8_0 #x=q4_0");
+        QVERIFY(hashed);
+        QCOMPARE(hashed->size(), std::size_t(2));
+        auto hashedBack = parseTensorTypeRules(formatTensorTypeRulesFile(*hashed, "c"));
+        QVERIFY(hashedBack);
+        QCOMPARE(hashedBack->size(), std::size_t(2));
+        auto hashedRules = CompiledTensorTypeRules::compile(*hashedBack);
+        QVERIFY(hashedRules);
+        QCOMPARE(hashedRules->match("blk.0.#x"), &hashedRules->rules()[1]);
+        // Patterns run in linear time and compile without recursion: what std::regex could not survive.
+        auto deep = parseTensorTypeRule(std::string(50000, '(') + "attn" + std::string(50000, ')') + "=q8_0");
+        QVERIFY2(deep, deep ? "" : deep.error().message.c_str());
+        auto backtracking = CompiledTensorTypeRules::compile({{"(.*)*z", typeIdValue(GgmlTypeId::Q8_0)}});
+        QVERIFY(backtracking);
+        QVERIFY(!backtracking->match(std::string(100000, 'a')));
+        QVERIFY(backtracking->match(std::string(100000, 'a') + "z"));
+        auto backReference = parseTensorTypeRule("(attn)\\1=q8_0");
+        QVERIFY(!backReference);
+        QVERIFY(backReference.error().message.find("not supported") != std::string::npos);
         QCOMPARE(formatTensorTypeArguments({*rule}), std::string("--tensor-type 'attn_v=q8_0'"));
         QCOMPARE(exactNamePattern("blk.0.attn_v.weight"), std::string("^blk\\.0\\.attn_v\\.weight$"));
 
@@ -292,11 +312,64 @@ private slots:
         QCOMPARE(typeName(r.find("blk.0.attn_q.weight")->typeId), std::string("q4_0"));
         r = recipeFor(shape, t.infos, "IQ4_XS");
         QCOMPARE(typeName(r.find("blk.0.attn_q.weight")->typeId), std::string("iq4_nl"));
-        // Q4_0 has no fallback: llama-quantize gives up on a row of 48.
-        RecipeOptions options{findQuantPreset("Q4_0"), false, {}, false};
+        // Types of 32 or fewer elements a block have nothing smaller to go to: a row of 48 is F16
+        // (llama-quantize writes DeepSeek's attn_v_b, 48 wide, as F16 in a Q8_0 file).
+        for (const char* preset : {"Q4_0", "Q8_0", "Q5_1", "IQ4_NL"}) {
+            r = recipeFor(shape, t.infos, preset);
+            QVERIFY2(r.find("blk.0.attn_k.weight"), preset);
+            QCOMPARE(typeName(r.find("blk.0.attn_k.weight")->typeId), std::string("f16"));
+            QVERIFY(r.find("blk.0.attn_k.weight")->fellBack);
+            QCOMPARE(r.find("blk.0.attn_k.weight")->bytes, std::uint64_t(48 * 64 * 2));
+            QCOMPARE(typeName(r.find("blk.0.attn_q.weight")->typeId), typeName(findQuantPreset(preset)->defaultType));
+        }
+        // The same through a rule (mxfp4, block 32), and a rule's block-256 type falls back as a preset's does.
+        auto rules = parseTensorTypeRules("attn_k=mxfp4 attn_q=q6_k");
+        QVERIFY(rules);
+        r = recipeFor(shape, t.infos, "Q8_0", false, *rules);
+        QCOMPARE(typeName(r.find("blk.0.attn_k.weight")->typeId), std::string("f16"));
+        QCOMPARE(typeName(r.find("blk.0.attn_q.weight")->typeId), std::string("q8_0"));
+        // A block-256 type llama-quantize maps to nothing (q8_K): it gives up, and so do we.
+        rules = parseTensorTypeRules("attn_q=q8_k");
+        QVERIFY(rules);
+        RecipeOptions options;
+        options.preset = findQuantPreset("Q8_0");
+        options.rules = *rules;
         auto refused = computeRecipe(shape, t.infos, options);
         QVERIFY(!refused);
-        QVERIFY(refused.error().message.find("blk.0.attn_k.weight") != std::string::npos);
+        QVERIFY(refused.error().message.find("blk.0.attn_q.weight") != std::string::npos);
+        QVERIFY(refused.error().message.find("q8_K") != std::string::npos);
+    }
+
+    void typeOptionsOfTokenEmbeddingAndOutput()
+    {
+        FakeTensors t = llamaLayout(1, 256, 512);
+        const std::vector<TensorInfo>& tensors = t.finish();
+        const ModelShape shape{"llama", 1, 8, 8, 0, false};
+        RecipeOptions options;
+        options.preset = findQuantPreset("Q4_K_M");
+        options.tokenEmbeddingType = typeIdValue(GgmlTypeId::F32);
+        options.outputTensorType = typeIdValue(GgmlTypeId::Q8_0);
+        // A rule naming them does not win over the options (llama-quantize reads them first).
+        auto rules = parseTensorTypeRules("token_embd=q4_0 output=q4_0");
+        QVERIFY(rules);
+        options.rules = *rules;
+        auto r = computeRecipe(shape, tensors, options);
+        QVERIFY(r);
+        QCOMPARE(typeName(r->find("token_embd.weight")->typeId), std::string("f32"));
+        QCOMPARE(typeName(r->find("output.weight")->typeId), std::string("q8_0"));
+        QCOMPARE(typeName(r->find("blk.0.attn_q.weight")->typeId), std::string("q4_K"));
+        // Tied embeddings: token_embd follows --output-tensor-type when it has no type of its own.
+        FakeTensors tied = llamaLayout(1, 256, 512, false);
+        options.tokenEmbeddingType.reset();
+        options.rules.clear();
+        r = computeRecipe(shape, tied.finish(), options);
+        QVERIFY(r);
+        QCOMPARE(typeName(r->find("token_embd.weight")->typeId), std::string("q8_0"));
+        // No fallback for a forced type: a row it does not fit is an error, not a silent change.
+        options.outputTensorType = typeIdValue(GgmlTypeId::Q8_K);
+        FakeTensors narrow;
+        narrow.add("output.weight", {96, 512});
+        QVERIFY(!computeRecipe(shape, narrow.finish(), options));
     }
 
     void rulesBeyondTheFixtures()
