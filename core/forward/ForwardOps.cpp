@@ -1,5 +1,7 @@
 #include "forward/ForwardOps.h"
 
+#include "forward/GgmlVectorMath.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -63,11 +65,7 @@ void softmaxRows(float* values, std::int64_t rowCount, std::int64_t width)
     for (std::int64_t r = 0; r < rowCount; ++r) {
         float* row = values + r * width;
         const float peak = *std::max_element(row, row + width);
-        double sum = 0.0;
-        for (std::int64_t i = 0; i < width; ++i) {
-            row[i] = std::exp(row[i] - peak);
-            sum += row[i];
-        }
+        const double sum = ggmlExpAndSum(row, row, width, peak);
         const float inverse = static_cast<float>(1.0 / sum);
         for (std::int64_t i = 0; i < width; ++i)
             row[i] *= inverse;
@@ -90,7 +88,8 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
         for (std::int64_t i = 0; i < tokens; ++i) {
             float* row = scores.data() + i * tokens;
             // ggml_soft_max_ext: x * scale + mask (-inf above the diagonal), max-subtracted exp,
-            // sum in double.
+            // sum in double. (ggml's vector exp and 8-lane sums here, as ggmlExpAndSum does them,
+            // moved the f16 oracle's flips rather than removing them, so libm's expf stays.)
             float peak = -std::numeric_limits<float>::infinity();
             for (std::int64_t j = 0; j <= i; ++j) {
                 row[j] *= scale;
@@ -111,11 +110,17 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
     }
 }
 
-void swiglu(float* gate, const float* up, std::size_t count)
+void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width)
 {
-    for (std::size_t i = 0; i < count; ++i) {
-        const float g = gate[i];
-        gate[i] = (g / (1.0f + std::exp(-g))) * up[i];
+    // ggml_vec_swiglu_f32 per row: the vector SiLU on groups of 8, libm's expf for the tail.
+    const std::int64_t vectorWidth = width / 8 * 8;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* g = gate + r * width;
+        const float* u = up + r * width;
+        for (std::int64_t i = 0; i < vectorWidth; ++i)
+            g[i] = ggmlSilu(g[i]) * u[i];
+        for (std::int64_t i = vectorWidth; i < width; ++i)
+            g[i] = (g[i] / (1.0f + std::exp(-g[i]))) * u[i];
     }
 }
 

@@ -32,10 +32,10 @@ void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t h
 void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, std::int64_t heads, std::int64_t kvHeads,
                      std::int64_t headSize, float scale, float* out);
 
-// ggml_swiglu_split: gate[i] = silu(gate[i]) * up[i].
-void swiglu(float* gate, const float* up, std::size_t count);
+// ggml_swiglu_split on [rows, width]: gate = silu(gate) * up, with ggml's vector SiLU.
+void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width);
 
-// Softmax of each row of `values` in place (ggml_soft_max without mask, scale 1).
+// Softmax of each row of `values` in place (ggml_soft_max without mask, scale 1, ggml's exp).
 void softmaxRows(float* values, std::int64_t rowCount, std::int64_t width);
 
 }  // namespace gguf

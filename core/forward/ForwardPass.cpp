@@ -148,7 +148,7 @@ Status PassRunner::denseFeedForward(std::int64_t layer, const std::vector<float>
     std::vector<float> g(static_cast<std::size_t>(m_tokens * ff)), u(g.size());
     multiplyWeights(normed.data(), m_tokens, *gate, m_accumulation, g.data());
     multiplyWeights(normed.data(), m_tokens, *up, m_accumulation, u.data());
-    swiglu(g.data(), u.data(), g.size());
+    swiglu(g.data(), u.data(), m_tokens, ff);
     out.assign(normed.size(), 0.0f);
     multiplyWeights(g.data(), m_tokens, *down, m_accumulation, out.data());
     recycle({&gate, &up, &down});
@@ -233,7 +233,7 @@ Status PassRunner::expertFeedForward(std::int64_t layer, const std::vector<float
         std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size()), d(x.size());
         multiplyWeights(x.data(), n, *gate, m_accumulation, g.data());
         multiplyWeights(x.data(), n, *up, m_accumulation, u.data());
-        swiglu(g.data(), u.data(), g.size());
+        swiglu(g.data(), u.data(), n, ff);
         multiplyWeights(g.data(), n, *down, m_accumulation, d.data());
         for (std::int64_t r = 0; r < n; ++r) {
             const std::int64_t slot = slots[static_cast<std::size_t>(r)];

@@ -65,6 +65,12 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     h.layerCount = *layers;
     h.headCount = *heads;
     h.feedForwardLength = *feedForward;
+    // Buffers are sized by the layer count (the hidden states keep every layer), so it is held
+    // against the tensors first: every layer has an attention norm, and no file has more layers
+    // than tensors.
+    const std::string lastNorm = "blk." + std::to_string(h.layerCount - 1) + ".attn_norm.weight";
+    if (static_cast<std::uint64_t>(h.layerCount) > model.tensors().size() || !model.findTensor(lastNorm))
+        return modelError(model, prefix + "block_count is " + std::to_string(h.layerCount) + " but the file has no tensor " + lastNorm);
     h.headCountKv = optionalCount(model, prefix + "attention.head_count_kv", h.headCount);
     if (h.headCountKv <= 0 || h.headCount % h.headCountKv != 0)
         return modelError(model, prefix + "attention.head_count_kv must divide attention.head_count");

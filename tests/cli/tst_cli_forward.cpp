@@ -141,6 +141,26 @@ private slots:
         QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
     }
 
+    // A dense model and an MoE one with the same vocabulary are different networks: kld refuses
+    // them, naming what differs, as compare lists it, instead of reporting a drift.
+    void kldRefusesUnrelatedModels_data()
+    {
+        QTest::addColumn<QString>("reference");
+        QTest::addColumn<QString>("other");
+        QTest::newRow("dense against MoE") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-moe-F16.gguf");
+        QTest::newRow("MoE against dense") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-llama-F32.gguf");
+    }
+
+    void kldRefusesUnrelatedModels()
+    {
+        QFETCH(QString, reference);
+        QFETCH(QString, other);
+        const auto run = runCli({QStringLiteral("kld"), fixturePath(reference), fixturePath(other), QStringLiteral("--tokens"), QStringLiteral("1,2,3,4")});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("does not fit the reference"), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("blk.0.ffn_gate"), qPrintable(run.describe()));
+    }
+
     void kldTextAndJsonAgree()
     {
         const QString reference = fixturePath(QStringLiteral("tiny-moe-F16.gguf"));

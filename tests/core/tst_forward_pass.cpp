@@ -311,6 +311,8 @@ private slots:
         QTest::newRow("wrong q shape") << QStringLiteral("q") << QStringLiteral("blk.0.attn_q.weight");
         QTest::newRow("missing ffn_down") << QStringLiteral("down") << QStringLiteral("blk.0.ffn_down.weight");
         QTest::newRow("experts without tensors") << QStringLiteral("experts") << QStringLiteral("blk.0.ffn_gate_inp.weight");
+        // Held against the tensors before any buffer is sized by it (it used to end in bad_alloc).
+        QTest::newRow("huge block count") << QStringLiteral("layers") << QStringLiteral("block_count");
     }
 
     void rejectsInconsistentModels()
@@ -322,7 +324,7 @@ private slots:
         std::vector<std::pair<std::string, EncodedValue>> keys{
             {"general.architecture", EncodedValue::string("llama")},
             {"llama.embedding_length", EncodedValue::u32(e)},
-            {"llama.block_count", EncodedValue::u32(1)},
+            {"llama.block_count", EncodedValue::u32(change == "layers" ? 1u << 31 : 1)},
             {"llama.feed_forward_length", EncodedValue::u32(change == "ff" ? 1u << 30 : ff)},
             {"llama.attention.head_count", EncodedValue::u32(change == "heads" ? 64 : 4)},
             {"llama.attention.head_count_kv", EncodedValue::u32(change == "kv" ? 3 : 4)},
