@@ -73,10 +73,11 @@ ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId)
         return ActivationRounding::F16;
     case GgmlTypeId::BF16:
         return ActivationRounding::Bf16;
-    case GgmlTypeId::Q4_0:
     case GgmlTypeId::Q4_1:
-    case GgmlTypeId::Q5_0:
     case GgmlTypeId::Q5_1:
+        return ActivationRounding::Q8_1;
+    case GgmlTypeId::Q4_0:
+    case GgmlTypeId::Q5_0:
     case GgmlTypeId::Q8_0:
     case GgmlTypeId::IQ4_NL:
     case GgmlTypeId::MXFP4:
@@ -119,6 +120,7 @@ void roundActivations(ActivationRounding rounding, std::span<float> values, std:
                 x[i] = bf16ToF32(quantize::f32ToBf16Bits(x[i]));
             break;
         case ActivationRounding::Q8_0:
+        case ActivationRounding::Q8_1:
             roundQ8_0(x, row);
             break;
         case ActivationRounding::Q8_K:
@@ -126,6 +128,29 @@ void roundActivations(ActivationRounding rounding, std::span<float> values, std:
             break;
         }
     }
+}
+
+void q8_1SumErrors(std::span<const float> values, std::int64_t rowLength, std::span<float> errors)
+{
+    // quantize_row_q8_1 (x86 AVX): d = amax / 127, q = round_half_even(x * 127 / amax),
+    // y.d = f16(d), y.s = f16(d * sum(q)).
+    const auto blocks = static_cast<std::size_t>(rowLength / 32);
+    const std::size_t rows = values.size() / static_cast<std::size_t>(rowLength);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const float* x = values.data() + r * static_cast<std::size_t>(rowLength) + b * 32;
+            float amax = 0.0f;
+            for (std::size_t j = 0; j < 32; ++j)
+                amax = std::max(amax, std::fabs(x[j]));
+            const float d = amax / 127.0f;
+            const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+            int sum = 0;
+            for (std::size_t j = 0; j < 32; ++j)
+                sum += nearestInt(x[j] * id);
+            const float stored = f16ToF32(quantize::f32ToF16Bits(d * static_cast<float>(sum)));
+            const float exact = f16ToF32(quantize::f32ToF16Bits(d)) * static_cast<float>(sum);
+            errors[r * blocks + b] = stored - exact;
+        }
 }
 
 }  // namespace gguf

@@ -7,7 +7,8 @@ namespace gguf {
 namespace {
 std::vector<const BlockDescription*> allDescriptions()
 {
-    return {&llamaBlockDescription()};
+    return {&llamaBlockDescription(), &qwen2BlockDescription(), &qwen3BlockDescription(), &qwen3MoeBlockDescription(),
+            &phi3BlockDescription()};
 }
 }  // namespace
 

@@ -1,8 +1,9 @@
 #pragma once
-// What one architecture's transformer block is, as data: the shared pass (ForwardPass.cpp) reads
-// this and never branches on an architecture name. Adding an architecture whose block is a
-// variation of the llama block (qwen2: biases and NEOX RoPE; qwen3: q/k norms) is one new
-// Arch<Name>.cpp file that fills this in, plus its line in ArchitectureList.cpp.
+// What one architecture's transformer block is, as data: the shared pass (ForwardPass.cpp and its
+// steps) reads this and never branches on an architecture name. Adding an architecture whose
+// block is a variation of the ones described is one new Arch<Name>.cpp file that fills this in,
+// plus its line in ArchitectureList.cpp. Every field is read by the pass or by
+// readHyperparameters (the defaults llama.cpp applies for that architecture).
 
 #include <string_view>
 #include <vector>
@@ -15,26 +16,72 @@ enum class RopePairing {
     Halves,    // LLAMA_ROPE_TYPE_NEOX: (x[i], x[i + n_rot/2])
 };
 
-enum class ExpertGating {
-    Softmax,  // softmax over all experts, then top-k of the probabilities
+// The gated activation of the FFN (llama.cpp's build_ffn / build_moe_ffn type_op).
+enum class FeedForwardActivation {
+    Silu,       // LLM_FFN_SILU, gated: ggml_swiglu_split
+    Gelu,       // LLM_FFN_GELU, gated: ggml_geglu_split (ggml's f16 GELU table)
+    SwigluOai,  // LLM_FFN_SWIGLU_OAI_MOE: clamped, alpha 1.702, limit 7 (gpt-oss)
 };
+
+// How router logits become expert weights (llama_expert_gating_func_type). A file's
+// `<arch>.expert_gating_func` key overrides the architecture's default.
+enum class ExpertGating {
+    Softmax,          // softmax over all experts, then top-k of the probabilities
+    Sigmoid,          // sigmoid of each logit, then top-k (plus exp_probs_b for the choice only)
+    SoftmaxSelected,  // top-k of the logits, softmax over the k chosen (gpt-oss)
+};
+
+// Where the rope base and scale of sliding-window layers come from when the file has no
+// `rope.freq_base_swa`: llama.cpp's hparams default (10000, scale 1) or the global layers' values.
+enum class SlidingRope { Default10000, SameAsGlobal };
 
 struct BlockDescription {
     std::string_view architecture;  // general.architecture value this block serves
     RopePairing rope = RopePairing::Adjacent;
-    ExpertGating gating = ExpertGating::Softmax;
-    // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
-    // (clamped below at 6.103515625e-5, the smallest normal f16).
-    bool normalizeExpertWeights = true;
+
+    // Attention.
+    bool fusedQkv = false;         // one attn_qkv.weight with the q, then k, then v rows (phi3)
+    bool scaleQueryFirst = false;  // q is multiplied by the scale before q.k (gemma, phi3), not the scores
     // Optional tensors the pass uses when the file has them (a missing one is simply skipped):
     // biases on q/k/v/output and per-head RMSNorm of q and k before RoPE.
     bool allowsProjectionBiases = false;
     bool allowsQkNorm = false;
+    bool hasAttentionSinks = false;  // attn_sinks.weight: one extra logit per head in the softmax
+
+    // Sliding-window attention: llama.cpp's defaults when the keys are absent (window 0 = the
+    // architecture has none unless the file says so). Layer il is local when
+    // il % pattern < pattern - 1 (llama_hparams::set_swa_pattern).
+    long long defaultSlidingWindow = 0;
+    unsigned defaultSlidingPattern = 0;
+    SlidingRope slidingRope = SlidingRope::Default10000;
+    // Softcaps llama.cpp applies when the keys are absent (0 = none unless the file has the key).
+    bool attentionSoftcap = false;  // tanh(kq / cap) * cap before the softmax
+    float defaultAttentionSoftcap = 0.0f;
+    float defaultFinalSoftcap = 0.0f;
+
+    // Norms and residual stream.
+    bool embeddingScaled = false;  // token embeddings * sqrt(n_embd) (gemma)
+    bool postNorms = false;        // post_attention_norm / post_ffw_norm on each branch's output (gemma)
+    std::string_view feedForwardNorm = "ffn_norm";  // the norm before the FFN
+
+    // Feed-forward.
+    FeedForwardActivation activation = FeedForwardActivation::Silu;
+    bool fusedGateUp = false;  // ffn_up.weight holds the gate rows, then the up rows (phi3)
+    ExpertGating gating = ExpertGating::Softmax;
+    // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
+    // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides.
+    bool normalizeExpertWeights = true;
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
 // self-registering object in a static library is dropped by the linker when nothing names it).
 const BlockDescription& llamaBlockDescription();
+const BlockDescription& qwen2BlockDescription();
+const BlockDescription& qwen3BlockDescription();
+const BlockDescription& qwen3MoeBlockDescription();
+const BlockDescription& phi3BlockDescription();
+const BlockDescription& gemma2BlockDescription();
+const BlockDescription& gemma3BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

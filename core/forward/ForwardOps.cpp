@@ -1,6 +1,8 @@
 #include "forward/ForwardOps.h"
 
 #include "forward/GgmlVectorMath.h"
+#include "kernels/HalfFloat.h"
+#include "quantize/FloatEncode.h"
 
 #include <cblas.h>
 
@@ -72,42 +74,59 @@ void softmaxRows(float* values, std::int64_t rowCount, std::int64_t width)
     }
 }
 
-void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, std::int64_t heads, std::int64_t kvHeads,
-                     std::int64_t headSize, float scale, float* out)
+void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, const AttentionSpec& spec, float* out)
 {
-    const std::int64_t group = heads / kvHeads;
-    const int qStride = static_cast<int>(heads * headSize);
-    const int kvStride = static_cast<int>(kvHeads * headSize);
+    const std::int64_t group = spec.heads / spec.kvHeads;
+    const int qStride = static_cast<int>(spec.heads * spec.keySize);
+    const int kStride = static_cast<int>(spec.kvHeads * spec.keySize);
+    const int vStride = static_cast<int>(spec.kvHeads * spec.valueSize);
+    const int oStride = static_cast<int>(spec.heads * spec.valueSize);
     const int n = static_cast<int>(tokens);
     std::vector<float> scores(static_cast<std::size_t>(tokens * tokens));
-    for (std::int64_t h = 0; h < heads; ++h) {
+    for (std::int64_t h = 0; h < spec.heads; ++h) {
         const std::int64_t kvHead = h / group;
         // scores[i, j] = q_i . k_j (row i = query position)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(headSize), 1.0f, q + h * headSize, qStride,
-                    k + kvHead * headSize, kvStride, 0.0f, scores.data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(spec.keySize), 1.0f, q + h * spec.keySize, qStride,
+                    k + kvHead * spec.keySize, kStride, 0.0f, scores.data(), n);
+        const bool hasSink = !spec.sinks.empty();
+        const float sink = hasSink ? spec.sinks[static_cast<std::size_t>(h)] : 0.0f;
         for (std::int64_t i = 0; i < tokens; ++i) {
             float* row = scores.data() + i * tokens;
-            // ggml_soft_max_ext: x * scale + mask (-inf above the diagonal), max-subtracted exp,
-            // sum in double. (ggml's vector exp and 8-lane sums here, as ggmlExpAndSum does them,
-            // moved the f16 oracle's flips rather than removing them, so libm's expf stays.)
+            const std::int64_t first = spec.window > 0 ? std::max<std::int64_t>(0, i - spec.window + 1) : 0;
+            std::fill(row, row + first, 0.0f);
+            if (spec.softcap > 0.0f)
+                softcap(row + first, static_cast<std::size_t>(i + 1 - first), spec.softcap);
+            // ggml_soft_max_ext: x * scale + mask (-inf above the diagonal and outside the
+            // window), max-subtracted exp, sum in double; a sink joins the max and the sum.
             float peak = -std::numeric_limits<float>::infinity();
-            for (std::int64_t j = 0; j <= i; ++j) {
-                row[j] *= scale;
+            for (std::int64_t j = first; j <= i; ++j) {
+                row[j] *= spec.scale;
                 peak = std::max(peak, row[j]);
             }
+            if (hasSink)
+                peak = std::max(peak, sink);
             double sum = 0.0;
-            for (std::int64_t j = 0; j <= i; ++j) {
+            for (std::int64_t j = first; j <= i; ++j) {
                 row[j] = std::exp(row[j] - peak);
                 sum += row[j];
             }
+            if (hasSink)
+                sum += static_cast<double>(std::exp(sink - peak));
             const float inverse = static_cast<float>(1.0 / sum);
-            for (std::int64_t j = 0; j <= i; ++j)
+            for (std::int64_t j = first; j <= i; ++j)
                 row[j] *= inverse;
             std::fill(row + i + 1, row + tokens, 0.0f);
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(headSize), n, 1.0f, scores.data(), n,
-                    v + kvHead * headSize, kvStride, 0.0f, out + h * headSize, qStride);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(spec.valueSize), n, 1.0f, scores.data(), n,
+                    v + kvHead * spec.valueSize, vStride, 0.0f, out + h * spec.valueSize, oStride);
     }
+}
+
+void softcap(float* values, std::size_t count, float cap)
+{
+    const float inverse = 1.0f / cap;
+    for (std::size_t i = 0; i < count; ++i)
+        values[i] = std::tanh(values[i] * inverse) * cap;
 }
 
 void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width)
@@ -121,6 +140,42 @@ void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width)
             g[i] = ggmlSilu(g[i]) * u[i];
         for (std::int64_t i = vectorWidth; i < width; ++i)
             g[i] = (g[i] / (1.0f + std::exp(-g[i]))) * u[i];
+    }
+}
+
+void swigluOai(float* gate, const float* up, std::size_t count)
+{
+    constexpr float kAlpha = 1.702f;
+    constexpr float kLimit = 7.0f;
+    for (std::size_t i = 0; i < count; ++i) {
+        const float x = std::min(gate[i], kLimit);
+        const float y = std::clamp(up[i], -kLimit, kLimit);
+        const float glu = x / (1.0f + std::exp(kAlpha * (-x)));
+        gate[i] = glu * (y + 1.0f);
+    }
+}
+
+void sigmoid(float* values, std::size_t count)
+{
+    for (std::size_t i = 0; i < count; ++i)
+        values[i] = 1.0f / (1.0f + std::exp(-values[i]));
+}
+
+void geglu(float* gate, const float* up, std::size_t count)
+{
+    constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+    constexpr float kCoefficient = 0.044715f;
+    for (std::size_t i = 0; i < count; ++i) {
+        const float x = gate[i];
+        if (x <= -10.0f) {
+            gate[i] = 0.0f;
+        } else if (x >= 10.0f) {
+            gate[i] = x * up[i];
+        } else {
+            const float f = f16ToF32(quantize::f32ToF16Bits(x));
+            const float gelu = 0.5f * f * (1.0f + std::tanh(kSqrt2OverPi * f * (1.0f + kCoefficient * f * f)));
+            gate[i] = f16ToF32(quantize::f32ToF16Bits(gelu)) * up[i];
+        }
     }
 }
 

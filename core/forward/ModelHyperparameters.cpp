@@ -75,7 +75,8 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     if (h.headCountKv <= 0 || h.headCount % h.headCountKv != 0)
         return modelError(model, prefix + "attention.head_count_kv must divide attention.head_count");
     h.headDimension = optionalCount(model, prefix + "attention.key_length", h.embeddingLength / h.headCount);
-    if (optionalCount(model, prefix + "attention.value_length", h.headDimension) != h.headDimension)
+    h.valueDimension = optionalCount(model, prefix + "attention.value_length", h.headDimension);
+    if (h.valueDimension != h.headDimension)
         return modelError(model, "attention.value_length different from attention.key_length is not supported");
     if (h.headDimension <= 0 || h.headDimension % 2 != 0)
         return modelError(model, prefix + "attention.key_length must be a positive even number");
@@ -96,12 +97,43 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, "the forward pass needs metadata key " + prefix + "attention.layer_norm_rms_epsilon");
     h.rmsEpsilon = static_cast<float>(*epsilon);
     h.attentionScale = static_cast<float>(metadataNumber(model, prefix + "attention.scale").value_or(0.0));
+    const BlockDescription& block = *h.block;
+    if (block.attentionSoftcap)
+        h.attentionSoftcap = static_cast<float>(metadataNumber(model, prefix + "attn_logit_softcapping").value_or(block.defaultAttentionSoftcap));
+    h.finalSoftcap = static_cast<float>(metadataNumber(model, prefix + "final_logit_softcapping").value_or(block.defaultFinalSoftcap));
+    if (h.attentionSoftcap < 0.0f || h.finalSoftcap < 0.0f)
+        return modelError(model, "a logit softcapping value is negative");
+    h.slidingWindow = optionalCount(model, prefix + "attention.sliding_window", block.defaultSlidingWindow);
+    h.slidingPattern = optionalCount(model, prefix + "attention.sliding_window_pattern", block.defaultSlidingPattern);
+    if (block.slidingRope == SlidingRope::SameAsGlobal) {
+        h.ropeFreqBaseSliding = h.ropeFreqBase;
+        h.ropeFreqScaleSliding = h.ropeFreqScale;
+    }
+    h.ropeFreqBaseSliding = static_cast<float>(metadataNumber(model, prefix + "rope.freq_base_swa").value_or(h.ropeFreqBaseSliding));
 
     h.expertCount = optionalCount(model, prefix + "expert_count", 0);
     h.expertUsedCount = optionalCount(model, prefix + "expert_used_count", 0);
     if (h.expertCount > 0 && (h.expertUsedCount <= 0 || h.expertUsedCount > h.expertCount))
         return modelError(model, prefix + "expert_used_count must be between 1 and expert_count");
     h.expertWeightsScale = static_cast<float>(metadataNumber(model, prefix + "expert_weights_scale").value_or(0.0));
+    h.expertFeedForwardLength = optionalCount(model, prefix + "expert_feed_forward_length", h.feedForwardLength);
+    if (h.expertFeedForwardLength <= 0)
+        return modelError(model, prefix + "expert_feed_forward_length must be positive");
+    h.expertGating = block.gating;
+    if (const auto gating = model.metadataUInt(prefix + "expert_gating_func")) {
+        // llama_expert_gating_func_type: 1 softmax, 2 sigmoid, 3 softmax of the selected logits.
+        if (*gating == 1)
+            h.expertGating = ExpertGating::Softmax;
+        else if (*gating == 2)
+            h.expertGating = ExpertGating::Sigmoid;
+        else if (*gating == 3)
+            h.expertGating = ExpertGating::SoftmaxSelected;
+        else
+            return modelError(model, prefix + "expert_gating_func " + std::to_string(*gating) + " is not supported (1 softmax, 2 sigmoid, 3 softmax of the selected)");
+    }
+    h.normalizeExpertWeights = block.normalizeExpertWeights;
+    if (const MetadataEntry* norm = model.findMetadata(prefix + "expert_weights_norm"); norm && !norm->value.isArray())
+        h.normalizeExpertWeights = norm->value.toBool().value_or(norm->value.toUInt().value_or(0) != 0);
 
     const TensorInfo* embeddings = model.findTensor("token_embd.weight");
     if (!embeddings)

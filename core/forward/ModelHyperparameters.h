@@ -21,17 +21,32 @@ struct ModelHyperparameters {
     std::int64_t headCount = 0;
     std::int64_t headCountKv = 0;
     std::int64_t headDimension = 0;  // attention.key_length, default embedding / heads
+    std::int64_t valueDimension = 0; // attention.value_length, default headDimension
     std::int64_t ropeDimensions = 0; // rope.dimension_count, default headDimension
     float ropeFreqBase = 10000.0f;
     float ropeFreqScale = 1.0f;      // 1 / rope.scaling.factor for linear scaling
     float rmsEpsilon = 1e-5f;
     float attentionScale = 0.0f;     // attention.scale; 0 = 1/sqrt(headDimension)
+    float attentionSoftcap = 0.0f;   // attn_logit_softcapping when the block applies one; 0 = none
+    float finalSoftcap = 0.0f;       // final_logit_softcapping; 0 = none
+    // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1.
+    std::int64_t slidingWindow = 0;
+    std::int64_t slidingPattern = 0;
+    float ropeFreqBaseSliding = 10000.0f;  // rope.freq_base_swa (or the block's default)
+    float ropeFreqScaleSliding = 1.0f;
     std::int64_t expertCount = 0;    // 0 for a dense model
     std::int64_t expertUsedCount = 0;
+    std::int64_t expertFeedForwardLength = 0;  // expert_feed_forward_length, default feedForwardLength
+    ExpertGating expertGating = ExpertGating::Softmax;
+    bool normalizeExpertWeights = true;
     float expertWeightsScale = 0.0f; // expert_weights_scale; 0 = none
     bool tiedOutput = false;         // no output.weight: logits use token_embd.weight
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
+    bool isSlidingLayer(std::int64_t layer) const
+    {
+        return slidingWindow > 0 && slidingPattern > 0 && layer % slidingPattern < slidingPattern - 1;
+    }
 };
 
 // Fails naming the key or tensor when the model is not one the pass can run: an architecture
