@@ -7,6 +7,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace gguf {
@@ -64,6 +65,27 @@ void ggmlBlockLaneProduct(const float* x, std::int64_t tokens, const float* weig
     });
 }
 
+// tinyBLAS's f32 kernel on AVX2 (llamafile_sgemm, k a multiple of 8): 8 float lanes, lane q
+// taking fma(a[l + q], w[l + q], lane) for l = 0, 8, 16, ..., then the same lane sum order.
+void ggmlFloatLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
+                          std::int64_t yStride)
+{
+    ParallelRows::shared().forEachRange(planRowRanges(0, static_cast<std::uint64_t>(rows), ParallelRows::shared().threadCount()),
+                                        [&](RowRange range) {
+        for (auto r = static_cast<std::int64_t>(range.begin); r < static_cast<std::int64_t>(range.end); ++r) {
+            const float* w = weights + r * columns;
+            for (std::int64_t t = 0; t < tokens; ++t) {
+                const float* a = x + t * columns;
+                float lanes[8] = {};
+                for (std::int64_t l = 0; l < columns; l += 8)
+                    for (int q = 0; q < 8; ++q)
+                        lanes[q] = std::fma(w[l + q], a[l + q], lanes[q]);
+                y[t * yStride + r] = ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
+            }
+        }
+    });
+}
+
 }  // namespace
 
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
@@ -89,6 +111,10 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
                      std::int64_t yStride)
 {
     const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
+    if (weight.ggmlFloatLanes && tokens > 0) {
+        ggmlFloatLaneProduct(x, tokens, weight.data(), weight.rows, weight.columns, y, stride);
+        return;
+    }
     if (weight.ggmlBlockLanes && tokens > 0) {
         std::vector<float> rounded(x, x + tokens * weight.columns);
         roundActivations(weight.activationRounding, rounded, weight.columns);

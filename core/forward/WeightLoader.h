@@ -37,6 +37,8 @@ struct WeightMatrix {
     // q4_0, q5_0, iq4_nl): sum as ggml-cpu's x86 kernels do (ggmlBlockLaneProduct), so the
     // product is ggml's to the bit rather than the exactly rounded one.
     bool ggmlBlockLanes = false;
+    // The same for f32 weights (tinyBLAS's f32 kernel: 8 float lanes over the columns, fma).
+    bool ggmlFloatLanes = false;
 
     std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
     const float* data() const { return mapped ? mapped : values.data(); }
