@@ -8,7 +8,7 @@ namespace {
 std::vector<const BlockDescription*> allDescriptions()
 {
     return {&llamaBlockDescription(), &qwen2BlockDescription(), &qwen3BlockDescription(), &qwen3MoeBlockDescription(),
-            &phi3BlockDescription()};
+            &phi3BlockDescription(),  &qwen35BlockDescription(), &qwen35MoeBlockDescription()};
 }
 }  // namespace
 

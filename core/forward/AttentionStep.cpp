@@ -20,7 +20,7 @@ std::vector<float> columns(const std::vector<float>& fused, std::int64_t rows, s
 
 // q, k and v: three projections (with optional biases) or one fused attn_qkv.
 Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& q, std::vector<float>& k,
-                  std::vector<float>& v)
+                  std::vector<float>& v, std::vector<float>& gate)
 {
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
@@ -42,12 +42,33 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
         return Ok{};
     }
     const bool biases = h.block->allowsProjectionBiases;
+    if (h.block->gatedAttention) {
+        // attn_q rows: per head the query (headDimension), then its gate (headDimension).
+        auto wq = c.layerWeight(layer, "attn_q", {width, 2 * qWidth, 1});
+        if (!wq)
+            return wq.error();
+        c.noteHeld(wq->heldBytes());
+        std::vector<float> fused;
+        c.project(normed, c.tokens, *wq, WeightMatrix{}, fused);
+        c.recycle({&wq});
+        q.resize(static_cast<std::size_t>(c.tokens * qWidth));
+        gate.resize(q.size());
+        const std::int64_t d = h.headDimension;
+        for (std::int64_t t = 0; t < c.tokens; ++t)
+            for (std::int64_t head = 0; head < h.headCount; ++head) {
+                const auto from = fused.begin() + (t * h.headCount + head) * 2 * d;
+                std::copy_n(from, d, q.begin() + (t * h.headCount + head) * d);
+                std::copy_n(from + d, d, gate.begin() + (t * h.headCount + head) * d);
+            }
+    }
     struct Part {
         const char* name;
         std::int64_t rows;
         std::vector<float>* out;
     };
     for (const Part& part : {Part{"attn_q", qWidth, &q}, Part{"attn_k", kWidth, &k}, Part{"attn_v", vWidth, &v}}) {
+        if (part.out == &q && h.block->gatedAttention)
+            continue;
         auto w = c.layerWeight(layer, part.name, {width, part.rows, 1});
         if (!w)
             return w.error();
@@ -80,8 +101,8 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
 {
     const auto& h = c.h;
     const BlockDescription& block = *h.block;
-    std::vector<float> q, k, v;
-    if (Status done = projectQkv(c, layer, normed, q, k, v); !done)
+    std::vector<float> q, k, v, gate;
+    if (Status done = projectQkv(c, layer, normed, q, k, v, gate); !done)
         return done;
     if (block.allowsQkNorm) {
         if (Status done = normHeads(c, layer, "attn_q_norm", q); !done)
@@ -94,7 +115,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
         return freqs.error();
     const bool sliding = h.isSlidingLayer(layer);
     const RopeParameters rope{block.rope, h.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
-                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view()};
+                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view(), h.ropeSections};
     applyRope(q.data(), c.tokens, h.headCount, h.headDimension, rope);
     applyRope(k.data(), c.tokens, h.headCountKv, h.headDimension, rope);
     c.recycle({&freqs});
@@ -113,6 +134,11 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     std::vector<float> mixed(static_cast<std::size_t>(c.tokens * h.headCount * h.valueDimension));
     causalAttention(q.data(), k.data(), v.data(), c.tokens, spec, mixed.data());
     c.recycle({&sinks});
+    if (!gate.empty()) {
+        sigmoid(gate.data(), gate.size());
+        for (std::size_t i = 0; i < mixed.size(); ++i)
+            mixed[i] *= gate[i];
+    }
 
     const std::int64_t mixedWidth = h.headCount * h.valueDimension;
     auto wo = c.layerWeight(layer, "attn_output", {mixedWidth, h.embeddingLength, 1});

@@ -47,6 +47,17 @@ struct BlockDescription {
     bool allowsProjectionBiases = false;
     bool allowsQkNorm = false;
     bool hasAttentionSinks = false;  // attn_sinks.weight: one extra logit per head in the softmax
+    // attn_q.weight holds, per head, the query and then a gate of the same size; the attention
+    // output is multiplied by sigmoid(gate) before attn_output (Qwen3.5 full-attention layers).
+    bool gatedAttention = false;
+    // Multi-section rope (IMROPE, rope.dimension_sections): text positions on the t/h/w sections,
+    // 0 on the fourth; pairs are rotated as NEOX halves.
+    bool multiSectionRope = false;
+
+    // Hybrid stacks (Qwen3.5): Gated DeltaNet recurrent layers beside full attention; layer il is
+    // full attention iff (il + 1) % full_attention_interval == 0 (this default when the key is
+    // absent). 0 = every layer is attention.
+    unsigned defaultFullAttentionInterval = 0;
 
     // Sliding-window attention: llama.cpp's defaults when the keys are absent (window 0 = the
     // architecture has none unless the file says so). Layer il is local when
@@ -68,6 +79,8 @@ struct BlockDescription {
     FeedForwardActivation activation = FeedForwardActivation::Silu;
     bool fusedGateUp = false;  // ffn_up.weight holds the gate rows, then the up rows (phi3)
     ExpertGating gating = ExpertGating::Softmax;
+    // Experts' weights scale from `expert_weights_scale` (false: ignored, as qwen35moe does).
+    bool readsExpertWeightsScale = true;
     // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
     // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides.
     bool normalizeExpertWeights = true;
@@ -82,6 +95,8 @@ const BlockDescription& qwen3MoeBlockDescription();
 const BlockDescription& phi3BlockDescription();
 const BlockDescription& gemma2BlockDescription();
 const BlockDescription& gemma3BlockDescription();
+const BlockDescription& qwen35BlockDescription();
+const BlockDescription& qwen35MoeBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

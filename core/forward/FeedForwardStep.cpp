@@ -23,36 +23,90 @@ void applyGatedActivation(FeedForwardActivation activation, float* gate, const f
     }
 }
 
+namespace {
+
+struct GatedFfnNames {
+    const char* gate;
+    const char* up;
+    const char* down;
+};
+
+// down(act(gate x) * up x) with blk.<layer>.<names> of width ff.
+Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames& names, std::int64_t ff, const std::vector<float>& normed,
+                        std::vector<float>& out)
+{
+    const auto& h = c.h;
+    const std::int64_t width = h.embeddingLength;
+    std::vector<float> g, u;
+    auto gate = c.layerWeight(layer, names.gate, {width, ff, 1});
+    auto up = c.layerWeight(layer, names.up, {width, ff, 1});
+    for (const Result<WeightMatrix>* w : {&gate, &up})
+        if (!*w)
+            return w->error();
+    c.noteHeld(gate->heldBytes() + up->heldBytes());
+    c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
+    c.project(normed, c.tokens, *up, WeightMatrix{}, u);
+    c.recycle({&gate, &up});
+    auto down = c.layerWeight(layer, names.down, {ff, width, 1});
+    if (!down)
+        return down.error();
+    c.noteHeld(down->heldBytes());
+    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff);
+    c.project(g, c.tokens, *down, WeightMatrix{}, out);
+    c.recycle({&down});
+    return Ok{};
+}
+
+// The shared expert beside routed ones (ffn_*_shexp), when the file has it: added to `out`,
+// first multiplied by sigmoid(ffn_gate_inp_shexp . x) when that gate exists.
+Status addSharedExpert(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out)
+{
+    if (!c.loader.model().findTensor(layerTensorName(layer, "ffn_up_shexp")))
+        return Ok{};
+    std::vector<float> shared;
+    if (Status done = gatedFeedForward(c, layer, {"ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp"}, c.h.sharedExpertFeedForwardLength,
+                                       normed, shared);
+        !done)
+        return done;
+    const std::int64_t width = c.h.embeddingLength;
+    auto gate = c.layerWeight(layer, "ffn_gate_inp_shexp", {width, 1, 1}, false);
+    if (!gate)
+        return gate.error();
+    if (gate->present()) {
+        std::vector<float> g;
+        c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
+        sigmoid(g.data(), g.size());
+        for (std::int64_t t = 0; t < c.tokens; ++t)
+            for (std::int64_t i = 0; i < width; ++i)
+                shared[static_cast<std::size_t>(t * width + i)] *= g[static_cast<std::size_t>(t)];
+    }
+    c.recycle({&gate});
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = out[i] + shared[i];  // moe_out + ffn_shexp
+    return Ok{};
+}
+
+}  // namespace
+
 Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out)
 {
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
     const std::int64_t ff = h.feedForwardLength;
-    std::vector<float> g, u;
-    if (h.block->fusedGateUp) {
-        auto up = c.layerWeight(layer, "ffn_up", {width, 2 * ff, 1});
-        if (!up)
-            return up.error();
-        c.noteHeld(up->heldBytes());
-        std::vector<float> fused;
-        c.project(normed, c.tokens, *up, WeightMatrix{}, fused);
-        c.recycle({&up});
-        g.resize(static_cast<std::size_t>(c.tokens * ff));
-        u.resize(g.size());
-        for (std::int64_t t = 0; t < c.tokens; ++t) {
-            std::copy_n(fused.begin() + t * 2 * ff, ff, g.begin() + t * ff);
-            std::copy_n(fused.begin() + t * 2 * ff + ff, ff, u.begin() + t * ff);
-        }
-    } else {
-        auto gate = c.layerWeight(layer, "ffn_gate", {width, ff, 1});
-        auto up = c.layerWeight(layer, "ffn_up", {width, ff, 1});
-        for (const Result<WeightMatrix>* w : {&gate, &up})
-            if (!*w)
-                return w->error();
-        c.noteHeld(gate->heldBytes() + up->heldBytes());
-        c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
-        c.project(normed, c.tokens, *up, WeightMatrix{}, u);
-        c.recycle({&gate, &up});
+    if (!h.block->fusedGateUp)
+        return gatedFeedForward(c, layer, {"ffn_gate", "ffn_up", "ffn_down"}, ff, normed, out);
+    // Fused gate/up: ffn_up holds the gate rows, then the up rows.
+    auto up = c.layerWeight(layer, "ffn_up", {width, 2 * ff, 1});
+    if (!up)
+        return up.error();
+    c.noteHeld(up->heldBytes());
+    std::vector<float> fused;
+    c.project(normed, c.tokens, *up, WeightMatrix{}, fused);
+    c.recycle({&up});
+    std::vector<float> g(static_cast<std::size_t>(c.tokens * ff)), u(g.size());
+    for (std::int64_t t = 0; t < c.tokens; ++t) {
+        std::copy_n(fused.begin() + t * 2 * ff, ff, g.begin() + t * ff);
+        std::copy_n(fused.begin() + t * 2 * ff + ff, ff, u.begin() + t * ff);
     }
     auto down = c.layerWeight(layer, "ffn_down", {ff, width, 1});
     if (!down)
@@ -158,7 +212,7 @@ Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vecto
             for (std::int64_t i = 0; i < width; ++i)
                 target[i] = s == 0 ? source[i] : target[i] + source[i];
         }
-    return Ok{};
+    return addSharedExpert(c, layer, normed, out);
 }
 
 }  // namespace gguf

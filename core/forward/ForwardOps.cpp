@@ -37,11 +37,21 @@ void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t h
     // multiplication in float, one cos/sin table per position shared by every head.
     const float thetaScale = std::pow(rope.freqBase, -2.0f / static_cast<float>(rope.dimensions));
     std::vector<float> cosines(static_cast<std::size_t>(pairs)), sines(static_cast<std::size_t>(pairs));
+    // ggml_mrope_cache_init with is_imrope: pair i is in sector i % (sum of sections); sectors
+    // interleave t, h, w by sector % 3 while within 3 x that section's size, else e.
+    const int sectors = rope.sections[0] + rope.sections[1] + rope.sections[2] + rope.sections[3];
+    std::vector<bool> turns(static_cast<std::size_t>(pairs), true);
+    if (sectors > 0)
+        for (std::int64_t i = 0; i < pairs; ++i) {
+            const int sector = static_cast<int>(i % sectors);
+            const int kind = sector % 3;
+            turns[static_cast<std::size_t>(i)] = sector < 3 * rope.sections[static_cast<std::size_t>(kind)];
+        }
     for (std::int64_t t = 0; t < tokens; ++t) {
         float theta = static_cast<float>(t);
         for (std::int64_t i = 0; i < pairs; ++i) {
             const float factor = rope.freqFactors.empty() ? 1.0f : rope.freqFactors[static_cast<std::size_t>(i)];
-            const float angle = rope.freqScale * (theta / factor);
+            const float angle = turns[static_cast<std::size_t>(i)] ? rope.freqScale * (theta / factor) : 0.0f;
             cosines[static_cast<std::size_t>(i)] = std::cos(angle);
             sines[static_cast<std::size_t>(i)] = std::sin(angle);
             theta *= thetaScale;

@@ -5,6 +5,7 @@
 
 #include "forward/BlockDescription.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -20,6 +21,9 @@ struct RopeParameters {
     float freqBase = 10000.0f;
     float freqScale = 1.0f;
     std::span<const float> freqFactors;  // rope_freqs.weight (n_rot / 2), or empty
+    // Multi-section rope (IMROPE) for text: the pairs of the t, h and w sections turn with the
+    // position, the others (the fourth section) stay at position 0. All zero: plain rope.
+    std::array<int, 4> sections{};
 };
 
 // ggml_rope_ext without YaRN (ext_factor 0, attn_factor 1) on `heads` heads of `headSize` per

@@ -4,6 +4,7 @@
 #include "forward/FeedForwardStep.h"
 #include "forward/ForwardOps.h"
 #include "forward/PassContext.h"
+#include "forward/RecurrentStep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,8 +97,10 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
     if (!attentionInput)
         return attentionInput.error();
     std::vector<float> branch;
-    if (Status done = runAttention(m_c, layer, *attentionInput, branch); !done)
-        return done;
+    Status mixed = m_c.h.isRecurrentLayer(layer) ? runGatedDeltaNet(m_c, layer, *attentionInput, branch)
+                                                 : runAttention(m_c, layer, *attentionInput, branch);
+    if (!mixed)
+        return mixed;
     if (Status done = addBranch(layer, block.postNorms ? "post_attention_norm" : nullptr, branch, residual); !done)
         return done;
     if (m_c.cancelled())

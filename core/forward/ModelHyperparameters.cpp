@@ -111,11 +111,51 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     }
     h.ropeFreqBaseSliding = static_cast<float>(metadataNumber(model, prefix + "rope.freq_base_swa").value_or(h.ropeFreqBaseSliding));
 
+    if (block.multiSectionRope) {
+        const MetadataEntry* sections = model.findMetadata(prefix + "rope.dimension_sections");
+        if (!sections || !sections->value.isArray() || sections->value.arrayLength() < 3 || sections->value.arrayLength() > 4)
+            return modelError(model, "the forward pass needs metadata key " + prefix + "rope.dimension_sections (3 or 4 whole numbers)");
+        int total = 0;
+        for (std::uint64_t i = 0; i < sections->value.arrayLength(); ++i) {
+            const auto value = sections->value.element(i).toInt();
+            if (!value || *value < 0 || *value > h.ropeDimensions)
+                return modelError(model, prefix + "rope.dimension_sections must hold whole numbers from 0 to rope.dimension_count");
+            h.ropeSections[static_cast<std::size_t>(i)] = static_cast<int>(*value);
+            total += static_cast<int>(*value);
+        }
+        if (total <= 0)
+            return modelError(model, prefix + "rope.dimension_sections must not all be 0");
+    }
+    if (block.defaultFullAttentionInterval > 0) {
+        h.fullAttentionInterval = optionalCount(model, prefix + "full_attention_interval", block.defaultFullAttentionInterval);
+        if (h.fullAttentionInterval <= 0)
+            return modelError(model, prefix + "full_attention_interval must be positive");
+        auto conv = requiredCount(model, prefix + "ssm.conv_kernel");
+        auto state = requiredCount(model, prefix + "ssm.state_size");
+        auto groups = requiredCount(model, prefix + "ssm.group_count");
+        auto rank = requiredCount(model, prefix + "ssm.time_step_rank");
+        auto inner = requiredCount(model, prefix + "ssm.inner_size");
+        for (const Result<std::int64_t>* r : {&conv, &state, &groups, &rank, &inner})
+            if (!*r)
+                return r->error();
+        h.ssmConvKernel = *conv;
+        h.ssmStateSize = *state;
+        h.ssmGroupCount = *groups;
+        h.ssmTimeStepRank = *rank;
+        h.ssmInnerSize = *inner;
+        // llama.cpp sizes the state with ssm.state_size and the graph with inner / rank: they must
+        // agree, and value heads take key head j mod group_count.
+        if (h.ssmInnerSize != h.ssmTimeStepRank * h.ssmStateSize || h.ssmTimeStepRank % h.ssmGroupCount != 0 || h.ssmConvKernel > 64)
+            return modelError(model, prefix + "ssm.inner_size must be ssm.time_step_rank x ssm.state_size, with time_step_rank a "
+                                              "multiple of ssm.group_count (and conv_kernel at most 64)");
+    }
     h.expertCount = optionalCount(model, prefix + "expert_count", 0);
     h.expertUsedCount = optionalCount(model, prefix + "expert_used_count", 0);
     if (h.expertCount > 0 && (h.expertUsedCount <= 0 || h.expertUsedCount > h.expertCount))
         return modelError(model, prefix + "expert_used_count must be between 1 and expert_count");
-    h.expertWeightsScale = static_cast<float>(metadataNumber(model, prefix + "expert_weights_scale").value_or(0.0));
+    if (block.readsExpertWeightsScale)
+        h.expertWeightsScale = static_cast<float>(metadataNumber(model, prefix + "expert_weights_scale").value_or(0.0));
+    h.sharedExpertFeedForwardLength = optionalCount(model, prefix + "expert_shared_feed_forward_length", h.feedForwardLength);
     h.expertFeedForwardLength = optionalCount(model, prefix + "expert_feed_forward_length", h.feedForwardLength);
     if (h.expertFeedForwardLength <= 0)
         return modelError(model, prefix + "expert_feed_forward_length must be positive");

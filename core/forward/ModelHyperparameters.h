@@ -6,6 +6,7 @@
 #include "forward/BlockDescription.h"
 #include "gguf/Model.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -34,15 +35,26 @@ struct ModelHyperparameters {
     std::int64_t slidingPattern = 0;
     float ropeFreqBaseSliding = 10000.0f;  // rope.freq_base_swa (or the block's default)
     float ropeFreqScaleSliding = 1.0f;
+    std::array<int, 4> ropeSections{};  // rope.dimension_sections (multi-section rope), pairs per section
+    // Hybrid stacks: layer il is recurrent (Gated DeltaNet) unless (il + 1) % interval == 0;
+    // 0 = no recurrent layers.
+    std::int64_t fullAttentionInterval = 0;
+    std::int64_t ssmConvKernel = 0;   // ssm.conv_kernel
+    std::int64_t ssmStateSize = 0;    // ssm.state_size: key (and value) head size
+    std::int64_t ssmGroupCount = 0;   // ssm.group_count: key heads
+    std::int64_t ssmTimeStepRank = 0; // ssm.time_step_rank: value heads
+    std::int64_t ssmInnerSize = 0;    // ssm.inner_size: value heads * value head size
     std::int64_t expertCount = 0;    // 0 for a dense model
     std::int64_t expertUsedCount = 0;
     std::int64_t expertFeedForwardLength = 0;  // expert_feed_forward_length, default feedForwardLength
+    std::int64_t sharedExpertFeedForwardLength = 0;  // expert_shared_feed_forward_length, default feedForwardLength
     ExpertGating expertGating = ExpertGating::Softmax;
     bool normalizeExpertWeights = true;
     float expertWeightsScale = 0.0f; // expert_weights_scale; 0 = none
     bool tiedOutput = false;         // no output.weight: logits use token_embd.weight
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
+    bool isRecurrentLayer(std::int64_t layer) const { return fullAttentionInterval > 0 && (layer + 1) % fullAttentionInterval != 0; }
     bool isSlidingLayer(std::int64_t layer) const
     {
         return slidingWindow > 0 && slidingPattern > 0 && layer % slidingPattern < slidingPattern - 1;
