@@ -8,7 +8,8 @@ namespace {
 std::vector<const BlockDescription*> allDescriptions()
 {
     return {&llamaBlockDescription(), &qwen2BlockDescription(), &qwen3BlockDescription(), &qwen3MoeBlockDescription(),
-            &phi3BlockDescription(),  &qwen35BlockDescription(), &qwen35MoeBlockDescription()};
+            &phi3BlockDescription(),  &qwen35BlockDescription(), &qwen35MoeBlockDescription(),
+            &gptOssBlockDescription()};
 }
 }  // namespace
 

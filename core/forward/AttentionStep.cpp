@@ -115,7 +115,8 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
         return freqs.error();
     const bool sliding = h.isSlidingLayer(layer);
     const RopeParameters rope{block.rope, h.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
-                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view(), h.ropeSections};
+                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view(), h.ropeSections,
+                              h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext};
     applyRope(q.data(), c.tokens, h.headCount, h.headDimension, rope);
     applyRope(k.data(), c.tokens, h.headCountKv, h.headDimension, rope);
     c.recycle({&freqs});

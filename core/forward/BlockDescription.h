@@ -54,6 +54,10 @@ struct BlockDescription {
     // 0 on the fourth; pairs are rotated as NEOX halves.
     bool multiSectionRope = false;
 
+    // DeepSeek's converter writes rope.scaling.yarn_log_multiplier as 0.1 x mscale_all_dim:
+    // llama.cpp divides it by 0.1 and also takes it as mscale (deepseek2's YaRN fix).
+    bool yarnLogMultiplierInTenths = false;
+
     // Hybrid stacks (Qwen3.5): Gated DeltaNet recurrent layers beside full attention; layer il is
     // full attention iff (il + 1) % full_attention_interval == 0 (this default when the key is
     // absent). 0 = every layer is attention.
@@ -97,6 +101,7 @@ const BlockDescription& gemma2BlockDescription();
 const BlockDescription& gemma3BlockDescription();
 const BlockDescription& qwen35BlockDescription();
 const BlockDescription& qwen35MoeBlockDescription();
+const BlockDescription& gptOssBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

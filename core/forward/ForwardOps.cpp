@@ -47,13 +47,31 @@ void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t h
             const int kind = sector % 3;
             turns[static_cast<std::size_t>(i)] = sector < 3 * rope.sections[static_cast<std::size_t>(kind)];
         }
+    // ggml_rope_yarn_corr_dims: the pair range over which YaRN blends.
+    float corrLow = 0.0f, corrHigh = 0.0f, mscale = 1.0f;
+    if (rope.yarn) {
+        const auto corrDim = [&](float beta) {
+            return static_cast<float>(rope.dimensions)
+                 * std::log(static_cast<float>(rope.originalContext) / (beta * 2 * static_cast<float>(M_PI))) / (2 * std::log(rope.freqBase));
+        };
+        corrLow = std::max(0.0f, std::floor(corrDim(rope.betaFast)));
+        corrHigh = std::min(static_cast<float>(rope.dimensions - 1), std::ceil(corrDim(rope.betaSlow)));
+        mscale = rope.attnFactor * (1.0f + 0.1f * std::log(1.0f / rope.freqScale));
+    }
     for (std::int64_t t = 0; t < tokens; ++t) {
         float theta = static_cast<float>(t);
         for (std::int64_t i = 0; i < pairs; ++i) {
             const float factor = rope.freqFactors.empty() ? 1.0f : rope.freqFactors[static_cast<std::size_t>(i)];
-            const float angle = turns[static_cast<std::size_t>(i)] ? rope.freqScale * (theta / factor) : 0.0f;
-            cosines[static_cast<std::size_t>(i)] = std::cos(angle);
-            sines[static_cast<std::size_t>(i)] = std::sin(angle);
+            const float extrapolated = turns[static_cast<std::size_t>(i)] ? theta / factor : 0.0f;
+            float angle = rope.freqScale * extrapolated;
+            if (rope.yarn) {
+                // rope_yarn_ramp(low, high, i0) with i0 = 2i: 1 - clamp((i - low) / max(0.001, high - low), 0, 1)
+                const float y = (static_cast<float>(i) - corrLow) / std::max(0.001f, corrHigh - corrLow);
+                const float ramp = 1 - std::min(1.0f, std::max(0.0f, y));
+                angle = angle * (1 - ramp) + extrapolated * ramp;
+            }
+            cosines[static_cast<std::size_t>(i)] = std::cos(angle) * mscale;
+            sines[static_cast<std::size_t>(i)] = std::sin(angle) * mscale;
             theta *= thetaScale;
         }
         for (std::int64_t h = 0; h < heads; ++h) {

@@ -24,6 +24,13 @@ struct RopeParameters {
     // Multi-section rope (IMROPE) for text: the pairs of the t, h and w sections turn with the
     // position, the others (the fourth section) stay at position 0. All zero: plain rope.
     std::array<int, 4> sections{};
+    // YaRN (ggml's rope_yarn): ext_factor 1 blends interpolated and extrapolated angles by the
+    // ramp between the correction dims; cos and sin are scaled by attnFactor (1 + 0.1 ln(1/scale)).
+    bool yarn = false;
+    float attnFactor = 1.0f;
+    float betaFast = 32.0f;
+    float betaSlow = 1.0f;
+    std::int64_t originalContext = 0;
 };
 
 // ggml_rope_ext without YaRN (ext_factor 0, attn_factor 1) on `heads` heads of `headSize` per

@@ -1,5 +1,6 @@
 #include "forward/ModelHyperparameters.h"
 
+#include <cmath>
 #include <optional>
 
 namespace gguf {
@@ -85,12 +86,39 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, prefix + "rope.dimension_count must be even and at most the head size");
 
     h.ropeFreqBase = static_cast<float>(metadataNumber(model, prefix + "rope.freq_base").value_or(10000.0));
+    // llama_model::load_hparams: the factor applies whatever the type (absent type = linear).
     const std::string scaling = model.metadataString(prefix + "rope.scaling.type");
-    if (!scaling.empty() && scaling != "none" && scaling != "linear")
-        return modelError(model, "rope scaling '" + scaling + "' is not supported (only none and linear)");
-    if (scaling == "linear") {
-        const double factor = metadataNumber(model, prefix + "rope.scaling.factor").value_or(1.0);
-        h.ropeFreqScale = factor > 0.0 ? static_cast<float>(1.0 / factor) : 1.0f;
+    if (!scaling.empty() && scaling != "none" && scaling != "linear" && scaling != "yarn")
+        return modelError(model, "rope scaling '" + scaling + "' is not supported (only none, linear and yarn)");
+    const auto factor = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.factor").value_or(0.0));
+    if (factor < 0.0f)
+        return modelError(model, prefix + "rope.scaling.factor must not be negative");
+    if (scaling != "none")
+        h.ropeFreqScale = factor == 0.0f ? 1.0f : 1.0f / factor;
+    if (scaling == "yarn" && h.ropeFreqScale != 1.0f) {
+        h.ropeYarn = true;
+        const float scale = 1.0f / h.ropeFreqScale;
+        // llama_context: get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dims) with
+        // the log multiplier, else get_mscale(factor, 1); then * 1 / (1 + 0.1 ln factor).
+        const auto getMscale = [](float s, float mscale) { return s <= 1.0f ? 1.0f : (0.1f * mscale * std::log(s) + 1.0f); };
+        float logMultiplier = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.yarn_log_multiplier").value_or(0.0));
+        if (h.block->yarnLogMultiplierInTenths)
+            logMultiplier /= 0.1f;
+        if (logMultiplier != 0.0f) {
+            const float mscale = h.block->yarnLogMultiplierInTenths && logMultiplier != 1.0f ? logMultiplier : 1.0f;
+            h.yarnAttnFactor = getMscale(scale, mscale) / getMscale(scale, logMultiplier);
+        } else {
+            h.yarnAttnFactor = getMscale(scale, 1.0f);
+        }
+        h.yarnAttnFactor *= 1.0f / (1.0f + 0.1f * std::log(scale));
+        h.yarnAttnFactor *= static_cast<float>(metadataNumber(model, prefix + "rope.scaling.attn_factor").value_or(1.0));
+        h.yarnLogMultiplier = logMultiplier;
+        h.yarnBetaFast = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.yarn_beta_fast").value_or(32.0));
+        h.yarnBetaSlow = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.yarn_beta_slow").value_or(1.0));
+        h.yarnOriginalContext = optionalCount(model, prefix + "rope.scaling.original_context_length",
+                                              optionalCount(model, prefix + "context_length", 0));
+        if (h.yarnOriginalContext <= 0)
+            return modelError(model, "YaRN rope scaling needs " + prefix + "rope.scaling.original_context_length");
     }
     const auto epsilon = metadataNumber(model, prefix + "attention.layer_norm_rms_epsilon");
     if (!epsilon)

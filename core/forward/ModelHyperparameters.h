@@ -25,7 +25,15 @@ struct ModelHyperparameters {
     std::int64_t valueDimension = 0; // attention.value_length, default headDimension
     std::int64_t ropeDimensions = 0; // rope.dimension_count, default headDimension
     float ropeFreqBase = 10000.0f;
-    float ropeFreqScale = 1.0f;      // 1 / rope.scaling.factor for linear scaling
+    float ropeFreqScale = 1.0f;      // 1 / rope.scaling.factor (linear and YaRN scaling)
+    // YaRN (rope.scaling.type yarn), as llama_context sets it up: ext_factor 1, the attention
+    // factor that cancels ggml's own magnitude correction, the correction dims from beta 32 / 1.
+    bool ropeYarn = false;
+    float yarnAttnFactor = 1.0f;
+    float yarnBetaFast = 32.0f;
+    float yarnBetaSlow = 1.0f;
+    float yarnLogMultiplier = 0.0f;        // rope.scaling.yarn_log_multiplier as llama.cpp keeps it
+    std::int64_t yarnOriginalContext = 0;  // rope.scaling.original_context_length, default context_length
     float rmsEpsilon = 1e-5f;
     float attentionScale = 0.0f;     // attention.scale; 0 = 1/sqrt(headDimension)
     float attentionSoftcap = 0.0f;   // attn_logit_softcapping when the block applies one; 0 = none
