@@ -116,7 +116,8 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     const bool sliding = h.isSlidingLayer(layer);
     const RopeParameters rope{block.rope, h.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
                               sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view(), h.ropeSections,
-                              h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext};
+                              h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
+                              c.options.emulateLlamaCppActivations};
     applyRope(q.data(), c.tokens, h.headCount, h.headDimension, rope);
     applyRope(k.data(), c.tokens, h.headCountKv, h.headDimension, rope);
     c.recycle({&freqs});
@@ -131,7 +132,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     if (!sinks)
         return sinks.error();
     const AttentionSpec spec{h.headCount, h.headCountKv, h.headDimension, h.valueDimension, scale, h.attentionSoftcap,
-                             sliding ? h.slidingWindow : 0, sinks->view()};
+                             sliding ? h.slidingWindow : 0, sinks->view(), c.options.emulateLlamaCppActivations};
     std::vector<float> mixed(static_cast<std::size_t>(c.tokens * h.headCount * h.valueDimension));
     causalAttention(q.data(), k.data(), v.data(), c.tokens, spec, mixed.data());
     c.recycle({&sinks});

@@ -54,6 +54,10 @@ struct BlockDescription {
     // 0 on the fourth; pairs are rotated as NEOX halves.
     bool multiSectionRope = false;
 
+    // Multi-head latent attention (DeepSeek-V2/V3, as llama.cpp runs files with split
+    // attn_k_b / attn_v_b): q from attn_q or attn_q_a + norm + attn_q_b, a compressed kv from
+    // attn_kv_a_mqa, the no-rope part of q absorbed through attn_k_b, one shared latent head.
+    bool multiHeadLatentAttention = false;
     // DeepSeek's converter writes rope.scaling.yarn_log_multiplier as 0.1 x mscale_all_dim:
     // llama.cpp divides it by 0.1 and also takes it as mscale (deepseek2's YaRN fix).
     bool yarnLogMultiplierInTenths = false;
@@ -83,6 +87,9 @@ struct BlockDescription {
     FeedForwardActivation activation = FeedForwardActivation::Silu;
     bool fusedGateUp = false;  // ffn_up.weight holds the gate rows, then the up rows (phi3)
     ExpertGating gating = ExpertGating::Softmax;
+    // Without expert_shared_feed_forward_length the shared experts are expert_shared_count
+    // experts wide (DeepSeek, GLM); false: feed_forward_length wide (Qwen).
+    bool sharedExpertsFromCount = false;
     // Experts' weights scale from `expert_weights_scale` (false: ignored, as qwen35moe does).
     bool readsExpertWeightsScale = true;
     // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
@@ -102,6 +109,7 @@ const BlockDescription& gemma3BlockDescription();
 const BlockDescription& qwen35BlockDescription();
 const BlockDescription& qwen35MoeBlockDescription();
 const BlockDescription& gptOssBlockDescription();
+const BlockDescription& deepseek2BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

@@ -3,9 +3,38 @@
 #include "forward/ForwardOps.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <numeric>
 
 namespace gguf {
+
+namespace {
+
+// build_moe_ffn's expert groups: a group's score is the sum of its two best choice values; the
+// experts outside the `used` best groups are set to -inf before the top-k.
+void keepBestGroups(std::vector<float>& choice, std::int64_t groups, std::int64_t used)
+{
+    const auto perGroup = static_cast<std::int64_t>(choice.size()) / groups;
+    std::vector<float> scores(static_cast<std::size_t>(groups));
+    std::vector<float> members(static_cast<std::size_t>(perGroup));
+    for (std::int64_t g = 0; g < groups; ++g) {
+        std::copy_n(choice.begin() + g * perGroup, perGroup, members.begin());
+        std::partial_sort(members.begin(), members.begin() + 2, members.end(), std::greater<float>());
+        scores[static_cast<std::size_t>(g)] = static_cast<float>(static_cast<double>(members[0]) + static_cast<double>(members[1]));
+    }
+    std::vector<std::int64_t> order(static_cast<std::size_t>(groups));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return scores[static_cast<std::size_t>(a)] > scores[static_cast<std::size_t>(b)];
+    });
+    for (std::int64_t r = used; r < groups; ++r) {
+        const std::int64_t g = order[static_cast<std::size_t>(r)];
+        std::fill(choice.begin() + g * perGroup, choice.begin() + (g + 1) * perGroup, -std::numeric_limits<float>::infinity());
+    }
+}
+
+}  // namespace
 
 Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<std::int32_t>& selected,
                    std::vector<float>& weights)
@@ -38,6 +67,8 @@ Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>&
         const float* p = probs.data() + t * experts;
         for (std::int64_t e = 0; e < experts; ++e)
             choice[static_cast<std::size_t>(e)] = choiceBias->present() ? p[e] + choiceBias->data()[e] : p[e];
+        if (h.expertGroupCount > 1)
+            keepBestGroups(choice, h.expertGroupCount, h.expertGroupUsedCount);
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
             return choice[static_cast<std::size_t>(a)] > choice[static_cast<std::size_t>(b)];

@@ -1,5 +1,6 @@
 #include "forward/ForwardOps.h"
 
+#include "forward/GgmlAttention.h"
 #include "forward/GgmlVectorMath.h"
 #include "kernels/HalfFloat.h"
 #include "quantize/FloatEncode.h"
@@ -83,8 +84,13 @@ void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t h
                 const float x1 = head[b];
                 const float c = cosines[static_cast<std::size_t>(i)];
                 const float s = sines[static_cast<std::size_t>(i)];
-                head[a] = x0 * c - x1 * s;
-                head[b] = x0 * s + x1 * c;
+                if (rope.asGgml) {
+                    head[a] = std::fma(x0, c, -(x1 * s));
+                    head[b] = std::fma(x0, s, x1 * c);
+                } else {
+                    head[a] = x0 * c - x1 * s;
+                    head[b] = x0 * s + x1 * c;
+                }
             }
         }
     }
@@ -104,6 +110,10 @@ void softmaxRows(float* values, std::int64_t rowCount, std::int64_t width)
 
 void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, const AttentionSpec& spec, float* out)
 {
+    if (spec.asGgml) {
+        causalAttentionAsGgml(q, k, v, tokens, spec, out);
+        return;
+    }
     const std::int64_t group = spec.heads / spec.kvHeads;
     const int qStride = static_cast<int>(spec.heads * spec.keySize);
     const int kStride = static_cast<int>(spec.kvHeads * spec.keySize);
@@ -201,7 +211,8 @@ void geglu(float* gate, const float* up, std::size_t count)
             gate[i] = x * up[i];
         } else {
             const float f = f16ToF32(quantize::f32ToF16Bits(x));
-            const float gelu = 0.5f * f * (1.0f + std::tanh(kSqrt2OverPi * f * (1.0f + kCoefficient * f * f)));
+            // ggml_gelu_f32 as GCC contracts it when ggml builds the table: 1 + A*x*x is an fma.
+            const float gelu = 0.5f * f * (1.0f + std::tanh(kSqrt2OverPi * f * std::fma(kCoefficient * f, f, 1.0f)));
             gate[i] = f16ToF32(quantize::f32ToF16Bits(gelu)) * up[i];
         }
     }

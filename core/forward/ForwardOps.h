@@ -31,6 +31,8 @@ struct RopeParameters {
     float betaFast = 32.0f;
     float betaSlow = 1.0f;
     std::int64_t originalContext = 0;
+    // Rotate as ggml-cpu's C code is compiled (GCC contracts x0*c - x1*s into an fma).
+    bool asGgml = false;
 };
 
 // ggml_rope_ext without YaRN (ext_factor 0, attn_factor 1) on `heads` heads of `headSize` per
@@ -46,6 +48,7 @@ struct AttentionSpec {
     float softcap = 0.0f;        // > 0: scores become tanh(s / cap) * cap first
     std::int64_t window = 0;     // > 0: query p sees key j only when p - j < window
     std::span<const float> sinks;  // one logit per head that joins each softmax, or empty
+    bool asGgml = false;           // sum as llama.cpp's CPU backend does (GgmlAttention.h)
 };
 
 // Causal self-attention with grouped-query heads: q [tokens, heads * keySize], k [tokens,

@@ -2,6 +2,7 @@
 
 #include "forward/AttentionStep.h"
 #include "forward/FeedForwardStep.h"
+#include "forward/LatentAttentionStep.h"
 #include "forward/ForwardOps.h"
 #include "forward/PassContext.h"
 #include "forward/RecurrentStep.h"
@@ -97,8 +98,9 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
     if (!attentionInput)
         return attentionInput.error();
     std::vector<float> branch;
-    Status mixed = m_c.h.isRecurrentLayer(layer) ? runGatedDeltaNet(m_c, layer, *attentionInput, branch)
-                                                 : runAttention(m_c, layer, *attentionInput, branch);
+    Status mixed = m_c.h.isRecurrentLayer(layer)           ? runGatedDeltaNet(m_c, layer, *attentionInput, branch)
+                 : block.multiHeadLatentAttention ? runLatentAttention(m_c, layer, *attentionInput, branch)
+                                                  : runAttention(m_c, layer, *attentionInput, branch);
     if (!mixed)
         return mixed;
     if (Status done = addBranch(layer, block.postNorms ? "post_attention_norm" : nullptr, branch, residual); !done)
@@ -110,7 +112,8 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
     auto ffnInput = m_c.layerNormed(layer, ffnNorm.c_str(), residual);
     if (!ffnInput)
         return ffnInput.error();
-    Status done = m_c.h.isMixtureOfExperts() ? runExpertFeedForward(m_c, layer, *ffnInput, branch, selected)
+    std::fill(selected.begin(), selected.end(), -1);  // a leading dense layer of an MoE model routes nothing
+    Status done = m_c.h.isExpertLayer(layer) ? runExpertFeedForward(m_c, layer, *ffnInput, branch, selected)
                                              : runDenseFeedForward(m_c, layer, *ffnInput, branch);
     if (!done)
         return done;

@@ -112,6 +112,12 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
 {
     const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
     if (weight.ggmlFloatLanes && tokens > 0) {
+        std::vector<float> rounded;
+        if (weight.activationRounding != ActivationRounding::None) {
+            rounded.assign(x, x + tokens * weight.columns);
+            roundActivations(weight.activationRounding, rounded, weight.columns);
+            x = rounded.data();
+        }
         ggmlFloatLaneProduct(x, tokens, weight.data(), weight.rows, weight.columns, y, stride);
         return;
     }

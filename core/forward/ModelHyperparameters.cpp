@@ -77,11 +77,26 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, prefix + "attention.head_count_kv must divide attention.head_count");
     h.headDimension = optionalCount(model, prefix + "attention.key_length", h.embeddingLength / h.headCount);
     h.valueDimension = optionalCount(model, prefix + "attention.value_length", h.headDimension);
-    if (h.valueDimension != h.headDimension)
+    if (h.valueDimension != h.headDimension && !h.block->multiHeadLatentAttention)
         return modelError(model, "attention.value_length different from attention.key_length is not supported");
     if (h.headDimension <= 0 || h.headDimension % 2 != 0)
         return modelError(model, prefix + "attention.key_length must be a positive even number");
     h.ropeDimensions = optionalCount(model, prefix + "rope.dimension_count", h.headDimension);
+    if (h.block->multiHeadLatentAttention) {
+        // The file's key/value_length are the absorbed sizes (kv_lora + rope, kv_lora) of one
+        // latent head; the real per-head sizes are the _mla keys.
+        h.qLoraRank = optionalCount(model, prefix + "attention.q_lora_rank", 0);
+        auto kvLora = requiredCount(model, prefix + "attention.kv_lora_rank");
+        if (!kvLora)
+            return kvLora.error();
+        h.kvLoraRank = *kvLora;
+        h.mlaKeyLength = optionalCount(model, prefix + "attention.key_length_mla", h.headDimension);
+        h.mlaValueLength = optionalCount(model, prefix + "attention.value_length_mla", h.valueDimension);
+        if (h.headCountKv != 1 || h.headDimension != h.kvLoraRank + h.ropeDimensions || h.valueDimension != h.kvLoraRank
+            || h.mlaKeyLength <= h.ropeDimensions || h.mlaValueLength <= 0)
+            return modelError(model, "multi-head latent attention needs head_count_kv 1, key_length = kv_lora_rank + rope.dimension_count, "
+                                     "value_length = kv_lora_rank and key_length_mla > rope.dimension_count");
+    }
     if (h.ropeDimensions <= 0 || h.ropeDimensions > h.headDimension || h.ropeDimensions % 2 != 0)
         return modelError(model, prefix + "rope.dimension_count must be even and at most the head size");
 
@@ -183,10 +198,20 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, prefix + "expert_used_count must be between 1 and expert_count");
     if (block.readsExpertWeightsScale)
         h.expertWeightsScale = static_cast<float>(metadataNumber(model, prefix + "expert_weights_scale").value_or(0.0));
-    h.sharedExpertFeedForwardLength = optionalCount(model, prefix + "expert_shared_feed_forward_length", h.feedForwardLength);
+    h.leadingDenseLayers = optionalCount(model, prefix + "leading_dense_block_count", 0);
+    h.expertGroupCount = optionalCount(model, prefix + "expert_group_count", 0);
+    h.expertGroupUsedCount = optionalCount(model, prefix + "expert_group_used_count", 0);
     h.expertFeedForwardLength = optionalCount(model, prefix + "expert_feed_forward_length", h.feedForwardLength);
     if (h.expertFeedForwardLength <= 0)
         return modelError(model, prefix + "expert_feed_forward_length must be positive");
+    const std::int64_t sharedCount = optionalCount(model, prefix + "expert_shared_count", 1);
+    h.sharedExpertFeedForwardLength = optionalCount(model, prefix + "expert_shared_feed_forward_length",
+                                                    block.sharedExpertsFromCount ? h.expertFeedForwardLength * sharedCount : h.feedForwardLength);
+    if (h.expertGroupCount > 1
+        && (h.expertCount % h.expertGroupCount != 0 || h.expertGroupUsedCount <= 0 || h.expertGroupUsedCount > h.expertGroupCount
+            || h.expertCount / h.expertGroupCount < 2))
+        return modelError(model, prefix + "expert_group_count must divide expert_count (two or more experts a group), with "
+                                          "expert_group_used_count from 1 to expert_group_count");
     h.expertGating = block.gating;
     if (const auto gating = model.metadataUInt(prefix + "expert_gating_func")) {
         // llama_expert_gating_func_type: 1 softmax, 2 sigmoid, 3 softmax of the selected logits.

@@ -52,16 +52,25 @@ struct ModelHyperparameters {
     std::int64_t ssmGroupCount = 0;   // ssm.group_count: key heads
     std::int64_t ssmTimeStepRank = 0; // ssm.time_step_rank: value heads
     std::int64_t ssmInnerSize = 0;    // ssm.inner_size: value heads * value head size
+    // Multi-head latent attention: ranks (q 0 = no q compression) and the real per-head sizes.
+    std::int64_t qLoraRank = 0;
+    std::int64_t kvLoraRank = 0;
+    std::int64_t mlaKeyLength = 0;    // key_length_mla: no-rope + rope part of a head
+    std::int64_t mlaValueLength = 0;  // value_length_mla
+    std::int64_t leadingDenseLayers = 0;  // leading_dense_block_count: dense FFN before the MoE layers
     std::int64_t expertCount = 0;    // 0 for a dense model
     std::int64_t expertUsedCount = 0;
     std::int64_t expertFeedForwardLength = 0;  // expert_feed_forward_length, default feedForwardLength
-    std::int64_t sharedExpertFeedForwardLength = 0;  // expert_shared_feed_forward_length, default feedForwardLength
+    std::int64_t sharedExpertFeedForwardLength = 0;  // expert_shared_feed_forward_length (or the block's default)
+    std::int64_t expertGroupCount = 0;      // expert_group_count: > 1 restricts top-k to the best groups
+    std::int64_t expertGroupUsedCount = 0;  // expert_group_used_count
     ExpertGating expertGating = ExpertGating::Softmax;
     bool normalizeExpertWeights = true;
     float expertWeightsScale = 0.0f; // expert_weights_scale; 0 = none
     bool tiedOutput = false;         // no output.weight: logits use token_embd.weight
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
+    bool isExpertLayer(std::int64_t layer) const { return expertCount > 0 && layer >= leadingDenseLayers; }
     bool isRecurrentLayer(std::int64_t layer) const { return fullAttentionInterval > 0 && (layer + 1) % fullAttentionInterval != 0; }
     bool isSlidingLayer(std::int64_t layer) const
     {

@@ -61,7 +61,8 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
     matrix.storedType = tensor.typeId;
     matrix.activationRounding = m_emulateActivationRounding ? llamaCppActivationRounding(tensor.typeId) : ActivationRounding::None;
     const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
-    matrix.ggmlFloatLanes = m_emulateActivationRounding && !m_transform && tensor.typeId == typeIdValue(GgmlTypeId::F32) && tensor.ne[0] % 8 == 0;
+    matrix.ggmlFloatLanes = m_emulateActivationRounding && !m_transform && tensor.ne[0] % 8 == 0
+                         && (tensor.typeId == typeIdValue(GgmlTypeId::F32) || tensor.typeId == typeIdValue(GgmlTypeId::F16));
     matrix.blockMins.clear();
     matrix.ggmlBlockLanes = matrix.activationRounding == ActivationRounding::Q8_0 && !m_transform && tensor.ne[0] % 32 == 0
                          && (tensor.typeId == typeIdValue(GgmlTypeId::Q8_0) || tensor.typeId == typeIdValue(GgmlTypeId::Q4_0)

@@ -37,7 +37,8 @@ struct WeightMatrix {
     // q4_0, q5_0, iq4_nl): sum as ggml-cpu's x86 kernels do (ggmlBlockLaneProduct), so the
     // product is ggml's to the bit rather than the exactly rounded one.
     bool ggmlBlockLanes = false;
-    // The same for f32 weights (tinyBLAS's f32 kernel: 8 float lanes over the columns, fma).
+    // The same for f32 and f16 weights (tinyBLAS's f32 / f16 kernels: 8 float lanes over the
+    // columns, fma; f16 after the activations are rounded to f16).
     bool ggmlFloatLanes = false;
 
     std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }

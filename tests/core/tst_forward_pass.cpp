@@ -169,11 +169,13 @@ private slots:
               qPrintable(oracle), logitError, hiddenError,
               worstRowError(plain->logits, reference.logits, static_cast<std::size_t>(reference.vocabulary)), meanDelta(plain->logits),
               meanDelta(fullResult->logits));
-        // As with f16 (kFlipLogitBound): where one activation lies on a q8 rounding boundary,
-        // ours and llama.cpp's can quantize it one step apart (seen once: Q2_K P2's output
-        // product, 3.6e-3 at a few positions); everywhere else within the tight bound.
+        // As with f16 (kFlipLogitBound): where one activation lies on a q8_K rounding boundary,
+        // ours and llama.cpp's can quantize it one step apart, since the K-quant products are
+        // not summed in ggml's order (the q8_0 and f32 ones are, and match to the bit). Seen
+        // once: Q2_K P2, 3.6e-3 of the logits and 4.1e-4 of one layer at a few positions;
+        // everywhere else within the tight bound.
         QVERIFY2(logitError < kFlipLogitBound * 5, qPrintable(QString::number(logitError)));
-        QVERIFY2(hiddenError < kBound, qPrintable(QString::number(hiddenError)));
+        QVERIFY2(hiddenError < kFlipLogitBound, qPrintable(QString::number(hiddenError)));
         int tight = 0;
         const auto width = static_cast<std::size_t>(reference.vocabulary);
         for (std::size_t first = 0; first < reference.logits.size(); first += width)
