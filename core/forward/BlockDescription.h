@@ -110,6 +110,7 @@ const BlockDescription& qwen35BlockDescription();
 const BlockDescription& qwen35MoeBlockDescription();
 const BlockDescription& gptOssBlockDescription();
 const BlockDescription& deepseek2BlockDescription();
+const BlockDescription& glm4MoeBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

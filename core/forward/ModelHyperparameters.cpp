@@ -63,7 +63,12 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         if (!*r)
             return r->error();
     h.embeddingLength = *embedding;
-    h.layerCount = *layers;
+    // NextN / MTP blocks (nextn_predict_layers, GLM-4.5) are stored after the trunk and are not
+    // run for the logits: llama_hparams::n_layer() = block_count - nextn_predict_layers.
+    const std::int64_t nextn = optionalCount(model, prefix + "nextn_predict_layers", 0);
+    if (nextn >= *layers)
+        return modelError(model, prefix + "nextn_predict_layers must be smaller than block_count");
+    h.layerCount = *layers - nextn;
     h.headCount = *heads;
     h.feedForwardLength = *feedForward;
     // Buffers are sized by the layer count (the hidden states keep every layer), so it is held
