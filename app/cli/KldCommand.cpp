@@ -20,6 +20,9 @@
 
 namespace {
 
+// llama-perplexity's default context (-c 512), the window of a long --text-file.
+constexpr std::int64_t kDefaultTextChunk = 512;
+
 const char* const kUsage =
     "usage: kld REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F) [--chunk N] [--simulate TYPE|PRESET,...] [--imatrix F] [--json] [--sgemm] [--llama-activations]";
 
@@ -266,6 +269,11 @@ int runKld(const std::vector<std::string>& words)
             return 2;
         tokens = *parsed;
     }
+    // A text longer than one window is evaluated as llama-perplexity does: independent windows of
+    // 512 tokens unless --chunk says otherwise (one pass over all of it would also exceed what
+    // one pass may hold).
+    if (args.has("--text-file") && !args.has("--chunk") && static_cast<std::int64_t>(tokens.size()) > kDefaultTextChunk)
+        options.chunkSize = kDefaultTextChunk;
     if (const auto chunk = args.value("--chunk")) {
         char* end = nullptr;
         const long long n = std::strtoll(chunk->c_str(), &end, 10);
