@@ -172,7 +172,7 @@ private slots:
         QFile file(text);
         QVERIFY(file.open(QIODevice::WriteOnly));
         const QByteArray words[] = {"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog ", "model ", "tensor "};
-        for (int i = 0; i < 2150; ++i)
+        for (int i = 0; i < 2500; ++i)
             file.write(words[(i * 7 + i / 10) % 10]);
         file.close();
         const QString reference = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
