@@ -40,6 +40,18 @@ std::int64_t optionalCount(const Model& model, const std::string& key, std::int6
     return value && *value <= (std::uint64_t{1} << 31) ? static_cast<std::int64_t>(*value) : fallback;
 }
 
+// The keys the pass reads as one value for every layer: a per-layer array there (gemma4's
+// head_count_kv, sliding_window_pattern) would otherwise be read as absent.
+Status rejectPerLayerArrays(const Model& model, const std::string& prefix)
+{
+    for (const char* key : {"attention.head_count_kv", "attention.key_length", "attention.value_length", "expert_feed_forward_length",
+                            "attention.sliding_window", "attention.sliding_window_pattern", "expert_shared_feed_forward_length",
+                            "rope.dimension_count", "full_attention_interval"})
+        if (const MetadataEntry* entry = model.findMetadata(prefix + key); entry && entry->value.isArray())
+            return modelError(model, prefix + key + " is an array (per-layer values are not supported)");
+    return Ok{};
+}
+
 }  // namespace
 
 Result<ModelHyperparameters> readHyperparameters(const Model& model)
@@ -54,6 +66,8 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, "no forward pass for architecture '" + h.architecture + "' (supported: " + supported + ")");
     }
     const std::string prefix = h.architecture + ".";
+    if (Status flat = rejectPerLayerArrays(model, prefix); !flat)
+        return flat.error();
 
     auto embedding = requiredCount(model, prefix + "embedding_length");
     auto layers = requiredCount(model, prefix + "block_count");
@@ -193,6 +207,9 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         h.ssmInnerSize = *inner;
         // llama.cpp sizes the state with ssm.state_size and the graph with inner / rank: they must
         // agree, and value heads take key head j mod group_count.
+        constexpr std::int64_t kMaxSsm = std::int64_t{1} << 20;  // keeps every product below 2^62
+        if (h.ssmConvKernel > kMaxSsm || h.ssmStateSize > kMaxSsm || h.ssmGroupCount > kMaxSsm || h.ssmTimeStepRank > kMaxSsm)
+            return modelError(model, prefix + "ssm.* values above 2^20 are not supported");
         if (h.ssmInnerSize != h.ssmTimeStepRank * h.ssmStateSize || h.ssmTimeStepRank % h.ssmGroupCount != 0 || h.ssmConvKernel > 64)
             return modelError(model, prefix + "ssm.inner_size must be ssm.time_step_rank x ssm.state_size, with time_step_rank a "
                                               "multiple of ssm.group_count (and conv_kernel at most 64)");

@@ -315,6 +315,8 @@ private slots:
         QTest::newRow("experts without tensors") << QStringLiteral("experts") << QStringLiteral("blk.0.ffn_gate_inp.weight");
         // Held against the tensors before any buffer is sized by it (it used to end in bad_alloc).
         QTest::newRow("huge block count") << QStringLiteral("layers") << QStringLiteral("block_count");
+        // A per-layer array where the pass reads one value is refused, not read as absent.
+        QTest::newRow("per-layer kv heads") << QStringLiteral("kv-array") << QStringLiteral("head_count_kv is an array");
     }
 
     void rejectsInconsistentModels()
@@ -329,8 +331,10 @@ private slots:
             {"llama.block_count", EncodedValue::u32(change == "layers" ? 1u << 31 : 1)},
             {"llama.feed_forward_length", EncodedValue::u32(change == "ff" ? 1u << 30 : ff)},
             {"llama.attention.head_count", EncodedValue::u32(change == "heads" ? 64 : 4)},
-            {"llama.attention.head_count_kv", EncodedValue::u32(change == "kv" ? 3 : 4)},
         };
+        const std::string fourHeads("\x04\0\0\0", 4);
+        keys.push_back({"llama.attention.head_count_kv", change == "kv-array" ? *EncodedValue::fixedArray(gguf::ValueType::U32, fourHeads)
+                                                                              : EncodedValue::u32(change == "kv" ? 3 : 4)});
         if (change != "no-epsilon")
             keys.push_back({"llama.attention.layer_norm_rms_epsilon", EncodedValue::f32(1e-5f)});
         if (change == "experts") {
