@@ -8,11 +8,11 @@
 
 namespace gguf {
 
-void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width)
+void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml)
 {
     switch (activation) {
     case FeedForwardActivation::Silu:
-        swiglu(gate, up, rows, width);
+        swiglu(gate, up, rows, width, asGgml);
         return;
     case FeedForwardActivation::Gelu:
         geglu(gate, up, static_cast<std::size_t>(rows * width));
@@ -51,7 +51,7 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
     if (!down)
         return down.error();
     c.noteHeld(down->heldBytes());
-    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff);
+    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulateLlamaCppActivations);
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};
@@ -112,7 +112,7 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
     if (!down)
         return down.error();
     c.noteHeld(down->heldBytes());
-    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff);
+    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulateLlamaCppActivations);
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};
@@ -191,7 +191,7 @@ Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vecto
         multiplyWeights(x.data(), n, *up, c.accumulation, u.data());
         addBias(upBias, e, u, n, ff);
         addBias(gateBias, e, g, n, ff);
-        applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff);
+        applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulateLlamaCppActivations);
         multiplyWeights(g.data(), n, *down, c.accumulation, d.data());
         addBias(downBias, e, d, n, width);
         for (std::int64_t r = 0; r < n; ++r) {

@@ -13,7 +13,8 @@ Status runDenseFeedForward(PassContext& context, std::int64_t layer, const std::
 Status runExpertFeedForward(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out,
                             std::vector<std::int32_t>& selected);
 
-// gate = act(gate) * up on [rows, width] (the block's activation).
-void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width);
+// gate = act(gate) * up on [rows, width] (the block's activation); `asGgml`: SiLU through ggml's
+// vector exp (GgmlVectorMath.h) rather than libm's.
+void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml);
 
 }  // namespace gguf

@@ -167,10 +167,10 @@ void softcap(float* values, std::size_t count, float cap)
         values[i] = std::tanh(values[i] * inverse) * cap;
 }
 
-void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width)
+void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml)
 {
     // ggml_vec_swiglu_f32 per row: the vector SiLU on groups of 8, libm's expf for the tail.
-    const std::int64_t vectorWidth = width / 8 * 8;
+    const std::int64_t vectorWidth = asGgml ? width / 8 * 8 : 0;
     for (std::int64_t r = 0; r < rows; ++r) {
         float* g = gate + r * width;
         const float* u = up + r * width;

@@ -60,8 +60,9 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
 // y = tanh(x / cap) * cap in place, as ggml_scale, ggml_tanh, ggml_scale.
 void softcap(float* values, std::size_t count, float cap);
 
-// ggml_swiglu_split on [rows, width]: gate = silu(gate) * up, with ggml's vector SiLU.
-void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width);
+// ggml_swiglu_split on [rows, width]: gate = silu(gate) * up; `asGgml`: with ggml's vector SiLU
+// on groups of 8 (bit for bit; a few times slower than libm's expf, so only when emulating).
+void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml);
 
 // ggml_geglu_split: gate = gelu(gate) * up, GELU through ggml's f16 table (the input rounded to
 // f16, the table value an f16 of the tanh approximation), exact outside (-10, 10).
