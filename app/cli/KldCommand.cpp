@@ -20,6 +20,9 @@
 
 namespace {
 
+// llama-perplexity's default context (-c 512), the window of a long --text-file.
+constexpr std::int64_t kDefaultTextChunk = 512;
+
 // One --simulate entry: a type every quantizable tensor gets (as convert --type), or a
 // llama-quantize preset (Q4_K_M...) whose per-tensor types computeRecipe chooses. A name that is
 // both is read as it is spelt: ggml's lower-case type name (q4_K, iq2_xxs) means the type,
@@ -263,6 +266,11 @@ int runKld(const std::vector<std::string>& words)
             return 2;
         tokens = *parsed;
     }
+    // A text longer than one window is evaluated as llama-perplexity does: independent windows of
+    // 512 tokens unless --chunk says otherwise (one pass over all of it would also exceed what
+    // one pass may hold).
+    if (args.has("--text-file") && !args.has("--chunk") && static_cast<std::int64_t>(tokens.size()) > kDefaultTextChunk)
+        options.chunkSize = kDefaultTextChunk;
     if (const auto chunk = args.value("--chunk")) {
         char* end = nullptr;
         const long long n = std::strtoll(chunk->c_str(), &end, 10);

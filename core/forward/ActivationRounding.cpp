@@ -21,7 +21,11 @@ int nearestInt(float value)
     return (bits & 0x007fffff) - 0x00400000;
 }
 
-// quantize_row_q8_0_ref then dequantize: d = amax / 127 stored as f16, q = round(x / d).
+// ggml-cpu's quantize_row_q8_0 as built for x86 with AVX/AVX2 (llama.cpp's release builds and the
+// oracle's), then dequantize: d = amax / 127 stored as f16, but the multiplier is 127 / amax (not
+// 1 / d) and the rounding is half to even (_mm256_round_ps), unlike quantize_row_q8_0_ref's
+// 1 / d and roundf. The two differ by one step on a few values per model, enough to move a
+// Llama 3 Q8_0 file's logits by 1e-2 through the positions that attend to them.
 void roundQ8_0(float* x, std::size_t count)
 {
     for (std::size_t first = 0; first + 32 <= count; first += 32) {
@@ -29,10 +33,10 @@ void roundQ8_0(float* x, std::size_t count)
         for (std::size_t j = 0; j < 32; ++j)
             amax = std::max(amax, std::fabs(x[first + j]));
         const float d = amax / 127.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
         const float stored = f16ToF32(quantize::f32ToF16Bits(d));
         for (std::size_t j = 0; j < 32; ++j)
-            x[first + j] = stored * std::round(x[first + j] * id);
+            x[first + j] = stored * static_cast<float>(nearestInt(x[first + j] * id));
     }
 }
 
@@ -69,10 +73,11 @@ ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId)
         return ActivationRounding::F16;
     case GgmlTypeId::BF16:
         return ActivationRounding::Bf16;
-    case GgmlTypeId::Q4_0:
     case GgmlTypeId::Q4_1:
-    case GgmlTypeId::Q5_0:
     case GgmlTypeId::Q5_1:
+        return ActivationRounding::Q8_1;
+    case GgmlTypeId::Q4_0:
+    case GgmlTypeId::Q5_0:
     case GgmlTypeId::Q8_0:
     case GgmlTypeId::IQ4_NL:
     case GgmlTypeId::MXFP4:
@@ -115,6 +120,7 @@ void roundActivations(ActivationRounding rounding, std::span<float> values, std:
                 x[i] = bf16ToF32(quantize::f32ToBf16Bits(x[i]));
             break;
         case ActivationRounding::Q8_0:
+        case ActivationRounding::Q8_1:
             roundQ8_0(x, row);
             break;
         case ActivationRounding::Q8_K:
@@ -122,6 +128,29 @@ void roundActivations(ActivationRounding rounding, std::span<float> values, std:
             break;
         }
     }
+}
+
+void q8_1SumErrors(std::span<const float> values, std::int64_t rowLength, std::span<float> errors)
+{
+    // quantize_row_q8_1 (x86 AVX): d = amax / 127, q = round_half_even(x * 127 / amax),
+    // y.d = f16(d), y.s = f16(d * sum(q)).
+    const auto blocks = static_cast<std::size_t>(rowLength / 32);
+    const std::size_t rows = values.size() / static_cast<std::size_t>(rowLength);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const float* x = values.data() + r * static_cast<std::size_t>(rowLength) + b * 32;
+            float amax = 0.0f;
+            for (std::size_t j = 0; j < 32; ++j)
+                amax = std::max(amax, std::fabs(x[j]));
+            const float d = amax / 127.0f;
+            const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+            int sum = 0;
+            for (std::size_t j = 0; j < 32; ++j)
+                sum += nearestInt(x[j] * id);
+            const float stored = f16ToF32(quantize::f32ToF16Bits(d * static_cast<float>(sum)));
+            const float exact = f16ToF32(quantize::f32ToF16Bits(d)) * static_cast<float>(sum);
+            errors[r * blocks + b] = stored - exact;
+        }
 }
 
 }  // namespace gguf

@@ -10,12 +10,20 @@
 
 namespace gguf {
 
-enum class ActivationRounding { None, F16, Bf16, Q8_0, Q8_K };
+// Q8_1 rounds as Q8_0 does; it is the q8_1 of q4_1 / q5_1 weights, whose products also take
+// each block's activation sum from the q8_1 block's f16 `s` (q8_1SumErrors).
+enum class ActivationRounding { None, F16, Bf16, Q8_0, Q8_1, Q8_K };
 
 ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId);
 
 // Rounds `values` (rows of `rowLength`, a multiple of the block size for the q8 kinds) in place
 // to what the quantized activations dequantize to.
 void roundActivations(ActivationRounding rounding, std::span<float> values, std::int64_t rowLength);
+
+// For q8_1 activations (rows of `rowLength`, a multiple of 32): per 32-value block, the stored
+// block sum s = f16(d * sum(q)) minus the sum of the dequantized values f16(d) * sum(q), as
+// [rows, rowLength / 32]. A q4_1 / q5_1 product in ggml adds min * s per block, so it differs
+// from the product of the dequantized values by sum_b min_b * error_b.
+void q8_1SumErrors(std::span<const float> values, std::int64_t rowLength, std::span<float> errors);
 
 }  // namespace gguf

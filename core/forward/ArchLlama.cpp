@@ -1,6 +1,6 @@
-// llama (dense) and Mixtral-style MoE llama, as llama.cpp's src/models/llama.cpp builds them:
-// NORM RoPE (adjacent pairs), softmax gating with top-k and the selected weights renormalised
-// (build_moe_ffn(..., norm_w = true, ..., LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX)).
+// llama (dense, Llama 3's rope_freqs and GQA) and Mixtral-style MoE llama, as llama.cpp's
+// src/models/llama.cpp builds them: NORM RoPE (adjacent pairs), softmax gating with top-k and the
+// selected weights renormalised (build_moe_ffn(..., norm_w = true, ..., SOFTMAX)).
 
 #include "forward/BlockDescription.h"
 
@@ -13,8 +13,6 @@ const BlockDescription& llamaBlockDescription()
         .rope = RopePairing::Adjacent,
         .gating = ExpertGating::Softmax,
         .normalizeExpertWeights = true,
-        .allowsProjectionBiases = false,
-        .allowsQkNorm = false,
     };
     return description;
 }

@@ -1,8 +1,9 @@
 #pragma once
-// What one architecture's transformer block is, as data: the shared pass (ForwardPass.cpp) reads
-// this and never branches on an architecture name. Adding an architecture whose block is a
-// variation of the llama block (qwen2: biases and NEOX RoPE; qwen3: q/k norms) is one new
-// Arch<Name>.cpp file that fills this in, plus its line in ArchitectureList.cpp.
+// What one architecture's transformer block is, as data: the shared pass (ForwardPass.cpp and its
+// steps) reads this and never branches on an architecture name. Adding an architecture whose
+// block is a variation of the ones described is one new Arch<Name>.cpp file that fills this in,
+// plus its line in ArchitectureList.cpp. Every field is read by the pass or by
+// readHyperparameters (the defaults llama.cpp applies for that architecture).
 
 #include <string_view>
 #include <vector>
@@ -15,26 +16,101 @@ enum class RopePairing {
     Halves,    // LLAMA_ROPE_TYPE_NEOX: (x[i], x[i + n_rot/2])
 };
 
-enum class ExpertGating {
-    Softmax,  // softmax over all experts, then top-k of the probabilities
+// The gated activation of the FFN (llama.cpp's build_ffn / build_moe_ffn type_op).
+enum class FeedForwardActivation {
+    Silu,       // LLM_FFN_SILU, gated: ggml_swiglu_split
+    Gelu,       // LLM_FFN_GELU, gated: ggml_geglu_split (ggml's f16 GELU table)
+    SwigluOai,  // LLM_FFN_SWIGLU_OAI_MOE: clamped, alpha 1.702, limit 7 (gpt-oss)
 };
+
+// How router logits become expert weights (llama_expert_gating_func_type). A file's
+// `<arch>.expert_gating_func` key overrides the architecture's default.
+enum class ExpertGating {
+    Softmax,          // softmax over all experts, then top-k of the probabilities
+    Sigmoid,          // sigmoid of each logit, then top-k (plus exp_probs_b for the choice only)
+    SoftmaxSelected,  // top-k of the logits, softmax over the k chosen (gpt-oss)
+};
+
+// Where the rope base and scale of sliding-window layers come from when the file has no
+// `rope.freq_base_swa`: llama.cpp's hparams default (10000, scale 1) or the global layers' values.
+enum class SlidingRope { Default10000, SameAsGlobal };
 
 struct BlockDescription {
     std::string_view architecture;  // general.architecture value this block serves
     RopePairing rope = RopePairing::Adjacent;
-    ExpertGating gating = ExpertGating::Softmax;
-    // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
-    // (clamped below at 6.103515625e-5, the smallest normal f16).
-    bool normalizeExpertWeights = true;
+
+    // Attention.
+    bool fusedQkv = false;         // one attn_qkv.weight with the q, then k, then v rows (phi3)
+    bool scaleQueryFirst = false;  // q is multiplied by the scale before q.k (gemma, phi3), not the scores
     // Optional tensors the pass uses when the file has them (a missing one is simply skipped):
     // biases on q/k/v/output and per-head RMSNorm of q and k before RoPE.
     bool allowsProjectionBiases = false;
     bool allowsQkNorm = false;
+    bool hasAttentionSinks = false;  // attn_sinks.weight: one extra logit per head in the softmax
+    // attn_q.weight holds, per head, the query and then a gate of the same size; the attention
+    // output is multiplied by sigmoid(gate) before attn_output (Qwen3.5 full-attention layers).
+    bool gatedAttention = false;
+    // Multi-section rope (IMROPE, rope.dimension_sections): text positions on the t/h/w sections,
+    // 0 on the fourth; pairs are rotated as NEOX halves.
+    bool multiSectionRope = false;
+
+    // Multi-head latent attention (DeepSeek-V2/V3, as llama.cpp runs files with split
+    // attn_k_b / attn_v_b): q from attn_q or attn_q_a + norm + attn_q_b, a compressed kv from
+    // attn_kv_a_mqa, the no-rope part of q absorbed through attn_k_b, one shared latent head.
+    bool multiHeadLatentAttention = false;
+    // DeepSeek's converter writes rope.scaling.yarn_log_multiplier as 0.1 x mscale_all_dim:
+    // llama.cpp divides it by 0.1 and also takes it as mscale (deepseek2's YaRN fix).
+    bool yarnLogMultiplierInTenths = false;
+
+    // Hybrid stacks (Qwen3.5): Gated DeltaNet recurrent layers beside full attention; layer il is
+    // full attention iff (il + 1) % full_attention_interval == 0 (this default when the key is
+    // absent). 0 = every layer is attention.
+    unsigned defaultFullAttentionInterval = 0;
+
+    // Sliding-window attention: llama.cpp's defaults when the keys are absent (window 0 = the
+    // architecture has none unless the file says so). Layer il is local when
+    // il % pattern < pattern - 1 (llama_hparams::set_swa_pattern).
+    long long defaultSlidingWindow = 0;
+    unsigned defaultSlidingPattern = 0;
+    SlidingRope slidingRope = SlidingRope::Default10000;
+    // Softcaps llama.cpp applies when the keys are absent (0 = none unless the file has the key).
+    bool attentionSoftcap = false;  // tanh(kq / cap) * cap before the softmax
+    float defaultAttentionSoftcap = 0.0f;
+    float defaultFinalSoftcap = 0.0f;
+
+    // Norms and residual stream.
+    bool embeddingScaled = false;  // token embeddings * sqrt(n_embd) (gemma)
+    bool postNorms = false;        // post_attention_norm / post_ffw_norm on each branch's output (gemma)
+    std::string_view feedForwardNorm = "ffn_norm";  // the norm before the FFN
+
+    // Feed-forward.
+    FeedForwardActivation activation = FeedForwardActivation::Silu;
+    bool fusedGateUp = false;  // ffn_up.weight holds the gate rows, then the up rows (phi3)
+    ExpertGating gating = ExpertGating::Softmax;
+    // Without expert_shared_feed_forward_length the shared experts are expert_shared_count
+    // experts wide (DeepSeek, GLM); false: feed_forward_length wide (Qwen).
+    bool sharedExpertsFromCount = false;
+    // Experts' weights scale from `expert_weights_scale` (false: ignored, as qwen35moe does).
+    bool readsExpertWeightsScale = true;
+    // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
+    // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides.
+    bool normalizeExpertWeights = true;
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
 // self-registering object in a static library is dropped by the linker when nothing names it).
 const BlockDescription& llamaBlockDescription();
+const BlockDescription& qwen2BlockDescription();
+const BlockDescription& qwen3BlockDescription();
+const BlockDescription& qwen3MoeBlockDescription();
+const BlockDescription& phi3BlockDescription();
+const BlockDescription& gemma2BlockDescription();
+const BlockDescription& gemma3BlockDescription();
+const BlockDescription& qwen35BlockDescription();
+const BlockDescription& qwen35MoeBlockDescription();
+const BlockDescription& gptOssBlockDescription();
+const BlockDescription& deepseek2BlockDescription();
+const BlockDescription& glm4MoeBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

@@ -1,6 +1,10 @@
 #include "forward/ForwardOps.h"
 
 #include "base/BlasLibrary.h"
+#include "forward/GgmlAttention.h"
+#include "forward/GgmlVectorMath.h"
+#include "kernels/HalfFloat.h"
+#include "quantize/FloatEncode.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,13 +37,41 @@ void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t h
     // multiplication in float, one cos/sin table per position shared by every head.
     const float thetaScale = std::pow(rope.freqBase, -2.0f / static_cast<float>(rope.dimensions));
     std::vector<float> cosines(static_cast<std::size_t>(pairs)), sines(static_cast<std::size_t>(pairs));
+    // ggml_mrope_cache_init with is_imrope: pair i is in sector i % (sum of sections); sectors
+    // interleave t, h, w by sector % 3 while within 3 x that section's size, else e.
+    const int sectors = rope.sections[0] + rope.sections[1] + rope.sections[2] + rope.sections[3];
+    std::vector<bool> turns(static_cast<std::size_t>(pairs), true);
+    if (sectors > 0)
+        for (std::int64_t i = 0; i < pairs; ++i) {
+            const int sector = static_cast<int>(i % sectors);
+            const int kind = sector % 3;
+            turns[static_cast<std::size_t>(i)] = sector < 3 * rope.sections[static_cast<std::size_t>(kind)];
+        }
+    // ggml_rope_yarn_corr_dims: the pair range over which YaRN blends.
+    float corrLow = 0.0f, corrHigh = 0.0f, mscale = 1.0f;
+    if (rope.yarn) {
+        const auto corrDim = [&](float beta) {
+            return static_cast<float>(rope.dimensions)
+                 * std::log(static_cast<float>(rope.originalContext) / (beta * 2 * static_cast<float>(M_PI))) / (2 * std::log(rope.freqBase));
+        };
+        corrLow = std::max(0.0f, std::floor(corrDim(rope.betaFast)));
+        corrHigh = std::min(static_cast<float>(rope.dimensions - 1), std::ceil(corrDim(rope.betaSlow)));
+        mscale = rope.attnFactor * (1.0f + 0.1f * std::log(1.0f / rope.freqScale));
+    }
     for (std::int64_t t = 0; t < tokens; ++t) {
         float theta = static_cast<float>(t);
         for (std::int64_t i = 0; i < pairs; ++i) {
             const float factor = rope.freqFactors.empty() ? 1.0f : rope.freqFactors[static_cast<std::size_t>(i)];
-            const float angle = rope.freqScale * (theta / factor);
-            cosines[static_cast<std::size_t>(i)] = std::cos(angle);
-            sines[static_cast<std::size_t>(i)] = std::sin(angle);
+            const float extrapolated = turns[static_cast<std::size_t>(i)] ? theta / factor : 0.0f;
+            float angle = rope.freqScale * extrapolated;
+            if (rope.yarn) {
+                // rope_yarn_ramp(low, high, i0) with i0 = 2i: 1 - clamp((i - low) / max(0.001, high - low), 0, 1)
+                const float y = (static_cast<float>(i) - corrLow) / std::max(0.001f, corrHigh - corrLow);
+                const float ramp = 1 - std::min(1.0f, std::max(0.0f, y));
+                angle = angle * (1 - ramp) + extrapolated * ramp;
+            }
+            cosines[static_cast<std::size_t>(i)] = std::cos(angle) * mscale;
+            sines[static_cast<std::size_t>(i)] = std::sin(angle) * mscale;
             theta *= thetaScale;
         }
         for (std::int64_t h = 0; h < heads; ++h) {
@@ -51,8 +83,13 @@ void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t h
                 const float x1 = head[b];
                 const float c = cosines[static_cast<std::size_t>(i)];
                 const float s = sines[static_cast<std::size_t>(i)];
-                head[a] = x0 * c - x1 * s;
-                head[b] = x0 * s + x1 * c;
+                if (rope.asGgml) {
+                    head[a] = std::fma(x0, c, -(x1 * s));
+                    head[b] = std::fma(x0, s, x1 * c);
+                } else {
+                    head[a] = x0 * c - x1 * s;
+                    head[b] = x0 * s + x1 * c;
+                }
             }
         }
     }
@@ -63,59 +100,120 @@ void softmaxRows(float* values, std::int64_t rowCount, std::int64_t width)
     for (std::int64_t r = 0; r < rowCount; ++r) {
         float* row = values + r * width;
         const float peak = *std::max_element(row, row + width);
-        double sum = 0.0;
-        for (std::int64_t i = 0; i < width; ++i) {
-            row[i] = std::exp(row[i] - peak);
-            sum += row[i];
-        }
+        const double sum = ggmlExpAndSum(row, row, width, peak);
         const float inverse = static_cast<float>(1.0 / sum);
         for (std::int64_t i = 0; i < width; ++i)
             row[i] *= inverse;
     }
 }
 
-void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, std::int64_t heads, std::int64_t kvHeads,
-                     std::int64_t headSize, float scale, float* out)
+void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, const AttentionSpec& spec, float* out)
 {
-    const std::int64_t group = heads / kvHeads;
-    const int qStride = static_cast<int>(heads * headSize);
-    const int kvStride = static_cast<int>(kvHeads * headSize);
+    if (spec.asGgml) {
+        causalAttentionAsGgml(q, k, v, tokens, spec, out);
+        return;
+    }
+    const std::int64_t group = spec.heads / spec.kvHeads;
+    const int qStride = static_cast<int>(spec.heads * spec.keySize);
+    const int kStride = static_cast<int>(spec.kvHeads * spec.keySize);
+    const int vStride = static_cast<int>(spec.kvHeads * spec.valueSize);
+    const int oStride = static_cast<int>(spec.heads * spec.valueSize);
     const int n = static_cast<int>(tokens);
     std::vector<float> scores(static_cast<std::size_t>(tokens * tokens));
-    for (std::int64_t h = 0; h < heads; ++h) {
+    for (std::int64_t h = 0; h < spec.heads; ++h) {
         const std::int64_t kvHead = h / group;
         // scores[i, j] = q_i . k_j (row i = query position)
-        blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(headSize), 1.0f, q + h * headSize, qStride,
-                     k + kvHead * headSize, kvStride, 0.0f, scores.data(), n);
+        blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(spec.keySize), 1.0f, q + h * spec.keySize, qStride,
+                     k + kvHead * spec.keySize, kStride, 0.0f, scores.data(), n);
+        const bool hasSink = !spec.sinks.empty();
+        const float sink = hasSink ? spec.sinks[static_cast<std::size_t>(h)] : 0.0f;
         for (std::int64_t i = 0; i < tokens; ++i) {
             float* row = scores.data() + i * tokens;
-            // ggml_soft_max_ext: x * scale + mask (-inf above the diagonal), max-subtracted exp,
-            // sum in double.
+            const std::int64_t first = spec.window > 0 ? std::max<std::int64_t>(0, i - spec.window + 1) : 0;
+            std::fill(row, row + first, 0.0f);
+            if (spec.softcap > 0.0f)
+                softcap(row + first, static_cast<std::size_t>(i + 1 - first), spec.softcap);
+            // ggml_soft_max_ext: x * scale + mask (-inf above the diagonal and outside the
+            // window), max-subtracted exp, sum in double; a sink joins the max and the sum.
             float peak = -std::numeric_limits<float>::infinity();
-            for (std::int64_t j = 0; j <= i; ++j) {
-                row[j] *= scale;
+            for (std::int64_t j = first; j <= i; ++j) {
+                row[j] *= spec.scale;
                 peak = std::max(peak, row[j]);
             }
+            if (hasSink)
+                peak = std::max(peak, sink);
             double sum = 0.0;
-            for (std::int64_t j = 0; j <= i; ++j) {
+            for (std::int64_t j = first; j <= i; ++j) {
                 row[j] = std::exp(row[j] - peak);
                 sum += row[j];
             }
+            if (hasSink)
+                sum += static_cast<double>(std::exp(sink - peak));
             const float inverse = static_cast<float>(1.0 / sum);
-            for (std::int64_t j = 0; j <= i; ++j)
+            for (std::int64_t j = first; j <= i; ++j)
                 row[j] *= inverse;
             std::fill(row + i + 1, row + tokens, 0.0f);
         }
-        blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(headSize), n, 1.0f, scores.data(), n,
-                     v + kvHead * headSize, kvStride, 0.0f, out + h * headSize, qStride);
+        blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(spec.valueSize), n, 1.0f, scores.data(), n,
+                     v + kvHead * spec.valueSize, vStride, 0.0f, out + h * spec.valueSize, oStride);
     }
 }
 
-void swiglu(float* gate, const float* up, std::size_t count)
+void softcap(float* values, std::size_t count, float cap)
 {
+    const float inverse = 1.0f / cap;
+    for (std::size_t i = 0; i < count; ++i)
+        values[i] = std::tanh(values[i] * inverse) * cap;
+}
+
+void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml)
+{
+    // ggml_vec_swiglu_f32 per row: the vector SiLU on groups of 8, libm's expf for the tail.
+    const std::int64_t vectorWidth = asGgml ? width / 8 * 8 : 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* g = gate + r * width;
+        const float* u = up + r * width;
+        for (std::int64_t i = 0; i < vectorWidth; ++i)
+            g[i] = ggmlSilu(g[i]) * u[i];
+        for (std::int64_t i = vectorWidth; i < width; ++i)
+            g[i] = (g[i] / (1.0f + std::exp(-g[i]))) * u[i];
+    }
+}
+
+void swigluOai(float* gate, const float* up, std::size_t count)
+{
+    constexpr float kAlpha = 1.702f;
+    constexpr float kLimit = 7.0f;
     for (std::size_t i = 0; i < count; ++i) {
-        const float g = gate[i];
-        gate[i] = (g / (1.0f + std::exp(-g))) * up[i];
+        const float x = std::min(gate[i], kLimit);
+        const float y = std::clamp(up[i], -kLimit, kLimit);
+        const float glu = x / (1.0f + std::exp(kAlpha * (-x)));
+        gate[i] = glu * (y + 1.0f);
+    }
+}
+
+void sigmoid(float* values, std::size_t count)
+{
+    for (std::size_t i = 0; i < count; ++i)
+        values[i] = 1.0f / (1.0f + std::exp(-values[i]));
+}
+
+void geglu(float* gate, const float* up, std::size_t count)
+{
+    constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+    constexpr float kCoefficient = 0.044715f;
+    for (std::size_t i = 0; i < count; ++i) {
+        const float x = gate[i];
+        if (x <= -10.0f) {
+            gate[i] = 0.0f;
+        } else if (x >= 10.0f) {
+            gate[i] = x * up[i];
+        } else {
+            const float f = f16ToF32(quantize::f32ToF16Bits(x));
+            // ggml_gelu_f32 as GCC contracts it when ggml builds the table: 1 + A*x*x is an fma.
+            const float gelu = 0.5f * f * (1.0f + std::tanh(kSqrt2OverPi * f * std::fma(kCoefficient * f, f, 1.0f)));
+            gate[i] = f16ToF32(quantize::f32ToF16Bits(gelu)) * up[i];
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include "forward/BlockDescription.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -20,22 +21,61 @@ struct RopeParameters {
     float freqBase = 10000.0f;
     float freqScale = 1.0f;
     std::span<const float> freqFactors;  // rope_freqs.weight (n_rot / 2), or empty
+    // Multi-section rope (IMROPE) for text: the pairs of the t, h and w sections turn with the
+    // position, the others (the fourth section) stay at position 0. All zero: plain rope.
+    std::array<int, 4> sections{};
+    // YaRN (ggml's rope_yarn): ext_factor 1 blends interpolated and extrapolated angles by the
+    // ramp between the correction dims; cos and sin are scaled by attnFactor (1 + 0.1 ln(1/scale)).
+    bool yarn = false;
+    float attnFactor = 1.0f;
+    float betaFast = 32.0f;
+    float betaSlow = 1.0f;
+    std::int64_t originalContext = 0;
+    // Rotate as ggml-cpu's C code is compiled (GCC contracts x0*c - x1*s into an fma).
+    bool asGgml = false;
 };
 
 // ggml_rope_ext without YaRN (ext_factor 0, attn_factor 1) on `heads` heads of `headSize` per
 // token; token t sits at position t.
 void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t headSize, const RopeParameters& rope);
 
-// Causal self-attention with grouped-query heads: q [tokens, heads * headSize], k and v
-// [tokens, kvHeads * headSize]; out [tokens, heads * headSize]. Scores are scaled by `scale`,
-// softmaxed per row (future positions masked), then weight v (ggml's kq, soft_max_ext, kqv).
-void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, std::int64_t heads, std::int64_t kvHeads,
-                     std::int64_t headSize, float scale, float* out);
+struct AttentionSpec {
+    std::int64_t heads = 0;
+    std::int64_t kvHeads = 0;
+    std::int64_t keySize = 0;    // per head, q and k
+    std::int64_t valueSize = 0;  // per head, v and the output
+    float scale = 1.0f;          // applied to the scores in the softmax (ggml_soft_max_ext's scale)
+    float softcap = 0.0f;        // > 0: scores become tanh(s / cap) * cap first
+    std::int64_t window = 0;     // > 0: query p sees key j only when p - j < window
+    std::span<const float> sinks;  // one logit per head that joins each softmax, or empty
+    bool asGgml = false;           // sum as llama.cpp's CPU backend does (GgmlAttention.h)
+};
 
-// ggml_swiglu_split: gate[i] = silu(gate[i]) * up[i].
-void swiglu(float* gate, const float* up, std::size_t count);
+// Causal self-attention with grouped-query heads: q [tokens, heads * keySize], k [tokens,
+// kvHeads * keySize], v [tokens, kvHeads * valueSize]; out [tokens, heads * valueSize]. As
+// llama.cpp without flash attention: kq, optional softcap, soft_max_ext (scale, causal and
+// window mask, sinks), then kqv.
+void causalAttention(const float* q, const float* k, const float* v, std::int64_t tokens, const AttentionSpec& spec, float* out);
 
-// Softmax of each row of `values` in place (ggml_soft_max without mask, scale 1).
+// y = tanh(x / cap) * cap in place, as ggml_scale, ggml_tanh, ggml_scale.
+void softcap(float* values, std::size_t count, float cap);
+
+// ggml_swiglu_split on [rows, width]: gate = silu(gate) * up; `asGgml`: with ggml's vector SiLU
+// on groups of 8 (bit for bit; a few times slower than libm's expf, so only when emulating).
+void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml);
+
+// ggml_geglu_split: gate = gelu(gate) * up, GELU through ggml's f16 table (the input rounded to
+// f16, the table value an f16 of the tanh approximation), exact outside (-10, 10).
+void geglu(float* gate, const float* up, std::size_t count);
+
+// ggml_swiglu_oai (alpha 1.702, limit 7): x = min(gate, 7), y = clamp(up, -7, 7),
+// gate = x / (1 + exp(-1.702 x)) * (y + 1).
+void swigluOai(float* gate, const float* up, std::size_t count);
+
+// ggml_sigmoid: 1 / (1 + expf(-x)) in place.
+void sigmoid(float* values, std::size_t count);
+
+// Softmax of each row of `values` in place (ggml_soft_max without mask, scale 1, ggml's exp).
 void softmaxRows(float* values, std::int64_t rowCount, std::int64_t width);
 
 }  // namespace gguf

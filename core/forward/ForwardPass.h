@@ -41,7 +41,8 @@ struct ForwardResult {
     std::int64_t tokenCount = 0;
     std::vector<float> logits;  // [tokens, vocabulary]
     std::vector<float> hidden;  // [layers, tokens, embedding] (empty unless keepHiddenStates)
-    // MoE only: [layers, tokens, expertUsedCount] expert ids, highest router probability first.
+    // MoE only: [layers, tokens, expertUsedCount] expert ids, highest router probability first;
+    // -1 for the leading dense layers of an MoE model.
     std::vector<std::int32_t> selectedExperts;
     std::uint64_t peakWeightBytes = 0;  // most f32 weight bytes held at one time
 

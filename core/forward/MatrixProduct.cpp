@@ -3,8 +3,10 @@
 #include "forward/WeightLoader.h"
 
 #include "base/BlasLibrary.h"
+#include "base/ParallelRows.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace gguf {
@@ -33,6 +35,56 @@ void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights,
     }
 }
 
+// ggml-cpu's q8_0-activation products on x86 (tinyBLAS_Q0_AVX and ggml_vec_dot_q*_q8_0): per
+// output, 8 float lanes; for each 32-block, lane l gets fma(dA * dW, the integer dot of values
+// 4l..4l+3, lane); then the lanes are summed ((0+4)+(2+6))+((1+5)+(3+7)). With x and w the
+// dequantized values, the 4-value dot in double is exactly dA * dW * that integer dot, and
+// adding it to the lane in double then rounding is the fma.
+void ggmlBlockLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
+                          std::int64_t yStride)
+{
+    const std::int64_t blocks = columns / 32;
+    ParallelRows::shared().forEachRange(planRowRanges(0, static_cast<std::uint64_t>(rows), ParallelRows::shared().threadCount()),
+                                        [&](RowRange range) {
+        for (auto r = static_cast<std::int64_t>(range.begin); r < static_cast<std::int64_t>(range.end); ++r) {
+            const float* w = weights + r * columns;
+            for (std::int64_t t = 0; t < tokens; ++t) {
+                const float* a = x + t * columns;
+                float lanes[8] = {};
+                for (std::int64_t b = 0; b < blocks; ++b)
+                    for (int l = 0; l < 8; ++l) {
+                        const std::int64_t i = b * 32 + l * 4;
+                        const double dot = static_cast<double>(a[i]) * w[i] + static_cast<double>(a[i + 1]) * w[i + 1]
+                                         + static_cast<double>(a[i + 2]) * w[i + 2] + static_cast<double>(a[i + 3]) * w[i + 3];
+                        lanes[l] = static_cast<float>(static_cast<double>(lanes[l]) + dot);
+                    }
+                y[t * yStride + r] = ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
+            }
+        }
+    });
+}
+
+// tinyBLAS's f32 kernel on AVX2 (llamafile_sgemm, k a multiple of 8): 8 float lanes, lane q
+// taking fma(a[l + q], w[l + q], lane) for l = 0, 8, 16, ..., then the same lane sum order.
+void ggmlFloatLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
+                          std::int64_t yStride)
+{
+    ParallelRows::shared().forEachRange(planRowRanges(0, static_cast<std::uint64_t>(rows), ParallelRows::shared().threadCount()),
+                                        [&](RowRange range) {
+        for (auto r = static_cast<std::int64_t>(range.begin); r < static_cast<std::int64_t>(range.end); ++r) {
+            const float* w = weights + r * columns;
+            for (std::int64_t t = 0; t < tokens; ++t) {
+                const float* a = x + t * columns;
+                float lanes[8] = {};
+                for (std::int64_t l = 0; l < columns; l += 8)
+                    for (int q = 0; q < 8; ++q)
+                        lanes[q] = std::fma(w[l + q], a[l + q], lanes[q]);
+                y[t * yStride + r] = ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
+            }
+        }
+    });
+}
+
 }  // namespace
 
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
@@ -54,9 +106,38 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
                  1.0f, x, static_cast<int>(columns), weights, static_cast<int>(columns), 0.0f, y, static_cast<int>(yStride));
 }
 
-void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y)
+void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
+                     std::int64_t yStride)
 {
-    multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationRounding, accumulation, y, weight.rows);
+    const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
+    if (weight.ggmlFloatLanes && tokens > 0) {
+        std::vector<float> rounded;
+        if (weight.activationRounding != ActivationRounding::None) {
+            rounded.assign(x, x + tokens * weight.columns);
+            roundActivations(weight.activationRounding, rounded, weight.columns);
+            x = rounded.data();
+        }
+        ggmlFloatLaneProduct(x, tokens, weight.data(), weight.rows, weight.columns, y, stride);
+        return;
+    }
+    if (weight.ggmlBlockLanes && tokens > 0) {
+        std::vector<float> rounded(x, x + tokens * weight.columns);
+        roundActivations(weight.activationRounding, rounded, weight.columns);
+        ggmlBlockLaneProduct(rounded.data(), tokens, weight.data(), weight.rows, weight.columns, y, stride);
+        return;
+    }
+    multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationRounding, accumulation, y, stride);
+    const std::int64_t blocks = weight.columns / 32;
+    if (weight.blockMins.size() != static_cast<std::size_t>(weight.rows * blocks) || blocks == 0 || tokens == 0)
+        return;
+    // y += errors x mins^T: the q8_1 `s` of each activation block against its exact sum.
+    std::vector<float> errors(static_cast<std::size_t>(tokens * blocks));
+    q8_1SumErrors({x, static_cast<std::size_t>(tokens * weight.columns)}, weight.columns, errors);
+    std::vector<float> correction(static_cast<std::size_t>(tokens * weight.rows));
+    multiplyInDouble(errors.data(), tokens, weight.blockMins.data(), weight.rows, blocks, correction.data(), weight.rows);
+    for (std::int64_t t = 0; t < tokens; ++t)
+        for (std::int64_t r = 0; r < weight.rows; ++r)
+            y[t * stride + r] += correction[static_cast<std::size_t>(t * weight.rows + r)];
 }
 
 }  // namespace gguf

@@ -22,7 +22,9 @@ enum class Accumulation { Float, Double };
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
                      ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride);
 
-// The same with a whole WeightMatrix (its first slice), y with row stride weight.rows.
-void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y);
+// The same with a whole WeightMatrix (its first slice), y with row stride `yStride` (0 =
+// weight.rows); with the weight's block minimums, ggml's q8_1 block-sum term is reproduced.
+void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
+                     std::int64_t yStride = 0);
 
 }  // namespace gguf

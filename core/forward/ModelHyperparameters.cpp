@@ -1,5 +1,6 @@
 #include "forward/ModelHyperparameters.h"
 
+#include <cmath>
 #include <optional>
 
 namespace gguf {
@@ -39,6 +40,18 @@ std::int64_t optionalCount(const Model& model, const std::string& key, std::int6
     return value && *value <= (std::uint64_t{1} << 31) ? static_cast<std::int64_t>(*value) : fallback;
 }
 
+// The keys the pass reads as one value for every layer: a per-layer array there (gemma4's
+// head_count_kv, sliding_window_pattern) would otherwise be read as absent.
+Status rejectPerLayerArrays(const Model& model, const std::string& prefix)
+{
+    for (const char* key : {"attention.head_count_kv", "attention.key_length", "attention.value_length", "expert_feed_forward_length",
+                            "attention.sliding_window", "attention.sliding_window_pattern", "expert_shared_feed_forward_length",
+                            "rope.dimension_count", "full_attention_interval"})
+        if (const MetadataEntry* entry = model.findMetadata(prefix + key); entry && entry->value.isArray())
+            return modelError(model, prefix + key + " is an array (per-layer values are not supported)");
+    return Ok{};
+}
+
 }  // namespace
 
 Result<ModelHyperparameters> readHyperparameters(const Model& model)
@@ -53,6 +66,8 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, "no forward pass for architecture '" + h.architecture + "' (supported: " + supported + ")");
     }
     const std::string prefix = h.architecture + ".";
+    if (Status flat = rejectPerLayerArrays(model, prefix); !flat)
+        return flat.error();
 
     auto embedding = requiredCount(model, prefix + "embedding_length");
     auto layers = requiredCount(model, prefix + "block_count");
@@ -62,40 +77,178 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         if (!*r)
             return r->error();
     h.embeddingLength = *embedding;
-    h.layerCount = *layers;
+    // NextN / MTP blocks (nextn_predict_layers, GLM-4.5) are stored after the trunk and are not
+    // run for the logits: llama_hparams::n_layer() = block_count - nextn_predict_layers.
+    const std::int64_t nextn = optionalCount(model, prefix + "nextn_predict_layers", 0);
+    if (nextn >= *layers)
+        return modelError(model, prefix + "nextn_predict_layers must be smaller than block_count");
+    h.layerCount = *layers - nextn;
     h.headCount = *heads;
     h.feedForwardLength = *feedForward;
+    // Buffers are sized by the layer count (the hidden states keep every layer), so it is held
+    // against the tensors first: every layer has an attention norm, and no file has more layers
+    // than tensors.
+    const std::string lastNorm = "blk." + std::to_string(h.layerCount - 1) + ".attn_norm.weight";
+    if (static_cast<std::uint64_t>(h.layerCount) > model.tensors().size() || !model.findTensor(lastNorm))
+        return modelError(model, prefix + "block_count is " + std::to_string(h.layerCount) + " but the file has no tensor " + lastNorm);
     h.headCountKv = optionalCount(model, prefix + "attention.head_count_kv", h.headCount);
     if (h.headCountKv <= 0 || h.headCount % h.headCountKv != 0)
         return modelError(model, prefix + "attention.head_count_kv must divide attention.head_count");
     h.headDimension = optionalCount(model, prefix + "attention.key_length", h.embeddingLength / h.headCount);
-    if (optionalCount(model, prefix + "attention.value_length", h.headDimension) != h.headDimension)
+    h.valueDimension = optionalCount(model, prefix + "attention.value_length", h.headDimension);
+    if (h.valueDimension != h.headDimension && !h.block->multiHeadLatentAttention)
         return modelError(model, "attention.value_length different from attention.key_length is not supported");
     if (h.headDimension <= 0 || h.headDimension % 2 != 0)
         return modelError(model, prefix + "attention.key_length must be a positive even number");
     h.ropeDimensions = optionalCount(model, prefix + "rope.dimension_count", h.headDimension);
+    if (h.block->multiHeadLatentAttention) {
+        // The file's key/value_length are the absorbed sizes (kv_lora + rope, kv_lora) of one
+        // latent head; the real per-head sizes are the _mla keys.
+        h.qLoraRank = optionalCount(model, prefix + "attention.q_lora_rank", 0);
+        auto kvLora = requiredCount(model, prefix + "attention.kv_lora_rank");
+        if (!kvLora)
+            return kvLora.error();
+        h.kvLoraRank = *kvLora;
+        h.mlaKeyLength = optionalCount(model, prefix + "attention.key_length_mla", h.headDimension);
+        h.mlaValueLength = optionalCount(model, prefix + "attention.value_length_mla", h.valueDimension);
+        if (h.headCountKv != 1 || h.headDimension != h.kvLoraRank + h.ropeDimensions || h.valueDimension != h.kvLoraRank
+            || h.mlaKeyLength <= h.ropeDimensions || h.mlaValueLength <= 0)
+            return modelError(model, "multi-head latent attention needs head_count_kv 1, key_length = kv_lora_rank + rope.dimension_count, "
+                                     "value_length = kv_lora_rank and key_length_mla > rope.dimension_count");
+    }
     if (h.ropeDimensions <= 0 || h.ropeDimensions > h.headDimension || h.ropeDimensions % 2 != 0)
         return modelError(model, prefix + "rope.dimension_count must be even and at most the head size");
 
     h.ropeFreqBase = static_cast<float>(metadataNumber(model, prefix + "rope.freq_base").value_or(10000.0));
+    // llama_model::load_hparams: the factor applies whatever the type (absent type = linear).
     const std::string scaling = model.metadataString(prefix + "rope.scaling.type");
-    if (!scaling.empty() && scaling != "none" && scaling != "linear")
-        return modelError(model, "rope scaling '" + scaling + "' is not supported (only none and linear)");
-    if (scaling == "linear") {
-        const double factor = metadataNumber(model, prefix + "rope.scaling.factor").value_or(1.0);
-        h.ropeFreqScale = factor > 0.0 ? static_cast<float>(1.0 / factor) : 1.0f;
+    if (!scaling.empty() && scaling != "none" && scaling != "linear" && scaling != "yarn")
+        return modelError(model, "rope scaling '" + scaling + "' is not supported (only none, linear and yarn)");
+    const auto factor = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.factor").value_or(0.0));
+    if (factor < 0.0f)
+        return modelError(model, prefix + "rope.scaling.factor must not be negative");
+    if (scaling != "none")
+        h.ropeFreqScale = factor == 0.0f ? 1.0f : 1.0f / factor;
+    if (scaling == "yarn" && h.ropeFreqScale != 1.0f) {
+        h.ropeYarn = true;
+        const float scale = 1.0f / h.ropeFreqScale;
+        // llama_context: get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dims) with
+        // the log multiplier, else get_mscale(factor, 1); then * 1 / (1 + 0.1 ln factor).
+        const auto getMscale = [](float s, float mscale) { return s <= 1.0f ? 1.0f : (0.1f * mscale * std::log(s) + 1.0f); };
+        float logMultiplier = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.yarn_log_multiplier").value_or(0.0));
+        if (h.block->yarnLogMultiplierInTenths)
+            logMultiplier /= 0.1f;
+        if (logMultiplier != 0.0f) {
+            const float mscale = h.block->yarnLogMultiplierInTenths && logMultiplier != 1.0f ? logMultiplier : 1.0f;
+            h.yarnAttnFactor = getMscale(scale, mscale) / getMscale(scale, logMultiplier);
+        } else {
+            h.yarnAttnFactor = getMscale(scale, 1.0f);
+        }
+        h.yarnAttnFactor *= 1.0f / (1.0f + 0.1f * std::log(scale));
+        h.yarnAttnFactor *= static_cast<float>(metadataNumber(model, prefix + "rope.scaling.attn_factor").value_or(1.0));
+        h.yarnLogMultiplier = logMultiplier;
+        h.yarnBetaFast = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.yarn_beta_fast").value_or(32.0));
+        h.yarnBetaSlow = static_cast<float>(metadataNumber(model, prefix + "rope.scaling.yarn_beta_slow").value_or(1.0));
+        h.yarnOriginalContext = optionalCount(model, prefix + "rope.scaling.original_context_length",
+                                              optionalCount(model, prefix + "context_length", 0));
+        if (h.yarnOriginalContext <= 0)
+            return modelError(model, "YaRN rope scaling needs " + prefix + "rope.scaling.original_context_length");
     }
     const auto epsilon = metadataNumber(model, prefix + "attention.layer_norm_rms_epsilon");
     if (!epsilon)
         return modelError(model, "the forward pass needs metadata key " + prefix + "attention.layer_norm_rms_epsilon");
     h.rmsEpsilon = static_cast<float>(*epsilon);
     h.attentionScale = static_cast<float>(metadataNumber(model, prefix + "attention.scale").value_or(0.0));
+    const BlockDescription& block = *h.block;
+    if (block.attentionSoftcap)
+        h.attentionSoftcap = static_cast<float>(metadataNumber(model, prefix + "attn_logit_softcapping").value_or(block.defaultAttentionSoftcap));
+    h.finalSoftcap = static_cast<float>(metadataNumber(model, prefix + "final_logit_softcapping").value_or(block.defaultFinalSoftcap));
+    if (h.attentionSoftcap < 0.0f || h.finalSoftcap < 0.0f)
+        return modelError(model, "a logit softcapping value is negative");
+    h.slidingWindow = optionalCount(model, prefix + "attention.sliding_window", block.defaultSlidingWindow);
+    h.slidingPattern = optionalCount(model, prefix + "attention.sliding_window_pattern", block.defaultSlidingPattern);
+    if (block.slidingRope == SlidingRope::SameAsGlobal) {
+        h.ropeFreqBaseSliding = h.ropeFreqBase;
+        h.ropeFreqScaleSliding = h.ropeFreqScale;
+    }
+    h.ropeFreqBaseSliding = static_cast<float>(metadataNumber(model, prefix + "rope.freq_base_swa").value_or(h.ropeFreqBaseSliding));
 
+    if (block.multiSectionRope) {
+        const MetadataEntry* sections = model.findMetadata(prefix + "rope.dimension_sections");
+        if (!sections || !sections->value.isArray() || sections->value.arrayLength() < 3 || sections->value.arrayLength() > 4)
+            return modelError(model, "the forward pass needs metadata key " + prefix + "rope.dimension_sections (3 or 4 whole numbers)");
+        int total = 0;
+        for (std::uint64_t i = 0; i < sections->value.arrayLength(); ++i) {
+            const auto value = sections->value.element(i).toInt();
+            if (!value || *value < 0 || *value > h.ropeDimensions)
+                return modelError(model, prefix + "rope.dimension_sections must hold whole numbers from 0 to rope.dimension_count");
+            h.ropeSections[static_cast<std::size_t>(i)] = static_cast<int>(*value);
+            total += static_cast<int>(*value);
+        }
+        if (total <= 0)
+            return modelError(model, prefix + "rope.dimension_sections must not all be 0");
+    }
+    if (block.defaultFullAttentionInterval > 0) {
+        h.fullAttentionInterval = optionalCount(model, prefix + "full_attention_interval", block.defaultFullAttentionInterval);
+        if (h.fullAttentionInterval <= 0)
+            return modelError(model, prefix + "full_attention_interval must be positive");
+        auto conv = requiredCount(model, prefix + "ssm.conv_kernel");
+        auto state = requiredCount(model, prefix + "ssm.state_size");
+        auto groups = requiredCount(model, prefix + "ssm.group_count");
+        auto rank = requiredCount(model, prefix + "ssm.time_step_rank");
+        auto inner = requiredCount(model, prefix + "ssm.inner_size");
+        for (const Result<std::int64_t>* r : {&conv, &state, &groups, &rank, &inner})
+            if (!*r)
+                return r->error();
+        h.ssmConvKernel = *conv;
+        h.ssmStateSize = *state;
+        h.ssmGroupCount = *groups;
+        h.ssmTimeStepRank = *rank;
+        h.ssmInnerSize = *inner;
+        // llama.cpp sizes the state with ssm.state_size and the graph with inner / rank: they must
+        // agree, and value heads take key head j mod group_count.
+        constexpr std::int64_t kMaxSsm = std::int64_t{1} << 20;  // keeps every product below 2^62
+        if (h.ssmConvKernel > kMaxSsm || h.ssmStateSize > kMaxSsm || h.ssmGroupCount > kMaxSsm || h.ssmTimeStepRank > kMaxSsm)
+            return modelError(model, prefix + "ssm.* values above 2^20 are not supported");
+        if (h.ssmInnerSize != h.ssmTimeStepRank * h.ssmStateSize || h.ssmTimeStepRank % h.ssmGroupCount != 0 || h.ssmConvKernel > 64)
+            return modelError(model, prefix + "ssm.inner_size must be ssm.time_step_rank x ssm.state_size, with time_step_rank a "
+                                              "multiple of ssm.group_count (and conv_kernel at most 64)");
+    }
     h.expertCount = optionalCount(model, prefix + "expert_count", 0);
     h.expertUsedCount = optionalCount(model, prefix + "expert_used_count", 0);
     if (h.expertCount > 0 && (h.expertUsedCount <= 0 || h.expertUsedCount > h.expertCount))
         return modelError(model, prefix + "expert_used_count must be between 1 and expert_count");
-    h.expertWeightsScale = static_cast<float>(metadataNumber(model, prefix + "expert_weights_scale").value_or(0.0));
+    if (block.readsExpertWeightsScale)
+        h.expertWeightsScale = static_cast<float>(metadataNumber(model, prefix + "expert_weights_scale").value_or(0.0));
+    h.leadingDenseLayers = optionalCount(model, prefix + "leading_dense_block_count", 0);
+    h.expertGroupCount = optionalCount(model, prefix + "expert_group_count", 0);
+    h.expertGroupUsedCount = optionalCount(model, prefix + "expert_group_used_count", 0);
+    h.expertFeedForwardLength = optionalCount(model, prefix + "expert_feed_forward_length", h.feedForwardLength);
+    if (h.expertFeedForwardLength <= 0)
+        return modelError(model, prefix + "expert_feed_forward_length must be positive");
+    const std::int64_t sharedCount = optionalCount(model, prefix + "expert_shared_count", 1);
+    h.sharedExpertFeedForwardLength = optionalCount(model, prefix + "expert_shared_feed_forward_length",
+                                                    block.sharedExpertsFromCount ? h.expertFeedForwardLength * sharedCount : h.feedForwardLength);
+    if (h.expertGroupCount > 1
+        && (h.expertCount % h.expertGroupCount != 0 || h.expertGroupUsedCount <= 0 || h.expertGroupUsedCount > h.expertGroupCount
+            || h.expertCount / h.expertGroupCount < 2))
+        return modelError(model, prefix + "expert_group_count must divide expert_count (two or more experts a group), with "
+                                          "expert_group_used_count from 1 to expert_group_count");
+    h.expertGating = block.gating;
+    if (const auto gating = model.metadataUInt(prefix + "expert_gating_func")) {
+        // llama_expert_gating_func_type: 1 softmax, 2 sigmoid, 3 softmax of the selected logits.
+        if (*gating == 1)
+            h.expertGating = ExpertGating::Softmax;
+        else if (*gating == 2)
+            h.expertGating = ExpertGating::Sigmoid;
+        else if (*gating == 3)
+            h.expertGating = ExpertGating::SoftmaxSelected;
+        else
+            return modelError(model, prefix + "expert_gating_func " + std::to_string(*gating) + " is not supported (1 softmax, 2 sigmoid, 3 softmax of the selected)");
+    }
+    h.normalizeExpertWeights = block.normalizeExpertWeights;
+    if (const MetadataEntry* norm = model.findMetadata(prefix + "expert_weights_norm"); norm && !norm->value.isArray())
+        h.normalizeExpertWeights = norm->value.toBool().value_or(norm->value.toUInt().value_or(0) != 0);
 
     const TensorInfo* embeddings = model.findTensor("token_embd.weight");
     if (!embeddings)

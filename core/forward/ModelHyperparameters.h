@@ -6,6 +6,7 @@
 #include "forward/BlockDescription.h"
 #include "gguf/Model.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -21,17 +22,60 @@ struct ModelHyperparameters {
     std::int64_t headCount = 0;
     std::int64_t headCountKv = 0;
     std::int64_t headDimension = 0;  // attention.key_length, default embedding / heads
+    std::int64_t valueDimension = 0; // attention.value_length, default headDimension
     std::int64_t ropeDimensions = 0; // rope.dimension_count, default headDimension
     float ropeFreqBase = 10000.0f;
-    float ropeFreqScale = 1.0f;      // 1 / rope.scaling.factor for linear scaling
+    float ropeFreqScale = 1.0f;      // 1 / rope.scaling.factor (linear and YaRN scaling)
+    // YaRN (rope.scaling.type yarn), as llama_context sets it up: ext_factor 1, the attention
+    // factor that cancels ggml's own magnitude correction, the correction dims from beta 32 / 1.
+    bool ropeYarn = false;
+    float yarnAttnFactor = 1.0f;
+    float yarnBetaFast = 32.0f;
+    float yarnBetaSlow = 1.0f;
+    float yarnLogMultiplier = 0.0f;        // rope.scaling.yarn_log_multiplier as llama.cpp keeps it
+    std::int64_t yarnOriginalContext = 0;  // rope.scaling.original_context_length, default context_length
     float rmsEpsilon = 1e-5f;
     float attentionScale = 0.0f;     // attention.scale; 0 = 1/sqrt(headDimension)
+    float attentionSoftcap = 0.0f;   // attn_logit_softcapping when the block applies one; 0 = none
+    float finalSoftcap = 0.0f;       // final_logit_softcapping; 0 = none
+    // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1.
+    std::int64_t slidingWindow = 0;
+    std::int64_t slidingPattern = 0;
+    float ropeFreqBaseSliding = 10000.0f;  // rope.freq_base_swa (or the block's default)
+    float ropeFreqScaleSliding = 1.0f;
+    std::array<int, 4> ropeSections{};  // rope.dimension_sections (multi-section rope), pairs per section
+    // Hybrid stacks: layer il is recurrent (Gated DeltaNet) unless (il + 1) % interval == 0;
+    // 0 = no recurrent layers.
+    std::int64_t fullAttentionInterval = 0;
+    std::int64_t ssmConvKernel = 0;   // ssm.conv_kernel
+    std::int64_t ssmStateSize = 0;    // ssm.state_size: key (and value) head size
+    std::int64_t ssmGroupCount = 0;   // ssm.group_count: key heads
+    std::int64_t ssmTimeStepRank = 0; // ssm.time_step_rank: value heads
+    std::int64_t ssmInnerSize = 0;    // ssm.inner_size: value heads * value head size
+    // Multi-head latent attention: ranks (q 0 = no q compression) and the real per-head sizes.
+    std::int64_t qLoraRank = 0;
+    std::int64_t kvLoraRank = 0;
+    std::int64_t mlaKeyLength = 0;    // key_length_mla: no-rope + rope part of a head
+    std::int64_t mlaValueLength = 0;  // value_length_mla
+    std::int64_t leadingDenseLayers = 0;  // leading_dense_block_count: dense FFN before the MoE layers
     std::int64_t expertCount = 0;    // 0 for a dense model
     std::int64_t expertUsedCount = 0;
+    std::int64_t expertFeedForwardLength = 0;  // expert_feed_forward_length, default feedForwardLength
+    std::int64_t sharedExpertFeedForwardLength = 0;  // expert_shared_feed_forward_length (or the block's default)
+    std::int64_t expertGroupCount = 0;      // expert_group_count: > 1 restricts top-k to the best groups
+    std::int64_t expertGroupUsedCount = 0;  // expert_group_used_count
+    ExpertGating expertGating = ExpertGating::Softmax;
+    bool normalizeExpertWeights = true;
     float expertWeightsScale = 0.0f; // expert_weights_scale; 0 = none
     bool tiedOutput = false;         // no output.weight: logits use token_embd.weight
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
+    bool isExpertLayer(std::int64_t layer) const { return expertCount > 0 && layer >= leadingDenseLayers; }
+    bool isRecurrentLayer(std::int64_t layer) const { return fullAttentionInterval > 0 && (layer + 1) % fullAttentionInterval != 0; }
+    bool isSlidingLayer(std::int64_t layer) const
+    {
+        return slidingWindow > 0 && slidingPattern > 0 && layer % slidingPattern < slidingPattern - 1;
+    }
 };
 
 // Fails naming the key or tensor when the model is not one the pass can run: an architecture

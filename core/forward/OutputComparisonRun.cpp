@@ -15,6 +15,39 @@ WeightTransform simulatedQuantizationOf(const OutputCandidate& candidate)
     return simulatedQuantization(std::move(spec));
 }
 
+// Another file can only be compared with the reference when it is the same network: the same
+// tensors by name and shape (their types may differ). A dense model against an MoE one of the
+// same vocabulary would otherwise run and report drift that means nothing.
+std::string mismatchWithReference(const Model& reference, const Model& other)
+{
+    std::vector<std::string> extra, missing, reshaped;
+    for (const TensorInfo& tensor : other.tensors()) {
+        const TensorInfo* mine = reference.findTensor(tensor.name);
+        if (!mine)
+            extra.emplace_back(tensor.name);
+        else if (mine->ne != tensor.ne)
+            reshaped.emplace_back(tensor.name);
+    }
+    for (const TensorInfo& tensor : reference.tensors())
+        if (!other.findTensor(tensor.name))
+            missing.emplace_back(tensor.name);
+    const auto listed = [](const std::vector<std::string>& names) {
+        std::string text;
+        for (std::size_t i = 0; i < names.size() && i < 3; ++i)
+            text += (i ? ", " : "") + names[i];
+        return names.size() > 3 ? text + ", ..." : text;
+    };
+    std::string problems;
+    const auto add = [&](const std::vector<std::string>& names, const std::string& what) {
+        if (!names.empty())
+            problems += (problems.empty() ? "" : "; ") + std::to_string(names.size()) + " tensor(s) " + what + " (" + listed(names) + ")";
+    };
+    add(extra, "not in the reference");
+    add(missing, "of the reference missing");
+    add(reshaped, "with another shape");
+    return problems;
+}
+
 }  // namespace
 
 Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::vector<OutputCandidate>& candidates,
@@ -28,6 +61,11 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
                      Error::kNoOffset, {}};
     const std::int64_t chunks = total / chunk;
     const std::int64_t firstScored = options.chunkSize > 0 ? chunk / 2 : 0;
+
+    for (const OutputCandidate& candidate : candidates)
+        if (candidate.model)
+            if (const std::string problems = mismatchWithReference(reference, *candidate.model); !problems.empty())
+                return Error{candidate.label + " does not fit the reference, it is another network: " + problems, Error::kNoOffset, {}};
 
     OutputRunResult result;
     std::vector<OutputComparisonBuilder> builders(candidates.size());

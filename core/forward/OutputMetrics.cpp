@@ -137,6 +137,8 @@ Status OutputComparisonBuilder::addSequence(const ForwardResult& reference, cons
         auto& countsRef = m_result.expertCountsReference[static_cast<std::size_t>(layer)];
         auto& countsOther = m_result.expertCountsOther[static_cast<std::size_t>(layer)];
         auto& changed = m_result.routingChanged[static_cast<std::size_t>(layer)];
+        if (reference.selectedExperts[static_cast<std::size_t>(layer * n * k)] < 0)
+            continue;  // a dense layer of an MoE model
         for (std::int64_t t = 0; t < n; ++t) {
             const auto at = static_cast<std::size_t>((layer * n + t) * k);
             std::vector<std::int32_t> a(reference.selectedExperts.begin() + at, reference.selectedExperts.begin() + at + k);

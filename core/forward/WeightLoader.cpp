@@ -1,6 +1,7 @@
 #include "forward/WeightLoader.h"
 
 #include "gguf/RemoteRegion.h"
+#include "kernels/HalfFloat.h"
 #include "kernels/ParallelDequantize.h"
 #include "types/GgmlType.h"
 
@@ -35,11 +36,39 @@ std::uint64_t WeightLoader::spareBytes() const
     return bytes;
 }
 
+namespace {
+// The f16 `m` of every block of rows [rowBegin, rowEnd) of a q4_1 / q5_1 tensor (bytes 2..3 of
+// each block: d, then m), when its data is in local memory.
+void readBlockMins(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::vector<float>& mins)
+{
+    const bool q4 = tensor.typeId == typeIdValue(GgmlTypeId::Q4_1);
+    const std::uint64_t blockBytes = q4 ? 20 : 24;
+    const auto blocks = static_cast<std::uint64_t>(tensor.ne[0]) / 32;
+    if (!tensor.data || isRemoteAddress(tensor.data) || tensor.bigEndian)
+        return;
+    mins.resize((rowEnd - rowBegin) * blocks);
+    for (std::uint64_t r = rowBegin; r < rowEnd; ++r)
+        for (std::uint64_t b = 0; b < blocks; ++b) {
+            const std::uint8_t* block = tensor.data + (r * blocks + b) * blockBytes;
+            const auto bits = static_cast<std::uint16_t>(block[2] | (block[3] << 8));
+            mins[(r - rowBegin) * blocks + b] = f16ToF32(bits);
+        }
+}
+}  // namespace
+
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
 {
     matrix.storedType = tensor.typeId;
     matrix.activationRounding = m_emulateActivationRounding ? llamaCppActivationRounding(tensor.typeId) : ActivationRounding::None;
     const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
+    matrix.ggmlFloatLanes = m_emulateActivationRounding && !m_transform && tensor.ne[0] % 8 == 0
+                         && (tensor.typeId == typeIdValue(GgmlTypeId::F32) || tensor.typeId == typeIdValue(GgmlTypeId::F16));
+    matrix.blockMins.clear();
+    matrix.ggmlBlockLanes = matrix.activationRounding == ActivationRounding::Q8_0 && !m_transform && tensor.ne[0] % 32 == 0
+                         && (tensor.typeId == typeIdValue(GgmlTypeId::Q8_0) || tensor.typeId == typeIdValue(GgmlTypeId::Q4_0)
+                             || tensor.typeId == typeIdValue(GgmlTypeId::Q5_0) || tensor.typeId == typeIdValue(GgmlTypeId::IQ4_NL));
+    if (matrix.activationRounding == ActivationRounding::Q8_1 && !m_transform)
+        readBlockMins(tensor, rowBegin, rowEnd, matrix.blockMins);
     if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !m_transform && tensor.data
         && !isRemoteAddress(tensor.data)
         && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {

@@ -30,6 +30,16 @@ struct WeightMatrix {
     // What llama.cpp does to the activations multiplied by this weight (its vec_dot_type), when
     // that is emulated (ActivationRounding.h); None otherwise.
     ActivationRounding activationRounding = ActivationRounding::None;
+    // With q8_1 activations (q4_1 / q5_1 weights): each row's per-32-block minimum `m` from the
+    // file, [rows, columns / 32], for the min * s term of ggml's product (q8_1SumErrors).
+    std::vector<float> blockMins;
+    // With q8_0 activations and a weight whose values are a block scale times an integer (q8_0,
+    // q4_0, q5_0, iq4_nl): sum as ggml-cpu's x86 kernels do (ggmlBlockLaneProduct), so the
+    // product is ggml's to the bit rather than the exactly rounded one.
+    bool ggmlBlockLanes = false;
+    // The same for f32 and f16 weights (tinyBLAS's f32 / f16 kernels: 8 float lanes over the
+    // columns, fma; f16 after the activations are rounded to f16).
+    bool ggmlFloatLanes = false;
 
     std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
     const float* data() const { return mapped ? mapped : values.data(); }

@@ -4,12 +4,14 @@
 // misuse is one line on stderr.
 
 #include "CliRunner.h"
+#include "forward/ForwardPass.h"
 #include "LogitsOracle.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 using namespace testsupport;
@@ -139,6 +141,51 @@ private slots:
         QFETCH(QStringList, arguments);
         const auto run = runCli(arguments);
         QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+    }
+
+    // A dense model and an MoE one with the same vocabulary are different networks: kld refuses
+    // them, naming what differs, as compare lists it, instead of reporting a drift.
+    void kldRefusesUnrelatedModels_data()
+    {
+        QTest::addColumn<QString>("reference");
+        QTest::addColumn<QString>("other");
+        QTest::newRow("dense against MoE") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-moe-F16.gguf");
+        QTest::newRow("MoE against dense") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-llama-F32.gguf");
+    }
+
+    void kldRefusesUnrelatedModels()
+    {
+        QFETCH(QString, reference);
+        QFETCH(QString, other);
+        const auto run = runCli({QStringLiteral("kld"), fixturePath(reference), fixturePath(other), QStringLiteral("--tokens"), QStringLiteral("1,2,3,4")});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("does not fit the reference"), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("blk.0.ffn_gate"), qPrintable(run.describe()));
+    }
+
+    // A long text is split into llama-perplexity's 512-token windows by default, instead of
+    // being refused for exceeding one pass; shorter texts stay one sequence.
+    void kldLongTextUsesDefaultWindows()
+    {
+        QTemporaryDir dir;
+        const QString text = dir.filePath(QStringLiteral("long.txt"));
+        QFile file(text);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        const QByteArray words[] = {"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog ", "model ", "tensor "};
+        for (int i = 0; i < 2500; ++i)
+            file.write(words[(i * 7 + i / 10) % 10]);
+        file.close();
+        const QString reference = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
+        const auto tokens = runCli({QStringLiteral("tokenize"), reference, QStringLiteral("--text-file"), text});
+        QVERIFY2(tokens.exitCode == 0, qPrintable(tokens.describe()));
+        const auto count = QString::fromUtf8(tokens.out).split(QLatin1Char(' '), Qt::SkipEmptyParts).size();
+        QVERIFY2(count > gguf::kMaxForwardTokens, qPrintable(QString::number(count)));
+        const auto run = runCli({QStringLiteral("kld"), reference, fixturePath(QStringLiteral("tiny-llama-Q8_0.gguf")), QStringLiteral("--text-file"),
+                                 text, QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(json.value(QStringLiteral("chunk_size")).toInteger(), qint64{512});
+        QCOMPARE(json.value(QStringLiteral("scored_positions")).toInteger(), qint64(count / 512 * (512 - 1 - 256)));
     }
 
     void kldTextAndJsonAgree()

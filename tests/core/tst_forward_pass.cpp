@@ -169,11 +169,13 @@ private slots:
               qPrintable(oracle), logitError, hiddenError,
               worstRowError(plain->logits, reference.logits, static_cast<std::size_t>(reference.vocabulary)), meanDelta(plain->logits),
               meanDelta(fullResult->logits));
-        // As with f16 (kFlipLogitBound): where one activation lies on a q8 rounding boundary,
-        // ours and llama.cpp's can quantize it one step apart (seen once: Q2_K P2's output
-        // product, 3.6e-3 at a few positions); everywhere else within the tight bound.
+        // As with f16 (kFlipLogitBound): where one activation lies on a q8_K rounding boundary,
+        // ours and llama.cpp's can quantize it one step apart, since the K-quant products are
+        // not summed in ggml's order (the q8_0 and f32 ones are, and match to the bit). Seen
+        // once: Q2_K P2, 3.6e-3 of the logits and 4.1e-4 of one layer at a few positions;
+        // everywhere else within the tight bound.
         QVERIFY2(logitError < kFlipLogitBound * 5, qPrintable(QString::number(logitError)));
-        QVERIFY2(hiddenError < kBound, qPrintable(QString::number(hiddenError)));
+        QVERIFY2(hiddenError < kFlipLogitBound, qPrintable(QString::number(hiddenError)));
         int tight = 0;
         const auto width = static_cast<std::size_t>(reference.vocabulary);
         for (std::size_t first = 0; first < reference.logits.size(); first += width)
@@ -311,6 +313,10 @@ private slots:
         QTest::newRow("wrong q shape") << QStringLiteral("q") << QStringLiteral("blk.0.attn_q.weight");
         QTest::newRow("missing ffn_down") << QStringLiteral("down") << QStringLiteral("blk.0.ffn_down.weight");
         QTest::newRow("experts without tensors") << QStringLiteral("experts") << QStringLiteral("blk.0.ffn_gate_inp.weight");
+        // Held against the tensors before any buffer is sized by it (it used to end in bad_alloc).
+        QTest::newRow("huge block count") << QStringLiteral("layers") << QStringLiteral("block_count");
+        // A per-layer array where the pass reads one value is refused, not read as absent.
+        QTest::newRow("per-layer kv heads") << QStringLiteral("kv-array") << QStringLiteral("head_count_kv is an array");
     }
 
     void rejectsInconsistentModels()
@@ -322,11 +328,13 @@ private slots:
         std::vector<std::pair<std::string, EncodedValue>> keys{
             {"general.architecture", EncodedValue::string("llama")},
             {"llama.embedding_length", EncodedValue::u32(e)},
-            {"llama.block_count", EncodedValue::u32(1)},
+            {"llama.block_count", EncodedValue::u32(change == "layers" ? 1u << 31 : 1)},
             {"llama.feed_forward_length", EncodedValue::u32(change == "ff" ? 1u << 30 : ff)},
             {"llama.attention.head_count", EncodedValue::u32(change == "heads" ? 64 : 4)},
-            {"llama.attention.head_count_kv", EncodedValue::u32(change == "kv" ? 3 : 4)},
         };
+        const std::string fourHeads("\x04\0\0\0", 4);
+        keys.push_back({"llama.attention.head_count_kv", change == "kv-array" ? *EncodedValue::fixedArray(gguf::ValueType::U32, fourHeads)
+                                                                              : EncodedValue::u32(change == "kv" ? 3 : 4)});
         if (change != "no-epsilon")
             keys.push_back({"llama.attention.layer_norm_rms_epsilon", EncodedValue::f32(1e-5f)});
         if (change == "experts") {
@@ -392,7 +400,8 @@ private slots:
         QVERIFY(other);
         auto unknown = gguf::runForward(*other, std::vector<std::int32_t>{1});
         QVERIFY(!unknown);
-        QVERIFY2(unknown.error().message.find("supported: llama") != std::string::npos, unknown.error().message.c_str());
+        QVERIFY2(unknown.error().message.find("(supported: ") != std::string::npos && unknown.error().message.find("llama") != std::string::npos,
+                 unknown.error().message.c_str());
     }
 };
 

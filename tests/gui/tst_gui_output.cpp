@@ -2,7 +2,8 @@
 // shows exactly the core's figures (compareModelOutputs run here independently) in the drift
 // chart, the KLD histogram, the token text (flips marked, tooltips with both top tokens) and the
 // router disagreement map; every view exports; cancel ends the run; a dense model has no router
-// map; a model the pass cannot run disables Run; the Compare page carries the tab.
+// map; a model the pass cannot run disables Run; the Compare page carries the tab; qwen3moe and
+// gpt-oss files run with the core's figures.
 
 #include "compare/ComparePage.h"
 #include "compare/ModelComparison.h"
@@ -142,6 +143,57 @@ private slots:
             QCOMPARE(tab.exportCurrentView(path), QString());
             QVERIFY(QFileInfo(path).size() > 100);
         }
+    }
+
+    // The tab runs the architectures people download (fixtures/llama.cpp/arch): the F32 model
+    // against its Q4_K_M file, the drift and the router map equal to the core's figures.
+    void runsTheNewArchitectures_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::newRow("qwen3moe") << QStringLiteral("qwen3moe");
+        QTest::newRow("gpt-oss") << QStringLiteral("gpt-oss");
+    }
+
+    void runsTheNewArchitectures()
+    {
+        QFETCH(QString, folder);
+        const QString base = QStringLiteral("llama.cpp/arch/") + folder + QLatin1Char('/') + folder;
+        const auto comparison = comparisonOf({base + QStringLiteral("-F32.gguf"), base + QStringLiteral("-Q4_K_M.gguf")});
+        QVERIFY(comparison);
+        QStringList ids;
+        std::vector<std::int32_t> tokens;
+        for (int i = 0; i < 32; ++i) {
+            tokens.push_back((37 * i + 5) % 300);
+            ids << QString::number(tokens.back());
+        }
+        OutputErrorTab tab(*comparison);
+        tab.resize(900, 600);
+        tab.show();
+        tab.setTokens(ids.join(QLatin1Char(',')));
+        QVERIFY(runAndWait(tab));
+        const auto result = tab.result();
+        QVERIFY(result);
+        QCOMPARE(result->comparisons.size(), std::size_t{1});
+
+        const auto reference = comparison->models()[comparison->referenceIndex()];
+        std::vector<gguf::OutputCandidate> candidates;
+        for (const auto& column : comparison->columns())
+            candidates.push_back({column.label, column.model.get(), column.simulatedType});
+        auto direct = gguf::compareModelOutputs(*reference, candidates, tokens, {});
+        QVERIFY2(direct, direct ? "" : direct.error().toString().c_str());
+        const auto& c = direct->comparisons.front();
+        QVERIFY(c.mixtureOfExperts);
+        QCOMPARE(tab.driftPlot()->graphCount(), 1);
+        QCOMPARE(tab.driftPlot()->graph(0)->dataCount(), static_cast<int>(c.layers.size()));
+        for (int l = 0; l < static_cast<int>(c.layers.size()); ++l)
+            QCOMPARE(tab.driftPlot()->graph(0)->data()->at(l)->value, c.layers[static_cast<std::size_t>(l)].relativeRmse);
+        QVERIFY(tab.views()->isTabEnabled(3));
+        auto* map = qobject_cast<QCPColorMap*>(tab.routerPlot()->plottable(0));
+        QVERIFY(map);
+        for (std::size_t l = 0; l < c.routingChanged.size(); ++l)
+            for (std::size_t t = 0; t < c.routingChanged[l].size(); ++t)
+                QCOMPARE(map->data()->cell(static_cast<int>(t), static_cast<int>(l)), double(c.routingChanged[l][t]));
+        qInfo("%s: mean KLD %.4g over %zu positions", qPrintable(folder), c.kld.mean, c.positions.size());
     }
 
     // docs/screenshots/output-*.png: the tab on the tiny-moe model, Q2_K file and q4_K simulated.

@@ -1,0 +1,158 @@
+#include "forward/AttentionStep.h"
+
+#include "forward/ForwardOps.h"
+
+#include <cmath>
+
+namespace gguf {
+
+namespace {
+
+// Columns [first, first + width) of every row of a [rows, stride] matrix (the q, k or v part
+// of a fused qkv product).
+std::vector<float> columns(const std::vector<float>& fused, std::int64_t rows, std::int64_t stride, std::int64_t first, std::int64_t width)
+{
+    std::vector<float> part(static_cast<std::size_t>(rows * width));
+    for (std::int64_t t = 0; t < rows; ++t)
+        std::copy_n(fused.begin() + t * stride + first, width, part.begin() + t * width);
+    return part;
+}
+
+// q, k and v: three projections (with optional biases) or one fused attn_qkv.
+Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& q, std::vector<float>& k,
+                  std::vector<float>& v, std::vector<float>& gate)
+{
+    const auto& h = c.h;
+    const std::int64_t width = h.embeddingLength;
+    const std::int64_t qWidth = h.headCount * h.headDimension;
+    const std::int64_t kWidth = h.headCountKv * h.headDimension;
+    const std::int64_t vWidth = h.headCountKv * h.valueDimension;
+    if (h.block->fusedQkv) {
+        auto wqkv = c.layerWeight(layer, "attn_qkv", {width, qWidth + kWidth + vWidth, 1});
+        if (!wqkv)
+            return wqkv.error();
+        c.noteHeld(wqkv->heldBytes());
+        std::vector<float> fused;
+        c.project(normed, c.tokens, *wqkv, WeightMatrix{}, fused);
+        const std::int64_t stride = qWidth + kWidth + vWidth;
+        q = columns(fused, c.tokens, stride, 0, qWidth);
+        k = columns(fused, c.tokens, stride, qWidth, kWidth);
+        v = columns(fused, c.tokens, stride, qWidth + kWidth, vWidth);
+        c.recycle({&wqkv});
+        return Ok{};
+    }
+    const bool biases = h.block->allowsProjectionBiases;
+    if (h.block->gatedAttention) {
+        // attn_q rows: per head the query (headDimension), then its gate (headDimension).
+        auto wq = c.layerWeight(layer, "attn_q", {width, 2 * qWidth, 1});
+        if (!wq)
+            return wq.error();
+        c.noteHeld(wq->heldBytes());
+        std::vector<float> fused;
+        c.project(normed, c.tokens, *wq, WeightMatrix{}, fused);
+        c.recycle({&wq});
+        q.resize(static_cast<std::size_t>(c.tokens * qWidth));
+        gate.resize(q.size());
+        const std::int64_t d = h.headDimension;
+        for (std::int64_t t = 0; t < c.tokens; ++t)
+            for (std::int64_t head = 0; head < h.headCount; ++head) {
+                const auto from = fused.begin() + (t * h.headCount + head) * 2 * d;
+                std::copy_n(from, d, q.begin() + (t * h.headCount + head) * d);
+                std::copy_n(from + d, d, gate.begin() + (t * h.headCount + head) * d);
+            }
+    }
+    struct Part {
+        const char* name;
+        std::int64_t rows;
+        std::vector<float>* out;
+    };
+    for (const Part& part : {Part{"attn_q", qWidth, &q}, Part{"attn_k", kWidth, &k}, Part{"attn_v", vWidth, &v}}) {
+        if (part.out == &q && h.block->gatedAttention)
+            continue;
+        auto w = c.layerWeight(layer, part.name, {width, part.rows, 1});
+        if (!w)
+            return w.error();
+        auto b = biases ? c.layerBias(layer, part.name, part.rows) : Result<WeightMatrix>(WeightMatrix{});
+        if (!b)
+            return b.error();
+        c.noteHeld(w->heldBytes() + b->heldBytes());
+        c.project(normed, c.tokens, *w, *b, *part.out);
+        c.recycle({&w, &b});
+    }
+    return Ok{};
+}
+
+// Per-head RMSNorm of q or k (attn_q_norm / attn_k_norm [head size]) when the file has it.
+Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::vector<float>& x)
+{
+    auto norm = c.layerWeight(layer, name, {c.h.headDimension, 1, 1}, false);
+    if (!norm)
+        return norm.error();
+    if (norm->present())
+        rmsNormRows(x.data(), static_cast<std::int64_t>(x.size()) / c.h.headDimension, c.h.headDimension, norm->view(), c.h.rmsEpsilon,
+                    x.data());
+    c.recycle({&norm});
+    return Ok{};
+}
+
+}  // namespace
+
+Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out)
+{
+    const auto& h = c.h;
+    const BlockDescription& block = *h.block;
+    std::vector<float> q, k, v, gate;
+    if (Status done = projectQkv(c, layer, normed, q, k, v, gate); !done)
+        return done;
+    if (block.allowsQkNorm) {
+        if (Status done = normHeads(c, layer, "attn_q_norm", q); !done)
+            return done;
+        if (Status done = normHeads(c, layer, "attn_k_norm", k); !done)
+            return done;
+    }
+    auto freqs = c.loader.load("rope_freqs.weight", {h.ropeDimensions / 2, 1, 1}, false);
+    if (!freqs)
+        return freqs.error();
+    const bool sliding = h.isSlidingLayer(layer);
+    const RopeParameters rope{block.rope, h.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
+                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view(), h.ropeSections,
+                              h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
+                              c.options.emulateLlamaCppActivations};
+    applyRope(q.data(), c.tokens, h.headCount, h.headDimension, rope);
+    applyRope(k.data(), c.tokens, h.headCountKv, h.headDimension, rope);
+    c.recycle({&freqs});
+
+    float scale = h.attentionScale != 0.0f ? h.attentionScale : 1.0f / std::sqrt(static_cast<float>(h.headDimension));
+    if (block.scaleQueryFirst) {
+        for (float& x : q)
+            x *= scale;
+        scale = 1.0f;
+    }
+    auto sinks = block.hasAttentionSinks ? c.layerWeight(layer, "attn_sinks", {h.headCount, 1, 1}) : Result<WeightMatrix>(WeightMatrix{});
+    if (!sinks)
+        return sinks.error();
+    const AttentionSpec spec{h.headCount, h.headCountKv, h.headDimension, h.valueDimension, scale, h.attentionSoftcap,
+                             sliding ? h.slidingWindow : 0, sinks->view(), c.options.emulateLlamaCppActivations};
+    std::vector<float> mixed(static_cast<std::size_t>(c.tokens * h.headCount * h.valueDimension));
+    causalAttention(q.data(), k.data(), v.data(), c.tokens, spec, mixed.data());
+    c.recycle({&sinks});
+    if (!gate.empty()) {
+        sigmoid(gate.data(), gate.size());
+        for (std::size_t i = 0; i < mixed.size(); ++i)
+            mixed[i] *= gate[i];
+    }
+
+    const std::int64_t mixedWidth = h.headCount * h.valueDimension;
+    auto wo = c.layerWeight(layer, "attn_output", {mixedWidth, h.embeddingLength, 1});
+    if (!wo)
+        return wo.error();
+    auto bo = block.allowsProjectionBiases ? c.layerBias(layer, "attn_output", h.embeddingLength) : Result<WeightMatrix>(WeightMatrix{});
+    if (!bo)
+        return bo.error();
+    c.noteHeld(wo->heldBytes() + bo->heldBytes());
+    c.project(mixed, c.tokens, *wo, *bo, out);
+    c.recycle({&wo, &bo});
+    return Ok{};
+}
+
+}  // namespace gguf

@@ -1,0 +1,11 @@
+#pragma once
+// The attention branch of one layer: from the normed residual stream to the output projection
+// (before any post-norm), as llama.cpp's build_qkv + rope + build_attn (no flash attention).
+
+#include "forward/PassContext.h"
+
+namespace gguf {
+
+Status runAttention(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out);
+
+}  // namespace gguf

@@ -1,0 +1,20 @@
+#pragma once
+// The feed-forward branch of one layer, from the normed residual stream to the branch output
+// (before any post-norm): a dense gated FFN (separate or fused gate/up) or routed experts, as
+// llama.cpp's build_ffn and build_moe_ffn.
+
+#include "forward/PassContext.h"
+
+namespace gguf {
+
+Status runDenseFeedForward(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out);
+
+// `selected` receives [tokens, expertUsedCount] expert ids, best first.
+Status runExpertFeedForward(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out,
+                            std::vector<std::int32_t>& selected);
+
+// gate = act(gate) * up on [rows, width] (the block's activation); `asGgml`: SiLU through ggml's
+// vector exp (GgmlVectorMath.h) rather than libm's.
+void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml);
+
+}  // namespace gguf

@@ -1,0 +1,70 @@
+#include "forward/PassContext.h"
+
+#include "forward/ForwardOps.h"
+
+namespace gguf {
+
+std::string layerTensorName(std::int64_t layer, const char* name, const char* suffix)
+{
+    return "blk." + std::to_string(layer) + "." + name + "." + suffix;
+}
+
+Error forwardError(const PassContext& context, std::string message)
+{
+    return Error{std::move(message), Error::kNoOffset, context.loader.model().primary().path()};
+}
+
+PassContext::PassContext(const Model& model, const ModelHyperparameters& hyperparameters, const ForwardOptions& passOptions)
+    : h(hyperparameters), options(passOptions), loader(model, passOptions.transform, passOptions.emulateLlamaCppActivations),
+      accumulation(passOptions.accumulateInDouble ? Accumulation::Double : Accumulation::Float)
+{
+}
+
+void PassContext::recycle(std::initializer_list<Result<WeightMatrix>*> matrices)
+{
+    for (Result<WeightMatrix>* m : matrices)
+        if (*m)
+            loader.recycle(std::move(m->value()));
+}
+
+Result<WeightMatrix> PassContext::layerWeight(std::int64_t layer, const char* name, std::array<std::int64_t, 3> ne, bool required)
+{
+    return loader.load(layerTensorName(layer, name), ne, required);
+}
+
+Result<WeightMatrix> PassContext::layerBias(std::int64_t layer, const char* name, std::int64_t length)
+{
+    return loader.load(layerTensorName(layer, name, "bias"), {length, 1, 1}, false);
+}
+
+void PassContext::project(const std::vector<float>& x, std::int64_t rows, const WeightMatrix& weight, const WeightMatrix& bias,
+                          std::vector<float>& y) const
+{
+    y.assign(static_cast<std::size_t>(rows * weight.rows), 0.0f);
+    multiplyWeights(x.data(), rows, weight, accumulation, y.data());
+    if (!bias.present())
+        return;
+    const float* b = bias.data();
+    for (std::int64_t t = 0; t < rows; ++t)
+        for (std::int64_t i = 0; i < weight.rows; ++i)
+            y[static_cast<std::size_t>(t * weight.rows + i)] += b[i];
+}
+
+std::vector<float> PassContext::rmsNormed(const std::vector<float>& x, std::int64_t width, const WeightMatrix& weight) const
+{
+    std::vector<float> y(x.size());
+    rmsNormRows(x.data(), static_cast<std::int64_t>(x.size()) / width, width, weight.view(), h.rmsEpsilon, y.data());
+    return y;
+}
+
+Result<std::vector<float>> PassContext::layerNormed(std::int64_t layer, const char* name, const std::vector<float>& x)
+{
+    auto norm = layerWeight(layer, name, {h.embeddingLength, 1, 1});
+    if (!norm)
+        return norm.error();
+    std::vector<float> y = rmsNormed(x, h.embeddingLength, *norm);
+    recycle({&norm});
+    return y;
+}
+
+}  // namespace gguf
