@@ -1,6 +1,6 @@
 #pragma once
 // The compare path itself (ModelComparison + ComparisonEngine, what `compare` and the GUI run)
-// on two one-tensor files, next to the dequantization of each input: the goal of issue 14 is at
+// on two one-tensor files, next to the dequantization of each input: the goal is at
 // least half the slower input's dequantization speed per thread, and scaling with threads.
 
 #include "BenchOptions.h"

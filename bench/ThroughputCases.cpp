@@ -254,7 +254,7 @@ void runFusedCases(const SyntheticTensor& synthetic, const SyntheticTensor& refe
         evictFromCache(reference.info().data, reference.bytes());
     };
     std::vector<float> cells;
-    // The goal of issue 14: per thread at least half the dequantization speed of the slower
+    // The goal: per thread at least half the dequantization speed of the slower
     // input (one thread, CPU time, from memory like the fused runs).
     const std::span<float> out = workspace.output().first(static_cast<std::size_t>(tensor.elementCount()));
     const auto dequantCpuGbps = [&](const gguf::TensorInfo& t) {

@@ -52,7 +52,7 @@ int runConvert(const std::vector<std::string>& words)
             return reportFailure("--threads must be a whole number from 1 to 1024", 2);
         options.threads = static_cast<unsigned>(n);
     }
-    // --imatrix: llama-imatrix's GGUF output; the weights llama-quantize would use (issue 14).
+    // --imatrix: llama-imatrix's GGUF output; the weights llama-quantize would use.
     std::optional<gguf::ImportanceWeights> importance;
     if (const auto imatrixPath = args.value("--imatrix")) {
         // Checked as every command that reads an imatrix checks it (values, shapes, this model).

@@ -1,7 +1,7 @@
 // convert --imatrix: the importance-weighted conversion against llama-quantize --imatrix. For
 // the fixtures of ../shared/fixtures/llama.cpp/ (README §4), every tensor that llama-quantize
 // wrote in the conversion's target type must come out byte-identical (the recipe's other
-// types are issue 15's --type PRESET); through the CLI, and through convertModel with small
+// types are --type PRESET's); through the CLI, and through convertModel with small
 // chunks on several threads so chunks straddle rows of different experts.
 
 #include "CliRunner.h"

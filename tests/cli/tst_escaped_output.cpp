@@ -1,4 +1,4 @@
-// Text from the file reaches terminals and line-per-record outputs escaped (issue 13): a tensor
+// Text from the file reaches terminals and line-per-record outputs escaped: a tensor
 // name or `general.architecture` holding ESC, OSC, BEL, CR or LF must not reach stdout or stderr
 // raw, nor forge a line of `check`. And `meta --json` keeps keys that differ only in invalid
 // UTF-8 bytes apart, reversibly.

@@ -1,4 +1,4 @@
-// Inputs that are not what they seem (issue 13): a FIFO where a model or a shard should be must be
+// Inputs that are not what they seem: a FIFO where a model or a shard should be must be
 // refused at once, not waited on; names that differ only after a NUL are one name to ggml;
 // FUGG on a little-endian file says so; split keys must agree whichever shard was opened; a
 // shard that cannot be opened is not reported as missing.

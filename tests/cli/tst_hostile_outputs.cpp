@@ -1,4 +1,4 @@
-// Output paths that are not plain files (issue 13): devices, FIFOs and /dev/stdout are written
+// Output paths that are not plain files: devices, FIFOs and /dev/stdout are written
 // into, never replaced by a renamed temp file; a symlink is followed and its target replaced; a
 // folder or a non-regular target is never replaced; a failed write names the target.
 

@@ -1,4 +1,4 @@
-// More mappings than the SIGBUS guard used to have slots for (4,096, issue 13): a file truncated
+// More mappings than the SIGBUS guard used to have slots for (4,096): a file truncated
 // under the 4,200th mapping must read as zeros and be reported, not kill the process; and a
 // split model of 4,200 shards opens and reads through the CLI.
 

@@ -1,4 +1,4 @@
-// A model rewritten in place while a command reads it (issue 13): same size, same inode, as
+// A model rewritten in place while a command reads it: same size, same inode, as
 // `dd conv=notrunc` does. Every command that reads tensor data must notice when it is done and
 // fail with "the file changed on disk" instead of exporting a mix of both files or reporting the
 // new bytes as damage. The writer here really runs concurrently: the CLI is held in the middle of

@@ -290,8 +290,8 @@ void ErrorMetricsTest::fileEqualsSimulation()
     qInfo("%s: total rmse %.6g, sqnr %.2f dB", qPrintable(type), parallel->columnTotals[0].rmse, parallel->columnTotals[0].sqnrDb);
 }
 
-// One tensor, two threads: both threads work on it (issue 20: `compare --threads 2` on a
-// one-tensor file ran on one), and the figures are bit-identical to one thread's.
+// One tensor, two threads: both threads work on it (`compare --threads 2` on a
+// one-tensor file once ran on one), and the figures are bit-identical to one thread's.
 void ErrorMetricsTest::oneTensorSplitsAcrossThreads()
 {
     const auto reference = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));

@@ -49,7 +49,7 @@ gguf::Result<std::vector<float>> dequantizeAll(const gguf::TensorInfo& tensor)
 }
 
 // A metadata-only file whose header is `count` strings of `length` copies of `letter` (the
-// 10M-entry vocabulary of issue 13 in miniature, but past the 64 MiB the header copy once
+// 10M-entry vocabulary of a hostile header in miniature, but past the 64 MiB the header copy once
 // stopped at). Same size for every letter, so one can be written over the other in place.
 QByteArray bigStringArrayFile(char letter, quint64 count, quint64 length)
 {

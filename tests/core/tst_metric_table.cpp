@@ -51,7 +51,7 @@ std::optional<ModelComparison> tinyComparison()
     return std::move(*comparison);
 }
 
-// The one-tensor comparison of issue 20: token_embd (131072 values) against the Q4_K file and
+// The one-tensor comparison: token_embd (131072 values) against the Q4_K file and
 // q8_0 simulated.
 std::optional<ModelComparison> oneTensorComparison()
 {

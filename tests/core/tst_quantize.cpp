@@ -106,7 +106,7 @@ void QuantizeTest::fixtureBytesIdentical_data()
     }
     // all-types.gguf: one [1024, 4] tensor per type, all from the values of its f32 tensor.
     // 25: the 13 types of the first quantizers plus iq1_m, iq2_s, iq3_xxs, iq3_s, iq4_nl, iq4_xs, tq1_0, tq2_0, mxfp4, nvfp4,
-    // q1_0, q2_0 (issue 14).
+    // q1_0, q2_0.
     QTest::newRow("all-types.gguf") << QStringLiteral("all-types.gguf") << QStringLiteral("all-types.gguf") << 25;
 }
 
@@ -456,7 +456,7 @@ void QuantizeTest::legacyAvx2MatchesScalar()
     fast.q4_0(values.data(), actual.data(), kBlocks, quantizeQ4_0Scalar);
     for (int b = 0; b < kBlocks; ++b)
         QVERIFY2(std::memcmp(expected.data() + 18 * b, actual.data() + 18 * b, 18) == 0, qPrintable(QStringLiteral("q4_0 block %1").arg(b)));
-    // Q4_1, Q5_0, Q5_1 (issue 14): the same blocks, plus huge ranges whose differences overflow.
+    // Q4_1, Q5_0, Q5_1: the same blocks, plus huge ranges whose differences overflow.
     for (int b = 8; b < kBlocks; b += 10) {
         float* x = values.data() + 32 * b;
         x[1] = 3.0e38f, x[2] = -3.0e38f;

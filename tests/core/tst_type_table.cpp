@@ -147,7 +147,7 @@ private slots:
             QCOMPARE(96 % findType(chosen.typeId)->blockSize, 0u);
             QCOMPARE(chosen.typeId == target->id, target->blockSize == 32);
         }
-        // llama.cpp's q2_K fallback is iq4_nl, which the core quantizes since issue 14.
+        // llama.cpp's q2_K fallback is iq4_nl, which the core quantizes.
         QVERIFY(canQuantize(typeIdValue(GgmlTypeId::IQ4_NL)));
         QCOMPARE(chooseTensorTarget(weightOf(typeIdValue(GgmlTypeId::F32), 96), typeIdValue(GgmlTypeId::Q2_K)).typeId, typeIdValue(GgmlTypeId::IQ4_NL));
         QCOMPARE(chooseTensorTarget(weightOf(typeIdValue(GgmlTypeId::F32), 96), typeIdValue(GgmlTypeId::Q6_K)).typeId, typeIdValue(GgmlTypeId::Q8_0));

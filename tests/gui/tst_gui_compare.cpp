@@ -109,7 +109,7 @@ private slots:
     {
         // The compare dialog remembers its list in QSettings: start every run from none. (Not
         // QStandardPaths test mode: that also resets the result-cache budget, under which
-        // errorHeatmapEqualsIndependentDifference waits forever; see the issue 12 note.)
+        // errorHeatmapEqualsIndependentDifference waits forever.)
         QSettings().remove(QStringLiteral("compareDialog"));
     }
 
@@ -213,7 +213,7 @@ private slots:
         QCOMPARE(page->tensorView()->scatterPlot()->graph(0)->dataCount(), 256);  // 65536 weights / 256 per q4_K block
     }
 
-    // Issue 12 item 1: with the Q2_K or Q4_K column (files or simulated) the error heatmap
+    // With the Q2_K or Q4_K column (files or simulated) the error heatmap
     // recomputed forever: the progress bar moved the layout, the resized heatmap recomputed,
     // whose progress bar moved the layout again. A finished view starts nothing by itself.
     void finishedErrorHeatmapStaysFinished()
@@ -249,7 +249,7 @@ private slots:
         }
     }
 
-    // Issue 12 item 1: Cancel stays cancelled, says so, and a click on the placeholder computes.
+    // Cancel stays cancelled, says so, and a click on the placeholder computes.
     void cancelledErrorHeatmapStaysCancelled()
     {
         auto page = finishedPage();
@@ -340,7 +340,7 @@ private slots:
         QCOMPARE(page->exportJson(jsonPath), QString());
 
         const QStringList lines = QString::fromUtf8(readWholeFile(csvPath)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        // 21 tensors and (issue 12 item 7) 13 model-wide lines (all tensors, 12 kinds), 2 columns each.
+        // 21 tensors and 13 model-wide lines (all tensors, 12 kinds), 2 columns each.
         QCOMPARE(page->totalsModel()->rowCount(), 13);
         QCOMPARE(lines.size(), 1 + 21 * 2 + 13 * 2);
         const QStringList header = lines.first().split(QLatin1Char(','));
@@ -360,7 +360,7 @@ private slots:
         QCOMPARE(json.object().value(QStringLiteral("columns")).toArray().size(), 2);
     }
 
-    // Issue 12 item 7: "all tensors" equals the CLI's totals (runComparison, what `compare`
+    // "all tensors" equals the CLI's totals (runComparison, what `compare`
     // prints as "all compared tensors together"); each kind row is its tensors' weights together;
     // both are in the table (under the tensors, unmoved by sorting and filtering), the CSV and
     // the JSON.
@@ -444,7 +444,7 @@ private slots:
         QVERIFY(sawFfnDown);
     }
 
-    // Issue 12 item 7: columns are named by quant type (the file in the tooltip), and a quant
+    // Columns are named by quant type (the file in the tooltip), and a quant
     // type has one colour whatever the column order: here Q4_K is column 1 in one page, 2 in another.
     void columnsAreNamedAndColouredByQuantType()
     {
@@ -482,7 +482,7 @@ private slots:
         QVERIFY(!first.proxyModel()->headerData(ComparisonTableModel::FixedColumnCount, Qt::Horizontal, Qt::DecorationRole).isNull());
     }
 
-    // Issue 12 item 10: an expert tensor opens on one expert's matrix (the exact errors of those
+    // An expert tensor opens on one expert's matrix (the exact errors of those
     // rows), and "all" shows every expert with the boundaries between them marked.
     void expertTensorsShowOneExpertOrAllWithBoundaries()
     {
@@ -560,7 +560,7 @@ private slots:
         QCOMPARE(page.tableModel()->columnCount(), ComparisonTableModel::FixedColumnCount + 2);
     }
 
-    // Issue 12 item 2: the dialog brings back the last list, and the open model joins it checked
+    // The dialog brings back the last list, and the open model joins it checked
     // only when it is the same model (architecture, tensor names); otherwise it says why.
     void compareDialogChecksTheOpenFileOnlyWhenItFits()
     {
@@ -600,7 +600,7 @@ private slots:
         QSettings().remove(QStringLiteral("compareDialog"));
     }
 
-    // Issue 12 item 5: the first click selects a row and starts work whose progress bar may
+    // The first click selects a row and starts work whose progress bar may
     // move the table; the second click then lands on the row above. The double-click still
     // opens the row first clicked, in the Tensor tab.
     void doubleClickOpensTheClickedRowEvenWhenTheTableMoves()

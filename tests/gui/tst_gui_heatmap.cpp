@@ -1,4 +1,4 @@
-// The zoomable heatmap of the Tensors page driven offscreen (issue 12 items 1, 4, 8, 11): a
+// The zoomable heatmap of the Tensors page driven offscreen: a
 // finished or cancelled view starts nothing by itself, even for a billion-weight tensor whose
 // grid depends on the widget's size; zoom stops at the matrix, resets by double-click and button,
 // keeps a locked colour scale and ticks only whole rows and columns; placeholders instead of

@@ -1,4 +1,4 @@
-// Issue 14, GUI: the compare dialog, the convert dialog and the experts' quantization-error tab
+// The compare dialog, the convert dialog and the experts' quantization-error tab
 // take an importance matrix and offer every type the core quantizes (Q8_K and the IQ types
 // included); the types ggml makes only with a matrix are refused without one, with the reason.
 // With a matrix the figures come from quantizeRows with its weights, as llama-quantize --imatrix.

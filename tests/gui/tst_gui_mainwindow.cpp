@@ -1,6 +1,5 @@
 // The main window's frame: a restored geometry pulled back onto the screen, the window title
-// naming the file of the current tab, distinct titles for Compare tabs, and the Copy action
-// (issue 12 items 6 and 15).
+// naming the file of the current tab, distinct titles for Compare tabs, and the Copy action.
 
 #include "Fixtures.h"
 #include "compare/ComparePage.h"

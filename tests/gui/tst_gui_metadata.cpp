@@ -325,7 +325,7 @@ void TestGuiMetadata::hugeArrayStaysPagedInTheView()
     QCOMPARE(cell(*tree, last, MetadataTreeModel::Value, array), QStringLiteral("\"t%1\"").arg(last));
 }
 
-// Issue 12 item 3: QTreeView fetches more only for the expanded item that ends the view, so an
+// QTreeView fetches more only for the expanded item that ends the view, so an
 // array followed by another key stopped after the pages loaded on expansion ([767]).
 void TestGuiMetadata::arrayThatIsNotTheLastRowKeepsLoading()
 {
@@ -410,7 +410,7 @@ void TestGuiMetadata::keyCountFollowsTheFilter()
     QCOMPARE(count->text(), all);
 }
 
-// Issue 12 item 15: general.file_type is a llama_ftype number; the page names it.
+// general.file_type is a llama_ftype number; the page names it.
 void TestGuiMetadata::fileTypeIsNamed()
 {
     MetadataPage page(openModelAt(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))));

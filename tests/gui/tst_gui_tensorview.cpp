@@ -350,7 +350,7 @@ private slots:
         screenshot(QStringLiteral("file-changed"));
     }
 
-    // Issue 12 item 12: counts follow the filter, the Shape column fits, the header never widens
+    // Counts follow the filter, the Shape column fits, the header never widens
     // the page, and Row values gives the value column the room.
     void layoutFitsTheContent()
     {
@@ -395,7 +395,7 @@ private slots:
         QVERIFY(values->minimumWidth() >= values->columnWidth(0) + values->columnWidth(2) + valueWidth);
     }
 
-    // Issue 12 items 9 and 13: "Current plot" is the plot on screen, with a proposed name and a
+    // "Current plot" is the plot on screen, with a proposed name and a
     // title; scales and mins have their own axes.
     void plotExportsTakeTheVisiblePlotWithATitle()
     {

@@ -458,7 +458,7 @@ void TestGuiTokenizer::searchRunsWithQtsGlobalPoolBusy()
     QCOMPARE(shownIds(*page.tokenModel()), QList<std::uint32_t>{332});
 }
 
-// Issue 12 item 14: the rows left from the last valid search are greyed out, not shown as matches.
+// The rows left from the last valid search are greyed out, not shown as matches.
 void TestGuiTokenizer::invalidRegexMarksTheOldResults()
 {
     TokenizerPage page(m_model);
@@ -475,7 +475,7 @@ void TestGuiTokenizer::invalidRegexMarksTheOldResults()
     QVERIFY(table->isEnabled());
 }
 
-// Issue 12 item 14: a new result list starts at its first row, wherever the old one was scrolled.
+// A new result list starts at its first row, wherever the old one was scrolled.
 void TestGuiTokenizer::searchScrollsToTheTop()
 {
     QTemporaryDir dir;
@@ -502,7 +502,7 @@ void TestGuiTokenizer::searchScrollsToTheTop()
     QCOMPARE(table->verticalScrollBar()->value(), 0);
 }
 
-// Issue 12 item 14: "Ġthe" is " the" in a GPT-2 vocabulary; a Reads-as column says so.
+// "Ġthe" is " the" in a GPT-2 vocabulary; a Reads-as column says so.
 void TestGuiTokenizer::byteLevelTokensReadAsText()
 {
     QTemporaryDir dir;

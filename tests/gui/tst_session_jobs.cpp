@@ -200,7 +200,7 @@ private slots:
     }
 
     // Text from the file is shown, never interpreted: the tensor table gives a name's control
-    // characters as their escapes (issue 13 item 5, the GUI's half).
+    // characters as their escapes.
     void tensorNamesAreShownEscaped()
     {
         QTemporaryDir dir;

@@ -110,7 +110,7 @@ private slots:
                 ++checked;
             }
         }
-        QCOMPARE(checked, 5);  // Q3_K_M, Q4_K_S, Q4_K_M, Q5_K_M and IQ4_XS (its quantizer came with issue 14)
+        QCOMPARE(checked, 5);  // Q3_K_M, Q4_K_S, Q4_K_M, Q5_K_M and IQ4_XS
         const auto find = [&](const char* name) {
             return *std::find_if(presets.begin(), presets.end(), [&](const PresetOnFrontier& p) { return p.preset->name == name; });
         };

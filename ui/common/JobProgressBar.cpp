@@ -23,7 +23,7 @@ JobProgressBar::JobProgressBar(QWidget* parent)
     });
     // The bar keeps its place while hidden: a bar that came and went would resize the views
     // beside it each time a job started and ended, and a view that recomputes for its new size
-    // would start the next job (issue 12: heatmaps that recomputed forever).
+    // would start the next job (heatmaps once recomputed forever that way).
     QSizePolicy policy = sizePolicy();
     policy.setRetainSizeWhenHidden(true);
     setSizePolicy(policy);
