@@ -2,6 +2,7 @@
 // file (SIGKILL included), an interrupt removes a named one, a split set is committed all or
 // nothing, and a set mixing the shards of two saves is refused when opened.
 
+#include "FileBytes.h"
 #include "Fixtures.h"
 #include "edit/MetadataEdits.h"
 #include "edit/ModelSaver.h"
@@ -27,18 +28,6 @@ namespace {
 QStringList entriesOf(const QString& folder)
 {
     return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
-}
-
-QByteArray contentOf(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<unreadable>");
-}
-
-bool writeFile(const QString& path, const QByteArray& bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
 }
 
 // Runs `work` in a child process, which writes one byte to the pipe when it is ready and then

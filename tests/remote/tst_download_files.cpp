@@ -3,6 +3,7 @@
 // ends up a link to someone else's file, a failed write says how much is really kept, and a
 // folder that does not exist is called that.
 
+#include "FileBytes.h"
 #include "CliRunner.h"
 #include "Fixtures.h"
 #include "LocalWebServer.h"
@@ -21,18 +22,6 @@ using namespace testsupport;
 
 namespace {
 const QString kName = QStringLiteral("tiny-llama-Q4_K.gguf");
-
-QByteArray contentOf(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<unreadable>");
-}
-
-bool writeFile(const QString& path, const QByteArray& bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
-}
 
 bool isSymlink(const QString& path)
 {
