@@ -126,11 +126,19 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
         rmsNormRows(v.data(), static_cast<std::int64_t>(v.size()) / shape.valueLength, shape.valueLength, {}, h.rmsEpsilon, v.data());
     const bool sliding = shape.sliding;
     const bool useFreqs = !(block.ropeFreqsOnGlobalOnly && sliding);
-    auto freqs = useFreqs ? c.loader.load("rope_freqs.weight", {shape.ropeDimensions / 2, 1, 1}, false) : Result<WeightMatrix>(WeightMatrix{});
+    // One factor per rotated pair; ggml_rope_ext reads the first n_rot / 2 of a longer tensor
+    // (gemma4's is sized by the full layers' head).
+    std::int64_t factorCount = shape.ropeDimensions / 2;
+    if (const TensorInfo* stored = c.loader.model().findTensor("rope_freqs.weight"); stored && block.perLayerShapes && stored->nDims == 1
+                                                                                      && stored->ne[0] >= factorCount)
+        factorCount = stored->ne[0];
+    auto freqs = useFreqs ? c.loader.load("rope_freqs.weight", {factorCount, 1, 1}, false) : Result<WeightMatrix>(WeightMatrix{});
     if (!freqs)
         return freqs.error();
+    const std::span<const float> factors = freqs->present() ? freqs->view().first(static_cast<std::size_t>(shape.ropeDimensions / 2))
+                                                            : std::span<const float>{};
     const RopeParameters rope{block.rope, shape.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
-                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view(), h.ropeSections,
+                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, factors, h.ropeSections,
                               h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
                               c.options.emulateLlamaCppActivations};
     applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);

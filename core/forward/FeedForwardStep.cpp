@@ -327,8 +327,15 @@ Status runFeedForwardBranch(PassContext& c, std::int64_t layer, const std::vecto
                             std::vector<std::int32_t>& selected)
 {
     const BlockDescription& block = *c.h.block;
-    if (block.expertsBesideDense && c.h.isExpertLayer(layer))
-        return runExpertsBesideDense(c, layer, residual, out, selected);
+    if (block.expertsBesideDense && c.h.isExpertLayer(layer)) {
+        // gemma4: a layer is MoE when it has a router (llama.cpp's is_moe_layer).
+        if (c.loader.model().findTensor(layerTensorName(layer, "ffn_gate_inp")))
+            return runExpertsBesideDense(c, layer, residual, out, selected);
+        auto input = c.layerNormed(layer, "ffn_norm", residual);
+        if (!input)
+            return input.error();
+        return runDenseFeedForward(c, layer, *input, out);
+    }
     const std::string norm(block.feedForwardNorm);
     auto input = c.layerNormed(layer, norm.c_str(), residual);
     if (!input)

@@ -6,7 +6,10 @@
 //    llama.cpp's arithmetic emulated (measured: 0 for most, i.e. bit for bit) and with the
 //    pass's own (double sums), except that the latter is held to 1e-3 where the FFN is GELU:
 //    ggml computes it through an f16 table, so a value one ulp from an f16 boundary moves by an
-//    f16 step (measured 1.0-1.7e-4 for gemma2/gemma3);
+//    f16 step (measured 1.0-1.7e-4 for gemma2/gemma3, 3.2e-4/6.6e-4 for gemma4-e P1/P2). GELU
+//    with routed experts beside the dense FFN (gemma4 26B-A4B form) flips more of those steps
+//    and its layers amplify them: held to 5e-3 there (measured 7.1e-4 P1, 1.6e-3 P2, no routing
+//    change), while its rows with llama.cpp's arithmetic are bit for bit;
 //  - the Q8_0 and Q4_K_M files (and gpt-oss's MXFP4 files) on P1 with llama.cpp's activation
 //    rounding emulated: within 1e-3.
 // A folder whose architecture the pass does not run is listed, not failed; the list of
@@ -31,6 +34,7 @@ namespace {
 constexpr double kFullPrecisionBound = 1e-4;
 constexpr double kQuantizedBound = 1e-3;
 constexpr double kGeluTableBound = 1e-3;
+constexpr double kGeluExpertsBound = 5e-3;
 
 QString archDir()
 {
@@ -42,6 +46,13 @@ QString folderArchitecture(const QString& folder)
 {
     const QJsonObject manifest = QJsonDocument::fromJson(readWholeFile(archDir() + QLatin1Char('/') + folder + QStringLiteral("/manifest.json"))).object();
     return manifest.value(QStringLiteral("architecture")).toString();
+}
+
+// The folder's model has routed experts (its manifest's hyper-parameters name some).
+bool folderHasExperts(const QString& folder)
+{
+    const QJsonObject manifest = QJsonDocument::fromJson(readWholeFile(archDir() + QLatin1Char('/') + folder + QStringLiteral("/manifest.json"))).object();
+    return manifest.value(QStringLiteral("hparams")).toObject().value(QStringLiteral("n_expert")).toInt() > 0;
 }
 
 std::vector<std::int32_t> folderTokens(const QString& folder, const QString& sequence)
@@ -79,7 +90,10 @@ private slots:
                 qInfo("%s: no forward pass for its architecture yet", qPrintable(folder));
                 continue;
             }
-            const double ownBound = block->activation == gguf::FeedForwardActivation::Gelu ? kGeluTableBound : kFullPrecisionBound;
+            const bool gelu = block->activation == gguf::FeedForwardActivation::Gelu;
+            const double ownBound = gelu && block->expertsBesideDense && folderHasExperts(folder) ? kGeluExpertsBound
+                                  : gelu                                                       ? kGeluTableBound
+                                                                                               : kFullPrecisionBound;
             for (const char* sequence : {"P1", "P2"}) {
                 QTest::newRow(qPrintable(folder + QStringLiteral("-F32 ") + QLatin1String(sequence)))
                     << folder << folder + QStringLiteral("-F32") << QString::fromLatin1(sequence) << false << ownBound;
