@@ -246,6 +246,53 @@ private slots:
         QVERIFY2(std::abs(first - firstPositions) <= 1e-3 * firstPositions + 1e-3, qPrintable(QString::number(first)));
     }
 
+    // gemma4's per-layer keys, hostile: a precise error naming the key, never a crash or a
+    // buffer sized by the bad value.
+    void rejectsInconsistentGemma4_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("kv heads per layer, too few") << "gemma4.attention.head_count_kv" << "[1, 1, 1]" << "arr[u32]" << "has 3 values for 6 layers";
+        QTest::newRow("kv heads per layer, zero") << "gemma4.attention.head_count_kv" << "[1, 1, 0, 1, 1, 1]" << "arr[u32]"
+                                                  << "head_count_kv[2] must be a positive whole number";
+        QTest::newRow("kv heads do not divide") << "gemma4.attention.head_count_kv" << "3" << "u32" << "must divide its head_count";
+        QTest::newRow("pattern too short") << "gemma4.attention.sliding_window_pattern" << "[true, false]" << "arr[bool]"
+                                           << "sliding_window_pattern has 2 values for 6 layers";
+        QTest::newRow("ffn per layer, too many") << "gemma4.feed_forward_length" << "[96, 96, 96, 96, 192, 192, 192]" << "arr[u32]"
+                                                 << "feed_forward_length has 7 values for 6 layers";
+        QTest::newRow("all layers shared") << "gemma4.attention.shared_kv_layers" << "6" << "u32" << "shared_kv_layers must be smaller";
+        QTest::newRow("shared from nothing") << "gemma4.attention.shared_kv_layers" << "5" << "u32" << "shares the KV of layer -1";
+        QTest::newRow("shared from the wrong kind") << "gemma4.attention.shared_kv_layers" << "2" << "u32" << "shares the KV of layer 2";
+        QTest::newRow("huge block count") << "gemma4.block_count" << "2147483648" << "u32" << "block_count";
+        QTest::newRow("odd swa key length") << "gemma4.attention.key_length_swa" << "31" << "u32" << "key_length(_swa)";
+        QTest::newRow("swa rope beyond the head") << "gemma4.rope.dimension_count_swa" << "64" << "u32" << "rope.dimension_count_swa";
+    }
+
+    void rejectsInconsistentGemma4()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(QString, type);
+        QFETCH(QString, expected);
+        const auto original = openModelAt(archDir() + QStringLiteral("/gemma4-e/gemma4-e-F32.gguf"));
+        QVERIFY(original);
+        auto encoded = gguf::parseValueText(value.toStdString(), type.toStdString());
+        QVERIFY2(encoded, encoded ? "" : encoded.error().message.c_str());
+        gguf::MetadataEdits edits;
+        edits.set(key.toStdString(), *encoded);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("bad.gguf")).toStdString();
+        auto saved = gguf::saveModelAs(*original, edits, path);
+        QVERIFY2(saved, saved ? "" : saved.error().message.c_str());
+        const auto model = openModelAt(QString::fromStdString(path));
+        QVERIFY(model);
+        auto result = gguf::runForward(*model, std::vector<std::int32_t>{5, 6, 7});
+        QVERIFY(!result);
+        QVERIFY2(result.error().message.find(expected.toStdString()) != std::string::npos, result.error().message.c_str());
+    }
+
     // What the pass claims to run: every name here has rows above (a folder in the fixtures),
     // and nothing else is claimed.
     void supportedArchitecturesAreTheCheckedOnes()
