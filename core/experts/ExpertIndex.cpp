@@ -51,6 +51,49 @@ std::optional<std::uint32_t> layerOfTensorName(std::string_view name)
     return layer;
 }
 
+std::optional<std::uint32_t> expertAxisOf(const TensorInfo& tensor, std::uint64_t expertCount)
+{
+    if (tensor.nDims == 0 || tensor.nDims > 2 || expertCount == 0)
+        return std::nullopt;
+    const std::uint32_t last = tensor.nDims - 1;
+    if (static_cast<std::uint64_t>(tensor.ne[last]) != expertCount)
+        return std::nullopt;
+    return last;
+}
+
+std::string expertExtraRole(std::string_view name)
+{
+    struct Role {
+        std::string_view suffix;
+        const char* role;
+    };
+    static constexpr Role kRoles[] = {
+        {".exp_probs_b.bias", "selection bias (added to the router's scores for the choice only)"},
+        {".ffn_gate_inp.bias", "router bias"},
+        {".ffn_gate_inp.scale", "router input scale"},
+        {".ffn_gate_up_exps.bias", "bias of each expert's fused gate/up projection"},
+        {".ffn_gate_exps.bias", "bias of each expert's gate projection"},
+        {".ffn_up_exps.bias", "bias of each expert's up projection"},
+        {".ffn_down_exps.bias", "bias of each expert's down projection"},
+        {".ffn_down_exps.scale", "output scale of each expert"},
+        {".ffn_gate_inp_shexp.weight", "shared expert gate (sigmoid weight of the shared output)"},
+        {".ffn_gate_shexp.weight", "shared expert gate projection"},
+        {".ffn_up_shexp.weight", "shared expert up projection"},
+        {".ffn_down_shexp.weight", "shared expert down projection"},
+        {".ffn_gate_shexp.bias", "shared expert gate bias"},
+        {".ffn_up_shexp.bias", "shared expert up bias"},
+        {".ffn_down_shexp.bias", "shared expert down bias"},
+    };
+    for (const Role& entry : kRoles)
+        if (endsWith(name, entry.suffix))
+            return entry.role;
+    if (endsWith(name, "_exps.scale"))
+        return "scale of each expert";
+    if (endsWith(name, "_exps.bias"))
+        return "bias of each expert";
+    return endsWith(name, "_shexp.weight") || endsWith(name, "_shexp.bias") ? "shared expert tensor" : "";
+}
+
 const TensorInfo* ExpertLayer::find(ExpertProjection projection) const
 {
     for (const ExpertTensor& expert : experts)
@@ -83,8 +126,13 @@ ExpertIndex ExpertIndex::build(const Model& model)
             layers[*layer].router = &tensor;
             continue;
         }
-        if (endsWith(tensor.name, "_shexp.weight")) {
+        if (endsWith(tensor.name, "_shexp.weight") || endsWith(tensor.name, "_shexp.bias")) {
             layers[*layer].shared.push_back(&tensor);
+            continue;
+        }
+        if (endsWith(tensor.name, "_exps.bias") || endsWith(tensor.name, "_exps.scale") || endsWith(tensor.name, ".exp_probs_b.bias")
+            || endsWith(tensor.name, ".ffn_gate_inp.bias") || endsWith(tensor.name, ".ffn_gate_inp.scale")) {
+            layers[*layer].biases.push_back(&tensor);
             continue;
         }
         for (const ProjectionSuffix& entry : kSuffixes) {

@@ -24,7 +24,12 @@ struct ExpertLayer {
     std::uint32_t layer = 0;
     std::vector<ExpertTensor> experts;         // in projection order gate, up, down, gate_up
     const TensorInfo* router = nullptr;        // blk.N.ffn_gate_inp.weight
-    std::vector<const TensorInfo*> shared;     // blk.N.*_shexp.weight
+    std::vector<const TensorInfo*> shared;     // blk.N.*_shexp.weight / .bias (and the shared gate ffn_gate_inp_shexp)
+    // Biases and scales beside the experts: per-expert biases (ffn_*_exps.bias, [n_out, n_expert]),
+    // per-expert output scales (ffn_down_exps.scale, [n_expert]), the selection bias
+    // (exp_probs_b.bias, [n_expert]), the router's bias (ffn_gate_inp.bias) and input scale
+    // (ffn_gate_inp.scale, [n_embd]).
+    std::vector<const TensorInfo*> biases;
 
     const TensorInfo* find(ExpertProjection projection) const;
 };
@@ -48,6 +53,15 @@ private:
     std::vector<ExpertLayer> m_layers;
     std::vector<std::string> m_inconsistencies;
 };
+
+// Which axis of a bias or scale tensor counts experts: the last stored axis when it holds
+// `expertCount` values (ne[0] of a [n_expert] vector, ne[1] of a [n_out, n_expert] bias); nullopt
+// for one that is not per expert (the router's input scale).
+std::optional<std::uint32_t> expertAxisOf(const TensorInfo& tensor, std::uint64_t expertCount);
+
+// What a tensor of ExpertLayer::shared or ::biases is, for the user ("selection bias", "bias of
+// each expert's down projection", "shared expert up projection", ...).
+std::string expertExtraRole(std::string_view name);
 
 // Parses "blk.12.ffn_up_exps.weight" into layer 12; nullopt for names outside a layer.
 std::optional<std::uint32_t> layerOfTensorName(std::string_view name);

@@ -18,15 +18,19 @@ std::vector<float> columns(const std::vector<float>& fused, std::int64_t rows, s
     return part;
 }
 
-// q, k and v: three projections (with optional biases) or one fused attn_qkv.
+// q, k and v: three projections (with optional biases) or one fused attn_qkv. A layer that
+// reads another layer's K/V projects only q (k and v stay empty); without attn_v, a block with
+// keyAsValue takes v = k.
 Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& q, std::vector<float>& k,
                   std::vector<float>& v, std::vector<float>& gate)
 {
     const auto& h = c.h;
+    const LayerShape& shape = h.layerShape(layer);
     const std::int64_t width = h.embeddingLength;
-    const std::int64_t qWidth = h.headCount * h.headDimension;
-    const std::int64_t kWidth = h.headCountKv * h.headDimension;
-    const std::int64_t vWidth = h.headCountKv * h.valueDimension;
+    const std::int64_t qWidth = shape.headCount * shape.keyLength;
+    const std::int64_t kWidth = shape.headCountKv * shape.keyLength;
+    const std::int64_t vWidth = shape.headCountKv * shape.valueLength;
+    const bool ownKv = shape.kvSource == layer;
     if (h.block->fusedQkv) {
         auto wqkv = c.layerWeight(layer, "attn_qkv", {width, qWidth + kWidth + vWidth, 1});
         if (!wqkv)
@@ -69,6 +73,12 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
     for (const Part& part : {Part{"attn_q", qWidth, &q}, Part{"attn_k", kWidth, &k}, Part{"attn_v", vWidth, &v}}) {
         if (part.out == &q && h.block->gatedAttention)
             continue;
+        if (part.out != &q && !ownKv)
+            continue;
+        if (part.out == &v && h.block->keyAsValue && !c.loader.model().findTensor(layerTensorName(layer, "attn_v"))) {
+            v = k;  // K = V (gemma4's full-attention layers): the projection before k's norm and rope
+            continue;
+        }
         auto w = c.layerWeight(layer, part.name, {width, part.rows, 1});
         if (!w)
             return w.error();
@@ -83,14 +93,13 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
 }
 
 // Per-head RMSNorm of q or k (attn_q_norm / attn_k_norm [head size]) when the file has it.
-Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::vector<float>& x)
+Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::int64_t headSize, std::vector<float>& x)
 {
-    auto norm = c.layerWeight(layer, name, {c.h.headDimension, 1, 1}, false);
+    auto norm = c.layerWeight(layer, name, {headSize, 1, 1}, false);
     if (!norm)
         return norm.error();
     if (norm->present())
-        rmsNormRows(x.data(), static_cast<std::int64_t>(x.size()) / c.h.headDimension, c.h.headDimension, norm->view(), c.h.rmsEpsilon,
-                    x.data());
+        rmsNormRows(x.data(), static_cast<std::int64_t>(x.size()) / headSize, headSize, norm->view(), c.h.rmsEpsilon, x.data());
     c.recycle({&norm});
     return Ok{};
 }
@@ -101,40 +110,72 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
 {
     const auto& h = c.h;
     const BlockDescription& block = *h.block;
+    const LayerShape& shape = h.layerShape(layer);
+    const bool ownKv = shape.kvSource == layer;
     std::vector<float> q, k, v, gate;
     if (Status done = projectQkv(c, layer, normed, q, k, v, gate); !done)
         return done;
     if (block.allowsQkNorm) {
-        if (Status done = normHeads(c, layer, "attn_q_norm", q); !done)
+        if (Status done = normHeads(c, layer, "attn_q_norm", shape.keyLength, q); !done)
             return done;
-        if (Status done = normHeads(c, layer, "attn_k_norm", k); !done)
-            return done;
+        if (ownKv)
+            if (Status done = normHeads(c, layer, "attn_k_norm", shape.keyLength, k); !done)
+                return done;
     }
-    auto freqs = c.loader.load("rope_freqs.weight", {h.ropeDimensions / 2, 1, 1}, false);
+    if (block.valueNorm && ownKv)
+        rmsNormRows(v.data(), static_cast<std::int64_t>(v.size()) / shape.valueLength, shape.valueLength, {}, h.rmsEpsilon, v.data());
+    const bool sliding = shape.sliding;
+    const bool useFreqs = !(block.ropeFreqsOnGlobalOnly && sliding);
+    // One factor per rotated pair; ggml_rope_ext reads the first n_rot / 2 of a longer tensor
+    // (gemma4's is sized by the full layers' head).
+    std::int64_t factorCount = shape.ropeDimensions / 2;
+    if (const TensorInfo* stored = c.loader.model().findTensor("rope_freqs.weight"); stored && block.perLayerShapes && stored->nDims == 1
+                                                                                      && stored->ne[0] >= factorCount)
+        factorCount = stored->ne[0];
+    auto freqs = useFreqs ? c.loader.load("rope_freqs.weight", {factorCount, 1, 1}, false) : Result<WeightMatrix>(WeightMatrix{});
     if (!freqs)
         return freqs.error();
-    const bool sliding = h.isSlidingLayer(layer);
-    const RopeParameters rope{block.rope, h.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
-                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, freqs->view(), h.ropeSections,
+    const std::span<const float> factors = freqs->present() ? freqs->view().first(static_cast<std::size_t>(shape.ropeDimensions / 2))
+                                                            : std::span<const float>{};
+    const RopeParameters rope{block.rope, shape.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
+                              sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, factors, h.ropeSections,
                               h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
                               c.options.emulateLlamaCppActivations};
-    applyRope(q.data(), c.tokens, h.headCount, h.headDimension, rope);
-    applyRope(k.data(), c.tokens, h.headCountKv, h.headDimension, rope);
+    applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
+    if (ownKv)
+        applyRope(k.data(), c.tokens, shape.headCountKv, shape.keyLength, rope);
     c.recycle({&freqs});
+    // Shared KV: keep what a later layer reads; a sharing layer takes its source's.
+    if (ownKv && h.kvReadLater(layer)) {
+        c.keptKeys.resize(static_cast<std::size_t>(h.layerCount));
+        c.keptValues.resize(static_cast<std::size_t>(h.layerCount));
+        c.keptKeys[static_cast<std::size_t>(layer)] = k;
+        c.keptValues[static_cast<std::size_t>(layer)] = v;
+    }
+    const std::vector<float>* keys = &k;
+    const std::vector<float>* values = &v;
+    if (!ownKv) {
+        const auto source = static_cast<std::size_t>(shape.kvSource);
+        if (source >= c.keptKeys.size() || c.keptKeys[source].size() != static_cast<std::size_t>(c.tokens * shape.headCountKv * shape.keyLength))
+            return forwardError(c, "layer " + std::to_string(layer) + " reads the K/V of layer " + std::to_string(shape.kvSource)
+                                       + ", which this pass has not run");
+        keys = &c.keptKeys[source];
+        values = &c.keptValues[source];
+    }
 
-    float scale = h.attentionScale != 0.0f ? h.attentionScale : 1.0f / std::sqrt(static_cast<float>(h.headDimension));
+    float scale = h.attentionScale != 0.0f ? h.attentionScale : 1.0f / std::sqrt(static_cast<float>(shape.keyLength));
     if (block.scaleQueryFirst) {
         for (float& x : q)
             x *= scale;
         scale = 1.0f;
     }
-    auto sinks = block.hasAttentionSinks ? c.layerWeight(layer, "attn_sinks", {h.headCount, 1, 1}) : Result<WeightMatrix>(WeightMatrix{});
+    auto sinks = block.hasAttentionSinks ? c.layerWeight(layer, "attn_sinks", {shape.headCount, 1, 1}) : Result<WeightMatrix>(WeightMatrix{});
     if (!sinks)
         return sinks.error();
-    const AttentionSpec spec{h.headCount, h.headCountKv, h.headDimension, h.valueDimension, scale, h.attentionSoftcap,
+    const AttentionSpec spec{shape.headCount, shape.headCountKv, shape.keyLength, shape.valueLength, scale, h.attentionSoftcap,
                              sliding ? h.slidingWindow : 0, sinks->view(), c.options.emulateLlamaCppActivations};
-    std::vector<float> mixed(static_cast<std::size_t>(c.tokens * h.headCount * h.valueDimension));
-    causalAttention(q.data(), k.data(), v.data(), c.tokens, spec, mixed.data());
+    std::vector<float> mixed(static_cast<std::size_t>(c.tokens * shape.headCount * shape.valueLength));
+    causalAttention(q.data(), keys->data(), values->data(), c.tokens, spec, mixed.data());
     c.recycle({&sinks});
     if (!gate.empty()) {
         sigmoid(gate.data(), gate.size());
@@ -142,7 +183,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
             mixed[i] *= gate[i];
     }
 
-    const std::int64_t mixedWidth = h.headCount * h.valueDimension;
+    const std::int64_t mixedWidth = shape.headCount * shape.valueLength;
     auto wo = c.layerWeight(layer, "attn_output", {mixedWidth, h.embeddingLength, 1});
     if (!wo)
         return wo.error();

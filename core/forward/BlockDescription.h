@@ -95,6 +95,27 @@ struct BlockDescription {
     // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
     // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides.
     bool normalizeExpertWeights = true;
+
+    // Gemma 4 (src/models/gemma4-iswa.cpp). Per-layer shapes: head_count, head_count_kv and
+    // feed_forward_length may be per-layer arrays, sliding_window_pattern a per-layer bool array,
+    // and sliding layers have their own key/value_length_swa and rope.dimension_count_swa.
+    bool perLayerShapes = false;
+    float forcedAttentionScale = 0.0f;  // > 0: the scores' scale whatever the file says (gemma4: 1)
+    bool valueNorm = false;             // V is RMS-normed per head without a weight
+    bool keyAsValue = false;            // a layer without attn_v uses the K projection (before its norm) as V
+    bool ropeFreqsOnGlobalOnly = false; // rope_freqs.weight applies to the full-attention layers only
+    // attention.shared_kv_layers: the last N layers read the (post-rope) K/V of the last sliding /
+    // full layer before them instead of projecting their own.
+    bool allowsSharedKv = false;
+    // embedding_length_per_layer_input > 0: per-layer token embeddings mixed into each layer's
+    // output through inp_gate / proj / post_norm (PerLayerInputStep.h).
+    bool allowsPerLayerInputs = false;
+    bool allowsLayerOutputScale = false;  // blk.N.layer_output_scale.weight multiplies the layer's output
+    // The MoE layer is the dense FFN (ffn_norm, post_ffw_norm_1) plus the routed experts
+    // (pre_ffw_norm_2, post_ffw_norm_2) side by side; the router reads
+    // rms_norm(residual) / sqrt(n_embd) * ffn_gate_inp.scale; experts are one fused
+    // ffn_gate_up_exps and their outputs are multiplied by ffn_down_exps.scale.
+    bool expertsBesideDense = false;
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
@@ -111,6 +132,7 @@ const BlockDescription& qwen35MoeBlockDescription();
 const BlockDescription& gptOssBlockDescription();
 const BlockDescription& deepseek2BlockDescription();
 const BlockDescription& glm4MoeBlockDescription();
+const BlockDescription& gemma4BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

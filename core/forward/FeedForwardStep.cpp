@@ -2,8 +2,10 @@
 
 #include "forward/ExpertRouting.h"
 #include "forward/ForwardOps.h"
+#include "forward/GgmlAttention.h"
 
 #include <array>
+#include <cmath>
 #include <tuple>
 
 namespace gguf {
@@ -92,7 +94,7 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
 {
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
-    const std::int64_t ff = h.feedForwardLength;
+    const std::int64_t ff = h.layerShape(layer).feedForwardLength;
     if (!h.block->fusedGateUp)
         return gatedFeedForward(c, layer, {"ffn_gate", "ffn_up", "ffn_down"}, ff, normed, out);
     // Fused gate/up: ffn_up holds the gate rows, then the up rows.
@@ -118,23 +120,45 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
     return Ok{};
 }
 
-Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out,
-                            std::vector<std::int32_t>& selected)
+namespace {
+
+// One expert's product. ggml's MUL_MAT_ID sums an f32 expert with ggml_vec_dot_f32 row by row
+// (not tinyBLAS as MUL_MAT does), which is followed when emulating llama.cpp's arithmetic: the
+// f16 GELU table downstream turns a last-bit difference into an f16 step.
+void expertProduct(const PassContext& c, const float* x, std::int64_t n, const WeightMatrix& w, float* y)
+{
+    if (!(c.options.emulateLlamaCppActivations && w.storedType == 0 && w.activationRounding == ActivationRounding::None)) {
+        multiplyWeights(x, n, w, c.accumulation, y);
+        return;
+    }
+    for (std::int64_t t = 0; t < n; ++t)
+        for (std::int64_t r = 0; r < w.rows; ++r)
+            y[t * w.rows + r] = vecDotF32(w.data() + r * w.columns, x + t * w.columns, w.columns);
+}
+
+// The routed experts of one layer on `input`, given the router's choice: each expert's gated FFN
+// (ffn_gate_exps + ffn_up_exps, or one fused ffn_gate_up_exps with the gate rows first), optional
+// per-expert biases (gpt-oss) and output scales (ffn_down_exps.scale, gemma4), weighted and summed
+// over the slots in ggml's order.
+Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float>& input, const std::vector<std::int32_t>& selected,
+                     const std::vector<float>& weights, std::vector<float>& out)
 {
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
     const std::int64_t ff = h.expertFeedForwardLength;
     const std::int64_t experts = h.expertCount;
     const std::int64_t used = h.expertUsedCount;
-    std::vector<float> weights;
-    if (Status routed = routeTokens(c, layer, normed, selected, weights); !routed)
-        return routed;
 
+    const std::string gateUpName = layerTensorName(layer, "ffn_gate_up_exps");
+    const bool fused = c.loader.model().findTensor(gateUpName) != nullptr;
     const std::string gateName = layerTensorName(layer, "ffn_gate_exps");
     const std::string upName = layerTensorName(layer, "ffn_up_exps");
     const std::string downName = layerTensorName(layer, "ffn_down_exps");
-    const std::array<std::tuple<const std::string&, std::int64_t, std::int64_t>, 3> shapes{
-        {{gateName, width, ff}, {upName, width, ff}, {downName, ff, width}}};
+    std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> shapes;
+    if (fused)
+        shapes = {{gateUpName, width, 2 * ff}, {downName, ff, width}};
+    else
+        shapes = {{gateName, width, ff}, {upName, width, ff}, {downName, ff, width}};
     for (const auto& [name, columns, rows] : shapes) {
         const TensorInfo* tensor = c.loader.model().findTensor(name);
         if (!tensor)
@@ -148,7 +172,9 @@ Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vecto
     auto gateBias = c.loader.load(layerTensorName(layer, "ffn_gate_exps", "bias"), {ff, experts, 1}, false);
     auto upBias = c.loader.load(layerTensorName(layer, "ffn_up_exps", "bias"), {ff, experts, 1}, false);
     auto downBias = c.loader.load(layerTensorName(layer, "ffn_down_exps", "bias"), {width, experts, 1}, false);
-    for (const Result<WeightMatrix>* w : {&gateBias, &upBias, &downBias})
+    // One output scale per expert (gemma4's ffn_down_exps.scale).
+    auto downScale = c.loader.load(layerTensorName(layer, "ffn_down_exps", "scale"), {experts, 1, 1}, false);
+    for (const Result<WeightMatrix>* w : {&gateBias, &upBias, &downBias, &downScale})
         if (!*w)
             return w->error();
     const auto addBias = [](const Result<WeightMatrix>& bias, std::int64_t expert, std::vector<float>& y, std::int64_t rows, std::int64_t n) {
@@ -176,24 +202,47 @@ Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vecto
         std::vector<float> x(static_cast<std::size_t>(n * width));
         for (std::int64_t r = 0; r < n; ++r) {
             const std::int64_t t = slots[static_cast<std::size_t>(r)] / used;
-            std::copy_n(normed.begin() + t * width, width, x.begin() + r * width);
+            std::copy_n(input.begin() + t * width, width, x.begin() + r * width);
         }
         const auto first = static_cast<std::uint64_t>(e);
-        auto gate = c.loader.loadRows(gateName, width, first * ff, (first + 1) * ff);
-        auto up = c.loader.loadRows(upName, width, first * ff, (first + 1) * ff);
-        auto down = c.loader.loadRows(downName, ff, first * width, (first + 1) * width);
-        for (const Result<WeightMatrix>* w : {&gate, &up, &down})
-            if (!*w)
-                return w->error();
-        c.noteHeld(gate->heldBytes() + up->heldBytes() + down->heldBytes());
         std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size()), d(x.size());
-        multiplyWeights(x.data(), n, *gate, c.accumulation, g.data());
-        multiplyWeights(x.data(), n, *up, c.accumulation, u.data());
+        if (fused) {
+            auto gateUp = c.loader.loadRows(gateUpName, width, first * 2 * ff, (first + 1) * 2 * ff);
+            if (!gateUp)
+                return gateUp.error();
+            c.noteHeld(gateUp->heldBytes());
+            std::vector<float> both(static_cast<std::size_t>(n * 2 * ff));
+            expertProduct(c, x.data(), n, *gateUp, both.data());
+            for (std::int64_t r = 0; r < n; ++r) {
+                std::copy_n(both.begin() + r * 2 * ff, ff, g.begin() + r * ff);
+                std::copy_n(both.begin() + r * 2 * ff + ff, ff, u.begin() + r * ff);
+            }
+            c.recycle({&gateUp});
+        } else {
+            auto gate = c.loader.loadRows(gateName, width, first * ff, (first + 1) * ff);
+            auto up = c.loader.loadRows(upName, width, first * ff, (first + 1) * ff);
+            for (const Result<WeightMatrix>* w : {&gate, &up})
+                if (!*w)
+                    return w->error();
+            c.noteHeld(gate->heldBytes() + up->heldBytes());
+            expertProduct(c, x.data(), n, *gate, g.data());
+            expertProduct(c, x.data(), n, *up, u.data());
+            c.recycle({&gate, &up});
+        }
+        auto down = c.loader.loadRows(downName, ff, first * width, (first + 1) * width);
+        if (!down)
+            return down.error();
+        c.noteHeld(down->heldBytes());
         addBias(upBias, e, u, n, ff);
         addBias(gateBias, e, g, n, ff);
         applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulateLlamaCppActivations);
-        multiplyWeights(g.data(), n, *down, c.accumulation, d.data());
+        expertProduct(c, g.data(), n, *down, d.data());
         addBias(downBias, e, d, n, width);
+        if (downScale->present()) {
+            const float s = downScale->data()[e];
+            for (float& value : d)
+                value *= s;  // ffn_moe_down_scaled, before the router weight
+        }
         for (std::int64_t r = 0; r < n; ++r) {
             const std::int64_t slot = slots[static_cast<std::size_t>(r)];
             const float w = weights[static_cast<std::size_t>(slot)];
@@ -201,10 +250,10 @@ Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vecto
             for (std::int64_t i = 0; i < width; ++i)
                 target[i] = d[static_cast<std::size_t>(r * width + i)] * w;
         }
-        c.recycle({&gate, &up, &down});
+        c.recycle({&down});
     }
-    c.recycle({&gateBias, &upBias, &downBias});
-    out.assign(normed.size(), 0.0f);
+    c.recycle({&gateBias, &upBias, &downBias, &downScale});
+    out.assign(input.size(), 0.0f);
     for (std::int64_t t = 0; t < c.tokens; ++t)
         for (std::int64_t s = 0; s < used; ++s) {
             const float* source = slotOut.data() + (t * used + s) * width;
@@ -212,7 +261,86 @@ Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vecto
             for (std::int64_t i = 0; i < width; ++i)
                 target[i] = s == 0 ? source[i] : target[i] + source[i];
         }
+    return Ok{};
+}
+
+// gemma4's MoE layer: post_ffw_norm_1(dense(ffn_norm(x))) + post_ffw_norm_2(experts(pre_ffw_norm_2(x))),
+// the router on rms_norm(x) / sqrt(n_embd) * ffn_gate_inp.scale.
+Status runExpertsBesideDense(PassContext& c, std::int64_t layer, const std::vector<float>& residual, std::vector<float>& out,
+                             std::vector<std::int32_t>& selected)
+{
+    const std::int64_t width = c.h.embeddingLength;
+    auto denseInput = c.layerNormed(layer, "ffn_norm", residual);
+    if (!denseInput)
+        return denseInput.error();
+    std::vector<float> dense;
+    if (Status done = runDenseFeedForward(c, layer, *denseInput, dense); !done)
+        return done;
+    auto denseOut = c.layerNormed(layer, "post_ffw_norm_1", dense);
+    if (!denseOut)
+        return denseOut.error();
+
+    auto inputScale = c.loader.load(layerTensorName(layer, "ffn_gate_inp", "scale"), {width, 1, 1});
+    if (!inputScale)
+        return inputScale.error();
+    std::vector<float> routerInput(residual.size());
+    rmsNormRows(residual.data(), c.tokens, width, {}, c.h.rmsEpsilon, routerInput.data());
+    const float norm = 1.0f / std::sqrt(static_cast<float>(width));
+    for (std::int64_t t = 0; t < c.tokens; ++t)
+        for (std::int64_t i = 0; i < width; ++i) {
+            float& x = routerInput[static_cast<std::size_t>(t * width + i)];
+            x = (x * norm) * inputScale->data()[i];
+        }
+    c.recycle({&inputScale});
+    std::vector<float> weights;
+    if (Status routed = routeTokens(c, layer, routerInput, selected, weights); !routed)
+        return routed;
+    auto expertInput = c.layerNormed(layer, "pre_ffw_norm_2", residual);
+    if (!expertInput)
+        return expertInput.error();
+    std::vector<float> moe;
+    if (Status done = routedExperts(c, layer, *expertInput, selected, weights, moe); !done)
+        return done;
+    auto moeOut = c.layerNormed(layer, "post_ffw_norm_2", moe);
+    if (!moeOut)
+        return moeOut.error();
+    out.resize(residual.size());
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = (*denseOut)[i] + (*moeOut)[i];  // ffn_moe_combined
+    return Ok{};
+}
+
+}  // namespace
+
+Status runExpertFeedForward(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out,
+                            std::vector<std::int32_t>& selected)
+{
+    std::vector<float> weights;
+    if (Status routed = routeTokens(c, layer, normed, selected, weights); !routed)
+        return routed;
+    if (Status done = routedExperts(c, layer, normed, selected, weights, out); !done)
+        return done;
     return addSharedExpert(c, layer, normed, out);
+}
+
+Status runFeedForwardBranch(PassContext& c, std::int64_t layer, const std::vector<float>& residual, std::vector<float>& out,
+                            std::vector<std::int32_t>& selected)
+{
+    const BlockDescription& block = *c.h.block;
+    if (block.expertsBesideDense && c.h.isExpertLayer(layer)) {
+        // gemma4: a layer is MoE when it has a router (llama.cpp's is_moe_layer).
+        if (c.loader.model().findTensor(layerTensorName(layer, "ffn_gate_inp")))
+            return runExpertsBesideDense(c, layer, residual, out, selected);
+        auto input = c.layerNormed(layer, "ffn_norm", residual);
+        if (!input)
+            return input.error();
+        return runDenseFeedForward(c, layer, *input, out);
+    }
+    const std::string norm(block.feedForwardNorm);
+    auto input = c.layerNormed(layer, norm.c_str(), residual);
+    if (!input)
+        return input.error();
+    return c.h.isExpertLayer(layer) ? runExpertFeedForward(c, layer, *input, out, selected) : runDenseFeedForward(c, layer, *input, out);
 }
 
 }  // namespace gguf

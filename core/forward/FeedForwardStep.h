@@ -13,6 +13,11 @@ Status runDenseFeedForward(PassContext& context, std::int64_t layer, const std::
 Status runExpertFeedForward(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out,
                             std::vector<std::int32_t>& selected);
 
+// The whole FFN branch from the residual stream (before its post-norm): the block's norm, then
+// dense or routed experts, or gemma4's dense FFN and experts side by side.
+Status runFeedForwardBranch(PassContext& context, std::int64_t layer, const std::vector<float>& residual, std::vector<float>& out,
+                            std::vector<std::int32_t>& selected);
+
 // gate = act(gate) * up on [rows, width] (the block's activation); `asGgml`: SiLU through ggml's
 // vector exp (GgmlVectorMath.h) rather than libm's.
 void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml);

@@ -5,6 +5,7 @@
 #include "forward/LatentAttentionStep.h"
 #include "forward/ForwardOps.h"
 #include "forward/PassContext.h"
+#include "forward/PerLayerInputStep.h"
 #include "forward/RecurrentStep.h"
 
 #include <algorithm>
@@ -75,7 +76,7 @@ Status PassRunner::embed(std::span<const std::int32_t> tokens, std::vector<float
         for (float& x : residual)
             x *= scale;
     }
-    return Ok{};
+    return preparePerLayerInputs(m_c, tokens, residual);
 }
 
 Status PassRunner::addBranch(std::int64_t layer, const char* postNorm, std::vector<float>& branch, std::vector<float>& residual)
@@ -108,16 +109,12 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
     if (m_c.cancelled())
         return cancelledError();
 
-    const std::string ffnNorm(block.feedForwardNorm);
-    auto ffnInput = m_c.layerNormed(layer, ffnNorm.c_str(), residual);
-    if (!ffnInput)
-        return ffnInput.error();
     std::fill(selected.begin(), selected.end(), -1);  // a leading dense layer of an MoE model routes nothing
-    Status done = m_c.h.isExpertLayer(layer) ? runExpertFeedForward(m_c, layer, *ffnInput, branch, selected)
-                                             : runDenseFeedForward(m_c, layer, *ffnInput, branch);
-    if (!done)
+    if (Status done = runFeedForwardBranch(m_c, layer, residual, branch, selected); !done)
         return done;
-    return addBranch(layer, block.postNorms ? "post_ffw_norm" : nullptr, branch, residual);
+    if (Status done = addBranch(layer, block.postNorms ? "post_ffw_norm" : nullptr, branch, residual); !done)
+        return done;
+    return finishLayer(m_c, layer, residual);
 }
 
 Status PassRunner::output(const std::vector<float>& residual, std::vector<float>& logits)

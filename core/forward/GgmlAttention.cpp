@@ -9,10 +9,6 @@
 
 namespace gguf {
 
-namespace {
-
-// ggml_vec_dot_f32 (AVX: GGML_F32_STEP 32, four 8-lane accumulators, GGML_F32x8_REDUCE, then
-// the leftovers one by one).
 float vecDotF32(const float* x, const float* y, std::int64_t n)
 {
     float sum[4][8] = {};
@@ -35,6 +31,8 @@ float vecDotF32(const float* x, const float* y, std::int64_t n)
         total += x[i] * y[i];
     return total;
 }
+
+namespace {
 
 // The KV row llama.cpp builds for these tokens: n_kv = max(256, tokens padded to 256).
 std::int64_t kvCells(std::int64_t tokens)

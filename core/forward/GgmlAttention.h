@@ -10,6 +10,10 @@
 
 namespace gguf {
 
+// ggml_vec_dot_f32 (AVX: GGML_F32_STEP 32, four 8-lane accumulators, GGML_F32x8_REDUCE, then
+// the leftovers one by one); also what ggml's MUL_MAT_ID sums an f32 expert's rows with.
+float vecDotF32(const float* x, const float* y, std::int64_t n);
+
 void causalAttentionAsGgml(const float* q, const float* k, const float* v, std::int64_t tokens, const AttentionSpec& spec, float* out);
 
 }  // namespace gguf

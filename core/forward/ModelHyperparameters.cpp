@@ -41,14 +41,121 @@ std::int64_t optionalCount(const Model& model, const std::string& key, std::int6
 }
 
 // The keys the pass reads as one value for every layer: a per-layer array there (gemma4's
-// head_count_kv, sliding_window_pattern) would otherwise be read as absent.
-Status rejectPerLayerArrays(const Model& model, const std::string& prefix)
+// head_count_kv, sliding_window_pattern) would otherwise be read as absent. Blocks with
+// perLayerShapes read head counts, FFN widths and the sliding pattern per layer.
+Status rejectPerLayerArrays(const Model& model, const std::string& prefix, bool perLayerShapes)
 {
     for (const char* key : {"attention.head_count_kv", "attention.key_length", "attention.value_length", "expert_feed_forward_length",
                             "attention.sliding_window", "attention.sliding_window_pattern", "expert_shared_feed_forward_length",
-                            "rope.dimension_count", "full_attention_interval"})
+                            "rope.dimension_count", "full_attention_interval", "attention.key_length_swa", "attention.value_length_swa",
+                            "rope.dimension_count_swa", "attention.shared_kv_layers", "embedding_length_per_layer_input"}) {
+        const std::string name(key);
+        if (perLayerShapes && (name == "attention.head_count_kv" || name == "attention.sliding_window_pattern"))
+            continue;
         if (const MetadataEntry* entry = model.findMetadata(prefix + key); entry && entry->value.isArray())
             return modelError(model, prefix + key + " is an array (per-layer values are not supported)");
+    }
+    return Ok{};
+}
+
+// One positive whole number per layer: an array of exactly `layers` values, or one value for
+// all of them; absent: `fallback` when given, else an error naming the key.
+Result<std::vector<std::int64_t>> perLayerCounts(const Model& model, const std::string& key, std::int64_t layers,
+                                                 const std::vector<std::int64_t>* fallback)
+{
+    const MetadataEntry* entry = model.findMetadata(key);
+    if (!entry) {
+        if (fallback)
+            return *fallback;
+        return modelError(model, "the forward pass needs metadata key " + key);
+    }
+    if (!entry->value.isArray()) {
+        auto one = requiredCount(model, key);
+        if (!one)
+            return one.error();
+        return std::vector<std::int64_t>(static_cast<std::size_t>(layers), *one);
+    }
+    if (entry->value.arrayLength() != static_cast<std::uint64_t>(layers))
+        return modelError(model, key + " has " + std::to_string(entry->value.arrayLength()) + " values for " + std::to_string(layers)
+                                     + " layers");
+    std::vector<std::int64_t> values(static_cast<std::size_t>(layers));
+    for (std::int64_t il = 0; il < layers; ++il) {
+        const auto value = entry->value.element(static_cast<std::uint64_t>(il)).toUInt();
+        if (!value || *value == 0 || *value > (std::uint64_t{1} << 31))
+            return modelError(model, key + "[" + std::to_string(il) + "] must be a positive whole number");
+        values[static_cast<std::size_t>(il)] = static_cast<std::int64_t>(*value);
+    }
+    return values;
+}
+
+// gemma4's per-layer shapes: sliding pattern (a bool per layer, or the usual period), head
+// counts and FFN widths per layer, head and rope sizes per layer type, KV shared by the last
+// attention.shared_kv_layers layers, per-layer inputs.
+Status readPerLayerShapes(const Model& model, const std::string& prefix, const std::vector<std::int64_t>& heads,
+                          const std::vector<std::int64_t>& feedForward, ModelHyperparameters& h)
+{
+    const std::int64_t layers = h.layerCount;
+    if (const MetadataEntry* pattern = model.findMetadata(prefix + "attention.sliding_window_pattern"); pattern && pattern->value.isArray()) {
+        if (pattern->value.arrayLength() < static_cast<std::uint64_t>(layers))
+            return modelError(model, prefix + "attention.sliding_window_pattern has " + std::to_string(pattern->value.arrayLength())
+                                         + " values for " + std::to_string(layers) + " layers");
+        h.slidingLayers.assign(static_cast<std::size_t>(layers), 0);
+        for (std::int64_t il = 0; il < layers; ++il) {
+            const MetadataValue value = pattern->value.element(static_cast<std::uint64_t>(il));
+            const auto flag = value.toBool();
+            const auto number = value.toUInt();
+            if (!flag && !number)
+                return modelError(model, prefix + "attention.sliding_window_pattern[" + std::to_string(il) + "] is not a bool");
+            h.slidingLayers[static_cast<std::size_t>(il)] = flag ? *flag : *number != 0;
+        }
+    }
+    auto kvHeads = perLayerCounts(model, prefix + "attention.head_count_kv", layers, &heads);
+    if (!kvHeads)
+        return kvHeads.error();
+    const std::int64_t keyFull = h.headDimension;
+    const std::int64_t valueFull = h.valueDimension;
+    const std::int64_t keySliding = optionalCount(model, prefix + "attention.key_length_swa", keyFull);
+    const std::int64_t valueSliding = optionalCount(model, prefix + "attention.value_length_swa", keySliding);
+    const std::int64_t ropeFull = h.ropeDimensions;
+    const std::int64_t ropeSliding = optionalCount(model, prefix + "rope.dimension_count_swa", keySliding);
+    if (keySliding <= 0 || keySliding % 2 != 0 || valueSliding != keySliding || valueFull != keyFull)
+        return modelError(model, prefix + "attention.key_length(_swa) must be positive, even and equal to value_length(_swa)");
+    if (ropeSliding <= 0 || ropeSliding > keySliding || ropeSliding % 2 != 0)
+        return modelError(model, prefix + "rope.dimension_count_swa must be even and at most key_length_swa");
+    h.layers.resize(static_cast<std::size_t>(layers));
+    for (std::int64_t il = 0; il < layers; ++il) {
+        const auto i = static_cast<std::size_t>(il);
+        LayerShape& shape = h.layers[i];
+        shape.sliding = h.isSlidingLayer(il);
+        shape.headCount = heads[i];
+        shape.headCountKv = (*kvHeads)[i];
+        if (shape.headCount % shape.headCountKv != 0)
+            return modelError(model, prefix + "attention.head_count_kv of layer " + std::to_string(il) + " must divide its head_count");
+        shape.keyLength = shape.sliding ? keySliding : keyFull;
+        shape.valueLength = shape.sliding ? valueSliding : valueFull;
+        shape.ropeDimensions = shape.sliding ? ropeSliding : ropeFull;
+        shape.feedForwardLength = feedForward[i];
+        shape.kvSource = il;
+    }
+    if (h.block->allowsSharedKv) {
+        h.sharedKvLayers = optionalCount(model, prefix + "attention.shared_kv_layers", 0);
+        if (h.sharedKvLayers >= layers)
+            return modelError(model, prefix + "attention.shared_kv_layers must be smaller than block_count");
+        // llama.cpp: a shared layer reads the last sliding layer (first_shared - 2) or the last
+        // full layer (first_shared - 1) before the shared ones.
+        const std::int64_t firstShared = layers - h.sharedKvLayers;
+        for (std::int64_t il = firstShared; il < layers; ++il) {
+            LayerShape& shape = h.layers[static_cast<std::size_t>(il)];
+            const std::int64_t source = firstShared - (shape.sliding ? 2 : 1);
+            const LayerShape* from = source >= 0 ? &h.layers[static_cast<std::size_t>(source)] : nullptr;
+            if (!from || from->sliding != shape.sliding || from->headCountKv != shape.headCountKv || from->keyLength != shape.keyLength)
+                return modelError(model, "layer " + std::to_string(il) + " shares the KV of layer " + std::to_string(source)
+                                             + " (attention.shared_kv_layers), which is not a layer of the same kind and shape");
+            shape.kvSource = source;
+        }
+    }
+    if (h.block->allowsPerLayerInputs)
+        h.perLayerInputLength = optionalCount(model, prefix + "embedding_length_per_layer_input", 0);
     return Ok{};
 }
 
@@ -66,14 +173,34 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, "no forward pass for architecture '" + h.architecture + "' (supported: " + supported + ")");
     }
     const std::string prefix = h.architecture + ".";
-    if (Status flat = rejectPerLayerArrays(model, prefix); !flat)
+    const bool perLayerShapes = h.block->perLayerShapes;
+    if (Status flat = rejectPerLayerArrays(model, prefix, perLayerShapes); !flat)
         return flat.error();
 
     auto embedding = requiredCount(model, prefix + "embedding_length");
     auto layers = requiredCount(model, prefix + "block_count");
-    auto heads = requiredCount(model, prefix + "attention.head_count");
-    auto feedForward = requiredCount(model, prefix + "feed_forward_length");
-    for (const Result<std::int64_t>* r : {&embedding, &layers, &heads, &feedForward})
+    for (const Result<std::int64_t>* r : {&embedding, &layers})
+        if (!*r)
+            return r->error();
+    // Per-layer head counts and FFN widths (gemma4) are read for every stored block; the first
+    // layer's value stands for the model where one number is needed.
+    std::vector<std::int64_t> layerHeads, layerFeedForward;
+    if (perLayerShapes) {
+        if (static_cast<std::uint64_t>(*layers) > model.tensors().size())  // before anything is sized by it
+            return modelError(model, prefix + "block_count is " + std::to_string(*layers) + " but the file has only "
+                                         + std::to_string(model.tensors().size()) + " tensors");
+        auto heads = perLayerCounts(model, prefix + "attention.head_count", *layers, nullptr);
+        if (!heads)
+            return heads.error();
+        auto feedForward = perLayerCounts(model, prefix + "feed_forward_length", *layers, nullptr);
+        if (!feedForward)
+            return feedForward.error();
+        layerHeads = std::move(*heads);
+        layerFeedForward = std::move(*feedForward);
+    }
+    auto heads = perLayerShapes ? Result<std::int64_t>(layerHeads.front()) : requiredCount(model, prefix + "attention.head_count");
+    auto feedForward = perLayerShapes ? Result<std::int64_t>(layerFeedForward.front()) : requiredCount(model, prefix + "feed_forward_length");
+    for (const Result<std::int64_t>* r : {&heads, &feedForward})
         if (!*r)
             return r->error();
     h.embeddingLength = *embedding;
@@ -92,6 +219,8 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     if (static_cast<std::uint64_t>(h.layerCount) > model.tensors().size() || !model.findTensor(lastNorm))
         return modelError(model, prefix + "block_count is " + std::to_string(h.layerCount) + " but the file has no tensor " + lastNorm);
     h.headCountKv = optionalCount(model, prefix + "attention.head_count_kv", h.headCount);
+    if (perLayerShapes)
+        h.headCountKv = 1;  // checked per layer (readPerLayerShapes)
     if (h.headCountKv <= 0 || h.headCount % h.headCountKv != 0)
         return modelError(model, prefix + "attention.head_count_kv must divide attention.head_count");
     h.headDimension = optionalCount(model, prefix + "attention.key_length", h.embeddingLength / h.headCount);
@@ -160,6 +289,8 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     h.rmsEpsilon = static_cast<float>(*epsilon);
     h.attentionScale = static_cast<float>(metadataNumber(model, prefix + "attention.scale").value_or(0.0));
     const BlockDescription& block = *h.block;
+    if (block.forcedAttentionScale > 0.0f)
+        h.attentionScale = block.forcedAttentionScale;
     if (block.attentionSoftcap)
         h.attentionSoftcap = static_cast<float>(metadataNumber(model, prefix + "attn_logit_softcapping").value_or(block.defaultAttentionSoftcap));
     h.finalSoftcap = static_cast<float>(metadataNumber(model, prefix + "final_logit_softcapping").value_or(block.defaultFinalSoftcap));
@@ -257,6 +388,15 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         return modelError(model, "token_embd.weight must be [" + std::to_string(h.embeddingLength) + ", n_vocab]");
     h.vocabularySize = embeddings->ne[1];
     h.tiedOutput = model.findTensor("output.weight") == nullptr;
+    if (perLayerShapes) {
+        if (Status shapes = readPerLayerShapes(model, prefix, layerHeads, layerFeedForward, h); !shapes)
+            return shapes.error();
+    } else {
+        h.layers.resize(static_cast<std::size_t>(h.layerCount));
+        for (std::int64_t il = 0; il < h.layerCount; ++il)
+            h.layers[static_cast<std::size_t>(il)] = LayerShape{h.headCount, h.headCountKv, h.headDimension, h.valueDimension, h.ropeDimensions,
+                                                                h.feedForwardLength, h.isSlidingLayer(il), il};
+    }
     return h;
 }
 

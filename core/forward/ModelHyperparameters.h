@@ -9,8 +9,22 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gguf {
+
+// The attention and FFN shape of one layer. Filled for every architecture: from the single
+// values for most, per layer for blocks with perLayerShapes (gemma4).
+struct LayerShape {
+    std::int64_t headCount = 0;
+    std::int64_t headCountKv = 0;
+    std::int64_t keyLength = 0;       // per head
+    std::int64_t valueLength = 0;     // per head
+    std::int64_t ropeDimensions = 0;  // rotated dimensions per head
+    std::int64_t feedForwardLength = 0;
+    bool sliding = false;
+    std::int64_t kvSource = 0;  // the layer whose K/V this one attends to: itself unless shared
+};
 
 struct ModelHyperparameters {
     std::string architecture;
@@ -68,19 +82,35 @@ struct ModelHyperparameters {
     bool normalizeExpertWeights = true;
     float expertWeightsScale = 0.0f; // expert_weights_scale; 0 = none
     bool tiedOutput = false;         // no output.weight: logits use token_embd.weight
+    std::vector<LayerShape> layers;  // [layerCount]
+    std::int64_t perLayerInputLength = 0;  // embedding_length_per_layer_input (0 = none)
+    std::int64_t sharedKvLayers = 0;       // attention.shared_kv_layers
+
+    const LayerShape& layerShape(std::int64_t layer) const { return layers[static_cast<std::size_t>(layer)]; }
+    // Some later layer attends to this layer's K/V.
+    bool kvReadLater(std::int64_t layer) const
+    {
+        for (std::size_t il = static_cast<std::size_t>(layer) + 1; il < layers.size(); ++il)
+            if (layers[il].kvSource == layer)
+                return true;
+        return false;
+    }
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
     bool isExpertLayer(std::int64_t layer) const { return expertCount > 0 && layer >= leadingDenseLayers; }
     bool isRecurrentLayer(std::int64_t layer) const { return fullAttentionInterval > 0 && (layer + 1) % fullAttentionInterval != 0; }
     bool isSlidingLayer(std::int64_t layer) const
     {
+        if (!slidingLayers.empty())
+            return slidingWindow > 0 && slidingLayers[static_cast<std::size_t>(layer)] != 0;
         return slidingWindow > 0 && slidingPattern > 0 && layer % slidingPattern < slidingPattern - 1;
     }
+    std::vector<char> slidingLayers;  // per layer from a bool-array sliding_window_pattern, else empty
 };
 
 // Fails naming the key or tensor when the model is not one the pass can run: an architecture
 // without a block description, a missing or inconsistent hyperparameter, rope scaling other
-// than none/linear, per-layer head counts.
+// than none/linear/yarn, per-layer arrays where the block does not read them.
 Result<ModelHyperparameters> readHyperparameters(const Model& model);
 
 }  // namespace gguf

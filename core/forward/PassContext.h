@@ -22,6 +22,10 @@ public:
     Accumulation accumulation;
     std::int64_t tokens = 0;
     std::uint64_t peakBytes = 0;
+    // K and V (normed, rotated) of the layers later layers attend to (shared KV), by layer.
+    std::vector<std::vector<float>> keptKeys, keptValues;
+    // Per-layer inputs [layers, tokens, perLayerInputLength] (PerLayerInputStep.h), or empty.
+    std::vector<float> perLayerInputs;
 
     bool cancelled() const { return options.cancel && options.cancel->load(); }
     void noteHeld(std::uint64_t bytes) { peakBytes = std::max(peakBytes, bytes + loader.spareBytes()); }

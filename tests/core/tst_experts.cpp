@@ -105,6 +105,59 @@ private slots:
         QVERIFY(!gguf::expertSlice(*dense, 0));
     }
 
+    // Shared experts and the biases and scales beside the experts, on llama.cpp's own layouts
+    // (fixtures/llama.cpp/arch): gpt-oss (router bias, per-expert biases), glm4moe (selection
+    // bias, a shared expert), gemma4 (per-expert output scale, router input scale).
+    void indexSharedExpertsAndBiases_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QStringList>("shared");
+        QTest::addColumn<QStringList>("biases");
+        QTest::addColumn<QStringList>("perExpert");
+        QTest::newRow("gpt-oss") << "gpt-oss" << QStringList{}
+                                 << QStringList{"ffn_gate_inp.bias", "ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias"}
+                                 << QStringList{"ffn_gate_inp.bias", "ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias"};
+        QTest::newRow("glm4moe") << "glm4moe" << QStringList{"ffn_gate_shexp.weight", "ffn_up_shexp.weight", "ffn_down_shexp.weight"}
+                                 << QStringList{"exp_probs_b.bias"} << QStringList{"exp_probs_b.bias"};
+        QTest::newRow("gemma4") << "gemma4" << QStringList{} << QStringList{"ffn_gate_inp.scale", "ffn_down_exps.scale"}
+                                << QStringList{"ffn_down_exps.scale"};
+    }
+
+    void indexSharedExpertsAndBiases()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QStringList, shared);
+        QFETCH(QStringList, biases);
+        QFETCH(QStringList, perExpert);
+        const auto model = openModelAt(fixturePath(QStringLiteral("llama.cpp/arch/%1/%1-F32.gguf").arg(folder)));
+        QVERIFY(model);
+        const gguf::ExpertIndex index = gguf::ExpertIndex::build(*model);
+        const gguf::ExpertLayer* layer = index.findLayer(1);
+        QVERIFY(layer);
+        const auto suffixes = [](const std::vector<const gguf::TensorInfo*>& tensors) {
+            QStringList names;
+            for (const gguf::TensorInfo* tensor : tensors)
+                names << nameOf(*tensor).section(QLatin1Char('.'), 2);
+            names.sort();
+            return names;
+        };
+        shared.sort();
+        biases.sort();
+        QCOMPARE(suffixes(layer->shared), shared);
+        QCOMPARE(suffixes(layer->biases), biases);
+        QStringList withAxis;
+        for (const gguf::TensorInfo* bias : layer->biases) {
+            QVERIFY2(!gguf::expertExtraRole(bias->name).empty(), bias->name.data());
+            if (gguf::expertAxisOf(*bias, index.expertCount()))
+                withAxis << nameOf(*bias).section(QLatin1Char('.'), 2);
+        }
+        withAxis.sort();
+        perExpert.sort();
+        QCOMPARE(withAxis, perExpert);
+        for (const gguf::TensorInfo* tensor : layer->shared)
+            QVERIFY(gguf::expertExtraRole(tensor->name).find("shared expert") == 0);
+    }
+
     void layerOfTensorName()
     {
         QCOMPARE(gguf::layerOfTensorName("blk.12.ffn_up_exps.weight"), std::optional<std::uint32_t>(12));

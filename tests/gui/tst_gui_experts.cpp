@@ -6,6 +6,7 @@
 #include "kernels/Dequantize.h"
 #include "common/DivergingGradient.h"
 #include "experts/ExpertGridView.h"
+#include "experts/ExpertLayerExtrasView.h"
 #include "experts/ExpertIndex.h"
 #include "session/ExpertQuantErrorModel.h"
 #include "experts/ExpertQuantErrorView.h"
@@ -23,6 +24,7 @@
 #include "experts/LayerExpertHeatmap.h"
 #include "Manifest.h"
 #include "SliceDigest.h"
+#include "SmallModels.h"
 #include "quantize/Quantize.h"
 #include "Waits.h"
 
@@ -34,6 +36,7 @@
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QTableWidget>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QThreadPool>
@@ -567,6 +570,89 @@ private slots:
         const ManifestTensor* expected = manifest.findTensor(QStringLiteral("blk.1.ffn_down_exps.weight"));
         for (const ManifestExpert& entry : expected->experts)
             QVERIFY(std::abs(page.statisticsModel()->statistics(entry.index)->statistics.rms - entry.rms) <= 1e-12);
+    }
+
+    // A DeepSeek-V3 / Qwen3.5-397B sized layout (94 layers of 512 experts, 8 used, a shared
+    // expert, a selection bias and per-expert down biases; each expert tiny so the file stays
+    // small): the page lists every layer, shows the shared expert and the biases of the chosen
+    // layer with one value row per expert, and builds without reading expert weights on the UI
+    // thread: with every pool thread held, construction and a layer change still return, and no
+    // expert statistic exists until the pool runs.
+    void bigLayoutShowsSharedExpertsAndBiases()
+    {
+        using gguf::EncodedValue;
+        constexpr std::int64_t kLayers = 94, kExperts = 512, kEmbd = 32, kExpertFf = 2, kSharedFf = 4;
+        std::vector<std::pair<std::string, EncodedValue>> keys{
+            {"general.architecture", EncodedValue::string("deepseek2")},
+            {"deepseek2.block_count", EncodedValue::u32(kLayers)},
+            {"deepseek2.expert_count", EncodedValue::u32(kExperts)},
+            {"deepseek2.expert_used_count", EncodedValue::u32(8)},
+        };
+        std::vector<SmallTensor> tensors{{"token_embd.weight", {kEmbd, 16}}};
+        for (std::int64_t il = 0; il < kLayers; ++il) {
+            const std::string blk = "blk." + std::to_string(il) + ".";
+            tensors.push_back({blk + "ffn_gate_inp.weight", {kEmbd, kExperts}});
+            tensors.push_back({blk + "exp_probs_b.bias", {kExperts}});
+            tensors.push_back({blk + "ffn_gate_exps.weight", {kEmbd, kExpertFf, kExperts}});
+            tensors.push_back({blk + "ffn_up_exps.weight", {kEmbd, kExpertFf, kExperts}});
+            tensors.push_back({blk + "ffn_down_exps.weight", {kExpertFf, kEmbd, kExperts}});
+            tensors.push_back({blk + "ffn_down_exps.bias", {kEmbd, kExperts}});
+            tensors.push_back({blk + "ffn_gate_shexp.weight", {kEmbd, kSharedFf}});
+            tensors.push_back({blk + "ffn_up_shexp.weight", {kEmbd, kSharedFf}});
+            tensors.push_back({blk + "ffn_down_shexp.weight", {kSharedFf, kEmbd}});
+        }
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("big-moe.gguf"));
+        QCOMPARE(QString::fromStdString(writeSmallModel(path.toStdString(), keys, tensors)), QString());
+        const auto model = openModelAt(path);
+        QVERIFY(model);
+
+        std::unique_ptr<ExpertsPage> page;
+        {
+            PoolBlocker blocker;
+            page = std::make_unique<ExpertsPage>(model);
+            page->resize(1200, 900);
+            page->show();
+            QCOMPARE(page->findChild<QComboBox*>(QStringLiteral("layerCombo"))->count(), int(kLayers));
+            QVERIFY(page->selectLayer(93));
+            QCOMPARE(page->statisticsModel()->expertCount(), std::uint64_t(kExperts));
+            QCOMPARE(page->statisticsModel()->readyCount(), 0u);
+            QVERIFY(page->scan()->isRunning());
+
+            // The shared expert and the biases of layer 93, by role.
+            page->tabs()->setCurrentWidget(page->layerExtras());
+            QTableWidget* table = page->layerExtras()->tensorTable();
+            QCOMPARE(table->rowCount(), 5);
+            QStringList names, roles;
+            for (int row = 0; row < table->rowCount(); ++row) {
+                names << table->item(row, ExpertLayerExtrasView::NameColumn)->text();
+                roles << table->item(row, ExpertLayerExtrasView::RoleColumn)->text();
+            }
+            for (const char* name : {"blk.93.ffn_gate_shexp.weight", "blk.93.ffn_up_shexp.weight", "blk.93.ffn_down_shexp.weight",
+                                     "blk.93.exp_probs_b.bias", "blk.93.ffn_down_exps.bias"})
+                QVERIFY2(names.contains(QLatin1String(name)), name);
+            QVERIFY(roles.contains(QStringLiteral("shared expert up projection")));
+            QVERIFY(roles.contains(QStringLiteral("bias of each expert's down projection")));
+            QVERIFY(roles.filter(QStringLiteral("selection bias")).size() == 1);
+            QVERIFY(page->layerExtras()->summary()->text().contains(QStringLiteral("512 routed experts")));
+            QVERIFY(page->findChild<QLabel*>(QStringLiteral("expertTensorLabel"))->text().contains(QStringLiteral("blk.93.exp_probs_b.bias")));
+
+            // One row per expert with the values the file holds (element i is (i % 251) / 8).
+            QTableWidget* values = page->layerExtras()->valueTable();
+            QCOMPARE(values->rowCount(), int(kExperts));
+            QCOMPARE(values->columnCount(), 3);
+            for (const int expert : {0, 300, 511}) {
+                QCOMPARE(values->item(expert, 0)->data(Qt::DisplayRole).toULongLong(), qulonglong(expert));
+                QCOMPARE(values->item(expert, 1)->data(Qt::DisplayRole).toDouble(), double(expert % 251) / 8.0);
+                double mean = 0.0;
+                for (int i = 0; i < kEmbd; ++i)
+                    mean += double((expert * kEmbd + i) % 251) / 8.0;
+                QVERIFY(std::abs(values->item(expert, 2)->data(Qt::DisplayRole).toDouble() - mean / kEmbd) < 1e-12);
+            }
+            QCOMPARE(page->statisticsModel()->readyCount(), 0u);  // still nothing read on this thread
+        }
+        // Released, the pool reads the experts and their statistics arrive.
+        QTRY_VERIFY_WITH_TIMEOUT(page->statisticsModel()->readyCount() == std::uint64_t(kExperts) && !page->scan()->isRunning(), kTimeoutMs);
     }
 
     void cancelButtonStopsTheExpertJobs()

@@ -25,6 +25,8 @@ ExpertStatisticsView::ExpertStatisticsView(ExpertStatisticsModel* model, QWidget
     m_table->sortByColumn(ExpertStatisticsModel::ExpertColumn, Qt::AscendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
+    // Sized from a bounded sample of rows: a layer may hold 512 experts, each result a resize.
+    m_table->horizontalHeader()->setResizeContentsPrecision(64);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         const QModelIndex source = m_proxy->mapToSource(index);

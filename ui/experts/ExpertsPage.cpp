@@ -5,6 +5,7 @@
 #include "session/BackgroundJob.h"
 #include "session/ExpertExportJob.h"
 #include "experts/ExpertGridView.h"
+#include "experts/ExpertLayerExtrasView.h"
 #include "experts/ExpertQuantErrorView.h"
 #include "session/ExpertScan.h"
 #include "session/ExpertSelection.h"
@@ -118,6 +119,7 @@ QWidget* ExpertsPage::createExpertsView()
     m_similarity = new ExpertSimilarityView(m_progress, view);
     m_layerHeatmap = new LayerExpertHeatmap(m_progress, view);
     m_quantError = new ExpertQuantErrorView(m_progress, view);
+    m_extras = new ExpertLayerExtrasView(view);
     m_tabs = new QTabWidget(view);
     m_tabs->setObjectName(QStringLiteral("expertTabs"));
     m_tabs->addTab(m_grid, tr("Experts"));
@@ -125,6 +127,7 @@ QWidget* ExpertsPage::createExpertsView()
     m_tabs->addTab(m_similarity, tr("Similarity"));
     m_tabs->addTab(m_layerHeatmap, tr("Across layers"));
     m_tabs->addTab(m_quantError, tr("Quantization error"));
+    m_tabs->addTab(m_extras, tr("Shared experts and biases"));
 
     connect(m_scan, &ExpertScan::jobStarted, m_progress, &JobProgressBar::track);
     connect(m_scan, &ExpertScan::statisticsReady, m_statisticsModel, &ExpertStatisticsModel::setStatistics);
@@ -244,6 +247,10 @@ void ExpertsPage::showCurrentTensor()
     m_scan->start(m_model, tensor, m_shown);
     m_similarity->setTensors(m_model, tensor, layer->router);
     m_quantError->setTensor(m_model, tensor);
+    if (m_extrasLayer != layer) {
+        m_extrasLayer = layer;
+        m_extras->setLayer(m_model, layer, expertCount);
+    }
     if (m_layerHeatmapProjection != projection) {
         m_layerHeatmapProjection = projection;
         std::vector<LayerExpertHeatmap::LayerTensor> layers;
@@ -270,6 +277,12 @@ void ExpertsPage::updateTensorLabel()
         for (const gguf::TensorInfo* shared : layer->shared)
             names << nameOf(*shared).toHtmlEscaped();
         text += tr("<br>Shared experts in this layer (dense, always used): %1").arg(names.join(QStringLiteral(", ")));
+    }
+    if (const gguf::ExpertLayer* layer = currentLayer(); layer && !layer->biases.empty()) {
+        QStringList names;
+        for (const gguf::TensorInfo* bias : layer->biases)
+            names << nameOf(*bias).toHtmlEscaped();
+        text += tr("<br>Expert and router biases and scales: %1").arg(names.join(QStringLiteral(", ")));
     }
     m_tensorLabel->setText(text);
 }

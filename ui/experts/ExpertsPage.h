@@ -1,8 +1,8 @@
 #pragma once
 // The experts of a Mixture-of-Experts model: pick a layer and a projection, see the chosen
 // experts side by side (small-multiple heatmaps on one colour scale), their statistics, how
-// similar they are (with the router's row norms), one statistic across all layers, and export
-// one expert or the chosen set. Dense models get a clear "no experts" page instead.
+// similar they are (with the router's row norms), one statistic across all layers, the layer's
+// shared experts and expert/router biases, and export one expert or the chosen set. Dense models get a clear "no experts" page instead.
 
 #include "experts/ExpertIndex.h"
 #include "gguf/Model.h"
@@ -18,6 +18,7 @@ class QLineEdit;
 class QStackedWidget;
 class QTabWidget;
 class ExpertGridView;
+class ExpertLayerExtrasView;
 class ExpertQuantErrorView;
 class ExpertScan;
 class ExpertSimilarityView;
@@ -57,6 +58,7 @@ public:
     ExpertSimilarityView* similarity() const { return m_similarity; }
     LayerExpertHeatmap* layerHeatmap() const { return m_layerHeatmap; }
     ExpertQuantErrorView* quantError() const { return m_quantError; }
+    ExpertLayerExtrasView* layerExtras() const { return m_extras; }
     QTabWidget* tabs() const { return m_tabs; }
     JobProgressBar* progress() const { return m_progress; }
 
@@ -104,4 +106,6 @@ private:
     ExpertSimilarityView* m_similarity = nullptr;
     LayerExpertHeatmap* m_layerHeatmap = nullptr;
     ExpertQuantErrorView* m_quantError = nullptr;
+    ExpertLayerExtrasView* m_extras = nullptr;
+    const gguf::ExpertLayer* m_extrasLayer = nullptr;
 };

@@ -1,0 +1,38 @@
+#pragma once
+// What a MoE layer holds beside its routed experts: the shared experts (dense, used for every
+// token) and the biases and scales of the experts and the router, one row per tensor (role,
+// name, shape, type, size); below, the per-expert values of the biases and scales that have one
+// value (or one vector) per expert, one row per expert. Only the current layer's small bias
+// tensors are read (at most kMaxReadElements values each), never the expert weights.
+
+#include "experts/ExpertIndex.h"
+#include "gguf/Model.h"
+
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QTableWidget;
+
+class ExpertLayerExtrasView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ExpertLayerExtrasView(QWidget* parent = nullptr);
+
+    // `layer` may be null (nothing to show); `expertCount` sizes the per-expert table.
+    void setLayer(std::shared_ptr<const gguf::Model> model, const gguf::ExpertLayer* layer, std::uint64_t expertCount);
+
+    QTableWidget* tensorTable() const { return m_tensors; }
+    QTableWidget* valueTable() const { return m_values; }
+    QLabel* summary() const { return m_summary; }
+
+    // A bias larger than this is listed but its values are not read.
+    static constexpr std::uint64_t kMaxReadElements = std::uint64_t{1} << 20;
+
+    enum TensorColumn { RoleColumn, NameColumn, ShapeColumn, TypeColumn, SizeColumn, TensorColumnCount };
+
+private:
+    QLabel* m_summary;
+    QTableWidget* m_tensors;
+    QTableWidget* m_values;
+};
