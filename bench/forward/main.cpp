@@ -85,10 +85,12 @@ int main(int argc, char** argv)
 
     std::printf("%-8s %7s %7s %12s %12s %14s %13s %11s\n", "sums", "tokens", "layers", "s/layer", "s/output", "tok/s (file)",
                 "tok/s (32 L)", "weights GiB");
-    for (const bool inDouble : {false, true}) {
+    const char* const sumNames[] = {"lanes", "sgemm", "double"};
+    for (const int sums : {0, 1, 2}) {
         for (int repeat = 0; repeat < 2; ++repeat) {  // the first run also warms the page cache
             gguf::ForwardOptions options;
-            options.accumulateInDouble = inDouble;
+            options.accumulateInDouble = sums == 2;
+            options.accumulateWithBlas = sums == 1;
             options.keepHiddenStates = false;
             std::vector<Clock::time_point> marks{Clock::now()};
             options.progress = [&](std::int64_t, std::int64_t) { marks.push_back(Clock::now()); };
@@ -103,7 +105,7 @@ int main(int argc, char** argv)
             const double output = std::chrono::duration<double>(marks.back() - marks[marks.size() - 2]).count();
             const double perLayer = (total - output) / static_cast<double>(shape.layers);
             const double full = 32.0 * perLayer + output;
-            std::printf("%-8s %7lld %7lld %12.3f %12.3f %14.1f %13.2f %11.2f\n", inDouble ? "double" : "float",
+            std::printf("%-8s %7lld %7lld %12.3f %12.3f %14.1f %13.2f %11.2f\n", sumNames[sums],
                         static_cast<long long>(tokenCount), static_cast<long long>(shape.layers), perLayer, output,
                         static_cast<double>(tokenCount) / total, static_cast<double>(tokenCount) / full, gib(result->peakWeightBytes));
         }

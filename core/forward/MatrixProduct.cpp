@@ -4,6 +4,7 @@
 
 #include "base/BlasLibrary.h"
 #include "base/ParallelRows.h"
+#include "kernels/LaneProduct.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,24 +65,24 @@ void ggmlBlockLaneProduct(const float* x, std::int64_t tokens, const float* weig
     });
 }
 
-// tinyBLAS's f32 kernel on AVX2 (llamafile_sgemm, k a multiple of 8): 8 float lanes, lane q
-// taking fma(a[l + q], w[l + q], lane) for l = 0, 8, 16, ..., then the same lane sum order.
+// tinyBLAS's f32 kernel on AVX2 (llamafile_sgemm, k a multiple of 8) and ggml_vec_dot_f32: 8
+// float lanes, lane q taking fma(a[l + q], w[l + q], lane) for l = 0, 8, 16, ..., then the lane
+// sum order of ggmlBlockLaneProduct (kernels/LaneProduct.h), over row ranges on the pass's
+// threads. A range's carried lanes stay within about 256 KB.
 void ggmlFloatLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
                           std::int64_t yStride)
 {
-    ParallelRows::shared().forEachRange(planRowRanges(0, static_cast<std::uint64_t>(rows), ParallelRows::shared().threadCount()),
-                                        [&](RowRange range) {
-        for (auto r = static_cast<std::int64_t>(range.begin); r < static_cast<std::int64_t>(range.end); ++r) {
-            const float* w = weights + r * columns;
-            for (std::int64_t t = 0; t < tokens; ++t) {
-                const float* a = x + t * columns;
-                float lanes[8] = {};
-                for (std::int64_t l = 0; l < columns; l += 8)
-                    for (int q = 0; q < 8; ++q)
-                        lanes[q] = std::fma(w[l + q], a[l + q], lanes[q]);
-                y[t * yStride + r] = ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
-            }
-        }
+    ParallelRows& pool = ParallelRows::shared();
+    std::int64_t perRange = std::clamp<std::int64_t>((256 * 1024 / 32) / std::max<std::int64_t>(tokens, 1), 8, 256) / 4 * 4;
+    // At least a few ranges per thread, so the threads finish together.
+    const auto threads = static_cast<std::int64_t>(pool.threadCount());
+    if (threads > 1)
+        perRange = std::max<std::int64_t>(4, std::min(perRange, (rows / (4 * threads)) / 4 * 4));
+    const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(std::max<std::int64_t>(perRange, 1)));
+    pool.forEachRange(ranges, [&](RowRange range) {
+        thread_local std::vector<float> scratch;
+        laneProductRows(x, tokens, weights, columns, static_cast<std::int64_t>(range.begin), static_cast<std::int64_t>(range.end), y,
+                        yStride, scratch);
     });
 }
 
@@ -98,8 +99,12 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
         roundActivations(rounding, rounded, columns);
         x = rounded.data();
     }
-    if (accumulation == Accumulation::Double) {
+    if (accumulation == Accumulation::Double || (accumulation == Accumulation::Lanes && columns % 8 != 0)) {
         multiplyInDouble(x, tokens, weights, rows, columns, y, yStride);
+        return;
+    }
+    if (accumulation == Accumulation::Lanes) {
+        ggmlFloatLaneProduct(x, tokens, weights, rows, columns, y, yStride);
         return;
     }
     blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(rows), static_cast<int>(columns),

@@ -1,6 +1,7 @@
 #pragma once
-// The pass's matrix products, through OpenBLAS (all cores). Activations are row-major
-// [tokens, features]; weights row-major [rows, columns] as ggml stores them.
+// The pass's matrix products. Activations are row-major [tokens, features]; weights row-major
+// [rows, columns] as ggml stores them. By default they are summed in ggml-cpu's own order
+// (kernels/LaneProduct.h) on the pass's threads; OpenBLAS serves the float and double modes.
 
 #include "forward/ActivationRounding.h"
 
@@ -10,11 +11,14 @@ namespace gguf {
 
 struct WeightMatrix;
 
-// How a product's sums are accumulated. Float is cblas_sgemm. Double converts both operands to
-// double (the weights a block of rows at a time) for cblas_dgemm and rounds the result to
-// float once: the pass's output then depends on its inputs, not on a BLAS kernel's summation
-// order, which at some positions the next steps amplify past 1e-4 (README, forward pass).
-enum class Accumulation { Float, Double };
+// How a product's sums are accumulated. Lanes (the default) sums each output in 8 float lanes
+// as ggml-cpu's f32 kernels do (LaneProduct.h), with blocked AVX-512 / AVX2 kernels: as fast as
+// a tuned GEMM, and the same order as llama.cpp's, so the pass stays within 1e-4 of it. Float
+// is cblas_sgemm, whose summation order is OpenBLAS's (at some positions the next steps amplify
+// that past 1e-4). Double converts both operands to double (the weights a block of rows at a
+// time) for cblas_dgemm and rounds the result to float once: the slow, exact mode, whose output
+// depends on its inputs alone. Columns that are not a multiple of 8 sum in double in Lanes mode.
+enum class Accumulation { Lanes, Float, Double };
 
 // y[t, r] = sum_c x[t, c] * W[r, c] for `tokens` rows of x (row stride `columns`) and the
 // `rows` x `columns` matrix at `weights`; y has row stride `yStride` (>= rows). The inputs are
