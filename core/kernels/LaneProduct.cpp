@@ -21,7 +21,7 @@ struct PortableTile {
     static constexpr int kRows = 1;
     static constexpr int kTokens = 1;
     static void run(int, int, const float* x, std::int64_t, const float* w, std::int64_t, std::int64_t kn, float* lanes, std::int64_t,
-                    bool fresh)
+                    bool fresh, float* y, std::int64_t)
     {
         float l[8] = {};
         if (!fresh)
@@ -30,6 +30,10 @@ struct PortableTile {
         for (std::int64_t k = 0; k < kn; k += 8)
             for (int q = 0; q < 8; ++q)
                 l[q] = std::fma(w[k + q], x[k + q], l[q]);
+        if (y) {
+            *y = sumLanes(l);
+            return;
+        }
         for (int q = 0; q < 8; ++q)
             lanes[q] = l[q];
     }

@@ -14,7 +14,7 @@ namespace {
 // R rows x T tokens; rows past `nr` repeat the last row and are not stored.
 template <int T>
 void tile(int nr, const float* x, std::int64_t xStride, const float* w, std::int64_t wStride, std::int64_t kn, float* lanes,
-          std::int64_t laneRowStride, bool fresh)
+          std::int64_t laneRowStride, bool fresh, float* y, std::int64_t yStride)
 {
     constexpr int R = 4;
     const float* row[R];
@@ -39,6 +39,18 @@ void tile(int nr, const float* x, std::int64_t xStride, const float* w, std::int
                 acc[r][t] = _mm256_fmadd_ps(wv, xv[t], acc[r][t]);
         }
     }
+    if (y) {  // the last slice: the sums
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+            for (int t = 0; t < T; ++t)
+                if (r < nr) {
+                    alignas(32) float l[8];
+                    _mm256_store_ps(l, acc[r][t]);
+                    y[t * yStride + r] = sumLanes(l);
+                }
+        return;
+    }
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 16
@@ -51,12 +63,12 @@ struct Avx2Tile {
     static constexpr int kRows = 4;
     static constexpr int kTokens = 3;
     static void run(int nr, int nt, const float* x, std::int64_t xStride, const float* w, std::int64_t wStride, std::int64_t kn,
-                    float* lanes, std::int64_t laneRowStride, bool fresh)
+                    float* lanes, std::int64_t laneRowStride, bool fresh, float* y, std::int64_t yStride)
     {
         switch (nt) {
-        case 1: tile<1>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
-        case 2: tile<2>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
-        default: tile<3>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
+        case 1: tile<1>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
+        case 2: tile<2>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
+        default: tile<3>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
         }
     }
 };

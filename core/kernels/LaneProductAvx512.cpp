@@ -27,7 +27,7 @@ inline __m512 pair(const float* low, const float* high)
 // RP row pairs x T tokens. Rows past `nr` repeat the last row and are not stored.
 template <int RP, int T>
 void tile(int nr, const float* x, std::int64_t xStride, const float* w, std::int64_t wStride, std::int64_t kn, float* lanes,
-          std::int64_t laneRowStride, bool fresh)
+          std::int64_t laneRowStride, bool fresh, float* y, std::int64_t yStride)
 {
     const float* row[2 * RP];
     for (int i = 0; i < 2 * RP; ++i)
@@ -56,6 +56,19 @@ void tile(int nr, const float* x, std::int64_t xStride, const float* w, std::int
                 acc[p][t] = _mm512_fmadd_ps(wv[p], xv, acc[p][t]);
         }
     }
+    if (y) {  // the last slice: the sums
+#pragma GCC unroll 16
+        for (int p = 0; p < RP; ++p)
+#pragma GCC unroll 16
+            for (int t = 0; t < T; ++t) {
+                alignas(64) float l[16];
+                _mm512_store_ps(l, acc[p][t]);
+                y[t * yStride + 2 * p] = sumLanes(l);
+                if (2 * p + 1 < nr)
+                    y[t * yStride + 2 * p + 1] = sumLanes(l + 8);
+            }
+        return;
+    }
 #pragma GCC unroll 16
     for (int p = 0; p < RP; ++p)
 #pragma GCC unroll 16
@@ -68,15 +81,15 @@ void tile(int nr, const float* x, std::int64_t xStride, const float* w, std::int
 
 template <int RP>
 void tileTokens(int nr, int nt, const float* x, std::int64_t xStride, const float* w, std::int64_t wStride, std::int64_t kn,
-                float* lanes, std::int64_t laneRowStride, bool fresh)
+                float* lanes, std::int64_t laneRowStride, bool fresh, float* y, std::int64_t yStride)
 {
     switch (nt) {
-    case 1: tile<RP, 1>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
-    case 2: tile<RP, 2>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
-    case 3: tile<RP, 3>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
-    case 4: tile<RP, 4>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
-    case 5: tile<RP, 5>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
-    default: tile<RP, 6>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh); return;
+    case 1: tile<RP, 1>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
+    case 2: tile<RP, 2>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
+    case 3: tile<RP, 3>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
+    case 4: tile<RP, 4>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
+    case 5: tile<RP, 5>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
+    default: tile<RP, 6>(nr, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride); return;
     }
 }
 
@@ -84,12 +97,12 @@ struct Avx512Tile {
     static constexpr int kRows = 4;
     static constexpr int kTokens = 6;
     static void run(int nr, int nt, const float* x, std::int64_t xStride, const float* w, std::int64_t wStride, std::int64_t kn,
-                    float* lanes, std::int64_t laneRowStride, bool fresh)
+                    float* lanes, std::int64_t laneRowStride, bool fresh, float* y, std::int64_t yStride)
     {
         if (nr > 2)
-            tileTokens<2>(nr, nt, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh);
+            tileTokens<2>(nr, nt, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride);
         else
-            tileTokens<1>(nr, nt, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh);
+            tileTokens<1>(nr, nt, x, xStride, w, wStride, kn, lanes, laneRowStride, fresh, y, yStride);
     }
 };
 

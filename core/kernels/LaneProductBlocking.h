@@ -2,7 +2,7 @@
 // The blocking shared by the lane-product kernels (LaneProduct.h), included by each
 // instruction set's file with its own Tile: Tile::kRows x Tile::kTokens outputs at a time, their
 // 8 lanes in registers over a slice of the columns, carried between slices in `lanes`
-// ([rows, tokens, 8] of the row range).
+// ([rows, tokens, 8] of the row range); after the last slice the tile sums them into y.
 
 #include <algorithm>
 #include <cstdint>
@@ -32,9 +32,10 @@ void blockedLaneProduct(const float* x, std::int64_t tokens, const float* weight
     const std::int64_t rows = rowEnd - rowBegin;
     if (rows <= 0 || tokens <= 0)
         return;
-    lanes.resize(static_cast<std::size_t>(rows * tokens * 8));
     const std::int64_t laneRowStride = tokens * 8;
     const std::int64_t slice = sliceColumns(tokens, columns);
+    if (slice < columns)
+        lanes.resize(static_cast<std::size_t>(rows * tokens * 8));
     for (std::int64_t k0 = 0; k0 < columns; k0 += slice) {
         const std::int64_t kn = std::min(slice, columns - k0);
         for (std::int64_t r = rowBegin; r < rowEnd; r += Tile::kRows) {
@@ -42,13 +43,11 @@ void blockedLaneProduct(const float* x, std::int64_t tokens, const float* weight
             for (std::int64_t t = 0; t < tokens; t += Tile::kTokens) {
                 const int nt = static_cast<int>(std::min<std::int64_t>(Tile::kTokens, tokens - t));
                 Tile::run(nr, nt, x + t * columns + k0, columns, weights + r * columns + k0, columns, kn,
-                          lanes.data() + (r - rowBegin) * laneRowStride + t * 8, laneRowStride, k0 == 0);
+                          lanes.data() + (r - rowBegin) * laneRowStride + t * 8, laneRowStride, k0 == 0,
+                          k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
             }
         }
     }
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t t = 0; t < tokens; ++t)
-            y[t * yStride + rowBegin + r] = sumLanes(lanes.data() + r * laneRowStride + t * 8);
 }
 
 }  // namespace gguf::lanes
