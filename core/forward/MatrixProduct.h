@@ -31,4 +31,8 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
                      std::int64_t yStride = 0);
 
+// With q8_1 activations (the weight's blockMins set): y += the q8_1 block-sum term of ggml's
+// product for the unrounded activations x (q8_1SumErrors); nothing otherwise.
+void addBlockMinimumTerm(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride);
+
 }  // namespace gguf
