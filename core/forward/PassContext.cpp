@@ -20,6 +20,7 @@ PassContext::PassContext(const Model& model, const ModelHyperparameters& hyperpa
                    : passOptions.accumulateWithBlas ? Accumulation::Float
                                                     : Accumulation::Lanes)
 {
+    loader.setDeferMatrices(accumulation == Accumulation::Lanes);
 }
 
 void PassContext::recycle(std::initializer_list<Result<WeightMatrix>*> matrices)

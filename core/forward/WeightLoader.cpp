@@ -92,8 +92,9 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
     // Matrices (not norms, biases or single embedding rows) of local data are deferred: products
     // dequantize them a tile at a time. One row is dequantized here so that a type without a
     // dequantization fails at load, as it would otherwise.
-    if (!m_transform && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data) && rowEnd - rowBegin >= kDeferredMinimumRows
-        && matrix.slices == 1) {
+    // Not with ggml's block order (ggmlBlockLanes), whose product needs the whole copy.
+    if (m_deferMatrices && !matrix.ggmlBlockLanes && !m_transform && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data)
+        && rowEnd - rowBegin >= kDeferredMinimumRows && matrix.slices == 1 && tensor.ne[0] % 8 == 0) {
         std::vector<float> probe(static_cast<std::size_t>(tensor.ne[0]));
         if (Status done = dequantizeRows(tensor, rowBegin, rowBegin + 1, probe); !done)
             return done;

@@ -88,6 +88,10 @@ public:
 
     const Model& model() const { return m_model; }
 
+    // Whether matrices may be deferred (WeightMatrix::source): on by default, for products
+    // summed in lanes; off when the products need whole f32 copies (double or BLAS sums).
+    void setDeferMatrices(bool defer) { m_deferMatrices = defer; }
+
     // Hands a matrix's storage back for the next load, so a pass over many layers reuses a few
     // buffers instead of faulting in fresh memory for every tensor.
     void recycle(WeightMatrix&& matrix);
@@ -100,6 +104,7 @@ private:
     const Model& m_model;
     WeightTransform m_transform;
     bool m_emulateActivationRounding = false;
+    bool m_deferMatrices = true;
     ParallelRows& m_pool;
     std::vector<std::vector<float>> m_spare;
 };

@@ -229,6 +229,12 @@ private slots:
         qInfo("f32 weight bytes held: deferred %llu, whole copies %llu", static_cast<unsigned long long>(a->peakWeightBytes),
               static_cast<unsigned long long>(b->peakWeightBytes));
         QVERIFY(a->peakWeightBytes < b->peakWeightBytes);
+        // The exact (double) sums need whole copies and reuse their buffers as before.
+        gguf::ForwardOptions exact = deferred;
+        exact.accumulateInDouble = true;
+        auto c = gguf::runForward(*opened, tokens, exact);
+        QVERIFY(c);
+        QVERIFY(c->peakWeightBytes <= b->peakWeightBytes);
     }
 
     void selectedExpertsAreTopKOfRouter()
