@@ -102,7 +102,8 @@ constexpr CliOption kLogitsOptions[] = {
     {"-o", "OUT.f32|-", "where the logits [tokens, vocab] go, as float32"},
     {"--output", "OUT.f32|-", "same as -o"},
     {"--hidden", "HIDDEN.f32", "also write the residual stream [layers, tokens, embd]"},
-    {"--sgemm", nullptr, "sum matrix products in float (cblas_sgemm), not double"},
+    {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
+    {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
     {"--llama-activations", nullptr, "round activations as llama.cpp's CPU backend does (f16, q8_0, q8_K)"},
 };
 
@@ -114,7 +115,8 @@ constexpr CliOption kKldOptions[] = {
     {"--simulate", "TYPES", "quantize the reference in memory to these types or presets"},
     {"--imatrix", "FILE", "with --simulate: importance weights for the quantization"},
     {"--json", nullptr, "the figures as JSON"},
-    {"--sgemm", nullptr, "sum matrix products in float (cblas_sgemm), not double"},
+    {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
+    {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
     {"--llama-activations", nullptr, "round activations as llama.cpp's CPU backend does (f16, q8_0, q8_K)"},
 };
 

@@ -250,7 +250,8 @@ int runKld(const std::vector<std::string>& words)
     }
 
     gguf::OutputRunOptions options;
-    options.accumulateInDouble = !args.has("--sgemm");
+    options.accumulateInDouble = args.has("--exact");
+    options.accumulateWithBlas = args.has("--sgemm");
     options.emulateLlamaCppActivations = args.has("--llama-activations");
     std::vector<std::int32_t> tokens;
     if (const auto path = args.value("--llama-kld-base")) {

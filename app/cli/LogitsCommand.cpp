@@ -57,7 +57,8 @@ int runLogits(const std::vector<std::string>& words)
         return 2;
 
     gguf::ForwardOptions options;
-    options.accumulateInDouble = !args.has("--sgemm");
+    options.accumulateInDouble = args.has("--exact");
+    options.accumulateWithBlas = args.has("--sgemm");
     options.emulateLlamaCppActivations = args.has("--llama-activations");
     options.keepHiddenStates = args.has("--hidden");
     auto result = gguf::runForward(*model, *tokens, options);

@@ -30,6 +30,30 @@ gguf::TensorDataProducer randomFloats(std::uint64_t count, float scale, std::uin
 
 }  // namespace
 
+LlamaShape mixtralShape()
+{
+    LlamaShape shape;
+    shape.feedForward = 14336;
+    shape.kvHeads = 8;
+    shape.layers = 1;
+    shape.experts = 8;
+    shape.expertsUsed = 2;
+    return shape;
+}
+
+LlamaShape qwen3MoeShape()
+{
+    LlamaShape shape;
+    shape.embedding = 2048;
+    shape.feedForward = 768;
+    shape.heads = 32;
+    shape.kvHeads = 4;
+    shape.layers = 2;
+    shape.experts = 128;
+    shape.expertsUsed = 8;
+    return shape;
+}
+
 std::string writeSyntheticLlama(const std::string& path, const LlamaShape& s)
 {
     using gguf::EncodedValue;
@@ -47,6 +71,10 @@ std::string writeSyntheticLlama(const std::string& path, const LlamaShape& s)
     writer.setValue("llama.attention.head_count_kv", EncodedValue::u32(static_cast<std::uint32_t>(s.kvHeads)));
     writer.setValue("llama.rope.freq_base", EncodedValue::f32(10000.0f));
     writer.setValue("llama.attention.layer_norm_rms_epsilon", EncodedValue::f32(1e-5f));
+    if (s.experts > 0) {
+        writer.setValue("llama.expert_count", EncodedValue::u32(static_cast<std::uint32_t>(s.experts)));
+        writer.setValue("llama.expert_used_count", EncodedValue::u32(static_cast<std::uint32_t>(s.expertsUsed)));
+    }
     std::vector<std::string> tokens;
     std::string scores, types;
     for (std::int64_t i = 0; i < s.vocabulary; ++i) {
@@ -85,10 +113,18 @@ std::string writeSyntheticLlama(const std::string& path, const LlamaShape& s)
                  {"attn_k.weight", {s.embedding, kv}, 0.03f},
                  {"attn_v.weight", {s.embedding, kv}, 0.03f},
                  {"attn_output.weight", {s.embedding, s.embedding}, 0.03f},
-                 {"ffn_norm.weight", {s.embedding}, 0.0f},
-                 {"ffn_gate.weight", {s.embedding, s.feedForward}, 0.03f},
-                 {"ffn_up.weight", {s.embedding, s.feedForward}, 0.03f},
-                 {"ffn_down.weight", {s.feedForward, s.embedding}, 0.02f}})
+                 {"ffn_norm.weight", {s.embedding}, 0.0f}})
+            if (error.empty())
+                error = add(p + name, ne, scale);
+        using Spec = std::tuple<std::string, std::vector<std::int64_t>, float>;
+        const std::vector<Spec> ffn = s.experts > 0 ? std::vector<Spec>{{"ffn_gate_inp.weight", {s.embedding, s.experts}, 0.03f},
+                                                                        {"ffn_gate_exps.weight", {s.embedding, s.feedForward, s.experts}, 0.03f},
+                                                                        {"ffn_up_exps.weight", {s.embedding, s.feedForward, s.experts}, 0.03f},
+                                                                        {"ffn_down_exps.weight", {s.feedForward, s.embedding, s.experts}, 0.02f}}
+                                                    : std::vector<Spec>{{"ffn_gate.weight", {s.embedding, s.feedForward}, 0.03f},
+                                                                        {"ffn_up.weight", {s.embedding, s.feedForward}, 0.03f},
+                                                                        {"ffn_down.weight", {s.feedForward, s.embedding}, 0.02f}};
+        for (const auto& [name, ne, scale] : ffn)
             if (error.empty())
                 error = add(p + name, ne, scale);
     }

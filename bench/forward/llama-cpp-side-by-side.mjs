@@ -1,22 +1,35 @@
-// llama.cpp's CPU speed on the forward bench's file, for the side-by-side in the README:
-//   gguf-explorer-forward-bench --keep            # writes /tmp/ggufx-forward-bench-7b.gguf
-//   mkdir /tmp/nlc && cd /tmp/nlc && npm i -E node-llama-cpp@3.21.1   # prebuilt llama.cpp for linux-x64
-//   cp .../bench/forward/llama-cpp-side-by-side.mjs . && node llama-cpp-side-by-side.mjs /tmp/ggufx-forward-bench-7b.gguf 128 3
-// Same token ids as the bench (minstd_rand, seed 7, modulo the vocabulary), 2 threads, batch 512.
-import {getLlama} from "node-llama-cpp";
-const [modelPath, nTokens, repeats] = [process.argv[2], Number(process.argv[3] ?? 64), Number(process.argv[4] ?? 2)];
+// llama.cpp's CPU speed on the forward bench's file, run by gguf-explorer-forward-bench
+// --llama-cpp DIR as a process of its own (or by hand):
+//   mkdir DIR && cd DIR && npm i -E node-llama-cpp@3.21.1   # prebuilt llama.cpp for linux-x64
+//   node llama-cpp-side-by-side.mjs DIR MODEL.gguf TOKENS REPEATS THREADS VOCABULARY [all|last]
+// The bench's token ids (minstd_rand, seed 7, modulo the vocabulary), batch 512, no GPU. `all`
+// (the default) asks for the logits of every position, as our pass and llama-perplexity compute
+// them; `last` only for the last one (a plain prompt evaluation).
+import path from "node:path";
+import {pathToFileURL} from "node:url";
+
+const [dir, modelPath] = [process.argv[2], process.argv[3]];
+const nTokens = Number(process.argv[4] ?? 128);
+const repeats = Number(process.argv[5] ?? 1);
+const threads = Number(process.argv[6] ?? 2);
+const vocabulary = Number(process.argv[7] ?? 32000);
+const allLogits = (process.argv[8] ?? "all") === "all";
+const {getLlama} = await import(pathToFileURL(path.join(dir, "node_modules", "node-llama-cpp", "dist", "index.js")).href);
 const llama = await getLlama({gpu: false, build: "never", logLevel: "error"});
 const model = await llama.loadModel({modelPath, gpuLayers: 0, useMmap: true});
 let seed = 7;
 const tokens = [];
-for (let i = 0; i < nTokens; ++i) { seed = (seed * 48271) % 2147483647; tokens.push(seed % 32000); }
+for (let i = 0; i < nTokens; ++i) { seed = (seed * 48271) % 2147483647; tokens.push(seed % vocabulary); }
 for (let r = 0; r < repeats; ++r) {
-  const context = await model.createContext({contextSize: 512, batchSize: 512, threads: {ideal: 2, min: 2}, flashAttention: false});
+  const context = await model.createContext({contextSize: 512, batchSize: 512, threads: {ideal: threads, min: threads}, flashAttention: false});
   const seq = context.getSequence();
   const t0 = performance.now();
-  await seq.evaluateWithoutGeneratingNewTokens(tokens);
+  if (allLogits)
+    await seq.controlledEvaluate(tokens.map((token) => [token, {generateNext: {token: true}}]));
+  else
+    await seq.evaluateWithoutGeneratingNewTokens(tokens);
   const s = (performance.now() - t0) / 1000;
-  console.log(JSON.stringify({run: r, tokens: nTokens, seconds: s, tokensPerSecond: nTokens / s}));
+  console.log(JSON.stringify({run: r, tokens: nTokens, logits: allLogits ? "all" : "last", seconds: s, tokensPerSecond: nTokens / s}));
   await context.dispose();
 }
 console.log(JSON.stringify({peakRssGiB: process.resourceUsage().maxRSS / 1024 / 1024}));

@@ -1,5 +1,9 @@
 #include "base/BlasLibrary.h"
 
+#include "base/ParallelRows.h"
+
+#include <dlfcn.h>
+
 #include "base/SharedLibrary.h"
 
 namespace gguf {
@@ -54,6 +58,10 @@ const Loaded& loaded()
         if (void* handle = openSharedLibrary(kNames, what, result.problem)) {
             resolveFunction(handle, "cblas_sgemm", result.table.sgemm, what, result.problem);
             resolveFunction(handle, "cblas_dgemm", result.table.dgemm, what, result.problem);
+            // OpenBLAS starts a thread per core; its products use as many threads as the
+            // pass's own pool has (GGUFX_THREADS), which waits while they run.
+            if (auto* setThreads = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads")))
+                setThreads(static_cast<int>(machineThreadCount()));
         }
         if (!result.problem.empty()) {
             result.problem += "; matrix products run on slower portable code (Debian: install libopenblas0)";

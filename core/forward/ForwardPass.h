@@ -26,9 +26,11 @@ struct ForwardOptions {
     // type (f16/bf16 rounding, q8_0 or q8_K quantization; ActivationRounding.h). Off: pure f32
     // activations (the model as the weights define it).
     bool emulateLlamaCppActivations = false;
-    // Matrix products summed in double (cblas_dgemm) rather than float (cblas_sgemm); see
-    // MatrixProduct.h. Double is the default: the pass is a measuring instrument.
-    bool accumulateInDouble = true;
+    // Matrix products summed in double (cblas_dgemm), the slow exact mode; by default they are
+    // summed in float lanes in ggml's order, or with cblas_sgemm when accumulateWithBlas is set
+    // (MatrixProduct.h).
+    bool accumulateInDouble = false;
+    bool accumulateWithBlas = false;
     bool keepHiddenStates = true;
     WeightTransform transform;                  // e.g. simulate a quantization; may be empty
     const std::atomic<bool>* cancel = nullptr;  // set to stop between steps: the pass fails "cancelled"

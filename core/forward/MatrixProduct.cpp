@@ -4,9 +4,12 @@
 
 #include "base/BlasLibrary.h"
 #include "base/ParallelRows.h"
+#include "kernels/Dequantize.h"
+#include "kernels/LaneProduct.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace gguf {
@@ -64,24 +67,48 @@ void ggmlBlockLaneProduct(const float* x, std::int64_t tokens, const float* weig
     });
 }
 
-// tinyBLAS's f32 kernel on AVX2 (llamafile_sgemm, k a multiple of 8): 8 float lanes, lane q
-// taking fma(a[l + q], w[l + q], lane) for l = 0, 8, 16, ..., then the same lane sum order.
+// tinyBLAS's f32 kernel on AVX2 (llamafile_sgemm, k a multiple of 8) and ggml_vec_dot_f32: 8
+// float lanes, lane q taking fma(a[l + q], w[l + q], lane) for l = 0, 8, 16, ..., then the lane
+// sum order of ggmlBlockLaneProduct (kernels/LaneProduct.h), over row ranges on the pass's
+// threads. A range's carried lanes stay within about 256 KB.
 void ggmlFloatLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
                           std::int64_t yStride)
 {
-    ParallelRows::shared().forEachRange(planRowRanges(0, static_cast<std::uint64_t>(rows), ParallelRows::shared().threadCount()),
-                                        [&](RowRange range) {
-        for (auto r = static_cast<std::int64_t>(range.begin); r < static_cast<std::int64_t>(range.end); ++r) {
-            const float* w = weights + r * columns;
-            for (std::int64_t t = 0; t < tokens; ++t) {
-                const float* a = x + t * columns;
-                float lanes[8] = {};
-                for (std::int64_t l = 0; l < columns; l += 8)
-                    for (int q = 0; q < 8; ++q)
-                        lanes[q] = std::fma(w[l + q], a[l + q], lanes[q]);
-                y[t * yStride + r] = ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
-            }
-        }
+    ParallelRows& pool = ParallelRows::shared();
+    std::int64_t perRange = std::clamp<std::int64_t>((256 * 1024 / 32) / std::max<std::int64_t>(tokens, 1), 8, 256) / 4 * 4;
+    // At least a few ranges per thread, so the threads finish together.
+    const auto threads = static_cast<std::int64_t>(pool.threadCount());
+    if (threads > 1)
+        perRange = std::max<std::int64_t>(4, std::min(perRange, (rows / (4 * threads)) / 4 * 4));
+    const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(std::max<std::int64_t>(perRange, 1)));
+    pool.forEachRange(ranges, [&](RowRange range) {
+        thread_local std::vector<float> scratch;
+        laneProductRows(x, tokens, weights, columns, static_cast<std::int64_t>(range.begin), static_cast<std::int64_t>(range.end), y,
+                        yStride, scratch);
+    });
+}
+
+// The lane product of a deferred weight: each row range is dequantized into a tile of its
+// thread (about 2 MB, so it stays in the caches) and multiplied there, so the weight is read
+// once in its stored form and its f32 copy never exists as a whole.
+void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride)
+{
+    ParallelRows& pool = ParallelRows::shared();
+    const std::int64_t rows = weight.rows;
+    const std::int64_t columns = weight.columns;
+    std::int64_t perRange = std::clamp<std::int64_t>((2 * 1024 * 1024 / 4) / columns, 8, 512) / 4 * 4;
+    const auto threads = static_cast<std::int64_t>(pool.threadCount());
+    if (threads > 1)
+        perRange = std::max<std::int64_t>(4, std::min(perRange, (rows / (4 * threads)) / 4 * 4));
+    const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(perRange));
+    pool.forEachRange(ranges, [&](RowRange range) {
+        thread_local std::vector<float> tile;
+        thread_local std::vector<float> scratch;
+        tile.resize(static_cast<std::size_t>(range.size()) * static_cast<std::size_t>(columns));
+        // The load dequantized a row of this tensor, so this cannot fail for want of a kernel.
+        if (!dequantizeRows(*weight.source, weight.sourceRowBegin + range.begin, weight.sourceRowBegin + range.end, tile))
+            std::fill(tile.begin(), tile.end(), std::numeric_limits<float>::quiet_NaN());
+        laneProductRows(x, tokens, tile.data(), columns, 0, static_cast<std::int64_t>(range.size()), y + range.begin, yStride, scratch);
     });
 }
 
@@ -98,8 +125,12 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
         roundActivations(rounding, rounded, columns);
         x = rounded.data();
     }
-    if (accumulation == Accumulation::Double) {
+    if (accumulation == Accumulation::Double || (accumulation == Accumulation::Lanes && columns % 8 != 0)) {
         multiplyInDouble(x, tokens, weights, rows, columns, y, yStride);
+        return;
+    }
+    if (accumulation == Accumulation::Lanes) {
+        ggmlFloatLaneProduct(x, tokens, weights, rows, columns, y, yStride);
         return;
     }
     blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(rows), static_cast<int>(columns),
@@ -110,6 +141,19 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
                      std::int64_t yStride)
 {
     const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
+    if (weight.deferred() && tokens > 0 && !weight.ggmlBlockLanes && weight.columns % 8 == 0
+        && (accumulation == Accumulation::Lanes || weight.ggmlFloatLanes)) {
+        const float* input = x;
+        std::vector<float> rounded;
+        if (weight.activationRounding != ActivationRounding::None) {
+            rounded.assign(x, x + tokens * weight.columns);
+            roundActivations(weight.activationRounding, rounded, weight.columns);
+            input = rounded.data();
+        }
+        deferredLaneProduct(input, tokens, weight, y, stride);
+        addBlockMinimumTerm(x, tokens, weight, y, stride);
+        return;
+    }
     if (weight.ggmlFloatLanes && tokens > 0) {
         std::vector<float> rounded;
         if (weight.activationRounding != ActivationRounding::None) {
@@ -127,6 +171,11 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
         return;
     }
     multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationRounding, accumulation, y, stride);
+    addBlockMinimumTerm(x, tokens, weight, y, stride);
+}
+
+void addBlockMinimumTerm(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t stride)
+{
     const std::int64_t blocks = weight.columns / 32;
     if (weight.blockMins.size() != static_cast<std::size_t>(weight.rows * blocks) || blocks == 0 || tokens == 0)
         return;

@@ -1,6 +1,7 @@
 #pragma once
-// The pass's matrix products, through OpenBLAS (all cores). Activations are row-major
-// [tokens, features]; weights row-major [rows, columns] as ggml stores them.
+// The pass's matrix products. Activations are row-major [tokens, features]; weights row-major
+// [rows, columns] as ggml stores them. By default they are summed in ggml-cpu's own order
+// (kernels/LaneProduct.h) on the pass's threads; OpenBLAS serves the float and double modes.
 
 #include "forward/ActivationRounding.h"
 
@@ -10,11 +11,14 @@ namespace gguf {
 
 struct WeightMatrix;
 
-// How a product's sums are accumulated. Float is cblas_sgemm. Double converts both operands to
-// double (the weights a block of rows at a time) for cblas_dgemm and rounds the result to
-// float once: the pass's output then depends on its inputs, not on a BLAS kernel's summation
-// order, which at some positions the next steps amplify past 1e-4 (README, forward pass).
-enum class Accumulation { Float, Double };
+// How a product's sums are accumulated. Lanes (the default) sums each output in 8 float lanes
+// as ggml-cpu's f32 kernels do (LaneProduct.h), with blocked AVX-512 / AVX2 kernels: as fast as
+// a tuned GEMM, and the same order as llama.cpp's, so the pass stays within 1e-4 of it. Float
+// is cblas_sgemm, whose summation order is OpenBLAS's (at some positions the next steps amplify
+// that past 1e-4). Double converts both operands to double (the weights a block of rows at a
+// time) for cblas_dgemm and rounds the result to float once: the slow, exact mode, whose output
+// depends on its inputs alone. Columns that are not a multiple of 8 sum in double in Lanes mode.
+enum class Accumulation { Lanes, Float, Double };
 
 // y[t, r] = sum_c x[t, c] * W[r, c] for `tokens` rows of x (row stride `columns`) and the
 // `rows` x `columns` matrix at `weights`; y has row stride `yStride` (>= rows). The inputs are
@@ -26,5 +30,9 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
 // weight.rows); with the weight's block minimums, ggml's q8_1 block-sum term is reproduced.
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
                      std::int64_t yStride = 0);
+
+// With q8_1 activations (the weight's blockMins set): y += the q8_1 block-sum term of ggml's
+// product for the unrounded activations x (q8_1SumErrors); nothing otherwise.
+void addBlockMinimumTerm(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride);
 
 }  // namespace gguf

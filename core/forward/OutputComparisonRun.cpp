@@ -74,6 +74,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
     const auto base = [&](const WeightTransform& transform) {
         ForwardOptions forward;
         forward.accumulateInDouble = options.accumulateInDouble;
+        forward.accumulateWithBlas = options.accumulateWithBlas;
         forward.emulateLlamaCppActivations = options.emulateLlamaCppActivations;
         forward.cancel = options.cancel;
         forward.transform = transform;

@@ -30,7 +30,8 @@ struct OutputRunOptions {
     // [N/2, N-1) scored.
     std::int64_t chunkSize = 0;
     std::int32_t bosToken = -1;
-    bool accumulateInDouble = true;
+    bool accumulateInDouble = false;  // ForwardOptions: the exact (double) sums
+    bool accumulateWithBlas = false;  // ForwardOptions: cblas_sgemm sums
     bool emulateLlamaCppActivations = false;  // ForwardOptions: llama.cpp's activation rounding
     const std::atomic<bool>* cancel = nullptr;
     // Forward passes done / total, after each one.

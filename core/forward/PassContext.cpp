@@ -16,8 +16,11 @@ Error forwardError(const PassContext& context, std::string message)
 
 PassContext::PassContext(const Model& model, const ModelHyperparameters& hyperparameters, const ForwardOptions& passOptions)
     : h(hyperparameters), options(passOptions), loader(model, passOptions.transform, passOptions.emulateLlamaCppActivations),
-      accumulation(passOptions.accumulateInDouble ? Accumulation::Double : Accumulation::Float)
+      accumulation(passOptions.accumulateInDouble   ? Accumulation::Double
+                   : passOptions.accumulateWithBlas ? Accumulation::Float
+                                                    : Accumulation::Lanes)
 {
+    loader.setDeferMatrices(accumulation == Accumulation::Lanes);
 }
 
 void PassContext::recycle(std::initializer_list<Result<WeightMatrix>*> matrices)

@@ -1,20 +1,34 @@
 #include "forward/WeightLoader.h"
 
 #include "gguf/RemoteRegion.h"
+#include "kernels/Dequantize.h"
 #include "kernels/HalfFloat.h"
 #include "kernels/ParallelDequantize.h"
 #include "types/GgmlType.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace gguf {
 
 namespace {
+// Fewer rows than this are dequantized at load (norms, biases, an embedding row).
+constexpr std::uint64_t kDeferredMinimumRows = 16;
+
 std::string shapeText(std::array<std::int64_t, 3> ne)
 {
     return "[" + std::to_string(ne[0]) + ", " + std::to_string(ne[1]) + (ne[2] != 1 ? ", " + std::to_string(ne[2]) : "") + "]";
 }
 }  // namespace
+
+void WeightMatrix::materialize() const
+{
+    values.resize(size());
+    // The load checked the type; a failure here (none is known) leaves NaN rather than garbage.
+    if (!dequantizeRowsParallel(*source, sourceRowBegin, sourceRowBegin + static_cast<std::uint64_t>(rows), values))
+        std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
+}
 
 WeightLoader::WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding, ParallelRows& pool)
     : m_model(model), m_transform(std::move(transform)), m_emulateActivationRounding(emulateActivationRounding), m_pool(pool)
@@ -73,6 +87,20 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
         && !isRemoteAddress(tensor.data)
         && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {
         matrix.mapped = reinterpret_cast<const float*>(tensor.data) + rowBegin * static_cast<std::uint64_t>(tensor.ne[0]);
+        return Ok{};
+    }
+    // Matrices (not norms, biases or single embedding rows) of local data are deferred: products
+    // dequantize them a tile at a time. One row is dequantized here so that a type without a
+    // dequantization fails at load, as it would otherwise.
+    // Not with ggml's block order (ggmlBlockLanes), whose product needs the whole copy.
+    if (m_deferMatrices && !matrix.ggmlBlockLanes && !m_transform && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data)
+        && rowEnd - rowBegin >= kDeferredMinimumRows && matrix.slices == 1 && tensor.ne[0] % 8 == 0) {
+        std::vector<float> probe(static_cast<std::size_t>(tensor.ne[0]));
+        if (Status done = dequantizeRows(tensor, rowBegin, rowBegin + 1, probe); !done)
+            return done;
+        matrix.values.clear();
+        matrix.source = &tensor;
+        matrix.sourceRowBegin = rowBegin;
         return Ok{};
     }
     // The spare buffer that fits best: the smallest large enough, else the largest.

@@ -21,8 +21,13 @@ namespace gguf {
 // A weight in f32: `slices` matrices (experts) of rows x columns, row-major; ggml's ne[0] is the
 // column count, so a matrix product is y = W x over rows.
 struct WeightMatrix {
-    std::vector<float> values;        // the f32 copy, unless `mapped` is set
+    // The f32 copy, unless `mapped` is set. For a deferred matrix (`source` set) it stays empty
+    // until data() is first called: products (MatrixProduct.h) dequantize the rows a tile at a
+    // time instead, so neither the time nor the memory of the whole f32 copy is spent.
+    mutable std::vector<float> values;
     const float* mapped = nullptr;    // an f32 tensor used in place from the mapped file
+    const TensorInfo* source = nullptr;  // deferred: the tensor, local and little-endian
+    std::uint64_t sourceRowBegin = 0;    // deferred: this matrix's first row in `source`
     std::int64_t columns = 0;
     std::int64_t rows = 0;
     std::int64_t slices = 1;
@@ -42,12 +47,24 @@ struct WeightMatrix {
     bool ggmlFloatLanes = false;
 
     std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
-    const float* data() const { return mapped ? mapped : values.data(); }
+    const float* data() const
+    {
+        if (mapped)
+            return mapped;
+        if (source && values.empty())
+            materialize();
+        return values.data();
+    }
+    // Deferred and not yet dequantized: products read `source` directly.
+    bool deferred() const { return source && values.empty() && !mapped; }
     std::span<const float> view() const { return {data(), size()}; }
     bool present() const { return size() > 0; }
     const float* slice(std::int64_t index) const { return data() + index * rows * columns; }
     // f32 bytes this matrix holds beyond the mapped file.
     std::uint64_t heldBytes() const { return values.capacity() * sizeof(float); }
+
+private:
+    void materialize() const;
 };
 
 // Replaces dequantized values in place (e.g. quantize to q4_K and back). `values` are rows
@@ -71,6 +88,10 @@ public:
 
     const Model& model() const { return m_model; }
 
+    // Whether matrices may be deferred (WeightMatrix::source): on by default, for products
+    // summed in lanes; off when the products need whole f32 copies (double or BLAS sums).
+    void setDeferMatrices(bool defer) { m_deferMatrices = defer; }
+
     // Hands a matrix's storage back for the next load, so a pass over many layers reuses a few
     // buffers instead of faulting in fresh memory for every tensor.
     void recycle(WeightMatrix&& matrix);
@@ -83,6 +104,7 @@ private:
     const Model& m_model;
     WeightTransform m_transform;
     bool m_emulateActivationRounding = false;
+    bool m_deferMatrices = true;
     ParallelRows& m_pool;
     std::vector<std::vector<float>> m_spare;
 };

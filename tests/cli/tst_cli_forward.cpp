@@ -39,6 +39,10 @@ private slots:
         QTest::addColumn<QStringList>("extra");
         QTest::newRow("tiny-llama-F32 P2") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P2") << QStringList{};
         QTest::newRow("tiny-moe F32 P3") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{};
+        QTest::newRow("tiny-moe F32 P3, exact sums")
+            << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{QStringLiteral("--exact")};
+        QTest::newRow("tiny-llama-F32 P1, cblas_sgemm sums")
+            << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P1") << QStringList{QStringLiteral("--sgemm")};
         QTest::newRow("tiny-moe Q4_K P1, llama.cpp's activations")
             << QStringLiteral("tiny-moe-Q4_K.gguf") << QStringLiteral("tiny-moe-Q4_K.P1") << QStringList{QStringLiteral("--llama-activations")};
     }

@@ -4,7 +4,8 @@
 //  - the F32 model on P1 and P2 (P2 crosses every sliding window): logits and the residual
 //    stream after every layer within max|delta|/max|ref| < 1e-4 at every position, both with
 //    llama.cpp's arithmetic emulated (measured: 0 for most, i.e. bit for bit) and with the
-//    pass's own (double sums), except that the latter is held to 1e-3 where the FFN is GELU:
+//    pass's own (its default float-lane sums, and its exact double sums), except that the
+//    latter two are held to 1e-3 where the FFN is GELU:
 //    ggml computes it through an f16 table, so a value one ulp from an f16 boundary moves by an
 //    f16 step (measured 1.0-1.7e-4 for gemma2/gemma3, 3.2e-4/6.6e-4 for gemma4-e P1/P2). GELU
 //    with routed experts beside the dense FFN (gemma4 26B-A4B form) flips more of those steps
@@ -127,21 +128,25 @@ private slots:
         QVERIFY(!tokens.empty());
         const auto opened = openModelAt(base + QStringLiteral(".gguf"));
         QVERIFY(opened);
-        gguf::ForwardOptions options;
-        options.emulateLlamaCppActivations = emulate;
-        auto result = gguf::runForward(*opened, tokens, options);
-        QVERIFY2(result, result ? "" : result.error().toString().c_str());
-        const auto& h = result->hyperparameters;
         const std::vector<float> logits = readFloats(base + QLatin1Char('.') + sequence + QStringLiteral(".logits.f32"));
         const std::vector<float> hidden = readFloats(base + QLatin1Char('.') + sequence + QStringLiteral(".hidden.f32"));
-        QCOMPARE(result->logits.size(), logits.size());
-        QCOMPARE(result->hidden.size(), hidden.size());
-        const double logitError = worstRowError(result->logits, logits, static_cast<std::size_t>(h.vocabularySize));
-        const double hiddenError = worstRowError(result->hidden, hidden, static_cast<std::size_t>(h.embeddingLength));
-        qInfo("%s %s%s: worst position logits %.3g, worst layer/position hidden %.3g", qPrintable(model), qPrintable(sequence),
-              emulate ? " (llama.cpp activations)" : "", logitError, hiddenError);
-        QVERIFY2(logitError < bound, qPrintable(QString::number(logitError)));
-        QVERIFY2(hiddenError < bound, qPrintable(QString::number(hiddenError)));
+        // The pass's own arithmetic is checked twice: the default sums and the exact (double) ones.
+        for (const bool exact : emulate ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
+            gguf::ForwardOptions options;
+            options.emulateLlamaCppActivations = emulate;
+            options.accumulateInDouble = exact;
+            auto result = gguf::runForward(*opened, tokens, options);
+            QVERIFY2(result, result ? "" : result.error().toString().c_str());
+            const auto& h = result->hyperparameters;
+            QCOMPARE(result->logits.size(), logits.size());
+            QCOMPARE(result->hidden.size(), hidden.size());
+            const double logitError = worstRowError(result->logits, logits, static_cast<std::size_t>(h.vocabularySize));
+            const double hiddenError = worstRowError(result->hidden, hidden, static_cast<std::size_t>(h.embeddingLength));
+            qInfo("%s %s%s%s: worst position logits %.3g, worst layer/position hidden %.3g", qPrintable(model), qPrintable(sequence),
+                  emulate ? " (llama.cpp activations)" : "", exact ? " (double sums)" : "", logitError, hiddenError);
+            QVERIFY2(logitError < bound, qPrintable(QString::number(logitError)));
+            QVERIFY2(hiddenError < bound, qPrintable(QString::number(hiddenError)));
+        }
     }
 
     // sensitivity*.txt: llama.cpp's P2 logits with ONE hyper-parameter changed, as max |dlogit|

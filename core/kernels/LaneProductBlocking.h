@@ -1,0 +1,53 @@
+#pragma once
+// The blocking shared by the lane-product kernels (LaneProduct.h), included by each
+// instruction set's file with its own Tile: Tile::kRows x Tile::kTokens outputs at a time, their
+// 8 lanes in registers over a slice of the columns, carried between slices in `lanes`
+// ([rows, tokens, 8] of the row range); after the last slice the tile sums them into y.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace gguf::lanes {
+
+// Columns per slice: the slice of the activations (tokens x slice floats) within about 256 KB,
+// so it stays in L2 while the row range streams past it.
+inline std::int64_t sliceColumns(std::int64_t tokens, std::int64_t columns)
+{
+    std::int64_t slice = (256 * 1024 / 4) / std::max<std::int64_t>(tokens, 1);
+    slice = std::max<std::int64_t>(64, slice / 8 * 8);
+    return std::min(slice, columns);
+}
+
+// The 8 lanes of one output summed in ggml's order.
+inline float sumLanes(const float* l)
+{
+    return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+
+template <class Tile>
+void blockedLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t columns, std::int64_t rowBegin,
+                        std::int64_t rowEnd, float* y, std::int64_t yStride, std::vector<float>& lanes)
+{
+    const std::int64_t rows = rowEnd - rowBegin;
+    if (rows <= 0 || tokens <= 0)
+        return;
+    const std::int64_t laneRowStride = tokens * 8;
+    const std::int64_t slice = sliceColumns(tokens, columns);
+    if (slice < columns)
+        lanes.resize(static_cast<std::size_t>(rows * tokens * 8));
+    for (std::int64_t k0 = 0; k0 < columns; k0 += slice) {
+        const std::int64_t kn = std::min(slice, columns - k0);
+        for (std::int64_t r = rowBegin; r < rowEnd; r += Tile::kRows) {
+            const int nr = static_cast<int>(std::min<std::int64_t>(Tile::kRows, rowEnd - r));
+            for (std::int64_t t = 0; t < tokens; t += Tile::kTokens) {
+                const int nt = static_cast<int>(std::min<std::int64_t>(Tile::kTokens, tokens - t));
+                Tile::run(nr, nt, x + t * columns + k0, columns, weights + r * columns + k0, columns, kn,
+                          lanes.data() + (r - rowBegin) * laneRowStride + t * 8, laneRowStride, k0 == 0,
+                          k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
+            }
+        }
+    }
+}
+
+}  // namespace gguf::lanes

@@ -1,0 +1,99 @@
+// The lane product (kernels/LaneProduct.h): every kernel the CPU has (AVX-512, AVX2) gives the
+// portable loop's bits, which are the lane order itself, for shapes that exercise each blocking
+// edge (rows and tokens not multiples of the tiles, columns spanning several slices); and the
+// order differs from a plain sum, so the check can fail.
+
+#include "kernels/LaneProduct.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+// One output in the order LaneProduct.h states, written out independently.
+float laneDot(const float* x, const float* w, std::int64_t columns)
+{
+    float l[8] = {};
+    for (std::int64_t k = 0; k < columns; k += 8)
+        for (int q = 0; q < 8; ++q)
+            l[q] = std::fma(w[k + q], x[k + q], l[q]);
+    return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+
+std::vector<float> randomValues(std::size_t count, unsigned seed)
+{
+    std::mt19937 random(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> values(count);
+    for (float& v : values)
+        v = normal(random);
+    return values;
+}
+
+}  // namespace
+
+class LaneProductTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void kernelsMatchTheOrder_data()
+    {
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<int>("rowBegin");
+        QTest::newRow("one output") << 1 << 1 << 8 << 0;
+        QTest::newRow("tile edges") << 7 << 9 << 40 << 0;
+        QTest::newRow("odd row range") << 13 << 11 << 72 << 3;
+        QTest::newRow("several slices") << 130 << 6 << 4104 << 1;  // 256 KB / 130 tokens: 504-column slices
+        QTest::newRow("many tokens") << 600 << 5 << 256 << 0;
+    }
+
+    void kernelsMatchTheOrder()
+    {
+        QFETCH(int, tokens);
+        QFETCH(int, rows);
+        QFETCH(int, columns);
+        QFETCH(int, rowBegin);
+        const auto x = randomValues(static_cast<std::size_t>(tokens) * columns, 1);
+        const auto w = randomValues(static_cast<std::size_t>(rows) * columns, 2);
+        const std::int64_t stride = rows + 2;
+        std::vector<float> expected(static_cast<std::size_t>(tokens * stride), -1.0f);
+        for (int t = 0; t < tokens; ++t)
+            for (int r = rowBegin; r < rows; ++r)
+                expected[static_cast<std::size_t>(t * stride + r)] = laneDot(x.data() + t * columns, w.data() + r * columns, columns);
+        qInfo("this CPU's kernel: %d", gguf::laneProductKernel());
+        std::vector<float> scratch;
+        for (int kernel = 0; kernel <= gguf::laneProductKernel(); ++kernel) {
+            std::vector<float> y(expected.size(), -1.0f);
+            gguf::laneProductRowsWith(kernel, x.data(), tokens, w.data(), columns, rowBegin, rows, y.data(), stride, scratch);
+            QVERIFY2(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0, qPrintable(QString::number(kernel)));
+        }
+        std::vector<float> y(expected.size(), -1.0f);
+        gguf::laneProductRows(x.data(), tokens, w.data(), columns, rowBegin, rows, y.data(), stride, scratch);
+        QVERIFY(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0);
+    }
+
+    // The lanes are not a plain sequential float sum: the check above sees the order.
+    void orderIsNotSequential()
+    {
+        const int columns = 4096;
+        const auto x = randomValues(columns, 3);
+        const auto w = randomValues(columns, 4);
+        int differ = 0;
+        for (int shift = 0; shift < 16; ++shift) {
+            float plain = 0.0f;
+            for (int k = 0; k < columns - shift * 8; ++k)
+                plain += x[k] * w[k];
+            differ += plain != laneDot(x.data(), w.data(), columns - shift * 8);
+        }
+        QVERIFY(differ > 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(LaneProductTest)
+#include "tst_lane_product.moc"
