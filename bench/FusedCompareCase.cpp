@@ -2,6 +2,7 @@
 
 #include "Measure.h"
 
+#include "base/ParallelRows.h"
 #include "compare/ModelComparison.h"
 #include "gguf/Model.h"
 #include "kernels/Dequantize.h"
@@ -129,8 +130,9 @@ void runFusedCompareCase(const BenchOptions& options, const SyntheticTensor& ten
 
     ProcessTiming single{};
     for (const unsigned threads : {1u, 2u}) {
+        gguf::ParallelRows pool(threads);  // started once, outside the timed runs
         gguf::ComparisonRunOptions run;
-        run.threads = threads;
+        run.executor = &pool;
         bool ok = true;
         const ProcessTiming t = measureProcess([&] { ok = ok && bool(gguf::runComparison(*comparison, run)); }, policy, cold);
         if (!ok) {

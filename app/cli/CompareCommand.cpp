@@ -1,6 +1,7 @@
 // compare: per-tensor error metrics of one or more models (or simulated quantizations) against a
 // reference model, as a table or JSON.
 
+#include "base/ParallelRows.h"
 #include "Commands.h"
 #include "CompareImportance.h"
 #include "compare/ComparisonJson.h"
@@ -11,6 +12,7 @@
 #include "quantize/Quantize.h"
 #include "base/UserPattern.h"
 
+#include <optional>
 #include <cstdio>
 #include <sstream>
 
@@ -184,12 +186,14 @@ int runCompare(const std::vector<std::string>& words)
         options.includeTensor = [&filter](std::string_view name) { return filter->foundIn(name); };
     }
     gguf::ComparisonRunOptions run;
+    std::optional<gguf::ParallelRows> ownPool;  // --threads; otherwise the shared pool (GGUFX_THREADS)
     if (const auto threads = args.value("--threads")) {
         const long n = std::strtol(threads->c_str(), nullptr, 10);
         if (n < 1 || n > 1024)
             return reportFailure("--threads must be a whole number from 1 to 1024", 2);
-        run.threads = static_cast<unsigned>(n);
+        ownPool.emplace(static_cast<unsigned>(n));
     }
+    run.executor = ownPool ? &*ownPool : &gguf::ParallelRows::shared();
 
     std::vector<std::shared_ptr<const gguf::Model>> models;
     for (const std::string& path : args.positionals) {

@@ -1,5 +1,6 @@
 // convert: re-quantize a model (via f32) to one type and write a new GGUF file.
 
+#include "base/ParallelRows.h"
 #include "Commands.h"
 #include "ImatrixOption.h"
 #include "quantize/Conversion.h"
@@ -46,12 +47,14 @@ int runConvert(const std::vector<std::string>& words)
     if (!model)
         return 1;
     gguf::ConversionOptions options;
+    std::optional<gguf::ParallelRows> ownPool;  // --threads; otherwise the shared pool (GGUFX_THREADS)
     if (const auto threads = args.value("--threads")) {
         const long n = std::strtol(threads->c_str(), nullptr, 10);
         if (n < 1 || n > 1024)
             return reportFailure("--threads must be a whole number from 1 to 1024", 2);
-        options.threads = static_cast<unsigned>(n);
+        ownPool.emplace(static_cast<unsigned>(n));
     }
+    options.executor = ownPool ? &*ownPool : &gguf::ParallelRows::shared();
     // --imatrix: llama-imatrix's GGUF output; the weights llama-quantize would use.
     std::optional<gguf::ImportanceWeights> importance;
     if (const auto imatrixPath = args.value("--imatrix")) {

@@ -2,6 +2,7 @@
 // such as Q4_K_M, optionally with --tensor-type rules or a --recipe rules file over it, and
 // write the file in llama-quantize's tensor order with the metadata keys it writes.
 
+#include "base/ParallelRows.h"
 #include "Commands.h"
 #include "ModelLoading.h"
 #include "RecipeRules.h"
@@ -12,6 +13,7 @@
 #include "recipe/QuantPresets.h"
 #include "recipe/RecipeConversion.h"
 
+#include <optional>
 #include <algorithm>
 #include <cstdio>
 #include <unistd.h>
@@ -89,12 +91,14 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
         return reportFailure(error, 2);
 
     gguf::RecipeConversionOptions options;
+    std::optional<gguf::ParallelRows> ownPool;  // --threads; otherwise the shared pool (GGUFX_THREADS)
     if (const auto threads = args.value("--threads")) {
         const long n = std::strtol(threads->c_str(), nullptr, 10);
         if (n < 1 || n > 1024)
             return reportFailure("--threads must be a whole number from 1 to 1024", 2);
-        options.threads = static_cast<unsigned>(n);
+        ownPool.emplace(static_cast<unsigned>(n));
     }
+    options.executor = ownPool ? &*ownPool : &gguf::ParallelRows::shared();
     // `-`: the model goes to standard output (never a file named `-`), and the summary to stderr.
     const bool modelOnStdout = args.positionals[1] == "-";
     if (modelOnStdout && isatty(STDOUT_FILENO))

@@ -1,9 +1,11 @@
+#include "base/ParallelRows.h"
 #include "Commands.h"
 #include "ModelLoading.h"
 #include "compare/ErrorMetricTable.h"
 #include "diff/ModelDiff.h"
 #include "types/GgmlType.h"
 
+#include <optional>
 #include <cstdio>
 
 namespace {
@@ -112,13 +114,15 @@ int runDiff(const std::vector<std::string>& words)
     if (!args.error.empty() || args.positionals.size() != 2)
         return reportFailure(args.error.empty() ? commandUsage("diff") : args.error, 2);
     gguf::DiffOptions options;
+    std::optional<gguf::ParallelRows> ownPool;  // --threads; otherwise the shared pool (GGUFX_THREADS)
     if (const auto threads = args.value("--threads")) {
         char* end = nullptr;
         const unsigned long count = std::strtoul(threads->c_str(), &end, 10);
         if (threads->empty() || *end != '\0' || count == 0 || count > 1024 || (*threads)[0] == '-')
             return reportFailure("--threads needs a whole number from 1 to 1024, not '" + *threads + "'", 2);
-        options.threads = static_cast<unsigned>(count);
+        ownPool.emplace(static_cast<unsigned>(count));
     }
+    options.executor = ownPool ? &*ownPool : &gguf::ParallelRows::shared();
     const auto a = openModelOrReport(args.positionals[0]);
     if (!a)
         return 1;

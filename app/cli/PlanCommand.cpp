@@ -1,6 +1,7 @@
 // plan: per-tensor types that minimise the estimated quantization error within a size budget,
 // the presets for comparison, and the mix as --tensor-type rules over a base preset.
 
+#include "base/ParallelRows.h"
 #include "Commands.h"
 #include "ImatrixOption.h"
 #include "ModelLoading.h"
@@ -10,6 +11,7 @@
 #include "recipe/MixPlanner.h"
 #include "write/ByteSink.h"
 
+#include <optional>
 #include <cstdio>
 #include <utility>
 
@@ -52,6 +54,7 @@ int runPlan(const std::vector<std::string>& words)
     if (!budget)
         return reportFailure(budget.error().message, 2);
     gguf::ErrorTableOptions tableOptions;
+    std::optional<gguf::ParallelRows> ownPool;  // --threads; otherwise the shared pool (GGUFX_THREADS)
     // --threads caps at 1024 as every other command's does.
     for (const auto& [option, most] : {std::pair{"--rows", 1L << 20}, std::pair{"--threads", 1024L}}) {
         if (const auto text = args.value(option)) {
@@ -62,9 +65,13 @@ int runPlan(const std::vector<std::string>& words)
             if (std::string(option) == "--rows")
                 tableOptions.sampleRows = static_cast<std::size_t>(n);
             else
-                tableOptions.threads = static_cast<unsigned>(n);
+                ownPool.emplace(static_cast<unsigned>(n));
         }
     }
+    // Threads the system refuses are an error, not fewer threads than asked for.
+    if (ownPool && !ownPool->startError().empty())
+        return reportFailure(ownPool->startError());
+    tableOptions.executor = ownPool ? &*ownPool : &gguf::ParallelRows::shared();
     const auto imatrixPath = args.value("--imatrix");
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)

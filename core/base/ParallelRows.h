@@ -3,7 +3,9 @@
 // (dequantizeRows, reduceHeatmapRows, ...) are the units of work; planRowRanges() cuts a range
 // into pieces for them, and ParallelRows runs the pieces on a small pool of worker threads plus
 // the calling thread. The CLI uses ParallelRows::shared(); the GUI submits the same planned
-// ranges to QThreadPool instead.
+// ranges to its job pool instead. A ParallelRows is a TaskExecutor for core calls that take one.
+
+#include "base/TaskExecutor.h"
 
 #include <condition_variable>
 #include <cstddef>
@@ -35,15 +37,15 @@ std::vector<RowRange> fixedRowRanges(std::uint64_t begin, std::uint64_t end, std
 // whole number) when set.
 unsigned machineThreadCount();
 
-class ParallelRows {
+class ParallelRows : public TaskExecutor {
 public:
     // `threadCount` threads in all: threadCount - 1 workers plus whichever thread calls run().
     explicit ParallelRows(unsigned threadCount = machineThreadCount());
-    ~ParallelRows();
+    ~ParallelRows() override;
     ParallelRows(const ParallelRows&) = delete;
     ParallelRows& operator=(const ParallelRows&) = delete;
 
-    unsigned threadCount() const { return static_cast<unsigned>(m_workers.size()) + 1; }
+    unsigned threadCount() const override { return static_cast<unsigned>(m_workers.size()) + 1; }
     // Why fewer threads than asked for run (the system refused one); empty when all started.
     const std::string& startError() const { return m_startError; }
 
@@ -51,7 +53,7 @@ public:
     // thread, which takes part; tasks are handed out in order. Returns when all have finished.
     // One run at a time: a concurrent call waits for the pool, and a call from inside a task runs
     // its tasks inline on that thread (so nesting cannot deadlock). Tasks must not throw.
-    void run(std::size_t taskCount, const std::function<void(std::size_t task)>& task);
+    void run(std::size_t taskCount, const std::function<void(std::size_t task)>& task) override;
 
     // run() over planned ranges: task(range).
     void forEachRange(const std::vector<RowRange>& ranges, const std::function<void(RowRange range)>& task);

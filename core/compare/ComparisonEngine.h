@@ -1,7 +1,7 @@
 #pragma once
 // The work of computing a comparison, cut into units that any scheduler runs: one unit per
 // element range of each computable cell (tensor x column), so a single large tensor keeps every
-// thread busy. The CLI's runComparison runs the units on std::threads, the GUI's ComparisonRun on
+// thread busy. The CLI's runComparison runs the units on a TaskExecutor, the GUI's ComparisonRun on
 // the job pool; both take results() from here, so both give the same figures to the last bit.
 //
 // How a cell stays bit-identical to one thread's: a unit reconstructs its range (dequantize, and

@@ -14,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
-#include <thread>
 
 namespace gguf {
 
@@ -346,19 +345,8 @@ Result<ComparisonResults> runComparison(const ModelComparison& comparison, const
         }
     };
 
-    const unsigned wanted = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const unsigned threadCount = static_cast<unsigned>(std::min<std::size_t>(wanted, std::max<std::size_t>(engine.unitCount(), 1)));
-    std::vector<std::thread> workers;
-    for (unsigned t = 1; t < threadCount; ++t) {
-        try {
-            workers.emplace_back(work);
-        } catch (const std::system_error&) {
-            break;  // fewer threads, same result
-        }
-    }
-    work();
-    for (std::thread& worker : workers)
-        worker.join();
+    const std::size_t workers = std::min<std::size_t>(executorThreads(options.executor), std::max<std::size_t>(engine.unitCount(), 1));
+    runTasks(options.executor, workers, [&](std::size_t) { work(); });
 
     if (firstError)
         return *firstError;

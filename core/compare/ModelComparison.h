@@ -5,10 +5,11 @@
 // streamed in element ranges, so no tensor is ever in memory whole, and ranges run on any thread.
 //
 // create() once (cheap: no tensor data is read), then schedule the cells through a
-// ComparisonEngine (ComparisonEngine.h): runComparison() below runs it on std::threads for the
+// ComparisonEngine (ComparisonEngine.h): runComparison() below runs it on the caller's executor for the
 // CLI, the GUI runs the same units on its job pool. reconstruct() hands out both sides of a range
 // for heatmaps, histograms and scatter plots.
 
+#include "base/TaskExecutor.h"
 #include "compare/ErrorMetrics.h"
 #include "gguf/Model.h"
 
@@ -148,7 +149,7 @@ struct ComparisonResults {
 };
 
 struct ComparisonRunOptions {
-    unsigned threads = 0;  // 0: std::thread::hardware_concurrency()
+    TaskExecutor* executor = nullptr;  // runs the workers; null: the calling thread alone
     std::uint64_t chunkElements = kComparisonChunkElements;
     const std::atomic<bool>* cancel = nullptr;  // set to stop early; the result is then an error
     // Called after each range with elements done / total over all cells; from worker threads,
@@ -156,8 +157,8 @@ struct ComparisonRunOptions {
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
-// Computes every computable cell with a ComparisonEngine on `threads` std::threads, which take
-// the engine's units (ranges) in order: a cell's ranges are reconstructed on any thread, so one
+// Computes every computable cell with a ComparisonEngine on the caller's executor, whose
+// workers (one per thread it has) take the engine's units (ranges) in order: a cell's ranges are reconstructed on any thread, so one
 // big tensor uses them all, but added to the cell in range order, as one thread would. The
 // figures do not depend on the thread count; totals merge the cells in row order.
 Result<ComparisonResults> runComparison(const ModelComparison& comparison, const ComparisonRunOptions& options = {});

@@ -11,7 +11,6 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
 namespace gguf {
 
@@ -49,19 +48,12 @@ bool isMultiLineOrLong(std::string_view text)
     return text.size() > ModelDiff::kLongString || text.find('\n') != std::string_view::npos;
 }
 
-unsigned threadCount(unsigned requested)
-{
-    if (requested > 0)
-        return requested;
-    return std::max(1u, std::thread::hardware_concurrency());
-}
-
 bool canCompareBytes(const TensorInfo& a, const TensorInfo& b)
 {
     return a.typeId == b.typeId && a.nbytes == b.nbytes && a.bigEndian == b.bigEndian;
 }
 
-// Which of `pairs` hold the same bytes, compared in chunks on `threads` threads.
+// Which of `pairs` hold the same bytes, compared in chunks on the caller's executor.
 std::vector<bool> identicalBytes(const std::vector<std::pair<const TensorInfo*, const TensorInfo*>>& pairs, const DiffOptions& options,
                                  std::uint64_t& bytesDone, std::uint64_t total)
 {
@@ -97,13 +89,8 @@ std::vector<bool> identicalBytes(const std::vector<std::pair<const TensorInfo*, 
                 options.progress(bytesDone, total);
         }
     };
-    std::vector<std::thread> threads;
-    const unsigned count = std::min<unsigned>(threadCount(options.threads), static_cast<unsigned>(std::max<std::size_t>(1, chunks.size())));
-    for (unsigned t = 1; t < count; ++t)
-        threads.emplace_back(work);
-    work();
-    for (std::thread& thread : threads)
-        thread.join();
+    const std::size_t workers = std::min<std::size_t>(executorThreads(options.executor), std::max<std::size_t>(1, chunks.size()));
+    runTasks(options.executor, workers, [&](std::size_t) { work(); });
     std::vector<bool> same(pairs.size());
     for (std::size_t p = 0; p < pairs.size(); ++p)
         same[p] = !differs[p].load();
@@ -274,7 +261,7 @@ Result<ModelDiff> diffModels(const std::shared_ptr<const Model>& a, const std::s
         if (!comparison)
             return comparison.error();
         ComparisonRunOptions run;
-        run.threads = options.threads;
+        run.executor = options.executor;
         run.cancel = options.cancel;
         const std::uint64_t offset = done;
         if (options.progress)

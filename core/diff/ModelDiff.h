@@ -8,6 +8,7 @@
 // any quant types and any split layouts compare. A is the reference of the error figures.
 
 #include "base/Result.h"
+#include "base/TaskExecutor.h"
 #include "compare/ErrorMetrics.h"
 #include "diff/TextDiff.h"
 #include "gguf/Model.h"
@@ -83,7 +84,7 @@ struct ModelDiff {
 };
 
 struct DiffOptions {
-    unsigned threads = 0;  // 0: every core
+    TaskExecutor* executor = nullptr;  // compares and dequantizes; null: the calling thread alone
     const std::atomic<bool>* cancel = nullptr;
     // Work done / all (bytes compared plus elements dequantized); from worker threads.
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <thread>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -114,7 +113,7 @@ Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSl
     return quantizeSlotValues(tensor, target, slot, values, bytes, importance);
 }
 
-// Chunks are quantized in batches, one per thread, and written in order: blocks quantize
+// Chunks are quantized in batches, one per thread of the executor, and written in order: blocks quantize
 // independently, so the bytes do not depend on the thread count.
 Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSink& out, const ConversionOptions& options,
                       ConversionProgress& progress, const ImportanceWeights* importance)
@@ -126,7 +125,7 @@ Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSi
         step = std::max(rowLength, step / rowLength * rowLength);
     }
     const std::uint64_t chunks = (total + step - 1) / step;
-    const unsigned wanted = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned wanted = executorThreads(options.executor);
     std::vector<ChunkSlot> slots(static_cast<std::size_t>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(chunks, 1))));
     for (ChunkSlot& slot : slots) {
         const auto size = static_cast<std::size_t>(std::min(step, total));
@@ -140,17 +139,7 @@ Status writeQuantized(const TensorInfo& tensor, const TypeTraits& target, ByteSi
             slots[used].begin = begin;
             slots[used].count = std::min(step, total - begin);
         }
-        std::vector<std::thread> workers;
-        for (std::size_t i = 1; i < used; ++i) {
-            try {
-                workers.emplace_back([&, i] { slots[i].status = quantizeChunk(tensor, target, slots[i], importance); });
-            } catch (const std::system_error&) {
-                slots[i].status = quantizeChunk(tensor, target, slots[i], importance);  // no thread: same work inline
-            }
-        }
-        slots[0].status = quantizeChunk(tensor, target, slots[0], importance);
-        for (std::thread& worker : workers)
-            worker.join();
+        runTasks(options.executor, used, [&](std::size_t i) { slots[i].status = quantizeChunk(tensor, target, slots[i], importance); });
         for (std::size_t i = 0; i < used; ++i) {
             if (!slots[i].status)
                 return slots[i].status;

@@ -7,6 +7,7 @@
 // (split.* keys dropped), general.file_type updated and the input's alignment honoured. It is
 // written through a temporary file and never over an input.
 
+#include "base/TaskExecutor.h"
 #include "gguf/Model.h"
 #include "quantize/ImportanceWeights.h"
 #include "quantize/QuantizationPolicy.h"
@@ -25,7 +26,7 @@ struct ConversionOptions {
     std::uint32_t targetType = 0;
     std::string tensorPattern;  // a UserPattern searched in each name; empty: every tensor
     std::uint64_t chunkElements = kConversionChunkElements;
-    unsigned threads = 0;  // quantizing threads; 0: std::thread::hardware_concurrency(). Same bytes for any count.
+    TaskExecutor* executor = nullptr;  // quantizes batches of chunks; null: the calling thread alone. Same bytes for any executor.
     const std::atomic<bool>* cancel = nullptr;  // set to stop; nothing is left behind
     // llama-quantize's --imatrix: tensors with an entry are quantized with its weights (per
     // expert for 3-D tensors), the others without, and the file records the imatrix as

@@ -1,6 +1,6 @@
 #include "recipe/ErrorTable.h"
 
-#include "base/ParallelRows.h"
+#include "base/TaskExecutor.h"
 #include "kernels/Dequantize.h"
 #include "recipe/LlamaQuantRecipe.h"
 
@@ -133,14 +133,11 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
     std::vector<Status> taskStatus(tasks.size(), Ok{});
     std::atomic<std::uint64_t> samplesDone{0};
     std::atomic<bool> failed{false};
-    ParallelRows pool(options.threads ? options.threads : machineThreadCount());
-    if (!pool.startError().empty())
-        return Error{pool.startError(), Error::kNoOffset, {}};
     // Bounded batches keep progress and cancel responsive without a lock per row.
-    const std::size_t batch = std::max<std::size_t>(pool.threadCount() * 8, 1);
+    const std::size_t batch = std::max<std::size_t>(executorThreads(options.executor) * 8, 1);
     for (std::size_t first = 0; first < tasks.size() && !failed; first += batch) {
         const std::size_t count = std::min(batch, tasks.size() - first);
-        pool.run(count, [&](std::size_t k) {
+        runTasks(options.executor, count, [&](std::size_t k) {
             const std::size_t index = first + k;
             if (failed.load() || (options.cancel && options.cancel->load()))
                 return;

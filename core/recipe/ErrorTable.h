@@ -19,7 +19,7 @@ namespace gguf {
 struct ErrorTableOptions {
     std::vector<std::uint32_t> candidateTypes;  // empty: defaultCandidateTypes(...)
     std::size_t sampleRows = 64;                // rows measured per tensor (all rows when it has fewer)
-    unsigned threads = 0;                       // 0: machineThreadCount()
+    TaskExecutor* executor = nullptr;           // measures the samples; null: the calling thread alone
     RowQuantizer quantizer;                     // empty: plainRowQuantizer()
     std::function<bool(std::uint32_t typeId)> quantizerMakes;  // empty: plainQuantizerMakes
     ImportanceLookup importance;                // empty: unweighted squared error

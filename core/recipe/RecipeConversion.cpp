@@ -1,6 +1,6 @@
 #include "recipe/RecipeConversion.h"
 
-#include "base/ParallelRows.h"
+#include "base/TaskExecutor.h"
 #include "kernels/Dequantize.h"
 #include "quantize/ConversionSteps.h"
 #include "quantize/Quantize.h"
@@ -30,7 +30,7 @@ struct Chunk {
 // One tensor re-encoded: batches of row chunks (one per thread) quantized in parallel, written
 // in order, so the bytes do not depend on the thread count.
 Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSink& out, const RecipeConversionOptions& options,
-                      const RowQuantizer& quantize, ParallelRows& pool, ConversionProgress& progress)
+                      const RowQuantizer& quantize, TaskExecutor* executor, ConversionProgress& progress)
 {
     const std::int64_t rowLength = std::max<std::int64_t>(tensor.ne[0], 1);
     const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
@@ -38,7 +38,7 @@ Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSi
     const std::uint64_t chunkRows = std::max<std::uint64_t>(1, options.chunkElements / static_cast<std::uint64_t>(rowLength));
     const std::uint64_t targetRowBytes = rowBytesOf(target, rowLength);
 
-    std::vector<Chunk> chunks(pool.threadCount());
+    std::vector<Chunk> chunks(executorThreads(executor));
     std::vector<std::vector<float>> importance(chunks.size());
     for (std::uint64_t row = 0; row < totalRows;) {
         std::size_t used = 0;
@@ -50,7 +50,7 @@ Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSi
             chunk.rows = std::min({chunkRows, totalRows - row, expertEnd - row});
             row += chunk.rows;
         }
-        pool.run(used, [&](std::size_t i) {
+        runTasks(executor, used, [&](std::size_t i) {
             Chunk& chunk = chunks[i];
             chunk.values.resize(static_cast<std::size_t>(chunk.rows * static_cast<std::uint64_t>(rowLength)));
             chunk.packed.resize(static_cast<std::size_t>(chunk.rows * targetRowBytes));
@@ -212,7 +212,6 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
     for (const RecipeTensor& entry : recipe.tensors)
         totalElements += entry.source->elementCount();
     ConversionProgress progress(options.progress, options.cancel, totalElements);
-    ParallelRows ownPool(options.threads ? options.threads : machineThreadCount());
 
     for (const RecipeTensor& entry : recipe.tensors) {
         const TensorInfo& tensor = *entry.source;
@@ -220,8 +219,8 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
         TensorDataProducer produce;
         if (entry.converted) {
             const TypeTraits* target = findType(entry.typeId);
-            produce = [&tensor, target, &options, &quantize, &ownPool, &progress](ByteSink& out) {
-                return writeConverted(tensor, *target, out, options, quantize, ownPool, progress);
+            produce = [&tensor, target, &options, &quantize, &progress](ByteSink& out) {
+                return writeConverted(tensor, *target, out, options, quantize, options.executor, progress);
             };
         } else {
             produce = [&tensor, &progress](ByteSink& out) { return writeCopied(tensor, out, progress); };

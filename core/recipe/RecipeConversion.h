@@ -7,6 +7,7 @@
 // cross an expert, which has its own importance weights); the output appears only complete,
 // through a temporary file, and never over an input.
 
+#include "base/TaskExecutor.h"
 #include "gguf/Model.h"
 #include "recipe/LlamaQuantRecipe.h"
 
@@ -41,7 +42,7 @@ struct ImatrixProvenance {
 };
 
 struct RecipeConversionOptions {
-    unsigned threads = 0;                         // 0: machineThreadCount()
+    TaskExecutor* executor = nullptr;             // quantizes row chunks; null: the calling thread alone
     std::uint64_t chunkElements = std::uint64_t{1} << 20;  // per chunk, rounded to whole rows
     RowQuantizer quantizer;                       // empty: plainRowQuantizer()
     ImportanceLookup importance;                  // empty: no imatrix

@@ -4,6 +4,7 @@
 // and dequantizes to exactly what the core's quantizer produced. Outputs never replace inputs.
 // The writer alone rewrites ggml-written files byte-identically and rejects bad requests.
 
+#include "TestPools.h"
 #include "CliRunner.h"
 #include "quantize/Conversion.h"
 #include "kernels/Dequantize.h"
@@ -36,7 +37,7 @@ ConversionOptions toType(const char* name, std::string pattern = {})
     options.targetType = findTypeByName(name)->id;
     options.tensorPattern = std::move(pattern);
     options.chunkElements = 5000;  // several chunks per tensor, some inside rows
-    options.threads = 3;           // batches of chunks in parallel, written in order
+    options.executor = &testsupport::poolOf(3);  // batches of chunks in parallel, written in order
     return options;
 }
 

@@ -4,6 +4,7 @@
 // types are --type PRESET's); through the CLI, and through convertModel with small
 // chunks on several threads so chunks straddle rows of different experts.
 
+#include "TestPools.h"
 #include "CliRunner.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
@@ -114,7 +115,7 @@ void ConvertImatrixTest::chunkedThreadedMatches()
     options.targetType = typeIdValue(GgmlTypeId::Q4_K);
     options.importance = &*importance;
     options.chunkElements = 5000;  // 19 rows of 256: chunks cross expert boundaries (512 rows each)
-    options.threads = 3;
+    options.executor = &testsupport::poolOf(3);
     const QString output = m_dir.filePath(QStringLiteral("chunked.gguf"));
     auto plan = convertModel(**model, output.toStdString(), options);
     QVERIFY2(plan, plan ? "" : plan.error().toString().c_str());

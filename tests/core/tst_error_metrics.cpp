@@ -3,6 +3,7 @@
 // comparing tiny-llama-F32 with ggml's tiny-llama-<TYPE> must give exactly the figures of comparing
 // it with its own in-memory quantization; mismatched models are reported, not skipped.
 
+#include "TestPools.h"
 #include "kernels/Dequantize.h"
 #include "compare/ErrorMetrics.h"
 #include "Fixtures.h"
@@ -90,7 +91,7 @@ bool same(double a, double b)
 ComparisonRunOptions runOptions(unsigned threads, std::uint64_t chunkElements)
 {
     ComparisonRunOptions options;
-    options.threads = threads;
+    options.executor = &testsupport::poolOf(threads);
     options.chunkElements = chunkElements;
     return options;
 }

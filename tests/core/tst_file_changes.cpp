@@ -342,7 +342,6 @@ void TestFileChanges::convertFromTruncatedF32FailsWithTheName()
     QVERIFY(setFileSize(m_path, static_cast<qint64>((late->fileOffset + 4096) / 4096 * 4096)));
     gguf::ConversionOptions options;
     options.targetType = 8;  // q8_0
-    options.threads = 1;
     const QString output = m_dir.filePath(QStringLiteral("converted.gguf"));
     const auto converted = gguf::convertModel(*model, output.toStdString(), options);
     QVERIFY(!converted);

@@ -3,6 +3,7 @@
 // from llama-quantize's weights (quantWeights) and the dequantized tensors, per tensor, per
 // expert, per layer and per column, whatever the thread count.
 
+#include "TestPools.h"
 #include "OpenFixture.h"
 #include "compare/ColumnErrorProfile.h"
 #include "compare/ComparisonJson.h"
@@ -158,7 +159,7 @@ std::vector<std::uint64_t> sumBits(const ErrorSums& s, bool withWeighted)
 ComparisonRunOptions runOptions(unsigned threads, std::uint64_t chunkElements)
 {
     ComparisonRunOptions options;
-    options.threads = threads;
+    options.executor = &testsupport::poolOf(threads);
     options.chunkElements = chunkElements;
     return options;
 }

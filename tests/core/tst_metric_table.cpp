@@ -1,6 +1,7 @@
 // The metric table (ErrorMetricTable.h), combining metrics across tensors and layers from the
 // exact sums, and the comparison engine both the CLI and the GUI schedule.
 
+#include "TestPools.h"
 #include "compare/ComparisonEngine.h"
 #include "compare/ErrorMetricTable.h"
 #include "compare/LayerErrorMetrics.h"
@@ -144,7 +145,7 @@ private slots:
         const auto comparison = tinyComparison();
         QVERIFY(comparison);
         ComparisonRunOptions run;
-        run.threads = 2;
+        run.executor = &testsupport::poolOf(2);
         const auto results = runComparison(*comparison, run);
         QVERIFY(results);
         for (std::size_t c = 0; c < comparison->columns().size(); ++c) {
@@ -193,7 +194,7 @@ private slots:
         const auto comparison = tinyComparison();
         QVERIFY(comparison);
         ComparisonRunOptions run;
-        run.threads = 3;
+        run.executor = &testsupport::poolOf(3);
         const auto expected = runComparison(*comparison, run);
         QVERIFY(expected);
 
@@ -252,7 +253,6 @@ private slots:
         const auto comparison = oneTensorComparison();
         QVERIFY(comparison);
         ComparisonRunOptions run;
-        run.threads = 1;
         run.chunkElements = kRowRanges;
         const auto expected = runComparison(*comparison, run);
         QVERIFY(expected);

@@ -3,6 +3,7 @@
 // compared here, error figures against sums in long double over the dequantized values, layer
 // rows against the tensors counted here; arrays element by element; the line diff.
 
+#include "TestPools.h"
 #include "Fixtures.h"
 #include "Manifest.h"
 #include "OpenFixture.h"
@@ -370,9 +371,8 @@ void TestModelDiff::threadCountDoesNotChangeFigures()
     const auto b = open("tiny-llama-Q4_0.gguf");
     QVERIFY(a && b);
     gguf::DiffOptions one;
-    one.threads = 1;
     gguf::DiffOptions four;
-    four.threads = 4;
+    four.executor = &testsupport::poolOf(4);
     const auto x = gguf::diffModels(a, b, one);
     const auto y = gguf::diffModels(a, b, four);
     QVERIFY(x && y);

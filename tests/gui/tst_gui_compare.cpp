@@ -681,7 +681,6 @@ private slots:
         QCOMPARE(run.job()->chunkCount(), 512);
         QTRY_VERIFY_WITH_TIMEOUT(shown != nullptr, kJobTimeoutMs);
         gguf::ComparisonRunOptions options;
-        options.threads = 1;
         options.chunkElements = kRowRanges;
         const auto expected = gguf::runComparison(*comparison, options);
         QVERIFY(expected && shown->cells[0][0]);

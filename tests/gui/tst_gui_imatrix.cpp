@@ -14,7 +14,7 @@
 #include "imatrix/ImatrixLoader.h"
 #include "imatrix/ImatrixPage.h"
 #include "imatrix/ImportanceStrip.h"
-#include "imatrix/OpenImatrix.h"
+#include "shell/OpenImatrix.h"
 #include "shell/MainWindow.h"
 #include "shell/ModelPage.h"
 #include "tensor/HeatmapView.h"

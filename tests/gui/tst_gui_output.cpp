@@ -3,7 +3,8 @@
 // chart, the KLD histogram, the token text (flips marked, tooltips with both top tokens) and the
 // router disagreement map; every view exports; cancel ends the run; a dense model has no router
 // map; a model the pass cannot run disables Run; the Compare page carries the tab; qwen3moe and
-// gpt-oss files run with the core's figures.
+// gpt-oss files run with the core's figures; the run is on the project's job pool, so it finishes
+// with Qt's global pool busy.
 
 #include "compare/ComparePage.h"
 #include "compare/ModelComparison.h"
@@ -17,11 +18,14 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QPushButton>
+#include <QScopeGuard>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QThreadPool>
 #include <qcustomplot.h>
 
 using namespace testsupport;
@@ -229,6 +233,28 @@ private slots:
         // Either the cancel came in time or the (tiny) run had already finished: both end once.
         QCOMPARE(finished.size(), 1);
         QVERIFY(!tab.isRunning());
+    }
+
+    // The run goes to the project's job pool, not Qt's global pool (whose threads Qt's own painting
+    // waits on): with every global-pool thread held, it still runs to its end.
+    void runsWithQtsGlobalPoolBusy()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-moe-F16.gguf"), QStringLiteral("tiny-moe-Q4_K.gguf")});
+        QVERIFY(comparison);
+        QThreadPool* global = QThreadPool::globalInstance();
+        const int threads = global->maxThreadCount();
+        auto started = std::make_shared<QSemaphore>();
+        auto open = std::make_shared<QSemaphore>();
+        for (int i = 0; i < threads; ++i)
+            global->start([started, open]() {
+                started->release();
+                open->acquire();
+            });
+        started->acquire(threads);
+        const auto release = qScopeGuard([open, threads]() { open->release(threads); });  // however the test ends
+        OutputErrorTab tab(*comparison);
+        tab.setTokens(kTokens);
+        QVERIFY(runAndWait(tab));
     }
 
     // The toggle reaches the pass: the emulated run gives the core's emulated figures.

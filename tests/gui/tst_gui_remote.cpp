@@ -2,12 +2,15 @@
 // same background loader as a file (served by a local lighttpd; the window keeps running while
 // the header arrives), URLs are remembered for File › Open URL, and the Overview's estimate box
 // follows its context slider, cache type and llama.cpp's other options (flash attention, batch,
-// ubatch, full-size SWA cache, GPU layers) with the figures core/estimate computes.
+// ubatch, full-size SWA cache, GPU layers) with the figures core/estimate computes. A model opened
+// from a URL is what Compare Quant Levels offers first, and it opens there through the same loader.
 
 #include "Fixtures.h"
 #include "LocalWebServer.h"
+#include "OpenFixture.h"
 
 #include "base/HumanFormat.h"
+#include "compare/CompareDialog.h"
 #include "estimate/MemoryEstimate.h"
 #include "gguf/Model.h"
 #include "pages/MemoryEstimateBox.h"
@@ -86,6 +89,27 @@ private slots:
         QVERIFY(qobject_cast<QLabel*>(window.tabs()->widget(1)) || error404);
         const auto* label = qobject_cast<QLabel*>(window.tabs()->widget(1));
         QVERIFY2(label && label->text().contains("HTTP 404"), qPrintable(label ? label->text() : QString()));
+    }
+
+    // The open model's URL is listed first in Compare Quant Levels; with a simulated type, OK opens
+    // it through the window's loader (it used to be opened as a local path and fail).
+    void urlModelOpensInCompareQuantLevels()
+    {
+        QTemporaryDir root, work;
+        QVERIFY(QFile::link(testsupport::fixturePath("tiny-llama-Q4_K.gguf"), root.filePath("tiny-llama-Q4_K.gguf")));
+        testsupport::LocalWebServer server;
+        std::string error;
+        QVERIFY2(server.start(root.path().toStdString(), work.path().toStdString(), error), error.c_str());
+        const QString url = QString::fromStdString(server.url("/tiny-llama-Q4_K.gguf"));
+        CompareDialog dialog(url);
+        QCOMPARE(dialog.checkedFiles(), QStringList{url});
+        dialog.setSimulatedTypeChecked(QStringLiteral("q8_0"), true);
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.openAndAccept();
+        QVERIFY(accepted.wait(kJobTimeoutMs));
+        QCOMPARE(dialog.models().size(), std::size_t{1});
+        QVERIFY(dialog.models()[0]);
+        QCOMPARE(dialog.models()[0]->tensors().size(), testsupport::openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"))->tensors().size());
     }
 
     void openUrlActionAsksAndOpens()

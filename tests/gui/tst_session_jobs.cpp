@@ -3,14 +3,23 @@
 // the kind of end and never by the wording of a message; a JobTracker drops the end of a job
 // that a newer request made stale, however the pool orders them; PartialResults hands out each
 // published slot exactly once; ExpertScan reports its jobs by signal, with no progress widget.
+// JobRunner, the one way the GUI runs work, hands back typed values, drops what a newer request
+// made stale (values and progress alike), and reports cancellation; the loaders and runs built
+// on it (ModelLoader, ComparisonRun) inherit that, and JobPoolExecutor lends the pool to core.
 
 #include "Fixtures.h"
 #include "SmallModels.h"
 #include "gguf/Model.h"
+#include "IdleWatch.h"
+#include "compare/ModelComparison.h"
 #include "session/BackgroundJob.h"
+#include "session/ComparisonRun.h"
 #include "session/ExpertScan.h"
 #include "session/JobPool.h"
+#include "session/JobPoolExecutor.h"
+#include "session/JobRunner.h"
 #include "session/JobTracker.h"
+#include "session/ModelLoader.h"
 #include "session/PartialResults.h"
 #include "session/TensorTableModel.h"
 
@@ -18,6 +27,7 @@
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QtTest>
 
 using namespace testsupport;
@@ -176,6 +186,210 @@ private slots:
         QCOMPARE(results.takeNew(take), std::size_t{0});
         const QList<std::pair<std::size_t, int>> expected{{2, 20}, {0, 0}, {3, 30}};
         QCOMPARE(taken, expected);
+    }
+
+    void runnerHandsBackTheValue()
+    {
+        QObject owner;
+        JobRunner runner(&owner);
+        std::optional<std::vector<int>> delivered;
+        int stops = 0;
+        runner.run([](const JobControl&) -> gguf::Result<std::vector<int>> { return std::vector<int>{1, 2, 3}; },
+                   [&delivered](std::vector<int> values) { delivered = std::move(values); }, [&stops](const JobOutcome&) { ++stops; });
+        QTRY_VERIFY_WITH_TIMEOUT(delivered.has_value(), kTimeoutMs);
+        QCOMPARE(*delivered, (std::vector<int>{1, 2, 3}));
+        QCOMPARE(stops, 0);
+        QVERIFY(!runner.isRunning());
+    }
+
+    void runnerChunksComeBackInChunkOrder()
+    {
+        QObject owner;
+        JobRunner runner(&owner);
+        std::optional<std::vector<int>> delivered;
+        runner.runChunks(8, [](int chunk, const JobControl&) -> gguf::Result<int> { return chunk * 10; },
+                         [&delivered](std::vector<int> values) { delivered = std::move(values); });
+        QTRY_VERIFY_WITH_TIMEOUT(delivered.has_value(), kTimeoutMs);
+        QCOMPARE(*delivered, (std::vector<int>{0, 10, 20, 30, 40, 50, 60, 70}));
+    }
+
+    // The older request's work ends last and ignores its cancel flag (the worst case: a value
+    // that looks fine), yet only the newer value reaches the owner.
+    void runnerDropsTheStaleValue()
+    {
+        QObject owner;
+        JobRunner runner(&owner);
+        QSemaphore olderEntered;
+        QSemaphore releaseOlder;
+        QList<int> delivered;
+        QList<JobOutcome::Kind> stops;
+        QPointer<BackgroundJob> older = runner.run(
+            [&](const JobControl&) -> gguf::Result<int> {
+                olderEntered.release();
+                releaseOlder.acquire();
+                return 1;
+            },
+            [&delivered](int value) { delivered.append(value); }, [&stops](const JobOutcome& outcome) { stops.append(outcome.kind()); });
+        olderEntered.acquire();
+        runner.run([](const JobControl&) -> gguf::Result<int> { return 2; }, [&delivered](int value) { delivered.append(value); },
+                   [&stops](const JobOutcome& outcome) { stops.append(outcome.kind()); });
+        QTRY_COMPARE_WITH_TIMEOUT(delivered, QList<int>{2}, kTimeoutMs);
+        releaseOlder.release();
+        QTRY_VERIFY_WITH_TIMEOUT(!older, kTimeoutMs);  // ended and deleted, unheard
+        QCOMPARE(delivered, QList<int>{2});
+        QVERIFY(stops.isEmpty());
+    }
+
+    void runnerCancelEndsInOnStop()
+    {
+        QObject owner;
+        JobRunner runner(&owner);
+        QSemaphore entered;
+        QSemaphore proceed;
+        int values = 0;
+        std::optional<JobOutcome> stopped;
+        runner.run(
+            [&](const JobControl& control) -> gguf::Result<int> {
+                entered.release();
+                proceed.acquire();
+                if (control.isCancelled())
+                    return gguf::Error{"stopped", gguf::Error::kNoOffset, {}};
+                return 7;
+            },
+            [&values](int) { ++values; }, [&stopped](const JobOutcome& outcome) { stopped = outcome; });
+        entered.acquire();
+        QVERIFY(runner.isRunning());
+        runner.cancel();
+        proceed.release();
+        QTRY_VERIFY_WITH_TIMEOUT(stopped.has_value(), kTimeoutMs);
+        QVERIFY(stopped->isCancelled());
+        QCOMPARE(values, 0);
+        QVERIFY(!runner.isRunning());
+    }
+
+    // Progress reported from the pool thread arrives on the GUI thread before the value, the
+    // last report last.
+    void runnerReportsWorkProgress()
+    {
+        QObject owner;
+        JobRunner runner(&owner);
+        QList<QPair<quint64, quint64>> seen;
+        bool done = false;
+        BackgroundJob* job = runner.run(
+            [](const JobControl& control) -> gguf::Result<int> {
+                for (std::uint64_t i = 1; i <= 3; ++i)
+                    control.setProgress(i, 3);
+                return 0;
+            },
+            [&done](int) { done = true; });
+        runner.onWorkProgress(job, [&seen](quint64 d, quint64 t) { seen.append({d, t}); });
+        QTRY_VERIFY_WITH_TIMEOUT(done, kTimeoutMs);
+        QVERIFY(!seen.isEmpty());
+        QCOMPARE(seen.last(), (QPair<quint64, quint64>{3, 3}));
+    }
+
+    // The work reports progress after a newer request made it stale: nothing reaches the owner.
+    void runnerDropsStaleProgress()
+    {
+        QObject owner;
+        JobRunner runner(&owner);
+        QSemaphore entered;
+        QSemaphore gate;
+        int progressCalls = 0;
+        QPointer<BackgroundJob> job = runner.run(
+            [&](const JobControl& control) -> gguf::Result<int> {
+                entered.release();
+                gate.acquire();
+                control.setProgress(1, 1);
+                return 0;
+            },
+            [](int) {});
+        runner.onWorkProgress(job, [&progressCalls](quint64, quint64) { ++progressCalls; });
+        entered.acquire();
+        runner.renew();
+        gate.release();
+        // The report is queued before the job's end, so it has been handled once the job is gone.
+        QTRY_VERIFY_WITH_TIMEOUT(!job, kTimeoutMs);
+        QCOMPARE(progressCalls, 0);
+    }
+
+    void modelLoaderCancelEndsInCancelled()
+    {
+        ModelLoader loader;
+        QSignalSpy opened(&loader, &ModelLoader::opened);
+        QSignalSpy failed(&loader, &ModelLoader::failed);
+        QSignalSpy cancelled(&loader, &ModelLoader::cancelled);
+        const QString path = fixturePath(QStringLiteral("tiny-llama-Q8_0.gguf"));
+        loader.open(path);
+        QVERIFY(loader.isLoading());
+        loader.cancel();  // before the job can end: its end is a cancel, whatever the work did
+        QVERIFY(cancelled.wait(kTimeoutMs));
+        QCOMPARE(cancelled.at(0).at(0).toString(), path);
+        QVERIFY(!loader.isLoading());
+        QCOMPARE(opened.count(), 0);
+        QCOMPARE(failed.count(), 0);
+        // The loader is usable again after a cancel.
+        loader.open(path);
+        QVERIFY(opened.wait(kTimeoutMs));
+        QCOMPARE(opened.at(0).at(0).toString(), path);
+    }
+
+    void modelLoaderNewerOpenWins()
+    {
+        ModelLoader loader;
+        QSignalSpy opened(&loader, &ModelLoader::opened);
+        QSignalSpy failed(&loader, &ModelLoader::failed);
+        loader.open(fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
+        const QString newer = fixturePath(QStringLiteral("tiny-llama-Q4_0.gguf"));
+        loader.open(newer);
+        QVERIFY(opened.wait(kTimeoutMs));
+        watchThatNothingHappens();
+        QCOMPARE(opened.count(), 1);
+        QCOMPARE(opened.at(0).at(0).toString(), newer);
+        QCOMPARE(failed.count(), 0);
+    }
+
+    // A second start() replaces the first run: the first is cancelled and its end never arrives
+    // (it used to finish too, so the page got two results, the stale one possibly last).
+    void comparisonRunRestartDropsTheOlderRun()
+    {
+        auto a = gguf::Model::open(fixturePath(QStringLiteral("tiny-llama-Q8_0.gguf")).toStdString());
+        auto b = gguf::Model::open(fixturePath(QStringLiteral("tiny-llama-Q4_0.gguf")).toStdString());
+        QVERIFY(a && b);
+        auto comparison = gguf::ModelComparison::create({*a, *b}, {});
+        QVERIFY2(comparison, comparison ? "" : comparison.error().toString().c_str());
+        ComparisonRun run(std::make_shared<const gguf::ModelComparison>(std::move(comparison.value())));
+        QSignalSpy finished(&run, &ComparisonRun::finished);
+        QSignalSpy failed(&run, &ComparisonRun::failed);
+        run.start();
+        run.start();
+        QVERIFY(finished.wait(kTimeoutMs));
+        watchThatNothingHappens();
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(!run.isRunning());
+    }
+
+    // Core work handed the job pool still finishes when every pool thread is busy: the calling
+    // thread runs what no helper took.
+    void jobPoolExecutorRunsEveryTaskWithThePoolBusy()
+    {
+        const int threads = jobPool()->maxThreadCount();
+        QSemaphore started;
+        QSemaphore open;
+        for (int i = 0; i < threads; ++i)
+            jobPool()->start([&started, &open]() {
+                started.release();
+                open.acquire();
+            });
+        started.acquire(threads);
+        std::vector<std::atomic<int>> runs(100);
+        JobPoolExecutor::instance().run(runs.size(), [&runs](std::size_t task) { ++runs[task]; });
+        open.release(threads);
+        QVERIFY(jobPool()->waitForDone(kTimeoutMs));
+        for (const std::atomic<int>& count : runs)
+            QCOMPARE(count.load(), 1);
+        QCOMPARE(JobPoolExecutor::instance().threadCount(), static_cast<unsigned>(threads));
     }
 
     // ExpertScan is a job owner, not a widget: it announces each job so that a view may show it.

@@ -4,6 +4,7 @@
 // For budgets across the whole range the chosen mix never exceeds the budget and is never worse
 // than the best preset that fits; the exported rules reproduce the mix through the recipe.
 
+#include "TestPools.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "kernels/Dequantize.h"
@@ -77,9 +78,8 @@ private slots:
     {
         ErrorTableOptions options;
         options.sampleRows = 8;
-        options.threads = 1;
         auto one = measureErrorTable(*m_model, options);
-        options.threads = 3;
+        options.executor = &testsupport::poolOf(3);
         auto three = measureErrorTable(*m_model, options);
         QVERIFY(one && three);
         for (std::size_t t = 0; t < one->tensors.size(); ++t) {

@@ -494,15 +494,40 @@ void ZoomableMatrixView::requestRegion(const gguf::HeatmapRegion& region)
 
 void ZoomableMatrixView::startJob(const gguf::HeatmapGrid& grid, const QString& key)
 {
-    auto cells = std::make_shared<std::vector<float>>(static_cast<std::size_t>(grid.rows) * grid.columns);
     const int threads = std::max(1, QThread::idealThreadCount());
     const int bands = static_cast<int>(std::min<std::uint32_t>(grid.rows, static_cast<std::uint32_t>(threads * m_bandsPerThread)));
-    auto* job = new BackgroundJob(bands, [work = bandWork(), grid, cells, bands](int band, const std::atomic<bool>& cancelled) {
-        const auto first = static_cast<std::uint32_t>(static_cast<std::uint64_t>(grid.rows) * band / bands);
-        const auto last = static_cast<std::uint32_t>(static_cast<std::uint64_t>(grid.rows) * (band + 1) / bands);
-        const std::span<float> out(cells->data() + static_cast<std::size_t>(first) * grid.columns, static_cast<std::size_t>(last - first) * grid.columns);
-        return work(grid, first, last, out, &cancelled);
-    }, this);
+    // Each band's rows of cells; joined in band order on the GUI thread (a grid is screen-sized).
+    BackgroundJob* job = m_jobs.runChunks(
+        bands,
+        [work = bandWork(), grid, bands](int band, const JobControl& control) -> gguf::Result<std::vector<float>> {
+            const auto first = static_cast<std::uint32_t>(static_cast<std::uint64_t>(grid.rows) * band / bands);
+            const auto last = static_cast<std::uint32_t>(static_cast<std::uint64_t>(grid.rows) * (band + 1) / bands);
+            std::vector<float> out(static_cast<std::size_t>(last - first) * grid.columns);
+            if (gguf::Status s = work(grid, first, last, out, control.cancelFlag()); !s)
+                return s.error();
+            return out;
+        },
+        [this, grid, key](const std::vector<std::vector<float>>& bandCells) {
+            m_pendingGrid = {};
+            auto cells = std::make_shared<std::vector<float>>();
+            cells->reserve(static_cast<std::size_t>(grid.rows) * grid.columns);
+            for (const std::vector<float>& band : bandCells)
+                cells->insert(cells->end(), band.begin(), band.end());
+            if (!key.isEmpty())
+                ResultCache::instance().insert(key, cells);
+            display(grid, cells);
+        },
+        [this](const JobOutcome& outcome) {
+            m_pendingGrid = {};
+            // Stale jobs never get here (the runner drops them): a cancel here is the user's.
+            if (outcome.isCancelled()) {
+                m_hover->clear();
+                setState(State::Cancelled);
+                return;
+            }
+            m_hover->setText(outcome.message());
+            setState(State::Failed, outcome.message());
+        });
     ++m_jobsStarted;
     m_pendingGrid = grid;
     // A zoom keeps the plot on screen while it computes; the first grid has nothing to show yet.
@@ -510,23 +535,6 @@ void ZoomableMatrixView::startJob(const gguf::HeatmapGrid& grid, const QString& 
         setState(State::Computing);
     if (m_progress)
         m_progress->track(job, jobDescription());
-    m_jobs.track(job, this, [this, grid, cells, key](const JobOutcome& outcome) {
-        m_pendingGrid = {};
-        // Stale jobs never get here (JobTracker drops them): a cancel here is the user's.
-        if (outcome.isCancelled()) {
-            m_hover->clear();
-            setState(State::Cancelled);
-            return;
-        }
-        if (outcome.isFailed()) {
-            m_hover->setText(outcome.message());
-            setState(State::Failed, outcome.message());
-            return;
-        }
-        if (!key.isEmpty())
-            ResultCache::instance().insert(key, cells);
-        display(grid, cells);
-    });
 }
 
 void ZoomableMatrixView::display(const gguf::HeatmapGrid& grid, std::shared_ptr<const std::vector<float>> cells)

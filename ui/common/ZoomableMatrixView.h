@@ -20,7 +20,7 @@
 
 #include "analysis/HeatmapReducer.h"
 #include "base/Result.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QSharedPointer>
 #include <QWidget>
@@ -184,7 +184,7 @@ private:
     QTimer* m_zoomDebounce;
     QTimer* m_resizeDebounce;
     std::uint32_t m_minimumCells = 64;
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
     gguf::HeatmapGrid m_shownGrid;
     gguf::HeatmapGrid m_pendingGrid;  // of the running job
     State m_state = State::Empty;

@@ -1,6 +1,6 @@
 #include "compare/CompareDialog.h"
 
-#include "session/BackgroundJob.h"
+#include "session/ModelLoader.h"
 #include "types/GgmlType.h"
 #include "quantize/Quantize.h"
 
@@ -72,8 +72,7 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     connect(m_types, &QListWidget::itemChanged, this, &CompareDialog::updateOkButton);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &CompareDialog::openAndAccept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, [this]() {
-        if (m_job)
-            m_job->cancel();
+        m_openJobs.cancel();
         reject();
     });
     m_progress->setVisible(false);
@@ -186,53 +185,58 @@ void CompareDialog::updateOkButton()
 {
     const qsizetype files = checkedFiles().size();
     const bool enough = files >= 2 || (files == 1 && !simulatedTypes().empty());
-    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(enough && !m_job);
-    if (!m_job)
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(enough && !m_openJobs.isRunning());
+    if (!m_openJobs.isRunning())
         m_message->setText(enough ? QString() : tr("Check two files, or one file and a type to simulate."));
 }
 
 void CompareDialog::openAndAccept()
 {
     const QStringList paths = checkedFiles();
-    if (m_job || paths.isEmpty())
+    if (m_openJobs.isRunning() || paths.isEmpty())
         return;
     const QString imatrixPath = importanceMatrixPath();
     const int chunks = static_cast<int>(paths.size()) + (imatrixPath.isEmpty() ? 0 : 1);
-    auto opened = std::make_shared<std::vector<std::shared_ptr<const gguf::Model>>>(static_cast<std::size_t>(paths.size()));
-    auto importance = std::make_shared<std::shared_ptr<gguf::ImportanceMatrix>>();
-    auto* job = new BackgroundJob(chunks, [paths, opened, imatrixPath, importance](int chunk, const std::atomic<bool>&) -> gguf::Status {
-        if (chunk == paths.size()) {  // the last chunk reads the importance matrix
-            auto matrix = gguf::ImportanceMatrix::load(imatrixPath.toStdString());
-            if (!matrix)
-                return matrix.error();
-            *importance = std::make_shared<gguf::ImportanceMatrix>(std::move(matrix.value()));
-            return gguf::Ok{};
-        }
-        auto model = gguf::Model::open(paths[chunk].toStdString());
-        if (!model)
-            return model.error();
-        (*opened)[static_cast<std::size_t>(chunk)] = model.value();
-        return gguf::Ok{};
-    }, this);
-    m_job = job;
+    // One chunk per model, through the same loader as the window (so a URL opens here too),
+    // and a last one for the importance matrix.
+    struct Opened {
+        std::shared_ptr<const gguf::Model> model;
+        std::shared_ptr<gguf::ImportanceMatrix> importance;
+    };
+    for (const QString& path : paths)
+        prepareModelOpen(path);
+    BackgroundJob* job = m_openJobs.runChunks(
+        chunks,
+        [paths, imatrixPath](int chunk, const JobControl&) -> gguf::Result<Opened> {
+            if (chunk == paths.size()) {
+                auto matrix = gguf::ImportanceMatrix::load(imatrixPath.toStdString());
+                if (!matrix)
+                    return matrix.error();
+                return Opened{{}, std::make_shared<gguf::ImportanceMatrix>(std::move(matrix.value()))};
+            }
+            auto model = openModel(paths[chunk]);
+            if (!model)
+                return model.error();
+            return Opened{std::move(model.value()), {}};
+        },
+        [this, files = paths.size()](std::vector<Opened> opened) {
+            m_progress->setVisible(false);
+            m_models.clear();
+            for (qsizetype i = 0; i < files; ++i)
+                m_models.push_back(std::move(opened[static_cast<std::size_t>(i)].model));
+            m_importance = opened.size() > static_cast<std::size_t>(files) ? std::move(opened.back().importance) : nullptr;
+            rememberFiles();
+            accept();
+        },
+        [this](const JobOutcome& outcome) {
+            m_progress->setVisible(false);
+            m_message->setText(tr("Cannot open: %1").arg(outcome.message()));
+            m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
+        });
     m_progress->setRange(0, chunks);
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_message->setText(tr("Opening %n file(s)…", nullptr, static_cast<int>(paths.size())));
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
     connect(job, &BackgroundJob::progress, m_progress, &QProgressBar::setValue);
-    connect(job, &BackgroundJob::finished, this, [this, job, opened, importance](const JobOutcome& outcome) {
-        job->deleteLater();
-        m_job = nullptr;
-        m_progress->setVisible(false);
-        if (!outcome.isDone()) {
-            m_message->setText(tr("Cannot open: %1").arg(outcome.message()));
-            m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
-            return;
-        }
-        m_models = std::move(*opened);
-        m_importance = std::move(*importance);
-        rememberFiles();
-        accept();
-    });
 }

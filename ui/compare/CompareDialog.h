@@ -9,6 +9,7 @@
 
 #include "gguf/Model.h"
 #include "imatrix/ImportanceMatrix.h"
+#include "session/JobRunner.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -20,7 +21,6 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QProgressBar;
-class BackgroundJob;
 
 class CompareDialog : public QDialog {
     Q_OBJECT
@@ -76,8 +76,8 @@ private:
     QDialogButtonBox* m_buttons;
     QLabel* m_openFileNote;
     QLineEdit* m_imatrix;
-    QPointer<BackgroundJob> m_job;
-    QPointer<BackgroundJob> m_fitJob;
+    JobRunner m_openJobs{this};  // opening the checked files
+    JobRunner m_fitJobs{this};   // whether the open model fits the others
     QString m_openFile;
     std::vector<std::shared_ptr<const gguf::Model>> m_models;
     std::shared_ptr<gguf::ImportanceMatrix> m_importance;

@@ -4,7 +4,7 @@
 #include "compare/CompareDialog.h"
 
 #include "compare/ComparableModels.h"
-#include "session/BackgroundJob.h"
+#include "session/ModelLoader.h"
 
 #include <QFileInfo>
 #include <QLabel>
@@ -75,32 +75,28 @@ void CompareDialog::addOpenFile(const QString& path)
     // unchecked until it is known to fit.
     m_openFileNote->setText(tr("Checking whether %1 fits the other files…").arg(QFileInfo(path).fileName()));
     m_openFileNote->setVisible(true);
-    auto why = std::make_shared<QString>();
-    auto* job = new BackgroundJob(1, [path, others, why](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        auto candidate = gguf::Model::open(path.toStdString());
-        if (!candidate)
-            return candidate.error();
-        for (const QString& other : others) {
-            if (cancelled.load())
-                return gguf::Ok{};
-            auto reference = gguf::Model::open(other.toStdString());
-            if (!reference) {
-                *why = QObject::tr("%1 cannot be opened: %2").arg(QFileInfo(other).fileName(), QString::fromStdString(reference.error().toString()));
-                return gguf::Ok{};
+    prepareModelOpen(path);
+    for (const QString& other : others)
+        prepareModelOpen(other);
+    // The work answers why the open model does not fit (empty: it fits).
+    m_fitJobs.run(
+        [path, others](const JobControl& job) -> gguf::Result<QString> {
+            auto candidate = openModel(path);
+            if (!candidate)
+                return candidate.error();
+            for (const QString& other : others) {
+                if (job.isCancelled())
+                    return QString();
+                auto reference = openModel(other);
+                if (!reference)
+                    return QObject::tr("%1 cannot be opened: %2").arg(QFileInfo(other).fileName(), QString::fromStdString(reference.error().toString()));
+                const std::string reason = gguf::whyNotComparable(*candidate.value(), *reference.value());
+                if (!reason.empty())
+                    return QObject::tr("%1 compared with %2").arg(QString::fromStdString(reason), QFileInfo(other).fileName());
             }
-            const std::string reason = gguf::whyNotComparable(*candidate.value(), *reference.value());
-            if (!reason.empty()) {
-                *why = QObject::tr("%1 compared with %2").arg(QString::fromStdString(reason), QFileInfo(other).fileName());
-                return gguf::Ok{};
-            }
-        }
-        return gguf::Ok{};
-    }, this);
-    m_fitJob = job;
-    connect(job, &BackgroundJob::finished, this, [this, job, why](const JobOutcome& outcome) {
-        job->deleteLater();
-        showFitResult(outcome.isDone() ? *why : outcome.message());
-    });
+            return QString();
+        },
+        [this](const QString& why) { showFitResult(why); }, [this](const JobOutcome& outcome) { showFitResult(outcome.message()); });
 }
 
 void CompareDialog::showFitResult(const QString& why)

@@ -205,41 +205,45 @@ void TensorErrorView::startHistogram()
     }
     if (limit <= 0.0)
         limit = 1e-6;  // no error at all: any small range shows one spike at zero
-    auto counts = std::make_shared<std::vector<std::vector<std::uint64_t>>>(columns.size(), std::vector<std::uint64_t>(kHistogramBins));
-    auto* job = new BackgroundJob(static_cast<int>(columns.size()), [comparison = m_comparison, row = m_row, columns, counts,
-                                                                      limit](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
-        const std::size_t column = columns[static_cast<std::size_t>(chunk)];
-        for (const gguf::ElementRange& range : comparison->cellRanges(row, column)) {
-            if (cancelled.load(std::memory_order_relaxed))
-                return gguf::Error{"cancelled", gguf::Error::kNoOffset, {}};
-            if (gguf::Status s = gguf::addSignedErrors(*comparison, row, column, range, limit, (*counts)[static_cast<std::size_t>(chunk)]); !s)
-                return s;
-        }
-        return gguf::Ok{};
-    }, this);
-    m_progress->track(job, tr("Error histograms"));
-    m_histogramPlaceholder->show(tr("Computing…"));
-    m_histogramJobs.track(job, this, [this, columns, counts, limit](const JobOutcome& outcome) {
-        if (!outcome.isDone()) {
+    // One chunk per column: its signed errors counted in kHistogramBins bins.
+    BackgroundJob* job = m_histogramJobs.runChunks(
+        static_cast<int>(columns.size()),
+        [comparison = m_comparison, row = m_row, columns, limit](int chunk, const JobControl& control) -> gguf::Result<std::vector<std::uint64_t>> {
+            const std::size_t column = columns[static_cast<std::size_t>(chunk)];
+            std::vector<std::uint64_t> bins(kHistogramBins);
+            for (const gguf::ElementRange& range : comparison->cellRanges(row, column)) {
+                if (control.isCancelled())
+                    return gguf::Error{"cancelled", gguf::Error::kNoOffset, {}};
+                if (gguf::Status s = gguf::addSignedErrors(*comparison, row, column, range, limit, bins); !s)
+                    return s.error();
+            }
+            return bins;
+        },
+        [this, columns, limit](const std::vector<std::vector<std::uint64_t>>& counts) { showHistogram(columns, counts, limit); },
+        [this](const JobOutcome& outcome) {
             m_histogramPlaceholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
                                          [this]() { startHistogram(); });
-            return;
-        }
-        m_histogramPlaceholder->hide();
-        const double width = 2.0 * limit / kHistogramBins;
-        for (std::size_t i = 0; i < columns.size(); ++i) {
-            QCPGraph* graph = m_histogram->addGraph();
-            graph->setName(comparisonColumnTitle(*m_comparison, columns[i]));
-            graph->setLineStyle(QCPGraph::lsStepCenter);
-            graph->setPen(quantTypePen(comparisonColumnType(*m_comparison, columns[i]),
-                                       m_comparison->columns()[columns[i]].kind == gguf::ComparisonColumn::Kind::Simulated, 1.5));
-            for (int b = 0; b < kHistogramBins; ++b)
-                graph->addData(-limit + (b + 0.5) * width, static_cast<double>((*counts)[i][static_cast<std::size_t>(b)]));
-        }
-        m_histogram->rescaleAxes();
-        m_histogram->replot(QCustomPlot::rpQueuedReplot);
-        emit histogramReady();
-    });
+        });
+    m_progress->track(job, tr("Error histograms"));
+    m_histogramPlaceholder->show(tr("Computing…"));
+}
+
+void TensorErrorView::showHistogram(const std::vector<std::size_t>& columns, const std::vector<std::vector<std::uint64_t>>& counts, double limit)
+{
+    m_histogramPlaceholder->hide();
+    const double width = 2.0 * limit / kHistogramBins;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        QCPGraph* graph = m_histogram->addGraph();
+        graph->setName(comparisonColumnTitle(*m_comparison, columns[i]));
+        graph->setLineStyle(QCPGraph::lsStepCenter);
+        graph->setPen(quantTypePen(comparisonColumnType(*m_comparison, columns[i]),
+                                   m_comparison->columns()[columns[i]].kind == gguf::ComparisonColumn::Kind::Simulated, 1.5));
+        for (int b = 0; b < kHistogramBins; ++b)
+            graph->addData(-limit + (b + 0.5) * width, static_cast<double>(counts[i][static_cast<std::size_t>(b)]));
+    }
+    m_histogram->rescaleAxes();
+    m_histogram->replot(QCustomPlot::rpQueuedReplot);
+    emit histogramReady();
 }
 
 void TensorErrorView::startScatter()
@@ -266,35 +270,39 @@ void TensorErrorView::startScatter()
             sample.push_back(ranges[i * ranges.size() / kMaxScatterRanges]);
         ranges = std::move(sample);
     }
-    auto points = std::make_shared<std::vector<gguf::BlockErrorPoints>>(ranges.size());
-    auto* job = new BackgroundJob(static_cast<int>(ranges.size()), [comparison = m_comparison, row = m_row, column, ranges,
-                                                                     points](int chunk, const std::atomic<bool>&) {
-        const auto i = static_cast<std::size_t>(chunk);
-        return gguf::blockErrors(*comparison, row, column, ranges[i], (*points)[i]);
-    }, this);
-    m_progress->track(job, tr("Per-block errors"));
-    m_scatterPlaceholder->show(tr("Computing…"));
-    m_scatterJobs.track(job, this, [this, points](const JobOutcome& outcome) {
-        if (!outcome.isDone()) {
+    BackgroundJob* job = m_scatterJobs.runChunks(
+        static_cast<int>(ranges.size()),
+        [comparison = m_comparison, row = m_row, column, ranges](int chunk, const JobControl&) -> gguf::Result<gguf::BlockErrorPoints> {
+            gguf::BlockErrorPoints points;
+            if (gguf::Status s = gguf::blockErrors(*comparison, row, column, ranges[static_cast<std::size_t>(chunk)], points); !s)
+                return s.error();
+            return points;
+        },
+        [this](const std::vector<gguf::BlockErrorPoints>& points) { showScatter(points); },
+        [this](const JobOutcome& outcome) {
             if (outcome.isFailed())
                 m_scatterNote->setText(outcome.message());
             m_scatterPlaceholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
                                        [this]() { startScatter(); });
-            return;
+        });
+    m_progress->track(job, tr("Per-block errors"));
+    m_scatterPlaceholder->show(tr("Computing…"));
+}
+
+void TensorErrorView::showScatter(const std::vector<gguf::BlockErrorPoints>& points)
+{
+    m_scatterPlaceholder->hide();
+    QCPGraph* graph = m_scatter->addGraph();
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(31, 119, 180, 120), 3));
+    QVector<double> xs, ys;
+    for (const gguf::BlockErrorPoints& part : points)
+        for (std::size_t b = 0; b < part.scales.size(); ++b) {
+            xs.push_back(part.scales[b]);
+            ys.push_back(part.rmsError[b]);
         }
-        m_scatterPlaceholder->hide();
-        QCPGraph* graph = m_scatter->addGraph();
-        graph->setLineStyle(QCPGraph::lsNone);
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(31, 119, 180, 120), 3));
-        QVector<double> xs, ys;
-        for (const gguf::BlockErrorPoints& part : *points)
-            for (std::size_t b = 0; b < part.scales.size(); ++b) {
-                xs.push_back(part.scales[b]);
-                ys.push_back(part.rmsError[b]);
-            }
-        graph->setData(xs, ys);
-        m_scatter->rescaleAxes();
-        m_scatter->replot(QCustomPlot::rpQueuedReplot);
-        emit scatterReady();
-    });
+    graph->setData(xs, ys);
+    m_scatter->rescaleAxes();
+    m_scatter->replot(QCustomPlot::rpQueuedReplot);
+    emit scatterReady();
 }

@@ -5,8 +5,9 @@
 // block's scale for the chosen column (simulated columns are quantized in memory for it).
 // Everything is computed on the job pool; a newer tensor or column makes older results stale.
 
+#include "compare/ErrorDistribution.h"
 #include "compare/ModelComparison.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -52,6 +53,8 @@ private:
     void refreshHeatmap();
     void startHistogram();
     void startScatter();
+    void showHistogram(const std::vector<std::size_t>& columns, const std::vector<std::vector<std::uint64_t>>& counts, double limit);
+    void showScatter(const std::vector<gguf::BlockErrorPoints>& points);
 
     JobProgressBar* m_progress;
     QLabel* m_title;
@@ -68,6 +71,6 @@ private:
     std::shared_ptr<const gguf::ComparisonResults> m_results;
     std::size_t m_row = 0;
     bool m_hasRow = false;
-    JobTracker m_histogramJobs;
-    JobTracker m_scatterJobs;
+    JobRunner m_histogramJobs{this};
+    JobRunner m_scatterJobs{this};
 };

@@ -2,7 +2,8 @@
 
 #include "base/EscapedText.h"
 #include "diff/LayerDiffChart.h"
-#include "session/BackgroundJob.h"
+#include "session/JobPoolExecutor.h"
+#include "session/ModelLoader.h"
 #include "types/GgmlType.h"
 
 #include <QFileInfo>
@@ -13,7 +14,6 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QFont>
@@ -89,8 +89,7 @@ DiffPage::DiffPage(std::shared_ptr<const gguf::Model> a, const QString& pathB, Q
 
 DiffPage::~DiffPage()
 {
-    if (m_job)
-        m_job->cancel();
+    m_jobs.cancel();
 }
 
 QString DiffPage::title() const
@@ -100,8 +99,7 @@ QString DiffPage::title() const
 
 void DiffPage::cancel()
 {
-    if (m_job)
-        m_job->cancel();
+    m_jobs.cancel();
 }
 
 void DiffPage::start()
@@ -109,49 +107,41 @@ void DiffPage::start()
     struct Outcome {
         std::shared_ptr<const gguf::Model> b;
         std::shared_ptr<const gguf::ModelDiff> diff;
-        std::atomic<std::uint64_t> done{0};
-        std::atomic<std::uint64_t> total{0};
     };
-    auto outcome = std::make_shared<Outcome>();
-    auto* job = new BackgroundJob(1, [a = m_a, path = m_pathB.toStdString(), outcome](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        auto b = gguf::Model::open(path);
-        if (!b)
-            return b.error();
-        gguf::DiffOptions options;
-        options.cancel = &cancelled;
-        options.progress = [outcome](std::uint64_t done, std::uint64_t total) {
-            outcome->done.store(done);
-            outcome->total.store(total);
-        };
-        auto diff = gguf::diffModels(a, *b, options);
-        if (!diff)
-            return diff.error();
-        outcome->b = *b;
-        outcome->diff = std::make_shared<const gguf::ModelDiff>(std::move(diff.value()));
-        return gguf::Ok{};
-    }, this);
-    m_job = job;
-    auto* poll = new QTimer(this);
-    poll->setInterval(100);
-    connect(poll, &QTimer::timeout, this, [this, outcome] {
-        const std::uint64_t total = outcome->total.load();
-        m_progress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(outcome->done.load()) / static_cast<double>(total)) : 0);
-    });
-    poll->start();
-    connect(job, &BackgroundJob::finished, this, [this, job, outcome, poll](const JobOutcome& result) {
-        job->deleteLater();
-        poll->deleteLater();
-        m_job = nullptr;
-        m_progress->setVisible(false);
-        m_cancel->setVisible(false);
-        if (!result.isDone()) {
+    prepareModelOpen(m_pathB);
+    BackgroundJob* job = m_jobs.run(
+        [a = m_a, path = m_pathB](const JobControl& control) -> gguf::Result<Outcome> {
+            auto b = openModel(path);
+            if (!b)
+                return b.error();
+            gguf::DiffOptions options;
+            options.executor = &JobPoolExecutor::instance();
+            options.cancel = control.cancelFlag();
+            options.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
+            auto diff = gguf::diffModels(a, *b, options);
+            if (!diff)
+                return diff.error();
+            return Outcome{std::move(b.value()), std::make_shared<const gguf::ModelDiff>(std::move(diff.value()))};
+        },
+        [this](Outcome outcome) {
+            diffEnded();
+            showResult(std::move(outcome.b), std::move(outcome.diff));
+            emit finished(true, QString());
+        },
+        [this](const JobOutcome& result) {
+            diffEnded();
             m_summary->setText(result.isCancelled() ? tr("Diff cancelled.") : tr("<b>Diff failed:</b> %1").arg(result.message().toHtmlEscaped()));
             emit finished(false, result.message());
-            return;
-        }
-        showResult(outcome->b, outcome->diff);
-        emit finished(true, QString());
+        });
+    m_jobs.onWorkProgress(job, [this](quint64 done, quint64 total) {
+        m_progress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)) : 0);
     });
+}
+
+void DiffPage::diffEnded()
+{
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
 }
 
 void DiffPage::showResult(std::shared_ptr<const gguf::Model> b, std::shared_ptr<const gguf::ModelDiff> diff)
@@ -259,5 +249,5 @@ void DiffPage::showDetail()
 
 bool DiffPage::isRunning() const
 {
-    return !m_job.isNull();
+    return m_jobs.isRunning();
 }

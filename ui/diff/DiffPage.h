@@ -6,12 +6,12 @@
 // different with the compare page's figures) and the per-layer chart.
 
 #include "diff/ModelDiff.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
 #include <memory>
 
-class BackgroundJob;
 class LayerDiffChart;
 class QLabel;
 class QPlainTextEdit;
@@ -41,6 +41,7 @@ signals:
 private:
     void start();
     void showResult(std::shared_ptr<const gguf::Model> b, std::shared_ptr<const gguf::ModelDiff> diff);
+    void diffEnded();  // progress and Cancel hidden, whatever the end
     void showDetail();
 
     std::shared_ptr<const gguf::Model> m_a;
@@ -54,5 +55,5 @@ private:
     QPlainTextEdit* m_detail;
     QTreeWidget* m_tensors;
     LayerDiffChart* m_chart;
-    QPointer<BackgroundJob> m_job;
+    JobRunner m_jobs{this};
 };

@@ -3,7 +3,6 @@
 #include "compare/ImportanceErrorMetrics.h"
 #include "imatrix/ImportanceMatrix.h"
 #include "quantize/Quantize.h"
-#include "session/BackgroundJob.h"
 
 #include <algorithm>
 #include <atomic>
@@ -40,9 +39,9 @@ gguf::Result<gguf::ModelComparison> pairTensorForQuantError(std::shared_ptr<cons
     return gguf::ModelComparison::create({std::move(model)}, options);
 }
 
-ExpertQuantErrorJob startExpertQuantErrorJob(std::shared_ptr<const gguf::ModelComparison> comparison,
+ExpertQuantErrorJob startExpertQuantErrorJob(JobRunner& runner, std::shared_ptr<const gguf::ModelComparison> comparison,
                                              std::shared_ptr<const gguf::ImportanceMatrix> matrix, const gguf::ImportanceEntry* entry,
-                                             QObject* parent)
+                                             ExpertQuantErrorEnd onEnd)
 {
     const gguf::TensorInfo& tensor = *comparison->rows()[0].reference;
     const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
@@ -55,8 +54,10 @@ ExpertQuantErrorJob startExpertQuantErrorJob(std::shared_ptr<const gguf::ModelCo
     started.results = std::make_shared<ExpertQuantErrorResults>(static_cast<std::size_t>(experts * columns));
     auto weights = std::make_shared<ExpertQuantWeights>();
     started.weights = weights;
-    started.job = new BackgroundJob(static_cast<int>(experts * columns), [comparison, results = started.results, columns, expertElements, step,
-                                                                          matrix, entry, weights](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
+    const auto fits = [weights] { return weights->importance.has_value(); };
+    started.job = runner.runChunks(
+        static_cast<int>(experts * columns),
+        [comparison, results = started.results, columns, expertElements, step, matrix, entry, weights](int chunk, const JobControl& control) -> gguf::Status {
         const std::uint64_t expert = static_cast<std::uint64_t>(chunk) / columns;
         const auto column = static_cast<std::size_t>(static_cast<std::uint64_t>(chunk) % columns);
         if (!comparison->rows()[0].cells[column].ok())
@@ -69,7 +70,7 @@ ExpertQuantErrorJob startExpertQuantErrorJob(std::shared_ptr<const gguf::ModelCo
         std::vector<float> other;
         std::vector<float> w;
         for (std::uint64_t begin = expert * expertElements; begin < (expert + 1) * expertElements; begin += step) {
-            if (cancelled.load(std::memory_order_relaxed))
+            if (control.isCancelled())
                 return gguf::Ok{};  // the job reports the cancel; nothing to publish
             const gguf::ElementRange range{begin, std::min(begin + step, (expert + 1) * expertElements)};
             reference.resize(static_cast<std::size_t>(range.size()));
@@ -86,6 +87,8 @@ ExpertQuantErrorJob startExpertQuantErrorJob(std::shared_ptr<const gguf::ModelCo
         }
         results->publish(static_cast<std::size_t>(chunk), accumulator.result());
         return gguf::Ok{};
-    }, parent);
+    },
+        [onEnd, fits](const std::vector<gguf::Ok>&) { onEnd(JobOutcome::done(), fits()); },
+        [onEnd, fits](const JobOutcome& outcome) { onEnd(outcome, fits()); });
     return started;
 }

@@ -10,14 +10,14 @@
 #include "compare/ErrorMetrics.h"
 #include "compare/ModelComparison.h"
 #include "gguf/Model.h"
+#include "session/JobRunner.h"
 #include "session/PartialResults.h"
 
 #include <QObject>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
-
-class BackgroundJob;
 
 namespace gguf {
 class ImportanceMatrix;
@@ -35,7 +35,7 @@ gguf::Result<gguf::ModelComparison> pairTensorForQuantError(std::shared_ptr<cons
 struct ExpertQuantWeights;
 
 struct ExpertQuantErrorJob {
-    BackgroundJob* job = nullptr;  // a child of the parent it was started with
+    BackgroundJob* job = nullptr;  // run by the runner it was started with
     // Expert e, type column c in slot e * types + c; an expert of a column the tensor cannot be
     // quantized to stays empty.
     std::shared_ptr<ExpertQuantErrorResults> results;
@@ -46,8 +46,12 @@ struct ExpertQuantErrorJob {
     bool entryFitsTensor() const;
 };
 
-// Starts the chunks for the one-row `comparison` (from pairTensorForQuantError). `entry`: the
-// matrix's entry for the tensor, or null for no weighted figures; `matrix` keeps it alive.
-ExpertQuantErrorJob startExpertQuantErrorJob(std::shared_ptr<const gguf::ModelComparison> comparison,
+// How the job ended, and whether the matrix's entry fitted the tensor (see entryFitsTensor()).
+using ExpertQuantErrorEnd = std::function<void(const JobOutcome& outcome, bool entryFitsTensor)>;
+
+// Runs the chunks for the one-row `comparison` (from pairTensorForQuantError) as a new request of
+// `runner`; `onEnd` runs once unless a newer request came first. `entry`: the matrix's entry for
+// the tensor, or null for no weighted figures; `matrix` keeps it alive.
+ExpertQuantErrorJob startExpertQuantErrorJob(JobRunner& runner, std::shared_ptr<const gguf::ModelComparison> comparison,
                                              std::shared_ptr<const gguf::ImportanceMatrix> matrix, const gguf::ImportanceEntry* entry,
-                                             QObject* parent);
+                                             ExpertQuantErrorEnd onEnd);

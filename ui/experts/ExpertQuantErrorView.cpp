@@ -148,8 +148,7 @@ void ExpertQuantErrorView::updateTypeAvailability()
 
 void ExpertQuantErrorView::setImportanceMatrixPath(const QString& path)
 {
-    if (m_imatrixJob)
-        m_imatrixJob->cancel();
+    m_imatrixJobs.renew();  // another matrix was chosen: the older one's result is dropped
     m_importance.reset();
     m_importanceModel.reset();
     if (path.isEmpty()) {
@@ -159,25 +158,11 @@ void ExpertQuantErrorView::setImportanceMatrixPath(const QString& path)
         return;
     }
     // Reading and binding the matrix is file I/O and a scan of every entry: on the pool.
-    auto loaded = std::make_shared<std::shared_ptr<const LoadedImatrix>>();
     auto model = m_source;
-    auto* job = new BackgroundJob(1, [path, model, loaded](int, const std::atomic<bool>&) -> gguf::Status {
-        auto result = LoadedImatrix::load(path, model.get());
-        if (!result)
-            return result.error();
-        *loaded = std::move(result.value());
-        return gguf::Ok{};
-    }, this);
-    m_imatrixJob = job;
-    m_imatrixButton->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
-    connect(job, &BackgroundJob::finished, this, [this, job, loaded, model, path](const JobOutcome& outcome) {
-        job->deleteLater();
-        if (m_imatrixJob != job)
-            return;  // another matrix was chosen meanwhile
-        m_imatrixJob = nullptr;
+    const auto ended = [this, model, path](std::shared_ptr<const LoadedImatrix> loaded, const JobOutcome& outcome) {
         const bool succeeded = outcome.isDone();
         if (succeeded) {
-            m_importance = *loaded;
+            m_importance = std::move(loaded);
             m_importanceModel = model;
             m_imatrixButton->setText(tr("Weighted by %1").arg(QFileInfo(path).fileName()));
         } else {
@@ -186,7 +171,11 @@ void ExpertQuantErrorView::setImportanceMatrixPath(const QString& path)
         }
         setTypes(m_types);  // restarts with (or without) the weights
         emit importanceMatrixLoaded(succeeded, succeeded ? QString() : outcome.message());
-    });
+    };
+    m_imatrixJobs.run([path, model](const JobControl&) { return LoadedImatrix::load(path, model.get()); },
+                      [ended](std::shared_ptr<const LoadedImatrix> loaded) { ended(std::move(loaded), JobOutcome::done()); },
+                      [ended](const JobOutcome& outcome) { ended(nullptr, outcome); });
+    m_imatrixButton->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
 }
 
 void ExpertQuantErrorView::setTypes(const std::vector<std::uint32_t>& typeIds)
@@ -238,15 +227,10 @@ void ExpertQuantErrorView::start()
                            + tr("The importance matrix has no entry for this tensor: no weighted figures."));
 
     const auto experts = static_cast<int>(m_tensor->ne[2]);
-    const ExpertQuantErrorJob started = startExpertQuantErrorJob(comparison, matrix, entry, this);
-    m_jobs.renew();
-    m_pending = started.results;
-    m_progress->track(started.job, tr("Quantization error of %n expert(s)", nullptr, experts));
-    m_jobs.onProgress(started.job, this, [this]() { collect(); });
-    m_jobs.track(started.job, this, [this, entry, started](const JobOutcome& outcome) {
+    const ExpertQuantErrorJob started = startExpertQuantErrorJob(m_jobs, comparison, matrix, entry, [this, entry](const JobOutcome& outcome, bool entryFits) {
         collect();
         m_pending.reset();
-        if (entry && outcome.isDone() && !started.entryFitsTensor())
+        if (entry && outcome.isDone() && !entryFits)
             m_panel->message()->setText(m_panel->message()->text() + QLatin1Char('\n')
                                + tr("The importance matrix's entry does not fit this tensor's shape: no weighted figures."));
         if (!outcome.isDone()) {
@@ -257,6 +241,9 @@ void ExpertQuantErrorView::start()
         }
         emit errorsReady();
     });
+    m_pending = started.results;
+    m_progress->track(started.job, tr("Quantization error of %n expert(s)", nullptr, experts));
+    m_jobs.onChunkDone(started.job, [this]() { collect(); });
 }
 
 void ExpertQuantErrorView::collect()

@@ -12,7 +12,7 @@
 #include "compare/ErrorMetrics.h"
 #include "experts/ExpertQuantErrorPanel.h"
 #include "gguf/Model.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 #include "session/PartialResults.h"
 
 #include <QPointer>
@@ -65,10 +65,10 @@ private:
     const gguf::TensorInfo* m_tensor = nullptr;
     std::vector<std::uint32_t> m_types;
     StartWhenShown* m_startWhenShown;
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
     std::shared_ptr<PartialResults<gguf::ErrorMetrics>> m_pending;
     QToolButton* m_imatrixButton;
     std::shared_ptr<const LoadedImatrix> m_importance;  // bound to m_importanceModel
     std::shared_ptr<const gguf::Model> m_importanceModel;
-    QPointer<BackgroundJob> m_imatrixJob;
+    JobRunner m_imatrixJobs{this};
 };

@@ -126,60 +126,53 @@ void ExpertSimilarityView::startSimilarity()
     }
     const int chunks = static_cast<int>(std::min<std::uint64_t>(std::max<std::uint64_t>(rows, 1),
                                                                 static_cast<std::uint64_t>(std::max(1, QThread::idealThreadCount())) * 4));
-    auto partials = std::make_shared<std::vector<std::vector<double>>>(static_cast<std::size_t>(chunks),
-                                                                       std::vector<double>(static_cast<std::size_t>(experts * experts), 0.0));
-    auto* job = new BackgroundJob(chunks, [model = m_model, tensor = m_experts, rows, chunks, partials](int chunk, const std::atomic<bool>& cancelled) {
-        const std::uint64_t begin = rows * static_cast<std::uint64_t>(chunk) / static_cast<std::uint64_t>(chunks);
-        const std::uint64_t end = rows * static_cast<std::uint64_t>(chunk + 1) / static_cast<std::uint64_t>(chunks);
-        return gguf::accumulateExpertDots(*tensor, begin, end, (*partials)[static_cast<std::size_t>(chunk)], &cancelled);
-    }, this);
-    m_similarityJobs.renew();
-    m_progress->track(job, tr("Similarity of the experts of %1").arg(nameOf(tensor)));
-    m_message->setText(tr("Computing the similarity of %n expert(s)…", nullptr, static_cast<int>(experts)));
-    m_similarityJobs.track(job, this, [this, partials, experts](const JobOutcome& outcome) {
-        if (!outcome.isDone()) {
+    // Each chunk's dot products over its rows.
+    BackgroundJob* job = m_similarityJobs.runChunks(
+        chunks,
+        [model = m_model, tensor = m_experts, rows, chunks, experts](int chunk, const JobControl& control) -> gguf::Result<std::vector<double>> {
+            const std::uint64_t begin = rows * static_cast<std::uint64_t>(chunk) / static_cast<std::uint64_t>(chunks);
+            const std::uint64_t end = rows * static_cast<std::uint64_t>(chunk + 1) / static_cast<std::uint64_t>(chunks);
+            std::vector<double> partial(static_cast<std::size_t>(experts * experts), 0.0);
+            if (gguf::Status s = gguf::accumulateExpertDots(*tensor, begin, end, partial, control.cancelFlag()); !s)
+                return s.error();
+            return partial;
+        },
+        [this, experts](const std::vector<std::vector<double>>& partials) {
+            // Summed in chunk order on this thread: the same figures on every run.
+            std::vector<double> dots(static_cast<std::size_t>(experts * experts), 0.0);
+            for (const std::vector<double>& partial : partials)
+                for (std::size_t i = 0; i < dots.size(); ++i)
+                    dots[i] += partial[i];
+            m_expertCount = experts;
+            m_cosine = gguf::cosineFromDots(dots, experts);
+            m_message->setText(zeroExpertsNote());
+            displaySimilarity();
+            emit similarityReady();
+        },
+        [this](const JobOutcome& outcome) {
             m_message->setText(outcome.isCancelled() ? tr("Similarity cancelled.") : outcome.message());
             if (outcome.isCancelled())
                 m_startWhenShown->requestOnNextShow();  // showing the tab again retries
-            return;
-        }
-        // Summed in chunk order on this thread: the same figures on every run.
-        std::vector<double> dots(static_cast<std::size_t>(experts * experts), 0.0);
-        for (const std::vector<double>& partial : *partials)
-            for (std::size_t i = 0; i < dots.size(); ++i)
-                dots[i] += partial[i];
-        m_expertCount = experts;
-        m_cosine = gguf::cosineFromDots(dots, experts);
-        m_message->setText(zeroExpertsNote());
-        displaySimilarity();
-        emit similarityReady();
-    });
+        });
+    m_progress->track(job, tr("Similarity of the experts of %1").arg(nameOf(tensor)));
+    m_message->setText(tr("Computing the similarity of %n expert(s)…", nullptr, static_cast<int>(experts)));
 }
 
 void ExpertSimilarityView::startRouterNorms()
 {
     if (!m_router)
         return;
-    auto norms = std::make_shared<std::vector<double>>();
-    auto* job = new BackgroundJob(1, [model = m_model, router = m_router, norms](int, const std::atomic<bool>&) -> gguf::Status {
-        auto computed = gguf::routerRowNorms(*router);
-        if (!computed)
-            return computed.error();
-        *norms = std::move(*computed);
-        return gguf::Ok{};
-    }, this);
-    m_routerJobs.renew();
+    BackgroundJob* job = m_routerJobs.run([model = m_model, router = m_router](const JobControl&) { return gguf::routerRowNorms(*router); },
+                                          [this](std::vector<double> norms) {
+                                              m_routerNorms = std::move(norms);
+                                              displayRouterNorms();
+                                              emit routerNormsReady();
+                                          },
+                                          [this](const JobOutcome& outcome) {
+                                              m_routerPlot->yAxis->setLabel(outcome.isCancelled() ? tr("router norms cancelled") : outcome.message());
+                                              m_routerPlot->replot(QCustomPlot::rpQueuedReplot);
+                                          });
     m_progress->track(job, tr("Router norms of %1").arg(nameOf(*m_router)));
-    m_routerJobs.track(job, this, [this, norms](const JobOutcome& outcome) {
-        if (!outcome.isDone()) {
-            m_routerPlot->yAxis->setLabel(outcome.isCancelled() ? tr("router norms cancelled") : outcome.message());
-            m_routerPlot->replot(QCustomPlot::rpQueuedReplot);
-            return;
-        }
-        m_routerNorms = std::move(*norms);
-        displayRouterNorms();
-        emit routerNormsReady();
-    });
 }
 
 void ExpertSimilarityView::displaySimilarity()

@@ -5,7 +5,7 @@
 // thread sums them in chunk order, so the result does not depend on scheduling.
 // Work starts when the view is first shown for a tensor (it reads every expert in full).
 
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 #include "session/SliceRef.h"
 
 #include <QPointer>
@@ -59,8 +59,8 @@ private:
     const gguf::TensorInfo* m_experts = nullptr;
     const gguf::TensorInfo* m_router = nullptr;
     StartWhenShown* m_startWhenShown;
-    JobTracker m_similarityJobs;
-    JobTracker m_routerJobs;
+    JobRunner m_similarityJobs{this};
+    JobRunner m_routerJobs{this};
     std::uint64_t m_expertCount = 0;
     std::vector<double> m_cosine;
     std::vector<double> m_routerNorms;

@@ -344,12 +344,14 @@ QString ExpertsPage::exportExperts(const std::vector<std::uint64_t>& experts, co
     for (const std::uint64_t expert : experts)
         if (expert >= static_cast<std::uint64_t>(m_tensor->ne[2]))
             return tr("expert %1 does not exist").arg(expert);
-    BackgroundJob* job = startExpertExport(m_model, *m_tensor, experts, formatForPath(path), path, this);
+    // Exports run side by side: a second one does not cancel the first.
+    BackgroundJob* job = m_exportJobs.runAlongside(
+        [model = m_model, tensor = m_tensor, experts, format = formatForPath(path), target = path.toStdString()](const JobControl& control) {
+            return exportExpertsFile(model, *tensor, experts, format, target, control);
+        },
+        [this, path](gguf::Ok) { emit exportFinished(true, tr("Exported %1").arg(path)); },
+        [this](const JobOutcome& outcome) { emit exportFinished(false, outcome.message()); });
     m_progress->track(job, tr("Exporting %1").arg(QFileInfo(path).fileName()));
-    connect(job, &BackgroundJob::finished, this, [this, job, path](const JobOutcome& outcome) {
-        job->deleteLater();
-        emit exportFinished(outcome.isDone(), outcome.isDone() ? tr("Exported %1").arg(path) : outcome.message());
-    });
     return {};
 }
 

@@ -6,6 +6,7 @@
 
 #include "experts/ExpertIndex.h"
 #include "gguf/Model.h"
+#include "session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>
@@ -99,6 +100,7 @@ private:
     QLabel* m_tensorLabel = nullptr;
     QTabWidget* m_tabs = nullptr;
     JobProgressBar* m_progress;
+    JobRunner m_exportJobs{this};  // expert exports, side by side
     ExpertScan* m_scan;
     ExpertGridView* m_grid = nullptr;
     ExpertStatisticsModel* m_statisticsModel;

@@ -116,31 +116,34 @@ void LayerExpertHeatmap::start()
     for (std::size_t row = 0; row < m_layers.size(); ++row)
         for (std::uint64_t e = 0; e < static_cast<std::uint64_t>(m_layers[row].tensor->ne[2]); ++e)
             targets->emplace_back(m_layers[row].tensor, row * width + static_cast<std::size_t>(e));
-    auto* job = new BackgroundJob(static_cast<int>(targets->size()), [model = m_model, targets, results, width](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
-        const auto [tensor, slot] = (*targets)[static_cast<std::size_t>(chunk)];
-        auto computed = gguf::computeExpertStatistics(*tensor, slot % width, &cancelled);
-        if (!computed)
-            return computed.error();
-        results->publish(slot, std::move(*computed));
-        return gguf::Ok{};
-    }, this);
-    m_jobs.renew();
-    m_pending = results;
-    m_progress->track(job, tr("Expert statistics of %n layer(s)", nullptr, static_cast<int>(m_layers.size())));
-    m_message->setText(tr("Computing…"));
-    m_jobs.onProgress(job, this, [this]() { collect(); });
-    m_jobs.track(job, this, [this](const JobOutcome& outcome) {
-        collect();
-        m_pending.reset();
-        if (!outcome.isDone()) {
+    // Each chunk publishes its cell as it finishes, so the map fills in while the job runs.
+    BackgroundJob* job = m_jobs.runChunks(
+        static_cast<int>(targets->size()),
+        [model = m_model, targets, results, width](int chunk, const JobControl& control) -> gguf::Status {
+            const auto [tensor, slot] = (*targets)[static_cast<std::size_t>(chunk)];
+            auto computed = gguf::computeExpertStatistics(*tensor, slot % width, control.cancelFlag());
+            if (!computed)
+                return computed.error();
+            results->publish(slot, std::move(*computed));
+            return gguf::Ok{};
+        },
+        [this](const std::vector<gguf::Ok>&) {
+            collect();
+            m_pending.reset();
+            m_message->clear();
+            emit statisticsReady();
+        },
+        [this](const JobOutcome& outcome) {
+            collect();
+            m_pending.reset();
             m_message->setText(outcome.isCancelled() ? tr("Cancelled; showing the layers finished so far.") : outcome.message());
             if (outcome.isCancelled())
                 m_startWhenShown->requestOnNextShow();  // showing the view again finishes the work
-            return;
-        }
-        m_message->clear();
-        emit statisticsReady();
-    });
+        });
+    m_pending = results;
+    m_progress->track(job, tr("Expert statistics of %n layer(s)", nullptr, static_cast<int>(m_layers.size())));
+    m_message->setText(tr("Computing…"));
+    m_jobs.onChunkDone(job, [this]() { collect(); });
 }
 
 void LayerExpertHeatmap::collect()

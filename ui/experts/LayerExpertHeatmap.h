@@ -7,7 +7,7 @@
 #include "experts/ExpertAnalysis.h"
 #include "session/ExpertStatisticKind.h"
 #include "gguf/Model.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 #include "session/PartialResults.h"
 
 #include <QPointer>
@@ -67,7 +67,7 @@ private:
     std::vector<LayerTensor> m_layers;
     std::uint64_t m_expertCount = 0;
     StartWhenShown* m_startWhenShown;
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
     std::shared_ptr<Results> m_pending;  // filled by the workers of the current job
     std::vector<std::optional<gguf::ExpertStatistics>> m_results;  // layer row × expert, collected on this thread
 };

@@ -121,27 +121,22 @@ void ColumnErrorView::setCell(std::shared_ptr<const gguf::ModelComparison> compa
     m_profile.reset();
     m_comparison = std::move(comparison);
     m_summary->setText(tr("Computing the error per column…"));
-    auto result = std::make_shared<std::optional<gguf::ColumnErrorProfile>>();
-    auto* job = new BackgroundJob(1, [comparison = m_comparison, row, column, expert, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        auto profile = gguf::computeColumnErrorProfile(*comparison, row, column, expert, &cancelled);
-        if (!profile)
-            return profile.error();
-        *result = std::move(profile.value());
-        return gguf::Ok{};
-    }, this);
-    if (m_progress)
-        m_progress->track(job, tr("Error per input column"));
-    m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
-        if (!outcome.isDone() || !*result) {
+    BackgroundJob* job = m_jobs.run(
+        [comparison = m_comparison, row, column, expert](const JobControl& control) {
+            return gguf::computeColumnErrorProfile(*comparison, row, column, expert, control.cancelFlag());
+        },
+        [this](gguf::ColumnErrorProfile profile) {
+            m_profile = std::move(profile);
+            display();
+            emit profileReady();
+        },
+        [this](const JobOutcome& outcome) {
             m_summary->setText(outcome.isCancelled() ? tr("Cancelled") : tr("Could not compute: %1").arg(outcome.message()));
             if (outcome.isCancelled())
                 emit profileCancelled();
-            return;
-        }
-        m_profile = std::move(*result);
-        display();
-        emit profileReady();
-    });
+        });
+    if (m_progress)
+        m_progress->track(job, tr("Error per input column"));
 }
 
 void ColumnErrorView::display()

@@ -6,7 +6,7 @@
 // the job pool (computeColumnErrorProfile reads the whole tensor once).
 
 #include "compare/ColumnErrorProfile.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>
@@ -47,7 +47,7 @@ signals:
 private:
     void display();
 
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
     JobProgressBar* m_progress = nullptr;
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::optional<gguf::ColumnErrorProfile> m_profile;

@@ -3,7 +3,7 @@
 // the result back on the GUI thread; a newer request makes an older one stale.
 
 #include "imatrix/LoadedImatrix.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QObject>
 
@@ -22,5 +22,5 @@ signals:
     void failed(const QString& path, const QString& message);
 
 private:
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
 };

@@ -1,9 +1,5 @@
 #include "output/OutputRun.h"
 
-#include <QMetaObject>
-#include <QPointer>
-#include <QThreadPool>
-
 OutputRun::OutputRun(QObject* parent) : QObject(parent) {}
 
 OutputRun::~OutputRun()
@@ -13,66 +9,48 @@ OutputRun::~OutputRun()
 
 void OutputRun::cancel()
 {
-    if (m_cancel)
-        m_cancel->store(true);
+    m_jobs.cancel();
 }
+
+bool OutputRun::isRunning() const
+{
+    return m_jobs.isRunning();
+}
+
+namespace {
+struct OutputRunValue {
+    std::shared_ptr<const gguf::OutputRunResult> result;
+    std::shared_ptr<const gguf::Vocabulary> vocabulary;
+};
+}  // namespace
 
 void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, std::vector<std::int32_t> tokens,
                       bool emulateLlamaCpp)
 {
-    cancel();
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    const int generation = ++m_generation;
-    m_running = true;
-    QPointer<OutputRun> self(this);
-    auto cancelFlag = m_cancel;
-    // The worker owns shared pointers to everything it reads; it reports through queued calls
-    // that check the generation on the GUI thread.
-    QThreadPool::globalInstance()->start([self, generation, cancelFlag, reference, emulateLlamaCpp, candidates = std::move(candidates),
-                                          tokens = std::move(tokens)]() {
-        std::vector<gguf::OutputCandidate> core;
-        for (const auto& c : candidates)
-            core.push_back({c.label.toStdString(), c.model.get(), c.simulatedType});
-        gguf::OutputRunOptions options;
-        options.cancel = cancelFlag.get();
-        options.emulateLlamaCppActivations = emulateLlamaCpp;
-        options.progress = [self, generation](std::int64_t done, std::int64_t total) {
-            if (!self)
-                return;
-            QMetaObject::invokeMethod(
-                self.data(),
-                [self, generation, done, total]() {
-                    if (self && self->m_generation == generation)
-                        emit self->progress(static_cast<int>(done), static_cast<int>(total));
-                },
-                Qt::QueuedConnection);
-        };
-        auto result = gguf::compareModelOutputs(*reference, core, tokens, options);
-        std::shared_ptr<const gguf::OutputRunResult> shared;
-        std::shared_ptr<const gguf::Vocabulary> vocabulary;
-        QString error;
-        if (result) {
-            shared = std::make_shared<const gguf::OutputRunResult>(std::move(result).value());
+    // The work owns shared pointers to everything it reads.
+    BackgroundJob* job = m_jobs.run(
+        [reference, emulateLlamaCpp, candidates = std::move(candidates), tokens = std::move(tokens)](const JobControl& control)
+            -> gguf::Result<OutputRunValue> {
+            std::vector<gguf::OutputCandidate> core;
+            for (const auto& c : candidates)
+                core.push_back({c.label.toStdString(), c.model.get(), c.simulatedType});
+            gguf::OutputRunOptions options;
+            options.cancel = control.cancelFlag();
+            options.emulateLlamaCppActivations = emulateLlamaCpp;
+            options.progress = [&control](std::int64_t done, std::int64_t total) {
+                control.setProgress(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));
+            };
+            auto result = gguf::compareModelOutputs(*reference, core, tokens, options);
+            if (!result)
+                return result.error();
+            OutputRunValue value;
+            value.result = std::make_shared<const gguf::OutputRunResult>(std::move(result).value());
             if (gguf::Vocabulary::hasTokens(*reference))
-                if (auto built = gguf::Vocabulary::build(reference, cancelFlag.get()))
-                    vocabulary = std::make_shared<const gguf::Vocabulary>(std::move(built).value());
-        }
-        else
-            error = QString::fromStdString(result.error().toString());
-        const bool cancelled = cancelFlag->load();
-        if (!self)
-            return;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation, shared, vocabulary, error, cancelled]() {
-                if (!self || self->m_generation != generation)
-                    return;
-                self->m_running = false;
-                if (shared && !cancelled)
-                    emit self->finished(shared, vocabulary);
-                else
-                    emit self->failed(cancelled ? QObject::tr("cancelled") : error, cancelled);
-            },
-            Qt::QueuedConnection);
-    });
+                if (auto built = gguf::Vocabulary::build(reference, control.cancelFlag()))
+                    value.vocabulary = std::make_shared<const gguf::Vocabulary>(std::move(built).value());
+            return value;
+        },
+        [this](OutputRunValue value) { emit finished(value.result, value.vocabulary); },
+        [this](const JobOutcome& outcome) { emit failed(outcome.isCancelled() ? tr("cancelled") : outcome.message(), outcome.isCancelled()); });
+    m_jobs.onWorkProgress(job, [this](quint64 done, quint64 total) { emit progress(static_cast<int>(done), static_cast<int>(total)); });
 }

@@ -1,11 +1,12 @@
 #pragma once
 // Runs the core's output comparison (forward passes of the reference and each candidate,
-// OutputComparisonRun.h) off the GUI thread with progress and cancel. A newer start() makes an
-// older run stale: its result is dropped (generation counter), and it is cancelled.
+// OutputComparisonRun.h) on the job pool with progress and cancel. A newer start() makes an
+// older run stale: its result is dropped, and it is cancelled.
 
 #include "forward/OutputComparisonRun.h"
 #include "gguf/Model.h"
 #include "gguf/Vocabulary.h"
+#include "session/JobRunner.h"
 
 #include <QObject>
 #include <atomic>
@@ -28,7 +29,7 @@ public:
     void start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, std::vector<std::int32_t> tokens,
                bool emulateLlamaCpp = false);
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const;
 
 signals:
     void progress(int done, int total);
@@ -38,7 +39,5 @@ signals:
     void failed(const QString& message, bool cancelled);
 
 private:
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    int m_generation = 0;
-    bool m_running = false;
+    JobRunner m_jobs{this};
 };

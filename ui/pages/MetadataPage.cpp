@@ -4,7 +4,6 @@
 #include "edit/ModelSaver.h"
 #include "edit/ValueText.h"
 #include "pages/MetadataValueEditor.h"
-#include "session/BackgroundJob.h"
 #include "session/MetadataTreeModel.h"
 #include "session/TensorContradiction.h"
 #include "write/ByteSink.h"
@@ -89,8 +88,7 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
       m_editButton(new QPushButton(tr("Edit…"), this)), m_addButton(new QPushButton(tr("Add Key…"), this)),
       m_removeButton(new QPushButton(tr("Remove"), this)), m_revertButton(new QPushButton(tr("Revert"), this)),
       m_revertAllButton(new QPushButton(tr("Revert All"), this)), m_saveButton(new QPushButton(tr("Save As…"), this)),
-      m_editCount(new QLabel(this)), m_contradictions(new QLabel(this)), m_saveProgress(new QProgressBar(this)),
-      m_saveProgressPoll(new QTimer(this))
+      m_editCount(new QLabel(this)), m_contradictions(new QLabel(this)), m_saveProgress(new QProgressBar(this))
 {
     m_keyCount = model ? static_cast<int>(model->metadata().size()) : 0;
     m_tree->setModel(std::move(model));
@@ -171,11 +169,6 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     m_saveProgress->setObjectName(QStringLiteral("metadataSaveProgress"));
     m_saveProgress->setRange(0, 1000);
     m_saveProgress->setVisible(false);
-    m_saveProgressPoll->setInterval(100);
-    connect(m_saveProgressPoll, &QTimer::timeout, this, [this] {
-        const std::uint64_t total = m_saveTotal->load();
-        m_saveProgress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(m_saveDone->load()) / static_cast<double>(total)) : 0);
-    });
     connect(m_editButton, &QPushButton::clicked, this, &MetadataPage::editCurrent);
     connect(m_addButton, &QPushButton::clicked, this, &MetadataPage::addKey);
     connect(m_removeButton, &QPushButton::clicked, this, &MetadataPage::removeCurrent);
@@ -410,58 +403,52 @@ void MetadataPage::saveAs(const QString& path)
 {
     if (isSaving() || !m_model)
         return;
-    m_saveDone->store(0);
-    m_saveTotal->store(0);
-    auto written = std::make_shared<std::vector<std::string>>();
-    auto* job = new BackgroundJob(1, [model = m_model, edits = m_tree->edits(), output = path.toStdString(), done = m_saveDone,
-                                      total = m_saveTotal, written](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        gguf::SaveOptions options;
-        options.cancel = &cancelled;
-        options.progress = [done, total](std::uint64_t d, std::uint64_t t) {
-            done->store(d);
-            total->store(t);
-        };
-        auto report = gguf::saveModelAs(*model, edits, output, options);
-        if (!report)
-            return report.error();
-        *written = report->paths;
-        return gguf::Ok{};
-    }, this);
-    m_saveJob = job;
+    BackgroundJob* job = m_saveJobs.run(
+        [model = m_model, edits = m_tree->edits(), output = path.toStdString()](const JobControl& control) -> gguf::Result<std::vector<std::string>> {
+            gguf::SaveOptions options;
+            options.cancel = control.cancelFlag();
+            options.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
+            auto report = gguf::saveModelAs(*model, edits, output, options);
+            if (!report)
+                return report.error();
+            return std::move(report->paths);
+        },
+        [this](const std::vector<std::string>& written) { saveEnded(JobOutcome::done(), written); },
+        [this](const JobOutcome& outcome) { saveEnded(outcome, {}); });
+    m_saveJobs.onWorkProgress(job, [this](quint64 done, quint64 total) {
+        m_saveProgress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)) : 0);
+    });
     m_saveProgress->setValue(0);
     m_saveProgress->setVisible(true);
-    m_saveProgressPoll->start();
     updateEditControls();
-    connect(job, &BackgroundJob::finished, this, [this, job, written](const JobOutcome& outcome) {
-        job->deleteLater();
-        m_saveJob = nullptr;
-        m_saveProgressPoll->stop();
-        m_saveProgress->setVisible(false);
-        QStringList paths;
-        for (const std::string& file : *written)
-            paths << QString::fromStdString(file);
-        const bool succeeded = outcome.isDone();
-        // Saved: the edits live in the new file now (which the window opens), no longer here.
-        if (succeeded)
-            m_tree->revertAll();
-        updateEditControls();
-        const QString message = succeeded ? tr("Saved %1").arg(paths.join(QStringLiteral(", "))) : tr("Save As failed: %1").arg(outcome.message());
-        emit statusMessage(succeeded, message);
-        // A failure stays on screen until read: a status-bar line is gone after a few seconds.
-        if (!succeeded && !outcome.isCancelled()) {
-            auto* box = new QMessageBox(QMessageBox::Warning, tr("Save As failed"), message, QMessageBox::Ok, this);
-            box->setObjectName(QStringLiteral("saveFailedBox"));
-            box->setAttribute(Qt::WA_DeleteOnClose);
-            box->open();
-        }
-        emit saveFinished(succeeded, message, paths);
-    });
+}
+
+void MetadataPage::saveEnded(const JobOutcome& outcome, const std::vector<std::string>& written)
+{
+    m_saveProgress->setVisible(false);
+    QStringList paths;
+    for (const std::string& file : written)
+        paths << QString::fromStdString(file);
+    const bool succeeded = outcome.isDone();
+    // Saved: the edits live in the new file now (which the window opens), no longer here.
+    if (succeeded)
+        m_tree->revertAll();
+    updateEditControls();
+    const QString message = succeeded ? tr("Saved %1").arg(paths.join(QStringLiteral(", "))) : tr("Save As failed: %1").arg(outcome.message());
+    emit statusMessage(succeeded, message);
+    // A failure stays on screen until read: a status-bar line is gone after a few seconds.
+    if (!succeeded && !outcome.isCancelled()) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Save As failed"), message, QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("saveFailedBox"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    emit saveFinished(succeeded, message, paths);
 }
 
 void MetadataPage::cancelSave()
 {
-    if (m_saveJob)
-        m_saveJob->cancel();
+    m_saveJobs.cancel();
 }
 
 void MetadataPage::applyFilter()
@@ -529,7 +516,7 @@ void MetadataPage::fetchVisibleTails()
 
 bool MetadataPage::isSaving() const
 {
-    return !m_saveJob.isNull();
+    return m_saveJobs.isRunning();
 }
 
 bool MetadataPage::hasUnsavedEdits() const

@@ -11,13 +11,13 @@
 // edit changed are marked; an edited key the tensors contradict is named under the tree.
 
 #include "gguf/Model.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
 #include <atomic>
 #include <memory>
 
-class BackgroundJob;
 class MetadataValueEditor;
 class QLabel;
 class QLineEdit;
@@ -77,6 +77,7 @@ signals:
     void unsavedEditsChanged(bool unsaved);
 
 private:
+    void saveEnded(const JobOutcome& outcome, const std::vector<std::string>& written);
     void applyFilter();
     void updateKeyCount();
     // The array the jump box works on: the current row when it is an array, else the array that
@@ -110,8 +111,5 @@ private:
     QLabel* m_contradictions;
     bool m_hadEdits = false;
     QProgressBar* m_saveProgress;
-    QTimer* m_saveProgressPoll;
-    QPointer<BackgroundJob> m_saveJob;
-    std::shared_ptr<std::atomic<std::uint64_t>> m_saveDone = std::make_shared<std::atomic<std::uint64_t>>(0);
-    std::shared_ptr<std::atomic<std::uint64_t>> m_saveTotal = std::make_shared<std::atomic<std::uint64_t>>(0);
+    JobRunner m_saveJobs{this};
 };

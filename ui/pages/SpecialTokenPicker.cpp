@@ -1,6 +1,5 @@
 #include "pages/SpecialTokenPicker.h"
 
-#include "session/BackgroundJob.h"
 #include "session/TokenTableModel.h"
 
 #include <QHeaderView>
@@ -36,26 +35,21 @@ SpecialTokenPicker::SpecialTokenPicker(std::shared_ptr<const gguf::Model> model,
     layout->addWidget(m_view, 1);
     layout->addWidget(m_status);
 
-    auto built = std::make_shared<std::shared_ptr<const gguf::Vocabulary>>();
-    auto* job = new BackgroundJob(1, [model = m_model, built](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        auto vocabulary = gguf::Vocabulary::build(model, &cancelled);
-        if (!vocabulary)
-            return vocabulary.error();
-        *built = std::make_shared<const gguf::Vocabulary>(std::move(vocabulary.value()));
-        return gguf::Ok{};
-    }, this);
-    connect(job, &BackgroundJob::finished, this, [this, job, built](const JobOutcome& outcome) {
-        job->deleteLater();
-        if (!outcome.isDone()) {
-            m_status->setText(tr("The vocabulary cannot be read: %1").arg(outcome.message()));
-            return;
-        }
-        m_vocabulary = *built;
-        m_tokens->setVocabulary(m_vocabulary);
-        m_search->setEnabled(true);
-        m_status->setText(tr("%n token(s); double-click one to use its id", nullptr, static_cast<int>(m_vocabulary->size())));
-        emit ready();
-    });
+    m_building.run(
+        [model = m_model](const JobControl& control) -> gguf::Result<std::shared_ptr<const gguf::Vocabulary>> {
+            auto vocabulary = gguf::Vocabulary::build(model, control.cancelFlag());
+            if (!vocabulary)
+                return vocabulary.error();
+            return std::make_shared<const gguf::Vocabulary>(std::move(vocabulary.value()));
+        },
+        [this](std::shared_ptr<const gguf::Vocabulary> vocabulary) {
+            m_vocabulary = std::move(vocabulary);
+            m_tokens->setVocabulary(m_vocabulary);
+            m_search->setEnabled(true);
+            m_status->setText(tr("%n token(s); double-click one to use its id", nullptr, static_cast<int>(m_vocabulary->size())));
+            emit ready();
+        },
+        [this](const JobOutcome& outcome) { m_status->setText(tr("The vocabulary cannot be read: %1").arg(outcome.message())); });
 }
 
 void SpecialTokenPicker::search()
@@ -63,28 +57,21 @@ void SpecialTokenPicker::search()
     if (!m_vocabulary)
         return;
     const QString text = m_search->text();
-    if (m_searchJob)
-        m_searchJob->cancel();
     if (text.isEmpty()) {
+        m_searching.renew();  // a running search is outdated
         m_tokens->showAll();
         emit searchFinished(m_tokens->rowCount());
         return;
     }
-    const quint64 generation = ++m_generation;
-    auto ids = std::make_shared<std::vector<std::uint32_t>>();
     const std::string needle = text.toUtf8().toStdString();
-    auto* job = new BackgroundJob(1, [vocabulary = m_vocabulary, ids, needle](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        *ids = vocabulary->matchingIds([&](std::string_view shown) { return shown.find(needle) != std::string_view::npos; }, &cancelled);
-        return gguf::Ok{};
-    }, this);
-    m_searchJob = job;
-    connect(job, &BackgroundJob::finished, this, [this, job, ids, generation](const JobOutcome& outcome) {
-        job->deleteLater();
-        if (generation != m_generation || !outcome.isDone())
-            return;  // a newer search replaced this one
-        m_tokens->setMatches(std::move(*ids));
-        emit searchFinished(m_tokens->rowCount());
-    });
+    m_searching.run(
+        [vocabulary = m_vocabulary, needle](const JobControl& control) -> gguf::Result<std::vector<std::uint32_t>> {
+            return vocabulary->matchingIds([&](std::string_view shown) { return shown.find(needle) != std::string_view::npos; }, control.cancelFlag());
+        },
+        [this](std::vector<std::uint32_t> ids) {
+            m_tokens->setMatches(std::move(ids));
+            emit searchFinished(m_tokens->rowCount());
+        });
 }
 
 void SpecialTokenPicker::pickRow(int row)

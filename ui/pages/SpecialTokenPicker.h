@@ -5,12 +5,12 @@
 
 #include "gguf/Model.h"
 #include "gguf/Vocabulary.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
 #include <memory>
 
-class BackgroundJob;
 class QLabel;
 class QLineEdit;
 class QTableView;
@@ -45,6 +45,6 @@ private:
     QTableView* m_view;
     QLabel* m_status;
     QTimer* m_delay;
-    QPointer<BackgroundJob> m_searchJob;
-    quint64 m_generation = 0;
+    JobRunner m_building{this};   // the vocabulary
+    JobRunner m_searching{this};  // ids matching the search
 };

@@ -1,7 +1,6 @@
 #include "pages/TokenizeTextBox.h"
 
 #include "gguf/Vocabulary.h"
-#include "session/JobPool.h"
 
 #include <QCheckBox>
 #include <QFontDatabase>
@@ -11,7 +10,6 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 TokenizeTextBox::TokenizeTextBox(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     : QGroupBox(tr("Tokenize text"), parent), m_model(std::move(model))
@@ -51,34 +49,31 @@ TokenizeTextBox::TokenizeTextBox(std::shared_ptr<const gguf::Model> model, QWidg
     m_delay->setSingleShot(true);
     m_delay->setInterval(kEncodeDelayMs);
     const auto edited = [this] {
-        m_encoding.setFuture(QFuture<EncodeResult>());  // the running result is outdated
+        m_encoding.renew();  // the running result is outdated
         m_delay->start();
     };
     connect(m_input, &QPlainTextEdit::textChanged, this, edited);
     connect(m_special, &QCheckBox::toggled, this, edited);
     connect(m_delay, &QTimer::timeout, this, &TokenizeTextBox::startEncoding);
-    connect(&m_building, &QFutureWatcherBase::finished, this, &TokenizeTextBox::buildDone);
-    connect(&m_encoding, &QFutureWatcherBase::finished, this, &TokenizeTextBox::encodingDone);
 
     // Reading the vocabulary touches the mapped file: never on the GUI thread.
-    m_building.setFuture(QtConcurrent::run(jobPool(), [model = m_model]() -> BuildResult {
-        yieldToGuiThread();
-        auto built = gguf::Tokenizer::fromModel(*model);
-        if (!built)
-            return {std::nullopt, QString::fromStdString(built.error().message)};
-        return {std::move(built.value()), QString()};
-    }));
+    m_building.run(
+        [model = m_model](const JobControl&) -> gguf::Result<gguf::Tokenizer> {
+            auto built = gguf::Tokenizer::fromModel(*model);
+            if (!built)  // the message alone: the box names no file
+                return gguf::Error{built.error().message, gguf::Error::kNoOffset, {}};
+            return std::move(built.value());
+        },
+        [this](gguf::Tokenizer tokenizer) { buildDone(std::move(tokenizer)); },
+        [this](const JobOutcome& outcome) {
+            m_status->setText(tr("Cannot tokenize text: %1").arg(outcome.message()));
+            emit tokenizerFailed(outcome.message());
+        });
 }
 
-void TokenizeTextBox::buildDone()
+void TokenizeTextBox::buildDone(gguf::Tokenizer tokenizer)
 {
-    BuildResult result = m_building.result();
-    if (!result.tokenizer) {
-        m_status->setText(tr("Cannot tokenize text: %1").arg(result.error));
-        emit tokenizerFailed(result.error);
-        return;
-    }
-    m_tokenizer = std::move(result.tokenizer);
+    m_tokenizer = std::move(tokenizer);
     m_input->setEnabled(true);
     m_status->setText(QString::fromStdString(m_tokenizer->description()));
     emit tokenizerReady();
@@ -92,8 +87,8 @@ void TokenizeTextBox::startEncoding()
         return;  // buildDone() encodes what was typed meanwhile
     const std::string text = m_input->toPlainText().toStdString();
     const bool special = m_special->isChecked();
-    m_encoding.setFuture(QtConcurrent::run(jobPool(), [tokenizer = *m_tokenizer, text, special] {
-        yieldToGuiThread();
+    m_encoding.run(
+        [tokenizer = *m_tokenizer, text, special](const JobControl&) -> gguf::Result<EncodeResult> {
         EncodeResult result;
         result.ids = tokenizer.encode(text, special, special);
         const std::size_t shown = std::min<std::size_t>(result.ids.size(), kMaxPieceRows);
@@ -101,15 +96,12 @@ void TokenizeTextBox::startEncoding()
         for (std::size_t i = 0; i < shown; ++i)
             result.pieces.push_back(QString::fromStdString(gguf::tokenDisplayText(tokenizer.piece(result.ids[i]))));
         return result;
-    }));
+    },
+        [this](EncodeResult result) { encodingDone(std::move(result)); });
 }
 
-void TokenizeTextBox::encodingDone()
+void TokenizeTextBox::encodingDone(EncodeResult result)
 {
-    QFuture<EncodeResult> future = m_encoding.future();
-    if (future.isCanceled() || future.resultCount() == 0)
-        return;  // the empty future an edit detaches with
-    EncodeResult result = future.takeResult();
     QStringList ids;
     ids.reserve(static_cast<qsizetype>(result.ids.size()));
     for (const std::int32_t id : result.ids)

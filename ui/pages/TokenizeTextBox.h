@@ -1,14 +1,14 @@
 #pragma once
 // "Tokenize text" on the Tokenizer page: text typed here is encoded with the model's own
-// tokenizer (core/tokenize) and shown as ids and pieces. The tokenizer is built on a worker
-// thread when the box is created; each edit is encoded on a worker 300 ms after the last
-// keystroke, a newer edit detaching the older result. A file whose tokenizer is not supported
+// tokenizer (core/tokenize) and shown as ids and pieces. The tokenizer is built on the job
+// pool when the box is created; each edit is encoded there 300 ms after the last keystroke, a
+// newer edit making the older result stale. A file whose tokenizer is not supported
 // says so in the box, the rest of the page is unaffected.
 
 #include "gguf/Model.h"
+#include "session/JobRunner.h"
 #include "tokenize/Tokenizer.h"
 
-#include <QFutureWatcher>
 #include <QGroupBox>
 #include <memory>
 #include <optional>
@@ -37,18 +37,14 @@ signals:
     void tokenized();  // after each result reached the box
 
 private:
-    struct BuildResult {
-        std::optional<gguf::Tokenizer> tokenizer;
-        QString error;
-    };
     struct EncodeResult {
         std::vector<std::int32_t> ids;
         std::vector<QString> pieces;  // display text, as the token table shows it
     };
 
-    void buildDone();
+    void buildDone(gguf::Tokenizer tokenizer);
     void startEncoding();
-    void encodingDone();
+    void encodingDone(EncodeResult result);
 
     std::shared_ptr<const gguf::Model> m_model;
     std::optional<gguf::Tokenizer> m_tokenizer;
@@ -59,6 +55,6 @@ private:
     QPlainTextEdit* m_ids = nullptr;
     QTableWidget* m_pieces = nullptr;
     QTimer* m_delay = nullptr;
-    QFutureWatcher<BuildResult> m_building;
-    QFutureWatcher<EncodeResult> m_encoding;
+    JobRunner m_building{this};
+    JobRunner m_encoding{this};
 };

@@ -3,7 +3,6 @@
 #include "pages/TokenizeTextBox.h"
 
 #include "base/HumanFormat.h"
-#include "session/JobPool.h"
 #include "session/TokenTableModel.h"
 #include "gguf/Vocabulary.h"
 
@@ -21,7 +20,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <algorithm>
 #include <functional>
@@ -66,8 +64,6 @@ TokenizerPage::TokenizerPage(std::shared_ptr<const gguf::Model> model, QWidget* 
         return;
     }
     m_tokens = new TokenTableModel(this);
-    connect(&m_indexing, &QFutureWatcherBase::finished, this, &TokenizerPage::indexingDone);
-    connect(&m_searching, &QFutureWatcherBase::finished, this, &TokenizerPage::searchDone);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(createTablePane());
     splitter->addWidget(createSummaryPane());
@@ -79,9 +75,8 @@ TokenizerPage::TokenizerPage(std::shared_ptr<const gguf::Model> model, QWidget* 
 
 TokenizerPage::~TokenizerPage()
 {
-    // Workers hold their own references to the model; the flags only make them stop early.
-    if (m_indexingCancelled)
-        m_indexingCancelled->store(true);
+    // Jobs hold their own references to the model; cancelling only makes them stop early.
+    m_indexing.cancel();
     cancelSearch();
 }
 
@@ -211,26 +206,23 @@ void TokenizerPage::startIndexing()
     m_search->setEnabled(false);
     m_regex->setEnabled(false);
 
-    m_indexingCancelled = std::make_shared<std::atomic<bool>>(false);
-    // On the project's pool, never Qt's global one (see JobPool.h).
-    m_indexing.setFuture(QtConcurrent::run(jobPool(), [model = m_model, cancelled = m_indexingCancelled]() -> IndexingResult {
-        yieldToGuiThread();
-        auto built = gguf::Vocabulary::build(model, cancelled.get());
-        if (!built)
-            return {nullptr, QString::fromStdString(built.error().toString())};
-        return {std::make_shared<const gguf::Vocabulary>(std::move(built.value())), QString()};
-    }));
+    m_indexing.run(
+        [model = m_model](const JobControl& job) -> gguf::Result<std::shared_ptr<const gguf::Vocabulary>> {
+            auto built = gguf::Vocabulary::build(model, job.cancelFlag());
+            if (!built)
+                return built.error();
+            return std::make_shared<const gguf::Vocabulary>(std::move(built.value()));
+        },
+        [this](std::shared_ptr<const gguf::Vocabulary> vocabulary) { indexingDone(std::move(vocabulary)); },
+        [this](const JobOutcome& outcome) {
+            m_status->setText(tr("Cannot read the tokens: %1").arg(outcome.message()));
+            emit vocabularyFailed(outcome.message());
+        });
 }
 
-void TokenizerPage::indexingDone()
+void TokenizerPage::indexingDone(std::shared_ptr<const gguf::Vocabulary> vocabulary)
 {
-    const IndexingResult result = m_indexing.result();
-    if (!result.vocabulary) {
-        m_status->setText(tr("Cannot read the tokens: %1").arg(result.error));
-        emit vocabularyFailed(result.error);
-        return;
-    }
-    m_vocabulary = result.vocabulary;
+    m_vocabulary = std::move(vocabulary);
     m_tokens->setVocabulary(m_vocabulary, m_model->metadataString("tokenizer.ggml.model") == "gpt2");
     m_search->setEnabled(true);
     m_regex->setEnabled(true);
@@ -258,10 +250,7 @@ void TokenizerPage::showTokenCount()
 
 void TokenizerPage::cancelSearch()
 {
-    if (m_searchCancelled)
-        m_searchCancelled->store(true);
-    m_searchCancelled.reset();
-    m_searching.setFuture(QFuture<std::vector<std::uint32_t>>());  // an outdated result must not arrive
+    m_searching.renew();  // an outdated result must not arrive
 }
 
 void TokenizerPage::startSearch()
@@ -303,11 +292,9 @@ void TokenizerPage::startSearch()
     const std::int64_t exactId = isNumber && number < m_vocabulary->size() ? static_cast<std::int64_t>(number) : -1;
 
     m_status->setText(tr("Searching…"));
-    m_searchCancelled = std::make_shared<std::atomic<bool>>(false);
-    m_searching.setFuture(QtConcurrent::run(jobPool(),
-        [vocabulary = m_vocabulary, matches = std::move(matches), cancelled = m_searchCancelled, exactId] {
-            yieldToGuiThread();
-            std::vector<std::uint32_t> ids = vocabulary->matchingIds(matches, cancelled.get());
+    m_searching.run(
+        [vocabulary = m_vocabulary, matches = std::move(matches), exactId](const JobControl& job) -> gguf::Result<std::vector<std::uint32_t>> {
+            std::vector<std::uint32_t> ids = vocabulary->matchingIds(matches, job.cancelFlag());
             // The token whose id is the query comes first, then the text matches in id order.
             if (exactId >= 0) {
                 const auto id = static_cast<std::uint32_t>(exactId);
@@ -315,15 +302,12 @@ void TokenizerPage::startSearch()
                 ids.insert(ids.begin(), id);
             }
             return ids;
-        }));
+        },
+        [this](std::vector<std::uint32_t> ids) { searchDone(std::move(ids)); });
 }
 
-void TokenizerPage::searchDone()
+void TokenizerPage::searchDone(std::vector<std::uint32_t> ids)
 {
-    QFuture<std::vector<std::uint32_t>> future = m_searching.future();
-    if (future.isCanceled() || future.resultCount() == 0)
-        return;  // the empty future cancelSearch() detaches with
-    std::vector<std::uint32_t> ids = future.takeResult();
     const std::size_t count = ids.size();
     m_tokens->setMatches(std::move(ids));
     m_table->scrollToTop();  // a reset keeps the scroll offset, which in the new rows means nothing

@@ -1,17 +1,13 @@
 #pragma once
 // The tokenizer of one model: a searchable table of every token, the special tokens and flags,
-// and the chat template. The page appears at once; the token index is built on a worker thread
+// and the chat template. The page appears at once; the token index is built on the job pool
 // and the table fills when it is ready. Searches (substring or regular expression over the text
-// as shown, plus the exact id when the query is a number) run on a worker thread 300 ms after the
+// as shown, plus the exact id when the query is a number) run on the job pool 300 ms after the
 // last keystroke; a newer search cancels an older one and its result is dropped.
-//
-// QFutureWatcher rather than QFuture::then(this, ...): in Qt 6.4 a continuation attached to a
-// future that has already finished runs at once, inside the caller, whereas a watcher always
-// reports from the event loop.
 
 #include "gguf/Model.h"
+#include "session/JobRunner.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -49,17 +45,13 @@ private:
     QWidget* createTablePane();
     QWidget* createSummaryPane();
     void startIndexing();
-    void indexingDone();
+    void indexingDone(std::shared_ptr<const gguf::Vocabulary> vocabulary);
     void startSearch();
-    void searchDone();
+    void searchDone(std::vector<std::uint32_t> ids);
     void cancelSearch();
     void showTokenCount();
     void fillSpecialTokenTexts();
 
-    struct IndexingResult {
-        std::shared_ptr<const gguf::Vocabulary> vocabulary;
-        QString error;
-    };
     struct SpecialTokenLabel {
         std::int64_t id;
         QLabel* label;
@@ -75,10 +67,8 @@ private:
     QTimer* m_searchDelay = nullptr;
     std::vector<SpecialTokenLabel> m_specialTokens;
 
-    // One watcher per kind of job: setFuture() on a newer search detaches the older one, whose
-    // result then never reaches the table; the flags make the outdated worker stop early.
-    QFutureWatcher<IndexingResult> m_indexing;
-    QFutureWatcher<std::vector<std::uint32_t>> m_searching;  // ids to show
-    std::shared_ptr<std::atomic<bool>> m_indexingCancelled;
-    std::shared_ptr<std::atomic<bool>> m_searchCancelled;
+    // One runner per kind of job: a newer search makes the older one stale (its result never
+    // reaches the table) and cancels it.
+    JobRunner m_indexing{this};
+    JobRunner m_searching{this};  // ids to show
 };

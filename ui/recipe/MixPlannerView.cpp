@@ -6,7 +6,7 @@
 #include "base/EscapedText.h"
 #include "base/HumanFormat.h"
 #include "common/PlotPalette.h"
-#include "session/BackgroundJob.h"
+#include "session/JobPoolExecutor.h"
 #include "write/ByteSink.h"
 
 #include <QApplication>
@@ -14,8 +14,6 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
-#include <QtConcurrent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -23,31 +21,23 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <atomic>
 
-// What the background measurement shares with the view: its progress and its result.
-struct MixPlannerView::Measurement {
-    std::atomic<std::uint64_t> done{0};
-    std::atomic<std::uint64_t> total{0};
-    std::shared_ptr<gguf::ErrorTable> table;
-};
-
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// Writes a rules file through a temporary file; the error, or empty.
-QString writeRulesFile(const QString& path, const QByteArray& bytes)
+// Writes a rules file through a temporary file.
+gguf::Status writeRulesFile(const QString& path, const QByteArray& bytes)
 {
     auto sink = gguf::openOutputFile(path.toStdString());
     gguf::Status status = sink ? (*sink)->write(bytes.constData(), std::size_t(bytes.size())) : gguf::Status(sink.error());
     if (status)
         status = (*sink)->commit();
-    return status ? QString() : QString::fromStdString(status.error().toString());
+    return status;
 }
 
 QString presetName(const gguf::QuantPreset* preset)
@@ -117,12 +107,6 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     buttons->addStretch(1);
     layout->addLayout(buttons);
 
-    m_progressTimer = new QTimer(this);
-    m_progressTimer->setInterval(100);
-    connect(m_progressTimer, &QTimer::timeout, this, [this]() {
-        if (m_measurement && m_measurement->total > 0)
-            m_progress->setValue(int(1000.0 * double(m_measurement->done) / double(m_measurement->total)));
-    });
     connect(m_planButton, &QPushButton::clicked, this, &MixPlannerView::plan);
     connect(m_budgetEdit, &QLineEdit::returnPressed, this, &MixPlannerView::plan);
     connect(m_cancelButton, &QPushButton::clicked, this, &MixPlannerView::cancel);
@@ -139,13 +123,9 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
         if (path.isEmpty())
             return;
         // Off the GUI thread: the target may be a slow or remote file system.
-        auto* watcher = new QFutureWatcher<QString>(this);
-        connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path]() {
-            const QString error = watcher->result();
-            m_summary->setText(error.isEmpty() ? tr("Rules saved to %1").arg(path) : error);
-            watcher->deleteLater();
-        });
-        watcher->setFuture(QtConcurrent::run(writeRulesFile, path, rulesFileText().toUtf8()));
+        m_saveJobs.run([path, bytes = rulesFileText().toUtf8()](const JobControl&) { return writeRulesFile(path, bytes); },
+                       [this, path](gguf::Ok) { m_summary->setText(tr("Rules saved to %1").arg(path)); },
+                       [this](const JobOutcome& outcome) { m_summary->setText(outcome.message()); });
     });
     m_saveButton->setEnabled(false);
 }
@@ -179,13 +159,12 @@ void MixPlannerView::setImportance(std::shared_ptr<const gguf::ImportanceMatrix>
 
 void MixPlannerView::cancel()
 {
-    if (m_job)
-        m_job->cancel();
+    m_measureJobs.cancel();
 }
 
 void MixPlannerView::plan()
 {
-    if (m_job)
+    if (m_measureJobs.isRunning())
         return;
     auto budget = gguf::parseBudget(m_budgetEdit->text().trimmed().toStdString());
     if (!budget) {
@@ -201,53 +180,54 @@ void MixPlannerView::plan()
 
 void MixPlannerView::measureThenPlan()
 {
-    m_measurement = std::make_shared<Measurement>();
-    auto measurement = m_measurement;
     auto model = m_model;
     const auto rows = static_cast<std::size_t>(m_rowsSpin->value());
-    // One chunk: the measurement spreads its sampled rows over all cores itself.
+    // One job: the measurement spreads its sampled rows over the job pool itself.
     auto importance = m_importance;
-    m_job = new BackgroundJob(1, [measurement, model, rows, importance](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        gguf::ErrorTableOptions options;
-        options.sampleRows = rows;
-        if (importance) {
-            options.quantizer = gguf::quantizeRows;
-            options.quantizerMakes = gguf::canQuantize;
-            options.importance = [importance](std::string_view name, std::size_t expert) {
-                const gguf::ImportanceEntry* entry = importance->find(name);
-                return entry ? entry->quantWeights(expert) : std::vector<float>{};
-            };
-        }
-        options.cancel = &cancelled;
-        options.progress = [measurement](std::uint64_t done, std::uint64_t total) {
-            measurement->done = done;
-            measurement->total = total;
-        };
-        auto table = gguf::measureErrorTable(*model, options);
-        if (!table)
-            return table.error();
-        measurement->table = std::make_shared<gguf::ErrorTable>(std::move(*table));
-        return gguf::Ok{};
-    }, this);
+    BackgroundJob* job = m_measureJobs.run(
+        [model, rows, importance](const JobControl& control) -> gguf::Result<std::shared_ptr<gguf::ErrorTable>> {
+            gguf::ErrorTableOptions options;
+            options.executor = &JobPoolExecutor::instance();
+            options.sampleRows = rows;
+            if (importance) {
+                options.quantizer = gguf::quantizeRows;
+                options.quantizerMakes = gguf::canQuantize;
+                options.importance = [importance](std::string_view name, std::size_t expert) {
+                    const gguf::ImportanceEntry* entry = importance->find(name);
+                    return entry ? entry->quantWeights(expert) : std::vector<float>{};
+                };
+            }
+            options.cancel = control.cancelFlag();
+            options.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
+            auto table = gguf::measureErrorTable(*model, options);
+            if (!table)
+                return table.error();
+            return std::make_shared<gguf::ErrorTable>(std::move(*table));
+        },
+        [this](std::shared_ptr<gguf::ErrorTable> table) {
+            measureEnded();
+            m_progress->setValue(1000);
+            m_table = std::move(table);
+            m_context.reset();
+            planFromTable();
+        },
+        [this](const JobOutcome& outcome) {
+            measureEnded();
+            showFailure(outcome.isCancelled() ? tr("Planning cancelled") : outcome.message());
+        });
+    m_measureJobs.onWorkProgress(job, [this](quint64 done, quint64 total) {
+        if (total > 0)
+            m_progress->setValue(int(1000.0 * double(done) / double(total)));
+    });
     m_planButton->setEnabled(false);
     m_cancelButton->setEnabled(true);
     m_progress->setValue(0);
-    m_progressTimer->start();
-    connect(m_job, &BackgroundJob::finished, this, [this](const JobOutcome& outcome) {
-        m_progressTimer->stop();
-        m_job->deleteLater();
-        m_job = nullptr;
-        m_planButton->setEnabled(true);
-        m_cancelButton->setEnabled(false);
-        if (!outcome.isDone()) {
-            showFailure(outcome.isCancelled() ? tr("Planning cancelled") : outcome.message());
-            return;
-        }
-        m_progress->setValue(1000);
-        m_table = m_measurement->table;
-        m_context.reset();
-        planFromTable();
-    });
+}
+
+void MixPlannerView::measureEnded()
+{
+    m_planButton->setEnabled(true);
+    m_cancelButton->setEnabled(false);
 }
 
 void MixPlannerView::planFromTable()
@@ -357,8 +337,8 @@ QString MixPlannerView::rulesFileText() const
 
 bool MixPlannerView::saveRules(const QString& path, QString* error) const
 {
-    const QString failure = writeRulesFile(path, rulesFileText().toUtf8());
-    if (!failure.isEmpty() && error)
-        *error = failure;
-    return failure.isEmpty();
+    const gguf::Status written = writeRulesFile(path, rulesFileText().toUtf8());
+    if (!written && error)
+        *error = QString::fromStdString(written.error().toString());
+    return written.ok();
 }

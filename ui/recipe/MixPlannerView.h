@@ -7,12 +7,12 @@
 #include "gguf/Model.h"
 #include "imatrix/ImportanceMatrix.h"
 #include "recipe/MixPlanner.h"
+#include "session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>
 #include <optional>
 
-class BackgroundJob;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -20,7 +20,6 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QTimer;
 
 class MixPlannerView : public QWidget {
     Q_OBJECT
@@ -51,8 +50,8 @@ signals:
     void planFinished(bool succeeded, const QString& message);
 
 private:
-    struct Measurement;
     void measureThenPlan();
+    void measureEnded();  // the buttons, whatever the end
     void planFromTable();
     void showResult();
     void showFailure(const QString& message);
@@ -68,9 +67,8 @@ private:
     bool m_imatrix = false;
     std::shared_ptr<const gguf::ImportanceMatrix> m_importance;
 
-    BackgroundJob* m_job = nullptr;
-    std::shared_ptr<Measurement> m_measurement;
-    QTimer* m_progressTimer;
+    JobRunner m_measureJobs{this};
+    JobRunner m_saveJobs{this};
     QLineEdit* m_budgetEdit;
     QSpinBox* m_rowsSpin;
     QPushButton* m_planButton;

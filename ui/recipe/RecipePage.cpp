@@ -9,9 +9,9 @@
 #include "recipe/RecipeGrid.h"
 #include "recipe/RecipeGridView.h"
 #include "recipe/RecipeConversion.h"
+#include "session/JobPoolExecutor.h"
 #include "imatrix/ImatrixValidation.h"
 #include "quantize/Quantize.h"
-#include "session/BackgroundJob.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,13 +19,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QFileDialog>
-#include <QFutureWatcher>
-#include <QtConcurrent>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTimer>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -100,8 +97,8 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     convertRow->addWidget(m_convertProgress, 1);
     recipeLayout->addLayout(convertRow);
     connect(m_convert, &QPushButton::clicked, this, [this]() {
-        if (m_convertJob) {
-            m_convertJob->cancel();
+        if (m_convertJobs.isRunning()) {
+            m_convertJobs.cancel();
             return;
         }
         const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), modelFolder(QString::fromStdString(m_model->primary().path())),
@@ -147,7 +144,7 @@ void RecipePage::showPreset(const QString& preset)
 
 void RecipePage::startConversion(const QString& path)
 {
-    if (m_convertJob)
+    if (m_convertJobs.isRunning())
         return;
     gguf::RecipeOptions options;
     options.preset = gguf::findQuantPreset(m_preset->currentData().toString().toStdString());
@@ -159,19 +156,19 @@ void RecipePage::startConversion(const QString& path)
     }
     options.rules = std::move(*rules);
     auto model = m_model;
-    auto progress = std::make_shared<std::atomic<int>>(0);
     const std::string target = path.toStdString();
-    // One chunk: the conversion spreads each tensor's rows over all cores itself.
+    // One job: the conversion spreads each tensor's rows over the job pool itself.
     // The loaded matrix's weights when "with an imatrix" is on; the box alone only changes the types shown.
     const auto importance = m_imatrix->isChecked() ? m_importance : nullptr;
     const std::string importancePath = m_importancePath.toStdString();
-    m_convertJob = new BackgroundJob(1, [model, options, target, progress, importance, importancePath](int, const std::atomic<bool>& cancelled) -> gguf::Status {
+    BackgroundJob* job = m_convertJobs.run([model, options, target, importance, importancePath](const JobControl& control) -> gguf::Status {
         auto recipe = gguf::computeRecipe(gguf::readModelShape(*model), model->tensors(), options);
         if (!recipe)
             return recipe.error();
         if (!recipe->refusal.empty())
             return gguf::Error{recipe->refusal, gguf::Error::kNoOffset, {}};
         gguf::RecipeConversionOptions conversion;
+        conversion.executor = &JobPoolExecutor::instance();
         if (importance) {
             conversion.quantizer = gguf::quantizeRows;
             conversion.importance = [importance](std::string_view name, std::size_t expert) {
@@ -185,31 +182,31 @@ void RecipePage::startConversion(const QString& path)
             provenance.chunks = static_cast<std::uint32_t>(std::max<std::int64_t>(0, importance->chunkCount()));
             conversion.imatrix = provenance;
         }
-        conversion.cancel = &cancelled;
-        conversion.progress = [progress](std::uint64_t done, std::uint64_t total) {
-            *progress = total ? int(1000.0 * double(done) / double(total)) : 0;
-        };
+        conversion.cancel = control.cancelFlag();
+        conversion.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
         auto report = gguf::convertWithRecipe(*model, *recipe, target, conversion);
         if (!report)
             return report.error();
         return gguf::Ok{};
-    }, this);
+    },
+        [this, path](gguf::Ok) { conversionEnded(JobOutcome::done(), path); },
+        [this, path](const JobOutcome& outcome) { conversionEnded(outcome, path); });
+    m_convertJobs.onWorkProgress(job, [this](quint64 done, quint64 total) {
+        m_convertProgress->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
+    });
     m_convert->setText(tr("Cancel Conversion"));
     m_convertProgress->setValue(0);
     m_convertProgress->setVisible(true);
-    auto* timer = new QTimer(m_convertJob);
-    connect(timer, &QTimer::timeout, this, [this, progress]() { m_convertProgress->setValue(*progress); });
-    timer->start(100);
-    connect(m_convertJob, &BackgroundJob::finished, this, [this, path](const JobOutcome& outcome) {
-        m_convertJob->deleteLater();
-        m_convertJob = nullptr;
-        m_convert->setText(tr("Convert with This Recipe…"));
-        m_convertProgress->setVisible(false);
-        const QString message = outcome.isDone() ? tr("Wrote %1").arg(path)
-                              : outcome.isCancelled() ? tr("Conversion cancelled") : QString::fromStdString(gguf::escapeForDisplay(outcome.message().toStdString()));
-        m_preview->setText(message);
-        emit conversionFinished(outcome.isDone(), message);
-    });
+}
+
+void RecipePage::conversionEnded(const JobOutcome& outcome, const QString& path)
+{
+    m_convert->setText(tr("Convert with This Recipe…"));
+    m_convertProgress->setVisible(false);
+    const QString message = outcome.isDone() ? tr("Wrote %1").arg(path)
+                          : outcome.isCancelled() ? tr("Conversion cancelled") : QString::fromStdString(gguf::escapeForDisplay(outcome.message().toStdString()));
+    m_preview->setText(message);
+    emit conversionFinished(outcome.isDone(), message);
 }
 
 void RecipePage::loadImatrix(const QString& path)
@@ -219,50 +216,46 @@ void RecipePage::loadImatrix(const QString& path)
     m_imatrixLoading = true;
     m_imatrixPick->setEnabled(false);
     m_imatrixFile->setText(tr("reading %1…").arg(QFileInfo(path).fileName()));
-    struct Loaded {
-        std::shared_ptr<const gguf::ImportanceMatrix> matrix;
-        QString error;
-    };
     auto model = m_model;
     const std::string file = path.toStdString();
-    auto* watcher = new QFutureWatcher<Loaded>(this);
-    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, path]() {
-        const Loaded loaded = watcher->result();
-        watcher->deleteLater();
-        m_imatrixLoading = false;
-        m_imatrixPick->setEnabled(true);
-        if (!loaded.matrix) {
+    m_imatrixJobs.run(
+        [model, file](const JobControl&) -> gguf::Result<std::shared_ptr<const gguf::ImportanceMatrix>> {
+            auto read = gguf::ImportanceMatrix::load(file);
+            if (!read)
+                return read.error();
+            auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(read.value()));
+            const gguf::ImatrixValidation validation = gguf::validateImatrix(*matrix, *model);
+            for (const gguf::ImatrixIssue& issue : validation.issues)
+                if (issue.severity == gguf::ImatrixSeverity::Error)
+                    return gguf::Error{"the importance matrix does not fit the model: " + issue.toString(), gguf::Error::kNoOffset, {}};
+            return std::shared_ptr<const gguf::ImportanceMatrix>(std::move(matrix));
+        },
+        [this, path](std::shared_ptr<const gguf::ImportanceMatrix> matrix) {
+            m_imatrixLoading = false;
+            m_imatrixPick->setEnabled(true);
+            m_importance = std::move(matrix);
+            m_importancePath = path;
+            m_imatrixFile->setText(QString::fromStdString(gguf::escapeForDisplay(QFileInfo(path).fileName().toStdString())));
+            m_planner->setImportance(m_importance);
+            m_imatrix->setChecked(true);
+            refreshGrid();
+            emit imatrixLoaded(true, m_imatrixFile->text());
+        },
+        [this](const JobOutcome& outcome) {
+            m_imatrixLoading = false;
+            m_imatrixPick->setEnabled(true);
+            const QString error = QString::fromStdString(gguf::escapeForDisplay(outcome.message().toStdString()));
             m_imatrixFile->setText(m_importance ? QFileInfo(m_importancePath).fileName() : tr("no imatrix file"));
-            m_preview->setText(loaded.error);
-            emit imatrixLoaded(false, loaded.error);
-            return;
-        }
-        m_importance = loaded.matrix;
-        m_importancePath = path;
-        m_imatrixFile->setText(QString::fromStdString(gguf::escapeForDisplay(QFileInfo(path).fileName().toStdString())));
-        m_planner->setImportance(m_importance);
-        m_imatrix->setChecked(true);
-        refreshGrid();
-        emit imatrixLoaded(true, m_imatrixFile->text());
-    });
-    watcher->setFuture(QtConcurrent::run([model, file]() -> Loaded {
-        auto read = gguf::ImportanceMatrix::load(file);
-        if (!read)
-            return {nullptr, QString::fromStdString(gguf::escapeForDisplay(read.error().toString()))};
-        auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(read.value()));
-        const gguf::ImatrixValidation validation = gguf::validateImatrix(*matrix, *model);
-        for (const gguf::ImatrixIssue& issue : validation.issues)
-            if (issue.severity == gguf::ImatrixSeverity::Error)
-                return {nullptr, QString::fromStdString(gguf::escapeForDisplay("the importance matrix does not fit the model: " + issue.toString()))};
-        return {matrix, QString()};
-    }));
+            m_preview->setText(error);
+            emit imatrixLoaded(false, error);
+        });
 }
 
 void RecipePage::refreshGrid()
 {
     const QString presetName = m_preset->currentData().toString();
     m_rules->setEnabled(!presetName.isEmpty());
-    m_convert->setEnabled(!presetName.isEmpty() || m_convertJob);
+    m_convert->setEnabled(!presetName.isEmpty() || m_convertJobs.isRunning());
     if (presetName.isEmpty()) {
         const gguf::RecipeGrid grid = gguf::storedGrid(*m_model);
         m_grid->showGrid(grid);

@@ -6,11 +6,11 @@
 
 #include "gguf/Model.h"
 #include "imatrix/ImportanceMatrix.h"
+#include "session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>
 
-class BackgroundJob;
 class MixPlannerView;
 class QProgressBar;
 class QPushButton;
@@ -57,6 +57,7 @@ signals:
     void imatrixLoaded(bool succeeded, const QString& message);
 
 private:
+    void conversionEnded(const JobOutcome& outcome, const QString& path);
     void refreshGrid();
 
     std::shared_ptr<const gguf::Model> m_model;
@@ -72,7 +73,8 @@ private:
     QLabel* m_preview;
     QPushButton* m_convert;
     QProgressBar* m_convertProgress;
-    BackgroundJob* m_convertJob = nullptr;
+    JobRunner m_convertJobs{this};
+    JobRunner m_imatrixJobs{this};
     RecipeGridView* m_grid;
     RecipeAuditView* m_audit;
     MixPlannerView* m_planner;

@@ -33,6 +33,8 @@ signals:
     // Exactly once. Cancelled whenever cancel() came before the end, even if a chunk also
     // failed (the person asked to stop); failed with the first chunk's error otherwise.
     void finished(const JobOutcome& outcome);
+    // The work's own progress (done of total, any unit), when it reports one (JobControl).
+    void workProgress(quint64 done, quint64 total);
 
 private:
     struct State;

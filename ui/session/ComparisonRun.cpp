@@ -1,7 +1,5 @@
 #include "session/ComparisonRun.h"
 
-#include "session/BackgroundJob.h"
-
 #include "compare/ComparisonEngine.h"
 
 #include <algorithm>
@@ -14,13 +12,12 @@ ComparisonRun::ComparisonRun(std::shared_ptr<const gguf::ModelComparison> compar
 
 bool ComparisonRun::isRunning() const
 {
-    return m_job && m_job->isRunning();
+    return m_jobs.isRunning();
 }
 
 void ComparisonRun::cancel()
 {
-    if (m_job)
-        m_job->cancel();
+    m_jobs.cancel();
 }
 
 namespace {
@@ -59,25 +56,19 @@ void ComparisonRun::start()
     // Chunk k runs units [k * units / chunks, (k + 1) * units / chunks) in order. The pool starts
     // chunks in any order and stops starting them once cancelled; the engine allows both (a unit
     // waits only for units already running, and hears the cancellation while it waits).
-    auto* job = new BackgroundJob(static_cast<int>(chunks),
-                                  [state, units, chunks](int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
-                                      const auto k = static_cast<std::size_t>(chunk);
-                                      const auto isCancelled = [&cancelled] { return cancelled.load(std::memory_order_relaxed); };
-                                      for (std::size_t unit = k * units / chunks; unit < (k + 1) * units / chunks; ++unit) {
-                                          if (gguf::Status s = statusOf(state->engine.runUnit(unit, isCancelled)); !s)
-                                              return s;
-                                      }
-                                      return gguf::Ok{};
-                                  },
-                                  this);
-    m_job = job;
+    // The chunks add into the engine's cells; the figures are taken from it once all are in.
+    BackgroundJob* job = m_jobs.runChunks(
+        static_cast<int>(chunks),
+        [state, units, chunks](int chunk, const JobControl& control) -> gguf::Status {
+            const auto k = static_cast<std::size_t>(chunk);
+            const auto isCancelled = [&control] { return control.isCancelled(); };
+            for (std::size_t unit = k * units / chunks; unit < (k + 1) * units / chunks; ++unit) {
+                if (gguf::Status s = statusOf(state->engine.runUnit(unit, isCancelled)); !s)
+                    return s;
+            }
+            return gguf::Ok{};
+        },
+        [this, state](const std::vector<gguf::Ok>&) { emit finished(std::make_shared<gguf::ComparisonResults>(state->engine.results())); },
+        [this](const JobOutcome& outcome) { emit failed(outcome); });
     connect(job, &BackgroundJob::progress, this, &ComparisonRun::progress);
-    connect(job, &BackgroundJob::finished, this, [this, job, state](const JobOutcome& outcome) {
-        job->deleteLater();
-        if (!outcome.isDone()) {
-            emit failed(outcome);
-            return;
-        }
-        emit finished(std::make_shared<gguf::ComparisonResults>(state->engine.results()));
-    });
 }

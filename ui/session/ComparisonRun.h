@@ -6,13 +6,11 @@
 // value on the GUI thread.
 
 #include "compare/ModelComparison.h"
-#include "session/JobOutcome.h"
+#include "session/JobRunner.h"
 
 #include <QObject>
 #include <QPointer>
 #include <memory>
-
-class BackgroundJob;
 
 class ComparisonRun : public QObject {
     Q_OBJECT
@@ -20,9 +18,9 @@ public:
     // `chunkElements`: the engine's range size (smaller ranges: finer progress, more units).
     ComparisonRun(std::shared_ptr<const gguf::ModelComparison> comparison, QObject* parent = nullptr,
                   std::uint64_t chunkElements = gguf::kComparisonChunkElements);
-    void start();
+    void start();  // a newer start makes an older run stale: it is cancelled and its end dropped
     void cancel();
-    BackgroundJob* job() const { return m_job; }
+    BackgroundJob* job() const { return m_jobs.current(); }  // the running job, or null
     bool isRunning() const;
 
 signals:
@@ -33,5 +31,5 @@ signals:
 private:
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::uint64_t m_chunkElements;
-    QPointer<BackgroundJob> m_job;
+    JobRunner m_jobs{this};  // a newer start() makes an older run's end stale
 };

@@ -108,45 +108,62 @@ void ExpertScan::startExpert(std::uint64_t expert, bool statistics, bool heatmap
     // Chunk 0 computes the statistics (when asked), chunks 1.. one band of heatmap rows each.
     const gguf::HeatmapGrid grid = tileGrid(*m_tensor);
     const int bands = heatmap ? heatmapBands(grid) : 0;
-    auto result = std::make_shared<std::optional<gguf::ExpertStatistics>>();
-    auto cells = heatmap ? std::make_shared<std::vector<float>>(static_cast<std::size_t>(grid.rows) * grid.columns) : nullptr;
     const gguf::TensorSlice expertRows = *slice;
     const int first = statistics ? 0 : 1;
+    // One chunk's value: the statistics (chunk 0) or one band of heatmap cells.
+    struct Part {
+        std::optional<gguf::ExpertStatistics> statistics;
+        std::vector<float> cells;
+    };
     // The model is captured so its mapping outlives the job even if the page closes meanwhile.
-    auto* job = new BackgroundJob(1 + bands - first, [model = m_model, expertRows, expert, grid, bands, first, result, cells](
-                                                         int chunk, const std::atomic<bool>& cancelled) -> gguf::Status {
-        const int part = chunk + first;
-        if (part == 0) {
-            auto computed = gguf::computeExpertStatistics(*expertRows.tensor, expert, &cancelled);
-            if (!computed)
-                return computed.error();
-            result->emplace(std::move(*computed));
-            return gguf::Ok{};
-        }
-        const auto band = static_cast<std::uint64_t>(part - 1);
-        const auto from = static_cast<std::uint32_t>(grid.rows * band / static_cast<std::uint64_t>(bands));
-        const auto to = static_cast<std::uint32_t>(grid.rows * (band + 1) / static_cast<std::uint64_t>(bands));
-        const std::span<float> out(cells->data() + static_cast<std::size_t>(from) * grid.columns, static_cast<std::size_t>(to - from) * grid.columns);
-        return gguf::reduceHeatmapRows(expertRows, grid, from, to, out, &cancelled);
-    }, this);
-    const QString key = heatmap ? cacheKey(expert) : QString();
-    // The tracker drops this end if the user moved on to another tensor meanwhile.
-    m_jobs.track(job, this, [=, this](const JobOutcome& outcome) {
-        if (heatmap)
-            m_heatmapsPending.erase(expert);  // a failed or cancelled heatmap is retried when asked again
-        if (outcome.isFailed()) {
-            emit expertFailed(expert, outcome.message());
-        } else if (outcome.isDone()) {
-            if (*result)
-                emit statisticsReady(**result);
+    // Experts run side by side: a job per expert, all of the current tensor's request.
+    BackgroundJob* job = m_jobs.runChunksAlongside(
+        1 + bands - first,
+        [model = m_model, expertRows, expert, grid, bands, first](int chunk, const JobControl& control) -> gguf::Result<Part> {
+            const int part = chunk + first;
+            if (part == 0) {
+                auto computed = gguf::computeExpertStatistics(*expertRows.tensor, expert, control.cancelFlag());
+                if (!computed)
+                    return computed.error();
+                return Part{std::move(*computed), {}};
+            }
+            const auto band = static_cast<std::uint64_t>(part - 1);
+            const auto from = static_cast<std::uint32_t>(grid.rows * band / static_cast<std::uint64_t>(bands));
+            const auto to = static_cast<std::uint32_t>(grid.rows * (band + 1) / static_cast<std::uint64_t>(bands));
+            std::vector<float> out(static_cast<std::size_t>(to - from) * grid.columns);
+            if (gguf::Status s = gguf::reduceHeatmapRows(expertRows, grid, from, to, out, control.cancelFlag()); !s)
+                return s.error();
+            return Part{std::nullopt, std::move(out)};
+        },
+        [this, expert, grid, heatmap, key = heatmap ? cacheKey(expert) : QString()](std::vector<Part> parts) {
+            if (heatmap)
+                m_heatmapsPending.erase(expert);
+            std::shared_ptr<std::vector<float>> cells;
+            if (heatmap) {
+                cells = std::make_shared<std::vector<float>>();
+                cells->reserve(static_cast<std::size_t>(grid.rows) * grid.columns);
+            }
+            for (Part& part : parts) {
+                if (part.statistics)
+                    emit statisticsReady(*part.statistics);
+                else if (cells)
+                    cells->insert(cells->end(), part.cells.begin(), part.cells.end());
+            }
             if (cells) {
                 ResultCache::instance().insert(key, cells);
                 m_heatmaps[expert] = cells;
                 emit heatmapReady(expert, grid, cells);
             }
-        }
-        jobEnded();
-    });
+            jobEnded();
+        },
+        // The runner drops either end if the user moved on to another tensor meanwhile.
+        [this, expert, heatmap](const JobOutcome& outcome) {
+            if (heatmap)
+                m_heatmapsPending.erase(expert);  // a failed or cancelled heatmap is retried when asked again
+            if (outcome.isFailed())
+                emit expertFailed(expert, outcome.message());
+            jobEnded();
+        });
     emit jobStarted(job, tr("Expert %1 of %2").arg(expert).arg(QString::fromUtf8(m_tensor->name.data(), static_cast<qsizetype>(m_tensor->name.size()))));
 }
 

@@ -2,13 +2,13 @@
 // The per-expert work behind the expert grid and the statistics table: one BackgroundJob per
 // expert that computes the expert's statistics and, for the experts on screen, a small heatmap.
 // Results arrive expert by expert as plain values; a newer start() cancels every older job and
-// their late results are dropped (JobTracker's generations). No widgets here: a view that shows
+// their late results are dropped (JobRunner's generations). No widgets here: a view that shows
 // progress listens to jobStarted.
 
 #include "experts/ExpertAnalysis.h"
 #include "analysis/HeatmapReducer.h"
 #include "gguf/Model.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QObject>
 #include <QPointer>
@@ -58,5 +58,5 @@ private:
     const gguf::TensorInfo* m_tensor = nullptr;
     std::set<std::uint64_t> m_heatmapsPending;  // on their way, for the current tensor
     std::map<std::uint64_t, std::shared_ptr<const std::vector<float>>> m_heatmaps;  // finished (64 KiB each)
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
 };

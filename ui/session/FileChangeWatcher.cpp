@@ -1,11 +1,8 @@
 #include "session/FileChangeWatcher.h"
 
-#include "session/JobPool.h"
 
 #include <QFileSystemWatcher>
-#include <QFutureWatcher>
 #include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 struct ChangedShard {
@@ -32,26 +29,25 @@ void FileChangeWatcher::checkNow()
         return;
     }
     m_checking = true;
-    auto* watcher = new QFutureWatcher<ChangedShard>(this);
-    connect(watcher, &QFutureWatcher<ChangedShard>::finished, this, [this, watcher]() {
-        const ChangedShard changed = watcher->result();
-        watcher->deleteLater();
-        m_checking = false;
-        if (!changed.path.isEmpty()) {
-            m_reported = true;
-            m_watcher->removePaths(m_watcher->files());
-            emit fileChanged(changed.path, changed.reason);
-        } else if (m_recheck) {
-            m_recheck = false;
-            checkNow();
-        }
-    });
-    watcher->setFuture(QtConcurrent::run(jobPool(), [model = m_model]() {
-        for (const auto& shard : model->shards()) {
-            if (gguf::Status status = shard->mapping().checkUnchanged(); !status)
-                // The message without the path: the banner names the file once, by its name.
-                return ChangedShard{QString::fromStdString(shard->path()), QString::fromStdString(status.error().message)};
-        }
-        return ChangedShard{};
-    }));
+    m_checks.run(
+        [model = m_model](const JobControl&) -> gguf::Result<ChangedShard> {
+            for (const auto& shard : model->shards()) {
+                if (gguf::Status status = shard->mapping().checkUnchanged(); !status)
+                    // The message without the path: the banner names the file once, by its name.
+                    return ChangedShard{QString::fromStdString(shard->path()), QString::fromStdString(status.error().message)};
+            }
+            return ChangedShard{};
+        },
+        [this](const ChangedShard& changed) {
+            m_checking = false;
+            if (!changed.path.isEmpty()) {
+                m_reported = true;
+                m_watcher->removePaths(m_watcher->files());
+                emit fileChanged(changed.path, changed.reason);
+            } else if (m_recheck) {
+                m_recheck = false;
+                checkNow();
+            }
+        },
+        [this](const JobOutcome&) { m_checking = false; });
 }

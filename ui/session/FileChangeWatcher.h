@@ -5,6 +5,7 @@
 // pool, because even a stat() may block on a network file system.
 
 #include "gguf/Model.h"
+#include "session/JobRunner.h"
 
 #include <QObject>
 #include <memory>
@@ -29,4 +30,5 @@ private:
     bool m_checking = false;
     bool m_recheck = false;
     bool m_reported = false;
+    JobRunner m_checks{this};
 };

@@ -1,7 +1,8 @@
 #include "session/JobPool.h"
 
+#include "base/ParallelRows.h"
+
 #include <QCoreApplication>
-#include <QThread>
 #include <QThreadPool>
 
 #include <sys/resource.h>
@@ -14,7 +15,7 @@ QThreadPool* jobPool()
     // chunks, so no worker outlives the data it reads.
     static QThreadPool* pool = [] {
         auto* created = new QThreadPool(QCoreApplication::instance());
-        created->setMaxThreadCount(QThread::idealThreadCount());
+        created->setMaxThreadCount(static_cast<int>(gguf::machineThreadCount()));  // GGUFX_THREADS, or every core
         created->setObjectName(QStringLiteral("gguf-jobs"));
         return created;
     }();

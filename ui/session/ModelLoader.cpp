@@ -3,30 +3,34 @@
 #include "remote/HttpFile.h"
 #include "remote/RemoteModel.h"
 #include "remote/RemoteUrl.h"
-#include "session/JobPool.h"
 
-#include <QPointer>
-#include <QtConcurrent>
+gguf::Result<std::shared_ptr<const gguf::Model>> openModel(const QString& path)
+{
+    return gguf::remote::openAnyModel(path.toStdString());
+}
+
+void prepareModelOpen(const QString& path)
+{
+    if (gguf::remote::isRemoteName(path.toStdString()))
+        gguf::remote::initializeHttp();
+}
 
 ModelLoader::ModelLoader(QObject* parent) : QObject(parent) {}
 
 void ModelLoader::open(const QString& path)
 {
-    const quint64 generation = ++m_generation;
-    QPointer<ModelLoader> self(this);
-    // libcurl's set-up belongs on this (the GUI) thread, not on the job that opens the URL.
-    if (gguf::remote::isRemoteName(path.toStdString()))
-        gguf::remote::initializeHttp();
-    QtConcurrent::run(jobPool(), [path]() {
-        yieldToGuiThread();
-        return gguf::remote::openAnyModel(path.toStdString());  // a file, or a URL read over HTTP
-    })
-        .then(this, [self, generation, path](gguf::Result<std::shared_ptr<const gguf::Model>> result) {
-            if (!self || generation != self->m_generation)
-                return;
-            if (result)
-                emit self->opened(path, result.value());
-            else
-                emit self->failed(path, QString::fromStdString(result.error().toString()));
-        });
+    prepareModelOpen(path);
+    m_jobs.run([path](const JobControl&) { return openModel(path); },
+               [this, path](std::shared_ptr<const gguf::Model> model) { emit opened(path, std::move(model)); },
+               [this, path](const JobOutcome& outcome) {
+                   if (outcome.isCancelled())
+                       emit cancelled(path);
+                   else
+                       emit failed(path, outcome.message());
+               });
+}
+
+void ModelLoader::cancel()
+{
+    m_jobs.cancel();
 }

@@ -1,12 +1,11 @@
 #pragma once
-// Exports a slice (.npy, raw f32 or CSV) in the background with the same core code as the CLI;
-// the file appears only when complete (temp file, then rename), never over an input file.
+// Exports a slice (.npy, raw f32 or CSV) with the same core code as the CLI; the file appears only
+// when complete (temp file, then rename), never over an input file. The work of a job: owners
+// run it through their JobRunner.
 
-#include "write/SliceExporter.h"
+#include "session/JobRunner.h"
 #include "session/SliceRef.h"
+#include "write/SliceExporter.h"
 
-class BackgroundJob;
-class QObject;
-
-// Returns the running job; its finished() signal carries the outcome.
-BackgroundJob* startSliceExport(const SliceRef& slice, gguf::ExportFormat format, const QString& path, QObject* parent);
+// On a pool thread; stops, leaving nothing behind, when the job is cancelled.
+gguf::Status exportSliceFile(const SliceRef& slice, gguf::ExportFormat format, const std::string& target, const JobControl& control);

@@ -1,6 +1,6 @@
 #include "shell/ConvertDialog.h"
 
-#include "session/BackgroundJob.h"
+#include "session/JobPoolExecutor.h"
 #include "quantize/Conversion.h"
 #include "quantize/Quantize.h"
 
@@ -20,14 +20,12 @@
 
 namespace {
 constexpr int kPreviewDebounceMs = 300;
-constexpr int kProgressPollMs = 100;
 }
 
 ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* parent)
     : QDialog(parent), m_input(std::move(input)), m_output(new QLineEdit(this)), m_type(new QComboBox(this)),
       m_pattern(new QLineEdit(this)), m_imatrix(new QLineEdit(this)), m_imatrixNote(new QLabel(this)), m_preview(new QTreeWidget(this)), m_warnings(new QLabel(this)), m_progress(new QProgressBar(this)),
-      m_convert(new QPushButton(tr("Convert"), this)), m_cancel(new QPushButton(tr("Close"), this)), m_previewDebounce(new QTimer(this)),
-      m_progressPoll(new QTimer(this))
+      m_convert(new QPushButton(tr("Convert"), this)), m_cancel(new QPushButton(tr("Close"), this)), m_previewDebounce(new QTimer(this))
 {
     setWindowTitle(tr("Convert Model"));
     m_output->setObjectName(QStringLiteral("outputEdit"));
@@ -65,11 +63,6 @@ ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* 
     connect(m_previewDebounce, &QTimer::timeout, this, &ConvertDialog::updatePreview);
     connect(m_type, &QComboBox::currentIndexChanged, this, &ConvertDialog::updatePreview);
     connect(m_pattern, &QLineEdit::textChanged, m_previewDebounce, qOverload<>(&QTimer::start));
-    m_progressPoll->setInterval(kProgressPollMs);
-    connect(m_progressPoll, &QTimer::timeout, this, [this]() {
-        const std::uint64_t total = m_total->load();
-        m_progress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(m_done->load()) / static_cast<double>(total)) : 0);
-    });
     connect(m_convert, &QPushButton::clicked, this, &ConvertDialog::startConversion);
     connect(m_cancel, &QPushButton::clicked, this, [this]() {
         if (isConverting())
@@ -138,7 +131,7 @@ QString ConvertDialog::warningsText() const
 
 bool ConvertDialog::isConverting() const
 {
-    return m_job && m_job->isRunning();
+    return m_convertJobs.isRunning();
 }
 
 gguf::ConversionOptions ConvertDialog::options() const
@@ -167,8 +160,7 @@ void ConvertDialog::chooseImportanceMatrix()
 void ConvertDialog::setImportanceMatrixPath(const QString& path)
 {
     m_imatrix->setText(path);
-    if (m_imatrixJob)
-        m_imatrixJob->cancel();
+    m_imatrixJobs.renew();  // another matrix was chosen: the older one's result is dropped
     m_importance.reset();
     if (path.isEmpty()) {
         m_imatrixNote->clear();
@@ -179,32 +171,26 @@ void ConvertDialog::setImportanceMatrixPath(const QString& path)
     // Reading the matrix is file I/O: on the job pool; Convert waits for it.
     m_imatrixNote->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     m_convert->setEnabled(false);
-    auto loaded = std::make_shared<std::shared_ptr<const gguf::ImportanceWeights>>();
-    auto* job = new BackgroundJob(1, [path, loaded](int, const std::atomic<bool>&) -> gguf::Status {
-        auto weights = gguf::ImportanceWeights::load(path.toStdString());
-        if (!weights)
-            return weights.error();
-        *loaded = std::make_shared<const gguf::ImportanceWeights>(std::move(weights.value()));
-        return gguf::Ok{};
-    }, this);
-    m_imatrixJob = job;
-    connect(job, &BackgroundJob::finished, this, [this, job, loaded, path](const JobOutcome& outcome) {
-        job->deleteLater();
-        if (m_imatrixJob != job)
-            return;  // another matrix was chosen meanwhile
-        m_imatrixJob = nullptr;
-        const bool succeeded = outcome.isDone();
-        if (succeeded) {
-            m_importance = *loaded;
+    m_imatrixJobs.run(
+        [path](const JobControl&) -> gguf::Result<std::shared_ptr<const gguf::ImportanceWeights>> {
+            auto weights = gguf::ImportanceWeights::load(path.toStdString());
+            if (!weights)
+                return weights.error();
+            return std::make_shared<const gguf::ImportanceWeights>(std::move(weights.value()));
+        },
+        [this](std::shared_ptr<const gguf::ImportanceWeights> weights) {
+            m_importance = std::move(weights);
             m_imatrixNote->setText(tr("%n entr(y/ies), %1 chunk(s); covered tensors are quantized with its weights.", nullptr,
                                       static_cast<int>(m_importance->entryCount()))
                                        .arg(m_importance->chunkCount()));
-        } else {
+            updatePreview();
+            emit importanceMatrixLoaded(true, QString());
+        },
+        [this](const JobOutcome& outcome) {
             m_imatrixNote->setText(tr("Cannot read the importance matrix: %1").arg(outcome.message()));
-        }
-        updatePreview();
-        emit importanceMatrixLoaded(succeeded, succeeded ? QString() : outcome.message());
-    });
+            updatePreview();
+            emit importanceMatrixLoaded(false, outcome.message());
+        });
 }
 
 QString ConvertDialog::typeRefusal() const
@@ -262,7 +248,7 @@ void ConvertDialog::updatePreview()
     for (const std::string& warning : plan->warnings)
         lines << QStringLiteral("⚠ ") + QString::fromStdString(warning).toHtmlEscaped();
     m_warnings->setText(lines.join(QStringLiteral("<br>")));
-    m_convert->setEnabled(!isConverting() && !m_imatrixJob);
+    m_convert->setEnabled(!isConverting() && !m_imatrixJobs.isRunning());
 }
 
 void ConvertDialog::startConversion()
@@ -270,7 +256,7 @@ void ConvertDialog::startConversion()
     if (isConverting())
         return;
     const QString output = outputPath();
-    if (const QString refusal = typeRefusal(); !refusal.isEmpty() || m_imatrixJob) {
+    if (const QString refusal = typeRefusal(); !refusal.isEmpty() || m_imatrixJobs.isRunning()) {
         m_warnings->setText(refusal.isEmpty() ? tr("The importance matrix is still being read.") : refusal);
         emit conversionFinished(false, m_warnings->text());
         return;
@@ -280,41 +266,41 @@ void ConvertDialog::startConversion()
         emit conversionFinished(false, m_warnings->text());
         return;
     }
-    m_done->store(0);
-    m_total->store(0);
-    auto* job = new BackgroundJob(1, [input = m_input, importance = m_importance, outputFile = output.toStdString(), conversion = options(), done = m_done,
-                                      total = m_total](int, const std::atomic<bool>& cancelled) mutable -> gguf::Status {
-        conversion.cancel = &cancelled;
-        conversion.importance = importance.get();  // kept alive by this job, whatever the dialog chooses meanwhile
-        conversion.progress = [done, total](std::uint64_t d, std::uint64_t t) {
-            done->store(d);
-            total->store(t);
-        };
-        auto result = gguf::convertModel(*input, outputFile, conversion);
-        if (!result)
-            return result.error();
-        return gguf::Ok{};
-    }, this);
-    m_job = job;
+    BackgroundJob* job = m_convertJobs.run(
+        [input = m_input, importance = m_importance, outputFile = output.toStdString(), conversion = options()](const JobControl& control) mutable
+            -> gguf::Status {
+            conversion.executor = &JobPoolExecutor::instance();
+            conversion.cancel = control.cancelFlag();
+            conversion.importance = importance.get();  // kept alive by this job, whatever the dialog chooses meanwhile
+            conversion.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
+            auto result = gguf::convertModel(*input, outputFile, conversion);
+            if (!result)
+                return result.error();
+            return gguf::Ok{};
+        },
+        [this, output](gguf::Ok) { conversionEnded(JobOutcome::done(), output); },
+        [this, output](const JobOutcome& outcome) { conversionEnded(outcome, output); });
+    m_convertJobs.onWorkProgress(job, [this](quint64 done, quint64 total) {
+        m_progress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)) : 0);
+    });
+    m_progress->setValue(0);
     m_convert->setEnabled(false);
     m_cancel->setText(tr("Cancel"));
-    m_progressPoll->start();
-    connect(job, &BackgroundJob::finished, this, [this, job, output](const JobOutcome& outcome) {
-        job->deleteLater();
-        const bool succeeded = outcome.isDone();
-        const QString message = outcome.message();
-        m_progressPoll->stop();
-        m_cancel->setText(tr("Close"));
-        m_convert->setEnabled(true);
-        m_progress->setValue(succeeded ? 1000 : 0);
-        m_warnings->setText(succeeded ? tr("Wrote %1.").arg(output.toHtmlEscaped())
-                                      : tr("<b>Conversion failed:</b> %1").arg(message.toHtmlEscaped()));
-        emit conversionFinished(succeeded, succeeded ? QString() : message);
-    });
+}
+
+void ConvertDialog::conversionEnded(const JobOutcome& outcome, const QString& output)
+{
+    const bool succeeded = outcome.isDone();
+    const QString message = outcome.message();
+    m_cancel->setText(tr("Close"));
+    m_convert->setEnabled(true);
+    m_progress->setValue(succeeded ? 1000 : 0);
+    m_warnings->setText(succeeded ? tr("Wrote %1.").arg(output.toHtmlEscaped())
+                                  : tr("<b>Conversion failed:</b> %1").arg(message.toHtmlEscaped()));
+    emit conversionFinished(succeeded, succeeded ? QString() : message);
 }
 
 void ConvertDialog::cancelConversion()
 {
-    if (m_job)
-        m_job->cancel();
+    m_convertJobs.cancel();
 }

@@ -9,6 +9,7 @@
 
 #include "quantize/Conversion.h"
 #include "quantize/ImportanceWeights.h"
+#include "session/JobRunner.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -22,7 +23,6 @@ class QProgressBar;
 class QPushButton;
 class QTimer;
 class QTreeWidget;
-class BackgroundJob;
 
 class ConvertDialog : public QDialog {
     Q_OBJECT
@@ -55,6 +55,7 @@ signals:
     void importanceMatrixLoaded(bool succeeded, const QString& message);
 
 private:
+    void conversionEnded(const JobOutcome& outcome, const QString& output);
     void chooseOutput();
     void updatePreview();
     void chooseImportanceMatrix();
@@ -67,16 +68,12 @@ private:
     QLineEdit* m_imatrix;
     QLabel* m_imatrixNote;
     std::shared_ptr<const gguf::ImportanceWeights> m_importance;
-    QPointer<BackgroundJob> m_imatrixJob;
+    JobRunner m_imatrixJobs{this};
     QTreeWidget* m_preview;
     QLabel* m_warnings;
     QProgressBar* m_progress;
     QPushButton* m_convert;
     QPushButton* m_cancel;
     QTimer* m_previewDebounce;
-    QTimer* m_progressPoll;
-    QPointer<BackgroundJob> m_job;
-    // Written by the converting thread, read by m_progressPoll on the GUI thread.
-    std::shared_ptr<std::atomic<std::uint64_t>> m_done = std::make_shared<std::atomic<std::uint64_t>>(0);
-    std::shared_ptr<std::atomic<std::uint64_t>> m_total = std::make_shared<std::atomic<std::uint64_t>>(0);
+    JobRunner m_convertJobs{this};
 };

@@ -18,7 +18,7 @@
 #include "shell/WindowPlacement.h"
 #include "shell/OpenUrl.h"
 #include "tensor/TensorBrowser.h"
-#include "imatrix/OpenImatrix.h"
+#include "shell/OpenImatrix.h"
 
 #include <QAction>
 #include <QApplication>

@@ -65,17 +65,15 @@ void BlockInspector::load()
     const SliceRef slice = m_slice;
     const auto row = static_cast<std::uint64_t>(m_row->value());
     const auto block = static_cast<std::uint64_t>(m_block->value());
-    auto result = std::make_shared<std::optional<BlockDisassembly>>();
-    auto* job = new BackgroundJob(1, [slice, row, block, result](int, const std::atomic<bool>&) -> gguf::Status {
-        auto read = BlockDisassembly::read(slice, row, block);
-        if (!read)
-            return read.error();
-        result->emplace(std::move(read.value()));
-        return gguf::Ok{};
-    }, this);
+    BackgroundJob* job = m_jobs.run(
+        [slice, row, block](const JobControl&) { return BlockDisassembly::read(slice, row, block); },
+        [this, slice](const BlockDisassembly& read) {
+            m_view->setHtml(read.toHtml(*slice.slice.tensor));
+            emit blockShown();
+        },
+        [this](const JobOutcome& outcome) {
+            m_view->setHtml(outcome.message().toHtmlEscaped());
+            emit blockShown();
+        });
     m_progress->track(job, tr("Block %1 of row %2").arg(block).arg(row));
-    m_jobs.track(job, this, [this, result, slice](const JobOutcome& outcome) {
-        m_view->setHtml(outcome.isDone() ? (*result)->toHtml(*slice.slice.tensor) : outcome.message().toHtmlEscaped());
-        emit blockShown();
-    });
 }

@@ -4,7 +4,7 @@
 // value. Pick a block by row and index, or by clicking a heatmap.
 
 #include "session/SliceRef.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -33,5 +33,5 @@ private:
     QSpinBox* m_block;
     QTextBrowser* m_view;
     SliceRef m_slice;
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
 };

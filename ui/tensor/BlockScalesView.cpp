@@ -180,28 +180,21 @@ void BlockScalesView::setSlice(const SliceRef& slice)
         return;
     }
     showPlaceholders(tr("Computing…"));
-    auto result = std::make_shared<std::optional<gguf::ScaleOverview>>();
-    auto* job = new BackgroundJob(1, [slice, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        auto overview = gguf::computeScaleOverview(slice.slice, kGridCells, kGridCells, kBins, &cancelled);
-        if (!overview)
-            return overview.error();
-        result->emplace(std::move(overview.value()));
-        return gguf::Ok{};
-    }, this);
-    m_progress->track(job, tr("Block scales of %1").arg(slice.label()));
-    m_message->setText(tr("Computing block scales…"));
-    m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
-        if (!outcome.isDone()) {
+    BackgroundJob* job = m_jobs.run(
+        [slice](const JobControl& control) { return gguf::computeScaleOverview(slice.slice, kGridCells, kGridCells, kBins, control.cancelFlag()); },
+        [this](gguf::ScaleOverview overview) {
+            hidePlaceholders();
+            m_overview = std::move(overview);
+            display();
+            emit overviewReady();
+        },
+        [this](const JobOutcome& outcome) {
             m_message->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
             showPlaceholders(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
                              [this]() { setSlice(m_slice); });
-            return;
-        }
-        hidePlaceholders();
-        m_overview = std::move(*result);
-        display();
-        emit overviewReady();
-    });
+        });
+    m_progress->track(job, tr("Block scales of %1").arg(slice.label()));
+    m_message->setText(tr("Computing block scales…"));
 }
 
 void BlockScalesView::display()

@@ -6,7 +6,7 @@
 
 #include "blocks/ScaleOverview.h"
 #include "session/SliceRef.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -65,7 +65,7 @@ private:
     QCustomPlot* m_minHeatmap;
     QCPColorMap* m_minMap;
     SliceRef m_slice;
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
     std::optional<gguf::ScaleOverview> m_overview;
     std::vector<PlotPlaceholder*> m_placeholders;
 };

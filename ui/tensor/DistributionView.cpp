@@ -91,27 +91,20 @@ void DistributionView::setSlice(const SliceRef& slice)
         return;
     }
     m_placeholder->show(tr("Computing…"));
-    auto result = std::make_shared<std::optional<gguf::SliceStatistics>>();
-    auto* job = new BackgroundJob(1, [slice, result](int, const std::atomic<bool>& cancelled) -> gguf::Status {
-        auto computed = gguf::computeStatistics(slice.slice, kBins, &cancelled);
-        if (!computed)
-            return computed.error();
-        result->emplace(std::move(computed.value()));
-        return gguf::Ok{};
-    }, this);
-    m_progress->track(job, tr("Statistics of %1").arg(slice.label()));
-    m_jobs.track(job, this, [this, result](const JobOutcome& outcome) {
-        if (!outcome.isDone()) {
+    BackgroundJob* job = m_jobs.run(
+        [slice](const JobControl& control) { return gguf::computeStatistics(slice.slice, kBins, control.cancelFlag()); },
+        [this](gguf::SliceStatistics statistics) {
+            m_placeholder->hide();
+            m_result = std::move(statistics);
+            display();
+            emit statisticsReady();
+        },
+        [this](const JobOutcome& outcome) {
             m_summary->setText(outcome.isCancelled() ? tr("Cancelled.") : outcome.message());
             m_placeholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
                                 [this]() { setSlice(m_slice); });
-            return;
-        }
-        m_placeholder->hide();
-        m_result = std::move(*result);
-        display();
-        emit statisticsReady();
-    });
+        });
+    m_progress->track(job, tr("Statistics of %1").arg(slice.label()));
     m_summary->setText(tr("Computing…"));
 }
 

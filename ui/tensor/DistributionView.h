@@ -3,7 +3,7 @@
 
 #include "session/SliceRef.h"
 #include "analysis/Statistics.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -38,7 +38,7 @@ private:
     QCPBars* m_bars;
     QCheckBox* m_logScale;
     QLabel* m_summary;
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
     std::optional<gguf::SliceStatistics> m_result;
     SliceRef m_slice;
     PlotPlaceholder* m_placeholder;

@@ -78,27 +78,32 @@ void RowValuesView::load()
     const std::uint64_t blockSize = tensor.traits ? tensor.traits->blockSize : 1;
     const std::uint64_t wanted = std::min<std::uint64_t>(static_cast<std::uint64_t>(m_count->value()), m_slice.slice.rowLength());
     const std::uint64_t covered = std::min<std::uint64_t>((wanted + blockSize - 1) / blockSize * blockSize, m_slice.slice.rowLength());
-    auto buffer = std::make_shared<std::vector<float>>(static_cast<std::size_t>(covered));
     const SliceRef slice = m_slice;
-    auto* job = new BackgroundJob(1, [slice, row, buffer](int, const std::atomic<bool>&) {
-        const std::uint64_t begin = row * slice.slice.rowLength();
-        return gguf::dequantizeElements(*slice.slice.tensor, begin, begin + buffer->size(), *buffer);
-    }, this);
-    m_progress->track(job, tr("Row %1 of %2").arg(m_row->value()).arg(slice.label()));
-    m_jobs.track(job, this, [this, buffer, wanted](const JobOutcome& outcome) {
-        if (!outcome.isDone()) {
+    BackgroundJob* job = m_jobs.run(
+        [slice, row, covered](const JobControl&) -> gguf::Result<std::vector<float>> {
+            std::vector<float> values(static_cast<std::size_t>(covered));
+            const std::uint64_t begin = row * slice.slice.rowLength();
+            if (gguf::Status s = gguf::dequantizeElements(*slice.slice.tensor, begin, begin + values.size(), values); !s)
+                return s.error();
+            return values;
+        },
+        [this, wanted](std::vector<float> values) { showValues(values, wanted); },
+        [this](const JobOutcome& outcome) {
             m_table->setRowCount(1);
             m_table->setItem(0, 1, new QTableWidgetItem(outcome.message()));
-            return;
-        }
-        m_values.assign(buffer->begin(), buffer->begin() + static_cast<std::ptrdiff_t>(wanted));
-        m_table->setRowCount(static_cast<int>(m_values.size()));
-        for (int i = 0; i < static_cast<int>(m_values.size()); ++i) {
-            const float value = m_values[static_cast<std::size_t>(i)];
-            m_table->setItem(i, 0, new QTableWidgetItem(QString::number(i)));
-            m_table->setItem(i, 1, new QTableWidgetItem(QString::number(static_cast<double>(value), 'g', 9)));
-            m_table->setItem(i, 2, new QTableWidgetItem(QStringLiteral("0x%1").arg(std::bit_cast<quint32>(value), 8, 16, QLatin1Char('0'))));
-        }
-        emit valuesReady();
-    });
+        });
+    m_progress->track(job, tr("Row %1 of %2").arg(m_row->value()).arg(slice.label()));
+}
+
+void RowValuesView::showValues(const std::vector<float>& values, std::uint64_t wanted)
+{
+    m_values.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(wanted));
+    m_table->setRowCount(static_cast<int>(m_values.size()));
+    for (int i = 0; i < static_cast<int>(m_values.size()); ++i) {
+        const float value = m_values[static_cast<std::size_t>(i)];
+        m_table->setItem(i, 0, new QTableWidgetItem(QString::number(i)));
+        m_table->setItem(i, 1, new QTableWidgetItem(QString::number(static_cast<double>(value), 'g', 9)));
+        m_table->setItem(i, 2, new QTableWidgetItem(QStringLiteral("0x%1").arg(std::bit_cast<quint32>(value), 8, 16, QLatin1Char('0'))));
+    }
+    emit valuesReady();
 }

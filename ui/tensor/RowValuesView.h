@@ -2,7 +2,7 @@
 // The first N values of one row as a table: what people check first when a kernel is suspected.
 
 #include "session/SliceRef.h"
-#include "session/JobTracker.h"
+#include "session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -26,12 +26,13 @@ signals:
 
 private:
     void load();
+    void showValues(const std::vector<float>& values, std::uint64_t wanted);
 
     JobProgressBar* m_progress;
     QSpinBox* m_row;
     QSpinBox* m_count;
     QTableWidget* m_table;
     SliceRef m_slice;
-    JobTracker m_jobs;
+    JobRunner m_jobs{this};
     std::vector<float> m_values;
 };

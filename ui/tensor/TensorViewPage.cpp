@@ -168,12 +168,12 @@ QString TensorViewPage::exportSlice(const QString& path)
     const gguf::ExportFormat format = suffix == QLatin1String("npy") ? gguf::ExportFormat::Npy
                                     : suffix == QLatin1String("csv") ? gguf::ExportFormat::Csv
                                                                      : gguf::ExportFormat::RawF32;
-    BackgroundJob* job = startSliceExport(m_slice, format, path, this);
+    // Exports run side by side: a second one does not cancel the first.
+    BackgroundJob* job = m_exportJobs.runAlongside(
+        [slice = m_slice, format, target = path.toStdString()](const JobControl& control) { return exportSliceFile(slice, format, target, control); },
+        [this, path](gguf::Ok) { emit exportFinished(true, tr("Exported %1").arg(path)); },
+        [this](const JobOutcome& outcome) { emit exportFinished(false, outcome.message()); });
     m_progress->track(job, tr("Exporting %1").arg(QFileInfo(path).fileName()));
-    connect(job, &BackgroundJob::finished, this, [this, job, path](const JobOutcome& outcome) {
-        job->deleteLater();
-        emit exportFinished(outcome.isDone(), outcome.isDone() ? tr("Exported %1").arg(path) : outcome.message());
-    });
     return {};
 }
 

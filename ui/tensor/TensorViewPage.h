@@ -3,6 +3,7 @@
 // row values, an expert picker for 3-D expert tensors, and exports. All heavy work runs as
 // background jobs shown in one progress bar with a Cancel button.
 
+#include "session/JobRunner.h"
 #include "session/SliceRef.h"
 
 #include <QWidget>
@@ -66,6 +67,7 @@ private:
     QLabel* m_expertLabel;
     QTabWidget* m_tabs;
     JobProgressBar* m_progress;
+    JobRunner m_exportJobs{this};
     HeatmapView* m_heatmap;
     DistributionView* m_distribution;
     RowValuesView* m_rowValues;

@@ -1,4 +1,4 @@
-#include "imatrix/OpenImatrix.h"
+#include "shell/OpenImatrix.h"
 
 #include "imatrix/ImatrixLoader.h"
 #include "common/ExportLocation.h"
