@@ -81,6 +81,7 @@ constexpr CliOption kPlanOptions[] = {
     {"--imatrix", "FILE", "weight the estimated errors by an importance matrix"},
     {"-o", "RULES", "write the plan as --tensor-type rules (for convert --recipe or llama-quantize)"},
     {"--rows", "N", "rows measured per tensor to estimate the error (default 64)"},
+    {"--scan", "SCAN.json", "choose by the KLD a sensitivity scan measured (scan -o), not by weight error"},
     {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
     {"--json", nullptr, "the plan as JSON"},
 };
@@ -175,7 +176,7 @@ const CliCommand kCommands[] = {
      kConvertOptions, runConvert, "1-D tensors keep their type unless a preset says otherwise."},
     {"recipe", "FILE", "layers x roles grid of stored types, bpw, label audit; with --preset, llama-quantize's choice",
      kRecipeOptions, runRecipe},
-    {"plan", "MODEL --size SIZE", "per-tensor types of least estimated error within SIZE, as --tensor-type rules",
+    {"plan", "MODEL --size SIZE", "per-tensor types of least estimated error (or measured KLD, --scan) within SIZE, as --tensor-type rules",
      kPlanOptions, runPlan, "SIZE: 4.2GB, 3.9GiB, 800MB, 123456789 (file bytes) or 4.5bpw (bits per weight of the tensor data)."},
     {"scan", "MODEL (--text-file F | --tokens IDS) | --merge A.json B.json ... -o OUT",
      "measured sensitivity: mean KLD, top-1 agreement and dp when only one group (layer x role) is quantized to each type",

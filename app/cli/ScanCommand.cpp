@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <map>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -246,11 +247,12 @@ int runScan(const std::vector<std::string>& words)
                     + std::to_string((*scan)->layerCount() + 1) + " (the output counted as one)\n")
                        .c_str(),
                    stderr);
-        run.progress = [](std::size_t done, std::size_t total, double seconds) {
+        // On a terminal one line rewritten in place; into a log (a batch job's) a line per probe.
+        const bool terminal = ::isatty(2) == 1;
+        run.progress = [terminal](std::size_t done, std::size_t total, double seconds) {
             const double eta = done ? seconds / double(done) * double(total - done) : 0.0;
-            std::fprintf(stderr, "\rprobe %zu/%zu  %s elapsed, ETA %s   ", done, total, duration(seconds).c_str(), duration(eta).c_str());
-            if (done == total)
-                std::fputc('\n', stderr);
+            std::fprintf(stderr, "%sprobe %zu/%zu  %s elapsed, ETA %s%s", terminal ? "\r" : "", done, total, duration(seconds).c_str(),
+                         duration(eta).c_str(), terminal ? (done == total ? "\n" : "   ") : "\n");
         };
     }
     if (out)

@@ -24,8 +24,10 @@ Result<ScanCostReport> applyScanCosts(ErrorTable& table, const ScanRecord& recor
             ++count;
         }
     }
-    if (measured.empty())
-        return Error{"the scan file has no measured probe", Error::kNoOffset, {}};
+    if (record.measured() < record.probes.size())
+        return Error{"the scan is not complete: " + std::to_string(record.measured()) + " of " + std::to_string(record.probes.size())
+                         + " probes measured (resume it, or merge every shard)",
+                     Error::kNoOffset, {}};
     std::size_t known = 0;
     for (const TensorErrors& errors : table.tensors)
         known += groups.count(std::string(errors.tensor->name));

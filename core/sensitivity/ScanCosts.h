@@ -16,7 +16,7 @@ struct ScanCostReport {
     std::size_t dropped = 0;       // choices with no figure, left out
 };
 
-// Fails when a tensor is left with no choice, or the scan is not of this model's tensors.
+// Fails when the scan is partial, is not of this model's tensors, or leaves a tensor no choice.
 Result<ScanCostReport> applyScanCosts(ErrorTable& table, const ScanRecord& record);
 
 }  // namespace gguf
