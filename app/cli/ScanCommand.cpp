@@ -12,6 +12,7 @@
 #include "types/GgmlType.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -213,11 +214,13 @@ int runScan(const std::vector<std::string>& words)
         return 2;
 
     const bool quiet = args.has("--quiet");
-    if (!quiet)
-        std::fputs("running the reference ...\n", stderr);
+    const auto started = std::chrono::steady_clock::now();
     auto scan = gguf::SensitivityScan::prepare(*model, *tokens, options);
     if (!scan)
         return reportFailure(scan.error().toString());
+    if (!quiet)
+        std::fprintf(stderr, "reference: %lld tokens in chunks of %lld, run in %s\n", static_cast<long long>((*scan)->identity().tokens),
+                     static_cast<long long>(chunk), duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()).c_str());
     gguf::ScanRecord record = gguf::emptyRecord(**scan);
     if (shardCount > 1)
         record.shard = std::to_string(shard + 1) + "/" + std::to_string(shardCount);
