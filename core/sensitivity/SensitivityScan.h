@@ -72,8 +72,10 @@ struct ProbeResult {
     ProbeFigures figures;
 };
 
-// Runs `count` units; run(i) for each i in [0, count), in any order, on any threads the
-// executor likes. run(i) returns false when the unit failed or was cancelled.
+// Runs `count` units: run(i) for each i in [0, count), in any order, one at a time (a probe's
+// passes already use every core through the shared worker pool, which is not to be entered from
+// two threads at once; probes run side by side as processes, --shard). run(i) returns false when
+// the unit failed or was cancelled, after which the executor may stop.
 using ProbeExecutor = std::function<void(std::size_t count, const std::function<bool(std::size_t)>& run)>;
 // One after another on the calling thread (each pass uses every core by itself).
 ProbeExecutor sequentialExecutor();
@@ -107,8 +109,7 @@ public:
     // Mean layers a probe reruns per chunk (output counted as one), over all probes.
     double meanLayersRerun() const;
 
-    // One probe; safe to call from several threads at once only if the forward pass is (the
-    // sequential executor never does).
+    // One probe (not from two threads at once: see ProbeExecutor).
     Result<ProbeFigures> runProbe(std::size_t index, const std::atomic<bool>* cancel = nullptr) const;
 
 private:
