@@ -230,13 +230,11 @@ int runScan(const std::vector<std::string>& words)
         auto saved = gguf::readScanFile(*out);
         if (!saved)
             return reportFailure(saved.error().toString());
-        {
-            if (saved->identity.fingerprint != record.identity.fingerprint || saved->probes.size() != record.probes.size())
-                return reportFailure(*out + " is a scan of another model, text or settings; not resumed (remove it or name another -o)");
-            record.figures = saved->figures;
-            if (!quiet)
-                std::fputs(("resuming: " + std::to_string(record.measured()) + " probes already measured\n").c_str(), stderr);
-        }
+        if (saved->identity.fingerprint != record.identity.fingerprint || saved->probes.size() != record.probes.size())
+            return reportFailure(*out + " is a scan of another model, text or settings; not resumed (remove it or name another -o)");
+        record.figures = saved->figures;
+        if (!quiet)
+            std::fputs(("resuming: " + std::to_string(record.measured()) + " probes already measured\n").c_str(), stderr);
     }
 
     gguf::ScanRunOptions run;

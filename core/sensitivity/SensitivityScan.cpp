@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 namespace gguf {
@@ -17,6 +18,9 @@ namespace gguf {
 namespace {
 
 using T = GgmlTypeId;
+
+// The most f32 bytes of its quantized group a probe keeps between chunks.
+constexpr std::uint64_t kMaxCachedProbeBytes = std::uint64_t{1} << 30;
 
 Error scanError(std::string message)
 {
@@ -272,7 +276,37 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
     (*only)[group.tensor] = probe.type;
     spec.recipeTypes = std::move(only);
     spec.importance = m_options.importance;
-    const WeightTransform transform = simulatedQuantization(std::move(spec));
+    const WeightTransform quantize = simulatedQuantization(std::move(spec));
+    // The group's rows are quantized once per probe, not once per chunk: every chunk loads the
+    // same rows, and the quantizers are deterministic, so the copy is the same values (up to a
+    // bound on what is held; past it, rows are quantized again).
+    struct Cache {
+        std::mutex lock;
+        std::map<std::pair<std::uint64_t, std::size_t>, std::vector<float>> rows;
+        std::uint64_t bytes = 0;
+    };
+    auto cache = std::make_shared<Cache>();
+    const WeightTransform transform = [quantize, cache, name = group.tensor](const TensorInfo& tensor, std::uint64_t rowBegin,
+                                                                              std::span<float> values) -> Status {
+        if (tensor.name != name)
+            return Ok{};  // not the probe's group: as stored
+        const std::pair<std::uint64_t, std::size_t> key{rowBegin, values.size()};
+        {
+            std::lock_guard guard(cache->lock);
+            if (const auto found = cache->rows.find(key); found != cache->rows.end()) {
+                std::copy(found->second.begin(), found->second.end(), values.begin());
+                return Ok{};
+            }
+        }
+        if (Status done = quantize(tensor, rowBegin, values); !done)
+            return done;
+        std::lock_guard guard(cache->lock);
+        if (cache->bytes + values.size_bytes() <= kMaxCachedProbeBytes) {
+            cache->rows.emplace(key, std::vector<float>(values.begin(), values.end()));
+            cache->bytes += values.size_bytes();
+        }
+        return Ok{};
+    };
 
     OutputComparisonBuilder builder;
     const std::int64_t chunk = m_identity.chunkSize;
