@@ -81,8 +81,26 @@ constexpr CliOption kPlanOptions[] = {
     {"--imatrix", "FILE", "weight the estimated errors by an importance matrix"},
     {"-o", "RULES", "write the plan as --tensor-type rules (for convert --recipe or llama-quantize)"},
     {"--rows", "N", "rows measured per tensor to estimate the error (default 64)"},
+    {"--scan", "SCAN.json", "choose by the KLD a sensitivity scan measured (scan -o), not by weight error"},
     {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
     {"--json", nullptr, "the plan as JSON"},
+};
+
+constexpr CliOption kScanOptions[] = {
+    {"--text-file", "F", "calibration text, tokenized with the model's tokenizer"},
+    {"--tokens", "IDS", "calibration token ids, 1,2,3"},
+    {"--types", "LIST", "candidate types (default q2_K,q3_K,q4_K,q5_K,q6_K,q8_0; with --imatrix also iq2_xxs ... iq4_xs)"},
+    {"--imatrix", "FILE", "quantize with these importance weights, as llama-quantize --imatrix"},
+    {"--chunk", "N", "tokens per chunk, first BOS, second half scored (default 128)"},
+    {"--max-tokens", "N", "use at most N tokens of the text (whole chunks)"},
+    {"--layer-stride", "N", "probe every N-th block (token_embd and output always)"},
+    {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"},
+    {"--shard", "I/N", "run only the I-th of N deterministic parts of the probes"},
+    {"--merge", nullptr, "join scan files (shards) given as operands into -o"},
+    {"-o", "SCAN.json", "the scan file, rewritten atomically after every probe"},
+    {"--resume", nullptr, "continue the scan file -o names, measuring only what it lacks"},
+    {"--json", nullptr, "the scan file's JSON on stdout"},
+    {"--quiet", nullptr, "no progress on stderr"},
 };
 
 constexpr CliOption kDiffOptions[] = {
@@ -160,8 +178,14 @@ const CliCommand kCommands[] = {
      kConvertOptions, runConvert, "1-D tensors keep their type unless a preset says otherwise."},
     {"recipe", "FILE", "layers x roles grid of stored types, bpw, label audit; with --preset, llama-quantize's choice",
      kRecipeOptions, runRecipe},
-    {"plan", "MODEL --size SIZE", "per-tensor types of least estimated error within SIZE, as --tensor-type rules",
+    {"plan", "MODEL --size SIZE", "per-tensor types of least estimated error (or measured KLD, --scan) within SIZE, as --tensor-type rules",
      kPlanOptions, runPlan, "SIZE: 4.2GB, 3.9GiB, 800MB, 123456789 (file bytes) or 4.5bpw (bits per weight of the tensor data)."},
+    {"scan", "MODEL (--text-file F | --tokens IDS) | --merge A.json B.json ... -o OUT",
+     "measured sensitivity: mean KLD, top-1 agreement and dp when only one group (layer x role) is quantized to each type",
+     kScanOptions, runScan,
+     "A probe quantizes one group and reruns only its layer and those after it, from the reference's cached residual stream.\n"
+     "The scan file is rewritten after every probe: a stopped scan goes on with --resume; --shard I/N splits the probes\n"
+     "over processes or machines and --merge joins their files."},
     {"diff", "A B", "what differs: metadata (arrays by element, long strings as a line diff), tensors, per layer",
      kDiffOptions, runDiff},
     {"tokenize", "MODEL (--text T | --text-file F)", "token ids of the model's own tokenizer, on one line",

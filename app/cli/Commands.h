@@ -20,6 +20,7 @@ int runRecipe(const std::vector<std::string>& words);
 bool convertWantsPreset(const std::vector<std::string>& words);
 int runConvertPreset(const std::vector<std::string>& words);
 int runPlan(const std::vector<std::string>& words);
+int runScan(const std::vector<std::string>& words);
 int runDiff(const std::vector<std::string>& words);
 int runTokenize(const std::vector<std::string>& words);
 int runLogits(const std::vector<std::string>& words);

@@ -9,6 +9,8 @@
 #include "base/JsonWriter.h"
 #include "quantize/Quantize.h"
 #include "recipe/MixPlanner.h"
+#include "sensitivity/ScanCosts.h"
+#include "sensitivity/ScanFile.h"
 #include "write/ByteSink.h"
 
 #include <optional>
@@ -88,9 +90,28 @@ int runPlan(const std::vector<std::string>& words)
         tableOptions.importance = importanceLookupOf(imatrix);
     }
 
+    // With a scan the choices cost what the scan measured: the plan minimises the predicted KLD.
+    std::optional<gguf::ScanRecord> scan;
+    if (const auto path = args.value("--scan")) {
+        auto record = gguf::readScanFile(*path);
+        if (!record)
+            return reportFailure(record.error().toString());
+        if (record->identity.importance.empty() == imatrixPath.has_value())
+            return reportFailure(*path + (imatrixPath ? " was measured without an importance matrix; plan without --imatrix, or scan with it"
+                                                      : " was measured with an importance matrix; give plan the same --imatrix"),
+                                 2);
+        scan = std::move(*record);
+    }
+
     auto table = gguf::measureErrorTable(*model, tableOptions);
     if (!table)
         return reportFailure(table.error().toString());
+    if (scan) {
+        auto applied = gguf::applyScanCosts(*table, *scan);
+        if (!applied)
+            return reportFailure(applied.error().toString());
+    }
+    const char* figureName = scan ? "predicted_kld" : "error";
     auto context = gguf::makePlanContext(*model, *table, imatrixPath.has_value());
     if (!context)
         return reportFailure(context.error().toString());
@@ -138,6 +159,8 @@ int runPlan(const std::vector<std::string>& words)
         json.endObject();
         json.key("weighted");
         json.value(table->weighted);
+        json.key("objective");
+        json.value(scan ? "measured KLD (sum of the scan's cells)" : "relative squared weight error (sum over tensors)");
         json.key("plan");
         json.beginObject();
         json.key("file_bytes");
@@ -146,7 +169,7 @@ int runPlan(const std::vector<std::string>& words)
         json.value(plan->mix.dataBytes);
         json.key("bits_per_weight");
         json.value(plan->mix.bitsPerWeight);
-        json.key("error");
+        json.key(figureName);
         json.value(plan->mix.error);
         json.key("base_preset");
         json.value(base);
@@ -178,7 +201,7 @@ int runPlan(const std::vector<std::string>& words)
                 json.value(point.mix.fileBytes);
                 json.key("bits_per_weight");
                 json.value(point.mix.bitsPerWeight);
-                json.key("error");
+                json.key(figureName);
                 json.value(point.mix.error);
             } else {
                 json.key("why");
@@ -193,16 +216,18 @@ int runPlan(const std::vector<std::string>& words)
         return 0;
     }
 
-    std::string text = "presets (estimated total squared error" + std::string(table->weighted ? ", importance-weighted" : "") + "):\n";
+    const std::string objective = scan ? "predicted KLD" : "error";
+    std::string text = scan ? std::string("presets (predicted KLD: the sum of the scan's cells):\n")
+                            : "presets (estimated relative squared error, summed over tensors" + std::string(table->weighted ? ", importance-weighted" : "") + "):\n";
     for (const gguf::PresetOnFrontier& point : presets)
         if (point.evaluated)
             text += "  " + std::string(point.preset->name) + std::string(10 - std::min<std::size_t>(point.preset->name.size(), 9), ' ')
-                  + gguf::formatBytes(point.mix.fileBytes) + "  " + figure("%.3f bpw", point.mix.bitsPerWeight) + "  error "
+                  + gguf::formatBytes(point.mix.fileBytes) + "  " + figure("%.3f bpw", point.mix.bitsPerWeight) + "  " + objective + " "
                   + figure("%.6g", point.mix.error) + (gguf::fitsBudget(point.mix, *budget, table->totalElements) ? "  (fits)" : "") + "\n";
     text += "\nplan: " + gguf::formatBytes(plan->mix.fileBytes) + " (" + gguf::formatGrouped(plan->mix.fileBytes) + " bytes), "
-          + figure("%.3f bpw", plan->mix.bitsPerWeight) + ", error " + figure("%.6g", plan->mix.error);
+          + figure("%.3f bpw", plan->mix.bitsPerWeight) + ", " + objective + " " + figure("%.6g", plan->mix.error);
     if (plan->bestPresetWithin)
-        text += "; best preset within the budget: " + std::string(plan->bestPresetWithin->name) + ", error "
+        text += "; best preset within the budget: " + std::string(plan->bestPresetWithin->name) + ", " + objective + " "
               + figure("%.6g", plan->bestPresetError);
     text += "\n";
     for (std::size_t t = 0; t < table->tensors.size(); ++t)

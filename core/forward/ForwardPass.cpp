@@ -159,12 +159,15 @@ Result<ForwardResult> PassRunner::run(std::span<const std::int32_t> tokens)
     result.tokenCount = m_c.tokens;
     const std::int64_t steps = h.layerCount + 1;
     std::vector<float> residual;
-    if (Status done = embed(tokens, residual); !done)
+    const std::int64_t firstLayer = m_c.options.firstLayer;
+    if (firstLayer > 0)
+        residual.assign(m_c.options.startResidual.begin(), m_c.options.startResidual.end());
+    else if (Status done = embed(tokens, residual); !done)
         return done.error();
     if (m_c.options.keepHiddenStates)
-        result.hidden.reserve(static_cast<std::size_t>(h.layerCount) * residual.size());
+        result.hidden.reserve(static_cast<std::size_t>(h.layerCount - firstLayer) * residual.size());
     std::vector<std::int32_t> selected(static_cast<std::size_t>(m_c.tokens * h.expertUsedCount));
-    for (std::int64_t il = 0; il < h.layerCount; ++il) {
+    for (std::int64_t il = firstLayer; il < h.layerCount; ++il) {
         if (m_c.cancelled())
             return cancelledError();
         if (Status done = layer(il, residual, selected); !done)
@@ -199,6 +202,13 @@ Result<ForwardResult> runForward(const Model& model, std::span<const std::int32_
         if (tokens[i] < 0 || tokens[i] >= h->vocabularySize)
             return plainError("token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside the vocabulary (0.."
                          + std::to_string(h->vocabularySize - 1) + ")");
+    if (options.firstLayer < 0 || options.firstLayer > h->layerCount)
+        return plainError("cannot start at layer " + std::to_string(options.firstLayer) + " of a model with " + std::to_string(h->layerCount)
+                          + " layers");
+    if (options.firstLayer > 0 && options.startResidual.size() != tokens.size() * static_cast<std::size_t>(h->embeddingLength))
+        return plainError("the residual stream to start layer " + std::to_string(options.firstLayer) + " from has "
+                          + std::to_string(options.startResidual.size()) + " values, not tokens x embedding = "
+                          + std::to_string(tokens.size() * static_cast<std::size_t>(h->embeddingLength)));
     PassRunner runner(model, *h, options);
     return runner.run(tokens);
 }

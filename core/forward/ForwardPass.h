@@ -36,13 +36,20 @@ struct ForwardOptions {
     const std::atomic<bool>* cancel = nullptr;  // set to stop between steps: the pass fails "cancelled"
     // Called after each layer (and once after the output) with done / total steps.
     std::function<void(std::int64_t done, std::int64_t total)> progress;
+    // Resume a pass at layer `firstLayer` from `startResidual`, the residual stream entering it
+    // ([tokens, embedding]: hiddenAt(firstLayer - 1) of an earlier run over the same tokens).
+    // The embedding and the layers before it are not run; firstLayer == the layer count runs
+    // only the output. With the same weights below firstLayer the logits equal a whole pass's
+    // bit for bit, so a change to the weights of layer L and up costs only layers L.. .
+    std::int64_t firstLayer = 0;
+    std::span<const float> startResidual;
 };
 
 struct ForwardResult {
     ModelHyperparameters hyperparameters;
     std::int64_t tokenCount = 0;
     std::vector<float> logits;  // [tokens, vocabulary]
-    std::vector<float> hidden;  // [layers, tokens, embedding] (empty unless keepHiddenStates)
+    std::vector<float> hidden;  // [layers, tokens, embedding] (empty unless keepHiddenStates); from firstLayer on
     // MoE only: [layers, tokens, expertUsedCount] expert ids, highest router probability first;
     // -1 for the leading dense layers of an MoE model.
     std::vector<std::int32_t> selectedExperts;

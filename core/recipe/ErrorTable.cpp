@@ -104,6 +104,7 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
         // A tensor the imatrix has no weights for (token_embd, output) cannot get the types that
         // need them: llama-quantize refuses ("missing importance matrix"), ggml cannot make them.
         const bool hasWeights = options.importance && !options.importance(tensor->name, 0).empty();
+        errors.weighted = hasWeights;
         for (const std::uint32_t type : candidates) {
             const TypeTraits& traits = *findType(type);
             if (tensor->ne[0] % traits.blockSize != 0)
@@ -130,6 +131,7 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
 
     // Per task and choice: the sampled rows' error; summed per tensor in task order afterwards.
     std::vector<std::vector<double>> taskErrors(tasks.size());
+    std::vector<double> taskEnergy(tasks.size(), 0.0);
     std::vector<Status> taskStatus(tasks.size(), Ok{});
     std::atomic<std::uint64_t> samplesDone{0};
     std::atomic<bool> failed{false};
@@ -166,6 +168,10 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
                     if (!weights.empty() && weights.size() != rowLength)
                         weights.clear();
                 }
+                double energy = 0.0;
+                for (std::size_t i = 0; i < rowLength; ++i)
+                    energy += (weights.empty() ? 1.0 : double(weights[i])) * double(row[i]) * double(row[i]);
+                taskEnergy[index] += energy;
                 for (std::size_t c = 0; c < errors.choices.size(); ++c) {
                     const TypeTraits& traits = *findType(errors.choices[c].typeId);
                     packed.resize(rowLength / traits.blockSize * traits.blockBytes);
@@ -197,11 +203,20 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
         TensorErrors& errors = table.tensors[tasks[i].tensor];
         for (std::size_t c = 0; c < errors.choices.size(); ++c)
             errors.choices[c].error += taskErrors[i][c];
+        errors.energy += taskEnergy[i];
     }
     for (TensorErrors& errors : table.tensors) {
         const double scale = double(errors.tensor->rowCount()) / double(errors.sampledRows);
         for (TypeChoice& choice : errors.choices)
             choice.error *= scale;
+        errors.energy *= scale;
+        // The planner's figure is the relative error: dimensionless, so tensors with importance
+        // weights and tensors without them (token_embd, output) are figures of one kind and can
+        // be summed. Their absolute errors are not: a weighted one is in squared activations, an
+        // unweighted one in squared weights, and their sum pushed the unweighted tensors to the
+        // lowest types.
+        for (TypeChoice& choice : errors.choices)
+            choice.cost = errors.energy > 0 ? choice.error / errors.energy : choice.error;
     }
     if (Status unchanged = model.checkUnchanged(); !unchanged)
         return unchanged.error();

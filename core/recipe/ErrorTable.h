@@ -31,12 +31,19 @@ struct TypeChoice {
     std::uint32_t typeId = 0;
     std::uint64_t bytes = 0;   // the whole tensor in this type (unpadded)
     double error = 0.0;        // estimated sum of squared errors over the whole tensor
+    // What the planner minimises (MixPlanner.h): the relative error error / energy here, a
+    // measured KLD when a sensitivity scan replaces it.
+    double cost = 0.0;
 };
 
 struct TensorErrors {
     const TensorInfo* tensor = nullptr;
     std::vector<TypeChoice> choices;  // by candidate order
     std::uint64_t sampledRows = 0;
+    // The tensor's own energy in the same weighting as its errors (sum of w * x^2, estimated over
+    // the whole tensor), and whether that weighting is the importance matrix's.
+    double energy = 0.0;
+    bool weighted = false;
     const TypeChoice* find(std::uint32_t typeId) const;
 };
 
@@ -44,7 +51,7 @@ struct ErrorTable {
     std::vector<TensorErrors> tensors;   // the quantizable tensors, in llama-quantize's order
     std::vector<const TensorInfo*> kept; // tensors llama-quantize keeps as they are
     std::uint64_t totalElements = 0;     // all tensors
-    bool weighted = false;               // importance-weighted errors
+    bool weighted = false;               // importance-weighted errors (where the matrix has weights)
 };
 
 // The block-quantized types `makes` can produce plus f16/bf16, cheapest first.

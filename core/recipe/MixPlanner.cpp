@@ -76,7 +76,7 @@ struct Search {
     {
         double sum = 0;
         for (std::size_t t = 0; t < pick.size(); ++t)
-            sum += context.table->tensors[t].choices[pick[t]].error;
+            sum += context.table->tensors[t].choices[pick[t]].cost;
         return sum;
     }
     void improve(std::int64_t limit)
@@ -92,7 +92,7 @@ struct Search {
                 const TypeChoice& now = choices[pick[t]];
                 const auto nowCost = static_cast<std::int64_t>(costOf(context, budget, now.bytes));
                 for (std::size_t c = 0; c < choices.size(); ++c) {
-                    const double gain = now.error - choices[c].error;
+                    const double gain = now.cost - choices[c].cost;
                     if (!(gain > 0))
                         continue;
                     const std::int64_t delta = static_cast<std::int64_t>(costOf(context, budget, choices[c].bytes)) - nowCost;
@@ -124,19 +124,19 @@ std::vector<std::size_t> hullOf(const std::vector<TypeChoice>& choices)
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return choices[a].bytes != choices[b].bytes ? choices[a].bytes < choices[b].bytes : choices[a].error < choices[b].error;
+        return choices[a].bytes != choices[b].bytes ? choices[a].bytes < choices[b].bytes : choices[a].cost < choices[b].cost;
     });
     std::vector<std::size_t> hull;
     for (const std::size_t i : order) {
-        if (!hull.empty() && choices[i].error >= choices[hull.back()].error)
+        if (!hull.empty() && choices[i].cost >= choices[hull.back()].cost)
             continue;  // costs more and is no better
         while (hull.size() >= 2) {
             const TypeChoice& a = choices[hull[hull.size() - 2]];
             const TypeChoice& b = choices[hull.back()];
             const TypeChoice& c = choices[i];
             // b is above the segment a-c: not on the lower hull.
-            const long double cross = (static_cast<long double>(b.bytes) - a.bytes) * (c.error - a.error)
-                                    - (static_cast<long double>(c.bytes) - a.bytes) * (b.error - a.error);
+            const long double cross = (static_cast<long double>(b.bytes) - a.bytes) * (c.cost - a.cost)
+                                    - (static_cast<long double>(c.bytes) - a.bytes) * (b.cost - a.cost);
             if (cross <= 0)
                 hull.pop_back();
             else
@@ -190,7 +190,7 @@ Mix evaluateMix(const PlanContext& context, std::vector<std::uint32_t> types)
             continue;
         mix.dataBytes += choice->bytes;
         mix.fileBytes += context.layout.padded(choice->bytes);
-        mix.error += choice->error;
+        mix.error += choice->cost;
     }
     mix.types = std::move(types);
     if (context.table->totalElements)
@@ -260,7 +260,7 @@ std::vector<Mix> computeFrontier(const PlanContext& context)
         for (std::size_t k = 1; k < hull.size(); ++k) {
             const TypeChoice& a = tensors[t].choices[hull[k - 1]];
             const TypeChoice& b = tensors[t].choices[hull[k]];
-            steps.push_back({t, k, (static_cast<long double>(a.error) - b.error) / (static_cast<long double>(b.bytes) - a.bytes)});
+            steps.push_back({t, k, (static_cast<long double>(a.cost) - b.cost) / (static_cast<long double>(b.bytes) - a.bytes)});
         }
     }
     // Steepest first; within one tensor the hull's slopes fall, so its steps stay in order.

@@ -20,7 +20,7 @@ struct Mix {
     std::vector<std::uint32_t> types;  // per ErrorTable::tensors entry
     std::uint64_t dataBytes = 0;       // all tensors, unpadded (llama-quantize's "quant size")
     std::uint64_t fileBytes = 0;       // the whole output file
-    double error = 0.0;                // sum of the chosen choices' errors
+    double error = 0.0;                // sum of the chosen choices' costs (TypeChoice::cost)
     double bitsPerWeight = 0.0;        // dataBytes * 8 / all elements
 };
 

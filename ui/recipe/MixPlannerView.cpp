@@ -81,7 +81,7 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     m_plot->setObjectName(QStringLiteral("frontierPlot"));
     m_plot->setMinimumHeight(220);
     m_plot->xAxis->setLabel(tr("file size (MiB)"));
-    m_plot->yAxis->setLabel(tr("estimated total squared error"));
+    m_plot->yAxis->setLabel(tr("estimated relative squared error, summed over tensors"));
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
     m_plot->legend->setVisible(true);

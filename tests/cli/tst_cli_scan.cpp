@@ -1,0 +1,143 @@
+// `scan` and `plan --scan` through the CLI: shards merged give the one-process scan file byte
+// for byte; a scan killed half way resumes to the same file; the plan by measured KLD reports
+// "predicted_kld" and writes rules `convert --recipe` takes; wrong uses fail with one line.
+
+#include "CliRunner.h"
+#include "Fixtures.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace testsupport;
+
+namespace {
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class TestCliScan : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_text;
+    QString m_whole;
+
+    QStringList scanArguments(const QString& out) const
+    {
+        return {QStringLiteral("scan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--text-file"), m_text, QStringLiteral("--chunk"),
+                QStringLiteral("64"), QStringLiteral("--max-tokens"), QStringLiteral("128"), QStringLiteral("--types"), QStringLiteral("q4_K,q8_0"),
+                QStringLiteral("--layers"), QStringLiteral("1"), QStringLiteral("--quiet"), QStringLiteral("-o"), out};
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(cliIsExecutable(), qPrintable(cliPath()));
+        QVERIFY(m_dir.isValid());
+        QFile gpl(QStringLiteral("/usr/share/common-licenses/GPL-3"));
+        QVERIFY(gpl.open(QIODevice::ReadOnly));
+        m_text = m_dir.filePath(QStringLiteral("calibration.txt"));
+        QFile text(m_text);
+        QVERIFY(text.open(QIODevice::WriteOnly));
+        text.write(gpl.read(3000));
+        text.close();
+        m_whole = m_dir.filePath(QStringLiteral("whole.json"));
+        const CliRun run = runCli(scanArguments(m_whole));
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY(run.out.contains("mean KLD when only that group is quantized"));
+        const QJsonObject scan = QJsonDocument::fromJson(fileBytes(m_whole)).object();
+        QCOMPARE(scan.value(QStringLiteral("probes_total")).toInt(), 18);  // (output, token_embd, 7 of block 1) x 2 types
+        QCOMPARE(scan.value(QStringLiteral("probes_measured")).toInt(), 18);
+    }
+
+    void shardsMergeToTheWholeFile()
+    {
+        QStringList parts;
+        for (const char* shard : {"1/2", "2/2"}) {
+            const QString out = m_dir.filePath(QStringLiteral("shard%1.json").arg(QString(shard).left(1)));
+            const CliRun run = runCli(scanArguments(out) << QStringLiteral("--shard") << QString(shard));
+            QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+            QCOMPARE(QJsonDocument::fromJson(fileBytes(out)).object().value(QStringLiteral("probes_measured")).toInt(), 9);
+            parts << out;
+        }
+        const QString merged = m_dir.filePath(QStringLiteral("merged.json"));
+        const CliRun run = runCli(QStringList{QStringLiteral("scan"), QStringLiteral("--merge")} << parts << QStringLiteral("-o") << merged);
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        QCOMPARE(fileBytes(merged), fileBytes(m_whole));
+    }
+
+    void resumesAfterAKill()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("killed.json"));
+        QProcess process;
+        process.start(cliPath(), scanArguments(out));
+        QVERIFY(process.waitForStarted());
+        // Killed once some probe is in the file (or it finished first: then resume has nothing to do).
+        for (int i = 0; i < 6000 && process.state() != QProcess::NotRunning; ++i) {
+            if (QJsonDocument::fromJson(fileBytes(out)).object().value(QStringLiteral("probes_measured")).toInt() > 0) {
+                process.kill();
+                break;
+            }
+            process.waitForFinished(20);
+        }
+        process.waitForFinished();
+        const int before = QJsonDocument::fromJson(fileBytes(out)).object().value(QStringLiteral("probes_measured")).toInt();
+        qInfo("killed with %d of 18 probes in the file", before);
+        const CliRun run = runCli(scanArguments(out) << QStringLiteral("--resume"));
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        QCOMPARE(fileBytes(out), fileBytes(m_whole));
+
+        // Resuming another scan's file is refused.
+        QStringList other = scanArguments(out) << QStringLiteral("--resume");
+        other[other.indexOf(QStringLiteral("q4_K,q8_0"))] = QStringLiteral("q4_K");
+        const CliRun refused = runCli(other);
+        QVERIFY2(refused.failedWithOneLine(), qPrintable(refused.describe()));
+        QVERIFY(refused.err.contains("another model, text or settings"));
+    }
+
+    void planByMeasuredKld()
+    {
+        const QString rules = m_dir.filePath(QStringLiteral("rules.txt"));
+        const CliRun run = runCli({QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"),
+                                   QStringLiteral("--scan"), m_whole, QStringLiteral("--json"), QStringLiteral("-o"), rules});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonObject plan = QJsonDocument::fromJson(run.out).object().value(QStringLiteral("plan")).toObject();
+        QVERIFY(plan.value(QStringLiteral("predicted_kld")).toDouble() > 0);
+        QVERIFY(plan.value(QStringLiteral("file_bytes")).toDouble() <= 1.3e6);
+        const QString base = plan.value(QStringLiteral("base_preset")).toString();
+        const CliRun convert = runCli({QStringLiteral("convert"), fixturePath("tiny-llama-F32.gguf"), m_dir.filePath(QStringLiteral("planned.gguf")),
+                                       QStringLiteral("--type"), base, QStringLiteral("--recipe"), rules, QStringLiteral("--quiet")});
+        QVERIFY2(convert.finished && convert.exitCode == 0, qPrintable(convert.describe()));
+        QCOMPARE(QFileInfo(m_dir.filePath(QStringLiteral("planned.gguf"))).size(), qint64(plan.value(QStringLiteral("file_bytes")).toDouble()));
+    }
+
+    void wrongUsesFailWithOneLine()
+    {
+        const QString partial = m_dir.filePath(QStringLiteral("shard1.json"));
+        const QList<QStringList> cases = {
+            scanArguments(m_dir.filePath(QStringLiteral("x.json"))) << QStringLiteral("--shard") << QStringLiteral("3/2"),
+            {QStringLiteral("scan"), fixturePath("tiny-llama-F32.gguf")},
+            {QStringLiteral("scan"), fixturePath("tiny-llama-Q4_K.gguf"), QStringLiteral("--tokens"), QStringLiteral("1,2,3,4,5,6,7,8")},
+            {QStringLiteral("scan"), QStringLiteral("--merge"), m_whole},
+            {QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"), QStringLiteral("--scan"), partial},
+            {QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"), QStringLiteral("--scan"),
+             m_whole, QStringLiteral("--imatrix"), fixturePath("llama.cpp/tiny-llama.imatrix.gguf")},
+            {QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"), QStringLiteral("--scan"), m_text},
+        };
+        for (const QStringList& arguments : cases) {
+            const CliRun run = runCli(arguments);
+            QVERIFY2(run.failedWithOneLine(), qPrintable(arguments.join(' ') + ": " + run.describe()));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliScan)
+#include "tst_cli_scan.moc"

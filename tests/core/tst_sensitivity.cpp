@@ -1,0 +1,394 @@
+// The sensitivity scan on the tiny fixtures. A pass resumed at layer L from a reference's
+// residual stream gives the whole pass's logits bit for bit; a probe's figures are the `kld`
+// workflow's for the model with only that tensor quantized; shards merged, a reversed executor
+// and a scan stopped and resumed all give the one-process scan's file byte for byte; hostile scan
+// files are refused with a reason; a plan chosen by the scan is at least as good, measured on
+// held-out tokens, as the presets of its size and as the weight-error plan.
+
+#include "Fixtures.h"
+#include "OpenFixture.h"
+#include "forward/OutputComparisonRun.h"
+#include "forward/SimulatedQuantization.h"
+#include "imatrix/ImportanceMatrix.h"
+#include "quantize/Quantize.h"
+#include "recipe/MixPlanner.h"
+#include "sensitivity/ScanCosts.h"
+#include "sensitivity/ScanFile.h"
+#include "tokenize/Tokenizer.h"
+#include "types/GgmlType.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace gguf;
+using testsupport::fixturePath;
+
+namespace {
+
+constexpr std::int64_t kChunk = 64;
+
+std::vector<std::int32_t> textTokens(const Model& model, std::size_t skipBytes, std::size_t bytes)
+{
+    std::ifstream in("/usr/share/common-licenses/GPL-3", std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto tokenizer = Tokenizer::fromModel(model);
+    if (!tokenizer)
+        return {};
+    return tokenizer.value().encode(text.str().substr(skipBytes, bytes), true, true);
+}
+
+std::int32_t bosOf(const Model& model)
+{
+    const auto bos = model.metadataUInt("tokenizer.ggml.bos_token_id");
+    return bos ? static_cast<std::int32_t>(*bos) : -1;
+}
+
+ImportanceLookup lookupOf(std::shared_ptr<const ImportanceMatrix> matrix)
+{
+    return [matrix](std::string_view name, std::size_t expert) {
+        const ImportanceEntry* entry = matrix->find(name);
+        return entry ? entry->quantWeights(expert) : std::vector<float>{};
+    };
+}
+
+using TypeMap = std::unordered_map<std::string, std::uint32_t>;
+
+// Mean KLD of the reference with the tensors of `types` quantized, on `tokens` in chunks.
+double measuredKld(const Model& model, const TypeMap& types, const ImportanceLookup& importance, std::span<const std::int32_t> tokens)
+{
+    OutputCandidate candidate;
+    candidate.label = "mix";
+    candidate.simulation.recipeTypes = std::make_shared<TypeMap>(types);
+    candidate.simulation.importance = importance;
+    OutputRunOptions options;
+    options.chunkSize = kChunk;
+    options.bosToken = bosOf(model);
+    auto run = compareModelOutputs(model, {candidate}, tokens, options);
+    return run ? run->comparisons[0].kld.mean : -1.0;
+}
+
+TypeMap typesOf(const ErrorTable& table, const Mix& mix)
+{
+    TypeMap types;
+    for (std::size_t t = 0; t < table.tensors.size(); ++t)
+        types[std::string(table.tensors[t].tensor->name)] = mix.types[t];
+    return types;
+}
+
+}  // namespace
+
+class TestSensitivity : public QObject {
+    Q_OBJECT
+
+    std::shared_ptr<const Model> m_llama;
+    std::vector<std::int32_t> m_calibration;
+    std::vector<std::int32_t> m_heldOut;
+    std::unique_ptr<SensitivityScan> m_small;  // q4_K and q8_0 over two chunks
+    ScanRecord m_smallWhole;                    // m_small measured in one process, in order
+
+    std::unique_ptr<SensitivityScan> smallScan()
+    {
+        ScanOptions options;
+        options.types = {typeIdValue(GgmlTypeId::Q4_K), typeIdValue(GgmlTypeId::Q8_0)};
+        options.chunkSize = kChunk;
+        options.bosToken = bosOf(*m_llama);
+        options.maxTokens = 2 * kChunk;
+        auto scan = SensitivityScan::prepare(*m_llama, m_calibration, options);
+        if (!scan)
+            qWarning("%s", scan.error().toString().c_str());
+        return scan ? std::move(*scan) : nullptr;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_llama = testsupport::openModelAt(fixturePath("tiny-llama-F32.gguf"));
+        QVERIFY(m_llama);
+        m_calibration = textTokens(*m_llama, 0, 17000);
+        m_heldOut = textTokens(*m_llama, 17000, 4000);
+        QVERIFY(m_calibration.size() > 4 * kChunk);
+        QVERIFY(m_heldOut.size() > 4 * kChunk);
+        m_small = smallScan();
+        QVERIFY(m_small);
+        m_smallWhole = emptyRecord(*m_small);
+        QVERIFY(runScan(*m_small, m_smallWhole, {}));
+        QCOMPARE(m_smallWhole.measured(), m_smallWhole.probes.size());
+    }
+
+    // Layers L.. from the residual entering L, with weights changed only there and later: the
+    // logits of the whole pass, to the bit (dense and MoE; a block and the output alone).
+    void resumedPassIsTheWholePass()
+    {
+        for (const char* file : {"tiny-llama-F32.gguf", "tiny-moe-F16.gguf"}) {
+            const auto model = testsupport::openModelAt(fixturePath(file));
+            QVERIFY(model);
+            const std::vector<std::int32_t> tokens(m_calibration.begin(), m_calibration.begin() + 48);
+            auto reference = runForward(*model, tokens);
+            QVERIFY2(reference, reference ? "" : reference.error().toString().c_str());
+            const std::int64_t layers = reference->hyperparameters.layerCount;
+            const std::string blockTensor = model->findTensor("blk.1.ffn_down_exps.weight") ? "blk.1.ffn_down_exps.weight" : "blk.1.ffn_down.weight";
+            for (const auto& [tensor, first] : {std::pair{blockTensor, std::int64_t{1}}, std::pair{std::string("output.weight"), layers}}) {
+                SimulationSpec spec;
+                spec.recipeTypes = std::make_shared<TypeMap>(TypeMap{{tensor, typeIdValue(GgmlTypeId::Q4_K)}});
+                ForwardOptions whole;
+                whole.transform = simulatedQuantization(spec);
+                auto full = runForward(*model, tokens, whole);
+                QVERIFY(full);
+                ForwardOptions resumed = whole;
+                resumed.firstLayer = first;
+                resumed.startResidual = reference->hiddenAt(first - 1);
+                auto part = runForward(*model, tokens, resumed);
+                QVERIFY2(part, part ? "" : part.error().toString().c_str());
+                QCOMPARE(part->logits.size(), full->logits.size());
+                QVERIFY2(std::memcmp(part->logits.data(), full->logits.data(), full->logits.size() * sizeof(float)) == 0, file);
+                QVERIFY(full->logits != reference->logits);  // the quantization did change them
+            }
+            ForwardOptions wrong;
+            wrong.firstLayer = 1;
+            wrong.startResidual = std::span<const float>(reference->hidden).first(10);
+            auto refused = runForward(*model, tokens, wrong);
+            QVERIFY(!refused);
+            QVERIFY(refused.error().message.find("residual stream") != std::string::npos);
+            wrong.firstLayer = layers + 1;
+            QVERIFY(!runForward(*model, tokens, wrong));
+        }
+    }
+
+    // A probe's figures are those of `kld` with only its tensor quantized.
+    void probeIsTheKldWorkflow()
+    {
+        const auto& scan = m_small;
+        QCOMPARE(scan->groups().size(), std::size_t(16));
+        QCOMPARE(scan->probes().size(), std::size_t(32));
+        QCOMPARE(scan->groups().front().tensor, std::string("output.weight"));
+        QCOMPARE(scan->groups().front().firstLayer, std::int64_t(2));
+        for (const std::size_t index : {std::size_t(0), std::size_t(9), std::size_t(31)}) {
+            const ProbeKey& probe = scan->probes()[index];
+            auto figures = scan->runProbe(index);
+            QVERIFY2(figures, figures ? "" : figures.error().toString().c_str());
+            const std::vector<std::int32_t> tokens(m_calibration.begin(), m_calibration.begin() + 2 * kChunk);
+            const double kld = measuredKld(*m_llama, {{scan->groups()[probe.group].tensor, probe.type}}, {}, tokens);
+            QCOMPARE(figures->meanKld, kld);
+            QVERIFY(figures->meanKld > 0);
+            QCOMPARE(figures->positions, std::int64_t(2 * (kChunk - 1 - kChunk / 2)));
+            QVERIFY(figures->sameTopFraction > 0.5 && figures->sameTopFraction <= 1.0);
+        }
+    }
+
+    // --shard I/N parts merged, and a reversed executor, give the one-process scan's file.
+    void shardsMergeToTheWholeScan()
+    {
+        const auto& scan = m_small;
+        const ScanRecord& whole = m_smallWhole;
+        const std::string wholeJson = scanRecordJson(whole);
+
+        QTemporaryDir dir;
+        std::vector<ScanRecord> parts;
+        std::size_t total = 0;
+        for (std::size_t shard = 0; shard < 3; ++shard) {
+            ScanRecord part = emptyRecord(*scan);
+            part.shard = std::to_string(shard + 1) + "/3";
+            ScanRunOptions options;
+            options.shard = shard;
+            options.shardCount = 3;
+            QVERIFY(runScan(*scan, part, options));
+            total += part.measured();
+            QVERIFY(part.measured() < part.probes.size());
+            const std::string path = dir.filePath(QStringLiteral("part%1.json").arg(shard)).toStdString();
+            QVERIFY(writeScanFile(path, part));
+            auto back = readScanFile(path);
+            QVERIFY2(back, back ? "" : back.error().toString().c_str());
+            QCOMPARE(scanRecordJson(*back), scanRecordJson(part));
+            parts.push_back(std::move(*back));
+        }
+        QCOMPARE(total, whole.probes.size());
+        auto merged = mergeScanRecords(parts);
+        QVERIFY2(merged, merged ? "" : merged.error().toString().c_str());
+        QCOMPARE(scanRecordJson(*merged), wholeJson);
+
+        ScanRecord reversed = emptyRecord(*scan);
+        ScanRunOptions backwards;
+        backwards.executor = [](std::size_t count, const std::function<bool(std::size_t)>& run) {
+            for (std::size_t i = count; i-- > 0;)
+                run(i);
+        };
+        QVERIFY(runScan(*scan, reversed, backwards));
+        QCOMPARE(scanRecordJson(reversed), wholeJson);
+
+        // A part of another scan does not merge.
+        ScanRecord other = parts[1];
+        other.identity.fingerprint = "0";
+        QVERIFY(!mergeScanRecords({parts[0], other}));
+        ScanRecord changed = parts[0];
+        for (auto& figures : changed.figures)
+            if (figures)
+                figures->meanKld += 1e-12;
+        QVERIFY(!mergeScanRecords({parts[0], changed}));
+    }
+
+    // Stopped half way (as by a kill after the file was last written), the scan resumes from its
+    // file and ends with the uninterrupted scan's figures.
+    void resumesFromThePartialFile()
+    {
+        const auto& scan = m_small;
+        const ScanRecord& whole = m_smallWhole;
+
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("scan.json").toStdString();
+        std::atomic<bool> cancel{false};
+        ScanRecord first = emptyRecord(*scan);
+        ScanRunOptions options;
+        options.cancel = &cancel;
+        std::size_t saved = 0;
+        options.checkpoint = [&](const ScanRecord& partial) {
+            if (++saved == 5)
+                cancel = true;
+            return writeScanFile(path, partial);
+        };
+        std::size_t lastDone = 0, lastTotal = 0;
+        options.progress = [&](std::size_t done, std::size_t total, double) {
+            lastDone = done;
+            lastTotal = total;
+        };
+        Status stopped = runScan(*scan, first, options);
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().message, std::string(kForwardCancelled));
+        QCOMPARE(lastDone, std::size_t(5));
+        QCOMPARE(lastTotal, whole.probes.size());
+
+        auto partial = readScanFile(path);
+        QVERIFY(partial);
+        QCOMPARE(partial->measured(), std::size_t(5));
+        QVERIFY(!applyScanCosts(*std::make_unique<ErrorTable>(), *partial));  // a partial scan plans nothing
+        ScanRecord resumed = *partial;
+        std::size_t measuredNow = 0;
+        ScanRunOptions again;
+        again.progress = [&](std::size_t done, std::size_t, double) { measuredNow = done; };
+        QVERIFY(runScan(*scan, resumed, again));
+        QCOMPARE(measuredNow, whole.probes.size() - 5);  // only what the file lacked
+        QCOMPARE(scanRecordJson(resumed), scanRecordJson(whole));
+    }
+
+    void hostileScanFiles()
+    {
+        ScanRecord record = emptyRecord(*m_small);
+        const std::string good = scanRecordJson(record);
+        QVERIFY(parseScanRecord(good, "x"));
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"", "a value expected"},
+            {"[1,2]", "not an object"},
+            {std::string(100000, '['), "nesting deeper"},
+            {"{\"format\":\"other\"}", "\"format\""},
+            {good.substr(0, good.size() / 2), "not a scan file"},
+            {std::string(good).replace(good.find("\"group\":0"), 9, "\"group\":99"), "names no group"},
+            {std::string(good).replace(good.find("\"q4_K\""), 6, "\"q9_K\""), "unknown type"},
+            {std::string(good).replace(good.find("\"chunk_size\":64"), 15, "\"chunk_size\":-1"), "chunk_size"},
+            {good + "x", "after the end"},
+        };
+        for (const auto& [text, expected] : cases) {
+            auto parsed = parseScanRecord(text, "f.json");
+            QVERIFY2(!parsed, expected.c_str());
+            QVERIFY2(parsed.error().message.find(expected) != std::string::npos, parsed.error().message.c_str());
+            QVERIFY(parsed.error().message.starts_with("f.json"));
+        }
+        QVERIFY(!readScanFile("/nonexistent/scan.json"));
+        QVERIFY(!readScanFile("/tmp"));
+    }
+
+    // The planner's weight-error objective: relative errors, so the tensors an imatrix has no
+    // entry for (token_embd, output) are not pushed to the lowest types by a sum of unlike units.
+    // The plan that says it beats Q3_K_L at Q3_K_L's size does, measured on held-out tokens.
+    void weightPlanBeatsThePresetItClaimsTo()
+    {
+        const auto moe = testsupport::openModelAt(fixturePath("tiny-moe-F16.gguf"));
+        QVERIFY(moe);
+        auto loaded = ImportanceMatrix::load(fixturePath("llama.cpp/tiny-moe.imatrix.gguf").toStdString());
+        QVERIFY(loaded);
+        const ImportanceLookup importance = lookupOf(std::make_shared<ImportanceMatrix>(std::move(*loaded)));
+        ErrorTableOptions options;
+        options.quantizer = quantizeRows;
+        options.quantizerMakes = canQuantize;
+        options.importance = importance;
+        auto table = measureErrorTable(*moe, options);
+        QVERIFY(table);
+        auto context = makePlanContext(*moe, *table, true);
+        QVERIFY(context);
+        const auto presets = evaluatePresets(*context);
+        const PresetOnFrontier* q3kl = nullptr;
+        for (const PresetOnFrontier& point : presets)
+            if (point.preset->name == "Q3_K_L")
+                q3kl = &point;
+        QVERIFY(q3kl && q3kl->evaluated);
+        auto plan = planMix(*context, presets, Budget{Budget::Kind::FileBytes, double(q3kl->mix.fileBytes)});
+        QVERIFY(plan);
+        QVERIFY(plan->mix.error <= q3kl->mix.error);
+        const auto low = [](std::uint32_t type) { return findType(type)->bitsPerWeight() < 3.0; };
+        for (std::size_t t = 0; t < table->tensors.size(); ++t) {
+            const std::string_view name = table->tensors[t].tensor->name;
+            if (name == "output.weight" || name == "token_embd.weight")
+                QVERIFY2(!low(plan->mix.types[t]), std::string(name).c_str());
+        }
+        auto heldOut = textTokens(*moe, 17000, 3000);
+        QVERIFY(heldOut.size() >= 12 * kChunk);
+        heldOut.resize(12 * kChunk);
+        const double planned = measuredKld(*moe, typesOf(*table, plan->mix), importance, heldOut);
+        const double preset = measuredKld(*moe, typesOf(*table, q3kl->mix), importance, heldOut);
+        qInfo("tiny-moe + imatrix at Q3_K_L's size: plan KLD %.6f, Q3_K_L %.6f", planned, preset);
+        QVERIFY(planned > 0 && preset > 0);
+        QVERIFY(planned <= preset);
+    }
+
+    // Planned by the scan's measured KLD at the sizes of Q3_K_M, Q4_K_M and Q5_K_M: on held-out
+    // tokens no worse than the preset, nor than the weight-error plan.
+    void scanPlanBeatsPresetsOnHeldOutText()
+    {
+        ScanOptions scanOptions;
+        scanOptions.chunkSize = kChunk;
+        scanOptions.bosToken = bosOf(*m_llama);
+        scanOptions.maxTokens = 4 * kChunk;
+        auto scan = SensitivityScan::prepare(*m_llama, m_calibration, scanOptions);
+        QVERIFY(scan);
+        ScanRecord record = emptyRecord(**scan);
+        QVERIFY(runScan(**scan, record, {}));
+
+        auto weightTable = measureErrorTable(*m_llama, {});
+        QVERIFY(weightTable);
+        ErrorTable scanTable = *weightTable;
+        auto applied = applyScanCosts(scanTable, record);
+        QVERIFY2(applied, applied ? "" : applied.error().toString().c_str());
+        QCOMPARE(applied->interpolated, std::size_t(0));
+        auto weightContext = makePlanContext(*m_llama, *weightTable, false);
+        auto scanContext = makePlanContext(*m_llama, scanTable, false);
+        QVERIFY(weightContext && scanContext);
+        const auto weightPresets = evaluatePresets(*weightContext);
+        const auto scanPresets = evaluatePresets(*scanContext);
+        const std::vector<std::int32_t> heldOut(m_heldOut.begin(), m_heldOut.begin() + 4 * kChunk);
+        for (const char* name : {"Q3_K_M", "Q4_K_M", "Q5_K_M"}) {
+            const PresetOnFrontier* preset = nullptr;
+            for (const PresetOnFrontier& point : scanPresets)
+                if (point.preset->name == name)
+                    preset = &point;
+            QVERIFY2(preset && preset->evaluated, name);
+            const Budget budget{Budget::Kind::FileBytes, double(preset->mix.fileBytes)};
+            auto scanPlan = planMix(*scanContext, scanPresets, budget);
+            auto weightPlan = planMix(*weightContext, weightPresets, budget);
+            QVERIFY(scanPlan && weightPlan);
+            QVERIFY(scanPlan->mix.fileBytes <= preset->mix.fileBytes);
+            const double planned = measuredKld(*m_llama, typesOf(scanTable, scanPlan->mix), {}, heldOut);
+            const double byPreset = measuredKld(*m_llama, typesOf(scanTable, preset->mix), {}, heldOut);
+            const double byWeights = measuredKld(*m_llama, typesOf(*weightTable, weightPlan->mix), {}, heldOut);
+            qInfo("%s size: scan plan %.6f (predicted %.6f), preset %.6f (predicted %.6f), weight-error plan %.6f", name, planned,
+                  scanPlan->mix.error, byPreset, preset->mix.error, byWeights);
+            QVERIFY2(planned <= byPreset, name);
+            QVERIFY2(planned <= byWeights, name);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSensitivity)
+#include "tst_sensitivity.moc"
