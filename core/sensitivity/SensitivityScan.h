@@ -46,7 +46,7 @@ struct ScanOptions {
     std::vector<std::int64_t> layers;   // when not empty: only these blocks (token_embd and output always)
     ImportanceLookup importance;        // empty: no imatrix (IQ types need one)
     std::string importanceLabel;        // the imatrix file named in the scan file
-    bool accumulateInDouble = true;
+    bool accumulateInDouble = false;    // the forward pass's default sums, as `kld` uses them
 };
 
 // q2_K ... q6_K and q8_0; with an importance matrix also iq2_xxs, iq2_xs, iq3_xxs, iq3_s, iq4_xs.
