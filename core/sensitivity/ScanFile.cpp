@@ -27,13 +27,16 @@ struct Json {
     double number = 0.0;
     std::string text;
     std::vector<Json> items;
-    std::vector<std::pair<std::string, Json>> members;
+    // An object's keys and values side by side: a std::pair of an incomplete Json would not
+    // compile with clang's checks of libstdc++.
+    std::vector<std::string> memberKeys;
+    std::vector<Json> memberValues;
 
     const Json* member(std::string_view name) const
     {
-        for (const auto& [key, value] : members)
-            if (key == name)
-                return &value;
+        for (std::size_t i = 0; i < memberKeys.size(); ++i)
+            if (memberKeys[i] == name)
+                return &memberValues[i];
         return nullptr;
     }
 };
@@ -158,7 +161,8 @@ private:
                 Json member;
                 if (Status s = parse(member, depth + 1); !s)
                     return s;
-                value.members.emplace_back(std::move(key), std::move(member));
+                value.memberKeys.push_back(std::move(key));
+                value.memberValues.push_back(std::move(member));
             } while (take(','));
             return take('}') ? Status(Ok{}) : Status(fail("'}' expected"));
         }
