@@ -1,6 +1,7 @@
 #include "sensitivity/ScanFile.h"
 
 #include "base/JsonWriter.h"
+#include "tokenize/Unicode.h"
 #include "types/GgmlType.h"
 #include "write/ByteSink.h"
 
@@ -116,18 +117,10 @@ private:
                     else if (h >= 'A' && h <= 'F') code |= unsigned(h - 'A' + 10);
                     else return fail("a bad \\u escape");
                 }
-                if (code >= 0xDC80 && code <= 0xDCFF) {  // JsonWriter's escape of a byte that is not UTF-8
+                if (code >= 0xDC80 && code <= 0xDCFF)  // JsonWriter's escape of a byte that is not UTF-8
                     out += static_cast<char>(code - 0xDC00);
-                } else if (code < 0x80) {
-                    out += static_cast<char>(code);
-                } else if (code < 0x800) {
-                    out += static_cast<char>(0xC0 | (code >> 6));
-                    out += static_cast<char>(0x80 | (code & 0x3F));
-                } else {
-                    out += static_cast<char>(0xE0 | (code >> 12));
-                    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-                    out += static_cast<char>(0x80 | (code & 0x3F));
-                }
+                else
+                    unicode::appendUtf8(out, code);
                 break;
             }
             default:
