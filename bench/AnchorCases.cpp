@@ -1,12 +1,12 @@
 #include "AnchorCases.h"
 
 #include "GgmlAnchor.h"
-#include "types/GgmlType.h"
-#include "write/GgufWriter.h"
+#include "core/types/GgmlType.h"
+#include "core/write/GgufWriter.h"
 #include "Measure.h"
 #include "ProcessProbe.h"
 #include "SparseModelFile.h"
-#include "quantize/Quantize.h"
+#include "core/quantize/Quantize.h"
 
 #include <algorithm>
 #include <cstdio>

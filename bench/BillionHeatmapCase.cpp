@@ -1,7 +1,7 @@
 #include "BillionHeatmapCase.h"
 
-#include "types/GgmlType.h"
-#include "analysis/HeatmapReducer.h"
+#include "core/types/GgmlType.h"
+#include "core/analysis/HeatmapReducer.h"
 #include "SyntheticTensor.h"
 
 #include <cstdio>

@@ -2,13 +2,13 @@
 
 #include "Measure.h"
 
-#include "base/ParallelRows.h"
-#include "compare/ModelComparison.h"
-#include "gguf/Model.h"
-#include "kernels/Dequantize.h"
-#include "kernels/KernelIsa.h"
-#include "types/GgmlType.h"
-#include "write/GgufWriter.h"
+#include "core/base/ParallelRows.h"
+#include "core/compare/ModelComparison.h"
+#include "core/gguf/Model.h"
+#include "core/kernels/Dequantize.h"
+#include "core/kernels/KernelIsa.h"
+#include "core/types/GgmlType.h"
+#include "core/write/GgufWriter.h"
 
 #include <algorithm>
 #include <cstdio>

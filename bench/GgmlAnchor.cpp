@@ -1,6 +1,6 @@
 #include "GgmlAnchor.h"
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <dlfcn.h>
 #include <string_view>

@@ -1,7 +1,7 @@
 #include "OpenCase.h"
 
 #include "Measure.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 #include "SparseModelFile.h"
 
 #include "ProcessProbe.h"

@@ -3,9 +3,9 @@
 #include "LocalWebServer.h"
 #include "Measure.h"
 #include "SparseModelFile.h"
-#include "analysis/HeatmapReducer.h"
-#include "experts/TensorSlice.h"
-#include "remote/RemoteModel.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/experts/TensorSlice.h"
+#include "core/remote/RemoteModel.h"
 
 #include <algorithm>
 #include <cstdio>

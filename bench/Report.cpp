@@ -1,6 +1,6 @@
 #include "Report.h"
 
-#include "base/JsonWriter.h"
+#include "core/base/JsonWriter.h"
 
 #include <cstdio>
 

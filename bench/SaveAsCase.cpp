@@ -1,9 +1,9 @@
 #include "SaveAsCase.h"
 
 #include "Measure.h"
-#include "edit/ModelSaver.h"
-#include "gguf/Model.h"
-#include "write/GgufWriter.h"
+#include "core/edit/ModelSaver.h"
+#include "core/gguf/Model.h"
+#include "core/write/GgufWriter.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,6 @@
 #include "SparseModelFile.h"
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <cerrno>
 #include <cstring>

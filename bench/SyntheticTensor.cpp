@@ -1,8 +1,8 @@
 #include "SyntheticTensor.h"
 
-#include "blocks/BlockFields.h"
-#include "types/GgmlType.h"
-#include "kernels/BlockLayouts.h"
+#include "core/blocks/BlockFields.h"
+#include "core/types/GgmlType.h"
+#include "core/kernels/BlockLayouts.h"
 
 #include <bit>
 #include <cmath>

@@ -3,7 +3,7 @@
 // range real models use, so no kernel meets the NaN, infinite or subnormal scales that random
 // bytes would contain (subnormal arithmetic can be many times slower and no real model has it).
 
-#include "gguf/TensorInfo.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <cstdint>
 #include <memory>

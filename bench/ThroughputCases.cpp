@@ -1,13 +1,13 @@
 #include "ThroughputCases.h"
 
 #include "GgmlAnchor.h"
-#include "kernels/Dequantize.h"
-#include "compare/ErrorMetrics.h"
-#include "analysis/FusedStatistics.h"
-#include "types/GgmlType.h"
-#include "analysis/HeatmapReducer.h"
-#include "kernels/ParallelDequantize.h"
-#include "analysis/Statistics.h"
+#include "core/kernels/Dequantize.h"
+#include "core/compare/ErrorMetrics.h"
+#include "core/analysis/FusedStatistics.h"
+#include "core/types/GgmlType.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/kernels/ParallelDequantize.h"
+#include "core/analysis/Statistics.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,8 +1,8 @@
 #include "TokenizeCase.h"
 
 #include "Measure.h"
-#include "gguf/Model.h"
-#include "tokenize/Tokenizer.h"
+#include "core/gguf/Model.h"
+#include "core/tokenize/Tokenizer.h"
 
 #include <algorithm>
 #include <cstdio>

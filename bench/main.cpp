@@ -6,7 +6,7 @@
 #include "BenchOptions.h"
 #include "BillionHeatmapCase.h"
 #include "GgmlAnchor.h"
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 #include "Measure.h"
 #include "OpenCase.h"
 #include "RemoteOpenCase.h"

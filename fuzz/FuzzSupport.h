@@ -2,7 +2,7 @@
 // Shared by the harnesses: fuzz bytes as a file the core can open (a memfd, so no disk I/O and
 // nothing left behind), an in-memory ByteSink, and a check that fails loudly.
 
-#include "write/ByteSink.h"
+#include "core/write/ByteSink.h"
 
 #include <cstdint>
 #include <cstdio>

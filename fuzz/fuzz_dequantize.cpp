@@ -5,14 +5,14 @@
 // inside a tensor succeed for every type that has a kernel, requests outside it fail cleanly,
 // and the scale extraction agrees with the block count.
 
-#include "blocks/BlockScales.h"
-#include "kernels/Dequantize.h"
-#include "experts/ExpertAnalysis.h"
-#include "experts/ExpertIndex.h"
+#include "core/blocks/BlockScales.h"
+#include "core/kernels/Dequantize.h"
+#include "core/experts/ExpertAnalysis.h"
+#include "core/experts/ExpertIndex.h"
 #include "FuzzSupport.h"
-#include "analysis/HeatmapReducer.h"
-#include "gguf/Model.h"
-#include "blocks/TensorCheck.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/gguf/Model.h"
+#include "core/blocks/TensorCheck.h"
 
 #include <algorithm>
 #include <vector>

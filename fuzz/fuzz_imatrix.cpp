@@ -6,11 +6,11 @@
 // file; every entry's shape matches its values; quantWeights gives columnCount() floats.
 
 #include "FuzzSupport.h"
-#include "imatrix/ColumnImportance.h"
-#include "imatrix/ExpertRouting.h"
-#include "imatrix/ImatrixStatistics.h"
-#include "imatrix/ImatrixValidation.h"
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ColumnImportance.h"
+#include "core/imatrix/ExpertRouting.h"
+#include "core/imatrix/ImatrixStatistics.h"
+#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

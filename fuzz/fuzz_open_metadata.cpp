@@ -4,12 +4,12 @@
 // model summary and the expert index. Invariants: errors carry a message and an offset inside
 // the file; every view the parser hands out stays inside the mapped bytes.
 
-#include "experts/ExpertIndex.h"
+#include "core/experts/ExpertIndex.h"
 #include "FuzzSupport.h"
-#include "gguf/GgufFile.h"
-#include "base/JsonWriter.h"
-#include "gguf/MetadataFormat.h"
-#include "gguf/Model.h"
+#include "core/gguf/GgufFile.h"
+#include "core/base/JsonWriter.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/gguf/Model.h"
 
 namespace {
 

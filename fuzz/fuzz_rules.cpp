@@ -7,11 +7,11 @@
 // in linear time; libFuzzer's -timeout catches a regression to a backtracking engine).
 
 #include "FuzzSupport.h"
-#include "gguf/TensorInfo.h"
-#include "recipe/LlamaQuantRecipe.h"
-#include "recipe/QuantPresets.h"
-#include "recipe/TensorTypeRules.h"
-#include "types/GgmlType.h"
+#include "core/gguf/TensorInfo.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/recipe/QuantPresets.h"
+#include "core/recipe/TensorTypeRules.h"
+#include "core/types/GgmlType.h"
 
 #include <array>
 #include <string>

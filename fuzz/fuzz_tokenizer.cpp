@@ -10,10 +10,10 @@
 //    special token was parsed.
 
 #include "FuzzSupport.h"
-#include "gguf/Model.h"
-#include "tokenize/PreTokenizer.h"
-#include "tokenize/Tokenizer.h"
-#include "tokenize/Unicode.h"
+#include "core/gguf/Model.h"
+#include "core/tokenize/PreTokenizer.h"
+#include "core/tokenize/Tokenizer.h"
+#include "core/tokenize/Unicode.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,11 +8,11 @@
 //      it can express is copied through GgufWriter; the result must open, and hold the same keys
 //      in order with the same values and the same tensor bytes (little-endian).
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 #include "FuzzSupport.h"
-#include "gguf/GgufFile.h"
-#include "write/GgufWriter.h"
-#include "write/SliceExporter.h"
+#include "core/gguf/GgufFile.h"
+#include "core/write/GgufWriter.h"
+#include "core/write/SliceExporter.h"
 
 #include <algorithm>
 #include <cmath>

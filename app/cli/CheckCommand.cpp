@@ -3,12 +3,12 @@
 // the model cannot be opened or a tensor cannot be read to the end, 2 for usage errors.
 
 #include "Commands.h"
-#include "base/HumanFormat.h"
-#include "base/JsonWriter.h"
-#include "gguf/MetadataFormat.h"
-#include "ModelLoading.h"
-#include "base/ParallelRows.h"
-#include "blocks/TensorCheck.h"
+#include "core/base/HumanFormat.h"
+#include "core/base/JsonWriter.h"
+#include "core/gguf/MetadataFormat.h"
+#include "ModelOpening.h"
+#include "core/base/ParallelRows.h"
+#include "core/blocks/TensorCheck.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include "CommandHelp.h"
 #include "CommandTable.h"
-#include "base/EscapedText.h"
+#include "core/base/EscapedText.h"
 
 #include <cstdio>
 

@@ -1,8 +1,8 @@
 #include "CliOutput.h"
 
 #include "CliArguments.h"
-#include "base/InputFiles.h"
-#include "write/ByteSink.h"
+#include "core/base/InputFiles.h"
+#include "core/write/ByteSink.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,16 +1,16 @@
 // compare: per-tensor error metrics of one or more models (or simulated quantizations) against a
 // reference model, as a table or JSON.
 
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 #include "Commands.h"
-#include "CompareImportance.h"
-#include "compare/ComparisonJson.h"
-#include "compare/ErrorMetricTable.h"
-#include "base/JsonWriter.h"
-#include "compare/ModelComparison.h"
-#include "ModelLoading.h"
-#include "quantize/Quantize.h"
-#include "base/UserPattern.h"
+#include "CompareWithImatrix.h"
+#include "core/compare/ComparisonJson.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/base/JsonWriter.h"
+#include "core/compare/ModelComparison.h"
+#include "ModelOpening.h"
+#include "core/quantize/Quantize.h"
+#include "core/base/UserPattern.h"
 
 #include <optional>
 #include <cstdio>

@@ -1,12 +1,12 @@
 // convert: re-quantize a model (via f32) to one type and write a new GGUF file.
 
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 #include "Commands.h"
 #include "ImatrixOption.h"
-#include "quantize/Conversion.h"
-#include "ModelLoading.h"
-#include "remote/RemoteUrl.h"
-#include "quantize/Quantize.h"
+#include "core/quantize/Conversion.h"
+#include "ModelOpening.h"
+#include "core/remote/RemoteUrl.h"
+#include "core/quantize/Quantize.h"
 
 #include <cstdio>
 #include <unistd.h>

@@ -2,16 +2,16 @@
 // such as Q4_K_M, optionally with --tensor-type rules or a --recipe rules file over it, and
 // write the file in llama-quantize's tensor order with the metadata keys it writes.
 
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 #include "Commands.h"
-#include "ModelLoading.h"
+#include "ModelOpening.h"
 #include "RecipeRules.h"
-#include "base/HumanFormat.h"
-#include "imatrix/ImatrixValidation.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "quantize/Quantize.h"
-#include "recipe/QuantPresets.h"
-#include "recipe/RecipeConversion.h"
+#include "core/base/HumanFormat.h"
+#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "core/quantize/Quantize.h"
+#include "core/recipe/QuantPresets.h"
+#include "core/recipe/RecipeConversion.h"
 
 #include <optional>
 #include <algorithm>

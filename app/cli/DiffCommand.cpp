@@ -1,9 +1,9 @@
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 #include "Commands.h"
-#include "ModelLoading.h"
-#include "compare/ErrorMetricTable.h"
-#include "diff/ModelDiff.h"
-#include "types/GgmlType.h"
+#include "ModelOpening.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/diff/ModelDiff.h"
+#include "core/types/GgmlType.h"
 
 #include <optional>
 #include <cstdio>

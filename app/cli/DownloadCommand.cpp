@@ -1,8 +1,8 @@
 #include "Commands.h"
-#include "ModelLoading.h"
-#include "base/HumanFormat.h"
-#include "remote/Download.h"
-#include "remote/RemoteUrl.h"
+#include "ModelOpening.h"
+#include "core/base/HumanFormat.h"
+#include "core/remote/Download.h"
+#include "core/remote/RemoteUrl.h"
 
 #include <cstdio>
 

@@ -1,9 +1,9 @@
 #include "Commands.h"
-#include "ModelLoading.h"
-#include "base/HumanFormat.h"
-#include "base/JsonWriter.h"
-#include "estimate/MemoryEstimate.h"
-#include "types/GgmlType.h"
+#include "ModelOpening.h"
+#include "core/base/HumanFormat.h"
+#include "core/base/JsonWriter.h"
+#include "core/estimate/MemoryEstimate.h"
+#include "core/types/GgmlType.h"
 
 #include <cstdio>
 #include <cstdlib>

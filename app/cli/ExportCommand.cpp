@@ -1,8 +1,8 @@
-#include "write/ByteSink.h"
+#include "core/write/ByteSink.h"
 #include "Commands.h"
-#include "ModelLoading.h"
-#include "base/ParallelRows.h"
-#include "write/SliceExporter.h"
+#include "ModelOpening.h"
+#include "core/base/ParallelRows.h"
+#include "core/write/SliceExporter.h"
 
 #include <unistd.h>
 

@@ -4,13 +4,13 @@
 // Exit status 3 when the validation found errors (llama-quantize would refuse or misuse it).
 
 #include "Commands.h"
-#include "ModelLoading.h"
-#include "base/JsonWriter.h"
-#include "imatrix/ColumnImportance.h"
-#include "imatrix/ExpertRouting.h"
-#include "imatrix/ImatrixStatistics.h"
-#include "imatrix/ImatrixValidation.h"
-#include "imatrix/ImportanceMatrix.h"
+#include "ModelOpening.h"
+#include "core/base/JsonWriter.h"
+#include "core/imatrix/ColumnImportance.h"
+#include "core/imatrix/ExpertRouting.h"
+#include "core/imatrix/ImatrixStatistics.h"
+#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "ImatrixOption.h"
 
 #include "CliArguments.h"
-#include "imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImatrixValidation.h"
 
 std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model)
 {

@@ -3,9 +3,9 @@
 // format, check that it fits the model, and hand the quantizers each expert's weights, as
 // convert --type PRESET --imatrix does.
 
-#include "gguf/Model.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "recipe/RecipeConversion.h"
+#include "core/gguf/Model.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "core/recipe/RecipeConversion.h"
 
 #include <memory>
 #include <string>

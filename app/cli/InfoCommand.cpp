@@ -1,7 +1,7 @@
 #include "Commands.h"
-#include "base/HumanFormat.h"
-#include "ModelLoading.h"
-#include "remote/RemoteUrl.h"
+#include "core/base/HumanFormat.h"
+#include "ModelOpening.h"
+#include "core/remote/RemoteUrl.h"
 
 #include <cstdio>
 

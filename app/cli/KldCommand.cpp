@@ -3,16 +3,16 @@
 
 #include "Commands.h"
 #include "ImatrixOption.h"
-#include "ModelLoading.h"
+#include "ModelOpening.h"
 #include "TokenInput.h"
-#include "base/JsonWriter.h"
-#include "forward/LlamaKldBase.h"
-#include "forward/OutputComparisonRun.h"
-#include "quantize/Quantize.h"
-#include "recipe/LlamaQuantRecipe.h"
-#include "recipe/ModelShape.h"
-#include "recipe/QuantPresets.h"
-#include "types/GgmlType.h"
+#include "core/base/JsonWriter.h"
+#include "core/forward/LlamaKldBase.h"
+#include "core/forward/OutputComparisonRun.h"
+#include "core/quantize/Quantize.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/recipe/ModelShape.h"
+#include "core/recipe/QuantPresets.h"
+#include "core/types/GgmlType.h"
 
 #include <cinttypes>
 #include <cstdio>

@@ -2,10 +2,10 @@
 // after every layer) as raw float32 little-endian, in the layout of llama.cpp's reference files.
 
 #include "Commands.h"
-#include "ModelLoading.h"
+#include "ModelOpening.h"
 #include "TokenInput.h"
-#include "forward/ForwardPass.h"
-#include "write/ByteSink.h"
+#include "core/forward/ForwardPass.h"
+#include "core/write/ByteSink.h"
 
 #include <bit>
 #include <unistd.h>

@@ -1,9 +1,9 @@
 #include "Commands.h"
-#include "gguf/MetadataFormat.h"
+#include "core/gguf/MetadataFormat.h"
 #include "MetaEditOptions.h"
-#include "ModelLoading.h"
-#include "base/HumanFormat.h"
-#include "edit/ModelSaver.h"
+#include "ModelOpening.h"
+#include "core/base/HumanFormat.h"
+#include "core/edit/ModelSaver.h"
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
 #include "MetaEditOptions.h"
 
-#include "base/InputFiles.h"
-#include "edit/ValueText.h"
+#include "core/base/InputFiles.h"
+#include "core/edit/ValueText.h"
 
 #include <cerrno>
 #include <cstring>

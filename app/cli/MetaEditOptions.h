@@ -2,8 +2,8 @@
 // The edit options of `meta` (--set KEY=VALUE[:TYPE], --delete KEY, --set-file KEY=PATH, -o OUT),
 // which may repeat, taken out of the words before the usual option parsing.
 
-#include "edit/MetadataEdits.h"
-#include "gguf/Model.h"
+#include "core/edit/MetadataEdits.h"
+#include "core/gguf/Model.h"
 
 #include <string>
 #include <vector>

@@ -1,17 +1,17 @@
 // plan: per-tensor types that minimise the estimated quantization error within a size budget,
 // the presets for comparison, and the mix as --tensor-type rules over a base preset.
 
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 #include "Commands.h"
 #include "ImatrixOption.h"
-#include "ModelLoading.h"
-#include "base/HumanFormat.h"
-#include "base/JsonWriter.h"
-#include "quantize/Quantize.h"
-#include "recipe/MixPlanner.h"
-#include "sensitivity/ScanCosts.h"
-#include "sensitivity/ScanFile.h"
-#include "write/ByteSink.h"
+#include "ModelOpening.h"
+#include "core/base/HumanFormat.h"
+#include "core/base/JsonWriter.h"
+#include "core/quantize/Quantize.h"
+#include "core/recipe/MixPlanner.h"
+#include "core/sensitivity/ScanCosts.h"
+#include "core/sensitivity/ScanFile.h"
+#include "core/write/ByteSink.h"
 
 #include <optional>
 #include <cstdio>

@@ -2,13 +2,13 @@
 // --preset) the types llama-quantize would choose for a model.
 
 #include "Commands.h"
-#include "ModelLoading.h"
+#include "ModelOpening.h"
 #include "RecipeRules.h"
-#include "base/HumanFormat.h"
-#include "base/JsonWriter.h"
+#include "core/base/HumanFormat.h"
+#include "core/base/JsonWriter.h"
 #include "ImatrixOption.h"
-#include "recipe/RecipeAudit.h"
-#include "recipe/RecipeGrid.h"
+#include "core/recipe/RecipeAudit.h"
+#include "core/recipe/RecipeGrid.h"
 
 #include <algorithm>
 #include <cstdio>

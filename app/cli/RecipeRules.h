@@ -4,9 +4,9 @@
 
 #include "CliArguments.h"
 #include "RepeatedOption.h"
-#include "recipe/LlamaQuantRecipe.h"
-#include "recipe/TensorTypeRules.h"
-#include "types/GgmlType.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/recipe/TensorTypeRules.h"
+#include "core/types/GgmlType.h"
 
 #include <optional>
 #include <string>

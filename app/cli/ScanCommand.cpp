@@ -4,12 +4,12 @@
 
 #include "Commands.h"
 #include "ImatrixOption.h"
-#include "ModelLoading.h"
+#include "ModelOpening.h"
 #include "TokenInput.h"
-#include "base/HumanFormat.h"
-#include "quantize/Quantize.h"
-#include "sensitivity/ScanFile.h"
-#include "types/GgmlType.h"
+#include "core/base/HumanFormat.h"
+#include "core/quantize/Quantize.h"
+#include "core/sensitivity/ScanFile.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <chrono>

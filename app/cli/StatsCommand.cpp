@@ -1,8 +1,8 @@
 #include "Commands.h"
-#include "base/JsonWriter.h"
-#include "gguf/MetadataFormat.h"
-#include "ModelLoading.h"
-#include "analysis/Statistics.h"
+#include "core/base/JsonWriter.h"
+#include "core/gguf/MetadataFormat.h"
+#include "ModelOpening.h"
+#include "core/analysis/Statistics.h"
 
 #include <cstdio>
 

@@ -1,8 +1,8 @@
 #include "Commands.h"
-#include "base/HumanFormat.h"
-#include "base/JsonWriter.h"
-#include "ModelLoading.h"
-#include "base/UserPattern.h"
+#include "core/base/HumanFormat.h"
+#include "core/base/JsonWriter.h"
+#include "ModelOpening.h"
+#include "core/base/UserPattern.h"
 
 #include <cstdio>
 

@@ -1,8 +1,8 @@
 #include "TextFile.h"
 
 #include "Commands.h"
-#include "base/FileKind.h"
-#include "base/InputFiles.h"
+#include "core/base/FileKind.h"
+#include "core/base/InputFiles.h"
 
 #include <cerrno>
 #include <cstdio>

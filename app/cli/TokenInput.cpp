@@ -2,7 +2,7 @@
 
 #include "CliArguments.h"
 #include "TextFile.h"
-#include "tokenize/Tokenizer.h"
+#include "core/tokenize/Tokenizer.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 // Token ids for the commands that run a model (logits, kld): `--tokens 1,2,3` or a text file
 // tokenized with the model's own tokenizer.
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <cstdint>
 #include <optional>

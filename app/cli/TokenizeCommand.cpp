@@ -5,9 +5,9 @@
 // The text is bounded by the tokenizer's kMaxTextBytes; running out of memory is one error line.
 
 #include "Commands.h"
-#include "ModelLoading.h"
+#include "ModelOpening.h"
 #include "TextFile.h"
-#include "tokenize/Tokenizer.h"
+#include "core/tokenize/Tokenizer.h"
 
 #include <cstdio>
 #include <new>

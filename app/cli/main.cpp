@@ -6,8 +6,8 @@
 #include "CommandHelp.h"
 #include "CommandTable.h"
 #include "Commands.h"
-#include "ModelLoading.h"
-#include "base/OpenFileLimit.h"
+#include "ModelOpening.h"
+#include "core/base/OpenFileLimit.h"
 
 #include <cstdio>
 #include <exception>

@@ -1,8 +1,8 @@
 // gguf-explorer: the desktop application. Opens the files given on the command line, or the
 // bundled sample model when there are none, so a new user sees everything working at once.
 
-#include "shell/MainWindow.h"
-#include "base/OpenFileLimit.h"
+#include "ui/shell/MainWindow.h"
+#include "core/base/OpenFileLimit.h"
 #include "SampleModel.h"
 
 #include <QApplication>

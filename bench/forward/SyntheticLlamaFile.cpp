@@ -1,6 +1,6 @@
 #include "SyntheticLlamaFile.h"
 
-#include "write/GgufWriter.h"
+#include "core/write/GgufWriter.h"
 
 #include <cstdio>
 #include <random>

@@ -17,8 +17,8 @@
 //        [--llama-cpp DIR]
 
 #include "SyntheticLlamaFile.h"
-#include "base/ParallelRows.h"
-#include "forward/ForwardPass.h"
+#include "core/base/ParallelRows.h"
+#include "core/forward/ForwardPass.h"
 
 #include <chrono>
 #include <cstdio>

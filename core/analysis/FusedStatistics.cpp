@@ -1,6 +1,6 @@
-#include "analysis/FusedStatistics.h"
+#include "core/analysis/FusedStatistics.h"
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 
 #include <algorithm>
 #include <bit>

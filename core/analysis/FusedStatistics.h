@@ -7,9 +7,9 @@
 // are a chain of dependent additions, so this stays one thread; callers wanting parallel figures
 // must accept a different summation order.
 
-#include "base/Result.h"
-#include "analysis/Statistics.h"
-#include "experts/TensorSlice.h"
+#include "core/base/Result.h"
+#include "core/analysis/Statistics.h"
+#include "core/experts/TensorSlice.h"
 
 #include <atomic>
 #include <limits>

@@ -1,6 +1,6 @@
-#include "analysis/HeatmapReducer.h"
+#include "core/analysis/HeatmapReducer.h"
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 
 #include <algorithm>
 #include <cmath>

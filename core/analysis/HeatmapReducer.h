@@ -3,8 +3,8 @@
 // dequantizing, so a heatmap of a billion-element tensor needs one row of floats at a time,
 // never the whole matrix. Grid rows are independent: callers split them across threads.
 
-#include "base/Result.h"
-#include "experts/TensorSlice.h"
+#include "core/base/Result.h"
+#include "core/experts/TensorSlice.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "analysis/LayerBreakdown.h"
+#include "core/analysis/LayerBreakdown.h"
 
 #include <algorithm>
 #include <map>

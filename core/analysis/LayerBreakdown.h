@@ -3,7 +3,7 @@
 // "_M" quantization keeps at higher precision stand out. Layers come from the tensor names
 // (`blk.N.…`); tensors outside a layer (token_embd, output, output_norm, …) are counted apart.
 
-#include "gguf/TensorInfo.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,8 +1,8 @@
-#include "analysis/Statistics.h"
+#include "core/analysis/Statistics.h"
 
-#include "analysis/FusedStatistics.h"
+#include "core/analysis/FusedStatistics.h"
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,8 +2,8 @@
 // Streaming statistics over dequantized values: feed chunks in storage order, read the result.
 // Sums are kept in double in storage order, so mean and rms match a straightforward reference.
 
-#include "base/Result.h"
-#include "experts/TensorSlice.h"
+#include "core/base/Result.h"
+#include "core/experts/TensorSlice.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,10 +1,10 @@
-#include "base/BlasLibrary.h"
+#include "core/base/BlasLibrary.h"
 
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 
 #include <dlfcn.h>
 
-#include "base/SharedLibrary.h"
+#include "core/base/SharedLibrary.h"
 
 namespace gguf {
 

@@ -1,6 +1,6 @@
-#include "base/EscapedText.h"
+#include "core/base/EscapedText.h"
 
-#include "base/Utf8.h"
+#include "core/base/Utf8.h"
 
 #include <cstdio>
 

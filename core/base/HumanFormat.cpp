@@ -1,4 +1,4 @@
-#include "base/HumanFormat.h"
+#include "core/base/HumanFormat.h"
 
 #include <cstdio>
 

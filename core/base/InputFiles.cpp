@@ -1,4 +1,4 @@
-#include "base/InputFiles.h"
+#include "core/base/InputFiles.h"
 
 #include <atomic>
 #include <mutex>

@@ -10,7 +10,7 @@
 // at start; a long-lived one (the GUI) opens and closes files for hours, and what it read an
 // hour ago is not an input of what it saves now (its savers check the model they copy).
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <optional>
 #include <string>

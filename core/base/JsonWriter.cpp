@@ -1,6 +1,6 @@
-#include "base/JsonWriter.h"
+#include "core/base/JsonWriter.h"
 
-#include "base/Utf8.h"
+#include "core/base/Utf8.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "base/OpenFileLimit.h"
+#include "core/base/OpenFileLimit.h"
 
 #include <sys/resource.h>
 

@@ -1,4 +1,4 @@
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -5,7 +5,7 @@
 // the calling thread. The CLI uses ParallelRows::shared(); the GUI submits the same planned
 // ranges to its job pool instead. A ParallelRows is a TaskExecutor for core calls that take one.
 
-#include "base/TaskExecutor.h"
+#include "core/base/TaskExecutor.h"
 
 #include <condition_variable>
 #include <cstddef>

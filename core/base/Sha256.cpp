@@ -1,5 +1,5 @@
-#include "base/Sha256.h"
-#include "base/Sha256RoundConstants.h"
+#include "core/base/Sha256.h"
+#include "core/base/Sha256RoundConstants.h"
 
 #include <algorithm>
 #include <cstring>

@@ -4,8 +4,8 @@
 // per-function target attributes and chosen at run time from CPUID, so the build still runs on
 // any x86-64 CPU; tst_sha256 compares it with the portable version.
 
-#include "base/Sha256.h"
-#include "base/Sha256RoundConstants.h"
+#include "core/base/Sha256.h"
+#include "core/base/Sha256RoundConstants.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>

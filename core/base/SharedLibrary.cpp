@@ -1,4 +1,4 @@
-#include "base/SharedLibrary.h"
+#include "core/base/SharedLibrary.h"
 
 #include <dlfcn.h>
 

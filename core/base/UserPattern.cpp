@@ -1,4 +1,4 @@
-#include "base/UserPattern.h"
+#include "core/base/UserPattern.h"
 
 #include <re2/re2.h>
 

@@ -8,7 +8,7 @@
 // error. The syntax is otherwise the ECMAScript one people write for llama-quantize
 // (`blk\.[0-9]+\.ffn_(up|gate)`, `\d`, `[[:alpha:]]`, `^...$`), matched on bytes.
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <cstddef>
 #include <memory>

@@ -1,9 +1,9 @@
-#include "blocks/BlockFields.h"
+#include "core/blocks/BlockFields.h"
 
-#include "types/GgmlType.h"
-#include "gguf/MetadataFormat.h"
-#include "kernels/BlockLayouts.h"
-#include "kernels/HalfFloat.h"
+#include "core/types/GgmlType.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/HalfFloat.h"
 
 #include <cstring>
 

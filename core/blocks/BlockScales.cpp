@@ -1,11 +1,11 @@
-#include "blocks/BlockScales.h"
+#include "core/blocks/BlockScales.h"
 
-#include "gguf/MappedRegionGuard.h"
-#include "gguf/RemoteRegion.h"
+#include "core/gguf/MappedRegionGuard.h"
+#include "core/gguf/RemoteRegion.h"
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/HalfFloat.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/HalfFloat.h"
 
 #include <algorithm>
 #include <array>

@@ -19,8 +19,8 @@
 // Like dequantizeRows, extraction works on block ranges chosen by the caller and writes into
 // caller-sized buffers; nothing allocates in proportion to the tensor.
 
-#include "base/Result.h"
-#include "gguf/TensorInfo.h"
+#include "core/base/Result.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <cstdint>
 #include <optional>

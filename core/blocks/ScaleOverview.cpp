@@ -1,6 +1,6 @@
-#include "blocks/ScaleOverview.h"
+#include "core/blocks/ScaleOverview.h"
 
-#include "analysis/HeatmapReducer.h"
+#include "core/analysis/HeatmapReducer.h"
 
 #include <algorithm>
 

@@ -3,9 +3,9 @@
 // the effective sub-block scales and mins, and grids of scales (and mins) by position (row × sub-block
 // column) reduced to at most gridRows × gridColumns cells by their mean.
 
-#include "blocks/BlockScales.h"
-#include "analysis/Statistics.h"
-#include "experts/TensorSlice.h"
+#include "core/blocks/BlockScales.h"
+#include "core/analysis/Statistics.h"
+#include "core/experts/TensorSlice.h"
 
 #include <atomic>
 #include <optional>

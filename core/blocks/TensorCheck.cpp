@@ -1,10 +1,10 @@
-#include "blocks/TensorCheck.h"
+#include "core/blocks/TensorCheck.h"
 
-#include "blocks/BlockScales.h"
-#include "gguf/ByteCursor.h"
-#include "gguf/MappedRegionGuard.h"
-#include "gguf/RemoteRegion.h"
-#include "kernels/HalfFloat.h"
+#include "core/blocks/BlockScales.h"
+#include "core/gguf/ByteCursor.h"
+#include "core/gguf/MappedRegionGuard.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/kernels/HalfFloat.h"
 
 #include <algorithm>
 #include <cmath>

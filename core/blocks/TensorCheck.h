@@ -17,9 +17,9 @@
 // below 1e3, block scales below that divided by the largest level), so a clean model never trips
 // it; an f16 scale can reach 65504, so only its derived sub-scales (65504 * 63 for Q4_K) can.
 
-#include "base/Result.h"
-#include "base/Sha256.h"
-#include "gguf/TensorInfo.h"
+#include "core/base/Result.h"
+#include "core/base/Sha256.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "compare/ColumnErrorProfile.h"
+#include "core/compare/ColumnErrorProfile.h"
 
-#include "compare/ImportanceErrorMetrics.h"
-#include "imatrix/ColumnImportance.h"
-#include "imatrix/ImportanceMatrix.h"
+#include "core/compare/ImportanceErrorMetrics.h"
+#include "core/imatrix/ColumnImportance.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <cmath>
 

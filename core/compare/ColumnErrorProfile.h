@@ -4,7 +4,7 @@
 // Column j gathers every element with index j along ne[0] (all rows, and all experts unless one
 // is chosen); its weighted error is w_j (per expert) times each squared error.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "compare/ComparableModels.h"
+#include "core/compare/ComparableModels.h"
 
-#include "gguf/MetadataFormat.h"
+#include "core/gguf/MetadataFormat.h"
 
 #include <algorithm>
 #include <string_view>

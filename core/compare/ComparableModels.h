@@ -3,7 +3,7 @@
 // something: same general.architecture and the same tensor names. Shapes and types may differ
 // (that is what a comparison shows).
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
-#include "compare/ComparisonEngine.h"
+#include "core/compare/ComparisonEngine.h"
 
-#include "compare/ImportanceErrorMetrics.h"
-#include "imatrix/ImportanceMatrix.h"
+#include "core/compare/ImportanceErrorMetrics.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <algorithm>
 #include <chrono>

@@ -27,7 +27,7 @@
 // - results() only after every unit returned Done. The engine refers to `comparison`, which must
 //   outlive it. At most one range's two float buffers per concurrent call are held at any time.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <condition_variable>
 #include <cstdint>

@@ -1,9 +1,9 @@
-#include "compare/ComparisonJson.h"
+#include "core/compare/ComparisonJson.h"
 
-#include "base/JsonWriter.h"
-#include "compare/ImportanceErrorMetrics.h"
-#include "compare/LayerErrorMetrics.h"
-#include "imatrix/ImportanceMatrix.h"
+#include "core/base/JsonWriter.h"
+#include "core/compare/ImportanceErrorMetrics.h"
+#include "core/compare/LayerErrorMetrics.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 namespace gguf {
 

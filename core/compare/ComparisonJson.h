@@ -2,7 +2,7 @@
 // A comparison and its results as JSON: one writer, so `compare --json` and the GUI's JSON
 // export always agree.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <string>
 

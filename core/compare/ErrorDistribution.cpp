@@ -1,7 +1,7 @@
-#include "compare/ErrorDistribution.h"
+#include "core/compare/ErrorDistribution.h"
 
-#include "blocks/BlockScales.h"
-#include "quantize/Quantize.h"
+#include "core/blocks/BlockScales.h"
+#include "core/quantize/Quantize.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 // quantization block next to that block's scale. Both stream element ranges from
 // ModelComparison::reconstruct and are thread-safe per range.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <cstdint>
 #include <span>

@@ -1,4 +1,4 @@
-#include "compare/ErrorHeatmap.h"
+#include "core/compare/ErrorHeatmap.h"
 
 #include <algorithm>
 #include <cmath>

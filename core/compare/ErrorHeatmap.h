@@ -5,8 +5,8 @@
 // heatmap's grid and cell mapping (HeatmapReducer), so zoom works the same way. Grid rows are
 // independent: callers split them into bands across threads.
 
-#include "analysis/HeatmapReducer.h"
-#include "compare/ModelComparison.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/compare/ModelComparison.h"
 
 #include <atomic>
 #include <cstdint>

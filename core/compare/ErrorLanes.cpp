@@ -1,6 +1,6 @@
-#include "compare/ErrorLanes.h"
+#include "core/compare/ErrorLanes.h"
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #include <algorithm>
 #include <bit>

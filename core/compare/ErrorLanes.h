@@ -13,7 +13,7 @@
 // The |error| histogram bins are counted in the same pass into a flat table (ErrorBinCounts),
 // which a caller folds into an AbsErrorHistogram when it is done.
 
-#include "compare/ErrorMetrics.h"
+#include "core/compare/ErrorMetrics.h"
 
 #include <cstddef>
 #include <cstdint>

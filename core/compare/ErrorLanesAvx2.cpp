@@ -3,7 +3,7 @@
 // (so the same bits). Compiled with -mavx2 -mfma (core/CMakeLists.txt); elsewhere it reports
 // that it is not there.
 
-#include "compare/ErrorLanes.h"
+#include "core/compare/ErrorLanes.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>

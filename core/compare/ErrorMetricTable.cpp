@@ -1,4 +1,4 @@
-#include "compare/ErrorMetricTable.h"
+#include "core/compare/ErrorMetricTable.h"
 
 #include <algorithm>
 #include <vector>

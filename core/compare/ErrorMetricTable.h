@@ -6,7 +6,7 @@
 // adding a metric is one field in ErrorMetrics, its formula in ErrorAccumulator::metricsFrom and
 // one row in ErrorMetricTable.cpp.
 
-#include "compare/ErrorMetrics.h"
+#include "core/compare/ErrorMetrics.h"
 
 #include <cstdint>
 #include <span>

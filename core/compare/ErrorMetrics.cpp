@@ -1,7 +1,7 @@
-#include "compare/ErrorMetrics.h"
+#include "core/compare/ErrorMetrics.h"
 
-#include "compare/ErrorLanes.h"
-#include "compare/ImportanceErrorMetrics.h"
+#include "core/compare/ErrorLanes.h"
+#include "core/compare/ImportanceErrorMetrics.h"
 
 #include <algorithm>
 #include <bit>

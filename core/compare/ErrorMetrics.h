@@ -4,7 +4,7 @@
 // and percentiles of |error|. Memory does not grow with the number of values. Accumulators merge,
 // so work split over threads by element ranges combines into one result.
 
-#include "base/JsonWriter.h"
+#include "core/base/JsonWriter.h"
 
 #include <algorithm>
 #include <cmath>

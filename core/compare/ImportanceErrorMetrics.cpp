@@ -1,6 +1,6 @@
-#include "compare/ImportanceErrorMetrics.h"
+#include "core/compare/ImportanceErrorMetrics.h"
 
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,9 +9,9 @@
 // They are a table of their own, not rows of errorMetricTable(): a comparison without an
 // importance matrix keeps exactly its columns and JSON members.
 
-#include "compare/ErrorMetricTable.h"
-#include "compare/ErrorMetrics.h"
-#include "gguf/TensorInfo.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/compare/ErrorMetrics.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <cstdint>
 #include <optional>

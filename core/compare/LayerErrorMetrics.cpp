@@ -1,4 +1,4 @@
-#include "compare/LayerErrorMetrics.h"
+#include "core/compare/LayerErrorMetrics.h"
 
 #include <map>
 

@@ -3,8 +3,8 @@
 // tensors of each layer combined as the metric table says (combineErrorMetrics), so the chart
 // shows figures, not arithmetic of its own.
 
-#include "compare/ErrorMetricTable.h"
-#include "compare/ModelComparison.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/compare/ModelComparison.h"
 
 #include <cstdint>
 #include <string_view>

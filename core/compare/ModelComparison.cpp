@@ -1,13 +1,13 @@
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
-#include "compare/ImportanceErrorMetrics.h"
-#include "imatrix/ImportanceMatrix.h"
+#include "core/compare/ImportanceErrorMetrics.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
-#include "compare/ComparisonEngine.h"
+#include "core/compare/ComparisonEngine.h"
 
-#include "kernels/Dequantize.h"
-#include "quantize/QuantizationPolicy.h"
-#include "quantize/Quantize.h"
+#include "core/kernels/Dequantize.h"
+#include "core/quantize/QuantizationPolicy.h"
+#include "core/quantize/Quantize.h"
 
 #include <algorithm>
 #include <charconv>

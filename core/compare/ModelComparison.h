@@ -9,9 +9,9 @@
 // CLI, the GUI runs the same units on its job pool. reconstruct() hands out both sides of a range
 // for heatmaps, histograms and scatter plots.
 
-#include "base/TaskExecutor.h"
-#include "compare/ErrorMetrics.h"
-#include "gguf/Model.h"
+#include "core/base/TaskExecutor.h"
+#include "core/compare/ErrorMetrics.h"
+#include "core/gguf/Model.h"
 
 #include <atomic>
 #include <cstdint>

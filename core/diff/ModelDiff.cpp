@@ -1,10 +1,10 @@
-#include "diff/ModelDiff.h"
+#include "core/diff/ModelDiff.h"
 
-#include "compare/ErrorMetricTable.h"
-#include "compare/ModelComparison.h"
-#include "gguf/MetadataFormat.h"
-#include "gguf/RemoteRegion.h"
-#include "write/GgufWriter.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/compare/ModelComparison.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/write/GgufWriter.h"
 
 #include <algorithm>
 #include <cstring>

@@ -7,11 +7,11 @@
 // ComparisonEngine, streamed on all cores), with a per-layer summary. Tensors pair by name, so
 // any quant types and any split layouts compare. A is the reference of the error figures.
 
-#include "base/Result.h"
-#include "base/TaskExecutor.h"
-#include "compare/ErrorMetrics.h"
-#include "diff/TextDiff.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/base/TaskExecutor.h"
+#include "core/compare/ErrorMetrics.h"
+#include "core/diff/TextDiff.h"
+#include "core/gguf/Model.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "diff/TextDiff.h"
+#include "core/diff/TextDiff.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "edit/FileRangeCopy.h"
+#include "core/edit/FileRangeCopy.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -4,8 +4,8 @@
 // system has them), else sendfile (any output, pipes included), else pread + write through a
 // 1 MiB buffer. Whatever the method, the output's write position moves as write() would move it.
 
-#include "base/Result.h"
-#include "write/ByteSink.h"
+#include "core/base/Result.h"
+#include "core/write/ByteSink.h"
 
 #include <cstdint>
 #include <functional>

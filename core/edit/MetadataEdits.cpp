@@ -1,6 +1,6 @@
-#include "edit/MetadataEdits.h"
+#include "core/edit/MetadataEdits.h"
 
-#include "base/EscapedText.h"
+#include "core/base/EscapedText.h"
 
 #include <algorithm>
 #include <bit>

@@ -3,9 +3,9 @@
 // `meta --set`): keys set to a new value (of any type, changed or new), keys removed. The model
 // itself never changes; the edits say what the written copy holds instead.
 
-#include "base/Result.h"
-#include "gguf/Model.h"
-#include "write/GgufWriter.h"
+#include "core/base/Result.h"
+#include "core/gguf/Model.h"
+#include "core/write/GgufWriter.h"
 
 #include <optional>
 #include <string>

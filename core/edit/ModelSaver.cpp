@@ -1,11 +1,11 @@
-#include "edit/ModelSaver.h"
+#include "core/edit/ModelSaver.h"
 
-#include "base/EscapedText.h"
-#include "edit/PayloadByteOrder.h"
-#include "gguf/RemoteRegion.h"
-#include "gguf/SplitName.h"
-#include "write/AtomicFileSet.h"
-#include "write/ByteSink.h"
+#include "core/base/EscapedText.h"
+#include "core/edit/PayloadByteOrder.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/gguf/SplitName.h"
+#include "core/write/AtomicFileSet.h"
+#include "core/write/ByteSink.h"
 
 #include <algorithm>
 #include <bit>

@@ -9,10 +9,10 @@
 // applied to the first shard (which carries the model metadata), every shard marked with one
 // new kSplitSaveIdKey, and the set committed all or nothing (write/AtomicFileSet.h).
 
-#include "base/Result.h"
-#include "edit/FileRangeCopy.h"
-#include "edit/MetadataEdits.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/edit/FileRangeCopy.h"
+#include "core/edit/MetadataEdits.h"
+#include "core/gguf/Model.h"
 
 #include <atomic>
 #include <cstdint>

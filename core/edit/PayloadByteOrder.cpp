@@ -1,4 +1,4 @@
-#include "edit/PayloadByteOrder.h"
+#include "core/edit/PayloadByteOrder.h"
 
 #include <algorithm>
 

@@ -2,8 +2,8 @@
 // EncodedValue payloads are little-endian; a big-endian file stores every number of a value
 // (scalars, string lengths, array element types and lengths, elements) byte-swapped.
 
-#include "base/Result.h"
-#include "gguf/MetadataValue.h"
+#include "core/base/Result.h"
+#include "core/gguf/MetadataValue.h"
 
 #include <string>
 

@@ -1,8 +1,8 @@
-#include "edit/ValueText.h"
+#include "core/edit/ValueText.h"
 
-#include "base/JsonWriter.h"
-#include "gguf/GgufParser.h"
-#include "gguf/MetadataFormat.h"
+#include "core/base/JsonWriter.h"
+#include "core/gguf/GgufParser.h"
+#include "core/gguf/MetadataFormat.h"
 
 #include <charconv>
 #include <cmath>

@@ -8,9 +8,9 @@
 // with "\udcHH" standing for the raw byte 0xHH as the CLI's JSON output writes it, so the text
 // valueAsText gives parses back to the same bytes.
 
-#include "base/Result.h"
-#include "gguf/MetadataValue.h"
-#include "write/GgufWriter.h"
+#include "core/base/Result.h"
+#include "core/gguf/MetadataValue.h"
+#include "core/write/GgufWriter.h"
 
 #include <string>
 #include <string_view>

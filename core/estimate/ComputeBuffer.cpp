@@ -1,4 +1,4 @@
-#include "estimate/ComputeBuffer.h"
+#include "core/estimate/ComputeBuffer.h"
 
 #include <algorithm>
 

@@ -16,7 +16,7 @@
 // Checked against llama.cpp's own figure for every context it logged for the fixtures of
 // fixtures/llama.cpp/arch (tests/estimate); within 5% there, with flash attention on and off.
 
-#include "estimate/EstimateShape.h"
+#include "core/estimate/EstimateShape.h"
 
 #include <cstdint>
 

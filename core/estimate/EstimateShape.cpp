@@ -1,4 +1,4 @@
-#include "estimate/EstimateShape.h"
+#include "core/estimate/EstimateShape.h"
 
 #include <algorithm>
 #include <array>

@@ -4,8 +4,8 @@
 // which are recurrent, which share another layer's cache, MLA, the recurrent state sizes, and the
 // widths of the intermediate activations (from the tensor shapes, which say what the graph builds).
 
-#include "base/Result.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/gguf/Model.h"
 
 #include <cstdint>
 #include <string>

@@ -1,8 +1,8 @@
-#include "estimate/MemoryEstimate.h"
+#include "core/estimate/MemoryEstimate.h"
 
-#include "estimate/ComputeBuffer.h"
-#include "estimate/EstimateShape.h"
-#include "types/GgmlType.h"
+#include "core/estimate/ComputeBuffer.h"
+#include "core/estimate/EstimateShape.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <array>

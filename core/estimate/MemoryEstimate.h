@@ -12,8 +12,8 @@
 // widest of the model when the widths differ. MLA keeps K only. Recurrent layers keep
 // n_embd_r + n_embd_s f32 values per sequence instead (ComputeBuffer.h for the compute buffer).
 
-#include "base/Result.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/gguf/Model.h"
 
 #include <cstdint>
 #include <string>

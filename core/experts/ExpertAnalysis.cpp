@@ -1,7 +1,7 @@
-#include "experts/ExpertAnalysis.h"
+#include "core/experts/ExpertAnalysis.h"
 
-#include "kernels/Dequantize.h"
-#include "experts/TensorSlice.h"
+#include "core/kernels/Dequantize.h"
+#include "core/experts/TensorSlice.h"
 
 #include <algorithm>
 #include <cmath>

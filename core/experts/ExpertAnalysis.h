@@ -3,9 +3,9 @@
 // similarity of every pair of experts, and the norm of each expert's router row. All stream over
 // row ranges; callers split the ranges across threads and merge the partial results.
 
-#include "base/Result.h"
-#include "analysis/Statistics.h"
-#include "gguf/TensorInfo.h"
+#include "core/base/Result.h"
+#include "core/analysis/Statistics.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <atomic>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "experts/ExpertIndex.h"
+#include "core/experts/ExpertIndex.h"
 
 #include <algorithm>
 #include <charconv>

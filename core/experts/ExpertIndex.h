@@ -3,7 +3,7 @@
 // (ffn_gate_exps, ffn_up_exps, ffn_down_exps, ffn_gate_up_exps; ne = [n_in, n_out, n_expert]),
 // the router (ffn_gate_inp, ne = [n_embd, n_expert]) and any shared experts (*_shexp).
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <optional>
 #include <string>

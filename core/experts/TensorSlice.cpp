@@ -1,4 +1,4 @@
-#include "experts/TensorSlice.h"
+#include "core/experts/TensorSlice.h"
 
 namespace gguf {
 

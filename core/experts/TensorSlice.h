@@ -2,8 +2,8 @@
 // A run of whole rows of one tensor: the whole tensor, or one expert of a 3-D expert tensor.
 // Everything that reads weights (export, statistics, views) takes a slice.
 
-#include "base/Result.h"
-#include "gguf/TensorInfo.h"
+#include "core/base/Result.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
-#include "forward/ActivationRounding.h"
+#include "core/forward/ActivationRounding.h"
 
-#include "kernels/HalfFloat.h"
-#include "quantize/FloatEncode.h"
-#include "types/GgmlType.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/quantize/FloatEncode.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <cmath>

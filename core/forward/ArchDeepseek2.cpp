@@ -4,7 +4,7 @@
 // expert_gating_func, exp_probs_b for the choice, expert groups, expert_weights_norm / scale) and
 // expert_shared_count shared experts.
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

@@ -3,7 +3,7 @@
 // GELU (ggml's f16 table), sliding window 4096 on even layers by default, with the global rope
 // base and scale; always tied (output.weight is never read).
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

@@ -3,7 +3,7 @@
 // layers with their own rope base (default 10000) and no linear scaling; final softcap only when
 // the key is present.
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

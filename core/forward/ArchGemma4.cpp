@@ -6,7 +6,7 @@
 // RMS-normed per head with weights, v without; attention scale 1; GELU; every layer's output
 // times layer_output_scale; final softcap from the file.
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

@@ -5,7 +5,7 @@
 // trunk is not run. (Files with rope.dimension_sections, the multimodal M-RoPE form, are not
 // described here.)
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

@@ -4,7 +4,7 @@
 // renormalisation), expert biases, the clamped SwiGLU-OAI; the FFN's norm is
 // post_attention_norm.
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

@@ -2,7 +2,7 @@
 // src/models/llama.cpp builds them: NORM RoPE (adjacent pairs), softmax gating with top-k and the
 // selected weights renormalised (build_moe_ffn(..., norm_w = true, ..., SOFTMAX)).
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

@@ -2,7 +2,7 @@
 // the two halves), NEOX RoPE, q scaled by 1/sqrt(head) before q.k, no sliding window (llama.cpp
 // turns a `sliding_window` key off for phi3).
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

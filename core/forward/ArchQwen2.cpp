@@ -1,7 +1,7 @@
 // Qwen2 / Qwen2.5 (src/models/qwen2.cpp): the llama block with NEOX RoPE and optional biases on
 // the q, k and v projections.
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

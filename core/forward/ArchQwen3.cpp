@@ -1,7 +1,7 @@
 // Qwen3 dense (src/models/qwen3.cpp): NEOX RoPE, RMSNorm of each q and k head before RoPE
 // (attn_q_norm / attn_k_norm), head size from key_length (not n_embd / n_head).
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

@@ -2,7 +2,7 @@
 // attention (every full_attention_interval-th layer, default 4), IMROPE on rope.dimension_count
 // dims, QK-norm, and the norm before the FFN stored as post_attention_norm.
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

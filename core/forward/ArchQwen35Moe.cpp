@@ -2,7 +2,7 @@
 // top-k renormalised, expert_weights_scale ignored) and a shared expert gated by
 // sigmoid(ffn_gate_inp_shexp . x).
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

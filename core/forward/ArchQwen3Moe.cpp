@@ -1,7 +1,7 @@
 // Qwen3-MoE (src/models/qwen3moe.cpp): the Qwen3 attention with experts only (no dense FFN, no
 // shared expert), softmax router, top-k weights renormalised (hard-coded, no key).
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 namespace gguf {
 

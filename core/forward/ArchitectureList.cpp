@@ -1,4 +1,4 @@
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
-#include "forward/AttentionStep.h"
+#include "core/forward/AttentionStep.h"
 
-#include "forward/ForwardOps.h"
+#include "core/forward/ForwardOps.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // The attention branch of one layer: from the normed residual stream to the output projection
 // (before any post-norm), as llama.cpp's build_qkv + rope + build_attn (no flash attention).
 
-#include "forward/PassContext.h"
+#include "core/forward/PassContext.h"
 
 namespace gguf {
 

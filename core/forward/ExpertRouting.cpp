@@ -1,6 +1,6 @@
-#include "forward/ExpertRouting.h"
+#include "core/forward/ExpertRouting.h"
 
-#include "forward/ForwardOps.h"
+#include "core/forward/ForwardOps.h"
 
 #include <algorithm>
 #include <functional>

@@ -3,7 +3,7 @@
 // logits (+ bias), softmax / sigmoid / softmax of the chosen, exp_probs_b added for the choice
 // only, top-k (ggml_argsort_top_k: descending, stable), then renormalisation and scale.
 
-#include "forward/PassContext.h"
+#include "core/forward/PassContext.h"
 
 namespace gguf {
 

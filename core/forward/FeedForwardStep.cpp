@@ -1,8 +1,8 @@
-#include "forward/FeedForwardStep.h"
+#include "core/forward/FeedForwardStep.h"
 
-#include "forward/ExpertRouting.h"
-#include "forward/ForwardOps.h"
-#include "forward/GgmlAttention.h"
+#include "core/forward/ExpertRouting.h"
+#include "core/forward/ForwardOps.h"
+#include "core/forward/GgmlAttention.h"
 
 #include <array>
 #include <cmath>

@@ -3,7 +3,7 @@
 // (before any post-norm): a dense gated FFN (separate or fused gate/up) or routed experts, as
 // llama.cpp's build_ffn and build_moe_ffn.
 
-#include "forward/PassContext.h"
+#include "core/forward/PassContext.h"
 
 namespace gguf {
 

@@ -1,10 +1,10 @@
-#include "forward/ForwardOps.h"
+#include "core/forward/ForwardOps.h"
 
-#include "base/BlasLibrary.h"
-#include "forward/GgmlAttention.h"
-#include "forward/GgmlVectorMath.h"
-#include "kernels/HalfFloat.h"
-#include "quantize/FloatEncode.h"
+#include "core/base/BlasLibrary.h"
+#include "core/forward/GgmlAttention.h"
+#include "core/forward/GgmlVectorMath.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/quantize/FloatEncode.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // activations, each written to follow the ggml CPU op llama.cpp uses (noted per function), so
 // an f32 model matches llama.cpp to rounding.
 
-#include "forward/BlockDescription.h"
+#include "core/forward/BlockDescription.h"
 
 #include <array>
 #include <cstdint>

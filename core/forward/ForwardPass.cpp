@@ -1,12 +1,12 @@
-#include "forward/ForwardPass.h"
+#include "core/forward/ForwardPass.h"
 
-#include "forward/AttentionStep.h"
-#include "forward/FeedForwardStep.h"
-#include "forward/LatentAttentionStep.h"
-#include "forward/ForwardOps.h"
-#include "forward/PassContext.h"
-#include "forward/PerLayerInputStep.h"
-#include "forward/RecurrentStep.h"
+#include "core/forward/AttentionStep.h"
+#include "core/forward/FeedForwardStep.h"
+#include "core/forward/LatentAttentionStep.h"
+#include "core/forward/ForwardOps.h"
+#include "core/forward/PassContext.h"
+#include "core/forward/PerLayerInputStep.h"
+#include "core/forward/RecurrentStep.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,10 +5,10 @@
 // dequantized to f32, used and dropped, so the memory held is about that plus the activations,
 // whatever the model size. One pass serves every architecture with a BlockDescription.
 
-#include "base/Result.h"
-#include "forward/ModelHyperparameters.h"
-#include "forward/WeightLoader.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/forward/ModelHyperparameters.h"
+#include "core/forward/WeightLoader.h"
+#include "core/gguf/Model.h"
 
 #include <atomic>
 #include <cstdint>

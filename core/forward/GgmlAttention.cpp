@@ -1,6 +1,6 @@
-#include "forward/GgmlAttention.h"
+#include "core/forward/GgmlAttention.h"
 
-#include "forward/GgmlVectorMath.h"
+#include "core/forward/GgmlVectorMath.h"
 
 #include <algorithm>
 #include <cmath>

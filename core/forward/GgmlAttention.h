@@ -6,7 +6,7 @@
 // The result is llama.cpp's to the bit when the inputs are, which keeps later f16 / q8
 // roundings from flipping.
 
-#include "forward/ForwardOps.h"
+#include "core/forward/ForwardOps.h"
 
 namespace gguf {
 

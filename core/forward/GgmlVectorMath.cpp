@@ -1,4 +1,4 @@
-#include "forward/GgmlVectorMath.h"
+#include "core/forward/GgmlVectorMath.h"
 
 #include <bit>
 #include <cmath>

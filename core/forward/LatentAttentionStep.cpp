@@ -1,6 +1,6 @@
-#include "forward/LatentAttentionStep.h"
+#include "core/forward/LatentAttentionStep.h"
 
-#include "forward/ForwardOps.h"
+#include "core/forward/ForwardOps.h"
 
 #include <cmath>
 

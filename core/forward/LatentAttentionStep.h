@@ -4,7 +4,7 @@
 // one shared latent head of (kv_lora + rope) keys and kv_lora values, each head's output
 // expanded through attn_v_b, then attn_output.
 
-#include "forward/PassContext.h"
+#include "core/forward/PassContext.h"
 
 namespace gguf {
 

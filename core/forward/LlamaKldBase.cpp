@@ -1,7 +1,7 @@
-#include "forward/LlamaKldBase.h"
+#include "core/forward/LlamaKldBase.h"
 
-#include "base/FileKind.h"
-#include "base/InputFiles.h"
+#include "core/base/FileKind.h"
+#include "core/base/InputFiles.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -4,7 +4,7 @@
 // we do not need: we run the reference ourselves). Lets `kld` score exactly the chunks and
 // positions llama-perplexity scored.
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <cstdint>
 #include <string>

@@ -1,11 +1,11 @@
-#include "forward/MatrixProduct.h"
+#include "core/forward/MatrixProduct.h"
 
-#include "forward/WeightLoader.h"
+#include "core/forward/WeightLoader.h"
 
-#include "base/BlasLibrary.h"
-#include "base/ParallelRows.h"
-#include "kernels/Dequantize.h"
-#include "kernels/LaneProduct.h"
+#include "core/base/BlasLibrary.h"
+#include "core/base/ParallelRows.h"
+#include "core/kernels/Dequantize.h"
+#include "core/kernels/LaneProduct.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // [rows, columns] as ggml stores them. By default they are summed in ggml-cpu's own order
 // (kernels/LaneProduct.h) on the pass's threads; OpenBLAS serves the float and double modes.
 
-#include "forward/ActivationRounding.h"
+#include "core/forward/ActivationRounding.h"
 
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-#include "forward/ModelHyperparameters.h"
+#include "core/forward/ModelHyperparameters.h"
 
 #include <cmath>
 #include <optional>

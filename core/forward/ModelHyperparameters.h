@@ -2,9 +2,9 @@
 // The numbers a forward pass needs, read from a model's metadata (`<arch>.*` keys) and checked
 // against its tensors, the way llama.cpp's llama_model_loader reads them, with its defaults.
 
-#include "base/Result.h"
-#include "forward/BlockDescription.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/forward/BlockDescription.h"
+#include "core/gguf/Model.h"
 
 #include <array>
 #include <cstdint>

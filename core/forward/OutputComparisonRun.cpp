@@ -1,6 +1,6 @@
-#include "forward/OutputComparisonRun.h"
+#include "core/forward/OutputComparisonRun.h"
 
-#include "forward/SimulatedQuantization.h"
+#include "core/forward/SimulatedQuantization.h"
 
 #include <algorithm>
 

@@ -4,8 +4,8 @@
 // reference (OutputMetrics.h). Streamed: per chunk only the reference's outputs and one other
 // run's are held; cancellable between steps.
 
-#include "forward/OutputMetrics.h"
-#include "forward/SimulatedQuantization.h"
+#include "core/forward/OutputMetrics.h"
+#include "core/forward/SimulatedQuantization.h"
 
 #include <atomic>
 #include <functional>

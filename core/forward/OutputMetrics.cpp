@@ -1,4 +1,4 @@
-#include "forward/OutputMetrics.h"
+#include "core/forward/OutputMetrics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 // how often each expert was chosen. Sequences are added one at a time (chunks), so nothing
 // larger than one run's outputs is held.
 
-#include "forward/ForwardPass.h"
+#include "core/forward/ForwardPass.h"
 
 #include <cstdint>
 #include <span>

@@ -1,6 +1,6 @@
-#include "forward/PassContext.h"
+#include "core/forward/PassContext.h"
 
-#include "forward/ForwardOps.h"
+#include "core/forward/ForwardOps.h"
 
 namespace gguf {
 

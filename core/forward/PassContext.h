@@ -3,8 +3,8 @@
 // and FeedForwardStep.cpp are steps): the hyperparameters, the options, the weight loader and the
 // bookkeeping of the weight bytes held.
 
-#include "forward/ForwardPass.h"
-#include "forward/MatrixProduct.h"
+#include "core/forward/ForwardPass.h"
+#include "core/forward/MatrixProduct.h"
 
 #include <initializer_list>
 #include <string>

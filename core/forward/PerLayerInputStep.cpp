@@ -1,7 +1,7 @@
-#include "forward/PerLayerInputStep.h"
+#include "core/forward/PerLayerInputStep.h"
 
-#include "forward/FeedForwardStep.h"
-#include "forward/ForwardOps.h"
+#include "core/forward/FeedForwardStep.h"
+#include "core/forward/ForwardOps.h"
 
 #include <cmath>
 

@@ -7,7 +7,7 @@
 //  - after each layer's FFN: residual += post_norm(proj . (gelu(inp_gate . residual) * input_l)),
 //    then residual *= layer_output_scale when the file has it.
 
-#include "forward/PassContext.h"
+#include "core/forward/PassContext.h"
 
 #include <span>
 

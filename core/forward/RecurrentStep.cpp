@@ -1,7 +1,7 @@
-#include "forward/RecurrentStep.h"
+#include "core/forward/RecurrentStep.h"
 
-#include "forward/ForwardOps.h"
-#include "forward/GgmlVectorMath.h"
+#include "core/forward/ForwardOps.h"
+#include "core/forward/GgmlVectorMath.h"
 
 #include <cmath>
 

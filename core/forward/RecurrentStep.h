@@ -3,7 +3,7 @@
 // ssm_out, as llama.cpp's build_layer_attn_linear with ggml's ssm_conv and gated_delta_net ops
 // for one sequence starting from a zero conv state and a zero recurrent state.
 
-#include "forward/PassContext.h"
+#include "core/forward/PassContext.h"
 
 namespace gguf {
 

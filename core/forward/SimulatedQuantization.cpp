@@ -1,9 +1,9 @@
-#include "forward/SimulatedQuantization.h"
+#include "core/forward/SimulatedQuantization.h"
 
-#include "quantize/QuantizationPolicy.h"
-#include "quantize/Quantize.h"
-#include "recipe/LlamaQuantRecipe.h"
-#include "types/GgmlType.h"
+#include "core/quantize/QuantizationPolicy.h"
+#include "core/quantize/Quantize.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <mutex>

@@ -6,8 +6,8 @@
 // weights each expert's rows are quantized as llama-quantize --imatrix quantizes them, so the
 // values equal those of the file it would write, bit for bit.
 
-#include "forward/WeightLoader.h"
-#include "recipe/RecipeConversion.h"
+#include "core/forward/WeightLoader.h"
+#include "core/recipe/RecipeConversion.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,10 +1,10 @@
-#include "forward/WeightLoader.h"
+#include "core/forward/WeightLoader.h"
 
-#include "gguf/RemoteRegion.h"
-#include "kernels/Dequantize.h"
-#include "kernels/HalfFloat.h"
-#include "kernels/ParallelDequantize.h"
-#include "types/GgmlType.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/kernels/Dequantize.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/kernels/ParallelDequantize.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -4,10 +4,10 @@
 // place from the mapping when nothing transforms them. A transform hook sees every matrix after
 // dequantization, so the same pass runs the reference "quantized in memory" (simulation).
 
-#include "base/ParallelRows.h"
-#include "base/Result.h"
-#include "forward/ActivationRounding.h"
-#include "gguf/Model.h"
+#include "core/base/ParallelRows.h"
+#include "core/base/Result.h"
+#include "core/forward/ActivationRounding.h"
+#include "core/gguf/Model.h"
 
 #include <array>
 #include <cstdint>

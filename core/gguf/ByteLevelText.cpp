@@ -1,4 +1,4 @@
-#include "gguf/ByteLevelText.h"
+#include "core/gguf/ByteLevelText.h"
 
 #include <array>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // over HTTP). MappedFile::openFrom gives such a file the same shape as a mapped one: one address
 // range of the file's size, with bytes fetched into it when they are asked for (RemoteRegion).
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <cstdint>
 #include <span>

@@ -1,4 +1,4 @@
-#include "gguf/FetchCancel.h"
+#include "core/gguf/FetchCancel.h"
 
 namespace gguf {
 

@@ -1,6 +1,6 @@
-#include "gguf/GgufFile.h"
+#include "core/gguf/GgufFile.h"
 
-#include "gguf/GgufParser.h"
+#include "core/gguf/GgufParser.h"
 
 #include <algorithm>
 

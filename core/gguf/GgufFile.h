@@ -2,10 +2,10 @@
 // One parsed and validated GGUF file: header, metadata and tensor index. Opening parses only
 // those; tensor bytes stay in the read-only mapping until someone asks for them.
 
-#include "gguf/MappedFile.h"
-#include "gguf/MetadataValue.h"
-#include "base/Result.h"
-#include "gguf/TensorInfo.h"
+#include "core/gguf/MappedFile.h"
+#include "core/gguf/MetadataValue.h"
+#include "core/base/Result.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <memory>
 #include <string>

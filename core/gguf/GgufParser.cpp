@@ -1,6 +1,6 @@
-#include "gguf/GgufParser.h"
+#include "core/gguf/GgufParser.h"
 
-#include "base/EscapedText.h"
+#include "core/base/EscapedText.h"
 
 #include <algorithm>
 #include <bit>

@@ -2,8 +2,8 @@
 // Reads and validates the header, metadata and tensor infos of one mapped file. Internal to the
 // core: callers use GgufFile::open.
 
-#include "gguf/ByteCursor.h"
-#include "gguf/GgufFile.h"
+#include "core/gguf/ByteCursor.h"
+#include "core/gguf/GgufFile.h"
 
 namespace gguf {
 

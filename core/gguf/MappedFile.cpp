@@ -1,8 +1,8 @@
-#include "gguf/MappedFile.h"
+#include "core/gguf/MappedFile.h"
 
-#include "base/FileKind.h"
-#include "base/InputFiles.h"
-#include "gguf/MappedRegionGuard.h"
+#include "core/base/FileKind.h"
+#include "core/base/InputFiles.h"
+#include "core/gguf/MappedRegionGuard.h"
 
 #include <algorithm>
 #include <cerrno>

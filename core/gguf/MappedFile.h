@@ -8,8 +8,8 @@
 // the tensor index stay as validated whatever happens to the file; and checkUnchanged() tells
 // the app that the file on disk is no longer the one it shows.
 
-#include "base/Result.h"
-#include "gguf/RemoteRegion.h"
+#include "core/base/Result.h"
+#include "core/gguf/RemoteRegion.h"
 
 #include <cstddef>
 #include <cstdint>

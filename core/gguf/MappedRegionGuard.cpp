@@ -1,6 +1,6 @@
-#include "gguf/MappedRegionGuard.h"
+#include "core/gguf/MappedRegionGuard.h"
 
-#include "base/EscapedText.h"
+#include "core/base/EscapedText.h"
 
 #include <algorithm>
 #include <array>

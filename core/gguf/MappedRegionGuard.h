@@ -14,8 +14,8 @@
 // buffer. A zero page keeps every reader memory-safe (parsed lengths and offsets were validated
 // against the original file and zeros only shrink what is read) and needs no cooperation.
 
-#include "base/Result.h"
-#include "gguf/TensorInfo.h"
+#include "core/base/Result.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <cstdint>
 

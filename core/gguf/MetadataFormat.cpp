@@ -1,6 +1,6 @@
-#include "gguf/MetadataFormat.h"
+#include "core/gguf/MetadataFormat.h"
 
-#include "base/Utf8.h"
+#include "core/base/Utf8.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,9 +1,9 @@
 #pragma once
 // Text and JSON renderings of metadata values, shared by the CLI and the GUI.
 
-#include "base/EscapedText.h"  // escapeForDisplay, for the strings shown
-#include "base/JsonWriter.h"
-#include "gguf/MetadataValue.h"
+#include "core/base/EscapedText.h"  // escapeForDisplay, for the strings shown
+#include "core/base/JsonWriter.h"
+#include "core/gguf/MetadataValue.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-#include "gguf/MetadataValue.h"
+#include "core/gguf/MetadataValue.h"
 
-#include "gguf/ByteCursor.h"
+#include "core/gguf/ByteCursor.h"
 
 #include <limits>
 

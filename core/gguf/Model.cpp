@@ -1,6 +1,6 @@
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
-#include "gguf/SplitName.h"
+#include "core/gguf/SplitName.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,7 @@
 #pragma once
 // A model as a person sees it: one GGUF file, or every shard of a split model presented as one.
 
-#include "gguf/GgufFile.h"
+#include "core/gguf/GgufFile.h"
 
 #include <functional>
 #include <optional>

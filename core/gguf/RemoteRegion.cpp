@@ -1,4 +1,4 @@
-#include "gguf/RemoteRegion.h"
+#include "core/gguf/RemoteRegion.h"
 
 #include <algorithm>
 #include <atomic>

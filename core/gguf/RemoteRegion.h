@@ -13,7 +13,7 @@
 // are dropped oldest first, so only a reader that is a whole budget behind could lose them, and
 // one read larger than the budget is refused.
 
-#include "gguf/ByteRangeSource.h"
+#include "core/gguf/ByteRangeSource.h"
 
 #include <memory>
 #include <mutex>

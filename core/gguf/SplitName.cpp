@@ -1,4 +1,4 @@
-#include "gguf/SplitName.h"
+#include "core/gguf/SplitName.h"
 
 #include <cstdio>
 #include <string_view>

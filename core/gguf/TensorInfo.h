@@ -1,7 +1,7 @@
 #pragma once
 // One tensor as the file describes it, after validation.
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <array>
 #include <cstdint>

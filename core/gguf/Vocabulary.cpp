@@ -1,7 +1,7 @@
-#include "gguf/Vocabulary.h"
+#include "core/gguf/Vocabulary.h"
 
-#include "gguf/MetadataFormat.h"
-#include "base/Utf8.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/base/Utf8.h"
 
 #include <cstdio>
 #include <limits>

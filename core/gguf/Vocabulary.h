@@ -5,8 +5,8 @@
 // string array otherwise means walking the i tokens before it. Immutable once built, so worker
 // threads can search a shared_ptr<const Vocabulary> while the GUI reads it.
 
-#include "gguf/Model.h"
-#include "base/Result.h"
+#include "core/gguf/Model.h"
+#include "core/base/Result.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "imatrix/ColumnImportance.h"
+#include "core/imatrix/ColumnImportance.h"
 
 #include <algorithm>
 #include <cmath>

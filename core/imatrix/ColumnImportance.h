@@ -3,7 +3,7 @@
 // mean squared activation over every routed token (all experts pooled), and the columns that
 // matter most.
 
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <cstddef>
 #include <limits>

@@ -1,6 +1,6 @@
-#include "imatrix/ExpertRouting.h"
+#include "core/imatrix/ExpertRouting.h"
 
-#include "experts/ExpertIndex.h"
+#include "core/experts/ExpertIndex.h"
 
 #include <algorithm>
 #include <map>

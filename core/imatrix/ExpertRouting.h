@@ -4,7 +4,7 @@
 // rests on few tokens (or none, when llama-quantize falls back to weight 1), so their
 // quantization was close to blind.
 
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <cstdint>
 #include <string>

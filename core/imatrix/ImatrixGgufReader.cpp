@@ -2,10 +2,10 @@
 // imatrix.chunk_size (u32); per weight an f32 `<weight>.in_sum2` [columns, rows] and an f32
 // `<weight>.counts` with one value per row. Other tensors are ignored, as llama-quantize does.
 
-#include "gguf/ByteCursor.h"
-#include "gguf/GgufFile.h"
-#include "imatrix/ImatrixReaders.h"
-#include "types/GgmlType.h"
+#include "core/gguf/ByteCursor.h"
+#include "core/gguf/GgufFile.h"
+#include "core/imatrix/ImatrixReaders.h"
+#include "core/types/GgmlType.h"
 
 #include <map>
 

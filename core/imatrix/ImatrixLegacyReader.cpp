@@ -3,8 +3,8 @@
 // path. llama-quantize trusts every field; here each is checked against the bytes left before
 // it is used, so a hostile file costs at most its own size in memory.
 
-#include "gguf/ByteCursor.h"
-#include "imatrix/ImatrixReaders.h"
+#include "core/gguf/ByteCursor.h"
+#include "core/imatrix/ImatrixReaders.h"
 
 #include <algorithm>
 #include <map>

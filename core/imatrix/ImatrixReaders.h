@@ -1,7 +1,7 @@
 #pragma once
 // Internal to core/imatrix: the two format readers ImportanceMatrix::load dispatches to.
 
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 namespace gguf {
 

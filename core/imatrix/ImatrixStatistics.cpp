@@ -1,4 +1,4 @@
-#include "imatrix/ImatrixStatistics.h"
+#include "core/imatrix/ImatrixStatistics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // (tools/imatrix/imatrix.cpp: compute_statistics, compute_cossim, show_statistics): float
 // arithmetic in the same order, so the printed table is the same text.
 
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <string>
 #include <string_view>

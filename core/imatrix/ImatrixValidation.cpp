@@ -1,6 +1,6 @@
-#include "imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImatrixValidation.h"
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <cmath>
 #include <cstdio>

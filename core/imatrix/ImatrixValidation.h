@@ -5,7 +5,7 @@
 // the byte offset in the imatrix file. Against a model it also cuts legacy entries of expert
 // tensors into one row per expert, as llama-quantize does, so quantWeights(e) is per expert.
 
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <cstdint>
 #include <string>

@@ -1,9 +1,9 @@
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
-#include "gguf/GgufFile.h"
-#include "gguf/MappedFile.h"
-#include "imatrix/ImatrixReaders.h"
-#include "remote/RemoteUrl.h"
+#include "core/gguf/GgufFile.h"
+#include "core/gguf/MappedFile.h"
+#include "core/imatrix/ImatrixReaders.h"
+#include "core/remote/RemoteUrl.h"
 
 #include <algorithm>
 #include <cstring>

@@ -9,7 +9,7 @@
 // (tools/quantize/quantize.cpp, load_imatrix / load_legacy_imatrix) hands ggml_quantize_chunk as
 // quant_weights for one expert's rows, computed with the same float operations.
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // Reading little-endian fields out of block bytes. Fields inside blocks are not aligned, so every
 // multi-byte read goes through memcpy; on a little-endian host this compiles to a plain load.
 
-#include "kernels/HalfFloat.h"
+#include "core/kernels/HalfFloat.h"
 
 #include <bit>
 #include <cstddef>

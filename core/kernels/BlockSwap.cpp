@@ -4,8 +4,8 @@
 // quant bytes stay as they are. Types with no multi-byte field (i8, mxfp4, nvfp4, iq1_m) have no
 // swap function at all.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/ScalarKernels.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,8 +1,8 @@
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 
-#include "gguf/MappedRegionGuard.h"
-#include "gguf/RemoteRegion.h"
-#include "kernels/ParallelDequantize.h"
+#include "core/gguf/MappedRegionGuard.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/kernels/ParallelDequantize.h"
 
 #include <algorithm>
 #include <array>

@@ -2,8 +2,8 @@
 // Row-range dequantization into caller-provided buffers. Callers choose the ranges (and so the
 // threads and the memory): nothing here allocates in proportion to the tensor.
 
-#include "base/Result.h"
-#include "experts/TensorSlice.h"
+#include "core/base/Result.h"
+#include "core/experts/TensorSlice.h"
 
 #include <functional>
 #include <span>

@@ -7,7 +7,7 @@
 // optimisation level. Negation is specified for NaN too, so every build and every SIMD variant
 // agrees, and agrees with ggml's optimised builds.
 
-#include "kernels/Codebooks.h"
+#include "core/kernels/Codebooks.h"
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The SIMD variants of the dequantization kernels (x86-64: SSE4.1 and AVX2 + F16C), one function
-// per type and instruction set. Same contract as the scalar kernels in Kernels.h, bit for bit;
+// per type and instruction set. Same contract as the scalar kernels in ScalarKernels.h, bit for bit;
 // only their speed differs. The type table (GgmlType.cpp) lists them per type and picks the
 // best one this CPU runs (KernelIsa.h). Types missing from the list (i64) have no vector
 // kernel: no SSE/AVX2 instruction converts int64 to float exactly, so they stay scalar.
@@ -8,7 +8,7 @@
 // A call that writes kKernelStreamingBytes (KernelIsa.h) or more uses non-temporal stores (see
 // simd/Streaming.inc); smaller calls leave their output in cache for the caller.
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #include <array>
 #include <cstdlib>

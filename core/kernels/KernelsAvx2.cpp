@@ -7,9 +7,9 @@
 // inline function with external linkage compiled with these flags could be chosen by the linker
 // for the generic code too, which would then fault on a CPU without them.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/Codebooks.h"
-#include "kernels/IsaKernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/Codebooks.h"
+#include "core/kernels/IsaKernels.h"
 
 #include <immintrin.h>
 
@@ -21,8 +21,8 @@
 namespace gguf::kernels::avx2 {
 
 namespace {
-#include "kernels/simd/VecAvx2.inc"
-#include "kernels/simd/AllBodies.inc"
+#include "core/kernels/simd/VecAvx2.inc"
+#include "core/kernels/simd/AllBodies.inc"
 }  // namespace
 
 #define GGUFX_DEFINE_SIMD_KERNEL(Name) \

@@ -1,11 +1,11 @@
 // IQ1 types: 8-element groups taken from iq1s_grid (values -1, 0, 1) shifted by +-IQ1S_DELTA and
 // scaled per 32 (IQ1_S) or 16 (IQ1_M) elements: value = dl * (grid + delta), dl = d * (2s + 1).
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/HalfFloat.h"
-#include "kernels/IqGrid.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/kernels/IqGrid.h"
+#include "core/kernels/ScalarKernels.h"
 
 namespace gguf::kernels {
 

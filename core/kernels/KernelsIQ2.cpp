@@ -3,10 +3,10 @@
 // sub-blocks carry a 4-bit scale: db = d * (0.5 + scale) * 0.25, evaluated left to right in f32
 // as in ggml; each value is then db * magnitude * sign.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/IqGrid.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/IqGrid.h"
+#include "core/kernels/ScalarKernels.h"
 
 namespace gguf::kernels {
 

@@ -1,10 +1,10 @@
 // IQ3 types: pairs of 4-element groups whose magnitudes come from iq3*_grid, with one sign byte
 // per 8 elements. Scales and signs are evaluated in ggml's order and precision.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/IqGrid.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/IqGrid.h"
+#include "core/kernels/ScalarKernels.h"
 
 namespace gguf::kernels {
 

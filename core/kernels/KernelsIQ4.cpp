@@ -1,10 +1,10 @@
 // IQ4 types: 4-bit indices into the non-linear table kvalues_iq4nl, nibble layout as Q4_0 (byte j
 // = element j low nibble, element j + 16 high nibble).
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/Codebooks.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/Codebooks.h"
+#include "core/kernels/ScalarKernels.h"
 
 namespace gguf::kernels {
 

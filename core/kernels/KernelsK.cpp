@@ -3,9 +3,9 @@
 // the bits; the comments above each kernel say how they map. Every multiplication is done in
 // the same order and precision as ggml's dequantize_row_* (e.g. (d * scale) first, then * q).
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/ScalarKernels.h"
 
 namespace gguf::kernels {
 

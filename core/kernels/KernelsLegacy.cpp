@@ -2,9 +2,9 @@
 // its low nibble and element j + 16 in its high nibble. Formulas and float/int intermediate types
 // follow ggml's dequantize_row_* exactly; reordering any of them changes the last bit.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/ScalarKernels.h"
 
 namespace gguf::kernels {
 

@@ -2,9 +2,9 @@
 // types (ggml has no to_float for these; the contract is a plain C cast to float, i.e. IEEE
 // round-to-nearest-even).
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/ScalarKernels.h"
 
 #include <bit>
 #include <cstring>

@@ -1,10 +1,10 @@
 // Ternary (TQ1_0, TQ2_0), 1- and 2-bit (Q1_0, Q2_0) and FP4 (MXFP4, NVFP4) kernels.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/BlockRead.h"
-#include "kernels/Codebooks.h"
-#include "kernels/HalfFloat.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/Codebooks.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/kernels/ScalarKernels.h"
 
 namespace gguf::kernels {
 

@@ -1,6 +1,6 @@
-#include "kernels/LaneProduct.h"
+#include "core/kernels/LaneProduct.h"
 
-#include "kernels/LaneProductBlocking.h"
+#include "core/kernels/LaneProductBlocking.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // tokens of them. Built with -mavx2 -mfma (core/CMakeLists.txt); called only where the CPU has
 // them.
 
-#include "kernels/LaneProductBlocking.h"
+#include "core/kernels/LaneProductBlocking.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>

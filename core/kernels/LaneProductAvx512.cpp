@@ -3,7 +3,7 @@
 // same order as an 8-float kernel would. Built with -mavx512f -mavx512dq -mfma
 // (core/CMakeLists.txt); called only where the CPU has them.
 
-#include "kernels/LaneProductBlocking.h"
+#include "core/kernels/LaneProductBlocking.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
 #include <immintrin.h>

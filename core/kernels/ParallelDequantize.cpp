@@ -1,7 +1,7 @@
-#include "kernels/ParallelDequantize.h"
+#include "core/kernels/ParallelDequantize.h"
 
-#include "kernels/Dequantize.h"
-#include "types/GgmlType.h"
+#include "core/kernels/Dequantize.h"
+#include "core/types/GgmlType.h"
 
 #include <functional>
 #include <mutex>

@@ -3,9 +3,9 @@
 // thread writes one large span of the output (large spans stream past the caches, see
 // KernelIsa.h) and the result is identical to a single dequantizeRows call.
 
-#include "base/ParallelRows.h"
-#include "base/Result.h"
-#include "gguf/TensorInfo.h"
+#include "core/base/ParallelRows.h"
+#include "core/base/Result.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <span>
 

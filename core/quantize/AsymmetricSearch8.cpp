@@ -1,6 +1,6 @@
-#include "quantize/AsymmetricSearch8.h"
+#include "core/quantize/AsymmetricSearch8.h"
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // lane masks. Compiled with -mavx2 only (no FMA: a fused multiply-add would round once where
 // ggml rounds twice), and called only when the CPU has AVX2.
 
-#include "quantize/AsymmetricSearch8.h"
+#include "core/quantize/AsymmetricSearch8.h"
 
 #include <immintrin.h>
 

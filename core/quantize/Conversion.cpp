@@ -1,12 +1,12 @@
-#include "quantize/Conversion.h"
+#include "core/quantize/Conversion.h"
 
-#include "base/UserPattern.h"
-#include "write/ByteSink.h"
-#include "kernels/Dequantize.h"
-#include "write/GgufWriter.h"
-#include "gguf/MappedRegionGuard.h"
-#include "quantize/ConversionSteps.h"
-#include "quantize/Quantize.h"
+#include "core/base/UserPattern.h"
+#include "core/write/ByteSink.h"
+#include "core/kernels/Dequantize.h"
+#include "core/write/GgufWriter.h"
+#include "core/gguf/MappedRegionGuard.h"
+#include "core/quantize/ConversionSteps.h"
+#include "core/quantize/Quantize.h"
 
 #include <algorithm>
 #include <map>

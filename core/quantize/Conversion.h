@@ -7,10 +7,10 @@
 // (split.* keys dropped), general.file_type updated and the input's alignment honoured. It is
 // written through a temporary file and never over an input.
 
-#include "base/TaskExecutor.h"
-#include "gguf/Model.h"
-#include "quantize/ImportanceWeights.h"
-#include "quantize/QuantizationPolicy.h"
+#include "core/base/TaskExecutor.h"
+#include "core/gguf/Model.h"
+#include "core/quantize/ImportanceWeights.h"
+#include "core/quantize/QuantizationPolicy.h"
 
 #include <atomic>
 #include <cstdint>

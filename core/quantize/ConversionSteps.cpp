@@ -1,7 +1,7 @@
-#include "quantize/ConversionSteps.h"
+#include "core/quantize/ConversionSteps.h"
 
-#include "gguf/RemoteRegion.h"
-#include "types/GgmlType.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <vector>

@@ -3,9 +3,9 @@
 // llama-quantize's per-tensor types): progress and cancel over the whole file, and copying a
 // tensor's stored bytes unchanged (little-endian block by block for a big-endian input).
 
-#include "base/Result.h"
-#include "gguf/TensorInfo.h"
-#include "write/ByteSink.h"
+#include "core/base/Result.h"
+#include "core/gguf/TensorInfo.h"
+#include "core/write/ByteSink.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,7 +1,7 @@
-#include "quantize/Fp4Avx2.h"
+#include "core/quantize/Fp4Avx2.h"
 
-#include "kernels/Codebooks.h"
-#include "kernels/KernelIsa.h"
+#include "core/kernels/Codebooks.h"
+#include "core/kernels/KernelIsa.h"
 
 #if GGUFX_X86_KERNELS && defined(__GNUC__)
 #include <immintrin.h>  // this file is built with -mavx2 (core/CMakeLists.txt)

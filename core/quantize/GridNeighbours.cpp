@@ -1,6 +1,6 @@
-#include "quantize/GridNeighbours.h"
+#include "core/quantize/GridNeighbours.h"
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #include <cfloat>
 

@@ -14,7 +14,7 @@
 // stalls store forwarding), still did ggml's full arithmetic per candidate, walked every lane
 // in scalar code afterwards, and left lists under 8 entries (most of IQ3's) to the scalar loop.
 
-#include "quantize/GridTables.h"
+#include "core/quantize/GridTables.h"
 
 namespace gguf::quantize {
 

@@ -3,7 +3,7 @@
 // so every distance is the same float; a block is only walked lane by lane (first wins) when
 // some lane beats the best so far.
 
-#include "quantize/GridNeighbours.h"
+#include "core/quantize/GridNeighbours.h"
 
 #if GGUFX_X86_KERNELS
 

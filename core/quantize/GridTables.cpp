@@ -1,6 +1,6 @@
-#include "quantize/GridTables.h"
+#include "core/quantize/GridTables.h"
 
-#include "kernels/Codebooks.h"
+#include "core/kernels/Codebooks.h"
 
 #include <algorithm>
 #include <array>

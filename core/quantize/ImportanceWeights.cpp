@@ -1,6 +1,6 @@
-#include "quantize/ImportanceWeights.h"
+#include "core/quantize/ImportanceWeights.h"
 
-#include "imatrix/ImportanceMatrix.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // expert, as the converter looks them up row by row: a flat view of an imatrix read by
 // core/imatrix (gguf::ImportanceMatrix, either format), whose quantWeights arithmetic it keeps.
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <cstdint>
 #include <map>

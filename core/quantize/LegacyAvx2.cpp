@@ -1,8 +1,8 @@
 // The AVX2 legacy bodies: built with -mavx2 -mf16c (no FMA), reached only through legacyAvx2().
 
-#include "quantize/LegacyAvx2.h"
+#include "core/quantize/LegacyAvx2.h"
 
-#include "quantize/QuantizeCommon.h"
+#include "core/quantize/QuantizeCommon.h"
 
 #include <immintrin.h>
 

@@ -1,6 +1,6 @@
-#include "quantize/LegacyAvx2.h"
+#include "core/quantize/LegacyAvx2.h"
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 namespace gguf::quantize {
 

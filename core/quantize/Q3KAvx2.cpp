@@ -1,6 +1,6 @@
 // Built with -mavx2 (core/CMakeLists.txt); reached only through q3KLevelsAvx2() in QuantizeK16.cpp.
 
-#include "quantize/Q3KAvx2.h"
+#include "core/quantize/Q3KAvx2.h"
 
 #if GGUFX_X86_KERNELS
 #include <immintrin.h>

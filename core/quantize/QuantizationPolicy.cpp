@@ -1,6 +1,6 @@
-#include "quantize/QuantizationPolicy.h"
+#include "core/quantize/QuantizationPolicy.h"
 
-#include "quantize/Quantize.h"
+#include "core/quantize/Quantize.h"
 
 #include <array>
 #include <utility>

@@ -6,8 +6,8 @@
 // Conversion and the comparison's "simulate" mode both use this, so a simulated quantization
 // is exactly what `convert` would write.
 
-#include "types/GgmlType.h"
-#include "gguf/TensorInfo.h"
+#include "core/types/GgmlType.h"
+#include "core/gguf/TensorInfo.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,8 +1,8 @@
-#include "quantize/Quantize.h"
+#include "core/quantize/Quantize.h"
 
-#include "blocks/BlockScales.h"
-#include "quantize/Quantizers.h"
-#include "quantize/WeightedQuantizers.h"
+#include "core/blocks/BlockScales.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/WeightedQuantizers.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 // ggml_quantize_chunk without an importance matrix. Works on any block-aligned run of values,
 // so callers stream tensors through in chunks and pick their own threads.
 
-#include "types/GgmlType.h"
-#include "base/Result.h"
+#include "core/types/GgmlType.h"
+#include "core/base/Result.h"
 
 #include <cstdint>
 #include <span>

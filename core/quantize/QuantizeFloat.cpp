@@ -1,8 +1,8 @@
 // Plain float targets: f32 copies, f16 and bf16 round to nearest even as ggml_quantize_chunk does
 // (ggml_fp32_to_fp16_row / ggml_fp32_to_bf16_row_ref).
 
-#include "quantize/FloatEncode.h"
-#include "quantize/Quantizers.h"
+#include "core/quantize/FloatEncode.h"
+#include "core/quantize/Quantizers.h"
 
 #include <bit>
 

@@ -4,14 +4,14 @@
 // 2048-pattern grid (GridTables.h). IQ1_S: 32-element blocks, needs importance weights;
 // IQ1_M: 16-element blocks, a delta sign per 8-element half, weights optional.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/Codebooks.h"
-#include "quantize/GridNeighbours.h"
-#include "quantize/GridTables.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
-#include "quantize/TernarySplit.h"
-#include "quantize/WeightedQuantizers.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/Codebooks.h"
+#include "core/quantize/GridNeighbours.h"
+#include "core/quantize/GridTables.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/TernarySplit.h"
+#include "core/quantize/WeightedQuantizers.h"
 
 #include <algorithm>
 #include <cfloat>

@@ -5,13 +5,13 @@
 // nearest grid neighbour (GridTables.h). XXS and XS need importance weights, as in ggml; IQ2_S
 // (1024 patterns, 16-element scales, all 8 sign bits stored) takes them optionally.
 
-#include "kernels/BlockLayouts.h"
-#include "quantize/GridNeighbours.h"
-#include "quantize/GridTables.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
-#include "quantize/WeightedQuantizers.h"
-#include "quantize/WeightedSearch.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/quantize/GridNeighbours.h"
+#include "core/quantize/GridTables.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/WeightedQuantizers.h"
+#include "core/quantize/WeightedSearch.h"
 
 #include <cfloat>
 #include <cmath>

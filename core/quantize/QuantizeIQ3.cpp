@@ -4,12 +4,12 @@
 // parity; S: all 8), one scale per block from a search over 31 (XXS) or 19 (S) candidates.
 // Both work with or without importance weights (without: x^2).
 
-#include "kernels/BlockLayouts.h"
-#include "quantize/GridNeighbours.h"
-#include "quantize/GridTables.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
-#include "quantize/WeightedQuantizers.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/quantize/GridNeighbours.h"
+#include "core/quantize/GridTables.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/WeightedQuantizers.h"
 
 #include <cfloat>
 #include <cmath>

@@ -5,11 +5,11 @@
 // This is ggml's quantize_row_iq4_nl_impl as ggml_quantize_chunk calls it (quantize_iq4_nl /
 // quantize_iq4_xs), with or without quant_weights.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/Codebooks.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
-#include "quantize/WeightedQuantizers.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/Codebooks.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/WeightedQuantizers.h"
 
 #include <algorithm>
 #include <cmath>

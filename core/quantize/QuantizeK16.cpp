@@ -4,14 +4,14 @@
 // and every element is re-rounded against the scale as it will be decoded (f16 d times the
 // quantized scale), as ggml does.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/HalfFloat.h"
-#include "kernels/KernelIsa.h"
-#include "quantize/AsymmetricSearch8.h"
-#include "quantize/Q3KAvx2.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
-#include "quantize/ScaleSearch.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/kernels/KernelIsa.h"
+#include "core/quantize/AsymmetricSearch8.h"
+#include "core/quantize/Q3KAvx2.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/ScaleSearch.h"
 
 #include <algorithm>
 #include <cstring>

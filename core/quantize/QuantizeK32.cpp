@@ -4,12 +4,12 @@
 // (d = max_scale / 63, dmin = max_min / 63) and the elements re-rounded against the decoded
 // scales, as ggml's quantize_row_q4_K_ref / q5_K_ref do.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/HalfFloat.h"
-#include "quantize/AsymmetricSearch8.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
-#include "quantize/ScaleSearch.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/quantize/AsymmetricSearch8.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/ScaleSearch.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,10 +2,10 @@
 // every element rounded on its own. Byte j of qs holds element j (low nibble) and j + 16 (high),
 // the layout the kernels in kernels/KernelsLegacy.cpp read back.
 
-#include "kernels/BlockLayouts.h"
-#include "quantize/LegacyAvx2.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/quantize/LegacyAvx2.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
 
 #include <algorithm>
 #include <cfloat>

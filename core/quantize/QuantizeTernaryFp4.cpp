@@ -3,12 +3,12 @@
 // 1- and 2-bit Q1_0 / Q2_0, and Q8_K (ggml's quantize_row_q8_K_ref; ggml_quantize_chunk refuses
 // it, but it is the activation type of K-quant dot products and people ask for its error).
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/Codebooks.h"
-#include "kernels/HalfFloat.h"
-#include "quantize/Fp4Avx2.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/Quantizers.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/Codebooks.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/quantize/Fp4Avx2.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/Quantizers.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "quantize/ScaleSearch.h"
+#include "core/quantize/ScaleSearch.h"
 
-#include "quantize/QuantizeCommon.h"
+#include "core/quantize/QuantizeCommon.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
-#include "quantize/TernarySplit.h"
+#include "core/quantize/TernarySplit.h"
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #include <cfloat>
 

@@ -1,6 +1,6 @@
 // The AVX2 form of bestTernarySplit (TernarySplit.h).
 
-#include "quantize/TernarySplit.h"
+#include "core/quantize/TernarySplit.h"
 
 #if GGUFX_X86_KERNELS
 

@@ -3,14 +3,14 @@
 // scales and mins are themselves quantized by a weighted search (make_qp_quants / make_qx_quants
 // over the sub-blocks' weight sums) instead of against their maximum.
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/HalfFloat.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/WeightedQuantizers.h"
-#include "quantize/AsymmetricSearch8.h"
-#include "quantize/Q3KAvx2.h"
-#include "quantize/WeightedSearch.h"
-#include "quantize/WeightedSearch8.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/WeightedQuantizers.h"
+#include "core/quantize/AsymmetricSearch8.h"
+#include "core/quantize/Q3KAvx2.h"
+#include "core/quantize/WeightedSearch.h"
+#include "core/quantize/WeightedSearch8.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,12 +3,12 @@
 // (and min) come from a weighted least-squares search instead of the block's extremes, and the
 // levels are kept as the search chose them (no re-rounding against the f16 scale).
 
-#include "kernels/BlockLayouts.h"
-#include "quantize/QuantizeCommon.h"
-#include "quantize/WeightedQuantizers.h"
-#include "quantize/AsymmetricSearch8.h"
-#include "quantize/WeightedSearch.h"
-#include "quantize/WeightedSearch8.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/quantize/QuantizeCommon.h"
+#include "core/quantize/WeightedQuantizers.h"
+#include "core/quantize/AsymmetricSearch8.h"
+#include "core/quantize/WeightedSearch.h"
+#include "core/quantize/WeightedSearch8.h"
 
 #include <cmath>
 

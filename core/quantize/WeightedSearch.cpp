@@ -1,6 +1,6 @@
-#include "quantize/WeightedSearch.h"
+#include "core/quantize/WeightedSearch.h"
 
-#include "quantize/QuantizeCommon.h"
+#include "core/quantize/QuantizeCommon.h"
 
 #include <algorithm>
 #include <cstring>

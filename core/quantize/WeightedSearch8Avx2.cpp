@@ -3,9 +3,9 @@
 // become lane masks. The file is compiled with -mavx2 (no FMA: a fused
 // multiply-add would round once where ggml rounds twice) and only called on AVX2 CPUs.
 
-#include "quantize/WeightedSearch8.h"
+#include "core/quantize/WeightedSearch8.h"
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #if GGUFX_X86_KERNELS && defined(__GNUC__)
 #include <immintrin.h>  // this file is built with -mavx2 (core/CMakeLists.txt)

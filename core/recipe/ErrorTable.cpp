@@ -1,8 +1,8 @@
-#include "recipe/ErrorTable.h"
+#include "core/recipe/ErrorTable.h"
 
-#include "base/TaskExecutor.h"
-#include "kernels/Dequantize.h"
-#include "recipe/LlamaQuantRecipe.h"
+#include "core/base/TaskExecutor.h"
+#include "core/kernels/Dequantize.h"
+#include "core/recipe/LlamaQuantRecipe.h"
 
 #include <algorithm>
 #include <numeric>

@@ -6,8 +6,8 @@
 // its quantized bytes at a time, so memory stays small for any model size. Results are summed
 // in a fixed order, so they do not depend on the thread count.
 
-#include "gguf/Model.h"
-#include "recipe/RecipeConversion.h"
+#include "core/gguf/Model.h"
+#include "core/recipe/RecipeConversion.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "recipe/LlamaQuantRecipe.h"
+#include "core/recipe/LlamaQuantRecipe.h"
 
 #include <algorithm>
 #include <climits>

@@ -8,11 +8,11 @@
 // llama-quantize processes and writes them (by layer, then by name, non-layer tensors first),
 // which its rules depend on: they count attn_v tensors as they go.
 
-#include "base/Result.h"
-#include "gguf/TensorInfo.h"
-#include "recipe/ModelShape.h"
-#include "recipe/QuantPresets.h"
-#include "recipe/TensorTypeRules.h"
+#include "core/base/Result.h"
+#include "core/gguf/TensorInfo.h"
+#include "core/recipe/ModelShape.h"
+#include "core/recipe/QuantPresets.h"
+#include "core/recipe/TensorTypeRules.h"
 
 #include <cstdint>
 #include <optional>

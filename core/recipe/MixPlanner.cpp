@@ -1,4 +1,4 @@
-#include "recipe/MixPlanner.h"
+#include "core/recipe/MixPlanner.h"
 
 #include <algorithm>
 #include <cctype>

@@ -5,9 +5,9 @@
 // fits it; the size/error frontier with the presets on it; and the chosen mix as --tensor-type
 // rules over a base preset, checked to reproduce the mix through the recipe rules.
 
-#include "recipe/ErrorTable.h"
-#include "recipe/LlamaQuantRecipe.h"
-#include "recipe/RecipeConversion.h"
+#include "core/recipe/ErrorTable.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/recipe/RecipeConversion.h"
 
 #include <cstdint>
 #include <string>

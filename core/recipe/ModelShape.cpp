@@ -1,4 +1,4 @@
-#include "recipe/ModelShape.h"
+#include "core/recipe/ModelShape.h"
 
 namespace gguf {
 

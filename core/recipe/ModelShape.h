@@ -3,7 +3,7 @@
 // metadata the way llama.cpp's loader reads them: architecture, layer count, attention heads
 // (for the grouped-query ratio), experts, and whether llama.cpp would call the model a 70B.
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "recipe/QuantPresets.h"
+#include "core/recipe/QuantPresets.h"
 
 #include <algorithm>
 #include <array>

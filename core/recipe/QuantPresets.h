@@ -3,7 +3,7 @@
 // number it writes to general.file_type, and the default tensor type the per-tensor rules start
 // from (llama_ftype_get_default_type: an IQ2_S file starts from iq2_xs, IQ3_M from iq3_s).
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <cstdint>
 #include <span>

@@ -1,7 +1,7 @@
-#include "recipe/RecipeAudit.h"
+#include "core/recipe/RecipeAudit.h"
 
-#include "gguf/MetadataFormat.h"
-#include "types/LlamaFileType.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/types/LlamaFileType.h"
 
 #include <algorithm>
 #include <cctype>

@@ -5,8 +5,8 @@
 // this model. The quantize.imatrix.* keys llama-quantize writes show whether (and with what)
 // an importance matrix was used.
 
-#include "gguf/Model.h"
-#include "recipe/LlamaQuantRecipe.h"
+#include "core/gguf/Model.h"
+#include "core/recipe/LlamaQuantRecipe.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,11 +1,11 @@
-#include "recipe/RecipeConversion.h"
+#include "core/recipe/RecipeConversion.h"
 
-#include "base/TaskExecutor.h"
-#include "kernels/Dequantize.h"
-#include "quantize/ConversionSteps.h"
-#include "quantize/Quantize.h"
-#include "write/ByteSink.h"
-#include "write/GgufWriter.h"
+#include "core/base/TaskExecutor.h"
+#include "core/kernels/Dequantize.h"
+#include "core/quantize/ConversionSteps.h"
+#include "core/quantize/Quantize.h"
+#include "core/write/ByteSink.h"
+#include "core/write/GgufWriter.h"
 
 #include <algorithm>
 

@@ -7,9 +7,9 @@
 // cross an expert, which has its own importance weights); the output appears only complete,
 // through a temporary file, and never over an input.
 
-#include "base/TaskExecutor.h"
-#include "gguf/Model.h"
-#include "recipe/LlamaQuantRecipe.h"
+#include "core/base/TaskExecutor.h"
+#include "core/gguf/Model.h"
+#include "core/recipe/LlamaQuantRecipe.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "recipe/RecipeGrid.h"
+#include "core/recipe/RecipeGrid.h"
 
 #include <algorithm>
 #include <map>

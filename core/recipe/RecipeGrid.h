@@ -4,8 +4,8 @@
 // whole model's effective bits per weight. Built from what a file stores or from a recipe (what
 // llama-quantize would write), so the two can be shown the same way.
 
-#include "gguf/Model.h"
-#include "recipe/LlamaQuantRecipe.h"
+#include "core/gguf/Model.h"
+#include "core/recipe/LlamaQuantRecipe.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
-#include "recipe/TensorTypeRules.h"
+#include "core/recipe/TensorTypeRules.h"
 
-#include "base/InputFiles.h"
-#include "types/GgmlType.h"
+#include "core/base/InputFiles.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <cctype>

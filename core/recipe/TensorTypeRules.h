@@ -5,8 +5,8 @@
 // llama-quantize lower-cases the regex and accepts any ggml type name in any case; a rules file
 // (--tensor-type-file) is the same words separated by spaces or newlines.
 
-#include "base/Result.h"
-#include "base/UserPattern.h"
+#include "core/base/Result.h"
+#include "core/base/UserPattern.h"
 
 #include <cstddef>
 #include <cstdint>

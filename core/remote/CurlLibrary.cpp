@@ -1,6 +1,6 @@
-#include "remote/CurlLibrary.h"
+#include "core/remote/CurlLibrary.h"
 
-#include "base/SharedLibrary.h"
+#include "core/base/SharedLibrary.h"
 
 #include <mutex>
 

@@ -9,7 +9,7 @@
 // curl_off_t) that checks at compile time that the option is of that kind, and for callbacks
 // that the function has the signature libcurl calls it with.
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <curl/curl.h>
 

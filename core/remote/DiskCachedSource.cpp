@@ -1,4 +1,4 @@
-#include "remote/DiskCachedSource.h"
+#include "core/remote/DiskCachedSource.h"
 
 #include <algorithm>
 #include <cerrno>

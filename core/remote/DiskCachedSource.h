@@ -11,9 +11,9 @@
 // not exactly what was stored (edited, cut short, planted, from another file or place) is
 // removed and fetched again.
 
-#include "base/Sha256.h"
-#include "gguf/ByteRangeSource.h"
-#include "remote/HttpFile.h"
+#include "core/base/Sha256.h"
+#include "core/gguf/ByteRangeSource.h"
+#include "core/remote/HttpFile.h"
 
 #include <memory>
 #include <mutex>

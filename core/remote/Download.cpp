@@ -1,9 +1,9 @@
-#include "remote/Download.h"
+#include "core/remote/Download.h"
 
-#include "base/Sha256.h"
-#include "gguf/SplitName.h"
-#include "remote/HttpFile.h"
-#include "remote/RemoteUrl.h"
+#include "core/base/Sha256.h"
+#include "core/gguf/SplitName.h"
+#include "core/remote/HttpFile.h"
+#include "core/remote/RemoteUrl.h"
 
 #include <algorithm>
 #include <cerrno>

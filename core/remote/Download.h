@@ -5,8 +5,8 @@
 // X-Linked-Etag, or an ETag that is a SHA-256) where there is one, and renamed into place only
 // when complete and verified: the target name never holds a partial or unverified file.
 
-#include "remote/RemoteOptions.h"
-#include "base/Result.h"
+#include "core/remote/RemoteOptions.h"
+#include "core/base/Result.h"
 
 #include <functional>
 #include <string>

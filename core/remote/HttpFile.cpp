@@ -1,9 +1,9 @@
-#include "remote/HttpFile.h"
+#include "core/remote/HttpFile.h"
 
-#include "remote/CurlLibrary.h"
-#include "remote/RemoteUrl.h"
+#include "core/remote/CurlLibrary.h"
+#include "core/remote/RemoteUrl.h"
 
-#include "gguf/FetchCancel.h"
+#include "core/gguf/FetchCancel.h"
 
 #include <algorithm>
 #include <cctype>

@@ -12,8 +12,8 @@
 // than the low-speed limit fails; a read has an overall deadline. The body must be the file's
 // own bytes: identity encoding is asked for and any other Content-Encoding refused.
 
-#include "gguf/ByteRangeSource.h"
-#include "remote/RemoteOptions.h"
+#include "core/gguf/ByteRangeSource.h"
+#include "core/remote/RemoteOptions.h"
 
 #include <chrono>
 #include <optional>

@@ -1,8 +1,8 @@
-#include "remote/RemoteModel.h"
+#include "core/remote/RemoteModel.h"
 
-#include "remote/DiskCachedSource.h"
-#include "remote/HttpFile.h"
-#include "remote/RemoteUrl.h"
+#include "core/remote/DiskCachedSource.h"
+#include "core/remote/HttpFile.h"
+#include "core/remote/RemoteUrl.h"
 
 namespace gguf::remote {
 

@@ -3,8 +3,8 @@
 // tensor index is complete), the tensor bytes later, block-aligned, as views ask for them
 // (gguf/RemoteRegion). A shard URL `…/name-00001-of-00003.gguf` opens every shard beside it.
 
-#include "gguf/Model.h"
-#include "remote/RemoteOptions.h"
+#include "core/gguf/Model.h"
+#include "core/remote/RemoteOptions.h"
 
 namespace gguf::remote {
 

@@ -1,4 +1,4 @@
-#include "remote/RemoteUrl.h"
+#include "core/remote/RemoteUrl.h"
 
 #include <algorithm>
 #include <cctype>

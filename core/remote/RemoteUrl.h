@@ -3,7 +3,7 @@
 // for a file on the Hugging Face Hub (`https://huggingface.co/owner/repo/resolve/rev/file.gguf`,
 // the host from HF_ENDPOINT when it is set, as the Hub's own tools do).
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-#include "sensitivity/ScanCosts.h"
+#include "core/sensitivity/ScanCosts.h"
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <map>
 

@@ -5,8 +5,8 @@
 // stride) takes the mean of the measured blocks' same role and type. A choice nothing was
 // measured for is dropped, except the tensor's stored type, which costs nothing.
 
-#include "recipe/ErrorTable.h"
-#include "sensitivity/SensitivityScan.h"
+#include "core/recipe/ErrorTable.h"
+#include "core/sensitivity/SensitivityScan.h"
 
 namespace gguf {
 

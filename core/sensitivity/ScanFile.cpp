@@ -1,9 +1,9 @@
-#include "sensitivity/ScanFile.h"
+#include "core/sensitivity/ScanFile.h"
 
-#include "base/JsonWriter.h"
-#include "tokenize/Unicode.h"
-#include "types/GgmlType.h"
-#include "write/ByteSink.h"
+#include "core/base/JsonWriter.h"
+#include "core/tokenize/Unicode.h"
+#include "core/types/GgmlType.h"
+#include "core/write/ByteSink.h"
 
 #include <cerrno>
 #include <cmath>

@@ -5,7 +5,7 @@
 // written with 17 significant digits and read back exactly, so a record that goes through a file
 // and back (shards, merge) is the same to the bit.
 
-#include "sensitivity/SensitivityScan.h"
+#include "core/sensitivity/SensitivityScan.h"
 
 #include <string>
 #include <string_view>

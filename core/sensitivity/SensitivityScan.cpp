@@ -1,11 +1,11 @@
-#include "sensitivity/SensitivityScan.h"
+#include "core/sensitivity/SensitivityScan.h"
 
-#include "base/Sha256.h"
-#include "forward/OutputMetrics.h"
-#include "forward/SimulatedQuantization.h"
-#include "quantize/Quantize.h"
-#include "recipe/LlamaQuantRecipe.h"
-#include "types/GgmlType.h"
+#include "core/base/Sha256.h"
+#include "core/forward/OutputMetrics.h"
+#include "core/forward/SimulatedQuantization.h"
+#include "core/quantize/Quantize.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <chrono>

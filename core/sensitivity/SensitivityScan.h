@@ -11,10 +11,10 @@
 // independent of the others: they run in any order, on any executor, in any process (--shard),
 // and their figures do not depend on which.
 
-#include "base/Result.h"
-#include "forward/ForwardPass.h"
-#include "gguf/Model.h"
-#include "recipe/RecipeConversion.h"
+#include "core/base/Result.h"
+#include "core/forward/ForwardPass.h"
+#include "core/gguf/Model.h"
+#include "core/recipe/RecipeConversion.h"
 
 #include <atomic>
 #include <cstdint>

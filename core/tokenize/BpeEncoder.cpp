@@ -1,6 +1,6 @@
-#include "tokenize/BpeEncoder.h"
+#include "core/tokenize/BpeEncoder.h"
 
-#include "tokenize/Unicode.h"
+#include "core/tokenize/Unicode.h"
 
 #include <algorithm>
 #include <queue>

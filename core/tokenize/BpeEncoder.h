@@ -5,7 +5,7 @@
 // the vocabulary has it: as byte-level characters, or (SentencePiece-style BPE) as <0xNN>.
 // Working memory is about 32 bytes per byte of the word.
 
-#include "tokenize/TokenTable.h"
+#include "core/tokenize/TokenTable.h"
 
 #include <string_view>
 #include <vector>

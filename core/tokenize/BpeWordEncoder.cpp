@@ -1,4 +1,4 @@
-#include "tokenize/BpeWordEncoder.h"
+#include "core/tokenize/BpeWordEncoder.h"
 
 namespace gguf {
 

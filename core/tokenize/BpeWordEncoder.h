@@ -4,7 +4,7 @@
 // (gemma4) gets whole lines as words; a line is merged in pieces cut before each "▁" that no
 // merge can join to the character before it, which gives the line's ids (see SpaceMarkJoins).
 
-#include "tokenize/BpeEncoder.h"
+#include "core/tokenize/BpeEncoder.h"
 
 #include <cstdint>
 #include <string>

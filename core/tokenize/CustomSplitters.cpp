@@ -1,6 +1,6 @@
-#include "tokenize/CustomSplitters.h"
+#include "core/tokenize/CustomSplitters.h"
 
-#include "tokenize/Unicode.h"
+#include "core/tokenize/Unicode.h"
 
 namespace gguf {
 

@@ -1,7 +1,7 @@
-#include "tokenize/PreTokenizer.h"
+#include "core/tokenize/PreTokenizer.h"
 
-#include "tokenize/CustomSplitters.h"
-#include "tokenize/Unicode.h"
+#include "core/tokenize/CustomSplitters.h"
+#include "core/tokenize/Unicode.h"
 
 #include <array>
 

@@ -4,8 +4,8 @@
 // smaller ones, and each resulting word is returned in GPT-2's byte-to-character encoding, the
 // alphabet the vocabulary and the merges are written in.
 
-#include "base/Result.h"
-#include "tokenize/RegexSplit.h"
+#include "core/base/Result.h"
+#include "core/tokenize/RegexSplit.h"
 
 #include <memory>
 #include <optional>

@@ -4,7 +4,7 @@
 // accepts) and its quirks. Non-ASCII characters are written as \u escapes so no editor or tool
 // can normalise them (U+2126 OHM SIGN is not U+03A9 here).
 
-#include "tokenize/PreTokenizer.h"
+#include "core/tokenize/PreTokenizer.h"
 
 #include <array>
 

@@ -1,6 +1,6 @@
-#include "tokenize/RegexSplit.h"
+#include "core/tokenize/RegexSplit.h"
 
-#include "tokenize/Unicode.h"
+#include "core/tokenize/Unicode.h"
 
 #include <algorithm>
 #include <array>

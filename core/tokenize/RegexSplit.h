@@ -10,7 +10,7 @@
 // windows of a bounded number of code points (the engine recurses once per character of a
 // match; see RegexSplit.cpp for why the windows give the engine's words on the whole text).
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <cstddef>
 #include <memory>

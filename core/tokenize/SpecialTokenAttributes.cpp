@@ -1,4 +1,4 @@
-#include "tokenize/SpecialTokenAttributes.h"
+#include "core/tokenize/SpecialTokenAttributes.h"
 
 #include <algorithm>
 #include <array>

@@ -5,8 +5,8 @@
 // model families get lstrip/rstrip on their special tokens. These decide which texts are cut out
 // as special tokens, so the ids depend on them.
 
-#include "gguf/Model.h"
-#include "tokenize/TokenTable.h"
+#include "core/gguf/Model.h"
+#include "core/tokenize/TokenTable.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "tokenize/SpecialTokenSplit.h"
+#include "core/tokenize/SpecialTokenSplit.h"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 // tokens are cut (Hugging Face does the same for "added tokens"). A token marked lstrip/rstrip
 // also eats the ASCII whitespace before/after it.
 
-#include "tokenize/TokenTable.h"
+#include "core/tokenize/TokenTable.h"
 
 #include <cstdint>
 #include <string_view>

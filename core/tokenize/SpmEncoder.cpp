@@ -1,6 +1,6 @@
-#include "tokenize/SpmEncoder.h"
+#include "core/tokenize/SpmEncoder.h"
 
-#include "tokenize/Unicode.h"
+#include "core/tokenize/Unicode.h"
 
 #include <queue>
 

@@ -3,7 +3,7 @@
 // and repeatedly merge the adjacent pair whose concatenation is the highest-scoring token (the
 // leftmost pair on a tie); what stays unknown is written as byte tokens <0xNN>.
 
-#include "tokenize/TokenTable.h"
+#include "core/tokenize/TokenTable.h"
 
 #include <string_view>
 #include <vector>

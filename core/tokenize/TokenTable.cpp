@@ -1,6 +1,6 @@
-#include "tokenize/TokenTable.h"
+#include "core/tokenize/TokenTable.h"
 
-#include "gguf/Vocabulary.h"
+#include "core/gguf/Vocabulary.h"
 
 #include <functional>
 

@@ -3,8 +3,8 @@
 // attributes, and (byte-level BPE) the merge ranks. Owns copies of the strings, so a Tokenizer
 // outlives the model it was read from.
 
-#include "base/Result.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/gguf/Model.h"
 
 #include <cstdint>
 #include <memory>

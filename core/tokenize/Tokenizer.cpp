@@ -1,16 +1,16 @@
-#include "tokenize/Tokenizer.h"
+#include "core/tokenize/Tokenizer.h"
 
-#include "gguf/ByteLevelText.h"
-#include "gguf/Vocabulary.h"
-#include "tokenize/BpeEncoder.h"
-#include "tokenize/BpeWordEncoder.h"
-#include "tokenize/PreTokenizer.h"
-#include "tokenize/SpecialTokenAttributes.h"
-#include "tokenize/SpecialTokenSplit.h"
-#include "tokenize/SpmEncoder.h"
-#include "tokenize/TokenTable.h"
-#include "tokenize/Unicode.h"
-#include "tokenize/WordPieceEncoder.h"
+#include "core/gguf/ByteLevelText.h"
+#include "core/gguf/Vocabulary.h"
+#include "core/tokenize/BpeEncoder.h"
+#include "core/tokenize/BpeWordEncoder.h"
+#include "core/tokenize/PreTokenizer.h"
+#include "core/tokenize/SpecialTokenAttributes.h"
+#include "core/tokenize/SpecialTokenSplit.h"
+#include "core/tokenize/SpmEncoder.h"
+#include "core/tokenize/TokenTable.h"
+#include "core/tokenize/Unicode.h"
+#include "core/tokenize/WordPieceEncoder.h"
 
 #include <cstdlib>
 #include <optional>

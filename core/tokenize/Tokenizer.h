@@ -5,8 +5,8 @@
 // tokenizer model or an unknown pre-tokenizer is an error naming it (token ids still work
 // everywhere else). Immutable and cheap to copy; encode may run on several threads at once.
 
-#include "base/Result.h"
-#include "gguf/Model.h"
+#include "core/base/Result.h"
+#include "core/gguf/Model.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,6 +1,6 @@
-#include "tokenize/Unicode.h"
+#include "core/tokenize/Unicode.h"
 
-#include "tokenize/UnicodeTables.h"
+#include "core/tokenize/UnicodeTables.h"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
-#include "tokenize/WordPieceEncoder.h"
+#include "core/tokenize/WordPieceEncoder.h"
 
-#include "tokenize/Unicode.h"
+#include "core/tokenize/Unicode.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 // punctuation mark, ASCII symbol and CJK ideograph, then cover each word, prefixed with U+2581,
 // by longest-first vocabulary matches; a word that cannot be covered is the unknown token.
 
-#include "tokenize/TokenTable.h"
+#include "core/tokenize/TokenTable.h"
 
 #include <string>
 #include <string_view>

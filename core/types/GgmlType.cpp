@@ -1,8 +1,8 @@
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
-#include "kernels/BlockLayouts.h"
-#include "kernels/IsaKernels.h"
-#include "kernels/Kernels.h"
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/IsaKernels.h"
+#include "core/kernels/ScalarKernels.h"
 
 #include <array>
 #include <cstddef>

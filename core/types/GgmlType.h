@@ -4,7 +4,7 @@
 // its kernel; the other per-type tables (block fields, block scales, quantizers) are keyed by
 // GgmlTypeId and tst_type_table checks them against this table.
 
-#include "kernels/KernelIsa.h"
+#include "core/kernels/KernelIsa.h"
 
 #include <array>
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "types/LlamaFileType.h"
+#include "core/types/LlamaFileType.h"
 
 #include <array>
 #include <utility>

@@ -1,7 +1,7 @@
-#include "write/AtomicFileSet.h"
+#include "core/write/AtomicFileSet.h"
 
-#include "base/InputFiles.h"
-#include "write/TempFileCleanup.h"
+#include "core/base/InputFiles.h"
+#include "core/write/TempFileCleanup.h"
 
 #include <cerrno>
 #include <cstring>

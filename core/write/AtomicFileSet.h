@@ -1,8 +1,8 @@
 #pragma once
 // Commits several AtomicFileSinks as one (the shards of a split model): all or nothing.
 
-#include "base/Result.h"
-#include "write/ByteSink.h"
+#include "core/base/Result.h"
+#include "core/write/ByteSink.h"
 
 #include <span>
 

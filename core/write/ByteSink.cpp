@@ -1,9 +1,9 @@
-#include "write/ByteSink.h"
+#include "core/write/ByteSink.h"
 
-#include "base/FileKind.h"
-#include "base/InputFiles.h"
-#include "gguf/FileMode.h"
-#include "write/TempFileCleanup.h"
+#include "core/base/FileKind.h"
+#include "core/base/InputFiles.h"
+#include "core/write/NewFileMode.h"
+#include "core/write/TempFileCleanup.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // Where exported bytes go: a file written atomically (an unnamed temp file, then a rename) or
 // a descriptor such as standard output.
 
-#include "base/Result.h"
+#include "core/base/Result.h"
 
 #include <cstddef>
 #include <memory>

@@ -1,6 +1,6 @@
-#include "write/GgufWriter.h"
+#include "core/write/GgufWriter.h"
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <bit>

@@ -4,10 +4,10 @@
 // has to be in memory whole. The data section and every tensor honour `general.alignment`
 // (default 32), with zero padding after each tensor as ggml's writer does.
 
-#include "write/ByteSink.h"
-#include "gguf/GgufFile.h"
-#include "gguf/MetadataValue.h"
-#include "base/Result.h"
+#include "core/write/ByteSink.h"
+#include "core/gguf/GgufFile.h"
+#include "core/gguf/MetadataValue.h"
+#include "core/base/Result.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,9 +1,9 @@
 // openOutputFile: the one way outputs are opened, and where an output is compared with the
 // run's inputs (base/InputFiles.h) whatever path or descriptor leads to it.
 
-#include "write/ByteSink.h"
+#include "core/write/ByteSink.h"
 
-#include "base/InputFiles.h"
+#include "core/base/InputFiles.h"
 
 #include <atomic>
 #include <cerrno>

@@ -1,6 +1,6 @@
-#include "write/SliceExporter.h"
+#include "core/write/SliceExporter.h"
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 
 #include <cmath>
 #include <cstdio>

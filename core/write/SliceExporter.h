@@ -2,8 +2,8 @@
 // Writes a dequantized slice as raw little-endian f32, a NumPy .npy file or CSV, streaming it in
 // chunks. The CLI and the GUI export through this one function.
 
-#include "write/ByteSink.h"
-#include "experts/TensorSlice.h"
+#include "core/write/ByteSink.h"
+#include "core/experts/TensorSlice.h"
 
 #include <functional>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "write/TempFileCleanup.h"
+#include "core/write/TempFileCleanup.h"
 
 #include <atomic>
 #include <csignal>

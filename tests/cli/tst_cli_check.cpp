@@ -5,7 +5,7 @@
 #include "CliRunner.h"
 #include "DamagedCopy.h"
 #include "Fixtures.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>

@@ -4,7 +4,7 @@
 // misuse is one line on stderr.
 
 #include "CliRunner.h"
-#include "forward/ForwardPass.h"
+#include "core/forward/ForwardPass.h"
 #include "LogitsOracle.h"
 
 #include <QJsonArray>

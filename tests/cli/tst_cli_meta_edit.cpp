@@ -6,7 +6,7 @@
 #include "CliRunner.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "base/Sha256.h"
+#include "core/base/Sha256.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -10,7 +10,7 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "OrderedJson.h"
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -6,13 +6,13 @@
 
 #include "TestPools.h"
 #include "CliRunner.h"
-#include "quantize/Conversion.h"
-#include "kernels/Dequantize.h"
+#include "core/quantize/Conversion.h"
+#include "core/kernels/Dequantize.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "write/GgufWriter.h"
-#include "gguf/Model.h"
-#include "quantize/Quantize.h"
+#include "core/write/GgufWriter.h"
+#include "core/gguf/Model.h"
+#include "core/quantize/Quantize.h"
 
 #include <QDir>
 #include <QFile>

@@ -8,9 +8,9 @@
 #include "CliRunner.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "gguf/Model.h"
-#include "quantize/Conversion.h"
-#include "quantize/ImportanceWeights.h"
+#include "core/gguf/Model.h"
+#include "core/quantize/Conversion.h"
+#include "core/quantize/ImportanceWeights.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -5,8 +5,8 @@
 
 #include "CliRunner.h"
 #include "Fixtures.h"
-#include "gguf/GgufFile.h"
-#include "gguf/Model.h"
+#include "core/gguf/GgufFile.h"
+#include "core/gguf/Model.h"
 #include "SmallModels.h"
 
 #include <QTemporaryDir>

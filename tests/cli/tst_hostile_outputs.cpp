@@ -2,7 +2,7 @@
 // into, never replaced by a renamed temp file; a symlink is followed and its target replaced; a
 // folder or a non-regular target is never replaced; a failed write names the target.
 
-#include "write/ByteSink.h"
+#include "core/write/ByteSink.h"
 #include "CliRunner.h"
 #include "Fixtures.h"
 

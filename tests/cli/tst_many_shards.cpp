@@ -3,7 +3,7 @@
 // split model of 4,200 shards opens and reads through the CLI.
 
 #include "CliRunner.h"
-#include "gguf/MappedFile.h"
+#include "core/gguf/MappedFile.h"
 #include "SmallModels.h"
 
 #include <QTemporaryDir>

@@ -4,15 +4,15 @@
 // The CLI part runs gguf-explorer-cli as a process.
 
 #include "CliRunner.h"
-#include "write/ByteSink.h"
-#include "kernels/Dequantize.h"
+#include "core/write/ByteSink.h"
+#include "core/kernels/Dequantize.h"
 #include "Fixtures.h"
-#include "write/GgufWriter.h"
-#include "gguf/MetadataFormat.h"
-#include "gguf/Model.h"
-#include "write/SliceExporter.h"
-#include "analysis/Statistics.h"
-#include "blocks/TensorCheck.h"
+#include "core/write/GgufWriter.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/gguf/Model.h"
+#include "core/write/SliceExporter.h"
+#include "core/analysis/Statistics.h"
+#include "core/blocks/TensorCheck.h"
 
 #include <QCryptographicHash>
 #include <QDirIterator>

@@ -6,7 +6,7 @@
 
 #include "CliRunner.h"
 #include "Fixtures.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 #include "SmallModels.h"
 
 #include <QProcess>

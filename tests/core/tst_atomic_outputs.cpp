@@ -4,13 +4,13 @@
 
 #include "FileBytes.h"
 #include "Fixtures.h"
-#include "edit/MetadataEdits.h"
-#include "edit/ModelSaver.h"
-#include "gguf/Model.h"
-#include "gguf/SplitName.h"
-#include "write/AtomicFileSet.h"
-#include "write/ByteSink.h"
-#include "write/TempFileCleanup.h"
+#include "core/edit/MetadataEdits.h"
+#include "core/edit/ModelSaver.h"
+#include "core/gguf/Model.h"
+#include "core/gguf/SplitName.h"
+#include "core/write/AtomicFileSet.h"
+#include "core/write/ByteSink.h"
+#include "core/write/TempFileCleanup.h"
 
 #include <QDir>
 #include <QFile>

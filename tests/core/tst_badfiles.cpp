@@ -3,7 +3,7 @@
 // The table below pins that precision per file; a new bad file without an entry fails.
 
 #include "Fixtures.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QTemporaryDir>
 #include <QTemporaryFile>

@@ -4,12 +4,12 @@
 // or comes from the wrong bits fails. Big-endian files must give the same scales as their
 // little-endian twin.
 
-#include "blocks/BlockScales.h"
-#include "kernels/Dequantize.h"
+#include "core/blocks/BlockScales.h"
+#include "core/kernels/Dequantize.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "gguf/GgufFile.h"
-#include "kernels/Codebooks.h"
+#include "core/gguf/GgufFile.h"
+#include "core/kernels/Codebooks.h"
 
 #include <QList>
 #include <QSet>

@@ -5,9 +5,9 @@
 
 #include "DamagedCopy.h"
 #include "Fixtures.h"
-#include "gguf/Model.h"
-#include "analysis/Statistics.h"
-#include "blocks/TensorCheck.h"
+#include "core/gguf/Model.h"
+#include "core/analysis/Statistics.h"
+#include "core/blocks/TensorCheck.h"
 
 #include <QCryptographicHash>
 #include <QTemporaryDir>

@@ -2,12 +2,12 @@
 // dequantizeRows of the fixture files: tiny-llama-F32 is the reference, tiny-llama-Q4_K (ggml's
 // quantization of the same weights) and the in-memory q4_K simulation are the columns.
 
-#include "kernels/Dequantize.h"
-#include "compare/ErrorDistribution.h"
-#include "compare/ErrorHeatmap.h"
+#include "core/kernels/Dequantize.h"
+#include "core/compare/ErrorDistribution.h"
+#include "core/compare/ErrorHeatmap.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <QTest>
 #include <cmath>

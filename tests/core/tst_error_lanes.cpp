@@ -4,8 +4,8 @@
 // reference and are more accurate than one running double sum, and the |error| histogram counts
 // exactly what AbsErrorHistogram::add counts.
 
-#include "compare/ErrorLanes.h"
-#include "compare/ErrorMetrics.h"
+#include "core/compare/ErrorLanes.h"
+#include "core/compare/ErrorMetrics.h"
 
 #include <QtTest>
 

@@ -4,14 +4,14 @@
 // it with its own in-memory quantization; mismatched models are reported, not skipped.
 
 #include "TestPools.h"
-#include "kernels/Dequantize.h"
-#include "compare/ErrorMetrics.h"
+#include "core/kernels/Dequantize.h"
+#include "core/compare/ErrorMetrics.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "write/GgufWriter.h"
-#include "gguf/Model.h"
-#include "compare/ModelComparison.h"
-#include "quantize/Quantize.h"
+#include "core/write/GgufWriter.h"
+#include "core/gguf/Model.h"
+#include "core/compare/ModelComparison.h"
+#include "core/quantize/Quantize.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

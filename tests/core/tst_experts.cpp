@@ -3,13 +3,13 @@
 // the wrong axis does not, partial dot products over disjoint row ranges add up to the whole, and
 // the similarity and router norms agree with computations written out here independently.
 
-#include "kernels/Dequantize.h"
-#include "experts/ExpertAnalysis.h"
-#include "experts/ExpertIndex.h"
+#include "core/kernels/Dequantize.h"
+#include "core/experts/ExpertAnalysis.h"
+#include "core/experts/ExpertIndex.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Manifest.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 #include "SliceDigest.h"
 
 #include <QCryptographicHash>

@@ -4,10 +4,10 @@
 
 #include "Fixtures.h"
 #include "Manifest.h"
-#include "gguf/Model.h"
-#include "base/ParallelRows.h"
+#include "core/gguf/Model.h"
+#include "core/base/ParallelRows.h"
 #include "SliceDigest.h"
-#include "write/SliceExporter.h"
+#include "core/write/SliceExporter.h"
 
 #include <QRegularExpression>
 #include <QTemporaryDir>

@@ -3,13 +3,13 @@
 // tensor, metadata stays as it was validated, and the mapping reports that the file changed.
 // Each test works on a private copy of a fixture.
 
-#include "blocks/BlockScales.h"
-#include "quantize/Conversion.h"
-#include "kernels/Dequantize.h"
+#include "core/blocks/BlockScales.h"
+#include "core/quantize/Conversion.h"
+#include "core/kernels/Dequantize.h"
 #include "Fixtures.h"
-#include "gguf/MetadataFormat.h"
-#include "gguf/Model.h"
-#include "analysis/Statistics.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/gguf/Model.h"
+#include "core/analysis/Statistics.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -17,11 +17,11 @@
 // A folder whose architecture the pass does not run is listed, not failed; the list of
 // supported architectures is pinned so that a claim cannot appear without these rows.
 
-#include "edit/MetadataEdits.h"
-#include "edit/ModelSaver.h"
-#include "edit/ValueText.h"
-#include "forward/BlockDescription.h"
-#include "forward/ForwardPass.h"
+#include "core/edit/MetadataEdits.h"
+#include "core/edit/ModelSaver.h"
+#include "core/edit/ValueText.h"
+#include "core/forward/BlockDescription.h"
+#include "core/forward/ForwardPass.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
 

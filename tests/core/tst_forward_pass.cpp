@@ -5,11 +5,11 @@
 // pure f32 activations). Plus the failure paths: cancellation, bad token ids, unknown
 // architectures, and the streaming bound on the weights held.
 
-#include "forward/ForwardPass.h"
+#include "core/forward/ForwardPass.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
 #include "SmallModels.h"
-#include "write/GgufWriter.h"
+#include "core/write/GgufWriter.h"
 
 #include <QTemporaryDir>
 

@@ -3,13 +3,13 @@
 // file is rejected with the recorded message, or opens and survives everything a view does with
 // it (metadata rendering, dequantization, block scales, heatmap window, integrity check).
 
-#include "blocks/BlockScales.h"
-#include "kernels/Dequantize.h"
-#include "write/GgufWriter.h"
-#include "analysis/HeatmapReducer.h"
-#include "gguf/MetadataFormat.h"
-#include "gguf/Model.h"
-#include "blocks/TensorCheck.h"
+#include "core/blocks/BlockScales.h"
+#include "core/kernels/Dequantize.h"
+#include "core/write/GgufWriter.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/gguf/Model.h"
+#include "core/blocks/TensorCheck.h"
 
 #include <QDirIterator>
 #include <QFileInfo>

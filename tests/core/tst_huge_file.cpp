@@ -9,11 +9,11 @@
 // 2^37 and several kernels are exercised: attention and ffn_down f32, ffn_gate/up f16,
 // token_embd q4_K, output q8_0.
 
-#include "kernels/Dequantize.h"
-#include "write/GgufWriter.h"
-#include "analysis/HeatmapReducer.h"
-#include "gguf/MetadataFormat.h"
-#include "gguf/Model.h"
+#include "core/kernels/Dequantize.h"
+#include "core/write/GgufWriter.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/gguf/Model.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -7,14 +7,14 @@
 #include "Fixtures.h"
 #include "Manifest.h"
 #include "OpenFixture.h"
-#include "base/Sha256.h"
-#include "gguf/Model.h"
-#include "imatrix/ColumnImportance.h"
-#include "imatrix/ExpertRouting.h"
-#include "imatrix/ImatrixStatistics.h"
-#include "imatrix/ImatrixValidation.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "write/GgufWriter.h"
+#include "core/base/Sha256.h"
+#include "core/gguf/Model.h"
+#include "core/imatrix/ColumnImportance.h"
+#include "core/imatrix/ExpertRouting.h"
+#include "core/imatrix/ImatrixStatistics.h"
+#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "core/write/GgufWriter.h"
 
 #include <QRegularExpression>
 #include <QTemporaryDir>

@@ -5,15 +5,15 @@
 
 #include "TestPools.h"
 #include "OpenFixture.h"
-#include "compare/ColumnErrorProfile.h"
-#include "compare/ComparisonJson.h"
-#include "compare/ErrorMetricTable.h"
-#include "compare/ImportanceErrorMetrics.h"
-#include "compare/LayerErrorMetrics.h"
-#include "compare/ModelComparison.h"
-#include "imatrix/ImatrixValidation.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "quantize/Quantize.h"
+#include "core/compare/ColumnErrorProfile.h"
+#include "core/compare/ComparisonJson.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/compare/ImportanceErrorMetrics.h"
+#include "core/compare/LayerErrorMetrics.h"
+#include "core/compare/ModelComparison.h"
+#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "core/quantize/Quantize.h"
 
 #include <QtTest>
 

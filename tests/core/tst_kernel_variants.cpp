@@ -15,14 +15,14 @@
 #include "ManifestModel.h"
 #include "SliceDigest.h"
 
-#include "kernels/Dequantize.h"
-#include "analysis/FusedStatistics.h"
-#include "types/GgmlType.h"
-#include "analysis/HeatmapReducer.h"
-#include "kernels/KernelIsa.h"
-#include "kernels/ParallelDequantize.h"
-#include "analysis/Statistics.h"
-#include "experts/TensorSlice.h"
+#include "core/kernels/Dequantize.h"
+#include "core/analysis/FusedStatistics.h"
+#include "core/types/GgmlType.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/kernels/KernelIsa.h"
+#include "core/kernels/ParallelDequantize.h"
+#include "core/analysis/Statistics.h"
+#include "core/experts/TensorSlice.h"
 
 #include <QCryptographicHash>
 #include <QtTest>

@@ -3,7 +3,7 @@
 // edge (rows and tokens not multiples of the tiles, columns spanning several slices); and the
 // order differs from a plain sum, so the check can fail.
 
-#include "kernels/LaneProduct.h"
+#include "core/kernels/LaneProduct.h"
 
 #include <QtTest>
 

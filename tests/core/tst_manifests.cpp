@@ -7,7 +7,7 @@
 #include "ManifestModel.h"
 #include "MetadataComparison.h"
 #include "SliceDigest.h"
-#include "analysis/Statistics.h"
+#include "core/analysis/Statistics.h"
 
 #include <QtTest>
 

@@ -8,11 +8,11 @@
 #include "Manifest.h"
 #include "MetadataComparison.h"
 #include "OpenFixture.h"
-#include "base/Sha256.h"
-#include "edit/MetadataEdits.h"
-#include "edit/ModelSaver.h"
-#include "edit/ValueText.h"
-#include "gguf/SplitName.h"
+#include "core/base/Sha256.h"
+#include "core/edit/MetadataEdits.h"
+#include "core/edit/ModelSaver.h"
+#include "core/edit/ValueText.h"
+#include "core/gguf/SplitName.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -2,10 +2,10 @@
 // exact sums, and the comparison engine both the CLI and the GUI schedule.
 
 #include "TestPools.h"
-#include "compare/ComparisonEngine.h"
-#include "compare/ErrorMetricTable.h"
-#include "compare/LayerErrorMetrics.h"
-#include "compare/ModelComparison.h"
+#include "core/compare/ComparisonEngine.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/compare/LayerErrorMetrics.h"
+#include "core/compare/ModelComparison.h"
 #include "OpenFixture.h"
 #include "Waits.h"
 

@@ -7,11 +7,11 @@
 #include "Fixtures.h"
 #include "Manifest.h"
 #include "OpenFixture.h"
-#include "compare/ModelComparison.h"
-#include "diff/ModelDiff.h"
-#include "edit/ModelSaver.h"
-#include "edit/ValueText.h"
-#include "kernels/Dequantize.h"
+#include "core/compare/ModelComparison.h"
+#include "core/diff/ModelDiff.h"
+#include "core/edit/ModelSaver.h"
+#include "core/edit/ValueText.h"
+#include "core/kernels/Dequantize.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

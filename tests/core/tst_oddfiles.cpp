@@ -4,13 +4,13 @@
 // Each odd file is bad-base.gguf with one change, so the untouched tensors are checked against
 // bad-base.gguf.json.
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 #include "Fixtures.h"
 #include "Manifest.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 #include "SliceDigest.h"
-#include "write/SliceExporter.h"
-#include "analysis/Statistics.h"
+#include "core/write/SliceExporter.h"
+#include "core/analysis/Statistics.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

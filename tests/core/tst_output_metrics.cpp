@@ -4,8 +4,8 @@
 // the same chunks (fixtures/llama.cpp/kld-*.txt: neighbours, since llama.cpp also quantizes the
 // activations and stores the base log-probabilities as 16-bit values).
 
-#include "forward/LlamaKldBase.h"
-#include "forward/OutputComparisonRun.h"
+#include "core/forward/LlamaKldBase.h"
+#include "core/forward/OutputComparisonRun.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 

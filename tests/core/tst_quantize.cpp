@@ -9,19 +9,19 @@
 // never sees in fixtures (zeros, NaN, infinities, huge values) quantize without undefined
 // behaviour.
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "DequantizeWhole.h"
-#include "gguf/GgufFile.h"
-#include "kernels/HalfFloat.h"
-#include "quantize/FloatEncode.h"
-#include "quantize/AsymmetricSearch8.h"
-#include "quantize/Fp4Avx2.h"
-#include "quantize/LegacyAvx2.h"
-#include "quantize/Q3KAvx2.h"
-#include "quantize/Quantize.h"
-#include "quantize/ScaleSearch.h"
+#include "core/gguf/GgufFile.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/quantize/FloatEncode.h"
+#include "core/quantize/AsymmetricSearch8.h"
+#include "core/quantize/Fp4Avx2.h"
+#include "core/quantize/LegacyAvx2.h"
+#include "core/quantize/Q3KAvx2.h"
+#include "core/quantize/Quantize.h"
+#include "core/quantize/ScaleSearch.h"
 
 #include <QtTest>
 

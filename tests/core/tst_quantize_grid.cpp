@@ -6,10 +6,10 @@
 // tst_convert_imatrix, tst_cli_recipe) prove the dispatched path byte-identical to ggml;
 // this suite makes the other path answer for itself too.
 
-#include "kernels/KernelIsa.h"
-#include "quantize/GridNeighbours.h"
-#include "quantize/GridTables.h"
-#include "quantize/TernarySplit.h"
+#include "core/kernels/KernelIsa.h"
+#include "core/quantize/GridNeighbours.h"
+#include "core/quantize/GridTables.h"
+#include "core/quantize/TernarySplit.h"
 
 #include <QtTest>
 

@@ -11,12 +11,12 @@
 #include "ImatrixWeights.h"
 #include "OpenFixture.h"
 #include "DequantizeWhole.h"
-#include "gguf/GgufFile.h"
-#include "kernels/Dequantize.h"
-#include "quantize/AsymmetricSearch8.h"
-#include "quantize/Quantize.h"
-#include "quantize/WeightedSearch.h"
-#include "quantize/WeightedSearch8.h"
+#include "core/gguf/GgufFile.h"
+#include "core/kernels/Dequantize.h"
+#include "core/quantize/AsymmetricSearch8.h"
+#include "core/quantize/Quantize.h"
+#include "core/quantize/WeightedSearch.h"
+#include "core/quantize/WeightedSearch8.h"
 
 #include <QtTest>
 

@@ -7,15 +7,15 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "forward/OutputComparisonRun.h"
-#include "forward/SimulatedQuantization.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "quantize/Quantize.h"
-#include "recipe/MixPlanner.h"
-#include "sensitivity/ScanCosts.h"
-#include "sensitivity/ScanFile.h"
-#include "tokenize/Tokenizer.h"
-#include "types/GgmlType.h"
+#include "core/forward/OutputComparisonRun.h"
+#include "core/forward/SimulatedQuantization.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "core/quantize/Quantize.h"
+#include "core/recipe/MixPlanner.h"
+#include "core/sensitivity/ScanCosts.h"
+#include "core/sensitivity/ScanFile.h"
+#include "core/tokenize/Tokenizer.h"
+#include "core/types/GgmlType.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -2,7 +2,7 @@
 // example vectors, against Qt's implementation on every length around the block and padding
 // boundaries fed in uneven pieces, and the SHA-extension block function against the portable one.
 
-#include "base/Sha256.h"
+#include "core/base/Sha256.h"
 
 #include <QCryptographicHash>
 #include <QRandomGenerator>

@@ -4,7 +4,7 @@
 
 #include "Fixtures.h"
 #include "Manifest.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 #include "SliceDigest.h"
 
 #include <QTemporaryDir>

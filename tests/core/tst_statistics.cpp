@@ -3,8 +3,8 @@
 // tensor with a known arithmetic sequence.
 
 #include "Fixtures.h"
-#include "gguf/GgufFile.h"
-#include "analysis/Statistics.h"
+#include "core/gguf/GgufFile.h"
+#include "core/analysis/Statistics.h"
 
 #include <QtTest>
 

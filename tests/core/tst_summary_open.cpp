@@ -4,8 +4,8 @@
 // Also the tensor index by name (one sorted vector) and its duplicate check.
 
 #include "Fixtures.h"
-#include "gguf/Model.h"
-#include "gguf/SplitName.h"
+#include "core/gguf/Model.h"
+#include "core/gguf/SplitName.h"
 
 #include <QDir>
 #include <QFile>

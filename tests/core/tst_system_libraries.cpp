@@ -3,9 +3,9 @@
 // kernels that stand in for a missing OpenBLAS give OpenBLAS's results for every order and
 // transpose (on integer-valued matrices, whose sums are exact in any order).
 
-#include "base/BlasLibrary.h"
-#include "base/SharedLibrary.h"
-#include "remote/CurlLibrary.h"
+#include "core/base/BlasLibrary.h"
+#include "core/base/SharedLibrary.h"
+#include "core/remote/CurlLibrary.h"
 
 #include <QtTest>
 

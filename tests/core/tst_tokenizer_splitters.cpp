@@ -6,10 +6,10 @@
 // For qwen2 this is the proof that the fast path gives llama.cpp's fragments (llama.cpp itself
 // uses std::regex there); for gpt2 and llama3 it checks the splitters llama.cpp itself uses.
 
-#include "tokenize/CustomSplitters.h"
-#include "tokenize/PreTokenizer.h"
-#include "tokenize/RegexSplit.h"
-#include "tokenize/Unicode.h"
+#include "core/tokenize/CustomSplitters.h"
+#include "core/tokenize/PreTokenizer.h"
+#include "core/tokenize/RegexSplit.h"
+#include "core/tokenize/Unicode.h"
 
 #include <QtTest>
 

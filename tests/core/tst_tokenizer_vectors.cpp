@@ -6,11 +6,11 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "tokenize/BpeEncoder.h"
-#include "tokenize/SpmEncoder.h"
-#include "tokenize/TokenTable.h"
-#include "tokenize/Tokenizer.h"
-#include "write/GgufWriter.h"
+#include "core/tokenize/BpeEncoder.h"
+#include "core/tokenize/SpmEncoder.h"
+#include "core/tokenize/TokenTable.h"
+#include "core/tokenize/Tokenizer.h"
+#include "core/write/GgufWriter.h"
 
 #include <QDir>
 #include <QFileInfo>

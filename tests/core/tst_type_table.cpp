@@ -2,12 +2,12 @@
 // fallbacks, the compare dialog's type list) against the one type table: a type added to one
 // and forgotten in another fails here.
 
-#include "blocks/BlockFields.h"
-#include "blocks/BlockScales.h"
-#include "types/GgmlType.h"
-#include "gguf/TensorInfo.h"
-#include "quantize/QuantizationPolicy.h"
-#include "quantize/Quantize.h"
+#include "core/blocks/BlockFields.h"
+#include "core/blocks/BlockScales.h"
+#include "core/types/GgmlType.h"
+#include "core/gguf/TensorInfo.h"
+#include "core/quantize/QuantizationPolicy.h"
+#include "core/quantize/Quantize.h"
 
 #include <QtTest>
 

@@ -5,11 +5,11 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "write/GgufWriter.h"
-#include "analysis/LayerBreakdown.h"
+#include "core/write/GgufWriter.h"
+#include "core/analysis/LayerBreakdown.h"
 #include "Manifest.h"
-#include "gguf/Model.h"
-#include "gguf/Vocabulary.h"
+#include "core/gguf/Model.h"
+#include "core/gguf/Vocabulary.h"
 
 #include <QRegularExpression>
 #include <QTemporaryDir>

@@ -5,10 +5,10 @@
 
 #include "Fixtures.h"
 
-#include "estimate/MemoryEstimate.h"
-#include "gguf/Model.h"
-#include "types/GgmlType.h"
-#include "write/GgufWriter.h"
+#include "core/estimate/MemoryEstimate.h"
+#include "core/gguf/Model.h"
+#include "core/types/GgmlType.h"
+#include "core/write/GgufWriter.h"
 
 #include <QDir>
 #include <QRegularExpression>

@@ -8,10 +8,10 @@
 
 #include "Fixtures.h"
 
-#include "estimate/MemoryEstimate.h"
-#include "estimate/EstimateShape.h"
-#include "gguf/Model.h"
-#include "types/GgmlType.h"
+#include "core/estimate/MemoryEstimate.h"
+#include "core/estimate/EstimateShape.h"
+#include "core/gguf/Model.h"
+#include "core/types/GgmlType.h"
 
 #include <QDir>
 #include <QFile>

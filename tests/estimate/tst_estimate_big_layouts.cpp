@@ -3,11 +3,11 @@
 // disk. DeepSeek-V3 (MLA, converted with the absorbed head sizes): llama.cpp allocates K only,
 // 61 layers x (512 + 64) x cells x 2 bytes at F16, 274.5 MiB at n_ctx 4096.
 
-#include "estimate/MemoryEstimate.h"
-#include "gguf/Model.h"
-#include "types/GgmlType.h"
-#include "write/ByteSink.h"
-#include "write/GgufWriter.h"
+#include "core/estimate/MemoryEstimate.h"
+#include "core/gguf/Model.h"
+#include "core/types/GgmlType.h"
+#include "core/write/ByteSink.h"
+#include "core/write/GgufWriter.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

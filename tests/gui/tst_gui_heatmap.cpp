@@ -9,13 +9,13 @@
 #include "OneTensorHeader.h"
 #include "OpenFixture.h"
 #include "Waits.h"
-#include "common/ColourRangeBox.h"
-#include "common/JobProgressBar.h"
-#include "kernels/Dequantize.h"
-#include "tensor/BlockScalesView.h"
-#include "tensor/DistributionView.h"
-#include "tensor/HeatmapView.h"
-#include "tensor/TensorViewPage.h"
+#include "ui/common/ColourRangeBox.h"
+#include "ui/common/JobProgressBar.h"
+#include "core/kernels/Dequantize.h"
+#include "ui/tensor/BlockScalesView.h"
+#include "ui/tensor/DistributionView.h"
+#include "ui/tensor/HeatmapView.h"
+#include "ui/tensor/TensorViewPage.h"
 
 #include <QCheckBox>
 #include <QComboBox>

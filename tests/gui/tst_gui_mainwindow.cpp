@@ -2,9 +2,9 @@
 // naming the file of the current tab, distinct titles for Compare tabs, and the Copy action.
 
 #include "Fixtures.h"
-#include "compare/ComparePage.h"
-#include "shell/MainWindow.h"
-#include "shell/WindowPlacement.h"
+#include "ui/compare/ComparePage.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/WindowPlacement.h"
 
 #include <QAction>
 #include <QFileInfo>

@@ -5,13 +5,13 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "write/GgufWriter.h"
-#include "types/LlamaFileType.h"
+#include "core/write/GgufWriter.h"
+#include "core/types/LlamaFileType.h"
 #include "Manifest.h"
-#include "gguf/MetadataFormat.h"
-#include "pages/MetadataPage.h"
-#include "session/MetadataTreeModel.h"
-#include "gguf/Model.h"
+#include "core/gguf/MetadataFormat.h"
+#include "ui/metadata/MetadataPage.h"
+#include "ui/session/MetadataTreeModel.h"
+#include "core/gguf/Model.h"
 #include "Waits.h"
 
 #include <QAbstractItemModelTester>

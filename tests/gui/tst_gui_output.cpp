@@ -6,11 +6,11 @@
 // gpt-oss files run with the core's figures; the run is on the project's job pool, so it finishes
 // with Qt's global pool busy.
 
-#include "compare/ComparePage.h"
-#include "compare/ModelComparison.h"
-#include "forward/OutputComparisonRun.h"
+#include "ui/compare/ComparePage.h"
+#include "core/compare/ModelComparison.h"
+#include "core/forward/OutputComparisonRun.h"
 #include "OpenFixture.h"
-#include "output/OutputErrorTab.h"
+#include "ui/output/OutputErrorTab.h"
 #include "Waits.h"
 
 #include <QCheckBox>

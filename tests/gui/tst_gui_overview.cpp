@@ -4,11 +4,11 @@
 // manifest's tensor list.
 
 #include "Fixtures.h"
-#include "base/HumanFormat.h"
+#include "core/base/HumanFormat.h"
 #include "Manifest.h"
 #include "OpenFixture.h"
-#include "gguf/Model.h"
-#include "pages/OverviewPage.h"
+#include "core/gguf/Model.h"
+#include "ui/overview/OverviewPage.h"
 
 #include <QLabel>
 #include <QRegularExpression>

@@ -2,9 +2,9 @@
 // background with light axes, tick labels, colour scale and legend text, and switching the
 // palette back at run time recolours it on the next replot.
 
-#include "tensor/HeatmapView.h"
-#include "common/JobProgressBar.h"
-#include "common/PlotPalette.h"
+#include "ui/tensor/HeatmapView.h"
+#include "ui/common/JobProgressBar.h"
+#include "ui/common/PlotPalette.h"
 
 #include <QApplication>
 #include <QtTest>

@@ -7,12 +7,12 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
-#include "recipe/MixPlannerView.h"
-#include "recipe/RecipeAuditView.h"
-#include "recipe/RecipeGridView.h"
-#include "recipe/RecipePage.h"
-#include "recipe/TypeColors.h"
-#include "shell/MainWindow.h"
+#include "ui/recipe/MixPlannerView.h"
+#include "ui/recipe/RecipeAuditView.h"
+#include "ui/recipe/RecipeGridView.h"
+#include "ui/recipe/RecipePage.h"
+#include "ui/recipe/TypeColors.h"
+#include "ui/shell/MainWindow.h"
 
 #include <QAction>
 #include <QMenuBar>

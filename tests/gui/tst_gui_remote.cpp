@@ -9,15 +9,15 @@
 #include "LocalWebServer.h"
 #include "OpenFixture.h"
 
-#include "base/HumanFormat.h"
-#include "compare/CompareDialog.h"
-#include "estimate/MemoryEstimate.h"
-#include "gguf/Model.h"
-#include "pages/MemoryEstimateBox.h"
-#include "pages/OverviewPage.h"
-#include "shell/MainWindow.h"
-#include "shell/ModelPage.h"
-#include "shell/OpenUrl.h"
+#include "core/base/HumanFormat.h"
+#include "ui/compare/CompareDialog.h"
+#include "core/estimate/MemoryEstimate.h"
+#include "core/gguf/Model.h"
+#include "ui/overview/MemoryEstimateBox.h"
+#include "ui/overview/OverviewPage.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/ModelPage.h"
+#include "ui/shell/OpenUrl.h"
 
 #include <QAction>
 #include <QCheckBox>

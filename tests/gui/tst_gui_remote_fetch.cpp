@@ -10,12 +10,12 @@
 #include "IdleWatch.h"
 #include "Waits.h"
 
-#include "common/JobProgressBar.h"
-#include "gguf/RemoteRegion.h"
-#include "kernels/Dequantize.h"
-#include "remote/RemoteModel.h"
-#include "tensor/DistributionView.h"
-#include "tensor/HeatmapView.h"
+#include "ui/common/JobProgressBar.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/kernels/Dequantize.h"
+#include "core/remote/RemoteModel.h"
+#include "ui/tensor/DistributionView.h"
+#include "ui/tensor/HeatmapView.h"
 
 #include <QFile>
 #include <QPushButton>

@@ -7,9 +7,9 @@
 #include "OpenFixture.h"
 #include "IdleWatch.h"
 #include "Waits.h"
-#include "pages/TokenizeTextBox.h"
-#include "pages/TokenizerPage.h"
-#include "write/GgufWriter.h"
+#include "ui/tokenizer/TokenizeTextBox.h"
+#include "ui/tokenizer/TokenizerPage.h"
+#include "core/write/GgufWriter.h"
 
 #include <QCheckBox>
 #include <QLabel>

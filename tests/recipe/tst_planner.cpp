@@ -7,8 +7,8 @@
 #include "TestPools.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
-#include "kernels/Dequantize.h"
-#include "recipe/MixPlanner.h"
+#include "core/kernels/Dequantize.h"
+#include "core/recipe/MixPlanner.h"
 
 #include <QtTest>
 

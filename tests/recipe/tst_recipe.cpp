@@ -8,11 +8,11 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "OrderedJson.h"
-#include "recipe/LlamaQuantRecipe.h"
-#include "recipe/QuantPresets.h"
-#include "recipe/RecipeAudit.h"
-#include "recipe/RecipeGrid.h"
-#include "recipe/TensorTypeRules.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/recipe/QuantPresets.h"
+#include "core/recipe/RecipeAudit.h"
+#include "core/recipe/RecipeGrid.h"
+#include "core/recipe/TensorTypeRules.h"
 
 #include <QtTest>
 

@@ -10,16 +10,16 @@
 #include "LocalWebServer.h"
 #include "SparseModelFile.h"
 
-#include "analysis/HeatmapReducer.h"
-#include "experts/TensorSlice.h"
-#include "gguf/FetchCancel.h"
-#include "gguf/Model.h"
-#include "gguf/RemoteRegion.h"
-#include "kernels/Dequantize.h"
-#include "remote/Download.h"
-#include "remote/HttpFile.h"
-#include "remote/RemoteModel.h"
-#include "remote/RemoteUrl.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/experts/TensorSlice.h"
+#include "core/gguf/FetchCancel.h"
+#include "core/gguf/Model.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/kernels/Dequantize.h"
+#include "core/remote/Download.h"
+#include "core/remote/HttpFile.h"
+#include "core/remote/RemoteModel.h"
+#include "core/remote/RemoteUrl.h"
 
 #include <QCryptographicHash>
 #include <QDirIterator>

@@ -9,12 +9,12 @@
 #include "Fixtures.h"
 #include "LocalWebServer.h"
 
-#include "gguf/Model.h"
-#include "gguf/RemoteRegion.h"
-#include "remote/HttpFile.h"
-#include "remote/RemoteModel.h"
+#include "core/gguf/Model.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/remote/HttpFile.h"
+#include "core/remote/RemoteModel.h"
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 
 #include <QDir>
 #include <QTemporaryDir>

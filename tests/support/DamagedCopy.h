@@ -2,8 +2,8 @@
 // A copy of a fixture with chosen bytes of chosen blocks overwritten (NaN, Inf or absurd
 // scales), and the table of such injections that the check tests share.
 
-#include "gguf/GgufFile.h"
-#include "blocks/TensorCheck.h"
+#include "core/gguf/GgufFile.h"
+#include "core/blocks/TensorCheck.h"
 
 #include <QFile>
 #include <QList>

@@ -1,8 +1,8 @@
 #pragma once
 // A whole tensor through the core's dequantizer, for suites that compare every value.
 
-#include "gguf/TensorInfo.h"
-#include "kernels/Dequantize.h"
+#include "core/gguf/TensorInfo.h"
+#include "core/kernels/Dequantize.h"
 
 #include <QtGlobal>
 

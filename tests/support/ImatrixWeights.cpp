@@ -1,7 +1,7 @@
 #include "ImatrixWeights.h"
 
-#include "gguf/GgufFile.h"
-#include "types/GgmlType.h"
+#include "core/gguf/GgufFile.h"
+#include "core/types/GgmlType.h"
 
 #include <cstring>
 

@@ -3,7 +3,7 @@
 // split shard that is one shard of the model opened through shard 1.
 
 #include "Manifest.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QString>
 

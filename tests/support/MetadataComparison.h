@@ -3,7 +3,7 @@
 // its value exactly (64-bit integers from the manifest's number text, strings byte for byte, long
 // arrays by length, first elements and the SHA-256 of their little-endian payload).
 
-#include "gguf/GgufFile.h"
+#include "core/gguf/GgufFile.h"
 #include "Manifest.h"
 
 #include <QByteArray>

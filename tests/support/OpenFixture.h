@@ -5,9 +5,9 @@
 // instead of aborting the whole suite.
 
 #include "Fixtures.h"
-#include "gguf/GgufFile.h"
+#include "core/gguf/GgufFile.h"
 #include "Manifest.h"
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QString>
 #include <QTest>

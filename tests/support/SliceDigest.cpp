@@ -1,6 +1,6 @@
 #include "SliceDigest.h"
 
-#include "kernels/Dequantize.h"
+#include "core/kernels/Dequantize.h"
 
 #include <QCryptographicHash>
 

@@ -2,8 +2,8 @@
 // Streams a slice through the core's dequantizer into SHA-256, the way the manifests' sha256_f32
 // was made (little-endian f32 in storage order), counting what the statistics must agree with.
 
-#include "base/Result.h"
-#include "experts/TensorSlice.h"
+#include "core/base/Result.h"
+#include "core/experts/TensorSlice.h"
 
 #include <QByteArray>
 #include <QList>

@@ -2,8 +2,8 @@
 // Small GGUF files written on the spot for the hostile-condition suites: f32 tensors filled with
 // a known pattern, any metadata, names the writer would never choose (control characters, NUL).
 
-#include "write/ByteSink.h"
-#include "write/GgufWriter.h"
+#include "core/write/ByteSink.h"
+#include "core/write/GgufWriter.h"
 
 #include <fcntl.h>
 #include <unistd.h>

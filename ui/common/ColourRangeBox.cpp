@@ -1,6 +1,6 @@
-#include "common/ColourRangeBox.h"
+#include "ui/common/ColourRangeBox.h"
 
-#include "common/ColourScales.h"
+#include "ui/common/ColourScales.h"
 
 #include <QComboBox>
 #include <QDoubleValidator>

@@ -1,4 +1,4 @@
-#include "common/ColourScales.h"
+#include "ui/common/ColourScales.h"
 
 #include <algorithm>
 #include <cmath>

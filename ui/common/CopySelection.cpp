@@ -1,4 +1,4 @@
-#include "common/CopySelection.h"
+#include "ui/common/CopySelection.h"
 
 #include <QAbstractItemView>
 #include <QAction>

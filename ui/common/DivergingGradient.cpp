@@ -1,4 +1,4 @@
-#include "common/DivergingGradient.h"
+#include "ui/common/DivergingGradient.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "common/ExportLocation.h"
+#include "ui/common/ExportLocation.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,6 +1,6 @@
-#include "common/JobProgressBar.h"
+#include "ui/common/JobProgressBar.h"
 
-#include "session/BackgroundJob.h"
+#include "ui/session/BackgroundJob.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,6 +1,6 @@
-#include "common/MatrixPlot.h"
+#include "ui/common/MatrixPlot.h"
 
-#include "common/DivergingGradient.h"
+#include "ui/common/DivergingGradient.h"
 
 #include <QCoreApplication>
 #include <algorithm>

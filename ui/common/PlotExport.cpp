@@ -1,6 +1,6 @@
-#include "common/PlotExport.h"
+#include "ui/common/PlotExport.h"
 
-#include "gguf/FileMode.h"
+#include "core/write/NewFileMode.h"
 
 #include <QFileInfo>
 #include <QPainter>

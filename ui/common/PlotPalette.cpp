@@ -1,4 +1,4 @@
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
 #include <QEvent>
 #include <qcustomplot.h>

@@ -1,4 +1,4 @@
-#include "common/PlotPlaceholder.h"
+#include "ui/common/PlotPlaceholder.h"
 
 #include <QEvent>
 #include <QLabel>

@@ -1,6 +1,6 @@
-#include "common/QuantTypeColour.h"
+#include "ui/common/QuantTypeColour.h"
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <QPainter>
 #include <QPixmap>

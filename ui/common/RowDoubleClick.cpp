@@ -1,4 +1,4 @@
-#include "common/RowDoubleClick.h"
+#include "ui/common/RowDoubleClick.h"
 
 #include <QAbstractItemView>
 #include <QApplication>

@@ -1,4 +1,4 @@
-#include "common/StartWhenShown.h"
+#include "ui/common/StartWhenShown.h"
 
 #include <QEvent>
 #include <QWidget>

@@ -1,16 +1,16 @@
-#include "common/ZoomableMatrixView.h"
+#include "ui/common/ZoomableMatrixView.h"
 
-#include "base/HumanFormat.h"
+#include "core/base/HumanFormat.h"
 
-#include "common/ColourRangeBox.h"
-#include "common/ColourScales.h"
-#include "common/DivergingGradient.h"
-#include "common/JobProgressBar.h"
-#include "common/PlotPlaceholder.h"
-#include "common/MatrixPlot.h"
-#include "common/PlotPalette.h"
-#include "session/BackgroundJob.h"
-#include "session/ResultCache.h"
+#include "ui/common/ColourRangeBox.h"
+#include "ui/common/ColourScales.h"
+#include "ui/common/DivergingGradient.h"
+#include "ui/common/JobProgressBar.h"
+#include "ui/common/PlotPlaceholder.h"
+#include "ui/common/MatrixPlot.h"
+#include "ui/common/PlotPalette.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/session/ResultCache.h"
 
 #include <QCheckBox>
 #include <QComboBox>

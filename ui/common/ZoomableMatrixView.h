@@ -18,9 +18,9 @@
 // or types one (ColourRangeBox); NaN cells are left undrawn over a hatch. The value under the
 // mouse is the line under the plot.
 
-#include "analysis/HeatmapReducer.h"
-#include "base/Result.h"
-#include "session/JobRunner.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/base/Result.h"
+#include "ui/session/JobRunner.h"
 
 #include <QSharedPointer>
 #include <QWidget>

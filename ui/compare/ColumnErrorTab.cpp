@@ -1,9 +1,9 @@
-#include "compare/ColumnErrorTab.h"
+#include "ui/compare/ColumnErrorTab.h"
 
-#include "common/QuantTypeColour.h"
-#include "common/StartWhenShown.h"
-#include "imatrix/ColumnErrorView.h"
-#include "session/ComparisonColumnTitle.h"
+#include "ui/common/QuantTypeColour.h"
+#include "ui/common/StartWhenShown.h"
+#include "ui/imatrix/ColumnErrorView.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

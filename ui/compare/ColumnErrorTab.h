@@ -10,7 +10,7 @@
 // computation shows on the page's progress bar, whose Cancel stops it: the tab then shows nothing
 // and says so, and computes the pick again when it is next shown or the pick is made again.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,8 +1,8 @@
-#include "compare/CompareDialog.h"
+#include "ui/compare/CompareDialog.h"
 
-#include "session/ModelLoader.h"
-#include "types/GgmlType.h"
-#include "quantize/Quantize.h"
+#include "ui/session/ModelLoader.h"
+#include "core/types/GgmlType.h"
+#include "core/quantize/Quantize.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>

@@ -7,9 +7,9 @@
 // checked only when it fits the other checked files (same architecture and tensor names, found
 // out on the job pool); otherwise it stays unchecked and the dialog says why.
 
-#include "gguf/Model.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "session/JobRunner.h"
+#include "core/gguf/Model.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "ui/session/JobRunner.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -63,7 +63,7 @@ private:
     void chooseFiles();
     void updateOkButton();
     void updateTypeAvailability();
-    // In CompareDialogFiles.cpp: the remembered list, the open model's place in it.
+    // In CompareDialogFileList.cpp: the remembered list, the open model's place in it.
     void restoreFiles();
     void rememberFiles() const;
     void addOpenFile(const QString& path);

@@ -1,7 +1,7 @@
-#include "compare/CompareExpertsTab.h"
+#include "ui/compare/CompareExpertsTab.h"
 
-#include "experts/ExpertQuantErrorPanel.h"
-#include "session/ComparisonColumnTitle.h"
+#include "ui/experts/ExpertQuantErrorPanel.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
 #include <QComboBox>
 #include <QLabel>

@@ -7,8 +7,8 @@
 // error tab (ExpertQuantErrorPanel.h). Without a matrix, or before the run ends, the tab says
 // why it is empty.
 
-#include "compare/ModelComparison.h"
-#include "experts/ExpertQuantErrorPanel.h"
+#include "core/compare/ModelComparison.h"
+#include "ui/experts/ExpertQuantErrorPanel.h"
 
 #include <QWidget>
 #include <memory>

@@ -8,8 +8,8 @@
 // tensor, its error heatmap, histogram and per-block scatter, its error per input column and,
 // for a tensor with experts (with an importance matrix), each expert's figures.
 
-#include "compare/ModelComparison.h"
-#include "imatrix/ImportanceMatrix.h"
+#include "core/compare/ModelComparison.h"
+#include "core/imatrix/ImportanceMatrix.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,6 +1,6 @@
-#include "compare/ErrorHeatmapView.h"
+#include "ui/compare/ErrorHeatmapView.h"
 
-#include "compare/ErrorHeatmap.h"
+#include "core/compare/ErrorHeatmap.h"
 
 #include <QLabel>
 

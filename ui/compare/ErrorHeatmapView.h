@@ -2,8 +2,8 @@
 // The error of one comparison cell (column minus reference) as a heatmap (see
 // ZoomableMatrixView), over gguf::reduceErrorHeatmapRows, on a scale centred on zero.
 
-#include "compare/ModelComparison.h"
-#include "common/ZoomableMatrixView.h"
+#include "core/compare/ModelComparison.h"
+#include "ui/common/ZoomableMatrixView.h"
 
 #include <memory>
 #include <optional>

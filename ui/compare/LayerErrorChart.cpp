@@ -1,12 +1,12 @@
-#include "compare/LayerErrorChart.h"
+#include "ui/compare/LayerErrorChart.h"
 
-#include "common/QuantTypeColour.h"
-#include "session/ComparisonColumnTitle.h"
+#include "ui/common/QuantTypeColour.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
-#include "session/ComparisonMetric.h"
-#include "compare/LayerErrorMetrics.h"
+#include "ui/session/ComparisonMetric.h"
+#include "core/compare/LayerErrorMetrics.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -5,7 +5,7 @@
 // the metric table says: exactly from the sums for most metrics; for the percentiles, which
 // cannot be recombined, the worst tensor's value, and the axis says so.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,15 +1,15 @@
-#include "compare/TensorErrorView.h"
+#include "ui/compare/TensorErrorView.h"
 
-#include "common/PlotPalette.h"
-#include "common/PlotPlaceholder.h"
-#include "common/QuantTypeColour.h"
-#include "session/ComparisonColumnTitle.h"
+#include "ui/common/PlotPalette.h"
+#include "ui/common/PlotPlaceholder.h"
+#include "ui/common/QuantTypeColour.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
-#include "session/BackgroundJob.h"
-#include "blocks/BlockScales.h"
-#include "compare/ErrorDistribution.h"
-#include "compare/ErrorHeatmapView.h"
-#include "common/JobProgressBar.h"
+#include "ui/session/BackgroundJob.h"
+#include "core/blocks/BlockScales.h"
+#include "core/compare/ErrorDistribution.h"
+#include "ui/compare/ErrorHeatmapView.h"
+#include "ui/common/JobProgressBar.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -5,9 +5,9 @@
 // block's scale for the chosen column (simulated columns are quantized in memory for it).
 // Everything is computed on the job pool; a newer tensor or column makes older results stale.
 
-#include "compare/ErrorDistribution.h"
-#include "compare/ModelComparison.h"
-#include "session/JobRunner.h"
+#include "core/compare/ErrorDistribution.h"
+#include "core/compare/ModelComparison.h"
+#include "ui/session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,10 +1,10 @@
-#include "diff/DiffPage.h"
+#include "ui/diff/DiffPage.h"
 
-#include "base/EscapedText.h"
-#include "diff/LayerDiffChart.h"
-#include "session/JobPoolExecutor.h"
-#include "session/ModelLoader.h"
-#include "types/GgmlType.h"
+#include "core/base/EscapedText.h"
+#include "ui/diff/LayerDiffChart.h"
+#include "ui/session/JobPoolExecutor.h"
+#include "ui/session/ModelLoader.h"
+#include "core/types/GgmlType.h"
 
 #include <QFileInfo>
 #include <QHeaderView>

@@ -5,8 +5,8 @@
 // (added, removed, other shape, and for those in both: identical bytes, identical values, or
 // different with the compare page's figures) and the per-layer chart.
 
-#include "diff/ModelDiff.h"
-#include "session/JobRunner.h"
+#include "core/diff/ModelDiff.h"
+#include "ui/session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>

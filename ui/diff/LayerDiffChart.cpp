@@ -1,7 +1,7 @@
-#include "diff/LayerDiffChart.h"
+#include "ui/diff/LayerDiffChart.h"
 
-#include "common/PlotPalette.h"
-#include "common/PlotPlaceholder.h"
+#include "ui/common/PlotPalette.h"
+#include "ui/common/PlotPlaceholder.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -4,7 +4,7 @@
 // layer shows at a glance; layers whose tensors all kept their bytes have no bar. Without a bar
 // above zero the chart says why in words.
 
-#include "diff/ModelDiff.h"
+#include "core/diff/ModelDiff.h"
 
 #include <QWidget>
 

@@ -1,9 +1,9 @@
-#include "experts/ExpertGridView.h"
+#include "ui/experts/ExpertGridView.h"
 
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
-#include "common/DivergingGradient.h"
-#include "experts/ExpertTile.h"
+#include "ui/common/DivergingGradient.h"
+#include "ui/experts/ExpertTile.h"
 
 #include <QGridLayout>
 #include <QLabel>

@@ -3,8 +3,8 @@
 // colour scale (shown once above the grid) that widens as results arrive, so the same colour
 // means the same weight in every tile.
 
-#include "experts/ExpertAnalysis.h"
-#include "analysis/HeatmapReducer.h"
+#include "core/experts/ExpertAnalysis.h"
+#include "core/analysis/HeatmapReducer.h"
 
 #include <QWidget>
 #include <map>

@@ -1,8 +1,8 @@
-#include "experts/ExpertLayerExtrasView.h"
+#include "ui/experts/ExpertLayerExtrasView.h"
 
-#include "base/HumanFormat.h"
-#include "kernels/Dequantize.h"
-#include "types/GgmlType.h"
+#include "core/base/HumanFormat.h"
+#include "core/kernels/Dequantize.h"
+#include "core/types/GgmlType.h"
 
 #include <QHeaderView>
 #include <QLabel>

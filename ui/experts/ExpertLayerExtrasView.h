@@ -5,8 +5,8 @@
 // value (or one vector) per expert, one row per expert. Only the current layer's small bias
 // tensors are read (at most kMaxReadElements values each), never the expert weights.
 
-#include "experts/ExpertIndex.h"
-#include "gguf/Model.h"
+#include "core/experts/ExpertIndex.h"
+#include "core/gguf/Model.h"
 
 #include <QWidget>
 #include <memory>

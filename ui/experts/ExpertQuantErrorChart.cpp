@@ -1,6 +1,6 @@
-#include "experts/ExpertQuantErrorChart.h"
+#include "ui/experts/ExpertQuantErrorChart.h"
 
-#include "session/ExpertQuantErrorModel.h"
+#include "ui/session/ExpertQuantErrorModel.h"
 
 #include <QCoreApplication>
 #include <algorithm>

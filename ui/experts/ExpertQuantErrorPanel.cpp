@@ -1,7 +1,7 @@
-#include "experts/ExpertQuantErrorPanel.h"
+#include "ui/experts/ExpertQuantErrorPanel.h"
 
-#include "common/PlotPalette.h"
-#include "experts/ExpertQuantErrorChart.h"
+#include "ui/common/PlotPalette.h"
+#include "ui/experts/ExpertQuantErrorChart.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -5,7 +5,7 @@
 // chosen metric (ExpertQuantErrorChart.h), which follows the model and the picker. The owner
 // fills the model, the metric choices and the message.
 
-#include "session/ExpertQuantErrorModel.h"
+#include "ui/session/ExpertQuantErrorModel.h"
 
 #include <QWidget>
 

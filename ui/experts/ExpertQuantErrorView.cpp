@@ -1,13 +1,13 @@
-#include "experts/ExpertQuantErrorView.h"
+#include "ui/experts/ExpertQuantErrorView.h"
 
-#include "common/JobProgressBar.h"
-#include "common/StartWhenShown.h"
-#include "experts/ExpertQuantErrorPanel.h"
-#include "experts/ExpertQuantErrorJob.h"
-#include "imatrix/LoadedImatrix.h"
-#include "quantize/Quantize.h"
-#include "session/BackgroundJob.h"
-#include "session/ExpertQuantErrorModel.h"
+#include "ui/common/JobProgressBar.h"
+#include "ui/common/StartWhenShown.h"
+#include "ui/experts/ExpertQuantErrorPanel.h"
+#include "ui/session/ExpertQuantErrorJob.h"
+#include "ui/session/LoadedImatrix.h"
+#include "core/quantize/Quantize.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/session/ExpertQuantErrorModel.h"
 
 #include <QComboBox>
 #include <QFileDialog>

@@ -9,11 +9,11 @@
 // (requiresImportance: IQ1_S, IQ2_XXS, IQ2_XS) can be chosen; the metric list then also offers
 // the importance-weighted figures (ImportanceErrorMetrics.h), each expert's from its own weights.
 
-#include "compare/ErrorMetrics.h"
-#include "experts/ExpertQuantErrorPanel.h"
-#include "gguf/Model.h"
-#include "session/JobRunner.h"
-#include "session/PartialResults.h"
+#include "core/compare/ErrorMetrics.h"
+#include "ui/experts/ExpertQuantErrorPanel.h"
+#include "core/gguf/Model.h"
+#include "ui/session/JobRunner.h"
+#include "ui/session/PartialResults.h"
 
 #include <QPointer>
 #include <QWidget>

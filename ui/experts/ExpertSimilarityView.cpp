@@ -1,13 +1,13 @@
-#include "experts/ExpertSimilarityView.h"
+#include "ui/experts/ExpertSimilarityView.h"
 
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
-#include "session/BackgroundJob.h"
-#include "common/ColourScales.h"
-#include "common/DivergingGradient.h"
-#include "experts/ExpertAnalysis.h"
-#include "common/JobProgressBar.h"
-#include "common/StartWhenShown.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/common/ColourScales.h"
+#include "ui/common/DivergingGradient.h"
+#include "core/experts/ExpertAnalysis.h"
+#include "ui/common/JobProgressBar.h"
+#include "ui/common/StartWhenShown.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -5,8 +5,8 @@
 // thread sums them in chunk order, so the result does not depend on scheduling.
 // Work starts when the view is first shown for a tensor (it reads every expert in full).
 
-#include "session/JobRunner.h"
-#include "session/SliceRef.h"
+#include "ui/session/JobRunner.h"
+#include "ui/session/SliceRef.h"
 
 #include <QPointer>
 #include <QWidget>

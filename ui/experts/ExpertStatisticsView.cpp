@@ -1,8 +1,8 @@
-#include "experts/ExpertStatisticsView.h"
+#include "ui/experts/ExpertStatisticsView.h"
 
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
-#include "session/ExpertStatisticsModel.h"
+#include "ui/session/ExpertStatisticsModel.h"
 
 #include <QHeaderView>
 #include <QSortFilterProxyModel>

@@ -1,8 +1,8 @@
-#include "experts/ExpertTile.h"
+#include "ui/experts/ExpertTile.h"
 
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
-#include "common/DivergingGradient.h"
+#include "ui/common/DivergingGradient.h"
 
 #include <QContextMenuEvent>
 #include <QKeyEvent>

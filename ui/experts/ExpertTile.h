@@ -3,7 +3,7 @@
 // from a range the grid shares between all tiles, so tiles compare at a glance. A click (or Enter
 // when focused) asks to open the expert; the context menu offers open and export.
 
-#include "analysis/HeatmapReducer.h"
+#include "core/analysis/HeatmapReducer.h"
 
 #include <QWidget>
 #include <memory>

@@ -4,9 +4,9 @@
 // similar they are (with the router's row norms), one statistic across all layers, the layer's
 // shared experts and expert/router biases, and export one expert or the chosen set. Dense models get a clear "no experts" page instead.
 
-#include "experts/ExpertIndex.h"
-#include "gguf/Model.h"
-#include "session/JobRunner.h"
+#include "core/experts/ExpertIndex.h"
+#include "core/gguf/Model.h"
+#include "ui/session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,12 +1,12 @@
-#include "experts/LayerExpertHeatmap.h"
+#include "ui/experts/LayerExpertHeatmap.h"
 
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
-#include "session/BackgroundJob.h"
-#include "common/ColourScales.h"
-#include "common/DivergingGradient.h"
-#include "common/JobProgressBar.h"
-#include "common/StartWhenShown.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/common/ColourScales.h"
+#include "ui/common/DivergingGradient.h"
+#include "ui/common/JobProgressBar.h"
+#include "ui/common/StartWhenShown.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

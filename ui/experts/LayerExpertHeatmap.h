@@ -4,11 +4,11 @@
 // the map fills in as they finish; switching the statistic only redraws. Work starts when the
 // view is first shown for a projection (it reads every expert of every layer).
 
-#include "experts/ExpertAnalysis.h"
-#include "session/ExpertStatisticKind.h"
-#include "gguf/Model.h"
-#include "session/JobRunner.h"
-#include "session/PartialResults.h"
+#include "core/experts/ExpertAnalysis.h"
+#include "ui/session/ExpertStatisticKind.h"
+#include "core/gguf/Model.h"
+#include "ui/session/JobRunner.h"
+#include "ui/session/PartialResults.h"
 
 #include <QPointer>
 #include <QWidget>

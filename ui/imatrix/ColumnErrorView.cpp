@@ -1,6 +1,6 @@
-#include "imatrix/ColumnErrorView.h"
+#include "ui/imatrix/ColumnErrorView.h"
 
-#include "common/JobProgressBar.h"
+#include "ui/common/JobProgressBar.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

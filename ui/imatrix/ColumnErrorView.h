@@ -5,8 +5,8 @@
 // weighted error listed, so a person sees whether the error landed where it matters. Computed on
 // the job pool (computeColumnErrorProfile reads the whole tensor once).
 
-#include "compare/ColumnErrorProfile.h"
-#include "session/JobRunner.h"
+#include "core/compare/ColumnErrorProfile.h"
+#include "ui/session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>

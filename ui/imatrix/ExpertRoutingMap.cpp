@@ -1,6 +1,6 @@
-#include "imatrix/ExpertRoutingMap.h"
+#include "ui/imatrix/ExpertRoutingMap.h"
 
-#include "common/ColourScales.h"
+#include "ui/common/ColourScales.h"
 
 #include <QLabel>
 #include <QListWidget>

@@ -4,7 +4,7 @@
 // stands out as much as one that got 30x), with every never or rarely routed expert marked and
 // listed: their importance rests on few tokens or none, so their quantization was near blind.
 
-#include "imatrix/ExpertRouting.h"
+#include "core/imatrix/ExpertRouting.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
-#include "imatrix/ImatrixPage.h"
+#include "ui/imatrix/ImatrixPage.h"
 
-#include "imatrix/ExpertRoutingMap.h"
-#include "imatrix/ImportanceStrip.h"
+#include "ui/imatrix/ExpertRoutingMap.h"
+#include "ui/imatrix/ImportanceStrip.h"
 
 #include <QComboBox>
 #include <QFileInfo>

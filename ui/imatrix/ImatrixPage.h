@@ -3,7 +3,7 @@
 // how it fits the model it was opened for (every validation finding with its byte offset), the
 // MoE routing map, the most important columns of each tensor and llama-imatrix's statistics.
 
-#include "imatrix/LoadedImatrix.h"
+#include "ui/session/LoadedImatrix.h"
 
 #include <QWidget>
 

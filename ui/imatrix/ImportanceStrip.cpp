@@ -1,8 +1,8 @@
-#include "imatrix/ImportanceStrip.h"
+#include "ui/imatrix/ImportanceStrip.h"
 
-#include "imatrix/ColumnImportance.h"
-#include "tensor/HeatmapView.h"
-#include "tensor/TensorViewPage.h"
+#include "core/imatrix/ColumnImportance.h"
+#include "ui/tensor/HeatmapView.h"
+#include "ui/tensor/TensorViewPage.h"
 
 #include <QBoxLayout>
 #include <QHBoxLayout>

@@ -5,7 +5,7 @@
 // quantizer protects sits right under that column of weights. The most important columns are
 // listed under it.
 
-#include "imatrix/LoadedImatrix.h"
+#include "ui/session/LoadedImatrix.h"
 
 #include <QWidget>
 #include <optional>

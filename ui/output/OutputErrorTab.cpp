@@ -1,11 +1,11 @@
-#include "output/OutputErrorTab.h"
+#include "ui/output/OutputErrorTab.h"
 
-#include "common/PlotExport.h"
-#include "common/PlotPalette.h"
-#include "compare/ModelComparison.h"
-#include "gguf/Vocabulary.h"
-#include "output/OutputRun.h"
-#include "types/GgmlType.h"
+#include "ui/common/PlotExport.h"
+#include "ui/common/PlotPalette.h"
+#include "core/compare/ModelComparison.h"
+#include "core/gguf/Vocabulary.h"
+#include "ui/session/OutputRun.h"
+#include "core/types/GgmlType.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -7,7 +7,7 @@
 // Every chart exports (PNG/SVG/PDF; the text as HTML). Nothing runs until Run is pressed: a
 // forward pass of a large model takes minutes.
 
-#include "forward/OutputComparisonRun.h"
+#include "core/forward/OutputComparisonRun.h"
 
 #include <QWidget>
 #include <memory>

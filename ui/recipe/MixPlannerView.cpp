@@ -1,13 +1,13 @@
-#include "recipe/MixPlannerView.h"
+#include "ui/recipe/MixPlannerView.h"
 
-#include "quantize/Quantize.h"
-#include "common/ExportLocation.h"
+#include "core/quantize/Quantize.h"
+#include "ui/common/ExportLocation.h"
 
-#include "base/EscapedText.h"
-#include "base/HumanFormat.h"
-#include "common/PlotPalette.h"
-#include "session/JobPoolExecutor.h"
-#include "write/ByteSink.h"
+#include "core/base/EscapedText.h"
+#include "core/base/HumanFormat.h"
+#include "ui/common/PlotPalette.h"
+#include "ui/session/JobPoolExecutor.h"
+#include "core/write/ByteSink.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -4,10 +4,10 @@
 // later budgets), the size/error frontier with the presets and the plan marked, and the mix as
 // --tensor-type rules over a base preset, to copy or save as a rules file.
 
-#include "gguf/Model.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "recipe/MixPlanner.h"
-#include "session/JobRunner.h"
+#include "core/gguf/Model.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "core/recipe/MixPlanner.h"
+#include "ui/session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,7 +1,7 @@
-#include "recipe/RecipeAuditView.h"
+#include "ui/recipe/RecipeAuditView.h"
 
-#include "base/EscapedText.h"
-#include "recipe/TypeColors.h"
+#include "core/base/EscapedText.h"
+#include "ui/recipe/TypeColors.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -3,7 +3,7 @@
 // findings, the tensors whose type differs from llama-quantize's choice and the
 // quantize.imatrix.* keys.
 
-#include "recipe/RecipeAudit.h"
+#include "core/recipe/RecipeAudit.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
-#include "recipe/RecipeGridView.h"
+#include "ui/recipe/RecipeGridView.h"
 
-#include "base/HumanFormat.h"
-#include "recipe/TypeColors.h"
+#include "core/base/HumanFormat.h"
+#include "ui/recipe/TypeColors.h"
 
 #include <QHeaderView>
 

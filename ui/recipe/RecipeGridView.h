@@ -3,7 +3,7 @@
 // with its bytes and bits per weight in the tooltip; a last column and a last two rows with
 // the bytes and bpw per layer and per role.
 
-#include "recipe/RecipeGrid.h"
+#include "core/recipe/RecipeGrid.h"
 
 #include <QTableWidget>
 

@@ -4,9 +4,9 @@
 // rules typed in, previewed in size and bpw before anything is written); the audit of the
 // file's label; and the mix planner with its size/error frontier.
 
-#include "gguf/Model.h"
-#include "imatrix/ImportanceMatrix.h"
-#include "session/JobRunner.h"
+#include "core/gguf/Model.h"
+#include "core/imatrix/ImportanceMatrix.h"
+#include "ui/session/JobRunner.h"
 
 #include <QWidget>
 #include <memory>

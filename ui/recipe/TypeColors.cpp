@@ -1,6 +1,6 @@
-#include "recipe/TypeColors.h"
+#include "ui/recipe/TypeColors.h"
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "session/BackgroundJob.h"
+#include "ui/session/BackgroundJob.h"
 
-#include "gguf/FetchCancel.h"
+#include "core/gguf/FetchCancel.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>
 #include <QPointer>
-#include "session/JobMonitor.h"
-#include "session/JobPool.h"
+#include "ui/session/JobMonitor.h"
+#include "ui/session/JobPool.h"
 
 #include <QThreadPool>
 

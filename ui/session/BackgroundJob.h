@@ -5,8 +5,8 @@
 // or failed job still finishes once, with a JobOutcome saying which. Owners that start a newer
 // job before an older one ends track them with a JobTracker, which drops stale ends.
 
-#include "base/Result.h"
-#include "session/JobOutcome.h"
+#include "core/base/Result.h"
+#include "ui/session/JobOutcome.h"
 
 #include <QObject>
 #include <QString>

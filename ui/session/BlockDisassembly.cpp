@@ -1,10 +1,10 @@
-#include "session/BlockDisassembly.h"
+#include "ui/session/BlockDisassembly.h"
 
-#include "gguf/RemoteRegion.h"
+#include "core/gguf/RemoteRegion.h"
 
-#include "blocks/BlockFields.h"
-#include "kernels/Dequantize.h"
-#include "gguf/MetadataFormat.h"
+#include "core/blocks/BlockFields.h"
+#include "core/kernels/Dequantize.h"
+#include "core/gguf/MetadataFormat.h"
 
 #include <QObject>
 #include <cmath>

@@ -1,8 +1,8 @@
 #pragma once
 // Everything the block inspector shows about one block, gathered off the GUI thread.
 
-#include "blocks/BlockScales.h"
-#include "session/SliceRef.h"
+#include "core/blocks/BlockScales.h"
+#include "ui/session/SliceRef.h"
 
 #include <QString>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "session/ComparisonColumnTitle.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
 #include <QCoreApplication>
 #include <map>

@@ -4,7 +4,7 @@
 // type of most of its compared weights (a Q4_K_M file is mostly Q4_K); two columns that would
 // read the same get their column number.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <QString>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "session/ComparisonExport.h"
+#include "ui/session/ComparisonExport.h"
 
-#include "compare/ComparisonJson.h"
-#include "compare/KindErrorMetrics.h"
-#include "session/ComparisonColumnTitle.h"
+#include "core/compare/ComparisonJson.h"
+#include "core/compare/SummaryErrorMetrics.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
 #include <QCoreApplication>
 #include <QSaveFile>

@@ -4,7 +4,7 @@
 // "kinds" member), with the core's metric names and values so every tool agrees. Files
 // are written through QSaveFile: a failed export leaves no half-written file behind.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <QString>
 

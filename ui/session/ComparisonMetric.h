@@ -4,8 +4,8 @@
 // which gives its key, label, direction and value, so the GUI, its exports and the CLI agree on
 // what a figure is and a new metric reaches the GUI without an edit here.
 
-#include "compare/ErrorMetricTable.h"
-#include "compare/ImportanceErrorMetrics.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/compare/ImportanceErrorMetrics.h"
 
 #include <QCoreApplication>
 #include <QString>

@@ -1,6 +1,6 @@
-#include "session/ComparisonRun.h"
+#include "ui/session/ComparisonRun.h"
 
-#include "compare/ComparisonEngine.h"
+#include "core/compare/ComparisonEngine.h"
 
 #include <algorithm>
 

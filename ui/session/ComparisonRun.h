@@ -5,8 +5,8 @@
 // consecutive units share a job chunk when there are very many. Results come back as a plain
 // value on the GUI thread.
 
-#include "compare/ModelComparison.h"
-#include "session/JobRunner.h"
+#include "core/compare/ModelComparison.h"
+#include "ui/session/JobRunner.h"
 
 #include <QObject>
 #include <QPointer>

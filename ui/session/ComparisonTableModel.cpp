@@ -1,7 +1,7 @@
-#include "session/ComparisonTableModel.h"
+#include "ui/session/ComparisonTableModel.h"
 
-#include "session/ComparisonColumnTitle.h"
-#include "session/ComparisonMetric.h"
+#include "ui/session/ComparisonColumnTitle.h"
+#include "ui/session/ComparisonMetric.h"
 
 #include <cmath>
 #include <limits>

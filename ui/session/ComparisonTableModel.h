@@ -4,7 +4,7 @@
 // Cells that cannot be computed say why (missing, shape mismatch, undecodable); cells not yet
 // computed show an ellipsis. SortRole gives plain numbers so the proxy sorts numerically.
 
-#include "compare/ModelComparison.h"
+#include "core/compare/ModelComparison.h"
 
 #include <QAbstractTableModel>
 #include <memory>

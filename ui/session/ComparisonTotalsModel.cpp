@@ -1,8 +1,8 @@
-#include "session/ComparisonTotalsModel.h"
+#include "ui/session/ComparisonTotalsModel.h"
 
-#include "session/ComparisonColumnTitle.h"
-#include "session/ComparisonMetric.h"
-#include "session/ComparisonTableModel.h"
+#include "ui/session/ComparisonColumnTitle.h"
+#include "ui/session/ComparisonMetric.h"
+#include "ui/session/ComparisonTableModel.h"
 
 ComparisonTotalsModel::ComparisonTotalsModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -3,7 +3,7 @@
 // row per tensor kind, with the same columns as ComparisonTableModel so the two tables line up.
 // A separate model so that sorting and filtering the tensors never moves or hides the totals.
 
-#include "compare/KindErrorMetrics.h"
+#include "core/compare/SummaryErrorMetrics.h"
 
 #include <QAbstractTableModel>
 #include <memory>

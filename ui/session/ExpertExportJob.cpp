@@ -1,6 +1,6 @@
-#include "session/ExpertExportJob.h"
+#include "ui/session/ExpertExportJob.h"
 
-#include "write/ByteSink.h"
+#include "core/write/ByteSink.h"
 
 gguf::Status exportExpertsFile(const std::shared_ptr<const gguf::Model>& model, const gguf::TensorInfo& tensor, const std::vector<std::uint64_t>& experts,
                                gguf::ExportFormat format, const std::string& target, const JobControl& control)

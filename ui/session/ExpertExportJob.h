@@ -5,9 +5,9 @@
 // never over an input file; cancelling leaves nothing behind. The work of a job: owners run it
 // through their JobRunner.
 
-#include "gguf/Model.h"
-#include "session/JobRunner.h"
-#include "write/SliceExporter.h"
+#include "core/gguf/Model.h"
+#include "ui/session/JobRunner.h"
+#include "core/write/SliceExporter.h"
 
 #include <QString>
 #include <memory>

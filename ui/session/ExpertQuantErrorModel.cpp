@@ -1,7 +1,7 @@
-#include "session/ExpertQuantErrorModel.h"
+#include "ui/session/ExpertQuantErrorModel.h"
 
-#include "compare/ErrorMetricTable.h"
-#include "compare/ImportanceErrorMetrics.h"
+#include "core/compare/ErrorMetricTable.h"
+#include "core/compare/ImportanceErrorMetrics.h"
 
 #include <QCoreApplication>
 #include <algorithm>

@@ -4,7 +4,7 @@
 // squared error and its relative form). Cells fill in as results arrive; sort through a
 // QSortFilterProxyModel with sortRole() = SortRole.
 
-#include "compare/ErrorMetrics.h"
+#include "core/compare/ErrorMetrics.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>

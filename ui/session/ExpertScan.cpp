@@ -1,7 +1,7 @@
-#include "session/ExpertScan.h"
+#include "ui/session/ExpertScan.h"
 
-#include "session/BackgroundJob.h"
-#include "session/ResultCache.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/session/ResultCache.h"
 
 #include <QThread>
 #include <algorithm>

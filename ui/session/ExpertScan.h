@@ -5,10 +5,10 @@
 // their late results are dropped (JobRunner's generations). No widgets here: a view that shows
 // progress listens to jobStarted.
 
-#include "experts/ExpertAnalysis.h"
-#include "analysis/HeatmapReducer.h"
-#include "gguf/Model.h"
-#include "session/JobRunner.h"
+#include "core/experts/ExpertAnalysis.h"
+#include "core/analysis/HeatmapReducer.h"
+#include "core/gguf/Model.h"
+#include "ui/session/JobRunner.h"
 
 #include <QObject>
 #include <QPointer>

@@ -1,4 +1,4 @@
-#include "session/ExpertSelection.h"
+#include "ui/session/ExpertSelection.h"
 
 #include <QCoreApplication>
 #include <QStringList>

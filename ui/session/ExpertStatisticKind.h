@@ -2,7 +2,7 @@
 // The per-expert figures a user can chart (the statistics table's numeric columns and the
 // layers × experts heatmap share them), with their names and how to read them from a result.
 
-#include "experts/ExpertAnalysis.h"
+#include "core/experts/ExpertAnalysis.h"
 
 #include <QCoreApplication>
 #include <QString>

@@ -1,6 +1,6 @@
-#include "session/ExpertStatisticsModel.h"
+#include "ui/session/ExpertStatisticsModel.h"
 
-#include "gguf/MetadataFormat.h"
+#include "core/gguf/MetadataFormat.h"
 
 namespace {
 QString number(double value)

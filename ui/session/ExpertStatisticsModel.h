@@ -3,7 +3,7 @@
 // expert's result arrives (rows without a result yet show an ellipsis). Sort through a
 // QSortFilterProxyModel with sortRole() = SortRole, which holds the raw numbers.
 
-#include "experts/ExpertAnalysis.h"
+#include "core/experts/ExpertAnalysis.h"
 
 #include <QAbstractTableModel>
 #include <optional>

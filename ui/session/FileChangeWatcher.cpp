@@ -1,4 +1,4 @@
-#include "session/FileChangeWatcher.h"
+#include "ui/session/FileChangeWatcher.h"
 
 
 #include <QFileSystemWatcher>

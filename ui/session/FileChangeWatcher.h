@@ -4,8 +4,8 @@
 // file is really no longer the one mapped is asked of MappedFile::checkUnchanged() on the job
 // pool, because even a stat() may block on a network file system.
 
-#include "gguf/Model.h"
-#include "session/JobRunner.h"
+#include "core/gguf/Model.h"
+#include "ui/session/JobRunner.h"
 
 #include <QObject>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "session/JobMonitor.h"
+#include "ui/session/JobMonitor.h"
 
 JobMonitor& JobMonitor::instance()
 {

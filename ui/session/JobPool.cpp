@@ -1,6 +1,6 @@
-#include "session/JobPool.h"
+#include "ui/session/JobPool.h"
 
-#include "base/ParallelRows.h"
+#include "core/base/ParallelRows.h"
 
 #include <QCoreApplication>
 #include <QThreadPool>

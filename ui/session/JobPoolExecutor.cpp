@@ -1,6 +1,6 @@
-#include "session/JobPoolExecutor.h"
+#include "ui/session/JobPoolExecutor.h"
 
-#include "session/JobPool.h"
+#include "ui/session/JobPool.h"
 
 #include <QThreadPool>
 #include <algorithm>

@@ -4,7 +4,7 @@
 // calling thread (itself a pool thread, inside a job) takes part and runs whatever no helper has
 // taken, so a busy pool slows such a call down but can never deadlock it.
 
-#include "base/TaskExecutor.h"
+#include "core/base/TaskExecutor.h"
 
 class JobPoolExecutor : public gguf::TaskExecutor {
 public:

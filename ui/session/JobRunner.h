@@ -11,8 +11,8 @@
 // unless it is stale; a stale or cancelled job's value is dropped. Work polls JobControl for
 // cancellation and may report progress through it. GUI thread only.
 
-#include "session/BackgroundJob.h"
-#include "session/JobTracker.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/session/JobTracker.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>

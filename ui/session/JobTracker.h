@@ -5,7 +5,7 @@
 // keeps the tracker as a member and passes itself as `context`, so no callback outlives it.
 // GUI thread only.
 
-#include "session/BackgroundJob.h"
+#include "ui/session/BackgroundJob.h"
 
 #include <QList>
 #include <QObject>

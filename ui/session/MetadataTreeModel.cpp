@@ -1,9 +1,9 @@
-#include "session/MetadataTreeModel.h"
+#include "ui/session/MetadataTreeModel.h"
 
-#include "types/LlamaFileType.h"
-#include "edit/ValueText.h"
-#include "gguf/MetadataFormat.h"
-#include "write/GgufWriter.h"
+#include "core/types/LlamaFileType.h"
+#include "core/edit/ValueText.h"
+#include "core/gguf/MetadataFormat.h"
+#include "core/write/GgufWriter.h"
 
 #include <QScopedValueRollback>
 

@@ -8,8 +8,8 @@
 // file's values are, so edited arrays page and expand like the others; a removed key stays
 // listed (EditStateRole says so) until it is reverted or the edits are saved.
 
-#include "edit/MetadataEdits.h"
-#include "gguf/Model.h"
+#include "core/edit/MetadataEdits.h"
+#include "core/gguf/Model.h"
 
 #include <QAbstractItemModel>
 #include <memory>

@@ -1,8 +1,8 @@
-#include "session/ModelLoader.h"
+#include "ui/session/ModelLoader.h"
 
-#include "remote/HttpFile.h"
-#include "remote/RemoteModel.h"
-#include "remote/RemoteUrl.h"
+#include "core/remote/HttpFile.h"
+#include "core/remote/RemoteModel.h"
+#include "core/remote/RemoteUrl.h"
 
 gguf::Result<std::shared_ptr<const gguf::Model>> openModel(const QString& path)
 {

@@ -4,8 +4,8 @@
 // error text through signals on the GUI thread. Every place of the GUI that opens a model goes
 // through openModel() below, so what opens in the window opens in a comparison too.
 
-#include "gguf/Model.h"
-#include "session/JobRunner.h"
+#include "core/gguf/Model.h"
+#include "ui/session/JobRunner.h"
 
 #include <QObject>
 #include <QString>

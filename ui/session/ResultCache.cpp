@@ -1,4 +1,4 @@
-#include "session/ResultCache.h"
+#include "ui/session/ResultCache.h"
 
 #include <QSettings>
 

@@ -1,6 +1,6 @@
-#include "session/SliceExportJob.h"
+#include "ui/session/SliceExportJob.h"
 
-#include "write/ByteSink.h"
+#include "core/write/ByteSink.h"
 
 gguf::Status exportSliceFile(const SliceRef& slice, gguf::ExportFormat format, const std::string& target, const JobControl& control)
 {

@@ -2,8 +2,8 @@
 // A slice together with the model that owns its bytes: background work captures this, so the
 // mapping outlives the job even if the user closes the tab meanwhile.
 
-#include "gguf/Model.h"
-#include "experts/TensorSlice.h"
+#include "core/gguf/Model.h"
+#include "core/experts/TensorSlice.h"
 
 #include <QString>
 #include <memory>

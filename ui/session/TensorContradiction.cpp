@@ -1,4 +1,4 @@
-#include "session/TensorContradiction.h"
+#include "ui/session/TensorContradiction.h"
 
 #include <algorithm>
 #include <charconv>

@@ -4,7 +4,7 @@
 // Only what the tensors decide is checked (widths, layer, vocabulary and expert counts); a key
 // the tensors say nothing about is never a contradiction.
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <cstdint>
 #include <string>

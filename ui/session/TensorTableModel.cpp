@@ -1,7 +1,7 @@
-#include "session/TensorTableModel.h"
+#include "ui/session/TensorTableModel.h"
 
-#include "base/EscapedText.h"
-#include "base/HumanFormat.h"
+#include "core/base/EscapedText.h"
+#include "core/base/HumanFormat.h"
 
 TensorTableModel::TensorTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -2,7 +2,7 @@
 // The tensor index as a table: name, type, shape, bits per weight, size, offset. Sorting and
 // filtering go through a QSortFilterProxyModel; Qt::UserRole gives sortable raw values.
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QAbstractTableModel>
 #include <memory>

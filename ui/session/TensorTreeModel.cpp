@@ -1,4 +1,4 @@
-#include "session/TensorTreeModel.h"
+#include "ui/session/TensorTreeModel.h"
 
 #include <QRegularExpression>
 #include <map>

@@ -2,8 +2,8 @@
 // Tensors grouped by layer: one parent per `blk.N` (in numeric order) and one for everything
 // else (embeddings, output, norms), with the tensors as children. Same columns as the table.
 
-#include "gguf/Model.h"
-#include "session/TensorTableModel.h"
+#include "core/gguf/Model.h"
+#include "ui/session/TensorTableModel.h"
 
 #include <QAbstractItemModel>
 #include <memory>

@@ -1,7 +1,7 @@
-#include "session/TokenTableModel.h"
+#include "ui/session/TokenTableModel.h"
 
-#include "gguf/ByteLevelText.h"
-#include "gguf/MetadataFormat.h"
+#include "core/gguf/ByteLevelText.h"
+#include "core/gguf/MetadataFormat.h"
 
 #include <algorithm>
 #include <limits>

@@ -4,7 +4,7 @@
 // narrows the table to a list of ids computed elsewhere (a worker thread): filtering 256k rows
 // through a QSortFilterProxyModel on the GUI thread would freeze it.
 
-#include "gguf/Vocabulary.h"
+#include "core/gguf/Vocabulary.h"
 
 #include <QAbstractTableModel>
 #include <memory>

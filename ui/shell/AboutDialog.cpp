@@ -1,6 +1,6 @@
-#include "shell/AboutDialog.h"
+#include "ui/shell/AboutDialog.h"
 
-#include "types/GgmlType.h"
+#include "core/types/GgmlType.h"
 
 #include <QApplication>
 #include <QDialogButtonBox>

@@ -1,8 +1,8 @@
-#include "shell/ConvertDialog.h"
+#include "ui/shell/ConvertDialog.h"
 
-#include "session/JobPoolExecutor.h"
-#include "quantize/Conversion.h"
-#include "quantize/Quantize.h"
+#include "ui/session/JobPoolExecutor.h"
+#include "core/quantize/Conversion.h"
+#include "core/quantize/Quantize.h"
 
 #include <QComboBox>
 #include <QFileDialog>

@@ -7,9 +7,9 @@
 // with it the tensors it covers are quantized as llama-quantize --imatrix does, and the types
 // ggml makes only with one (requiresImportance) are refused without it, with the reason.
 
-#include "quantize/Conversion.h"
-#include "quantize/ImportanceWeights.h"
-#include "session/JobRunner.h"
+#include "core/quantize/Conversion.h"
+#include "core/quantize/ImportanceWeights.h"
+#include "ui/session/JobRunner.h"
 
 #include <QDialog>
 #include <QPointer>

@@ -4,7 +4,7 @@
 // title names the file of the current tab; tabs and messages name files, the tab's tool tip
 // holds the whole path. Closing a tab or the window with unsaved metadata edits asks first.
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QMainWindow>
 #include <QPointer>

@@ -1,12 +1,12 @@
-#include "shell/ModelPage.h"
+#include "ui/shell/ModelPage.h"
 
-#include "experts/ExpertsPage.h"
-#include "session/FileChangeWatcher.h"
-#include "pages/MetadataPage.h"
-#include "pages/OverviewPage.h"
-#include "pages/TokenizerPage.h"
-#include "tensor/TensorBrowser.h"
-#include "tensor/TensorViewPage.h"
+#include "ui/experts/ExpertsPage.h"
+#include "ui/session/FileChangeWatcher.h"
+#include "ui/metadata/MetadataPage.h"
+#include "ui/overview/OverviewPage.h"
+#include "ui/tokenizer/TokenizerPage.h"
+#include "ui/tensor/TensorBrowser.h"
+#include "ui/tensor/TensorViewPage.h"
 
 #include <QFileInfo>
 #include <QLabel>

@@ -2,7 +2,7 @@
 // One open model: its pages (overview, metadata, tokenizer, tensors) in tabs; it opens on the
 // overview. A banner above them says when the file changed on disk while open.
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,11 +1,11 @@
-#include "shell/OpenImatrix.h"
+#include "ui/shell/OpenImatrix.h"
 
-#include "imatrix/ImatrixLoader.h"
-#include "common/ExportLocation.h"
-#include "imatrix/ImatrixPage.h"
-#include "imatrix/ImportanceStrip.h"
-#include "shell/MainWindow.h"
-#include "shell/ModelPage.h"
+#include "ui/session/ImatrixLoader.h"
+#include "ui/common/ExportLocation.h"
+#include "ui/imatrix/ImatrixPage.h"
+#include "ui/imatrix/ImportanceStrip.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/ModelPage.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

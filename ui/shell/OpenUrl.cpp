@@ -1,6 +1,6 @@
-#include "shell/OpenUrl.h"
+#include "ui/shell/OpenUrl.h"
 
-#include "remote/RemoteUrl.h"
+#include "core/remote/RemoteUrl.h"
 
 #include <QInputDialog>
 #include <QMessageBox>

@@ -1,4 +1,4 @@
-#include "shell/WindowPlacement.h"
+#include "ui/shell/WindowPlacement.h"
 
 #include <algorithm>
 

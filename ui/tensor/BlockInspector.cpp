@@ -1,8 +1,8 @@
-#include "tensor/BlockInspector.h"
+#include "ui/tensor/BlockInspector.h"
 
-#include "session/BackgroundJob.h"
-#include "session/BlockDisassembly.h"
-#include "common/JobProgressBar.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/session/BlockDisassembly.h"
+#include "ui/common/JobProgressBar.h"
 
 #include <QFormLayout>
 #include <QSpinBox>

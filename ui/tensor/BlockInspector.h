@@ -3,8 +3,8 @@
 // their decoded values, the effective sub-block scales and mins, and every element's level and
 // value. Pick a block by row and index, or by clicking a heatmap.
 
-#include "session/SliceRef.h"
-#include "session/JobRunner.h"
+#include "ui/session/SliceRef.h"
+#include "ui/session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,14 +1,14 @@
-#include "tensor/BlockScalesView.h"
+#include "ui/tensor/BlockScalesView.h"
 
-#include "common/ColourScales.h"
-#include "common/MatrixPlot.h"
+#include "ui/common/ColourScales.h"
+#include "ui/common/MatrixPlot.h"
 
-#include "common/PlotPalette.h"
-#include "common/PlotPlaceholder.h"
+#include "ui/common/PlotPalette.h"
+#include "ui/common/PlotPlaceholder.h"
 
-#include "session/BackgroundJob.h"
-#include "common/JobProgressBar.h"
-#include "gguf/MetadataFormat.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/common/JobProgressBar.h"
+#include "core/gguf/MetadataFormat.h"
 
 #include <QLabel>
 #include <QTabWidget>

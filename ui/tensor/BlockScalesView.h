@@ -4,9 +4,9 @@
 // a sliver), and a heatmap of scales by block position (row × sub-block column). The two plots
 // are tabs, so "the current plot" is always the one on screen.
 
-#include "blocks/ScaleOverview.h"
-#include "session/SliceRef.h"
-#include "session/JobRunner.h"
+#include "core/blocks/ScaleOverview.h"
+#include "ui/session/SliceRef.h"
+#include "ui/session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>

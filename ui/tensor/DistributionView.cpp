@@ -1,14 +1,14 @@
-#include "tensor/DistributionView.h"
+#include "ui/tensor/DistributionView.h"
 
-#include "common/PlotPlaceholder.h"
+#include "ui/common/PlotPlaceholder.h"
 
-#include "common/PlotPalette.h"
+#include "ui/common/PlotPalette.h"
 
-#include "session/BackgroundJob.h"
-#include "base/HumanFormat.h"
-#include "gguf/RemoteRegion.h"
-#include "common/JobProgressBar.h"
-#include "gguf/MetadataFormat.h"
+#include "ui/session/BackgroundJob.h"
+#include "core/base/HumanFormat.h"
+#include "core/gguf/RemoteRegion.h"
+#include "ui/common/JobProgressBar.h"
+#include "core/gguf/MetadataFormat.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>

@@ -1,9 +1,9 @@
 #pragma once
 // Value histogram (linear or log counts) and the statistics panel of a tensor or expert.
 
-#include "session/SliceRef.h"
-#include "analysis/Statistics.h"
-#include "session/JobRunner.h"
+#include "ui/session/SliceRef.h"
+#include "core/analysis/Statistics.h"
+#include "ui/session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>

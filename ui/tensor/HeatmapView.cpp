@@ -1,6 +1,6 @@
-#include "tensor/HeatmapView.h"
+#include "ui/tensor/HeatmapView.h"
 
-#include "gguf/RemoteRegion.h"
+#include "core/gguf/RemoteRegion.h"
 
 #include <QMouseEvent>
 #include <algorithm>

@@ -2,8 +2,8 @@
 // The dequantized matrix as a heatmap (see ZoomableMatrixView): cells reduced while dequantizing
 // with a chosen aggregate, kept in the result cache; a click names the weight under the mouse.
 
-#include "common/ZoomableMatrixView.h"
-#include "session/SliceRef.h"
+#include "ui/common/ZoomableMatrixView.h"
+#include "ui/session/SliceRef.h"
 
 class HeatmapView : public ZoomableMatrixView {
     Q_OBJECT

@@ -1,8 +1,8 @@
-#include "tensor/RowValuesView.h"
+#include "ui/tensor/RowValuesView.h"
 
-#include "session/BackgroundJob.h"
-#include "kernels/Dequantize.h"
-#include "common/JobProgressBar.h"
+#include "ui/session/BackgroundJob.h"
+#include "core/kernels/Dequantize.h"
+#include "ui/common/JobProgressBar.h"
 
 #include <QFormLayout>
 #include <QHeaderView>

@@ -1,8 +1,8 @@
 #pragma once
 // The first N values of one row as a table: what people check first when a kernel is suspected.
 
-#include "session/SliceRef.h"
-#include "session/JobRunner.h"
+#include "ui/session/SliceRef.h"
+#include "ui/session/JobRunner.h"
 
 #include <QPointer>
 #include <QWidget>

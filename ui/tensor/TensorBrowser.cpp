@@ -1,8 +1,8 @@
-#include "tensor/TensorBrowser.h"
+#include "ui/tensor/TensorBrowser.h"
 
-#include "session/TensorTableModel.h"
-#include "session/TensorTreeModel.h"
-#include "common/CopySelection.h"
+#include "ui/session/TensorTableModel.h"
+#include "ui/session/TensorTreeModel.h"
+#include "ui/common/CopySelection.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -3,7 +3,7 @@
 // (substring or regular expression) and a count of the tensors it lets through; group rows count
 // what the filter shows. Emits the selected tensor.
 
-#include "gguf/Model.h"
+#include "core/gguf/Model.h"
 
 #include <QWidget>
 #include <memory>

@@ -1,17 +1,17 @@
-#include "tensor/TensorViewPage.h"
+#include "ui/tensor/TensorViewPage.h"
 
-#include "common/ExportLocation.h"
+#include "ui/common/ExportLocation.h"
 
-#include "session/BackgroundJob.h"
-#include "tensor/BlockInspector.h"
-#include "tensor/BlockScalesView.h"
-#include "tensor/DistributionView.h"
-#include "tensor/HeatmapView.h"
-#include "base/HumanFormat.h"
-#include "common/JobProgressBar.h"
-#include "common/PlotExport.h"
-#include "tensor/RowValuesView.h"
-#include "session/SliceExportJob.h"
+#include "ui/session/BackgroundJob.h"
+#include "ui/tensor/BlockInspector.h"
+#include "ui/tensor/BlockScalesView.h"
+#include "ui/tensor/DistributionView.h"
+#include "ui/tensor/HeatmapView.h"
+#include "core/base/HumanFormat.h"
+#include "ui/common/JobProgressBar.h"
+#include "ui/common/PlotExport.h"
+#include "ui/tensor/RowValuesView.h"
+#include "ui/session/SliceExportJob.h"
 
 #include <QFileDialog>
 #include <algorithm>

@@ -3,8 +3,8 @@
 // row values, an expert picker for 3-D expert tensors, and exports. All heavy work runs as
 // background jobs shown in one progress bar with a Cancel button.
 
-#include "session/JobRunner.h"
-#include "session/SliceRef.h"
+#include "ui/session/JobRunner.h"
+#include "ui/session/SliceRef.h"
 
 #include <QWidget>
 
