@@ -69,6 +69,9 @@ void RecipeGridView::matchTotals()
         m_totals->setColumnWidth(c, width);
     }
     m_totals->verticalHeader()->setFixedWidth(verticalHeader()->width());
+    // Rows as tall as the grid's (which fit their contents).
+    m_totals->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_totals->verticalHeader()->setDefaultSectionSize(rows > 2 ? rowHeight(0) : verticalHeader()->defaultSectionSize());
     int height = 2 * m_totals->frameWidth();
     for (int r = std::max(0, rows - 2); r < rows; ++r)
         height += m_totals->rowHeight(r);

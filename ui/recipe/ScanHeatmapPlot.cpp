@@ -36,6 +36,9 @@ ScanHeatmapPlot::ScanHeatmapPlot(QWidget* parent) : QWidget(parent), m_plot(new 
     m_plot->yAxis->setRangeReversed(true);
     m_plot->xAxis->setTickLabelRotation(60);
     m_plot->xAxis->setLabel(tr("role"));
+    // Cells are the data: no grid lines drawn through them.
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis})
+        axis->grid()->setVisible(false);
     m_plot->yAxis->setLabel(tr("layer"));
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
@@ -44,7 +47,8 @@ ScanHeatmapPlot::ScanHeatmapPlot(QWidget* parent) : QWidget(parent), m_plot(new 
     m_scale->setType(QCPAxis::atRight);
     m_scale->setDataScaleType(QCPAxis::stLogarithmic);
     m_scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    m_scale->axis()->setNumberFormat(QStringLiteral("eb"));
+    m_scale->axis()->setNumberFormat(QStringLiteral("gb"));
+    m_scale->axis()->setNumberPrecision(2);
     m_scale->axis()->setLabel(tr("mean KLD when only this group is quantized"));
     m_map->setColorScale(m_scale);
     QCPColorGradient gradient = sequentialGradient();
