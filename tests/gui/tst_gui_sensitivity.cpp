@@ -4,15 +4,18 @@
 // heatmap as an image. A scan runs from the page in the background, with progress and an ETA,
 // cancels, and resumes from its file. With a complete scan the planner plans by the KLD the scan
 // predicts, and the frontier plot shows the presets, the weight-error plan and the scan plan at
-// the figures the scan's cells add up to.
+// the figures the scan's cells add up to, and the KLD measured for the plans on a text (equal to
+// `kld` of the file the scan plan converts to).
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "core/forward/OutputComparisonRun.h"
 #include "core/recipe/ModelShape.h"
 #include "core/recipe/QuantPresets.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/sensitivity/ScanGrid.h"
+#include "core/tokenize/Tokenizer.h"
 #include "core/types/GgmlType.h"
 #include "ui/recipe/FrontierPlot.h"
 #include "ui/recipe/MixPlannerView.h"
@@ -332,6 +335,48 @@ private slots:
         const QString tip = planner.frontierPlot()->toolTipAt(star);
         QVERIFY2(tip.startsWith(QStringLiteral("scan plan")) && tip.contains(QStringLiteral("predicted KLD")), qPrintable(tip));
         QVERIFY(planner.commandText().endsWith(QLatin1Char(' ') + planner.basePresetName()));
+
+        // Measured: the plans and the best preset run over a text; each ring is at the KLD
+        // that `kld` gives for the file the plan converts to.
+        QTemporaryDir dir;
+        QFile text(dir.filePath("held-out.txt"));
+        QVERIFY(text.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 30; ++i)
+            text.write("Once upon a time a small model read a short story and guessed the next word. ");
+        text.close();
+        QVERIFY(planner.measureButton()->isEnabled());
+        QSignalSpy measured(&planner, &MixPlannerView::kldMeasured);
+        planner.measureKld(text.fileName());
+        QVERIFY(measured.count() == 1 || measured.wait(testsupport::kHangGuardMs));
+        QVERIFY2(measured.first().at(0).toBool(), qPrintable(measured.first().at(1).toString()));
+        const auto& figures = planner.measuredKld();
+        QCOMPARE(int(figures.size()), 3);
+        QCOMPARE(figures[0].first, QStringLiteral("scan plan"));
+        QCOMPARE(figures[1].first, QStringLiteral("weight-error plan"));
+        QCOMPARE(figures[2].first, QString::fromUtf8(planner.result()->bestPresetWithin->name.data(), int(planner.result()->bestPresetWithin->name.size())));
+        QCOMPARE(plot->graphCount(), 5);
+        QCOMPARE(plot->graph(4)->name(), QStringLiteral("measured KLD"));
+        QCOMPARE(plot->graph(4)->dataCount(), 3);
+        QVERIFY(plot->yAxis->label().contains(QStringLiteral("measured")));
+        QSignalSpy converted(&page, &RecipePage::conversionFinished);
+        QVERIFY(page.convertPlan(dir.filePath("scan-plan.gguf")));
+        QVERIFY(converted.count() == 1 || converted.wait(testsupport::kHangGuardMs));
+        QVERIFY2(converted.first().at(0).toBool(), qPrintable(converted.first().at(1).toString()));
+        const auto written = testsupport::openModelAt(dir.filePath("scan-plan.gguf"));
+        QVERIFY(written);
+        auto tokenizer = gguf::Tokenizer::fromModel(*model);
+        QVERIFY(tokenizer);
+        std::vector<std::int32_t> tokens = tokenizer.value().encode(testsupport::readWholeFile(text.fileName()).toStdString(), true, true);
+        tokens.resize(std::size_t(record->identity.tokens));
+        gguf::OutputCandidate file;
+        file.label = "file";
+        file.model = written.get();
+        gguf::OutputRunOptions run;
+        run.chunkSize = record->identity.chunkSize;
+        run.bosToken = std::int32_t(*model->metadataUInt("tokenizer.ggml.bos_token_id"));
+        auto kld = gguf::compareModelOutputs(*model, {file}, tokens, run);
+        QVERIFY2(kld, kld ? "" : kld.error().toString().c_str());
+        QCOMPARE(figures[0].second, kld->comparisons[0].kld.mean);
 
         // Without the scan the next plan is by weight error again.
         page.sensitivityView()->showRecord(nullptr, {});

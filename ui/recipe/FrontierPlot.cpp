@@ -92,7 +92,7 @@ void FrontierPlot::show(const FrontierData& points)
     // A log axis shows figures over decades; it cannot show 0. With no positive figure at all
     // (all-zero weights give error 0 everywhere) the axis turns linear and says why.
     double positiveMin = INFINITY, maxValue = -INFINITY;
-    for (const auto* list : {&m_data.frontier, &m_data.presets, &m_data.plan, &m_data.otherPlan})
+    for (const auto* list : {&m_data.frontier, &m_data.presets, &m_data.plan, &m_data.otherPlan, &m_data.measured})
         for (const FrontierPoint& p : *list) {
             maxValue = std::max(maxValue, p.value);
             if (p.value > 0)
@@ -115,6 +115,7 @@ void FrontierPlot::show(const FrontierData& points)
     onAxis(m_data.presets);
     onAxis(m_data.plan);
     onAxis(m_data.otherPlan);
+    onAxis(m_data.measured);
     m_plot->yAxis->setLabel(m_data.valueLabel);
     if (m_logScale) {
         m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -137,6 +138,8 @@ void FrontierPlot::show(const FrontierData& points)
     addPoints(m_plot, m_data.planName, m_data.plan, QCPScatterStyle(QCPScatterStyle::ssStar, QColor(220, 30, 30), 14));
     if (!m_data.otherPlan.empty())
         addPoints(m_plot, m_data.otherPlanName, m_data.otherPlan, QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(30, 120, 220), 12));
+    if (!m_data.measured.empty())
+        addPoints(m_plot, tr("measured KLD"), m_data.measured, QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0, 130, 60), 2), Qt::NoBrush, 14));
 
     // Room around the data, so markers at the extremes are whole and labels fit.
     m_plot->rescaleAxes();
@@ -183,7 +186,7 @@ void FrontierPlot::placeLabels()
     const auto pixel = [this](const FrontierPoint& p) {
         return QPointF(m_plot->xAxis->coordToPixel(p.bytes / kMiB), m_plot->yAxis->coordToPixel(p.value));
     };
-    for (const auto* list : {&m_data.presets, &m_data.plan, &m_data.otherPlan})
+    for (const auto* list : {&m_data.presets, &m_data.plan, &m_data.otherPlan, &m_data.measured})
         for (const FrontierPoint& p : *list) {
             const QPointF at = pixel(p);
             taken.push_back(QRectF(at.x() - kPointRadius, at.y() - kPointRadius, 2 * kPointRadius, 2 * kPointRadius));
@@ -250,7 +253,7 @@ QString FrontierPlot::toolTipAt(const QPoint& position) const
 {
     const FrontierPoint* nearest = nullptr;
     double best = kTipDistance;
-    for (const auto* list : {&m_data.plan, &m_data.otherPlan, &m_data.presets, &m_data.frontier})
+    for (const auto* list : {&m_data.measured, &m_data.plan, &m_data.otherPlan, &m_data.presets, &m_data.frontier})
         for (const FrontierPoint& p : *list) {
             const double dx = m_plot->xAxis->coordToPixel(p.bytes / kMiB) - position.x();
             const double dy = m_plot->yAxis->coordToPixel(p.value) - position.y();

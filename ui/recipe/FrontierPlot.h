@@ -1,7 +1,8 @@
 #pragma once
 // The planner's size/error plot: the frontier as a step line, the presets as labelled discs,
-// the plan as a star (and, when a scan plans, the weight-error plan beside it), against file
-// size, with the budget as a vertical line. Preset labels are placed where they overlap no
+// the plan as a star (and, when a scan plans, the weight-error plan beside it, and rings at the
+// KLD measured for the mixes that were measured), against file size, with the budget as a
+// vertical line. Preset labels are placed where they overlap no
 // other label and no point (trying the sides of the point, then further out with a leader
 // line), the axes leave room so no marker is cut at the edge, and each point has a tooltip.
 // Data with no positive figure (a model of zeros) cannot sit on the log axis: it is drawn on
@@ -28,6 +29,7 @@ struct FrontierPoint {
 struct FrontierData {
     QString valueLabel;  // the y axis
     std::vector<FrontierPoint> frontier, presets, plan, otherPlan;
+    std::vector<FrontierPoint> measured;  // mixes whose KLD was measured, at that KLD
     QString planName, otherPlanName;
     std::optional<double> budgetBytes;
 };

@@ -7,6 +7,7 @@
 #include "core/write/ByteSink.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/recipe/FrontierPlot.h"
+#include "ui/recipe/MixKldMeasurement.h"
 #include "ui/session/JobPoolExecutor.h"
 
 #include <QApplication>
@@ -22,6 +23,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <unordered_map>
 
 namespace {
 
@@ -131,7 +133,13 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     buttons->addWidget(m_copyButton);
     buttons->addWidget(m_saveButton);
     buttons->addWidget(m_convertButton);
+    m_measureButton = new QPushButton(tr("Measure KLD on a Text…"), this);
+    m_measureButton->setObjectName(QStringLiteral("measureKld"));
+    m_measureButton->setToolTip(tr("Runs the model over a text with the scan plan, the weight-error plan and the best preset within the budget "
+                                   "quantized in memory, and marks their measured KLD on the plot (the others stay predicted)"));
+    buttons->addWidget(m_measureButton);
     buttons->addStretch(1);
+    m_measurement = new MixKldMeasurement(this);
     layout->addLayout(buttons);
 
     connect(m_planButton, &QPushButton::clicked, this, &MixPlannerView::plan);
@@ -149,6 +157,35 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     connect(m_convertButton, &QPushButton::clicked, this, [this]() {
         if (m_rules)
             emit convertRequested();
+    });
+    connect(m_measureButton, &QPushButton::clicked, this, [this]() {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Text to measure on"), modelFolder(QString::fromStdString(m_model->primary().path()), QDir::homePath()),
+                                                          tr("Text files (*.txt);;All files (*)"));
+        if (!path.isEmpty())
+            measureKld(path);
+    });
+    connect(m_measurement, &MixKldMeasurement::progress, this, [this](int done, int total) {
+        if (total > 0)
+            m_progress->setValue(int(1000.0 * double(done) / double(total)));
+    });
+    connect(m_measurement, &MixKldMeasurement::finished, this, [this](const std::vector<MeasuredKld>& figures, qint64 positions) {
+        m_measured.clear();
+        for (const MeasuredKld& f : figures)
+            m_measured.emplace_back(f.label, f.meanKld);
+        m_measureButton->setEnabled(true);
+        m_cancelButton->setEnabled(false);
+        m_progress->setValue(1000);
+        showResult(m_scanNote);
+        const QString message = tr("Measured on %n position(s) of %1.", nullptr, int(positions)).arg(QFileInfo(m_measuredText).fileName());
+        m_summary->setText(m_summary->text() + QLatin1Char(' ') + message);
+        emit kldMeasured(true, message);
+    });
+    connect(m_measurement, &MixKldMeasurement::failed, this, [this](const QString& message, bool) {
+        m_measureButton->setEnabled(true);
+        m_cancelButton->setEnabled(false);
+        const QString shown = QString::fromStdString(gguf::escapeForDisplay(message.toStdString()));
+        m_summary->setText(m_summary->text() + tr(" Measuring failed: %1").arg(shown));
+        emit kldMeasured(false, shown);
     });
     connect(m_saveButton, &QPushButton::clicked, this, [this]() {
         const QString modelPath = m_model ? QString::fromStdString(m_model->primary().path()) : QString();
@@ -181,6 +218,40 @@ void MixPlannerView::setPlanActions(bool enabled)
 {
     for (QPushButton* button : {m_copyButton, m_saveButton, m_convertButton})
         button->setEnabled(enabled);
+    m_measureButton->setEnabled(enabled && plannedByScan() && !m_measurement->isRunning());
+    if (!enabled) {  // figures of a plan no longer shown
+        m_measurement->drop();
+        m_measured.clear();
+    }
+}
+
+void MixPlannerView::measureKld(const QString& textFile)
+{
+    if (!plannedByScan() || m_measurement->isRunning() || m_measureJobs.isRunning())
+        return;
+    const auto typesOf = [this](const gguf::Mix& mix) {
+        std::unordered_map<std::string, std::uint32_t> types;
+        for (std::size_t t = 0; t < m_table->tensors.size() && t < mix.types.size(); ++t)
+            types[std::string(m_table->tensors[t].tensor->name)] = mix.types[t];
+        return types;
+    };
+    m_measuring.clear();
+    m_measuring.emplace_back(tr("scan plan"), m_result->mix);
+    if (m_weightPlan)
+        m_measuring.emplace_back(tr("weight-error plan"), *m_weightPlan);
+    for (const gguf::PresetOnFrontier& point : m_scanPresets)
+        if (point.evaluated && point.preset == m_result->bestPresetWithin)
+            m_measuring.emplace_back(presetName(point.preset), point.mix);
+    std::vector<MixToMeasure> mixes;
+    for (const auto& [label, mix] : m_measuring)
+        mixes.push_back({label, typesOf(mix)});
+    m_measured.clear();
+    m_measuredText = textFile;
+    // The scan's own chunks and token count, so the measured and the predicted figures compare.
+    m_measurement->start(m_model, std::move(mixes), textFile, m_scan->identity.chunkSize, m_scan->identity.tokens, m_importance);
+    m_measureButton->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    m_progress->setValue(0);
 }
 
 void MixPlannerView::setBudgetText(const QString& text)
@@ -225,6 +296,7 @@ void MixPlannerView::setScan(std::shared_ptr<const gguf::ScanRecord> scan)
 void MixPlannerView::cancel()
 {
     m_measureJobs.cancel();
+    m_measurement->cancel();
 }
 
 void MixPlannerView::plan()
@@ -368,6 +440,9 @@ void MixPlannerView::planFromTable()
         return;
     }
     m_rules = std::move(*rules);
+    m_scanNote = scanNote;
+    m_measurement->drop();
+    m_measured.clear();
     showResult(scanNote);
     emit planFinished(true, m_summary->text());
 }
@@ -391,6 +466,15 @@ void MixPlannerView::showResult(const QString& scanNote)
         points.otherPlanName = tr("weight-error plan");
         points.otherPlan.push_back({double(shown.fileBytes), shown.error, {}, mixTip(points.otherPlanName, shown, figure)});
     }
+    for (const auto& [label, kld] : m_measured)
+        for (const auto& [name, mix] : m_measuring)
+            if (name == label) {
+                gguf::Mix shown = mix;
+                shown.error = kld;
+                points.measured.push_back({double(mix.fileBytes), kld, {}, mixTip(label, shown, tr("measured KLD on %1:").arg(QFileInfo(m_measuredText).fileName()))});
+            }
+    if (!points.measured.empty())
+        points.valueLabel = tr("KLD: predicted (sum of the scan's cells); rings: measured");
     if (m_budget->kind == gguf::Budget::Kind::FileBytes)
         points.budgetBytes = m_budget->value;
     else  // bits per weight of the tensor points: the file adds what the plan's file adds to its points
@@ -410,6 +494,12 @@ void MixPlannerView::showResult(const QString& scanNote)
         text += m_weightPlanKld ? tr("; the weight-error plan (%1) would have %2 %3").arg(QString::fromStdString(gguf::formatBytes(m_weightPlan->fileBytes)), figure).arg(*m_weightPlanKld, 0, 'g', 6)
                                 : tr("; the weight-error plan uses a type the scan did not measure");
     text += tr(". As %1 rule(s) over %2.").arg(m_rules->rules.size()).arg(presetName(m_rules->basePreset));
+    if (!m_measured.empty()) {
+        QStringList measured;
+        for (const auto& [label, kld] : m_measured)
+            measured << tr("%1 %2").arg(label).arg(kld, 0, 'g', 4);
+        text += tr(" Measured KLD: %1.").arg(measured.join(QStringLiteral(", ")));
+    }
     if (!scanNote.isEmpty())
         text += QLatin1Char(' ') + scanNote;
     m_summary->setText(text);

@@ -5,7 +5,9 @@
 // the mix as --tensor-type rules over a base preset: to copy as a llama-quantize command line,
 // to save as a rules file, or to convert at once. With a complete sensitivity scan (setScan)
 // the plan minimises the KLD the scan predicts (the sum of its cells, as plan --scan), and the
-// plot shows the presets, the weight-error plan and the scan plan by that predicted KLD.
+// plot shows the presets, the weight-error plan and the scan plan by that predicted KLD; "Measure
+// KLD on a Text…" then measures the scan plan, the weight-error plan and the best preset within
+// the budget on a text (MixKldMeasurement) and marks those mixes at their measured KLD.
 // Until a plan exists, and after a cancel or a failure, Copy, Save and Convert are disabled and
 // the plot says why instead of showing an older frontier.
 
@@ -20,6 +22,8 @@
 #include <optional>
 
 class FrontierPlot;
+class MixKldMeasurement;
+struct MeasuredKld;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -62,6 +66,12 @@ public:
     QPushButton* copyButton() const { return m_copyButton; }
     QPushButton* saveButton() const { return m_saveButton; }
     QPushButton* convertButton() const { return m_convertButton; }
+    QPushButton* measureButton() const { return m_measureButton; }
+    // Measures the plotted plans' KLD on `textFile` (chunks and token count as the scan's);
+    // kldMeasured reports the end. Only after a plan by a scan.
+    void measureKld(const QString& textFile);
+    // Label -> measured mean KLD of the mixes measured for the plan shown.
+    const std::vector<std::pair<QString, double>>& measuredKld() const { return m_measured; }
     QString rulesFileText() const;
     // The llama-quantize command line Copy puts on the clipboard: the rules and the base preset.
     QString commandText() const;
@@ -74,6 +84,7 @@ signals:
     void planFinished(bool succeeded, const QString& message);
     // "Convert with This Plan…": the page writes the plan's recipe.
     void convertRequested();
+    void kldMeasured(bool succeeded, const QString& message);
 
 private:
     void measureThenPlan();
@@ -116,4 +127,10 @@ private:
     QPushButton* m_copyButton;
     QPushButton* m_saveButton;
     QPushButton* m_convertButton;
+    QPushButton* m_measureButton;
+    MixKldMeasurement* m_measurement;
+    std::vector<std::pair<QString, gguf::Mix>> m_measuring;  // the mixes of the run under way
+    std::vector<std::pair<QString, double>> m_measured;
+    QString m_measuredText;  // the text they were measured on
+    QString m_scanNote;      // why a loaded scan was not used, for the summary
 };
