@@ -1,34 +1,14 @@
 #include "ui/recipe/MixKldMeasurement.h"
 
 #include "core/forward/OutputComparisonRun.h"
-#include "core/tokenize/Tokenizer.h"
-
-#include <filesystem>
-#include <fstream>
+#include "ui/recipe/CalibrationTokens.h"
 
 namespace {
-
-constexpr std::uint64_t kMaxTextBytes = std::uint64_t{256} << 20;
 
 struct Measured {
     std::vector<MeasuredKld> figures;
     qint64 positions = 0;
 };
-
-gguf::Result<std::string> readText(const std::string& path)
-{
-    std::error_code failed;
-    const auto size = std::filesystem::file_size(path, failed);
-    if (failed)
-        return gguf::Error{"cannot read the text file: " + failed.message(), gguf::Error::kNoOffset, path};
-    if (size > kMaxTextBytes)
-        return gguf::Error{"the text file is larger than " + std::to_string(kMaxTextBytes >> 20) + " MiB", gguf::Error::kNoOffset, path};
-    std::ifstream file(path, std::ios::binary);
-    std::string text(size, '\0');
-    if (!file.read(text.data(), std::streamsize(size)))
-        return gguf::Error{"cannot read the text file", gguf::Error::kNoOffset, path};
-    return text;
-}
 
 }  // namespace
 
@@ -42,14 +22,10 @@ void MixKldMeasurement::start(std::shared_ptr<const gguf::Model> model, std::vec
         bos = static_cast<std::int32_t>(*id);
     BackgroundJob* job = m_jobs.run(
         [model, mixes = std::move(mixes), text = textFile.toStdString(), chunk, maxTokens, importance, bos](const JobControl& control) -> gguf::Result<Measured> {
-            auto read = readText(text);
+            auto read = calibrationTokens(*model, text);
             if (!read)
                 return read.error();
-            auto tokenizer = gguf::Tokenizer::fromModel(*model);
-            if (!tokenizer)
-                return tokenizer.error();
-            // As `scan --text-file` and llama-perplexity: BOS as the model asks, special-token text parsed.
-            std::vector<std::int32_t> tokens = tokenizer.value().encode(*read, true, true);
+            std::vector<std::int32_t> tokens = std::move(*read);
             if (maxTokens > 0 && std::int64_t(tokens.size()) > maxTokens)
                 tokens.resize(std::size_t(maxTokens));
             if (std::int64_t(tokens.size()) < chunk)

@@ -2,9 +2,9 @@
 
 #include "core/base/EscapedText.h"
 #include "core/sensitivity/ScanFile.h"
-#include "core/tokenize/Tokenizer.h"
 #include "core/types/GgmlType.h"
 #include "ui/common/ExportLocation.h"
+#include "ui/recipe/CalibrationTokens.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -18,31 +18,12 @@
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <filesystem>
-#include <fstream>
 
 namespace {
-
-// Calibration texts are a few MB; a bound keeps a wrong pick (a model file) from filling memory.
-constexpr std::uint64_t kMaxTextBytes = std::uint64_t{256} << 20;
 
 gguf::Error runError(std::string message)
 {
     return gguf::Error{std::move(message), gguf::Error::kNoOffset, {}};
-}
-
-gguf::Result<std::string> readText(const std::string& path)
-{
-    std::error_code failed;
-    const auto size = std::filesystem::file_size(path, failed);
-    if (failed)
-        return gguf::Error{"cannot read the text file: " + failed.message(), gguf::Error::kNoOffset, path};
-    if (size > kMaxTextBytes)
-        return gguf::Error{"the text file is larger than " + std::to_string(kMaxTextBytes >> 20) + " MiB", gguf::Error::kNoOffset, path};
-    std::ifstream file(path, std::ios::binary);
-    std::string text(size, '\0');
-    if (!file.read(text.data(), std::streamsize(size)))
-        return gguf::Error{"cannot read the text file", gguf::Error::kNoOffset, path};
-    return text;
 }
 
 QString duration(double seconds)
@@ -195,15 +176,10 @@ void ScanRunPanel::start(const ScanRunSettings& settings)
     const QString scanFile = settings.scanFile;
     BackgroundJob* job = m_jobs.run(
         [model = m_model, options, text = settings.textFile.toStdString(), out = scanFile.toStdString()](const JobControl& control) -> gguf::Status {
-            auto read = readText(text);
-            if (!read)
-                return read.error();
-            auto tokenizer = gguf::Tokenizer::fromModel(*model);
-            if (!tokenizer)
-                return tokenizer.error();
-            // As llama-perplexity and `scan --text-file`: BOS as the model asks, special-token text parsed.
-            const std::vector<std::int32_t> tokens = tokenizer.value().encode(*read, true, true);
-            auto scan = gguf::SensitivityScan::prepare(*model, tokens, options, control.cancelFlag());
+            auto tokens = calibrationTokens(*model, text);
+            if (!tokens)
+                return tokens.error();
+            auto scan = gguf::SensitivityScan::prepare(*model, *tokens, options, control.cancelFlag());
             if (!scan)
                 return scan.error();
             gguf::ScanRecord record = gguf::emptyRecord(**scan);
