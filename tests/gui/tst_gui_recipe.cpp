@@ -7,6 +7,8 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "core/recipe/RecipeGrid.h"
+#include "ui/recipe/FrontierPlot.h"
 #include "ui/recipe/MixPlannerView.h"
 #include "ui/recipe/RecipeAuditView.h"
 #include "ui/recipe/RecipeGridView.h"
@@ -19,9 +21,15 @@
 #include <QTabWidget>
 
 #include <QCheckBox>
+#include <QClipboard>
+#include <QHeaderView>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QTableView>
 #include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -158,7 +166,6 @@ private slots:
             evaluated += point.evaluated && point.mix.error > 0;
         QCOMPARE(plot->graph(1)->dataCount(), evaluated);
         QCOMPARE(plot->graph(2)->dataCount(), 1);
-        QCOMPARE(plot->itemCount(), evaluated);  // one label per preset
         const auto* rulesText = planner.findChild<QPlainTextEdit*>("planRules");
         QCOMPARE(rulesText->toPlainText(), planner.rulesFileText());
         QVERIFY(!planner.rulesFileText().isEmpty());
@@ -306,6 +313,254 @@ private slots:
         if (!finished.first().at(0).toBool())
             QVERIFY(finished.first().at(1).toString().contains("cancelled"));
         QCOMPARE(finished.count(), 1);
+    }
+
+    // Before a plan, and after one fails or is superseded, nothing offers an old plan: Copy,
+    // Save and Convert are off and the plot says why. Copy gives the whole llama-quantize
+    // command, base preset included; Convert writes the plan at the size it predicted.
+    void planActionsFollowThePlan()
+    {
+        const auto model = testsupport::openModelAt(fixturePath("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        RecipePage page(model);
+        page.show();
+        MixPlannerView& planner = *page.plannerView();
+        for (QPushButton* button : {planner.copyButton(), planner.saveButton(), planner.convertButton()})
+            QVERIFY(!button->isEnabled());
+        QCOMPARE(planner.plot()->graphCount(), 0);
+        QVERIFY(!planner.frontierPlot()->placeholderText().isEmpty());
+
+        QSignalSpy finished(&planner, &MixPlannerView::planFinished);
+        planner.setBudgetText("1.2MB");
+        planner.plan();
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        for (QPushButton* button : {planner.copyButton(), planner.saveButton(), planner.convertButton()})
+            QVERIFY(button->isEnabled());
+        QVERIFY(planner.frontierPlot()->placeholderText().isEmpty());
+        const QString base = planner.basePresetName();
+        QVERIFY(!base.isEmpty());
+        const QString command = planner.commandText();
+        QVERIFY2(command.startsWith("llama-quantize --tensor-type ") && command.endsWith(" " + base) && command.contains(fixturePath("tiny-llama-F32.gguf")),
+                 qPrintable(command));
+        planner.copyButton()->click();
+        QCOMPARE(QApplication::clipboard()->text(), command);
+
+        // One click converts: the page shows the plan as its recipe and writes it.
+        QTemporaryDir dir;
+        QSignalSpy converted(&page, &RecipePage::conversionFinished);
+        QVERIFY(page.convertPlan(dir.filePath("plan.gguf")));
+        QCOMPARE(page.presetBox()->currentData().toString(), base);
+        QCOMPARE(page.rulesEdit()->toPlainText(), planner.rulesFileText());
+        QVERIFY(converted.count() == 1 || converted.wait(testsupport::kHangGuardMs));
+        QVERIFY2(converted.first().at(0).toBool(), qPrintable(converted.first().at(1).toString()));
+        QCOMPARE(quint64(QFileInfo(dir.filePath("plan.gguf")).size()), quint64(planner.result()->mix.fileBytes));
+
+        // A failed plan leaves nothing of the old one.
+        planner.setBudgetText("100kB");
+        finished.clear();
+        planner.plan();
+        QCOMPARE(finished.count(), 1);
+        QVERIFY(!finished.first().at(0).toBool());
+        for (QPushButton* button : {planner.copyButton(), planner.saveButton(), planner.convertButton()})
+            QVERIFY(!button->isEnabled());
+        QCOMPARE(planner.plot()->graphCount(), 0);
+        QVERIFY(planner.frontierPlot()->placeholderText().startsWith("No plan"));
+        QVERIFY(planner.commandText().isEmpty());
+        QVERIFY(!page.convertPlan(dir.filePath("none.gguf")));
+
+        // A new measurement (another sample size) makes the shown plan stale at once, and a
+        // cancel leaves it so.
+        planner.setBudgetText("1.2MB");
+        finished.clear();
+        planner.plan();
+        QCOMPARE(finished.count(), 1);
+        QVERIFY(planner.copyButton()->isEnabled());
+        planner.findChild<QSpinBox*>("sampleRows")->setValue(32);
+        finished.clear();
+        planner.plan();
+        QVERIFY(!planner.copyButton()->isEnabled());
+        QCOMPARE(planner.plot()->graphCount(), 0);
+        planner.cancel();
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QCOMPARE(planner.copyButton()->isEnabled(), finished.first().at(0).toBool());
+        QCOMPARE(planner.plot()->graphCount() > 0, finished.first().at(0).toBool());
+    }
+
+    // The plot: preset labels overlap neither each other nor a point, every marker is whole
+    // inside the axes, the budget is a line at its size, each point has a tooltip.
+    void frontierPlotIsReadable_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("imatrix");
+        QTest::addColumn<QString>("budget");
+        QTest::newRow("tiny-llama") << "tiny-llama-F32.gguf" << QString() << "1.2MB";
+        QTest::newRow("tiny-llama imatrix") << "tiny-llama-F32.gguf" << "llama.cpp/tiny-llama.imatrix.gguf" << "0.8MB";
+        QTest::newRow("tiny-moe") << "tiny-moe-F16.gguf" << QString() << "3MB";
+    }
+    void frontierPlotIsReadable()
+    {
+        QFETCH(QString, fixture);
+        QFETCH(QString, imatrix);
+        QFETCH(QString, budget);
+        const auto model = testsupport::openModelAt(fixturePath(fixture));
+        QVERIFY(model);
+        RecipePage page(model);
+        page.resize(900, 700);
+        page.show();
+        page.sections()->setCurrentWidget(page.plannerView());
+        if (!imatrix.isEmpty()) {
+            QSignalSpy loaded(&page, &RecipePage::imatrixLoaded);
+            page.loadImatrix(fixturePath(imatrix));
+            QVERIFY(loaded.count() == 1 || loaded.wait(testsupport::kHangGuardMs));
+            QVERIFY(loaded.first().at(0).toBool());
+        }
+        MixPlannerView& planner = *page.plannerView();
+        QSignalSpy finished(&planner, &MixPlannerView::planFinished);
+        planner.setBudgetText(budget);
+        planner.plan();
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        QCustomPlot* plot = planner.plot();
+        plot->replot();
+        const QRectF area = plot->axisRect()->rect();
+        const auto& labels = planner.frontierPlot()->labels();
+        int evaluated = 0;
+        for (const auto& point : planner.presets())
+            evaluated += point.evaluated;
+        QCOMPARE(int(labels.size()), evaluated);
+        std::vector<QRectF> rects;
+        for (QCPItemText* label : labels)
+            rects.emplace_back(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
+        std::vector<QPointF> points;
+        for (int g = 1; g < plot->graphCount(); ++g)
+            for (auto it = plot->graph(g)->data()->begin(); it != plot->graph(g)->data()->end(); ++it)
+                points.emplace_back(plot->xAxis->coordToPixel(it->key), plot->yAxis->coordToPixel(it->value));
+        for (std::size_t i = 0; i < rects.size(); ++i) {
+            QVERIFY2(area.contains(rects[i]), qPrintable(labels[i]->text()));
+            for (std::size_t j = i + 1; j < rects.size(); ++j)
+                QVERIFY2(!rects[i].intersects(rects[j]), qPrintable(labels[i]->text() + " over " + labels[j]->text()));
+            for (const QPointF& p : points)
+                QVERIFY2(!rects[i].intersects(QRectF(p.x() - 3, p.y() - 3, 6, 6)), qPrintable(labels[i]->text() + " over a point"));
+        }
+        for (const QPointF& p : points)
+            QVERIFY2(area.adjusted(5, 5, -5, -5).contains(p), "a marker cut at the edge of the axes");
+        // The budget line, at the budget's size.
+        QCPItemStraightLine* line = planner.frontierPlot()->budgetLine();
+        QVERIFY(line);
+        const double budgetBytes = gguf::parseBudget(budget.toStdString())->value;
+        QCOMPARE(line->point1->coords().x(), budgetBytes / 1048576.0);
+        QVERIFY(area.adjusted(1, 0, -1, 0).contains(QPointF(plot->xAxis->coordToPixel(budgetBytes / 1048576.0), area.center().y())));
+        // Every preset point has its tooltip.
+        for (const auto& point : planner.presets()) {
+            if (!point.evaluated)
+                continue;
+            const QString name = QString::fromUtf8(point.preset->name.data(), int(point.preset->name.size()));
+            double y = 0;  // where the plot drew it (a lossless preset: at the bottom of the log axis)
+            for (auto it = plot->graph(1)->data()->begin(); it != plot->graph(1)->data()->end(); ++it)
+                if (it->key == double(point.mix.fileBytes) / 1048576.0)
+                    y = it->value;
+            const QPoint at(int(std::lround(plot->xAxis->coordToPixel(double(point.mix.fileBytes) / 1048576.0))), int(std::lround(plot->yAxis->coordToPixel(y))));
+            const QString tip = planner.frontierPlot()->toolTipAt(at);
+            QVERIFY2(tip.contains(QString::number(point.mix.fileBytes)), qPrintable(name + ": " + tip));
+        }
+        QVERIFY(planner.frontierPlot()->warningText().isEmpty());
+    }
+
+    // A model of zeros quantizes without error: every figure is 0. The plot still shows the
+    // presets (on a linear axis) and says what that means instead of drawing nothing.
+    void degenerateErrorsAreSaidNotHidden()
+    {
+        QTemporaryDir dir;
+        const QString zeros = dir.filePath("zeros-F32.gguf");
+        QVERIFY(QFile::copy(fixturePath("tiny-llama-F32.gguf"), zeros));
+        QVERIFY(QFile::setPermissions(zeros, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        {
+            const auto source = testsupport::openModelAt(fixturePath("tiny-llama-F32.gguf"));
+            QFile file(zeros);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            for (const auto& tensor : source->tensors()) {
+                QVERIFY(file.seek(qint64(tensor.fileOffset)));
+                QCOMPARE(file.write(QByteArray(qsizetype(tensor.nbytes), '\0')), qint64(tensor.nbytes));
+            }
+        }
+        const auto model = testsupport::openModelAt(zeros);
+        QVERIFY(model);
+        RecipePage page(model);
+        page.resize(900, 700);
+        page.show();
+        MixPlannerView& planner = *page.plannerView();
+        QSignalSpy finished(&planner, &MixPlannerView::planFinished);
+        planner.setBudgetText("1.2MB");
+        planner.plan();
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        QCOMPARE(planner.result()->mix.error, 0.0);
+        QVERIFY2(planner.frontierPlot()->warningText().contains("Every figure is 0"), qPrintable(planner.frontierPlot()->warningText()));
+        QCOMPARE(planner.plot()->yAxis->scaleType(), QCPAxis::stLinear);
+        QVERIFY(planner.plot()->graph(1)->dataCount() > 0);
+    }
+
+    // The audit's columns fit their contents: the tensor name is whole, the type columns narrow.
+    void auditColumnsFitTheirContents()
+    {
+        const auto model = testsupport::openModelAt(fixturePath("tiny-llama-Q4_K.gguf"));
+        QVERIFY(model);
+        RecipePage page(model);
+        page.resize(1600, 800);
+        page.show();
+        page.sections()->setCurrentWidget(page.auditView());
+        QTableWidget* table = page.auditView()->differencesTable();
+        const auto widest = [table](int column) {
+            int width = 0;
+            for (int r = 0; r < table->rowCount(); ++r)
+                width = std::max(width, table->fontMetrics().horizontalAdvance(table->item(r, column)->text()));
+            return width;
+        };
+        QVERIFY(table->columnWidth(0) >= widest(0));
+        QVERIFY(table->columnWidth(0) >= table->fontMetrics().horizontalAdvance("blk.1.ffn_down.weight"));
+        for (int c = 1; c < 3; ++c)
+            QVERIFY2(table->columnWidth(c) <= std::max(widest(c), table->horizontalHeader()->sectionSizeHint(c)) + 30,
+                     qPrintable(QString::number(table->columnWidth(c))));
+    }
+
+    // An 80-layer grid scrolls; its totals rows do not: they are the strip under it.
+    void gridTotalsStayInSight()
+    {
+        std::vector<gguf::GridTensor> tensors;
+        for (int layer = 0; layer < 80; ++layer)
+            for (const char* role : {"attn_q", "attn_v", "ffn_down"})
+                tensors.push_back({"blk." + std::to_string(layer) + "." + role + ".weight", gguf::typeIdValue(gguf::GgmlTypeId::Q4_K), 1 << 20, 1 << 21});
+        const gguf::RecipeGrid grid = gguf::buildRecipeGrid(tensors);
+        const auto model = testsupport::openModelAt(fixturePath("tiny-llama-Q4_K.gguf"));
+        RecipePage page(model);
+        page.resize(900, 600);
+        page.show();
+        RecipeGridView& view = *page.gridView();
+        view.showGrid(grid);
+        QApplication::processEvents();
+        const int rows = view.rowCount();
+        QCOMPARE(rows, 80 + 2);
+        QCOMPARE(cell(view, "bpw", "bpw"), QStringLiteral("4.000"));
+        QVERIFY(view.isRowHidden(rows - 1) && view.isRowHidden(rows - 2) && !view.isRowHidden(0));
+        QTableView& totals = *view.totalsView();
+        QVERIFY(totals.isVisible());
+        QCOMPARE(totals.model(), view.model());
+        QVERIFY(!totals.isRowHidden(rows - 1) && !totals.isRowHidden(rows - 2) && totals.isRowHidden(0));
+        QVERIFY(view.verticalScrollBar()->maximum() > 0);
+        for (const int position : {0, view.verticalScrollBar()->maximum() / 2, view.verticalScrollBar()->maximum()}) {
+            view.verticalScrollBar()->setValue(position);
+            QApplication::processEvents();
+            // The strip is right under the grid and shows both totals rows whole.
+            QCOMPARE(totals.mapTo(&page, QPoint(0, 0)).y(), view.mapTo(&page, QPoint(0, view.height())).y());
+            QVERIFY(totals.rowViewportPosition(rows - 2) >= 0);
+            QVERIFY(totals.rowViewportPosition(rows - 1) + totals.rowHeight(rows - 1) <= totals.viewport()->height());
+        }
+        for (int c = 0; c < view.columnCount(); ++c)
+            QCOMPARE(totals.columnWidth(c), view.columnWidth(c));
+        // The totals' "240 MiB" fits its column, though no cell of the grid above is as wide.
+        const int bytesColumn = view.columnCount() - 2;
+        QVERIFY(view.columnWidth(bytesColumn - 1) >= view.fontMetrics().horizontalAdvance(view.item(rows - 2, bytesColumn - 1)->text()));
     }
 };
 

@@ -1,13 +1,14 @@
 #include "ui/recipe/MixPlannerView.h"
 
-#include "core/quantize/Quantize.h"
-#include "ui/common/ExportLocation.h"
-
 #include "core/base/EscapedText.h"
 #include "core/base/HumanFormat.h"
-#include "ui/common/PlotPalette.h"
-#include "ui/session/JobPoolExecutor.h"
+#include "core/quantize/Quantize.h"
+#include "core/sensitivity/ScanCosts.h"
 #include "core/write/ByteSink.h"
+#include "ui/common/ExportLocation.h"
+#include "ui/recipe/FrontierPlot.h"
+#include "ui/recipe/MixKldMeasurement.h"
+#include "ui/session/JobPoolExecutor.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -22,13 +23,9 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
-
-#include <atomic>
+#include <unordered_map>
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Writes a rules file through a temporary file.
 gguf::Status writeRulesFile(const QString& path, const QByteArray& bytes)
@@ -43,6 +40,41 @@ gguf::Status writeRulesFile(const QString& path, const QByteArray& bytes)
 QString presetName(const gguf::QuantPreset* preset)
 {
     return preset ? QString::fromUtf8(preset->name.data(), int(preset->name.size())) : QString();
+}
+
+// A word for a POSIX shell: as it is when it is safe, else single-quoted.
+QString shellWord(const QString& word)
+{
+    static const QString safe = QStringLiteral("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:+,");
+    if (!word.isEmpty() && std::all_of(word.begin(), word.end(), [](QChar c) { return safe.contains(c); }))
+        return word;
+    QString quoted = word;
+    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+QString mixTip(const QString& name, const gguf::Mix& mix, const QString& figure)
+{
+    return QObject::tr("%1\n%2 (%3 bytes), %4 bpw\n%5 %6")
+        .arg(name, QString::fromStdString(gguf::formatBytes(mix.fileBytes)))
+        .arg(mix.fileBytes)
+        .arg(mix.bitsPerWeight, 0, 'f', 3)
+        .arg(figure)
+        .arg(mix.error, 0, 'g', 6);
+}
+
+// The KLD `scanTable` predicts for a mix of `weightTable`'s types (same tensors, same order), or
+// nothing when one of its choices has no figure in the scan.
+std::optional<double> predictedKld(const gguf::ErrorTable& scanTable, const gguf::Mix& mix)
+{
+    double sum = 0.0;
+    for (std::size_t t = 0; t < scanTable.tensors.size() && t < mix.types.size(); ++t) {
+        const gguf::TypeChoice* choice = scanTable.tensors[t].find(mix.types[t]);
+        if (!choice)
+            return std::nullopt;
+        sum += choice->cost;
+    }
+    return sum;
 }
 
 }  // namespace
@@ -77,15 +109,7 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     controls->addWidget(m_progress, 1);
     layout->addLayout(controls);
 
-    m_plot = new QCustomPlot(this);
-    m_plot->setObjectName(QStringLiteral("frontierPlot"));
-    m_plot->setMinimumHeight(220);
-    m_plot->xAxis->setLabel(tr("file size (MiB)"));
-    m_plot->yAxis->setLabel(tr("estimated relative squared error, summed over tensors"));
-    m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    m_plot->legend->setVisible(true);
-    followPalette(m_plot);
+    m_plot = new FrontierPlot(this);
     layout->addWidget(m_plot, 3);
 
     m_summary = new QLabel(this);
@@ -98,39 +122,137 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     m_rulesText->setReadOnly(true);
     layout->addWidget(m_rulesText, 1);
     auto* buttons = new QHBoxLayout;
-    auto* copy = new QPushButton(tr("Copy --tensor-type Arguments"), this);
-    copy->setObjectName(QStringLiteral("copyArguments"));
+    m_copyButton = new QPushButton(tr("Copy llama-quantize Command"), this);
+    m_copyButton->setObjectName(QStringLiteral("copyArguments"));
+    m_copyButton->setToolTip(tr("The --tensor-type rules with the base preset they apply over, as one llama-quantize command line"));
     m_saveButton = new QPushButton(tr("Save Rules File…"), this);
     m_saveButton->setObjectName(QStringLiteral("saveRules"));
-    buttons->addWidget(copy);
+    m_convertButton = new QPushButton(tr("Convert with This Plan…"), this);
+    m_convertButton->setObjectName(QStringLiteral("convertPlan"));
+    m_convertButton->setToolTip(tr("Writes the plan's mix: the base preset with these rules, as convert --type BASE --recipe"));
+    buttons->addWidget(m_copyButton);
     buttons->addWidget(m_saveButton);
+    buttons->addWidget(m_convertButton);
+    m_measureButton = new QPushButton(tr("Measure KLD on a Text…"), this);
+    m_measureButton->setObjectName(QStringLiteral("measureKld"));
+    m_measureButton->setToolTip(tr("Runs the model over a text with the scan plan, the weight-error plan and the best preset within the budget "
+                                   "quantized in memory, and marks their measured KLD on the plot (the others stay predicted)"));
+    buttons->addWidget(m_measureButton);
     buttons->addStretch(1);
+    m_measurement = new MixKldMeasurement(this);
     layout->addLayout(buttons);
 
     connect(m_planButton, &QPushButton::clicked, this, &MixPlannerView::plan);
     connect(m_budgetEdit, &QLineEdit::returnPressed, this, &MixPlannerView::plan);
     connect(m_cancelButton, &QPushButton::clicked, this, &MixPlannerView::cancel);
-    connect(m_rowsSpin, &QSpinBox::valueChanged, this, [this]() { m_table.reset(); });
-    connect(copy, &QPushButton::clicked, this, [this]() {
+    connect(m_rowsSpin, &QSpinBox::valueChanged, this, [this]() {
+        m_table.reset();
+        m_context.reset();
+        m_scanContext.reset();
+    });
+    connect(m_copyButton, &QPushButton::clicked, this, [this]() {
         if (m_rules)
-            QApplication::clipboard()->setText(QString::fromStdString(gguf::formatTensorTypeArguments(m_rules->rules)));
+            QApplication::clipboard()->setText(commandText());
+    });
+    connect(m_convertButton, &QPushButton::clicked, this, [this]() {
+        if (m_rules)
+            emit convertRequested();
+    });
+    connect(m_measureButton, &QPushButton::clicked, this, [this]() {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Text to measure on"), modelFolder(QString::fromStdString(m_model->primary().path()), QDir::homePath()),
+                                                          tr("Text files (*.txt);;All files (*)"));
+        if (!path.isEmpty())
+            measureKld(path);
+    });
+    connect(m_measurement, &MixKldMeasurement::progress, this, [this](int done, int total) {
+        if (total > 0)
+            m_progress->setValue(int(1000.0 * double(done) / double(total)));
+    });
+    connect(m_measurement, &MixKldMeasurement::finished, this, [this](const std::vector<MeasuredKld>& figures, qint64 positions) {
+        m_measured.clear();
+        for (const MeasuredKld& f : figures)
+            m_measured.emplace_back(f.label, f.meanKld);
+        m_measureButton->setEnabled(true);
+        m_cancelButton->setEnabled(false);
+        m_progress->setValue(1000);
+        showResult(m_scanNote);
+        const QString message = tr("Measured on %n position(s) of %1.", nullptr, int(positions)).arg(QFileInfo(m_measuredText).fileName());
+        m_summary->setText(m_summary->text() + QLatin1Char(' ') + message);
+        emit kldMeasured(true, message);
+    });
+    connect(m_measurement, &MixKldMeasurement::failed, this, [this](const QString& message, bool) {
+        m_measureButton->setEnabled(true);
+        m_cancelButton->setEnabled(false);
+        const QString shown = QString::fromStdString(gguf::escapeForDisplay(message.toStdString()));
+        m_summary->setText(m_summary->text() + tr(" Measuring failed: %1").arg(shown));
+        emit kldMeasured(false, shown);
     });
     connect(m_saveButton, &QPushButton::clicked, this, [this]() {
         const QString modelPath = m_model ? QString::fromStdString(m_model->primary().path()) : QString();
         const QString folder = modelFolder(modelPath, QDir::homePath());
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save rules file"),
-                                                          QDir(folder).filePath(QFileInfo(modelPath).completeBaseName() + QStringLiteral(".rules.txt")));
+        // The file holds only rules (llama-quantize reads every word of it as one); the base
+        // preset they need goes into its name.
+        const QString name = QStringLiteral("%1.%2.rules.txt").arg(QFileInfo(modelPath).completeBaseName(), basePresetName());
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save rules file"), QDir(folder).filePath(name));
         if (path.isEmpty())
             return;
         // Off the GUI thread: the target may be a slow or remote file system.
         m_saveJobs.run([path, bytes = rulesFileText().toUtf8()](const JobControl&) { return writeRulesFile(path, bytes); },
-                       [this, path](gguf::Ok) { m_summary->setText(tr("Rules saved to %1").arg(path)); },
+                       [this, path](gguf::Ok) {
+                           m_summary->setText(tr("Rules saved to %1: convert with --type %2 --recipe %1 (llama-quantize: --tensor-type-file %1 … %2)")
+                                                  .arg(path, basePresetName()));
+                       },
                        [this](const JobOutcome& outcome) { m_summary->setText(outcome.message()); });
     });
-    m_saveButton->setEnabled(false);
+    setPlanActions(false);
 }
 
 MixPlannerView::~MixPlannerView() = default;
+
+QCustomPlot* MixPlannerView::plot() const
+{
+    return m_plot->plot();
+}
+
+void MixPlannerView::setPlanActions(bool enabled)
+{
+    for (QPushButton* button : {m_copyButton, m_saveButton, m_convertButton})
+        button->setEnabled(enabled);
+    m_measureButton->setEnabled(enabled && plannedByScan() && !m_measurement->isRunning());
+    if (!enabled) {  // figures of a plan no longer shown
+        m_measurement->drop();
+        m_measured.clear();
+    }
+}
+
+void MixPlannerView::measureKld(const QString& textFile)
+{
+    if (!plannedByScan() || m_measurement->isRunning() || m_measureJobs.isRunning())
+        return;
+    const auto typesOf = [this](const gguf::Mix& mix) {
+        std::unordered_map<std::string, std::uint32_t> types;
+        for (std::size_t t = 0; t < m_table->tensors.size() && t < mix.types.size(); ++t)
+            types[std::string(m_table->tensors[t].tensor->name)] = mix.types[t];
+        return types;
+    };
+    m_measuring.clear();
+    m_measuring.emplace_back(tr("scan plan"), m_result->mix);
+    if (m_weightPlan)
+        m_measuring.emplace_back(tr("weight-error plan"), *m_weightPlan);
+    for (const gguf::PresetOnFrontier& point : m_scanPresets)
+        if (point.evaluated && point.preset == m_result->bestPresetWithin)
+            m_measuring.emplace_back(presetName(point.preset), point.mix);
+    std::vector<MixToMeasure> mixes;
+    for (const auto& [label, mix] : m_measuring)
+        mixes.push_back({label, typesOf(mix)});
+    m_measured.clear();
+    m_measuredText = textFile;
+    // The scan's own chunks and token count, so the measured and the predicted figures compare.
+    m_measurement->start(m_model, std::move(mixes), textFile, m_scan->identity.chunkSize, m_scan->identity.tokens, m_importance);
+    m_measureButton->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    m_progress->setValue(0);
+}
 
 void MixPlannerView::setBudgetText(const QString& text)
 {
@@ -142,11 +264,13 @@ void MixPlannerView::setImatrixPresent(bool present)
     if (present != m_imatrix) {
         m_imatrix = present;
         m_context.reset();
+        m_scanContext.reset();
     }
 }
 
-void MixPlannerView::setImportance(std::shared_ptr<const gguf::ImportanceMatrix> matrix)
+void MixPlannerView::setImportance(std::shared_ptr<const gguf::ImportanceMatrix> matrix, const QString& path)
 {
+    m_importancePath = matrix ? path : QString();
     if (matrix == m_importance)
         return;
     m_importance = std::move(matrix);
@@ -155,11 +279,24 @@ void MixPlannerView::setImportance(std::shared_ptr<const gguf::ImportanceMatrix>
     // The errors were measured with other weights (or none): measure again on the next plan.
     m_table.reset();
     m_context.reset();
+    m_scanContext.reset();
+}
+
+void MixPlannerView::setScan(std::shared_ptr<const gguf::ScanRecord> scan)
+{
+    if (scan == m_scan)
+        return;
+    m_scan = std::move(scan);
+    m_scanContext.reset();
+    m_scanTable.reset();
+    if (m_result)
+        m_summary->setText(m_summary->text() + tr(" (The scan changed: plan again to use it.)"));
 }
 
 void MixPlannerView::cancel()
 {
     m_measureJobs.cancel();
+    m_measurement->cancel();
 }
 
 void MixPlannerView::plan()
@@ -209,6 +346,7 @@ void MixPlannerView::measureThenPlan()
             m_progress->setValue(1000);
             m_table = std::move(table);
             m_context.reset();
+            m_scanContext.reset();
             planFromTable();
         },
         [this](const JobOutcome& outcome) {
@@ -222,12 +360,47 @@ void MixPlannerView::measureThenPlan()
     m_planButton->setEnabled(false);
     m_cancelButton->setEnabled(true);
     m_progress->setValue(0);
+    // Whatever was shown is of another request now.
+    m_result.reset();
+    m_rules.reset();
+    setPlanActions(false);
+    m_rulesText->clear();
+    m_plot->clear(tr("Measuring the tensors' errors…"));
 }
 
 void MixPlannerView::measureEnded()
 {
     m_planButton->setEnabled(true);
     m_cancelButton->setEnabled(false);
+}
+
+// The scan's costs over the measured table: the presets and the frontier by predicted KLD.
+// False (with the reason in `note`) when the scan cannot be used for this table.
+bool MixPlannerView::prepareScanContext(QString& note)
+{
+    if (m_scanContext)
+        return true;
+    if (m_scan->identity.importance.empty() == (m_importance != nullptr)) {
+        note = m_importance ? tr("The scan was measured without an importance matrix and the planner measures with one: planned by weight error.")
+                            : tr("The scan was measured with an importance matrix: load the same one to plan by it; planned by weight error.");
+        return false;
+    }
+    auto table = std::make_shared<gguf::ErrorTable>(*m_table);
+    auto applied = gguf::applyScanCosts(*table, *m_scan);
+    if (!applied) {
+        note = tr("The scan cannot be used: %1; planned by weight error.").arg(QString::fromStdString(gguf::escapeForDisplay(applied.error().message)));
+        return false;
+    }
+    auto context = gguf::makePlanContext(*m_model, *table, m_imatrix);
+    if (!context) {
+        note = QString::fromStdString(context.error().toString());
+        return false;
+    }
+    m_scanTable = std::move(table);
+    m_scanContext = *context;
+    m_scanPresets = gguf::evaluatePresets(*m_scanContext);
+    m_scanFrontier = gguf::computeFrontier(*m_scanContext);
+    return true;
 }
 
 void MixPlannerView::planFromTable()
@@ -242,87 +415,115 @@ void MixPlannerView::planFromTable()
         m_presets = gguf::evaluatePresets(*m_context);
         m_frontier = gguf::computeFrontier(*m_context);
     }
-    auto result = gguf::planMix(*m_context, m_presets, *m_budget);
+    QString scanNote;
+    const bool byScan = m_scan && prepareScanContext(scanNote);
+    if (!byScan)
+        m_scanContext.reset();
+    const gguf::PlanContext& context = byScan ? *m_scanContext : *m_context;
+    const std::vector<gguf::PresetOnFrontier>& presets = byScan ? m_scanPresets : m_presets;
+    auto result = gguf::planMix(context, presets, *m_budget);
     if (!result) {
-        m_result.reset();
-        m_rules.reset();
         showFailure(QString::fromStdString(result.error().message));
         return;
     }
+    m_weightPlan.reset();
+    m_weightPlanKld.reset();
+    if (byScan)
+        if (auto weightPlan = gguf::planMix(*m_context, m_presets, *m_budget)) {
+            m_weightPlan = weightPlan->mix;
+            m_weightPlanKld = predictedKld(*m_scanTable, weightPlan->mix);
+        }
     m_result = std::move(*result);
-    auto rules = gguf::rulesForMix(*m_context, m_presets, m_result->mix);
+    auto rules = gguf::rulesForMix(context, presets, m_result->mix);
     if (!rules) {
-        m_rules.reset();
         showFailure(QString::fromStdString(rules.error().message));
         return;
     }
     m_rules = std::move(*rules);
-    showResult();
+    m_scanNote = scanNote;
+    m_measurement->drop();
+    m_measured.clear();
+    showResult(scanNote);
     emit planFinished(true, m_summary->text());
 }
 
-void MixPlannerView::showResult()
+void MixPlannerView::showResult(const QString& scanNote)
 {
-    m_plot->clearGraphs();
-    m_plot->clearItems();
-    auto* frontier = m_plot->addGraph();
-    frontier->setName(tr("frontier"));
-    frontier->setLineStyle(QCPGraph::lsStepLeft);
-    QVector<double> xs, ys;
-    for (const gguf::Mix& mix : m_frontier)
-        if (mix.error > 0) {
-            xs << double(mix.fileBytes) / kMiB;
-            ys << mix.error;
-        }
-    frontier->setData(xs, ys, true);
-
-    auto* presets = m_plot->addGraph();
-    presets->setName(tr("presets"));
-    presets->setLineStyle(QCPGraph::lsNone);
-    presets->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
-    QVector<double> px, py;
-    for (const gguf::PresetOnFrontier& point : m_presets) {
-        if (!point.evaluated || !(point.mix.error > 0))
-            continue;
-        px << double(point.mix.fileBytes) / kMiB;
-        py << point.mix.error;
-        auto* label = new QCPItemText(m_plot);
-        label->position->setCoords(px.back(), py.back());
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        label->setText(presetName(point.preset));
-        label->setFont(QFont(font().family(), 7));
+    const bool byScan = plannedByScan();
+    const QString figure = byScan ? tr("predicted KLD") : tr("estimated error");
+    FrontierData points;
+    points.valueLabel = byScan ? tr("predicted KLD (sum of the scan's cells; not measured)") : tr("estimated relative squared error, summed over tensors");
+    for (const gguf::Mix& mix : frontier())
+        points.frontier.push_back({double(mix.fileBytes), mix.error, {}, mixTip(tr("frontier"), mix, figure)});
+    for (const gguf::PresetOnFrontier& point : presets())
+        if (point.evaluated)
+            points.presets.push_back({double(point.mix.fileBytes), point.mix.error, presetName(point.preset), mixTip(presetName(point.preset), point.mix, figure)});
+    points.planName = byScan ? tr("scan plan") : tr("plan");
+    points.plan.push_back({double(m_result->mix.fileBytes), m_result->mix.error, {}, mixTip(points.planName, m_result->mix, figure)});
+    if (m_weightPlan && m_weightPlanKld) {
+        gguf::Mix shown = *m_weightPlan;
+        shown.error = *m_weightPlanKld;
+        points.otherPlanName = tr("weight-error plan");
+        points.otherPlan.push_back({double(shown.fileBytes), shown.error, {}, mixTip(points.otherPlanName, shown, figure)});
     }
-    presets->setData(px, py);
-
-    auto* chosen = m_plot->addGraph();
-    chosen->setName(tr("plan"));
-    chosen->setLineStyle(QCPGraph::lsNone);
-    chosen->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QColor(220, 30, 30), 14));
-    if (m_result && m_result->mix.error > 0)
-        chosen->setData({double(m_result->mix.fileBytes) / kMiB}, {m_result->mix.error});
-    m_plot->rescaleAxes();
-    m_plot->replot();
+    for (const auto& [label, kld] : m_measured)
+        for (const auto& [name, mix] : m_measuring)
+            if (name == label) {
+                gguf::Mix shown = mix;
+                shown.error = kld;
+                points.measured.push_back({double(mix.fileBytes), kld, {}, mixTip(label, shown, tr("measured KLD on %1:").arg(QFileInfo(m_measuredText).fileName()))});
+            }
+    if (!points.measured.empty())
+        points.valueLabel = tr("KLD: predicted (sum of the scan's cells); rings: measured");
+    if (m_budget->kind == gguf::Budget::Kind::FileBytes)
+        points.budgetBytes = m_budget->value;
+    else  // bits per weight of the tensor points: the file adds what the plan's file adds to its points
+        points.budgetBytes = m_budget->value * double(m_table->totalElements) / 8.0 + double(m_result->mix.fileBytes - m_result->mix.dataBytes);
+    m_plot->show(points);
 
     const gguf::Mix& mix = m_result->mix;
-    QString text = tr("Plan: %1 (%2 bytes), %3 bpw, estimated error %4")
-                       .arg(QString::fromStdString(gguf::formatBytes(mix.fileBytes)))
+    QString text = tr("%1: %2 (%3 bytes), %4 bpw, %5 %6")
+                       .arg(byScan ? tr("Scan plan") : tr("Plan"), QString::fromStdString(gguf::formatBytes(mix.fileBytes)))
                        .arg(mix.fileBytes)
                        .arg(mix.bitsPerWeight, 0, 'f', 3)
+                       .arg(figure)
                        .arg(mix.error, 0, 'g', 6);
     if (m_result->bestPresetWithin)
-        text += tr("; the best preset within the budget, %1, has error %2").arg(presetName(m_result->bestPresetWithin)).arg(m_result->bestPresetError, 0, 'g', 6);
+        text += tr("; the best preset within the budget, %1, has %2 %3").arg(presetName(m_result->bestPresetWithin), figure).arg(m_result->bestPresetError, 0, 'g', 6);
+    if (m_weightPlan)
+        text += m_weightPlanKld ? tr("; the weight-error plan (%1) would have %2 %3").arg(QString::fromStdString(gguf::formatBytes(m_weightPlan->fileBytes)), figure).arg(*m_weightPlanKld, 0, 'g', 6)
+                                : tr("; the weight-error plan uses a type the scan did not measure");
     text += tr(". As %1 rule(s) over %2.").arg(m_rules->rules.size()).arg(presetName(m_rules->basePreset));
+    if (!m_measured.empty()) {
+        QStringList measured;
+        for (const auto& [label, kld] : m_measured)
+            measured << tr("%1 %2").arg(label).arg(kld, 0, 'g', 4);
+        text += tr(" Measured KLD: %1.").arg(measured.join(QStringLiteral(", ")));
+    }
+    if (!scanNote.isEmpty())
+        text += QLatin1Char(' ') + scanNote;
     m_summary->setText(text);
     m_rulesText->setPlainText(rulesFileText());
-    m_saveButton->setEnabled(true);
+    setPlanActions(true);
 }
 
 void MixPlannerView::showFailure(const QString& message)
 {
-    m_summary->setText(QString::fromStdString(gguf::escapeForDisplay(message.toStdString())));
+    const QString shown = QString::fromStdString(gguf::escapeForDisplay(message.toStdString()));
+    m_result.reset();
+    m_rules.reset();
+    m_weightPlan.reset();
+    m_weightPlanKld.reset();
+    m_summary->setText(shown);
     m_rulesText->clear();
-    m_saveButton->setEnabled(false);
+    setPlanActions(false);
+    m_plot->clear(tr("No plan: %1").arg(shown));
     emit planFinished(false, message);
+}
+
+QString MixPlannerView::basePresetName() const
+{
+    return m_rules ? presetName(m_rules->basePreset) : QString();
 }
 
 QString MixPlannerView::rulesFileText() const
@@ -333,6 +534,21 @@ QString MixPlannerView::rulesFileText() const
     for (const gguf::TensorTypeRule& rule : m_rules->rules)
         text += QString::fromStdString(gguf::formatTensorTypeRule(rule)) + QLatin1Char('\n');
     return text;
+}
+
+QString MixPlannerView::commandText() const
+{
+    if (!m_rules)
+        return {};
+    const QFileInfo model(QString::fromStdString(m_model->primary().path()));
+    const QString base = basePresetName();
+    QStringList words{QStringLiteral("llama-quantize")};
+    if (!m_importancePath.isEmpty())
+        words << QStringLiteral("--imatrix") << shellWord(m_importancePath);
+    if (!m_rules->rules.empty())
+        words << QString::fromStdString(gguf::formatTensorTypeArguments(m_rules->rules));
+    words << shellWord(model.filePath()) << shellWord(model.dir().filePath(model.completeBaseName() + QStringLiteral("-plan-%1.gguf").arg(base))) << base;
+    return words.join(QLatin1Char(' '));
 }
 
 bool MixPlannerView::saveRules(const QString& path, QString* error) const

@@ -21,14 +21,19 @@ QString fromFile(std::string_view text)
     return QString::fromStdString(gguf::escapeForDisplay(text));
 }
 
-QTableWidget* makeTable(const QStringList& headers, const QString& name, QWidget* parent)
+// Every column as wide as its contents (a tensor name must not be cut while a type column takes
+// the rest of the window); `stretch` >= 0 also takes the room left over (a long value).
+QTableWidget* makeTable(const QStringList& headers, const QString& name, QWidget* parent, int stretch = -1)
 {
     auto* table = new QTableWidget(parent);
     table->setObjectName(name);
     table->setColumnCount(int(headers.size()));
     table->setHorizontalHeaderLabels(headers);
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->horizontalHeader()->setStretchLastSection(true);
+    table->horizontalHeader()->setStretchLastSection(false);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    if (stretch >= 0)
+        table->horizontalHeader()->setSectionResizeMode(stretch, QHeaderView::Stretch);
     table->verticalHeader()->hide();
     return table;
 }
@@ -46,7 +51,7 @@ RecipeAuditView::RecipeAuditView(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_summary);
     m_differences = makeTable({tr("tensor"), tr("stored"), tr("llama-quantize")}, QStringLiteral("auditDifferences"), this);
     layout->addWidget(m_differences, 2);
-    m_imatrix = makeTable({tr("key"), tr("value")}, QStringLiteral("auditImatrixKeys"), this);
+    m_imatrix = makeTable({tr("key"), tr("value")}, QStringLiteral("auditImatrixKeys"), this, 1);
     layout->addWidget(m_imatrix, 1);
 }
 

@@ -8,6 +8,7 @@
 #include "ui/recipe/RecipeAuditView.h"
 #include "core/recipe/RecipeGrid.h"
 #include "ui/recipe/RecipeGridView.h"
+#include "ui/recipe/SensitivityView.h"
 #include "core/recipe/RecipeConversion.h"
 #include "ui/session/JobPoolExecutor.h"
 #include "core/imatrix/ImatrixValidation.h"
@@ -15,6 +16,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -67,7 +69,13 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     controls->addStretch(1);
     recipeLayout->addLayout(controls);
     auto* split = new QSplitter(Qt::Vertical, recipe);
-    m_grid = new RecipeGridView(split);
+    auto* gridBox = new QWidget(split);
+    auto* gridLayout = new QVBoxLayout(gridBox);
+    gridLayout->setContentsMargins(0, 0, 0, 0);
+    gridLayout->setSpacing(0);
+    m_grid = new RecipeGridView(gridBox);
+    gridLayout->addWidget(m_grid, 1);
+    gridLayout->addWidget(m_grid->totalsView());
     auto* rulesBox = new QWidget(split);
     auto* rulesLayout = new QVBoxLayout(rulesBox);
     rulesLayout->setContentsMargins(0, 0, 0, 0);
@@ -76,7 +84,7 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     m_rules->setObjectName(QStringLiteral("recipeRules"));
     m_rules->setPlaceholderText(QStringLiteral("attn_v=q8_0\nblk\\.0\\.ffn_down=q6_K"));
     rulesLayout->addWidget(m_rules);
-    split->addWidget(m_grid);
+    split->addWidget(gridBox);
     split->addWidget(rulesBox);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
@@ -101,10 +109,7 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
             m_convertJobs.cancel();
             return;
         }
-        const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), modelFolder(QString::fromStdString(m_model->primary().path())),
-                                                          tr("GGUF files (*.gguf)"));
-        if (!path.isEmpty())
-            startConversion(path);
+        askAndConvert();
     });
     m_sections->addTab(recipe, tr("Recipe"));
 
@@ -112,6 +117,16 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     m_sections->addTab(m_audit, tr("Audit"));
     m_planner = new MixPlannerView(m_model, m_sections);
     m_sections->addTab(m_planner, tr("Planner"));
+    m_sensitivity = new SensitivityView(m_model, m_sections);
+    m_sections->addTab(m_sensitivity, tr("Sensitivity"));
+    connect(m_sensitivity, &SensitivityView::scanChanged, m_planner, &MixPlannerView::setScan);
+    connect(m_planner, &MixPlannerView::convertRequested, this, [this]() {
+        if (!m_planner->rules())
+            return;
+        m_sections->setCurrentIndex(0);
+        showPlan();
+        askAndConvert();
+    });
 
     // The audit reads only metadata and tensor infos, already in memory: no I/O on this thread.
     const gguf::RecipeAudit audit = gguf::auditRecipe(*m_model);
@@ -123,7 +138,8 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
 
     connect(m_preset, &QComboBox::currentIndexChanged, this, &RecipePage::refreshGrid);
     connect(m_imatrix, &QCheckBox::toggled, this, [this](bool on) {
-        m_planner->setImportance(on ? m_importance : nullptr);
+        m_planner->setImportance(on ? m_importance : nullptr, m_importancePath);
+        m_sensitivity->setImportance(on ? m_importance : nullptr, m_importancePath);
         m_planner->setImatrixPresent(on);
         refreshGrid();
     });
@@ -140,6 +156,32 @@ void RecipePage::showPreset(const QString& preset)
 {
     const int index = m_preset->findData(preset);
     m_preset->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+void RecipePage::showPlan()
+{
+    showPreset(m_planner->basePresetName());
+    m_rules->setPlainText(m_planner->rulesFileText());
+}
+
+bool RecipePage::convertPlan(const QString& path)
+{
+    if (!m_planner->rules() || m_convertJobs.isRunning())
+        return false;
+    showPlan();
+    startConversion(path);
+    return true;
+}
+
+void RecipePage::askAndConvert()
+{
+    const QString preset = m_preset->currentData().toString();
+    const QFileInfo model(QString::fromStdString(m_model->primary().path()));
+    const QString suffix = m_rules->toPlainText().trimmed().isEmpty() ? preset : preset + QStringLiteral("-mix");
+    const QString proposed = QDir(modelFolder(model.filePath(), QDir::homePath())).filePath(model.completeBaseName() + QLatin1Char('-') + suffix + QStringLiteral(".gguf"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), proposed, tr("GGUF files (*.gguf)"));
+    if (!path.isEmpty())
+        startConversion(path);
 }
 
 void RecipePage::startConversion(const QString& path)
@@ -236,7 +278,8 @@ void RecipePage::loadImatrix(const QString& path)
             m_importance = std::move(matrix);
             m_importancePath = path;
             m_imatrixFile->setText(QString::fromStdString(gguf::escapeForDisplay(QFileInfo(path).fileName().toStdString())));
-            m_planner->setImportance(m_importance);
+            m_planner->setImportance(m_importance, m_importancePath);
+            m_sensitivity->setImportance(m_importance, m_importancePath);
             m_imatrix->setChecked(true);
             refreshGrid();
             emit imatrixLoaded(true, m_imatrixFile->text());

@@ -2,7 +2,8 @@
 // The recipe page of a model: the layers x roles grid of what the file stores, or of what
 // llama-quantize would make of it for a preset (with or without an imatrix, with --tensor-type
 // rules typed in, previewed in size and bpw before anything is written); the audit of the
-// file's label; and the mix planner with its size/error frontier.
+// file's label; the mix planner with its size/error frontier; and the sensitivity scan (opened
+// from a scan file or run here), whose complete figures the planner then plans by.
 
 #include "core/gguf/Model.h"
 #include "core/imatrix/ImportanceMatrix.h"
@@ -21,6 +22,7 @@ class QPlainTextEdit;
 class QTabWidget;
 class RecipeAuditView;
 class RecipeGridView;
+class SensitivityView;
 
 class RecipePage : public QWidget {
     Q_OBJECT
@@ -31,6 +33,7 @@ public:
     RecipeGridView* gridView() const { return m_grid; }
     RecipeAuditView* auditView() const { return m_audit; }
     MixPlannerView* plannerView() const { return m_planner; }
+    SensitivityView* sensitivityView() const { return m_sensitivity; }
     QTabWidget* sections() const { return m_sections; }
     QComboBox* presetBox() const { return m_preset; }
     QCheckBox* imatrixBox() const { return m_imatrix; }
@@ -43,6 +46,9 @@ public:
     // `convert --type PRESET` does; conversionFinished reports the end.
     void startConversion(const QString& path);
     QPushButton* convertButton() const { return m_convert; }
+    // Shows the planner's plan as the recipe (its base preset and rules) and writes it to `path`,
+    // as startConversion; false when there is no plan to convert.
+    bool convertPlan(const QString& path);
 
     // Reads an importance matrix (either format) in the background and checks it against the
     // model; once loaded, the planner measures with its weights and Convert quantizes with them,
@@ -59,6 +65,8 @@ signals:
 private:
     void conversionEnded(const JobOutcome& outcome, const QString& path);
     void refreshGrid();
+    void askAndConvert();
+    void showPlan();  // the planner's base preset and rules as the shown recipe
 
     std::shared_ptr<const gguf::Model> m_model;
     QTabWidget* m_sections;
@@ -78,4 +86,5 @@ private:
     RecipeGridView* m_grid;
     RecipeAuditView* m_audit;
     MixPlannerView* m_planner;
+    SensitivityView* m_sensitivity;
 };

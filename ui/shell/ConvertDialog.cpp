@@ -2,9 +2,16 @@
 
 #include "ui/session/JobPoolExecutor.h"
 #include "core/quantize/Conversion.h"
+#include "core/base/HumanFormat.h"
 #include "core/quantize/Quantize.h"
+#include "core/recipe/ModelShape.h"
+#include "core/recipe/QuantPresets.h"
+#include "core/recipe/RecipeConversion.h"
+#include "core/types/GgmlType.h"
+#include "ui/common/ExportLocation.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -20,11 +27,29 @@
 
 namespace {
 constexpr int kPreviewDebounceMs = 300;
+constexpr int kPresetRole = Qt::UserRole + 1;  // a preset's name; pure types have their id in Qt::UserRole
+constexpr int kProgressSteps = 10000;          // a tenth of a percent: a large file moves from its first gigabyte
+
+QString presetText(const gguf::QuantPreset& preset)
+{
+    return QString::fromUtf8(preset.name.data(), int(preset.name.size()));
 }
+
+// The input's name without a trailing type or preset label ("model-F16" -> "model"), so the
+// proposal reads "model-Q4_K_M", not "model-F16-Q4_K_M".
+QString baseName(const QString& completeBaseName)
+{
+    const qsizetype cut = std::max(completeBaseName.lastIndexOf(QLatin1Char('-')), completeBaseName.lastIndexOf(QLatin1Char('.')));
+    if (cut <= 0)
+        return completeBaseName;
+    const std::string label = completeBaseName.mid(cut + 1).toStdString();
+    return gguf::findTypeByName(label) || gguf::findQuantPreset(label) ? completeBaseName.left(cut) : completeBaseName;
+}
+}  // namespace
 
 ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* parent)
     : QDialog(parent), m_input(std::move(input)), m_output(new QLineEdit(this)), m_type(new QComboBox(this)),
-      m_pattern(new QLineEdit(this)), m_imatrix(new QLineEdit(this)), m_imatrixNote(new QLabel(this)), m_preview(new QTreeWidget(this)), m_warnings(new QLabel(this)), m_progress(new QProgressBar(this)),
+      m_pattern(new QLineEdit(this)), m_imatrix(new QLineEdit(this)), m_imatrixNote(new QLabel(this)), m_preview(new QTreeWidget(this)), m_warnings(new QLabel(this)), m_written(new QLabel(this)), m_progress(new QProgressBar(this)),
       m_convert(new QPushButton(tr("Convert"), this)), m_cancel(new QPushButton(tr("Close"), this)), m_previewDebounce(new QTimer(this))
 {
     setWindowTitle(tr("Convert Model"));
@@ -50,18 +75,28 @@ ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* 
         if (m_imatrix->text().trimmed() != (m_importance ? QString::fromStdString(m_importance->path()) : QString()))
             setImportanceMatrixPath(m_imatrix->text().trimmed());
     });
+    // Then llama-quantize's presets: its per-tensor choice (Q4_K_M keeps attn_v and ffn_down higher).
+    m_type->insertSeparator(m_type->count());
+    for (const gguf::QuantPreset& preset : gguf::quantPresets())
+        if (!preset.alias) {
+            m_type->addItem(tr("%1 (llama-quantize preset)").arg(presetText(preset)));
+            m_type->setItemData(m_type->count() - 1, presetText(preset), kPresetRole);
+        }
     m_type->setCurrentIndex(std::max(0, m_type->findText(QStringLiteral("q4_K"))));
+    m_written->setObjectName(QStringLiteral("writtenLabel"));
     m_pattern->setPlaceholderText(tr("Only tensors matching this regular expression (empty: all)"));
     m_preview->setHeaderLabels({tr("Tensor"), tr("From"), tr("To"), tr("Note")});
     m_preview->setRootIsDecorated(false);
     m_preview->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_progress->setRange(0, 1000);
+    m_progress->setRange(0, kProgressSteps);
     m_progress->setValue(0);
+    m_progress->setFormat(percentText(0.0));
 
     m_previewDebounce->setSingleShot(true);
     m_previewDebounce->setInterval(kPreviewDebounceMs);
     connect(m_previewDebounce, &QTimer::timeout, this, &ConvertDialog::updatePreview);
     connect(m_type, &QComboBox::currentIndexChanged, this, &ConvertDialog::updatePreview);
+    connect(m_type, &QComboBox::currentIndexChanged, this, &ConvertDialog::proposeOutput);
     connect(m_pattern, &QLineEdit::textChanged, m_previewDebounce, qOverload<>(&QTimer::start));
     connect(m_convert, &QPushButton::clicked, this, &ConvertDialog::startConversion);
     connect(m_cancel, &QPushButton::clicked, this, [this]() {
@@ -96,8 +131,10 @@ ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* 
     layout->addLayout(form);
     layout->addWidget(m_preview, 1);
     layout->addWidget(m_warnings);
+    layout->addWidget(m_written);
     layout->addLayout(buttons);
     resize(760, 560);
+    proposeOutput();
     updatePreview();
 }
 
@@ -111,6 +148,52 @@ void ConvertDialog::setTargetType(const QString& typeName)
     const int index = m_type->findText(typeName, Qt::MatchFixedString);
     if (index >= 0)
         m_type->setCurrentIndex(index);
+}
+
+void ConvertDialog::setTargetPreset(const QString& presetName)
+{
+    const int index = m_type->findData(presetName, kPresetRole, Qt::MatchFixedString);
+    if (index >= 0)
+        m_type->setCurrentIndex(index);
+}
+
+const gguf::QuantPreset* ConvertDialog::targetPreset() const
+{
+    const QString name = m_type->currentData(kPresetRole).toString();
+    return name.isEmpty() ? nullptr : gguf::findQuantPreset(name.toStdString());
+}
+
+QString ConvertDialog::writtenText() const
+{
+    return m_written->text();
+}
+
+QString ConvertDialog::proposedOutputPath() const
+{
+    const QFileInfo input(QString::fromStdString(m_input->primary().path()));
+    const QString target = targetPreset() ? presetText(*targetPreset()) : m_type->currentText();
+    QString name = baseName(input.completeBaseName()) + QLatin1Char('-') + target + QStringLiteral(".gguf");
+    if (name == input.fileName())
+        name = input.completeBaseName() + QStringLiteral("-requantized.gguf");
+    return QDir(modelFolder(input.filePath(), QDir::homePath())).filePath(name);
+}
+
+// A new proposal follows the target while the field holds the previous proposal (or nothing);
+// a name the user typed or chose stays.
+void ConvertDialog::proposeOutput()
+{
+    if (!m_output->text().isEmpty() && m_output->text() != m_proposedOutput)
+        return;
+    m_proposedOutput = proposedOutputPath();
+    m_output->setText(m_proposedOutput);
+}
+
+gguf::Result<gguf::Recipe> ConvertDialog::presetRecipe() const
+{
+    gguf::RecipeOptions options;
+    options.preset = targetPreset();
+    options.hasImatrix = m_importance != nullptr;
+    return gguf::computeRecipe(gguf::readModelShape(*m_input), m_input->tensors(), options);
 }
 
 void ConvertDialog::setTensorPattern(const QString& pattern)
@@ -195,6 +278,13 @@ void ConvertDialog::setImportanceMatrixPath(const QString& path)
 
 QString ConvertDialog::typeRefusal() const
 {
+    if (targetPreset()) {
+        auto recipe = presetRecipe();
+        if (!recipe)
+            return QString::fromStdString(recipe.error().toString());
+        return recipe->refusal.empty() ? QString()
+                                       : tr("llama-quantize refuses %1 here: %2").arg(m_type->currentText(), QString::fromStdString(recipe->refusal));
+    }
     const std::uint32_t type = m_type->currentData().toUInt();
     if (gguf::requiresImportance(type) && !m_importance)
         return tr("%1 needs an importance matrix: ggml quantizes it only with importance weights (llama-quantize refuses it "
@@ -210,8 +300,7 @@ bool ConvertDialog::canConvert() const
 
 void ConvertDialog::chooseOutput()
 {
-    const QFileInfo input(QString::fromStdString(m_input->primary().path()));
-    const QString suggestion = input.dir().filePath(input.completeBaseName() + QLatin1Char('-') + m_type->currentText() + QStringLiteral(".gguf"));
+    const QString suggestion = m_output->text().isEmpty() ? proposedOutputPath() : m_output->text();
     const QString path = QFileDialog::getSaveFileName(this, tr("Convert To"), suggestion, tr("GGUF models (*.gguf)"));
     if (!path.isEmpty())
         m_output->setText(path);
@@ -224,6 +313,27 @@ void ConvertDialog::updatePreview()
     if (const QString refusal = typeRefusal(); !refusal.isEmpty()) {
         m_warnings->setText(tr("<b>Cannot convert:</b> %1").arg(refusal.toHtmlEscaped()));
         m_convert->setEnabled(false);
+        return;
+    }
+    m_pattern->setEnabled(!targetPreset());
+    if (targetPreset()) {
+        auto recipe = presetRecipe();  // typeRefusal() has checked it succeeds
+        QList<QTreeWidgetItem*> items;
+        std::size_t converted = 0;
+        for (const gguf::RecipeTensor& tensor : recipe->tensors) {
+            auto* item = new QTreeWidgetItem;
+            item->setText(0, QString::fromUtf8(tensor.source->name.data(), static_cast<qsizetype>(tensor.source->name.size())));
+            item->setText(1, QString::fromStdString(gguf::typeName(tensor.source->typeId)));
+            item->setText(2, tensor.converted ? QString::fromStdString(gguf::typeName(tensor.typeId)) : tr("kept"));
+            item->setText(3, QString::fromStdString(tensor.note));
+            items << item;
+            converted += tensor.converted;
+        }
+        m_preview->addTopLevelItems(items);
+        m_warnings->setText(tr("%1: %n tensor(s) converted", nullptr, int(converted)).arg(m_type->currentText().toHtmlEscaped())
+                            + tr(", %n kept; ", nullptr, int(recipe->tensors.size() - converted))
+                            + tr("%1 of tensor data, %2 bits per weight.").arg(QString::fromStdString(gguf::formatBytes(recipe->totalBytes))).arg(recipe->bitsPerWeight(), 0, 'f', 3));
+        m_convert->setEnabled(!isConverting() && !m_imatrixJobs.isRunning());
         return;
     }
     const auto plan = gguf::planConversion(*m_input, options());
@@ -266,26 +376,80 @@ void ConvertDialog::startConversion()
         emit conversionFinished(false, m_warnings->text());
         return;
     }
-    BackgroundJob* job = m_convertJobs.run(
-        [input = m_input, importance = m_importance, outputFile = output.toStdString(), conversion = options()](const JobControl& control) mutable
-            -> gguf::Status {
-            conversion.executor = &JobPoolExecutor::instance();
-            conversion.cancel = control.cancelFlag();
-            conversion.importance = importance.get();  // kept alive by this job, whatever the dialog chooses meanwhile
-            conversion.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
-            auto result = gguf::convertModel(*input, outputFile, conversion);
-            if (!result)
-                return result.error();
-            return gguf::Ok{};
-        },
-        [this, output](gguf::Ok) { conversionEnded(JobOutcome::done(), output); },
-        [this, output](const JobOutcome& outcome) { conversionEnded(outcome, output); });
-    m_convertJobs.onWorkProgress(job, [this](quint64 done, quint64 total) {
-        m_progress->setValue(total ? static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)) : 0);
-    });
+    // The output bytes of each tensor in write order, for the bytes-written figure.
+    m_writtenBytes = WrittenBytes();
+    BackgroundJob* job = nullptr;
+    const auto succeeded = [this, output](gguf::Ok) { conversionEnded(JobOutcome::done(), output); };
+    const auto stopped = [this, output](const JobOutcome& outcome) { conversionEnded(outcome, output); };
+    if (targetPreset()) {
+        auto recipe = presetRecipe();
+        if (!recipe) {
+            emit conversionFinished(false, QString::fromStdString(recipe.error().toString()));
+            return;
+        }
+        for (const gguf::RecipeTensor& tensor : recipe->tensors)
+            m_writtenBytes.add(tensor.source->elementCount(), tensor.bytes);
+        job = m_convertJobs.run(
+            [input = m_input, importance = m_importance, recipe = std::move(*recipe), outputFile = output.toStdString()](const JobControl& control) -> gguf::Status {
+                gguf::RecipeConversionOptions conversion;
+                conversion.executor = &JobPoolExecutor::instance();
+                conversion.cancel = control.cancelFlag();
+                conversion.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
+                if (importance) {  // as llama-quantize --imatrix: each expert's rows with its weights
+                    conversion.quantizer = gguf::quantizeRows;
+                    conversion.importance = [input, importance](std::string_view name, std::size_t expert) {
+                        const gguf::TensorInfo* tensor = input->findTensor(name);
+                        auto row = tensor ? importance->row(name, expert, static_cast<std::uint64_t>(tensor->ne[0])) : gguf::Result<std::span<const float>>(std::span<const float>{});
+                        return row ? std::vector<float>(row->begin(), row->end()) : std::vector<float>{};
+                    };
+                    conversion.imatrix = gguf::ImatrixProvenance{importance->path(), importance->dataset(), static_cast<std::uint32_t>(importance->entryCount()),
+                                                                 importance->chunkCount()};
+                }
+                auto report = gguf::convertWithRecipe(*input, recipe, outputFile, conversion);
+                if (!report)
+                    return report.error();
+                return gguf::Ok{};
+            },
+            succeeded, stopped);
+    } else {
+        const auto plan = gguf::planConversion(*m_input, options());
+        if (!plan) {
+            emit conversionFinished(false, QString::fromStdString(plan.error().toString()));
+            return;
+        }
+        for (const gguf::ConversionTensorPlan& tensor : plan->tensors)
+            m_writtenBytes.add(tensor.source->elementCount(), tensor.target.quantize
+                                                                  ? gguf::quantizedSize(*gguf::findType(tensor.target.typeId), tensor.source->elementCount())
+                                                                  : tensor.source->nbytes);
+        job = m_convertJobs.run(
+            [input = m_input, importance = m_importance, outputFile = output.toStdString(), conversion = options()](const JobControl& control) mutable
+                -> gguf::Status {
+                conversion.executor = &JobPoolExecutor::instance();
+                conversion.cancel = control.cancelFlag();
+                conversion.importance = importance.get();  // kept alive by this job, whatever the dialog chooses meanwhile
+                conversion.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
+                auto result = gguf::convertModel(*input, outputFile, conversion);
+                if (!result)
+                    return result.error();
+                return gguf::Ok{};
+            },
+            succeeded, stopped);
+    }
+    m_convertJobs.onWorkProgress(job, [this](quint64 done, quint64 total) { showWritten(done, total); });
+    m_clock.start();
     m_progress->setValue(0);
+    m_progress->setFormat(percentText(0.0));
+    m_written->setText(tr("Starting…"));
     m_convert->setEnabled(false);
     m_cancel->setText(tr("Cancel"));
+}
+
+void ConvertDialog::showWritten(quint64 done, quint64 total)
+{
+    const double fraction = total ? double(done) / double(total) : 0.0;
+    m_progress->setValue(static_cast<int>(fraction * kProgressSteps));
+    m_progress->setFormat(percentText(fraction));
+    m_written->setText(conversionProgressText(m_writtenBytes.bytesAt(done), m_writtenBytes.totalBytes(), fraction, double(m_clock.elapsed()) / 1000.0));
 }
 
 void ConvertDialog::conversionEnded(const JobOutcome& outcome, const QString& output)
@@ -294,7 +458,12 @@ void ConvertDialog::conversionEnded(const JobOutcome& outcome, const QString& ou
     const QString message = outcome.message();
     m_cancel->setText(tr("Close"));
     m_convert->setEnabled(true);
-    m_progress->setValue(succeeded ? 1000 : 0);
+    m_progress->setValue(succeeded ? kProgressSteps : 0);
+    m_progress->setFormat(percentText(succeeded ? 1.0 : 0.0));
+    if (succeeded)
+        m_written->setText(conversionProgressText(m_writtenBytes.totalBytes(), m_writtenBytes.totalBytes(), 1.0, double(m_clock.elapsed()) / 1000.0));
+    else
+        m_written->clear();
     m_warnings->setText(succeeded ? tr("Wrote %1.").arg(output.toHtmlEscaped())
                                   : tr("<b>Conversion failed:</b> %1").arg(message.toHtmlEscaped()));
     emit conversionFinished(succeeded, succeeded ? QString() : message);

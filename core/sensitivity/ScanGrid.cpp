@@ -1,0 +1,93 @@
+#include "core/sensitivity/ScanGrid.h"
+
+#include "core/types/GgmlType.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace gguf {
+
+namespace {
+
+std::string number(double value)
+{
+    char text[40];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
+
+// A field that may hold a comma, a quote or a line break (a tensor name from the file).
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (const char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+}  // namespace
+
+std::string ScanGrid::layerLabel(std::size_t row) const
+{
+    return layers[row] == kNoLayer ? std::string("model") : "blk." + std::to_string(layers[row]);
+}
+
+ScanGrid buildScanGrid(const ScanRecord& record, std::uint32_t type)
+{
+    ScanGrid grid;
+    grid.type = type;
+    bool modelRow = false;
+    std::int64_t lastLayer = -1;
+    std::map<std::string, std::size_t> column;
+    for (const ScanGroup& group : record.groups) {
+        if (column.emplace(group.role, grid.roles.size()).second)
+            grid.roles.push_back(group.role);
+        modelRow |= group.layer < 0;
+        lastLayer = std::max(lastLayer, group.layer);
+    }
+    if (modelRow)
+        grid.layers.push_back(ScanGrid::kNoLayer);
+    for (std::int64_t layer = 0; layer <= lastLayer; ++layer)
+        grid.layers.push_back(layer);
+    grid.cells.assign(grid.layers.size(), std::vector<std::optional<std::size_t>>(grid.roles.size()));
+    const std::size_t firstBlockRow = modelRow ? 1 : 0;
+    for (std::size_t i = 0; i < record.probes.size() && i < record.figures.size(); ++i) {
+        if (record.probes[i].type != type || !record.figures[i] || record.probes[i].group >= record.groups.size())
+            continue;
+        const ScanGroup& group = record.groups[record.probes[i].group];
+        const std::size_t row = group.layer < 0 ? 0 : firstBlockRow + static_cast<std::size_t>(group.layer);
+        grid.cells[row][column.at(group.role)] = i;
+        ++grid.measured;
+    }
+    return grid;
+}
+
+std::vector<std::size_t> rankedProbes(const ScanRecord& record, std::uint32_t type)
+{
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < record.probes.size() && i < record.figures.size(); ++i)
+        if (record.probes[i].type == type && record.figures[i])
+            out.push_back(i);
+    std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) { return record.figures[a]->meanKld > record.figures[b]->meanKld; });
+    return out;
+}
+
+std::string scanFiguresCsv(const ScanRecord& record)
+{
+    std::string text = "tensor,layer,role,type,mean_kld,kld_error,same_top,delta_p,positions\n";
+    for (std::size_t i = 0; i < record.probes.size() && i < record.figures.size(); ++i) {
+        if (!record.figures[i] || record.probes[i].group >= record.groups.size())
+            continue;
+        const ScanGroup& group = record.groups[record.probes[i].group];
+        const ProbeFigures& f = *record.figures[i];
+        text += csvField(group.tensor) + "," + (group.layer >= 0 ? std::to_string(group.layer) : std::string()) + "," + csvField(group.role) + ","
+              + typeName(record.probes[i].type) + "," + number(f.meanKld) + "," + number(f.kldStandardError) + "," + number(f.sameTopFraction)
+              + "," + number(f.meanDeltaTopProbability) + "," + std::to_string(f.positions) + "\n";
+    }
+    return text;
+}
+
+}  // namespace gguf
