@@ -9,6 +9,7 @@
 #include "core/base/JsonWriter.h"
 #include "core/forward/LlamaKldBase.h"
 #include "core/forward/OutputComparisonRun.h"
+#include "core/quantize/QuantizationPolicy.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/LlamaQuantRecipe.h"
 #include "core/recipe/ModelShape.h"
@@ -17,6 +18,8 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
+#include <unordered_map>
 
 namespace {
 
@@ -151,6 +154,30 @@ void appendJson(gguf::JsonWriter& json, const std::string& label, const gguf::Ou
     json.endObject();
 }
 
+// A type ggml makes only with importance weights, over the whole model: the tensors the matrix
+// has no entry for (token_embd, output) are kept as stored and named on stderr, as compare
+// skips them, instead of failing the whole run.
+std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> typesWithImportance(const gguf::Model& model, std::uint32_t type,
+                                                                                         const gguf::ImportanceMatrix& imatrix)
+{
+    auto types = std::make_shared<std::unordered_map<std::string, std::uint32_t>>();
+    std::string kept;
+    for (const gguf::TensorInfo& tensor : model.tensors()) {
+        const gguf::TensorTarget target = gguf::chooseTensorTarget(tensor, type);
+        if (!target.quantize)
+            continue;
+        if (gguf::requiresImportance(target.typeId) && !imatrix.find(tensor.name)) {
+            kept += (kept.empty() ? "" : ", ") + std::string(tensor.name);
+            continue;
+        }
+        types->emplace(std::string(tensor.name), target.typeId);
+    }
+    if (!kept.empty())
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s (simulated): kept as stored, the importance matrix has no entry for them and ggml makes %s only with importance weights: %s\n",
+                     gguf::typeName(type).c_str(), gguf::typeName(type).c_str(), shown(kept).c_str());
+    return types;
+}
+
 }  // namespace
 
 int runKld(const std::vector<std::string>& words)
@@ -217,6 +244,8 @@ int runKld(const std::vector<std::string>& words)
             if (!recipe->refusal.empty())
                 return reportFailure("cannot simulate " + choice.name + ": " + recipe->refusal);
             candidate.simulation.recipeTypes = gguf::recipeTypeMap(*recipe);
+        } else if (imatrix && gguf::requiresImportance(choice.type)) {
+            candidate.simulation.recipeTypes = typesWithImportance(*reference, choice.type, *imatrix);
         }
         candidates.push_back(std::move(candidate));
     }

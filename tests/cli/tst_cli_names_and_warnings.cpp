@@ -133,6 +133,17 @@ private slots:
         QCOMPARE(columns[1].toObject()["totals"].toObject(), columns[0].toObject()["totals"].toObject());
     }
 
+    // The same in kld: token_embd and output stay as stored, named; the run goes on.
+    void kldSimulatesAnIqTypeOverTheWholeModel()
+    {
+        const auto run = cli({"kld", fixturePath("tiny-llama-F32.gguf"), "--tokens", kTokens, "--type", "iq2_xxs", "--imatrix",
+                              fixturePath("llama.cpp/tiny-llama.imatrix.gguf"), "--json"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY(run.err.contains("kept as stored"));
+        QVERIFY(run.err.contains("token_embd.weight") && run.err.contains("output.weight"));
+        QVERIFY(QJsonDocument::fromJson(run.out).object()["models"].toArray()[0].toObject()["kld"].toObject()["mean"].toDouble() > 0.0);
+    }
+
     void oneMeaningPerName()
     {
         const QString model = fixturePath("tiny-llama-F32.gguf");
