@@ -164,8 +164,8 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
                 && requiresImportance(cell.typeId) && !weighted) {
                 const std::string_view name = comparison.m_rows[r].reference->name;
                 cell.status = CellStatus::Undecodable;
-                cell.problem = "skipped: the importance matrix has no entry for " + std::string(name) + ", and ggml makes "
-                             + typeName(cell.typeId) + " only with importance weights";
+                cell.problem = "skipped: " + typeName(cell.typeId) + " needs importance weights and the importance matrix has no entry for "
+                             + std::string(name);
                 skipped.push_back(name);
             }
         }
