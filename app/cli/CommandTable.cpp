@@ -43,7 +43,9 @@ constexpr CliOption kCheckOptions[] = {
 };
 
 constexpr CliOption kCompareOptions[] = {
-    {"--simulate", "TYPES", "quantize the reference in memory to these types (q2_K,q4_K,q8_0)"},
+    {"--type", "TYPES", "quantize the reference in memory to these ggml types (q2_K,q4_K,iq2_xxs)"},
+    {"--preset", "PRESETS", "quantize the reference in memory as llama-quantize does for these presets (Q4_K_M,IQ2_XXS)"},
+    {"--simulate", "TYPES", "older spelling of --type"},
     {"--json", nullptr, "the comparison as JSON"},
     {"--filter", "REGEX", "only the tensors whose name matches"},
     {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
@@ -54,7 +56,7 @@ constexpr CliOption kCompareOptions[] = {
 };
 
 constexpr CliOption kConvertOptions[] = {
-    {"--type", "TYPE|PRESET", "one type for every tensor (f32, f16, bf16, q4_0 ... q6_K, iq4_nl, ...) or a preset"},
+    {"--type", "TYPE", "one ggml type for every tensor (f32, f16, bf16, q4_0 ... q6_K, iq4_nl, ...; a name only a preset has, Q4_K_M, is that preset)"},
     {"--preset", "PRESET", "the types llama-quantize chooses for a preset (Q4_K_M, IQ2_XS, ...)"},
     {"--tensor-type", "REGEX=TYPE", "with a preset: override the type of the matching tensors", true},
     {"--recipe", "RULES", "with a preset: a rules file (as `plan -o` writes); may name the preset itself"},
@@ -67,13 +69,15 @@ constexpr CliOption kConvertOptions[] = {
 };
 
 constexpr CliOption kRecipeOptions[] = {
-    {"--json", nullptr, "the grid or the chosen types as JSON"},
-    {"--preset", "PRESET", "the types llama-quantize would choose for MODEL (Q4_K_M, IQ2_XS, ...)"},
-    {"--imatrix", "FILE", "with --preset: the importance matrix llama-quantize would be given"},
-    {"--tensor-type", "REGEX=TYPE", "with --preset: override the type of the matching tensors", true},
-    {"--tensor-type-file", "FILE", "with --preset: --tensor-type rules from a file"},
-    {"--token-embedding-type", "TYPE", "with --preset: token_embd's type, as llama-quantize --token-embedding-type"},
-    {"--output-tensor-type", "TYPE", "with --preset: output's type, as llama-quantize --output-tensor-type"},
+    {"--json", nullptr, "the grid, the chosen types or the provenance check as JSON"},
+    {"--preset", "PRESET", "the types llama-quantize would choose for MODEL (Q4_K_M, IQ2_XS, ...); with --source, the preset to check"},
+    {"--source", "SOURCE", "check that FILE is exactly what llama-quantize makes from SOURCE, tensor for tensor (exit 3 if not)"},
+    {"--imatrix", "FILE", "with --preset or --source: the importance matrix llama-quantize is given"},
+    {"--tensor-type", "REGEX=TYPE", "with --preset or --source: override the type of the matching tensors", true},
+    {"--tensor-type-file", "FILE", "with --preset or --source: --tensor-type rules from a file"},
+    {"--token-embedding-type", "TYPE", "with --preset or --source: token_embd's type, as llama-quantize --token-embedding-type"},
+    {"--output-tensor-type", "TYPE", "with --preset or --source: output's type, as llama-quantize --output-tensor-type"},
+    {"--threads", "N", "with --source: worker threads (default: all cores, or GGUFX_THREADS)"},
 };
 
 constexpr CliOption kPlanOptions[] = {
@@ -130,8 +134,10 @@ constexpr CliOption kKldOptions[] = {
     {"--text-file", "F", "a text to tokenize with the reference's tokenizer"},
     {"--llama-kld-base", "F", "the tokens and logits of llama-perplexity --kl-divergence-base"},
     {"--chunk", "N", "evaluate in chunks of N tokens, each starting with BOS, as llama-perplexity"},
-    {"--simulate", "TYPES", "quantize the reference in memory to these types or presets"},
-    {"--imatrix", "FILE", "with --simulate: importance weights for the quantization"},
+    {"--type", "TYPES", "quantize the reference in memory to these ggml types (q4_K,iq2_xxs)"},
+    {"--preset", "PRESETS", "quantize the reference in memory as llama-quantize does for these presets (Q4_K_M,IQ2_XXS)"},
+    {"--simulate", "LIST", "older spelling: types and presets mixed; a name that is both must be said with --type or --preset"},
+    {"--imatrix", "FILE", "with --type or --preset: importance weights for the quantization"},
     {"--json", nullptr, "the figures as JSON"},
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
     {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
@@ -173,11 +179,26 @@ const CliCommand kCommands[] = {
     {"check", "FILE", "every tensor's SHA-256 and damaged blocks (NaN/Inf, huge scales); exit 3 if damaged",
      kCheckOptions, runCheck},
     {"compare", "REF [OTHER...]", "per-tensor error of other quant levels, or of the reference quantized in memory",
-     kCompareOptions, runCompare},
+     kCompareOptions, runCompare,
+     "--type names ggml types (q4_K, iq2_xxs), --preset llama-quantize presets (Q4_K_M, IQ2_XXS), in any letter case.\n"
+     "With --imatrix, a type ggml makes only with importance\n"
+     "weights (iq1_*, iq2_*, iq3_xxs) skips the tensors the matrix has no entry for (token_embd, output), naming them."},
     {"convert", "IN OUT (--type TYPE | --preset PRESET)", "re-quantize via f32 to one type, or as llama-quantize does for a preset",
-     kConvertOptions, runConvert, "1-D tensors keep their type unless a preset says otherwise."},
-    {"recipe", "FILE", "layers x roles grid of stored types, bpw, label audit; with --preset, llama-quantize's choice",
-     kRecipeOptions, runRecipe},
+     kConvertOptions, runConvert,
+     "1-D tensors keep their type unless a preset says otherwise.\n"
+     "--type names a ggml type (q4_K, iq2_xxs), --preset a llama-quantize preset (Q4_K_M, IQ2_XXS), in any letter case:\n"
+     "--type IQ2_XXS is the type iq2_xxs for every tensor, --preset IQ2_XXS llama-quantize's per-tensor mix."},
+    {"recipe", "FILE", "layers x roles grid of stored types, bpw, fallbacks, label audit; with --preset, llama-quantize's choice; "
+                       "with --source, whether FILE is stock llama-quantize output",
+     kRecipeOptions, runRecipe,
+     "FILE alone: the grid, the mix in words, nominal against effective bits per weight, the tensors that fell back to\n"
+     "another type because their rows fit no block of the chosen one, and whether the label matches the types.\n"
+     "--preset P: the types llama-quantize P would give MODEL's tensors; a preset that needs an importance matrix is\n"
+     "previewed without one, with a warning (as llama-quantize --dry-run).\n"
+     "--source SOURCE [--imatrix I]: whether FILE is exactly what llama-quantize makes from SOURCE (with I), tensor for\n"
+     "tensor: types first, then every tensor's bytes made again and compared as they stream; the first difference is\n"
+     "named. The preset is general.file_type's (else the one in the file name) unless --preset names it; give the\n"
+     "--tensor-type and type options llama-quantize was given. Metadata is not compared. Exit 0 identical, 3 not."},
     {"plan", "MODEL --size SIZE", "per-tensor types of least estimated error (or measured KLD, --scan) within SIZE, as --tensor-type rules",
      kPlanOptions, runPlan, "SIZE: 4.2GB, 3.9GiB, 800MB, 123456789 (file bytes) or 4.5bpw (bits per weight of the tensor data)."},
     {"scan", "MODEL (--text-file F | --tokens IDS) | --merge A.json B.json ... -o OUT",
@@ -193,7 +214,9 @@ const CliCommand kCommands[] = {
     {"logits", "MODEL (--tokens IDS | --text-file F) -o OUT.f32|-", "run the model (llama family): logits and residual stream as float32",
      kLogitsOptions, runLogits},
     {"kld", "REF OTHER... (--tokens IDS | --text-file F | --llama-kld-base F)",
-     "output-level error: KL divergence, top-token agreement, perplexity, per-layer drift, MoE routing", kKldOptions, runKld},
+     "output-level error: KL divergence, top-token agreement, perplexity, per-layer drift, MoE routing", kKldOptions, runKld,
+     "--type names ggml types (q4_K, iq2_xxs), --preset llama-quantize presets (Q4_K_M, IQ2_XXS), in any letter case;\n"
+     "--simulate takes either, but a name that is both (IQ2_XXS, Q4_0) only as ggml spells the type (iq2_xxs, q4_0)."},
     {"estimate", "FILE", "memory llama.cpp needs: weights per device, KV cache by layer, recurrent state, compute buffer (FILE may be a URL)",
      kEstimateOptions, runEstimate},
     {"download", "URL -o DIR", "save a remote model (every shard) with resume and SHA-256 verification", kDownloadOptions,

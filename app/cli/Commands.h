@@ -3,6 +3,7 @@
 // status.
 
 #include "CliArguments.h"
+#include "core/recipe/TensorTypeRules.h"
 
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ int runCheck(const std::vector<std::string>& words);
 int runCompare(const std::vector<std::string>& words);
 int runConvert(const std::vector<std::string>& words);
 int runRecipe(const std::vector<std::string>& words);
+// recipe FILE --source SOURCE (RecipeProvenance.cpp), with the --tensor-type rules runRecipe took out of the words.
+int runRecipeProvenance(const CliArguments& args, std::vector<gguf::TensorTypeRule> rules);
 // convert with a llama-quantize preset (ConvertPresetCommand.cpp); runConvert hands over when asked for one.
 bool convertWantsPreset(const std::vector<std::string>& words);
 int runConvertPreset(const std::vector<std::string>& words);

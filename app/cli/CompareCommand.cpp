@@ -9,40 +9,16 @@
 #include "core/base/JsonWriter.h"
 #include "core/compare/ModelComparison.h"
 #include "ModelOpening.h"
+#include "QuantChoices.h"
 #include "core/quantize/Quantize.h"
+#include "core/recipe/LlamaQuantRecipe.h"
+#include "core/recipe/ModelShape.h"
 #include "core/base/UserPattern.h"
 
 #include <optional>
 #include <cstdio>
-#include <sstream>
 
 namespace {
-
-// "q2_K,q4_K" -> type ids; an empty optional after reporting a bad name.
-std::optional<std::vector<std::uint32_t>> parseTypeList(const std::string& text)
-{
-    std::vector<std::uint32_t> types;
-    std::stringstream stream(text);
-    std::string name;
-    while (std::getline(stream, name, ',')) {
-        if (name.empty())
-            continue;
-        const gguf::TypeTraits* type = gguf::findTypeByName(name);
-        if (!type) {
-            reportFailure("unknown type '" + name + "' in --simulate", 2);
-            return std::nullopt;
-        }
-        if (!gguf::canQuantize(type->id)) {
-            std::string names;
-            for (const gguf::TypeTraits* t : gguf::quantizableTypes())
-                names += (names.empty() ? "" : ", ") + std::string(t->name);
-            reportFailure("cannot simulate " + std::string(type->name) + "; the core quantizes to " + names, 2);
-            return std::nullopt;
-        }
-        types.push_back(type->id);
-    }
-    return types;
-}
 
 // The metric columns of the text table: the metric table's rows with a CLI header, in its order.
 void appendMetricsLine(std::string& out, const char* name, const std::string& column, const std::string& type,
@@ -158,6 +134,43 @@ std::string whyNothingCompared(const gguf::ModelComparison& comparison)
     return text.empty() ? std::string("no pair matches by name and shape") : text;
 }
 
+// --preset: each preset's recipe for the reference (with the imatrix rules when a matrix is
+// given), as llama-quantize would choose it; false after reporting why not.
+bool addSimulatedPresets(const std::vector<QuantChoice>& presets, const std::vector<std::shared_ptr<const gguf::Model>>& models,
+                         gguf::ComparisonOptions& options)
+{
+    // The reference as create() will pick it (a placeholder column, so that it has one).
+    gguf::ComparisonOptions probeOptions;
+    probeOptions.referenceIndex = options.referenceIndex;
+    probeOptions.simulatedTypes = {gguf::typeIdValue(gguf::GgmlTypeId::Q8_0)};
+    auto probe = gguf::ModelComparison::create(models, probeOptions);
+    if (!probe) {
+        reportFailure(probe.error().toString());
+        return false;
+    }
+    const gguf::Model& reference = probe->reference();
+    for (const QuantChoice& choice : presets) {
+        gguf::RecipeOptions recipeOptions;
+        recipeOptions.preset = choice.preset;
+        recipeOptions.hasImatrix = options.importance != nullptr;
+        auto recipe = gguf::computeRecipe(gguf::readModelShape(reference), reference.tensors(), recipeOptions);
+        if (!recipe) {
+            reportFailure(recipe.error().toString());
+            return false;
+        }
+        if (!recipe->refusal.empty()) {
+            reportFailure("cannot simulate " + std::string(choice.preset->name) + " without --imatrix: " + recipe->refusal);
+            return false;
+        }
+        auto types = std::make_shared<std::unordered_map<std::string, std::uint32_t>>();
+        for (const gguf::RecipeTensor& tensor : recipe->tensors)
+            if (tensor.converted)
+                types->emplace(std::string(tensor.source->name), tensor.typeId);
+        options.simulatedRecipes.push_back({std::string(choice.preset->name), std::move(types)});
+    }
+    return true;
+}
+
 }  // namespace
 
 int runCompare(const std::vector<std::string>& words)
@@ -169,14 +182,28 @@ int runCompare(const std::vector<std::string>& words)
     gguf::ComparisonOptions options;
     if (!args.has("--auto-reference"))
         options.referenceIndex = 0;
-    if (const auto list = args.value("--simulate")) {
-        const auto types = parseTypeList(*list);
+    // --type, or its older spelling --simulate: ggml types (QuantChoices.h).
+    for (const char* option : {"--type", "--simulate"}) {
+        const auto list = args.value(option);
+        if (!list)
+            continue;
+        std::string error;
+        const auto types = parseQuantChoices(*list, QuantChoiceKind::Type, option, error);
         if (!types)
-            return 2;
-        options.simulatedTypes = *types;
+            return reportFailure(error, 2);
+        for (const QuantChoice& choice : *types)
+            options.simulatedTypes.push_back(choice.type);
     }
-    if (args.positionals.size() < 2 && options.simulatedTypes.empty())
-        return reportFailure("compare needs a second file or --simulate TYPES", 2);
+    std::vector<QuantChoice> presets;
+    if (const auto list = args.value("--preset")) {
+        std::string error;
+        auto parsed = parseQuantChoices(*list, QuantChoiceKind::Preset, "--preset", error);
+        if (!parsed)
+            return reportFailure(error, 2);
+        presets = std::move(*parsed);
+    }
+    if (args.positionals.size() < 2 && options.simulatedTypes.empty() && presets.empty())
+        return reportFailure("compare needs a second file, --type TYPES or --preset PRESETS", 2);
     std::optional<gguf::UserPattern> filter;
     if (const auto pattern = args.value("--filter")) {
         auto compiled = gguf::UserPattern::compile(*pattern);
@@ -204,6 +231,8 @@ int runCompare(const std::vector<std::string>& words)
     }
     if (int status = 0; !prepareCompareImportance(args, models, options, status))
         return status;
+    if (!presets.empty() && !addSimulatedPresets(presets, models, options))
+        return 1;
     auto comparison = gguf::ModelComparison::create(std::move(models), options);
     if (!comparison)
         return reportFailure(comparison.error().toString(), 2);

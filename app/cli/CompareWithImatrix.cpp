@@ -1,5 +1,6 @@
 #include "CompareWithImatrix.h"
 
+#include "ImatrixOption.h"
 #include "ModelOpening.h"
 #include "core/base/JsonWriter.h"
 #include "core/compare/ColumnErrorProfile.h"
@@ -55,8 +56,14 @@ bool prepareCompareImportance(const CliArguments& args, const std::vector<std::s
         status = reportFailure(loaded.error().toString());
         return false;
     }
-    // The reference decides the shapes the matrix must fit: find it as the comparison will.
-    auto probe = gguf::ModelComparison::create(models, options);
+    // The reference decides the shapes the matrix must fit: find it as the comparison will. The
+    // probe simulates nothing: a type that needs importance weights would fail it, since the
+    // quantizer that uses them is set only below.
+    gguf::ComparisonOptions probeOptions = options;
+    probeOptions.simulatedTypes.clear();
+    if (models.size() < 2)
+        probeOptions.simulatedTypes.push_back(gguf::typeIdValue(gguf::GgmlTypeId::Q8_0));
+    auto probe = gguf::ModelComparison::create(models, probeOptions);
     if (!probe) {
         status = reportFailure(probe.error().toString(), 2);
         return false;
@@ -71,6 +78,7 @@ bool prepareCompareImportance(const CliArguments& args, const std::vector<std::s
             status = reportFailure("the importance matrix does not fit the model: " + issue.toString());
             return false;
         }
+    warnAboutImatrixCoverage(gguf::imatrixCoverage(*state.matrix, probe->reference()));
     options.importance = state.matrix;
     // Simulated columns quantize as llama-quantize --imatrix does: each expert's rows with its weights.
     options.quantizeWithImportance = gguf::quantizeRows;

@@ -6,6 +6,7 @@
 #include "Commands.h"
 #include "ModelOpening.h"
 #include "RecipeRules.h"
+#include "ImatrixOption.h"
 #include "core/base/HumanFormat.h"
 #include "core/imatrix/ImatrixValidation.h"
 #include "core/imatrix/ImportanceMatrix.h"
@@ -118,6 +119,7 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
         for (const gguf::ImatrixIssue& issue : validation.issues)
             if (issue.severity == gguf::ImatrixSeverity::Error)
                 return reportFailure("the importance matrix does not fit the model: " + issue.toString());
+        warnAboutImatrixCoverage(gguf::imatrixCoverage(*imatrix, *model));
         options.quantizer = gguf::quantizeRows;
         options.importance = [imatrix](std::string_view name, std::size_t expert) {
             const gguf::ImportanceEntry* entry = imatrix->find(name);

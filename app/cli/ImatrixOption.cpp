@@ -1,9 +1,13 @@
 #include "ImatrixOption.h"
 
 #include "CliArguments.h"
+#include "ModelOpening.h"
 #include "core/imatrix/ImatrixValidation.h"
 
-std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model)
+#include <cstdio>
+
+std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model,
+                                                                          gguf::ImatrixCoverage* coverage)
 {
     auto loaded = gguf::ImportanceMatrix::load(path);
     if (!loaded) {
@@ -17,7 +21,33 @@ std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const 
             reportFailure("the importance matrix does not fit the model: " + issue.toString());
             return nullptr;
         }
+    const gguf::ImatrixCoverage covered = gguf::imatrixCoverage(*matrix, model);
+    warnAboutImatrixCoverage(covered);
+    if (coverage)
+        *coverage = covered;
     return matrix;
+}
+
+void warnAboutImatrixCoverage(const gguf::ImatrixCoverage& coverage)
+{
+    if (coverage.worthWarning())
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(coverage.warning()).c_str());
+}
+
+void writeImatrixCoverageJson(gguf::JsonWriter& json, const gguf::ImatrixCoverage& coverage)
+{
+    json.key("imatrix_coverage");
+    json.beginObject();
+    json.key("matrices");
+    json.value(static_cast<std::uint64_t>(coverage.matrices));
+    json.key("uncovered_count");
+    json.value(static_cast<std::uint64_t>(coverage.uncovered.size()));
+    json.key("uncovered");
+    json.beginArray();
+    for (const std::string& name : coverage.uncovered)
+        json.value(name);
+    json.endArray();
+    json.endObject();
 }
 
 gguf::ImportanceLookup importanceLookupOf(std::shared_ptr<const gguf::ImportanceMatrix> matrix)

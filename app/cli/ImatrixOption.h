@@ -1,17 +1,28 @@
 #pragma once
-// --imatrix FILE for the commands that quantize (plan, kld --simulate): read either imatrix
-// format, check that it fits the model, and hand the quantizers each expert's weights, as
+// --imatrix FILE for the commands that quantize (plan, kld --simulate, recipe, convert): read
+// either imatrix format, check that it fits the model, warn (as llama-quantize does) when it
+// leaves some of the model's matrices out, and hand the quantizers each expert's weights, as
 // convert --type PRESET --imatrix does.
 
+#include "core/base/JsonWriter.h"
 #include "core/gguf/Model.h"
+#include "core/imatrix/ImatrixCoverage.h"
 #include "core/imatrix/ImportanceMatrix.h"
 #include "core/recipe/RecipeConversion.h"
 
 #include <memory>
 #include <string>
 
-// The matrix, or nullptr after reporting why it cannot be used with `model`.
-std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model);
+// The matrix, or nullptr after reporting why it cannot be used with `model`. Prints the
+// coverage warning on stderr when it applies and fills `coverage` when given.
+std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model,
+                                                                          gguf::ImatrixCoverage* coverage = nullptr);
+
+// "gguf-explorer-cli: warning: the importance matrix has no entry for ..." when worth it.
+void warnAboutImatrixCoverage(const gguf::ImatrixCoverage& coverage);
+
+// "imatrix_coverage": {"matrices": N, "uncovered_count": M, "uncovered": [names]} as a member.
+void writeImatrixCoverageJson(gguf::JsonWriter& json, const gguf::ImatrixCoverage& coverage);
 
 // Each tensor's weights for one expert (empty when the matrix has no entry for it).
 gguf::ImportanceLookup importanceLookupOf(std::shared_ptr<const gguf::ImportanceMatrix> matrix);

@@ -4,10 +4,12 @@
 #include "Commands.h"
 #include "ImatrixOption.h"
 #include "ModelOpening.h"
+#include "QuantChoices.h"
 #include "TokenInput.h"
 #include "core/base/JsonWriter.h"
 #include "core/forward/LlamaKldBase.h"
 #include "core/forward/OutputComparisonRun.h"
+#include "core/quantize/QuantizationPolicy.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/LlamaQuantRecipe.h"
 #include "core/recipe/ModelShape.h"
@@ -16,47 +18,13 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <sstream>
+#include <memory>
+#include <unordered_map>
 
 namespace {
 
 // llama-perplexity's default context (-c 512), the window of a long --text-file.
 constexpr std::int64_t kDefaultTextChunk = 512;
-
-// One --simulate entry: a type every quantizable tensor gets (as convert --type), or a
-// llama-quantize preset (Q4_K_M...) whose per-tensor types computeRecipe chooses. A name that is
-// both is read as it is spelt: ggml's lower-case type name (q4_K, iq2_xxs) means the type,
-// llama-quantize's upper-case preset name (Q4_K, IQ2_XXS) the preset.
-struct SimulatedChoice {
-    std::string name;
-    std::uint32_t type = 0;
-    const gguf::QuantPreset* preset = nullptr;
-};
-
-std::optional<std::vector<SimulatedChoice>> parseSimulatedChoices(const std::string& text)
-{
-    std::vector<SimulatedChoice> choices;
-    std::stringstream stream(text);
-    std::string name;
-    while (std::getline(stream, name, ',')) {
-        if (name.empty())
-            continue;
-        const gguf::TypeTraits* type = gguf::findTypeByName(name);
-        const bool typeSpelling = type && type->name == name;
-        const gguf::QuantPreset* preset = gguf::findQuantPreset(name);
-        if (preset && !typeSpelling) {
-            choices.push_back({name, 0, preset});
-            continue;
-        }
-        if (type && gguf::canQuantize(type->id)) {
-            choices.push_back({name, type->id, nullptr});
-            continue;
-        }
-        reportFailure("cannot simulate '" + name + "' (a type the core quantizes to, e.g. q4_K, q8_0, or a llama-quantize preset, e.g. Q4_K_M)", 2);
-        return std::nullopt;
-    }
-    return choices;
-}
 
 std::string format(const char* pattern, double a, double b = 0.0)
 {
@@ -186,6 +154,30 @@ void appendJson(gguf::JsonWriter& json, const std::string& label, const gguf::Ou
     json.endObject();
 }
 
+// A type ggml makes only with importance weights, over the whole model: the tensors the matrix
+// has no entry for (token_embd, output) are kept as stored and named on stderr, as compare
+// skips them, instead of failing the whole run.
+std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> typesWithImportance(const gguf::Model& model, std::uint32_t type,
+                                                                                         const gguf::ImportanceMatrix& imatrix)
+{
+    auto types = std::make_shared<std::unordered_map<std::string, std::uint32_t>>();
+    std::string kept;
+    for (const gguf::TensorInfo& tensor : model.tensors()) {
+        const gguf::TensorTarget target = gguf::chooseTensorTarget(tensor, type);
+        if (!target.quantize)
+            continue;
+        if (gguf::requiresImportance(target.typeId) && !imatrix.find(tensor.name)) {
+            kept += (kept.empty() ? "" : ", ") + std::string(tensor.name);
+            continue;
+        }
+        types->emplace(std::string(tensor.name), target.typeId);
+    }
+    if (!kept.empty())
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s (simulated): kept as stored, the importance matrix has no entry for them and ggml makes %s only with importance weights: %s\n",
+                     gguf::typeName(type).c_str(), gguf::typeName(type).c_str(), shown(kept).c_str());
+    return types;
+}
+
 }  // namespace
 
 int runKld(const std::vector<std::string>& words)
@@ -196,19 +188,25 @@ int runKld(const std::vector<std::string>& words)
     const int inputs = int(args.has("--tokens")) + int(args.has("--text-file")) + int(args.has("--llama-kld-base"));
     if (inputs != 1)
         return reportFailure(commandUsage("kld"), 2);
-    std::vector<SimulatedChoice> simulated;
-    if (const auto list = args.value("--simulate")) {
-        auto parsed = parseSimulatedChoices(*list);
+    // --type and --preset, and the older --simulate that may mix them (QuantChoices.h).
+    std::vector<QuantChoice> simulated;
+    for (const auto& [option, kind] : {std::pair{"--simulate", QuantChoiceKind::Either}, std::pair{"--type", QuantChoiceKind::Type},
+                                       std::pair{"--preset", QuantChoiceKind::Preset}}) {
+        const auto list = args.value(option);
+        if (!list)
+            continue;
+        std::string error;
+        auto parsed = parseQuantChoices(*list, kind, option, error);
         if (!parsed)
-            return 2;
-        simulated = *parsed;
+            return reportFailure(error, 2);
+        simulated.insert(simulated.end(), parsed->begin(), parsed->end());
     }
     if (args.positionals.size() < 2 && simulated.empty())
-        return reportFailure("nothing to compare: name OTHER models or --simulate types", 2);
+        return reportFailure("nothing to compare: name OTHER models, --type TYPES or --preset PRESETS", 2);
     if (args.has("--imatrix") && simulated.empty())
-        return reportFailure("--imatrix only applies to --simulate (it weights the in-memory quantization)", 2);
+        return reportFailure("--imatrix only applies to --type and --preset (it weights the in-memory quantization)", 2);
     if (!args.has("--imatrix"))
-        for (const SimulatedChoice& choice : simulated)
+        for (const QuantChoice& choice : simulated)
             if (!choice.preset && gguf::requiresImportance(choice.type))
                 return reportFailure("cannot simulate " + gguf::typeName(choice.type) + " without --imatrix (ggml needs importance weights for it)", 2);
 
@@ -225,13 +223,14 @@ int runKld(const std::vector<std::string>& words)
         candidates.push_back({args.positionals[i], model.get(), 0});
     }
     std::shared_ptr<const gguf::ImportanceMatrix> imatrix;
+    std::optional<gguf::ImatrixCoverage> coverage;
     if (const auto path = args.value("--imatrix")) {
-        imatrix = loadImatrixForModelOrReport(*path, *reference);
+        imatrix = loadImatrixForModelOrReport(*path, *reference, &coverage.emplace());
         if (!imatrix)
             return 1;
     }
     const std::string suffix = imatrix ? " (simulated, imatrix)" : " (simulated)";
-    for (const SimulatedChoice& choice : simulated) {
+    for (const QuantChoice& choice : simulated) {
         gguf::OutputCandidate candidate{(choice.preset ? std::string(choice.preset->name) : gguf::typeName(choice.type)) + suffix, nullptr, choice.type, {}};
         if (imatrix)
             candidate.simulation.importance = importanceLookupOf(imatrix);
@@ -245,6 +244,8 @@ int runKld(const std::vector<std::string>& words)
             if (!recipe->refusal.empty())
                 return reportFailure("cannot simulate " + choice.name + ": " + recipe->refusal);
             candidate.simulation.recipeTypes = gguf::recipeTypeMap(*recipe);
+        } else if (imatrix && gguf::requiresImportance(choice.type)) {
+            candidate.simulation.recipeTypes = typesWithImportance(*reference, choice.type, *imatrix);
         }
         candidates.push_back(std::move(candidate));
     }
@@ -303,6 +304,8 @@ int runKld(const std::vector<std::string>& words)
         json.value(result->scoredPositions);
         json.key("peak_weight_bytes");
         json.value(result->peakWeightBytes);
+        if (coverage)
+            writeImatrixCoverageJson(json, *coverage);
         json.key("models");
         json.beginArray();
         for (std::size_t i = 0; i < result->labels.size(); ++i)

@@ -81,8 +81,9 @@ int runPlan(const std::vector<std::string>& words)
     // With an importance matrix every choice is measured as llama-quantize --imatrix would make
     // it (each expert's rows with its weights, errors weighted by them), which also makes the
     // IQ1/IQ2/IQ3 types and their presets candidates.
+    std::optional<gguf::ImatrixCoverage> coverage;
     if (imatrixPath) {
-        const auto imatrix = loadImatrixForModelOrReport(*imatrixPath, *model);
+        const auto imatrix = loadImatrixForModelOrReport(*imatrixPath, *model, &coverage.emplace());
         if (!imatrix)
             return 1;
         tableOptions.quantizer = gguf::quantizeRows;
@@ -159,6 +160,8 @@ int runPlan(const std::vector<std::string>& words)
         json.endObject();
         json.key("weighted");
         json.value(table->weighted);
+        if (coverage)
+            writeImatrixCoverageJson(json, *coverage);
         json.key("objective");
         json.value(scan ? "measured KLD (sum of the scan's cells)" : "relative squared weight error (sum over tensors)");
         json.key("plan");
@@ -237,7 +240,7 @@ int runPlan(const std::vector<std::string>& words)
         text += "  " + commandText(gguf::formatTensorTypeArguments(rules->rules)) + "\n";
     text += "  llama-quantize" + std::string(args.has("-o") ? " --tensor-type-file " + shown(*args.value("-o")) : " --tensor-type ...")
           + " MODEL OUT.gguf " + base + "\n";
-    text += "  gguf-explorer-cli convert MODEL OUT.gguf --type " + base
+    text += "  gguf-explorer-cli convert MODEL OUT.gguf --preset " + base
           + (args.has("-o") ? " --recipe " + shown(*args.value("-o")) : std::string()) + "\n";
     reportText(text);
     return 0;

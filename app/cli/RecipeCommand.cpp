@@ -3,136 +3,19 @@
 
 #include "Commands.h"
 #include "ModelOpening.h"
+#include "RecipeOutput.h"
 #include "RecipeRules.h"
 #include "core/base/HumanFormat.h"
 #include "core/base/JsonWriter.h"
 #include "ImatrixOption.h"
 #include "core/recipe/RecipeAudit.h"
+#include "core/recipe/MixSummary.h"
 #include "core/recipe/RecipeGrid.h"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace {
-
-std::string bpwText(double bpw)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f", bpw);
-    return text;
-}
-
-std::string padded(const std::string& text, std::size_t width)
-{
-    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
-}
-
-// Columns are padded; the ends of lines are not.
-std::string withoutTrailingSpaces(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        if (c == '\n')
-            while (!out.empty() && out.back() == ' ')
-                out.pop_back();
-        out += c;
-    }
-    return out;
-}
-
-std::string gridText(const gguf::RecipeGrid& grid)
-{
-    std::vector<std::size_t> widths;
-    for (std::size_t c = 0; c < grid.roles.size(); ++c) {
-        std::size_t width = std::max<std::size_t>(grid.roles[c].size(), 9);
-        for (std::size_t r = 0; r < grid.layers.size(); ++r)
-            if (const auto* cell = grid.at(r, c))
-                width = std::max(width, gguf::typeName(cell->typeId).size());
-        widths.push_back(width);
-    }
-    std::string text = padded("layer", 9);
-    for (std::size_t c = 0; c < grid.roles.size(); ++c)
-        text += "  " + padded(shown(grid.roles[c]), widths[c]);
-    text += "  " + padded("bytes", 10) + "  bpw\n";
-    for (std::size_t r = 0; r < grid.layers.size(); ++r) {
-        text += padded(grid.layerLabel(r), 9);
-        for (std::size_t c = 0; c < grid.roles.size(); ++c) {
-            const auto* cell = grid.at(r, c);
-            text += "  " + padded(cell ? gguf::typeName(cell->typeId) : "-", widths[c]);
-        }
-        text += "  " + padded(gguf::formatBytes(grid.layerTotals[r].bytes), 10) + "  " + bpwText(grid.layerTotals[r].bitsPerWeight()) + "\n";
-    }
-    text += padded("bytes", 9);
-    for (std::size_t c = 0; c < grid.roles.size(); ++c)
-        text += "  " + padded(gguf::formatBytes(grid.roleTotals[c].bytes), widths[c]);
-    text += "\n" + padded("bpw", 9);
-    for (std::size_t c = 0; c < grid.roles.size(); ++c)
-        text += "  " + padded(bpwText(grid.roleTotals[c].bitsPerWeight()), widths[c]);
-    text += "\ntotal: " + gguf::formatBytes(grid.total.bytes) + " (" + gguf::formatGrouped(grid.total.bytes) + " bytes) of tensor data, "
-          + gguf::formatCount(grid.total.elements) + " weights, " + bpwText(grid.total.bitsPerWeight()) + " bits per weight\n";
-    return text;
-}
-
-void writeGridJson(gguf::JsonWriter& json, const gguf::RecipeGrid& grid)
-{
-    json.beginObject();
-    json.key("roles");
-    json.beginArray();
-    for (const std::string& role : grid.roles)
-        json.value(role);
-    json.endArray();
-    json.key("layers");
-    json.beginArray();
-    for (std::size_t r = 0; r < grid.layers.size(); ++r) {
-        json.beginObject();
-        json.key("layer");
-        json.value(grid.layerLabel(r));
-        json.key("bytes");
-        json.value(grid.layerTotals[r].bytes);
-        json.key("bits_per_weight");
-        json.value(grid.layerTotals[r].bitsPerWeight());
-        json.key("cells");
-        json.beginObject();
-        for (std::size_t c = 0; c < grid.roles.size(); ++c) {
-            const auto* cell = grid.at(r, c);
-            if (!cell)
-                continue;
-            json.key(grid.roles[c]);
-            json.beginObject();
-            json.key("tensor");
-            json.value(cell->name);
-            json.key("type");
-            json.value(gguf::typeName(cell->typeId));
-            json.key("bytes");
-            json.value(cell->bytes);
-            json.key("bits_per_weight");
-            json.value(cell->elements ? 8.0 * double(cell->bytes) / double(cell->elements) : 0.0);
-            json.endObject();
-        }
-        json.endObject();
-        json.endObject();
-    }
-    json.endArray();
-    json.key("role_totals");
-    json.beginObject();
-    for (std::size_t c = 0; c < grid.roles.size(); ++c) {
-        json.key(grid.roles[c]);
-        json.beginObject();
-        json.key("bytes");
-        json.value(grid.roleTotals[c].bytes);
-        json.key("bits_per_weight");
-        json.value(grid.roleTotals[c].bitsPerWeight());
-        json.endObject();
-    }
-    json.endObject();
-    json.key("bytes");
-    json.value(grid.total.bytes);
-    json.key("elements");
-    json.value(grid.total.elements);
-    json.key("bits_per_weight");
-    json.value(grid.total.bitsPerWeight());
-    json.endObject();
-}
 
 std::string presetText(const gguf::QuantPreset* preset)
 {
@@ -143,6 +26,7 @@ int showFileRecipe(const gguf::Model& model, bool asJson)
 {
     const gguf::RecipeGrid grid = gguf::storedGrid(model);
     const gguf::RecipeAudit audit = gguf::auditRecipe(model);
+    const gguf::MixSummary mix = gguf::summarizeMix(model, audit);
     if (!inputsUnchangedOrReport())
         return 1;
     if (asJson) {
@@ -153,6 +37,7 @@ int showFileRecipe(const gguf::Model& model, bool asJson)
         json.value(model.primary().path());
         json.key("grid");
         writeGridJson(json, grid);
+        writeMixJson(json, mix);
         json.key("audit");
         json.beginObject();
         json.key("general.file_type");
@@ -207,7 +92,7 @@ int showFileRecipe(const gguf::Model& model, bool asJson)
         writeStdout(out);
         return 0;
     }
-    std::string text = "file: " + shown(model.primary().path()) + "\n\n" + gridText(grid) + "\naudit:\n";
+    std::string text = "file: " + shown(model.primary().path()) + "\n\n" + gridText(grid) + "\n" + mixText(mix) + "\naudit:\n";
     text += "  general.file_type: " + (audit.fileType ? std::to_string(*audit.fileType) : std::string("(not set)"))
           + (audit.fileTypeName.empty() ? "" : " (" + audit.fileTypeName + ")") + "; preset " + presetText(audit.labelPreset) + "\n";
     text += "  file name:         " + shown(audit.fileName) + "; preset " + presetText(audit.namePreset) + "\n";
@@ -239,8 +124,12 @@ int showPresetRecipe(const gguf::Model& model, const std::string& modelPath, con
         return reportFailure(recipe.error().toString());
     if (!inputsUnchangedOrReport())
         return 1;
-    if (!recipe->refusal.empty())
-        return reportFailure("llama-quantize would refuse " + std::string(preset.name) + " for this model: " + recipe->refusal);
+    // As llama-quantize --dry-run: the types are shown, with its refusal as a warning.
+    const std::string refusal = recipe->refusal.empty() ? std::string()
+                                                        : "llama-quantize would refuse " + std::string(preset.name)
+                                                              + " for this model without an importance matrix: " + recipe->refusal;
+    if (!refusal.empty())
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(refusal).c_str());
     if (asJson) {
         std::string out;
         gguf::JsonWriter json(out);
@@ -266,6 +155,10 @@ int showPresetRecipe(const gguf::Model& model, const std::string& modelPath, con
         json.value(recipe->bitsPerWeight());
         json.key("fallbacks");
         json.value(static_cast<std::uint64_t>(recipe->fallbackCount));
+        json.key("needs_imatrix");
+        json.value(!recipe->refusal.empty());
+        json.key("warning");
+        refusal.empty() ? json.null() : json.value(refusal);
         json.key("rules");
         json.beginArray();
         for (const gguf::TensorTypeRule& rule : options.rules)
@@ -286,6 +179,8 @@ int showPresetRecipe(const gguf::Model& model, const std::string& modelPath, con
         text += "\n";
     }
     text += "\n" + gridText(gguf::recipeGrid(*recipe));
+    if (!refusal.empty())
+        text += "\nwarning: " + shown(refusal) + "\n";
     writeStdout(withoutTrailingSpaces(text));
     return 0;
 }
@@ -303,10 +198,14 @@ int runRecipe(const std::vector<std::string>& givenWords)
     if (!args.error.empty() || args.positionals.size() != 1)
         return reportFailure(args.error.empty() ? commandUsage("recipe") : args.error, 2);
     const bool asJson = args.has("--json");
+    if (args.has("--source"))
+        return runRecipeProvenance(args, std::move(*rules));
+    if (args.has("--threads"))
+        return reportFailure("--threads goes with --source", 2);
     if (!args.has("--preset")) {
         if (args.has("--imatrix") || !rules->empty() || args.has("--tensor-type-file") || args.has(kForcedTypeOptions[0])
             || args.has(kForcedTypeOptions[1]))
-            return reportFailure("--imatrix, --tensor-type, --tensor-type-file and the type options need --preset", 2);
+            return reportFailure("--imatrix, --tensor-type, --tensor-type-file and the type options need --preset or --source", 2);
         const auto model = openModelOrReport(args.positionals[0]);
         return model ? showFileRecipe(*model, asJson) : 1;
     }

@@ -3,6 +3,7 @@
 #include "core/base/JsonWriter.h"
 #include "core/compare/ImportanceErrorMetrics.h"
 #include "core/compare/LayerErrorMetrics.h"
+#include "core/imatrix/ImatrixCoverage.h"
 #include "core/imatrix/ImportanceMatrix.h"
 
 namespace gguf {
@@ -28,7 +29,10 @@ void writeComparisonJson(const ModelComparison& comparison, const ComparisonResu
             json.key("file"), json.value(column.model->primary().path());
         } else {
             json.key("kind"), json.value("simulated");
-            json.key("type"), json.value(typeName(column.simulatedType));
+            if (column.recipeTypes)
+                json.key("preset"), json.value(column.label.substr(0, column.label.find(' ')));
+            else
+                json.key("type"), json.value(typeName(column.simulatedType));
         }
         json.key("tensors"), json.value(static_cast<std::uint64_t>(results.columnTensorCounts[c]));
         json.key("totals");
@@ -112,6 +116,14 @@ void writeComparisonJson(const ModelComparison& comparison, const ComparisonResu
         json.beginObject();
         json.key("file"), json.value(importance->path());
         json.key("entries"), json.value(static_cast<std::uint64_t>(importance->entries().size()));
+        const ImatrixCoverage coverage = imatrixCoverage(*importance, comparison.reference());
+        json.key("matrices"), json.value(static_cast<std::uint64_t>(coverage.matrices));
+        json.key("uncovered_count"), json.value(static_cast<std::uint64_t>(coverage.uncovered.size()));
+        json.key("uncovered");
+        json.beginArray();
+        for (const std::string& name : coverage.uncovered)
+            json.value(name);
+        json.endArray();
         json.endObject();
     }
     json.key("problems");

@@ -110,7 +110,7 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
         if (i == comparison.m_referenceIndex)
             continue;
         const auto& model = comparison.m_models[i];
-        comparison.m_columns.push_back({ComparisonColumn::Kind::File, baseName(model->primary().path()), model, i, 0});
+        comparison.m_columns.push_back({ComparisonColumn::Kind::File, baseName(model->primary().path()), model, i, 0, nullptr});
     }
     for (const std::uint32_t type : options.simulatedTypes) {
         if (!canQuantize(type))
@@ -119,7 +119,17 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
         // tensors it covers can be simulated; the others fail in their cells.
         if (requiresImportance(type) && !comparison.m_importanceQuantizer)
             return Error{"cannot simulate " + typeName(type) + " without an importance matrix: ggml quantizes it only with one", Error::kNoOffset, {}};
-        comparison.m_columns.push_back({ComparisonColumn::Kind::Simulated, typeName(type) + " (simulated)", nullptr, 0, type});
+        comparison.m_columns.push_back({ComparisonColumn::Kind::Simulated, typeName(type) + " (simulated)", nullptr, 0, type, nullptr});
+    }
+    for (const SimulatedRecipe& recipe : options.simulatedRecipes) {
+        if (!recipe.types)
+            return Error{"cannot simulate " + recipe.label + ": no recipe given", Error::kNoOffset, {}};
+        for (const auto& [name, type] : *recipe.types)
+            if (!canQuantize(type))
+                return Error{"cannot simulate " + recipe.label + ": " + name + " would be " + typeName(type)
+                                 + ", which the core cannot quantize",
+                             Error::kNoOffset, {}};
+        comparison.m_columns.push_back({ComparisonColumn::Kind::Simulated, recipe.label + " (simulated)", nullptr, 0, 0, recipe.types});
     }
     if (comparison.m_columns.empty())
         return Error{"nothing to compare: give a second model or a type to simulate", Error::kNoOffset, {}};
@@ -145,16 +155,24 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
     // A type ggml makes only with importance weights cannot simulate a tensor the matrix does not
     // cover (token_embd, output): that cell fails alone, as the comment on simulatedTypes says,
     // instead of failing the whole run when its ranges are computed.
-    for (std::size_t r = 0; r < comparison.m_rows.size(); ++r)
-        for (std::size_t c = 0; c < comparison.m_columns.size(); ++c) {
+    for (std::size_t c = 0; c < comparison.m_columns.size(); ++c) {
+        std::vector<std::string_view> skipped;
+        for (std::size_t r = 0; r < comparison.m_rows.size(); ++r) {
             ComparisonCell& cell = comparison.m_rows[r].cells[c];
             const bool weighted = r < comparison.m_simulationWeights.size() && comparison.m_simulationWeights[r];
             if (comparison.m_columns[c].kind == ComparisonColumn::Kind::Simulated && cell.ok() && cell.quantizedInMemory
                 && requiresImportance(cell.typeId) && !weighted) {
+                const std::string_view name = comparison.m_rows[r].reference->name;
                 cell.status = CellStatus::Undecodable;
-                cell.problem = typeName(cell.typeId) + " needs importance weights and the importance matrix has none that fit this tensor";
+                cell.problem = "skipped: " + typeName(cell.typeId) + " needs importance weights and the importance matrix has no entry for "
+                             + std::string(name);
+                skipped.push_back(name);
             }
         }
+        if (!skipped.empty())
+            comparison.m_problems.push_back(comparison.m_columns[c].label + ": " + std::to_string(skipped.size())
+                                            + " tensor(s) skipped, the importance matrix has no entry for them: " + nameList(skipped));
+    }
     return comparison;
 }
 
@@ -166,6 +184,12 @@ void ModelComparison::pairRow(ComparisonRow& row) const
         if (!decodable(reference)) {
             cell.status = CellStatus::Undecodable;
             cell.problem = "the reference's " + typeName(reference.typeId) + " cannot be dequantized";
+        } else if (column.kind == ComparisonColumn::Kind::Simulated && column.recipeTypes) {
+            const auto chosen = column.recipeTypes->find(std::string(reference.name));
+            const bool converted = chosen != column.recipeTypes->end();
+            cell.typeId = converted ? chosen->second : reference.typeId;
+            cell.quantizedInMemory = converted;
+            cell.note = converted ? std::string() : "kept, as llama-quantize keeps it";
         } else if (column.kind == ComparisonColumn::Kind::Simulated) {
             const TensorTarget target = chooseTensorTarget(reference, column.simulatedType);
             cell.typeId = target.typeId;

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace gguf {
@@ -41,7 +42,16 @@ struct ComparisonColumn {
     std::string label;                   // the file's name, or "q4_K (simulated)"
     std::shared_ptr<const Model> model;  // Kind::File
     std::size_t modelIndex = 0;          // Kind::File: position in the models given to create()
-    std::uint32_t simulatedType = 0;     // Kind::Simulated: the target type
+    std::uint32_t simulatedType = 0;     // Kind::Simulated: the target type, unless recipeTypes is set
+    // Kind::Simulated for a llama-quantize preset: tensor name -> type for the tensors it
+    // re-encodes (the others are kept), as core/recipe's computeRecipe chose them.
+    std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypes;
+};
+
+// A preset to simulate: its label ("Q4_K_M") and the per-tensor types of its recipe.
+struct SimulatedRecipe {
+    std::string label;
+    std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> types;
 };
 
 enum class CellStatus { Ok, Missing, ShapeMismatch, Undecodable };
@@ -75,6 +85,7 @@ struct ComparisonRow {
 struct ComparisonOptions {
     std::optional<std::size_t> referenceIndex;  // default: the most precise model (highest bits/weight)
     std::vector<std::uint32_t> simulatedTypes;  // types to quantize the reference to, in memory
+    std::vector<SimulatedRecipe> simulatedRecipes;  // presets, after the types
     std::function<bool(std::string_view name)> includeTensor;  // rows to compare; default all
     // With an importance matrix (bound to the reference model: validateImatrix(matrix, model)),
     // every tensor it covers also gets the importance-weighted figures (ImportanceErrorMetrics.h).

@@ -105,13 +105,13 @@ void checkContent(const ImportanceEntry& entry, ImatrixValidation& out)
     }
 }
 
+}  // namespace
+
 bool isMatrixWeight(const TensorInfo& tensor)
 {
     const std::string_view name = tensor.name;
     return tensor.nDims >= 2 && name.size() > 7 && name.substr(name.size() - 7) == ".weight";
 }
-
-}  // namespace
 
 const char* imatrixSeverityName(ImatrixSeverity severity)
 {

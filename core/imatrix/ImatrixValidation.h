@@ -50,6 +50,10 @@ struct ImatrixValidation {
     std::size_t count(ImatrixSeverity severity) const;
 };
 
+struct TensorInfo;
+// A 2-D or 3-D tensor named "*.weight": what an imatrix entry is for (uncoveredTensors lists those without one).
+bool isMatrixWeight(const TensorInfo& tensor);
+
 // Content checks only.
 ImatrixValidation validateImatrix(const ImportanceMatrix& matrix);
 // Content checks plus the model; binds every entry that matches a tensor to its ne[0].

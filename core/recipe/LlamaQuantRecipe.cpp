@@ -368,6 +368,7 @@ Result<std::uint32_t> fallbackType(const TensorInfo& tensor, std::uint32_t type,
     if (*smaller && tensor.ne[0] % blockSizeOf(**smaller) == 0)
         fallback = **smaller;
     entry.fellBack = true;
+    entry.fellBackFrom = type;
     entry.note = "row length " + std::to_string(tensor.ne[0]) + " does not fit " + typeName(type) + " blocks of "
                + std::to_string(blockSizeOf(type)) + "; falls back to " + typeName(fallback);
     return fallback;

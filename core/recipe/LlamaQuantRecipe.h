@@ -39,6 +39,7 @@ struct RecipeTensor {
     bool converted = false;           // typeId differs from the stored type: the data is re-encoded
     bool manual = false;              // chosen by a --tensor-type rule or a type option
     bool fellBack = false;            // the row did not fit the chosen type's blocks
+    std::uint32_t fellBackFrom = 0;   // when fellBack: the type chosen before the fallback
     bool requiresImatrix = false;     // llama-quantize refuses this type here without an imatrix
     std::uint64_t bytes = 0;          // size in the output
     std::string note;                 // why it is kept or fell back; empty otherwise

@@ -222,7 +222,7 @@ private slots:
         const double simulated = models[1].toObject().value(QStringLiteral("kld")).toObject().value(QStringLiteral("mean")).toDouble();
         QVERIFY(simulated < mean);
     }
-    // kld --simulate PRESET [--imatrix F] quantizes the reference in memory as llama-quantize
+    // kld --preset PRESET [--imatrix F] quantizes the reference in memory as llama-quantize
     // would: the weights equal those of llama-quantize's own file bit for bit, so every figure
     // (per position KLD, tops, probabilities, per-layer drift, routing) equals the one measured
     // against that file; and the importance weights change them.
@@ -250,7 +250,7 @@ private slots:
         QFETCH(QString, imatrix);
         const QString preset = real.section(QLatin1Char('-'), -1).section(QLatin1Char('.'), 0, 0);
         const QString tokens = QStringLiteral("1,17,33,49,65,81,97,113,129,145,161,177,193,209,225,241,257,273,289,305");
-        QStringList arguments{QStringLiteral("kld"), fixturePath(reference), fixturePath(real), QStringLiteral("--simulate"), preset,
+        QStringList arguments{QStringLiteral("kld"), fixturePath(reference), fixturePath(real), QStringLiteral("--preset"), preset,
                               QStringLiteral("--tokens"), tokens, QStringLiteral("--json")};
         if (!imatrix.isEmpty())
             arguments << QStringLiteral("--imatrix") << fixturePath(imatrix);
@@ -272,7 +272,7 @@ private slots:
         // The other way round (with the imatrix dropped, or added) the weights differ, and so do the figures.
         if (preset == QStringLiteral("IQ2_XXS"))
             return;  // ggml cannot make IQ2_XXS without importance weights (refusal tested below)
-        QStringList flipped{QStringLiteral("kld"), fixturePath(reference), fixturePath(real), QStringLiteral("--simulate"), preset,
+        QStringList flipped{QStringLiteral("kld"), fixturePath(reference), fixturePath(real), QStringLiteral("--preset"), preset,
                             QStringLiteral("--tokens"), tokens, QStringLiteral("--json")};
         if (imatrix.isEmpty())
             flipped << QStringLiteral("--imatrix") << fixturePath(reference.startsWith(QStringLiteral("tiny-moe")) ? QStringLiteral("llama.cpp/tiny-moe.imatrix.gguf")
@@ -296,7 +296,7 @@ private slots:
         QTest::newRow("iq2_xxs type without imatrix")
             << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("iq2_xxs"), QStringLiteral("--tokens"), tokens};
         QTest::newRow("IQ2_XXS preset without imatrix")
-            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("IQ2_XXS"), QStringLiteral("--tokens"), tokens};
+            << QStringList{QStringLiteral("kld"), model, QStringLiteral("--preset"), QStringLiteral("IQ2_XXS"), QStringLiteral("--tokens"), tokens};
         QTest::newRow("Q2_K_S preset without imatrix")
             << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("Q2_K_S"), QStringLiteral("--tokens"), tokens};
         QTest::newRow("not an imatrix")

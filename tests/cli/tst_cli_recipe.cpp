@@ -74,16 +74,34 @@ private slots:
         QCOMPARE(parsed["ftype"].toString(), object["ftype"].toString());
     }
 
-    void refusesLikeLlamaQuantize()
+    // A preset that needs an imatrix, given none: the types are previewed with llama-quantize's
+    // refusal as a warning (as llama-quantize --dry-run shows them); convert still refuses.
+    void previewsWhatLlamaQuantizeRefuses()
     {
         const auto run = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q2_K_S"});
-        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY(run.err.startsWith("gguf-explorer-cli: warning: "));
         QVERIFY(run.err.contains("requires an importance matrix"));
         QVERIFY(run.err.contains("blk.0.attn_k.weight"));
         QVERIFY(run.err.contains("q2_K"));
+        QVERIFY(run.out.contains("blk.0.attn_k.weight"));
+        QVERIFY(run.out.contains("warning: "));
+        const auto json = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q2_K_S", "--json"});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.describe()));
+        QVERIFY(QJsonDocument::fromJson(json.out).object()["needs_imatrix"].toBool());
+        QVERIFY(QJsonDocument::fromJson(json.out).object()["warning"].toString().contains("blk.0.attn_k.weight"));
         const auto withImatrix = cli({"recipe", fixturePath("tiny-llama-F32.gguf"), "--preset", "Q2_K_S", "--imatrix",
-                                      fixturePath("llama.cpp/tiny-llama.imatrix.dat")});
+                                      fixturePath("llama.cpp/tiny-llama.imatrix.dat"), "--json"});
         QVERIFY2(withImatrix.exitCode == 0, qPrintable(withImatrix.describe()));
+        QVERIFY(withImatrix.err.isEmpty());
+        // The previewed types are those llama-quantize gives with an imatrix on this model.
+        QVERIFY(tensorTypes(json.out) == tensorTypes(withImatrix.out));
+        QVERIFY(QJsonDocument::fromJson(withImatrix.out).object()["warning"].isNull());
+        // Every IQ1/IQ2 preset too.
+        for (const char* preset : {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S"}) {
+            const auto iq = cli({"recipe", fixturePath("tiny-moe-F16.gguf"), "--preset", preset, "--json"});
+            QVERIFY2(iq.exitCode == 0 && iq.err.contains("warning"), qPrintable(QString(preset) + ": " + iq.describe()));
+        }
         const auto convert = cli({"convert", fixturePath("tiny-llama-F32.gguf"), "/nonexistent-dir/x.gguf", "--type", "Q2_K_S"});
         QVERIFY2(convert.failedWithOneLine(), qPrintable(convert.describe()));
         QVERIFY(convert.err.contains("requires an importance matrix"));
@@ -132,6 +150,45 @@ private slots:
                                       .toObject()["cells"].toObject();
         QCOMPARE(cells["ffn_down_exps"].toObject()["type"].toString(), QStringLiteral("q6_K"));
         QCOMPARE(cells["ffn_gate_inp"].toObject()["type"].toString(), QStringLiteral("f32"));
+    }
+
+    // The mix in words, nominal against effective bits per weight, and the tensors that fell back
+    // because their rows fit no block of the type llama-quantize chose (n_embd 128 < 256).
+    void fileMixAndFallbacks()
+    {
+        const auto arch = cli({"recipe", fixturePath("llama.cpp/arch/llama/llama-Q4_K_M.gguf"), "--json"});
+        QVERIFY2(arch.exitCode == 0, qPrintable(arch.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(arch.out).object();
+        const QJsonObject mix = root["mix"].toObject();
+        QCOMPARE(mix["nominal_type"].toString(), QStringLiteral("q4_K"));
+        QCOMPARE(mix["nominal_bits_per_weight"].toDouble(), 4.5);
+        QCOMPARE(mix["effective_bits_per_weight"].toDouble(), root["grid"].toObject()["bits_per_weight"].toDouble());
+        QVERIFY(mix["effective_bits_per_weight"].toDouble() > 5.0);  // q5_0 and q8_0 instead of q4_K
+        const QJsonArray fallbacks = mix["fallbacks"].toArray();
+        QVERIFY(fallbacks.size() >= 20);
+        bool sawAttnQ = false;
+        for (const QJsonValue& f : fallbacks) {
+            if (f["tensor"].toString() != "blk.0.attn_q.weight")
+                continue;
+            sawAttnQ = true;
+            QCOMPARE(f["row_length"].toInt(), 128);
+            QCOMPARE(f["chosen"].toString(), QStringLiteral("q4_K"));
+            QCOMPARE(f["fallback"].toString(), QStringLiteral("q5_0"));
+            QCOMPARE(f["stored"].toString(), QStringLiteral("q5_0"));
+        }
+        QVERIFY(sawAttnQ);
+        QVERIFY2(mix["label"].toString().startsWith("mostly q5_0"), qPrintable(mix["label"].toString()));
+        const auto text = cli({"recipe", fixturePath("llama.cpp/arch/llama/llama-Q4_K_M.gguf")});
+        QVERIFY(text.out.contains("nominal 4.500 (q4_K)"));
+        QVERIFY(text.out.contains("fell back"));
+        QVERIFY(text.out.contains("blk.0.attn_q.weight"));
+
+        // No fallback in tiny-llama (every row is 256 long): an empty list, and the mix in words.
+        const auto tiny = cli({"recipe", fixturePath("llama.cpp/tiny-llama-mix-Q4_K_M.gguf"), "--json"});
+        const QJsonObject tinyMix = QJsonDocument::fromJson(tiny.out).object()["mix"].toObject();
+        QVERIFY(tinyMix["fallbacks"].isArray() && tinyMix["fallbacks"].toArray().isEmpty());
+        QCOMPARE(tinyMix["label"].toString(), QStringLiteral("mostly q4_K (80% of the weights); q6_K for output, attn_v in 1 of 2 layers, "
+                                                             "ffn_down in 1 of 2 layers; norms and other unquantized tensors f32"));
     }
 
     void convertEqualsLlamaQuantize_data()

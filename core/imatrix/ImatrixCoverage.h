@@ -1,0 +1,30 @@
+#pragma once
+// Which of a model's matrices an importance matrix leaves out, put as llama-quantize puts it
+// ("did not find weights for ..."): those are quantized without importance weights. token_embd
+// and output are counted but alone never make a warning, since llama-imatrix leaves them out
+// unless asked (--process-output); any other matrix without an entry means the matrix was made
+// for another model, or from a run that never reached that tensor.
+
+#include "core/gguf/Model.h"
+#include "core/imatrix/ImportanceMatrix.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+struct ImatrixCoverage {
+    std::size_t matrices = 0;            // the model's matrices
+    std::vector<std::string> uncovered;  // those without an entry, in the model's order
+    std::size_t uncoveredInLayers = 0;   // of them, neither token_embd nor output
+
+    bool worthWarning() const { return uncoveredInLayers > 0; }
+    // "the importance matrix has no entry for 8 of the model's 16 matrices (blk.0.ffn_down.weight,
+    // ...): they are quantized without importance weights", the first `named` names listed.
+    std::string warning(std::size_t named = 4) const;
+};
+
+ImatrixCoverage imatrixCoverage(const ImportanceMatrix& matrix, const Model& model);
+
+}  // namespace gguf
