@@ -30,7 +30,7 @@ struct Chunk {
 // One tensor re-encoded: batches of row chunks (one per thread) quantized in parallel, written
 // in order, so the bytes do not depend on the thread count.
 Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSink& out, const RecipeConversionOptions& options,
-                      const RowQuantizer& quantize, TaskExecutor* executor, ConversionProgress& progress)
+                      TaskExecutor* executor, ConversionProgress& progress)
 {
     const std::int64_t rowLength = std::max<std::int64_t>(tensor.ne[0], 1);
     const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
@@ -68,7 +68,7 @@ Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSi
                 }
                 weights = importance[i];
             }
-            chunk.status = quantize(target.id, chunk.values, rowLength, weights, chunk.packed);
+            chunk.status = quantizeRows(target.id, chunk.values, rowLength, weights, chunk.packed);
         });
         for (std::size_t i = 0; i < used; ++i) {
             if (!chunks[i].status)
@@ -149,21 +149,6 @@ Result<RecipeFileLayout> recipeFileLayout(const Model& input, const std::optiona
     return layout;
 }
 
-RowQuantizer plainRowQuantizer()
-{
-    return [](std::uint32_t typeId, std::span<const float> values, std::int64_t, std::span<const float> importance,
-              std::span<std::uint8_t> out) -> Status {
-        if (!importance.empty())
-            return conversionError("no importance-weighted quantizer for " + typeName(typeId) + " in this build");
-        return quantizeValues(typeId, values, out);
-    };
-}
-
-bool plainQuantizerMakes(std::uint32_t typeId)
-{
-    return canQuantize(typeId);
-}
-
 Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recipe& recipe, const std::string& outputPath,
                                                  const RecipeConversionOptions& options)
 {
@@ -175,7 +160,6 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
     if (!recipe.refusal.empty() && !options.importance)
         return conversionError(recipe.refusal);
 
-    const RowQuantizer quantize = options.quantizer ? options.quantizer : plainRowQuantizer();
     RecipeConversionReport report;
     for (const RecipeTensor& entry : recipe.tensors) {
         const TensorInfo& tensor = *entry.source;
@@ -193,7 +177,7 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
                          tensor.infoOffset, input.shards()[tensor.shard]->path()};
         if (!findType(entry.typeId))
             return conversionError("tensor '" + std::string(tensor.name) + "': unknown target type " + typeName(entry.typeId));
-        if (!options.quantizer && !plainQuantizerMakes(entry.typeId))
+        if (!canQuantize(entry.typeId))
             return conversionError("tensor '" + std::string(tensor.name) + "' would be " + typeName(entry.typeId)
                                    + ", which this build cannot quantize yet");
         if (entry.requiresImatrix && !options.importance)
@@ -219,8 +203,8 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
         TensorDataProducer produce;
         if (entry.converted) {
             const TypeTraits* target = findType(entry.typeId);
-            produce = [&tensor, target, &options, &quantize, &progress](ByteSink& out) {
-                return writeConverted(tensor, *target, out, options, quantize, options.executor, progress);
+            produce = [&tensor, target, &options, &progress](ByteSink& out) {
+                return writeConverted(tensor, *target, out, options, options.executor, progress);
             };
         } else {
             produce = [&tensor, &progress](ByteSink& out) { return writeCopied(tensor, out, progress); };
