@@ -8,7 +8,6 @@
 #include "core/compare/LayerErrorMetrics.h"
 #include "core/imatrix/ImatrixValidation.h"
 #include "core/imatrix/ImportanceMatrix.h"
-#include "core/quantize/Quantize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +17,7 @@
 namespace {
 
 struct LoadedImportance {
-    std::shared_ptr<gguf::ImportanceMatrix> matrix;
+    std::shared_ptr<const gguf::ImportanceMatrix> matrix;
     gguf::ImatrixValidation validation;
 };
 
@@ -51,14 +50,9 @@ bool prepareCompareImportance(const CliArguments& args, const std::vector<std::s
         }
         return true;
     }
-    auto loaded = gguf::ImportanceMatrix::load(*path);
-    if (!loaded) {
-        status = reportFailure(loaded.error().toString());
-        return false;
-    }
     // The reference decides the shapes the matrix must fit: find it as the comparison will. The
     // probe simulates nothing: a type that needs importance weights would fail it, since the
-    // quantizer that uses them is set only below.
+    // weights are set only below.
     gguf::ComparisonOptions probeOptions = options;
     probeOptions.simulatedTypes.clear();
     if (models.size() < 2)
@@ -69,19 +63,14 @@ bool prepareCompareImportance(const CliArguments& args, const std::vector<std::s
         return false;
     }
     LoadedImportance& state = loadedImportance();
-    state.matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
-    state.validation = gguf::validateImatrix(*state.matrix, probe->reference());
     // Refused as convert, kld and plan refuse it: weighted figures from unusable numbers are no figures.
-    for (const gguf::ImatrixIssue& issue : state.validation.issues)
-        if (issue.severity == gguf::ImatrixSeverity::Error) {
-            state.matrix.reset();
-            status = reportFailure("the importance matrix does not fit the model: " + issue.toString());
-            return false;
-        }
-    warnAboutImatrixCoverage(gguf::imatrixCoverage(*state.matrix, probe->reference()));
+    state.matrix = loadImatrixForModelOrReport(*path, probe->reference(), nullptr, &state.validation);
+    if (!state.matrix) {
+        status = 1;
+        return false;
+    }
+    // Simulated columns then quantize as llama-quantize --imatrix does: each expert's rows with its weights.
     options.importance = state.matrix;
-    // Simulated columns quantize as llama-quantize --imatrix does: each expert's rows with its weights.
-    options.quantizeWithImportance = gguf::quantizeRows;
     return true;
 }
 

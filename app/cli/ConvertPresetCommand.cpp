@@ -8,9 +8,8 @@
 #include "RecipeRules.h"
 #include "ImatrixOption.h"
 #include "core/base/HumanFormat.h"
-#include "core/imatrix/ImatrixValidation.h"
+#include "ImatrixOption.h"
 #include "core/imatrix/ImportanceMatrix.h"
-#include "core/quantize/Quantize.h"
 #include "core/recipe/QuantPresets.h"
 #include "core/recipe/RecipeConversion.h"
 
@@ -109,22 +108,12 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
         return 1;
     // As llama-quantize --imatrix: each expert's rows quantized with its weights, the preset's
     // imatrix rules, and the quantize.imatrix.* keys.
-    std::shared_ptr<gguf::ImportanceMatrix> imatrix;
+    std::shared_ptr<const gguf::ImportanceMatrix> imatrix;
     if (const auto imatrixPath = args.value("--imatrix")) {
-        auto loaded = gguf::ImportanceMatrix::load(*imatrixPath);
-        if (!loaded)
-            return reportFailure(loaded.error().toString());
-        imatrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
-        const gguf::ImatrixValidation validation = gguf::validateImatrix(*imatrix, *model);
-        for (const gguf::ImatrixIssue& issue : validation.issues)
-            if (issue.severity == gguf::ImatrixSeverity::Error)
-                return reportFailure("the importance matrix does not fit the model: " + issue.toString());
-        warnAboutImatrixCoverage(gguf::imatrixCoverage(*imatrix, *model));
-        options.quantizer = gguf::quantizeRows;
-        options.importance = [imatrix](std::string_view name, std::size_t expert) {
-            const gguf::ImportanceEntry* entry = imatrix->find(name);
-            return entry ? entry->quantWeights(expert) : std::vector<float>{};
-        };
+        imatrix = loadImatrixForModelOrReport(*imatrixPath, *model);
+        if (!imatrix)
+            return 1;
+        options.importance = importanceLookupOf(imatrix);
         gguf::ImatrixProvenance provenance;
         provenance.file = *imatrixPath;
         provenance.dataset = imatrix->datasets().empty() ? std::string{} : imatrix->datasets().front();

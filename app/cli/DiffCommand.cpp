@@ -17,11 +17,23 @@ std::string shapeText(const gguf::TensorInfo& tensor)
     return text + "]";
 }
 
+// One metric as the table says to print it: `width` 0 for inline text.
+std::string metricText(const gguf::ErrorMetricInfo& metric, const gguf::ErrorMetrics& metrics, int width)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, metric.cliConversion == 'f' ? "%*.*f" : "%*.*e", width, metric.cliPrecision, metric.valueIn(metrics));
+    return text;
+}
+
+// Every CLI column of the metric table, "rmse 1.2345e-03  rel_rmse ...", as compare prints them.
 std::string figures(const gguf::ErrorMetrics& metrics)
 {
-    char text[160];
-    std::snprintf(text, sizeof text, "rmse %.3e  rel_rmse %.4g  sqnr %.2f dB  max_abs %.3e  cosine %.6f", metrics.rmse, metrics.relativeRmse,
-                  metrics.sqnrDb, metrics.maxAbsError, metrics.cosineSimilarity);
+    std::string text;
+    for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable()) {
+        if (!metric.cliHeader)
+            continue;
+        text += (text.empty() ? "" : "  ") + std::string(metric.cliHeader) + " " + metricText(metric, metrics, 0);
+    }
     return text;
 }
 
@@ -95,15 +107,23 @@ void appendLayers(std::string& out, const gguf::ModelDiff& diff)
         return;
     out += "per layer:\n";
     char line[256];
-    std::snprintf(line, sizeof line, "  %-7s %7s %9s %9s %9s %11s %11s %10s\n", "layer", "tensors", "same_byte", "same_val", "different",
-                  "rel_rmse", "max_abs", "cosine");
+    std::snprintf(line, sizeof line, "  %-7s %7s %9s %9s %9s", "layer", "tensors", "same_byte", "same_val", "different");
     out += line;
+    for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable())
+        if (metric.cliHeader) {
+            std::snprintf(line, sizeof line, " %*s", metric.cliWidth, metric.cliHeader);
+            out += line;
+        }
+    out += "\n";
     for (const gguf::LayerDifference& layer : diff.layers) {
         const std::string name = layer.layer ? std::to_string(*layer.layer) : "other";
-        std::snprintf(line, sizeof line, "  %-7s %7zu %9zu %9zu %9zu %11.4g %11.3e %10.6f\n", name.c_str(), layer.tensors, layer.identicalBytes,
-                      layer.identicalValues, layer.different, layer.metrics.relativeRmse, layer.metrics.maxAbsError,
-                      layer.metrics.cosineSimilarity);
+        std::snprintf(line, sizeof line, "  %-7s %7zu %9zu %9zu %9zu", name.c_str(), layer.tensors, layer.identicalBytes,
+                      layer.identicalValues, layer.different);
         out += line;
+        for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable())
+            if (metric.cliHeader)
+                out += " " + metricText(metric, layer.metrics, metric.cliWidth);
+        out += "\n";
     }
 }
 }  // namespace

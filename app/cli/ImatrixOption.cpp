@@ -2,30 +2,26 @@
 
 #include "CliArguments.h"
 #include "ModelOpening.h"
-#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImatrixForModel.h"
 
 #include <cstdio>
 
 std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model,
-                                                                          gguf::ImatrixCoverage* coverage)
+                                                                          gguf::ImatrixCoverage* coverage,
+                                                                          gguf::ImatrixValidation* validation)
 {
-    auto loaded = gguf::ImportanceMatrix::load(path);
+    auto loaded = gguf::loadImatrixForModel(path, model);
     if (!loaded) {
-        reportFailure("cannot read the importance matrix: " + loaded.error().toString());
+        reportFailure(loaded.error().toString());
         return nullptr;
     }
-    auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
-    const gguf::ImatrixValidation validation = gguf::validateImatrix(*matrix, model);
-    for (const gguf::ImatrixIssue& issue : validation.issues)
-        if (issue.severity == gguf::ImatrixSeverity::Error) {
-            reportFailure("the importance matrix does not fit the model: " + issue.toString());
-            return nullptr;
-        }
-    const gguf::ImatrixCoverage covered = gguf::imatrixCoverage(*matrix, model);
+    const gguf::ImatrixCoverage covered = gguf::imatrixCoverage(*loaded.value().matrix, model);
     warnAboutImatrixCoverage(covered);
     if (coverage)
         *coverage = covered;
-    return matrix;
+    if (validation)
+        *validation = std::move(loaded.value().validation);
+    return loaded.value().matrix;
 }
 
 void warnAboutImatrixCoverage(const gguf::ImatrixCoverage& coverage)

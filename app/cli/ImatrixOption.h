@@ -1,22 +1,25 @@
 #pragma once
-// --imatrix FILE for the commands that quantize (plan, kld --simulate, recipe, convert): read
-// either imatrix format, check that it fits the model, warn (as llama-quantize does) when it
-// leaves some of the model's matrices out, and hand the quantizers each expert's weights, as
-// convert --type PRESET --imatrix does.
+// --imatrix FILE for the commands that quantize or weigh by it (convert, recipe, plan, scan,
+// kld --simulate, compare): read either imatrix format, check that it fits the model
+// (core/imatrix/ImatrixForModel.h), warn (as llama-quantize does) when it leaves some of the
+// model's matrices out, and hand the quantizers each expert's weights.
 
 #include "core/base/JsonWriter.h"
 #include "core/gguf/Model.h"
 #include "core/imatrix/ImatrixCoverage.h"
+#include "core/imatrix/ImatrixValidation.h"
 #include "core/imatrix/ImportanceMatrix.h"
 #include "core/recipe/RecipeConversion.h"
 
 #include <memory>
 #include <string>
 
-// The matrix, or nullptr after reporting why it cannot be used with `model`. Prints the
-// coverage warning on stderr when it applies and fills `coverage` when given.
+// The matrix, bound to `model`, or nullptr after reporting why it cannot be used with it. Prints
+// the coverage warning on stderr when it applies and fills `coverage` when given; with
+// `validation`, the warnings and notes of the check are stored there.
 std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model,
-                                                                          gguf::ImatrixCoverage* coverage = nullptr);
+                                                                          gguf::ImatrixCoverage* coverage = nullptr,
+                                                                          gguf::ImatrixValidation* validation = nullptr);
 
 // "gguf-explorer-cli: warning: the importance matrix has no entry for ..." when worth it.
 void warnAboutImatrixCoverage(const gguf::ImatrixCoverage& coverage);

@@ -7,7 +7,6 @@
 #include "ModelOpening.h"
 #include "core/base/HumanFormat.h"
 #include "core/base/JsonWriter.h"
-#include "core/quantize/Quantize.h"
 #include "core/recipe/MixPlanner.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
@@ -86,8 +85,6 @@ int runPlan(const std::vector<std::string>& words)
         const auto imatrix = loadImatrixForModelOrReport(*imatrixPath, *model, &coverage.emplace());
         if (!imatrix)
             return 1;
-        tableOptions.quantizer = gguf::quantizeRows;
-        tableOptions.quantizerMakes = gguf::canQuantize;
         tableOptions.importance = importanceLookupOf(imatrix);
     }
 

@@ -136,7 +136,6 @@ int runRecipeProvenance(const CliArguments& args, std::vector<gguf::TensorTypeRu
         const auto imatrix = loadImatrixForModelOrReport(*imatrixPath, *source, &coverage.emplace());
         if (!imatrix)
             return 1;
-        options.conversion.quantizer = gguf::quantizeRows;
         options.conversion.importance = importanceLookupOf(imatrix);
     }
     auto check = gguf::checkProvenance(*file, *source, options);

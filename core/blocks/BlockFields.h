@@ -1,6 +1,7 @@
 #pragma once
-// The named byte fields of one block of each quantized type (ggml-common.h's structs), for the
-// block inspector: which bytes are `d`, which are packed scales, which are quants.
+// The named byte fields of one block of a quantized type (ggml-common.h's structs), for the
+// block inspector: which bytes are `d`, which are packed scales, which are quants. Each type's
+// list (BlockFieldLayouts.h) hangs off its row of the type table.
 
 #include <cstdint>
 #include <span>
@@ -19,7 +20,7 @@ struct BlockField {
     const char* meaning;  // one line for people, e.g. "8 six-bit scales and mins, packed"
 };
 
-// The fields of `typeId` in byte order; empty for plain and unknown types.
+// The fields of `typeId` in byte order (TypeTraits::fields); empty for plain and unknown types.
 std::span<const BlockField> blockFields(std::uint32_t typeId);
 
 // The value of a float field of a little-endian block as text ("0.0123", or four values for

@@ -20,6 +20,7 @@
 // caller-sized buffers; nothing allocates in proportion to the tensor.
 
 #include "core/base/Result.h"
+#include "core/blocks/BlockScaleCodec.h"
 #include "core/gguf/TensorInfo.h"
 
 #include <cstdint>
@@ -29,12 +30,6 @@
 #include <vector>
 
 namespace gguf {
-
-enum class MinRole : std::uint8_t {
-    None,        // no min: value = subScale * level
-    Added,       // value = subScale * level + subMin
-    Subtracted,  // value = subScale * level - subMin
-};
 
 // What one block of a type yields. Arrays are block-major: block i's sub-scales are
 // subScales[i * layout.subScales, (i + 1) * layout.subScales).
@@ -54,7 +49,7 @@ struct BlockScaleLayout {
     std::vector<std::string> superScaleNames;  // ggml's field names, superScales entries
 };
 
-// The layout of a block-quantized type, or nullopt for plain (f32, i8, ...), retired and unknown
+// The layout of a block-quantized type (its row's BlockScaleCodec), or nullopt for plain (f32, i8, ...), retired and unknown
 // type ids.
 std::optional<BlockScaleLayout> blockScaleLayout(std::uint32_t typeId);
 

@@ -88,8 +88,8 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
     ModelComparison comparison;
     comparison.m_models = std::move(models);
     comparison.m_importance = options.importance;
-    if (options.importance && options.quantizeWithImportance)
-        comparison.m_importanceQuantizer = options.quantizeWithImportance;
+    if (options.importance)
+        comparison.m_importanceQuantizer = options.quantizer ? options.quantizer : ImportanceQuantizer(quantizeRows);
     if (options.referenceIndex) {
         if (*options.referenceIndex >= comparison.m_models.size())
             return Error{"reference index " + std::to_string(*options.referenceIndex) + " is not one of the "

@@ -30,7 +30,8 @@ class ImportanceMatrix;
 struct TensorImportance;
 
 // Quantizes whole rows of `rowLength` values with `importance` (rowLength weights, as
-// ggml_quantize_chunk's quant_weights) into `out`: the signature of core/quantize's quantizeRows.
+// ggml_quantize_chunk's quant_weights) into `out`: the signature of core/quantize's quantizeRows,
+// which is what simulations use unless a test substitutes its own.
 using ImportanceQuantizer = std::function<Status(std::uint32_t typeId, std::span<const float> values, std::int64_t rowLength,
                                                  std::span<const float> importance, std::span<std::uint8_t> out)>;
 
@@ -90,9 +91,10 @@ struct ComparisonOptions {
     // With an importance matrix (bound to the reference model: validateImatrix(matrix, model)),
     // every tensor it covers also gets the importance-weighted figures (ImportanceErrorMetrics.h).
     std::shared_ptr<const ImportanceMatrix> importance;
-    // With `importance` too: simulated columns quantize each covered tensor row by row with its
-    // expert's weights through this (llama-quantize --imatrix); unset, they quantize as without.
-    ImportanceQuantizer quantizeWithImportance;
+    // With `importance`, simulated columns quantize each covered tensor row by row with its
+    // expert's weights (llama-quantize --imatrix) through quantizeRows; tests may put a recording
+    // quantizer here instead. Without `importance` it is not used.
+    ImportanceQuantizer quantizer;
 };
 
 struct ElementRange {

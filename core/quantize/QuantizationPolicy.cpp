@@ -2,7 +2,6 @@
 
 #include "core/quantize/Quantize.h"
 
-#include <array>
 #include <utility>
 
 namespace gguf {
@@ -37,12 +36,6 @@ constexpr std::pair<GgmlTypeId, GgmlTypeId> kFallbacks[] = {
     {T::Q6_K, T::Q8_0},      {T::IQ4_XS, T::IQ4_NL}, {T::TQ1_0, T::Q4_0},    {T::TQ2_0, T::Q4_0},
     {T::IQ2_XXS, T::IQ4_NL}, {T::IQ2_XS, T::IQ4_NL}, {T::IQ2_S, T::IQ4_NL},  {T::IQ3_XXS, T::IQ4_NL},
     {T::IQ3_S, T::IQ4_NL},   {T::IQ1_S, T::IQ4_NL},  {T::IQ1_M, T::IQ4_NL}};
-
-// (type, llama_ftype)
-constexpr std::array<std::pair<GgmlTypeId, std::uint32_t>, 13> kFileTypes = {{
-    {T::F32, 0}, {T::F16, 1}, {T::Q4_0, 2}, {T::Q4_1, 3}, {T::Q8_0, 7}, {T::Q5_0, 8}, {T::Q5_1, 9},
-    {T::Q2_K, 10}, {T::Q3_K, 12}, {T::Q4_K, 15}, {T::Q5_K, 17}, {T::Q6_K, 18}, {T::BF16, 32},
-}};
 
 bool fits(const TensorInfo& tensor, std::uint32_t typeId)
 {
@@ -89,10 +82,10 @@ TensorTarget chooseTensorTarget(const TensorInfo& tensor, std::uint32_t targetTy
 
 std::optional<std::uint32_t> llamaFileType(std::uint32_t typeId)
 {
-    for (const auto& [type, fileType] : kFileTypes)
-        if (typeIdValue(type) == typeId)
-            return fileType;
-    return std::nullopt;
+    const TypeTraits* type = findType(typeId);
+    if (!type || type->llamaFileType < 0)
+        return std::nullopt;
+    return static_cast<std::uint32_t>(type->llamaFileType);
 }
 
 }  // namespace gguf

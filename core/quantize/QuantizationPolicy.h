@@ -32,8 +32,9 @@ struct TensorTarget {
 // tensors a user's filter (e.g. convert --tensors) leaves out: those are kept.
 TensorTarget chooseTensorTarget(const TensorInfo& tensor, std::uint32_t targetType, bool selected = true);
 
-// llama.cpp's llama_ftype for a file whose weights are all `typeId` (general.file_type), using
-// the "_M" variant for Q3_K, Q4_K and Q5_K as the fixtures do. nullopt for types without one.
+// llama.cpp's llama_ftype for a file whose weights are all `typeId` (general.file_type, the
+// type row's llamaFileType), using the "_M" variant for Q3_K, Q4_K and Q5_K as the fixtures do.
+// nullopt for types without one.
 std::optional<std::uint32_t> llamaFileType(std::uint32_t typeId);
 
 }  // namespace gguf

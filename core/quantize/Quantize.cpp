@@ -1,8 +1,6 @@
 #include "core/quantize/Quantize.h"
 
 #include "core/blocks/BlockScales.h"
-#include "core/quantize/Quantizers.h"
-#include "core/quantize/WeightedQuantizers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,54 +9,6 @@
 namespace gguf {
 
 namespace {
-
-using T = GgmlTypeId;
-
-struct QuantizerRow {
-    GgmlTypeId typeId;
-    QuantizeBlocksFn quantize;
-};
-
-// In type-id order (tst_type_table checks every row against the type table). A null block
-// quantizer marks a type ggml makes only with importance weights (quantizeRows, kWeighted).
-constexpr QuantizerRow kQuantizers[] = {
-    {T::F32, quantize::quantizeF32},   {T::F16, quantize::quantizeF16},   {T::Q4_0, quantize::quantizeQ4_0},
-    {T::Q4_1, quantize::quantizeQ4_1}, {T::Q5_0, quantize::quantizeQ5_0}, {T::Q5_1, quantize::quantizeQ5_1},
-    {T::Q8_0, quantize::quantizeQ8_0}, {T::Q2_K, quantize::quantizeQ2_K}, {T::Q3_K, quantize::quantizeQ3_K},
-    {T::Q4_K, quantize::quantizeQ4_K}, {T::Q5_K, quantize::quantizeQ5_K}, {T::Q6_K, quantize::quantizeQ6_K},
-    {T::Q8_K, quantize::quantizeQ8_K}, {T::IQ2_XXS, nullptr}, {T::IQ2_XS, nullptr},
-    {T::IQ3_XXS, quantize::quantizeIQ3_XXS}, {T::IQ1_S, nullptr}, {T::IQ4_NL, quantize::quantizeIQ4_NL}, {T::IQ3_S, quantize::quantizeIQ3_S},
-    {T::IQ2_S, quantize::quantizeIQ2_S},   {T::IQ4_XS, quantize::quantizeIQ4_XS}, {T::IQ1_M, quantize::quantizeIQ1_M},
-    {T::BF16, quantize::quantizeBF16}, {T::TQ1_0, quantize::quantizeTQ1_0}, {T::TQ2_0, quantize::quantizeTQ2_0},
-    {T::MXFP4, quantize::quantizeMXFP4}, {T::NVFP4, quantize::quantizeNVFP4}, {T::Q1_0, quantize::quantizeQ1_0},
-    {T::Q2_0, quantize::quantizeQ2_0},
-};
-
-// The types whose ggml quantizer reads quant_weights, with their row quantizer.
-struct WeightedRow {
-    GgmlTypeId typeId;
-    quantize::QuantizeRowFn quantize;
-};
-
-constexpr WeightedRow kWeighted[] = {
-    {T::Q4_0, quantize::quantizeRowQ4_0Weighted}, {T::Q4_1, quantize::quantizeRowQ4_1Weighted},
-    {T::Q5_0, quantize::quantizeRowQ5_0Weighted}, {T::Q5_1, quantize::quantizeRowQ5_1Weighted},
-    {T::Q2_K, quantize::quantizeRowQ2_KWeighted}, {T::Q3_K, quantize::quantizeRowQ3_KWeighted},
-    {T::Q4_K, quantize::quantizeRowQ4_KWeighted}, {T::Q5_K, quantize::quantizeRowQ5_KWeighted},
-    {T::Q6_K, quantize::quantizeRowQ6_KWeighted}, {T::IQ4_NL, quantize::quantizeRowIQ4_NL},
-    {T::IQ4_XS, quantize::quantizeRowIQ4_XS},   {T::IQ2_XXS, quantize::quantizeRowIQ2_XXS},
-    {T::IQ2_XS, quantize::quantizeRowIQ2_XS},   {T::IQ3_XXS, quantize::quantizeRowIQ3_XXS},
-    {T::IQ3_S, quantize::quantizeRowIQ3_S},     {T::IQ2_S, quantize::quantizeRowIQ2_S},
-    {T::IQ1_S, quantize::quantizeRowIQ1_S},     {T::IQ1_M, quantize::quantizeRowIQ1_M},
-};
-
-quantize::QuantizeRowFn findWeightedQuantizer(std::uint32_t typeId)
-{
-    for (const WeightedRow& row : kWeighted)
-        if (typeIdValue(row.typeId) == typeId)
-            return row.quantize;
-    return nullptr;
-}
 
 // llama-quantize runs ggml_validate_row_data on every chunk it quantizes and stops at a block
 // whose float scale is NaN or infinite. Importance weights near FLT_MAX make the weighted
@@ -93,25 +43,22 @@ Status checkFiniteScales(const TypeTraits& traits, std::int64_t rowLength, std::
 
 QuantizeBlocksFn findQuantizer(std::uint32_t typeId)
 {
-    for (const QuantizerRow& row : kQuantizers)
-        if (typeIdValue(row.typeId) == typeId)
-            return row.quantize;
-    return nullptr;
+    const TypeTraits* type = findType(typeId);
+    return type ? type->quantize : nullptr;
 }
 
 bool canQuantize(std::uint32_t typeId)
 {
-    for (const QuantizerRow& row : kQuantizers)
-        if (typeIdValue(row.typeId) == typeId)
-            return true;
-    return false;
+    const TypeTraits* type = findType(typeId);
+    return type && type->canQuantize();
 }
 
 std::vector<const TypeTraits*> quantizableTypes()
 {
     std::vector<const TypeTraits*> types;
-    for (const QuantizerRow& row : kQuantizers)
-        types.push_back(&traitsOf(row.typeId));
+    for (const TypeTraits* type = typeTableBegin(); type != typeTableEnd(); ++type)
+        if (type->canQuantize())
+            types.push_back(type);
     return types;
 }
 
@@ -151,12 +98,14 @@ Status quantizeValues(std::uint32_t typeId, std::span<const float> values, std::
 
 bool usesImportance(std::uint32_t typeId)
 {
-    return findWeightedQuantizer(typeId) != nullptr;
+    const TypeTraits* type = findType(typeId);
+    return type && type->quantizeWeighted;
 }
 
 bool requiresImportance(std::uint32_t typeId)
 {
-    return typeId == typeIdValue(T::IQ2_XXS) || typeId == typeIdValue(T::IQ2_XS) || typeId == typeIdValue(T::IQ1_S);
+    const TypeTraits* type = findType(typeId);
+    return type && type->requiresImportance();
 }
 
 Status quantizeRows(std::uint32_t typeId, std::span<const float> values, std::int64_t rowLength,
@@ -176,7 +125,7 @@ Status quantizeRows(std::uint32_t typeId, std::span<const float> values, std::in
     if (!importance.empty() && importance.size() != std::uint64_t(rowLength))
         return Error{"importance row has " + std::to_string(importance.size()) + " weights for rows of "
                      + std::to_string(rowLength) + " values", Error::kNoOffset, {}};
-    const quantize::QuantizeRowFn weighted = findWeightedQuantizer(typeId);
+    const QuantizeRowFn weighted = traits->quantizeWeighted;
     if (importance.empty() || !weighted)
         return quantizeValues(typeId, values, out);
 

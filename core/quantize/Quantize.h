@@ -12,17 +12,14 @@
 
 namespace gguf {
 
-// Quantizes `blockCount` blocks: `blockCount * blockSize` floats from `src` into
-// `blockCount * blockBytes` bytes at `dst`.
-using QuantizeBlocksFn = void (*)(const float* src, std::uint8_t* dst, std::size_t blockCount);
-
-// The quantizer for a type id, or nullptr when this build cannot produce that type. Available:
+// The quantizer for a type id (its row's TypeTraits::quantize), or nullptr when this build
+// cannot produce that type. Available:
 // f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_K, q3_K, q4_K, q5_K, q6_K, q8_K, iq4_nl,
 // iq4_xs, tq1_0, tq2_0, mxfp4, nvfp4, q1_0, q2_0. canQuantize is also true for iq2_xxs and
 // iq2_xs, which only quantizeRows with importance weights can make (findQuantizer: nullptr).
 QuantizeBlocksFn findQuantizer(std::uint32_t typeId);
 bool canQuantize(std::uint32_t typeId);
-// Every type findQuantizer knows, in type-id order (for menus and help texts).
+// Every type canQuantize accepts, in type-id order (for menus and help texts).
 std::vector<const TypeTraits*> quantizableTypes();
 // The block-quantized types among them, as the compare dialog offers them for simulation:
 // super-block (K-quant) types first, then the others, each group by bits per weight. Types that

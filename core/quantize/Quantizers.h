@@ -4,7 +4,7 @@
 // layout of kernels/BlockLayouts.h) to `dst`. Each reproduces ggml's quantize_row_<type>_ref
 // byte for byte, which is what ggml_quantize_chunk runs when no importance matrix is given.
 // Blocks are independent, so any block-aligned piece of a tensor quantizes to the same bytes as
-// the whole tensor would.
+// the whole tensor would. Each is its type's TypeTraits::quantize (core/types/GgmlType.cpp).
 
 #include <cstddef>
 #include <cstdint>

@@ -3,14 +3,13 @@
 // its `n` importance weights (llama-quantize's imatrix row, ggml's quant_weights) to `n /
 // blockSize` blocks. Each reproduces ggml's quantize_row_<type>_impl byte for byte, which is
 // what ggml_quantize_chunk runs when quant_weights is given. They take whole rows because some
-// (Q4_0, Q4_1, Q5_0, Q5_1) weigh by the variance of the whole row.
+// (Q4_0, Q4_1, Q5_0, Q5_1) weigh by the variance of the whole row. Each is its type's
+// TypeTraits::quantizeWeighted (core/types/GgmlType.cpp).
 
 #include <cstddef>
 #include <cstdint>
 
 namespace gguf::quantize {
-
-using QuantizeRowFn = void (*)(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 
 void quantizeRowQ4_0Weighted(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
 void quantizeRowQ4_1Weighted(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);

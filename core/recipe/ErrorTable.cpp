@@ -2,6 +2,7 @@
 
 #include "core/base/TaskExecutor.h"
 #include "core/kernels/Dequantize.h"
+#include "core/quantize/Quantize.h"
 #include "core/recipe/LlamaQuantRecipe.h"
 
 #include <algorithm>
@@ -15,7 +16,7 @@ using T = GgmlTypeId;
 
 // Types ggml will not make without an importance matrix (ggml_quantize_requires_imatrix and
 // llama-quantize's own refusals).
-bool requiresImportance(std::uint32_t typeId)
+bool refusedWithoutImatrix(std::uint32_t typeId)
 {
     switch (static_cast<T>(typeId)) {
     case T::IQ1_S: case T::IQ1_M: case T::IQ2_XXS: case T::IQ2_XS: case T::IQ2_S: case T::IQ3_XXS:
@@ -50,12 +51,12 @@ const TypeChoice* TensorErrors::find(std::uint32_t typeId) const
     return nullptr;
 }
 
-std::vector<std::uint32_t> defaultCandidateTypes(const std::function<bool(std::uint32_t)>& makes, bool withImportance)
+std::vector<std::uint32_t> defaultCandidateTypes(bool withImportance)
 {
     std::vector<const TypeTraits*> types;
     for (const TypeTraits* type = typeTableBegin(); type != typeTableEnd(); ++type) {
         const bool wanted = type->kind == TypeKind::Quantized || type->is(T::F16) || type->is(T::BF16);
-        if (!wanted || !type->dequantize || !makes(type->id) || (requiresImportance(type->id) && !withImportance))
+        if (!wanted || !type->dequantize || !canQuantize(type->id) || (refusedWithoutImatrix(type->id) && !withImportance))
             continue;
         if (type->is(T::Q8_1) || type->is(T::Q8_K))  // dot-product helpers, not storage types
             continue;
@@ -70,15 +71,13 @@ std::vector<std::uint32_t> defaultCandidateTypes(const std::function<bool(std::u
 
 Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions& options)
 {
-    const RowQuantizer quantize = options.quantizer ? options.quantizer : plainRowQuantizer();
-    const auto makes = options.quantizerMakes ? options.quantizerMakes : std::function<bool(std::uint32_t)>(plainQuantizerMakes);
     const std::vector<std::uint32_t> candidates =
-        options.candidateTypes.empty() ? defaultCandidateTypes(makes, bool(options.importance)) : options.candidateTypes;
+        options.candidateTypes.empty() ? defaultCandidateTypes(bool(options.importance)) : options.candidateTypes;
     for (const std::uint32_t type : candidates) {
         const TypeTraits* traits = findType(type);
-        if (!traits || !traits->dequantize || !makes(type))
+        if (!traits || !traits->dequantize || !canQuantize(type))
             return Error{"cannot measure " + typeName(type) + ": no quantizer for it in this build", Error::kNoOffset, {}};
-        if (requiresImportance(type) && !options.importance)
+        if (refusedWithoutImatrix(type) && !options.importance)
             return Error{typeName(type) + " needs an importance matrix", Error::kNoOffset, {}};
     }
 
@@ -109,7 +108,7 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
             const TypeTraits& traits = *findType(type);
             if (tensor->ne[0] % traits.blockSize != 0)
                 continue;
-            if (requiresImportance(type) && !hasWeights)
+            if (refusedWithoutImatrix(type) && !hasWeights)
                 continue;
             errors.choices.push_back({type, tensor->rowCount() * (static_cast<std::uint64_t>(tensor->ne[0]) / traits.blockSize * traits.blockBytes), 0.0});
         }
@@ -175,7 +174,7 @@ Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions
                 for (std::size_t c = 0; c < errors.choices.size(); ++c) {
                     const TypeTraits& traits = *findType(errors.choices[c].typeId);
                     packed.resize(rowLength / traits.blockSize * traits.blockBytes);
-                    if (Status st = quantize(traits.id, row, static_cast<std::int64_t>(rowLength), weights, packed); !st) {
+                    if (Status st = quantizeRows(traits.id, row, static_cast<std::int64_t>(rowLength), weights, packed); !st) {
                         taskStatus[index] = st;
                         failed = true;
                         return;

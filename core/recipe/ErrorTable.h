@@ -20,9 +20,7 @@ struct ErrorTableOptions {
     std::vector<std::uint32_t> candidateTypes;  // empty: defaultCandidateTypes(...)
     std::size_t sampleRows = 64;                // rows measured per tensor (all rows when it has fewer)
     TaskExecutor* executor = nullptr;           // measures the samples; null: the calling thread alone
-    RowQuantizer quantizer;                     // empty: plainRowQuantizer()
-    std::function<bool(std::uint32_t typeId)> quantizerMakes;  // empty: plainQuantizerMakes
-    ImportanceLookup importance;                // empty: unweighted squared error
+    ImportanceLookup importance;                // empty: unweighted squared error and plain quantizers
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;  // sampled rows
 };
@@ -54,8 +52,8 @@ struct ErrorTable {
     bool weighted = false;               // importance-weighted errors (where the matrix has weights)
 };
 
-// The block-quantized types `makes` can produce plus f16/bf16, cheapest first.
-std::vector<std::uint32_t> defaultCandidateTypes(const std::function<bool(std::uint32_t)>& makes, bool withImportance);
+// The block-quantized types the core quantizes to (canQuantize) plus f16/bf16, cheapest first.
+std::vector<std::uint32_t> defaultCandidateTypes(bool withImportance);
 
 Result<ErrorTable> measureErrorTable(const Model& model, const ErrorTableOptions& options);
 

@@ -206,7 +206,6 @@ Result<ProvenanceCheck> checkProvenance(const Model& file, const Model& source, 
     for (const RecipeTensor& entry : recipe->tensors)
         if (Status s = checkRecipeTensor(source, entry, options.conversion); !s)
             return s.error();
-    const RowQuantizer quantize = options.conversion.quantizer ? options.conversion.quantizer : plainRowQuantizer();
     std::uint64_t totalElements = 0;
     for (const RecipeTensor& entry : recipe->tensors)
         totalElements += entry.source->elementCount();
@@ -215,7 +214,7 @@ Result<ProvenanceCheck> checkProvenance(const Model& file, const Model& source, 
     for (const RecipeTensor& entry : recipe->tensors) {
         const TensorInfo& stored = *file.findTensor(entry.source->name);
         ComparingSink sink(stored);
-        const Status written = writeRecipeTensor(entry, sink, options.conversion, quantize, progress);
+        const Status written = writeRecipeTensor(entry, sink, options.conversion, progress);
         const std::optional<std::uint64_t> at = sink.mismatch() ? sink.mismatch()
                                               : written && sink.position() != stored.nbytes ? std::optional{sink.position()}
                                                                                             : std::nullopt;

@@ -73,21 +73,6 @@ Result<RecipeFileLayout> recipeFileLayout(const Model& input, const std::optiona
     return layout;
 }
 
-RowQuantizer plainRowQuantizer()
-{
-    return [](std::uint32_t typeId, std::span<const float> values, std::int64_t, std::span<const float> importance,
-              std::span<std::uint8_t> out) -> Status {
-        if (!importance.empty())
-            return conversionError("no importance-weighted quantizer for " + typeName(typeId) + " in this build");
-        return quantizeValues(typeId, values, out);
-    };
-}
-
-bool plainQuantizerMakes(std::uint32_t typeId)
-{
-    return canQuantize(typeId);
-}
-
 Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recipe& recipe, const std::string& outputPath,
                                                  const RecipeConversionOptions& options)
 {
@@ -99,7 +84,6 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
     if (!recipe.refusal.empty() && !options.importance)
         return conversionError(recipe.refusal);
 
-    const RowQuantizer quantize = options.quantizer ? options.quantizer : plainRowQuantizer();
     RecipeConversionReport report;
     for (const RecipeTensor& entry : recipe.tensors) {
         const TensorInfo& tensor = *entry.source;
@@ -129,8 +113,8 @@ Result<RecipeConversionReport> convertWithRecipe(const Model& input, const Recip
     for (const RecipeTensor& entry : recipe.tensors) {
         const TensorInfo& tensor = *entry.source;
         TensorSpec spec = specOf(tensor, entry.typeId);
-        TensorDataProducer produce = [&entry, &options, &quantize, &progress](ByteSink& out) {
-            return writeRecipeTensor(entry, out, options, quantize, progress);
+        TensorDataProducer produce = [&entry, &options, &progress](ByteSink& out) {
+            return writeRecipeTensor(entry, out, options, progress);
         };
         report.tensorBytes += entry.bytes;
         if (Status s = writer.addTensor(std::move(spec), std::move(produce)); !s)

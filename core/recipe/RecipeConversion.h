@@ -21,17 +21,9 @@
 
 namespace gguf {
 
-// Rows of `rowLength` values -> `out` in `typeId`. `importance` is empty (no imatrix) or
-// rowLength weights. The default wraps quantizeValues (no importance); the importance-weighted
-// quantizers (core/quantize's quantizeRows) plug in here.
-using RowQuantizer = std::function<Status(std::uint32_t typeId, std::span<const float> values, std::int64_t rowLength,
-                                          std::span<const float> importance, std::span<std::uint8_t> out)>;
-RowQuantizer plainRowQuantizer();
-// Whether the plain quantizer can make `typeId` (an importance-weighted one may make more).
-bool plainQuantizerMakes(std::uint32_t typeId);
-
 // The importance weights for one expert (0 for a 2-D tensor) of a tensor: rowLength floats, or
-// empty when the imatrix has none for it (llama-quantize then quantizes without).
+// empty when the imatrix has none for it (llama-quantize then quantizes without). Rows are
+// quantized by core/quantize's quantizeRows with these weights whenever a lookup is given.
 using ImportanceLookup = std::function<std::vector<float>(std::string_view tensorName, std::size_t expert)>;
 
 struct ImatrixProvenance {
@@ -44,7 +36,6 @@ struct ImatrixProvenance {
 struct RecipeConversionOptions {
     TaskExecutor* executor = nullptr;             // quantizes row chunks; null: the calling thread alone
     std::uint64_t chunkElements = std::uint64_t{1} << 20;  // per chunk, rounded to whole rows
-    RowQuantizer quantizer;                       // empty: plainRowQuantizer()
     ImportanceLookup importance;                  // empty: no imatrix
     std::optional<ImatrixProvenance> imatrix;     // the keys to write
     const std::atomic<bool>* cancel = nullptr;

@@ -27,7 +27,7 @@ struct Chunk {
 // One tensor re-encoded: batches of row chunks (one per thread) quantized in parallel, written
 // in order, so the bytes do not depend on the thread count.
 Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSink& out, const RecipeConversionOptions& options,
-                      const RowQuantizer& quantize, TaskExecutor* executor, ConversionProgress& progress)
+                      TaskExecutor* executor, ConversionProgress& progress)
 {
     const std::int64_t rowLength = std::max<std::int64_t>(tensor.ne[0], 1);
     const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
@@ -65,7 +65,7 @@ Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSi
                 }
                 weights = importance[i];
             }
-            chunk.status = quantize(target.id, chunk.values, rowLength, weights, chunk.packed);
+            chunk.status = quantizeRows(target.id, chunk.values, rowLength, weights, chunk.packed);
         });
         for (std::size_t i = 0; i < used; ++i) {
             if (!chunks[i].status)
@@ -100,7 +100,7 @@ Status checkRecipeTensor(const Model& input, const RecipeTensor& entry, const Re
                      tensor.infoOffset, input.shards()[tensor.shard]->path()};
     if (!findType(entry.typeId))
         return conversionError("tensor '" + std::string(tensor.name) + "': unknown target type " + typeName(entry.typeId));
-    if (!options.quantizer && !plainQuantizerMakes(entry.typeId))
+    if (!canQuantize(entry.typeId))
         return conversionError("tensor '" + std::string(tensor.name) + "' would be " + typeName(entry.typeId)
                                + ", which this build cannot quantize yet");
     if (entry.requiresImatrix && !options.importance)
@@ -108,7 +108,7 @@ Status checkRecipeTensor(const Model& input, const RecipeTensor& entry, const Re
     return Ok{};
 }
 
-Status writeRecipeTensor(const RecipeTensor& entry, ByteSink& out, const RecipeConversionOptions& options, const RowQuantizer& quantize,
+Status writeRecipeTensor(const RecipeTensor& entry, ByteSink& out, const RecipeConversionOptions& options,
                          ConversionProgress& progress)
 {
     const TensorInfo& tensor = *entry.source;
@@ -117,7 +117,7 @@ Status writeRecipeTensor(const RecipeTensor& entry, ByteSink& out, const RecipeC
     const TypeTraits* target = findType(entry.typeId);
     if (!target)
         return conversionError("tensor '" + std::string(tensor.name) + "': unknown target type " + typeName(entry.typeId));
-    return writeConverted(tensor, *target, out, options, quantize, options.executor, progress);
+    return writeConverted(tensor, *target, out, options, options.executor, progress);
 }
 
 }  // namespace gguf

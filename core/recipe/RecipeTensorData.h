@@ -18,9 +18,8 @@ namespace gguf {
 // importance weights for a target that requires them. The error names the tensor.
 Status checkRecipeTensor(const Model& input, const RecipeTensor& entry, const RecipeConversionOptions& options);
 
-// Writes `entry`'s output bytes to `out`, advancing `progress` by its elements. `quantize` is the
-// row quantizer to use (options.quantizer or plainRowQuantizer()).
-Status writeRecipeTensor(const RecipeTensor& entry, ByteSink& out, const RecipeConversionOptions& options, const RowQuantizer& quantize,
-                         ConversionProgress& progress);
+// Writes `entry`'s output bytes to `out`, advancing `progress` by its elements. Re-encoded rows
+// go through quantizeRows, with options.importance's weights when it is set.
+Status writeRecipeTensor(const RecipeTensor& entry, ByteSink& out, const RecipeConversionOptions& options, ConversionProgress& progress);
 
 }  // namespace gguf

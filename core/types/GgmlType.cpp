@@ -1,8 +1,11 @@
 #include "core/types/GgmlType.h"
 
+#include "core/blocks/BlockFieldLayouts.h"
 #include "core/kernels/BlockLayouts.h"
 #include "core/kernels/IsaKernels.h"
 #include "core/kernels/ScalarKernels.h"
+#include "core/quantize/Quantizers.h"
+#include "core/quantize/WeightedQuantizers.h"
 
 #include <array>
 #include <cstddef>
@@ -59,55 +62,185 @@ constexpr KernelSet scalarOnly(DequantizeBlocksFn kernel)
     return {kernel, nullptr, nullptr};
 }
 
+// A row under construction: sizes, kernels and byte swap first, then what else the type has.
 // `dequantize` starts as the scalar kernel; dispatchedTypes() below replaces it.
+struct Row {
+    TypeTraits t;
+
+    constexpr Row quantizedBy(QuantizeBlocksFn plain, QuantizeRowFn weighted = nullptr) const
+    {
+        Row r = *this;
+        r.t.quantize = plain;
+        r.t.quantizeWeighted = weighted;
+        return r;
+    }
+    constexpr Row withFields(std::span<const BlockField> fields) const
+    {
+        Row r = *this;
+        r.t.fields = fields;
+        return r;
+    }
+    // `subScales` sub-blocks of equal size; mins, where the type has them, one per sub-block.
+    constexpr Row withScales(std::uint32_t superScales, std::array<const char*, 2> superNames, std::uint32_t subScales,
+                             MinRole minRole, ExtractBlockScalesFn extract) const
+    {
+        Row r = *this;
+        r.t.scales = {superScales, subScales, minRole == MinRole::None ? 0 : subScales, t.blockSize / subScales,
+                      minRole, superNames, extract};
+        return r;
+    }
+    constexpr Row inFileType(std::int32_t llamaFileType) const
+    {
+        Row r = *this;
+        r.t.llamaFileType = llamaFileType;
+        return r;
+    }
+    constexpr operator TypeTraits() const { return t; }
+};
+
 template <class Layout>
-constexpr TypeTraits row(GgmlTypeId id, const char* name, TypeKind kind, KernelSet kernels, SwapBlockFn swapBlock)
+constexpr Row row(GgmlTypeId id, const char* name, TypeKind kind, KernelSet kernels, SwapBlockFn swapBlock)
 {
-    return {typeIdValue(id), name, std::uint32_t(Layout::elements), std::uint32_t(Layout::bytes), kind, kernels[0], swapBlock, kernels};
+    return {{typeIdValue(id), name, std::uint32_t(Layout::elements), std::uint32_t(Layout::bytes), kind, kernels[0], swapBlock, kernels}};
 }
 
 using T = GgmlTypeId;
 constexpr TypeKind kFloat = TypeKind::Float;
 constexpr TypeKind kInt = TypeKind::Integer;
 constexpr TypeKind kQuant = TypeKind::Quantized;
+constexpr MinRole kNone = MinRole::None, kAdded = MinRole::Added, kSubtracted = MinRole::Subtracted;
+namespace q = quantize;
+namespace f = blockfields;
+namespace s = scaledecoders;
 
 // The one table of per-type facts, in id order. Names are ggml's type_traits names.
 constexpr TypeTraits kTypes[] = {
-    row<b::F32>(T::F32, "f32", kFloat, GGUFX_KERNELS(F32), swapElement32),
-    row<b::F16>(T::F16, "f16", kFloat, GGUFX_KERNELS(F16), swapElement16),
-    row<b::Q4_0>(T::Q4_0, "q4_0", kQuant, GGUFX_KERNELS(Q4_0), swapLeadingF16),
-    row<b::Q4_1>(T::Q4_1, "q4_1", kQuant, GGUFX_KERNELS(Q4_1), swapLeadingF16Pair),
-    row<b::Q5_0>(T::Q5_0, "q5_0", kQuant, GGUFX_KERNELS(Q5_0), swapLeadingF16),
-    row<b::Q5_1>(T::Q5_1, "q5_1", kQuant, GGUFX_KERNELS(Q5_1), swapLeadingF16Pair),
-    row<b::Q8_0>(T::Q8_0, "q8_0", kQuant, GGUFX_KERNELS(Q8_0), swapLeadingF16),
-    row<b::Q8_1>(T::Q8_1, "q8_1", kQuant, GGUFX_KERNELS(Q8_1), swapLeadingF16Pair),
-    row<b::Q2_K>(T::Q2_K, "q2_K", kQuant, GGUFX_KERNELS(Q2_K), swapBlockQ2_K),
-    row<b::Q3_K>(T::Q3_K, "q3_K", kQuant, GGUFX_KERNELS(Q3_K), swapBlockQ3_K),
-    row<b::Q4_K>(T::Q4_K, "q4_K", kQuant, GGUFX_KERNELS(Q4_K), swapLeadingF16Pair),
-    row<b::Q5_K>(T::Q5_K, "q5_K", kQuant, GGUFX_KERNELS(Q5_K), swapLeadingF16Pair),
-    row<b::Q6_K>(T::Q6_K, "q6_K", kQuant, GGUFX_KERNELS(Q6_K), swapBlockQ6_K),
-    row<b::Q8_K>(T::Q8_K, "q8_K", kQuant, GGUFX_KERNELS(Q8_K), swapBlockQ8_K),
-    row<b::IQ2_XXS>(T::IQ2_XXS, "iq2_xxs", kQuant, GGUFX_KERNELS(IQ2_XXS), swapLeadingF16),
-    row<b::IQ2_XS>(T::IQ2_XS, "iq2_xs", kQuant, GGUFX_KERNELS(IQ2_XS), swapLeadingF16),
-    row<b::IQ3_XXS>(T::IQ3_XXS, "iq3_xxs", kQuant, GGUFX_KERNELS(IQ3_XXS), swapLeadingF16),
-    row<b::IQ1_S>(T::IQ1_S, "iq1_s", kQuant, GGUFX_KERNELS(IQ1_S), swapLeadingF16),
-    row<b::IQ4_NL>(T::IQ4_NL, "iq4_nl", kQuant, GGUFX_KERNELS(IQ4_NL), swapLeadingF16),
-    row<b::IQ3_S>(T::IQ3_S, "iq3_s", kQuant, GGUFX_KERNELS(IQ3_S), swapLeadingF16),
-    row<b::IQ2_S>(T::IQ2_S, "iq2_s", kQuant, GGUFX_KERNELS(IQ2_S), swapLeadingF16),
-    row<b::IQ4_XS>(T::IQ4_XS, "iq4_xs", kQuant, GGUFX_KERNELS(IQ4_XS), swapLeadingF16),
+    row<b::F32>(T::F32, "f32", kFloat, GGUFX_KERNELS(F32), swapElement32).quantizedBy(q::quantizeF32).inFileType(0),
+    row<b::F16>(T::F16, "f16", kFloat, GGUFX_KERNELS(F16), swapElement16).quantizedBy(q::quantizeF16).inFileType(1),
+    row<b::Q4_0>(T::Q4_0, "q4_0", kQuant, GGUFX_KERNELS(Q4_0), swapLeadingF16)
+        .quantizedBy(q::quantizeQ4_0, q::quantizeRowQ4_0Weighted)
+        .withFields(f::kQ4_0)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::Q4_0>)
+        .inFileType(2),
+    row<b::Q4_1>(T::Q4_1, "q4_1", kQuant, GGUFX_KERNELS(Q4_1), swapLeadingF16Pair)
+        .quantizedBy(q::quantizeQ4_1, q::quantizeRowQ4_1Weighted)
+        .withFields(f::kQ4_1)
+        .withScales(2, {"d", "m"}, 1, kAdded, s::f16ScaleAndMin<b::Q4_1>)
+        .inFileType(3),
+    row<b::Q5_0>(T::Q5_0, "q5_0", kQuant, GGUFX_KERNELS(Q5_0), swapLeadingF16)
+        .quantizedBy(q::quantizeQ5_0, q::quantizeRowQ5_0Weighted)
+        .withFields(f::kQ5_0)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::Q5_0>)
+        .inFileType(8),
+    row<b::Q5_1>(T::Q5_1, "q5_1", kQuant, GGUFX_KERNELS(Q5_1), swapLeadingF16Pair)
+        .quantizedBy(q::quantizeQ5_1, q::quantizeRowQ5_1Weighted)
+        .withFields(f::kQ5_1)
+        .withScales(2, {"d", "m"}, 1, kAdded, s::f16ScaleAndMin<b::Q5_1>)
+        .inFileType(9),
+    row<b::Q8_0>(T::Q8_0, "q8_0", kQuant, GGUFX_KERNELS(Q8_0), swapLeadingF16)
+        .quantizedBy(q::quantizeQ8_0)
+        .withFields(f::kQ8_0)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::Q8_0>)
+        .inFileType(7),
+    row<b::Q8_1>(T::Q8_1, "q8_1", kQuant, GGUFX_KERNELS(Q8_1), swapLeadingF16Pair)
+        .withFields(f::kQ8_1)
+        .withScales(2, {"d", "s"}, 1, kNone, s::q8_1Scales),
+    row<b::Q2_K>(T::Q2_K, "q2_K", kQuant, GGUFX_KERNELS(Q2_K), swapBlockQ2_K)
+        .quantizedBy(q::quantizeQ2_K, q::quantizeRowQ2_KWeighted)
+        .withFields(f::kQ2_K)
+        .withScales(2, {"d", "dmin"}, 16, kSubtracted, s::q2_KScales)
+        .inFileType(10),
+    row<b::Q3_K>(T::Q3_K, "q3_K", kQuant, GGUFX_KERNELS(Q3_K), swapBlockQ3_K)
+        .quantizedBy(q::quantizeQ3_K, q::quantizeRowQ3_KWeighted)
+        .withFields(f::kQ3_K)
+        .withScales(1, {"d"}, 16, kNone, s::q3_KScales)
+        .inFileType(12),
+    row<b::Q4_K>(T::Q4_K, "q4_K", kQuant, GGUFX_KERNELS(Q4_K), swapLeadingF16Pair)
+        .quantizedBy(q::quantizeQ4_K, q::quantizeRowQ4_KWeighted)
+        .withFields(f::kQ4_K)
+        .withScales(2, {"d", "dmin"}, 8, kSubtracted, s::q4_KLikeScales<b::Q4_K>)
+        .inFileType(15),
+    row<b::Q5_K>(T::Q5_K, "q5_K", kQuant, GGUFX_KERNELS(Q5_K), swapLeadingF16Pair)
+        .quantizedBy(q::quantizeQ5_K, q::quantizeRowQ5_KWeighted)
+        .withFields(f::kQ5_K)
+        .withScales(2, {"d", "dmin"}, 8, kSubtracted, s::q4_KLikeScales<b::Q5_K>)
+        .inFileType(17),
+    row<b::Q6_K>(T::Q6_K, "q6_K", kQuant, GGUFX_KERNELS(Q6_K), swapBlockQ6_K)
+        .quantizedBy(q::quantizeQ6_K, q::quantizeRowQ6_KWeighted)
+        .withFields(f::kQ6_K)
+        .withScales(1, {"d"}, 16, kNone, s::q6_KScales)
+        .inFileType(18),
+    row<b::Q8_K>(T::Q8_K, "q8_K", kQuant, GGUFX_KERNELS(Q8_K), swapBlockQ8_K)
+        .quantizedBy(q::quantizeQ8_K)
+        .withFields(f::kQ8_K)
+        .withScales(1, {"d"}, 1, kNone, s::q8_KScales),
+    row<b::IQ2_XXS>(T::IQ2_XXS, "iq2_xxs", kQuant, GGUFX_KERNELS(IQ2_XXS), swapLeadingF16)
+        .quantizedBy(nullptr, q::quantizeRowIQ2_XXS)
+        .withFields(f::kIQ2_XXS)
+        .withScales(1, {"d"}, 8, kNone, s::iq2_XXSScales),
+    row<b::IQ2_XS>(T::IQ2_XS, "iq2_xs", kQuant, GGUFX_KERNELS(IQ2_XS), swapLeadingF16)
+        .quantizedBy(nullptr, q::quantizeRowIQ2_XS)
+        .withFields(f::kIQ2_XS)
+        .withScales(1, {"d"}, 16, kNone, s::iq2_XSLikeScales<b::IQ2_XS>),
+    row<b::IQ3_XXS>(T::IQ3_XXS, "iq3_xxs", kQuant, GGUFX_KERNELS(IQ3_XXS), swapLeadingF16)
+        .quantizedBy(q::quantizeIQ3_XXS, q::quantizeRowIQ3_XXS)
+        .withFields(f::kIQ3_XXS)
+        .withScales(1, {"d"}, 8, kNone, s::iq3_XXSScales),
+    row<b::IQ1_S>(T::IQ1_S, "iq1_s", kQuant, GGUFX_KERNELS(IQ1_S), swapLeadingF16)
+        .quantizedBy(nullptr, q::quantizeRowIQ1_S)
+        .withFields(f::kIQ1_S)
+        .withScales(1, {"d"}, 8, kNone, s::iq1_SScales),
+    row<b::IQ4_NL>(T::IQ4_NL, "iq4_nl", kQuant, GGUFX_KERNELS(IQ4_NL), swapLeadingF16)
+        .quantizedBy(q::quantizeIQ4_NL, q::quantizeRowIQ4_NL)
+        .withFields(f::kIQ4_NL)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::IQ4_NL>),
+    row<b::IQ3_S>(T::IQ3_S, "iq3_s", kQuant, GGUFX_KERNELS(IQ3_S), swapLeadingF16)
+        .quantizedBy(q::quantizeIQ3_S, q::quantizeRowIQ3_S)
+        .withFields(f::kIQ3_S)
+        .withScales(1, {"d"}, 8, kNone, s::iq3_SScales),
+    row<b::IQ2_S>(T::IQ2_S, "iq2_s", kQuant, GGUFX_KERNELS(IQ2_S), swapLeadingF16)
+        .quantizedBy(q::quantizeIQ2_S, q::quantizeRowIQ2_S)
+        .withFields(f::kIQ2_S)
+        .withScales(1, {"d"}, 16, kNone, s::iq2_XSLikeScales<b::IQ2_S>),
+    row<b::IQ4_XS>(T::IQ4_XS, "iq4_xs", kQuant, GGUFX_KERNELS(IQ4_XS), swapLeadingF16)
+        .quantizedBy(q::quantizeIQ4_XS, q::quantizeRowIQ4_XS)
+        .withFields(f::kIQ4_XS)
+        .withScales(1, {"d"}, 8, kNone, s::iq4_XSScales),
     row<b::I8>(T::I8, "i8", kInt, GGUFX_KERNELS(I8), nullptr),
     row<b::I16>(T::I16, "i16", kInt, GGUFX_KERNELS(I16), swapElement16),
     row<b::I32>(T::I32, "i32", kInt, GGUFX_KERNELS(I32), swapElement32),
     row<b::I64>(T::I64, "i64", kInt, scalarOnly(dequantizeI64), swapElement64),
     row<b::F64>(T::F64, "f64", kFloat, GGUFX_KERNELS(F64), swapElement64),
-    row<b::IQ1_M>(T::IQ1_M, "iq1_m", kQuant, GGUFX_KERNELS(IQ1_M), nullptr),
-    row<b::BF16>(T::BF16, "bf16", kFloat, GGUFX_KERNELS(BF16), swapElement16),
-    row<b::TQ1_0>(T::TQ1_0, "tq1_0", kQuant, GGUFX_KERNELS(TQ1_0), swapBlockTQ1_0),
-    row<b::TQ2_0>(T::TQ2_0, "tq2_0", kQuant, GGUFX_KERNELS(TQ2_0), swapBlockTQ2_0),
-    row<b::MXFP4>(T::MXFP4, "mxfp4", kQuant, GGUFX_KERNELS(MXFP4), nullptr),
-    row<b::NVFP4>(T::NVFP4, "nvfp4", kQuant, GGUFX_KERNELS(NVFP4), nullptr),
-    row<b::Q1_0>(T::Q1_0, "q1_0", kQuant, GGUFX_KERNELS(Q1_0), swapLeadingF16),
-    row<b::Q2_0>(T::Q2_0, "q2_0", kQuant, GGUFX_KERNELS(Q2_0), swapLeadingF16),
+    // IQ1_M's super scale d has no field of its own: its nibbles sit in the tops of `scales`.
+    row<b::IQ1_M>(T::IQ1_M, "iq1_m", kQuant, GGUFX_KERNELS(IQ1_M), nullptr)
+        .quantizedBy(q::quantizeIQ1_M, q::quantizeRowIQ1_M)
+        .withFields(f::kIQ1_M)
+        .withScales(1, {"d"}, 16, kNone, s::iq1_MScales),
+    row<b::BF16>(T::BF16, "bf16", kFloat, GGUFX_KERNELS(BF16), swapElement16).quantizedBy(q::quantizeBF16).inFileType(32),
+    row<b::TQ1_0>(T::TQ1_0, "tq1_0", kQuant, GGUFX_KERNELS(TQ1_0), swapBlockTQ1_0)
+        .quantizedBy(q::quantizeTQ1_0)
+        .withFields(f::kTQ1_0)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::TQ1_0>),
+    row<b::TQ2_0>(T::TQ2_0, "tq2_0", kQuant, GGUFX_KERNELS(TQ2_0), swapBlockTQ2_0)
+        .quantizedBy(q::quantizeTQ2_0)
+        .withFields(f::kTQ2_0)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::TQ2_0>),
+    row<b::MXFP4>(T::MXFP4, "mxfp4", kQuant, GGUFX_KERNELS(MXFP4), nullptr)
+        .quantizedBy(q::quantizeMXFP4)
+        .withFields(f::kMXFP4)
+        .withScales(1, {"e"}, 1, kNone, s::mxfp4Scales),
+    row<b::NVFP4>(T::NVFP4, "nvfp4", kQuant, GGUFX_KERNELS(NVFP4), nullptr)
+        .quantizedBy(q::quantizeNVFP4)
+        .withFields(f::kNVFP4)
+        .withScales(0, {}, 4, kNone, s::nvfp4Scales),
+    row<b::Q1_0>(T::Q1_0, "q1_0", kQuant, GGUFX_KERNELS(Q1_0), swapLeadingF16)
+        .quantizedBy(q::quantizeQ1_0)
+        .withFields(f::kQ1_0)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::Q1_0>),
+    row<b::Q2_0>(T::Q2_0, "q2_0", kQuant, GGUFX_KERNELS(Q2_0), swapLeadingF16)
+        .quantizedBy(q::quantizeQ2_0)
+        .withFields(f::kQ2_0)
+        .withScales(1, {"d"}, 1, kNone, s::f16Scale<b::Q2_0>),
 };
 
 constexpr std::size_t kTypeCount = std::size(kTypes);
@@ -145,6 +278,79 @@ constexpr bool tableMatchesTypeIds()
     return true;
 }
 static_assert(tableMatchesTypeIds(), "the type table must have one row per GgmlTypeId, in the same order");
+
+constexpr bool sameText(const char* a, const char* b)
+{
+    for (; *a && *a == *b; ++a, ++b) {
+    }
+    return *a == *b;
+}
+
+// A quantized type's fields tile its block in byte order, from byte 0 to the last; plain types
+// have none.
+constexpr bool fieldsTileTheBlock(const TypeTraits& t)
+{
+    if (t.kind != TypeKind::Quantized)
+        return t.fields.empty();
+    std::uint32_t end = 0;
+    for (const BlockField& field : t.fields) {
+        if (field.offset != end || field.size == 0)
+            return false;
+        end += field.size;
+    }
+    return !t.fields.empty() && end == t.blockBytes;
+}
+
+// A quantized type's scale sub-blocks tile its block, each super scale is named after a float
+// field of the block (IQ1_M keeps d in the top nibbles of its scales), and a big-endian block
+// fits the decoder's scratch copy; plain types have no codec.
+constexpr bool scalesDescribeTheBlock(const TypeTraits& t)
+{
+    const BlockScaleCodec& c = t.scales;
+    if (t.kind != TypeKind::Quantized)
+        return c.extract == nullptr && c.subScales == 0 && c.superScales == 0;
+    if (!c.extract || c.subScales == 0 || c.elementsPerSubBlock * c.subScales != t.blockSize || c.superScales > 2
+        || t.blockBytes > kMaxScaleBlockBytes)
+        return false;
+    for (std::uint32_t i = 0; i < c.superScales; ++i) {
+        if (!c.superNames[i])
+            return false;
+        bool named = t.id == typeIdValue(T::IQ1_M);
+        for (const BlockField& field : t.fields)
+            named = named || (field.encoding != FieldEncoding::Packed && sameText(field.name, c.superNames[i]));
+        if (!named)
+            return false;
+    }
+    return true;
+}
+
+// Integers are never quantized to; importance weights only steer block quantizers.
+constexpr bool quantizersFitTheKind(const TypeTraits& t)
+{
+    return (t.kind != TypeKind::Integer || (!t.quantize && !t.quantizeWeighted))
+        && (t.kind == TypeKind::Quantized || !t.quantizeWeighted);
+}
+
+constexpr bool fileTypesAreDistinct()
+{
+    for (std::size_t i = 0; i < kTypeCount; ++i)
+        for (std::size_t j = i + 1; j < kTypeCount; ++j)
+            if (kTypes[i].llamaFileType >= 0 && kTypes[i].llamaFileType == kTypes[j].llamaFileType)
+                return false;
+    return true;
+}
+
+constexpr bool everyRow(bool (*check)(const TypeTraits&))
+{
+    for (const TypeTraits& t : kTypes)
+        if (!check(t))
+            return false;
+    return true;
+}
+static_assert(everyRow(fieldsTileTheBlock), "a quantized type's block fields must tile its block in byte order");
+static_assert(everyRow(scalesDescribeTheBlock), "a quantized type's scale codec must tile its block and name float fields");
+static_assert(everyRow(quantizersFitTheKind), "quantizers only for float and block types, importance only for block types");
+static_assert(fileTypesAreDistinct(), "one llama_ftype belongs to one type");
 
 // findType is a lookup in this id -> table index map (-1 = no traits).
 constexpr std::uint32_t kIdLimit = kTypes[kTypeCount - 1].id + 1;

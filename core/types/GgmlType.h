@@ -1,15 +1,20 @@
 #pragma once
 // One table of per-type facts drives every size computation and every dispatch in the core.
-// Adding a ggml type means one entry in GGUFX_GGML_TYPE_IDS below, one row in GgmlType.cpp and
-// its kernel; the other per-type tables (block fields, block scales, quantizers) are keyed by
-// GgmlTypeId and tst_type_table checks them against this table.
+// A type's row holds its sizes, its dequantizer, its quantizers, its block fields, its block
+// scale codec and the llama_ftype of a file all in that type. Adding a ggml type means one entry
+// in GGUFX_GGML_TYPE_IDS below, one row in GgmlType.cpp and its kernels; the static_asserts
+// there check the row (fields tile the block, scale sub-blocks tile it, quantizers only where
+// they can exist) when it is compiled.
 
+#include "core/blocks/BlockFields.h"
+#include "core/blocks/BlockScaleCodec.h"
 #include "core/kernels/KernelIsa.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -54,6 +59,14 @@ using DequantizeBlocksFn = void (*)(const std::uint8_t* src, float* dst, std::si
 // multi-byte fields that gguf-py's endian converter swaps (scales; whole elements for plain types).
 using SwapBlockFn = void (*)(std::uint8_t* block);
 
+// Quantizes `blockCount` blocks: `blockCount * blockSize` floats from `src` into
+// `blockCount * blockBytes` bytes at `dst`, as ggml_quantize_chunk without importance weights.
+using QuantizeBlocksFn = void (*)(const float* src, std::uint8_t* dst, std::size_t blockCount);
+
+// Quantizes one row of `n` values (a multiple of the block size) with its `n` importance weights
+// (ggml's quant_weights) into n / blockSize blocks, as ggml_quantize_chunk with quant_weights.
+using QuantizeRowFn = void (*)(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights);
+
 enum class TypeKind : std::uint8_t { Float, Integer, Quantized };
 
 struct TypeTraits {
@@ -70,6 +83,22 @@ struct TypeTraits {
     // build has none (then `dequantize` falls back to a lower instruction set). Only variants
     // whose instruction set kernelIsaSupported() may be called.
     std::array<DequantizeBlocksFn, kKernelIsaCount> kernels;
+    // core/quantize's quantizers (Quantizers.h, WeightedQuantizers.h). `quantize` is null for
+    // types the core cannot make and for those ggml makes only with importance weights;
+    // `quantizeWeighted` is null for types whose ggml quantizer ignores the weights.
+    QuantizeBlocksFn quantize = nullptr;
+    QuantizeRowFn quantizeWeighted = nullptr;
+    // The named byte fields of a block in byte order (BlockFieldLayouts.h); empty for plain types.
+    std::span<const BlockField> fields{};
+    // The block's scales (BlockScales.h); extract is null for plain types.
+    BlockScaleCodec scales{};
+    // general.file_type (llama_ftype) of a file whose weights are all this type, the "_M" variant
+    // for Q3_K, Q4_K and Q5_K; -1 when llama.cpp has none.
+    std::int32_t llamaFileType = -1;
+
+    // ggml_quantize_requires_imatrix: made only with importance weights.
+    bool requiresImportance() const { return quantizeWeighted && !quantize; }
+    bool canQuantize() const { return quantize || quantizeWeighted; }
 
     double bitsPerWeight() const { return 8.0 * blockBytes / blockSize; }
     GgmlTypeId typeId() const { return static_cast<GgmlTypeId>(id); }

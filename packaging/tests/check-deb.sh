@@ -19,7 +19,7 @@ deb="$out/gguf-explorer_${version}_$(dpkg --print-architecture).deb"
 [ "$("$dpkg_deb" -f "$deb" Version)" = "$version" ] || fail "Version is not $version"
 depends=$("$dpkg_deb" -f "$deb" Depends)
 names=$(echo "$depends" | tr ',|' '\n\n' | sed 's/^ *//; s/[ (].*//')
-# What the binaries link (QtConcurrent and QtPrintSupport are not linked: --as-needed drops them),
+# What the binaries link (QtPrintSupport is not linked: --as-needed drops it),
 # plus libqt6svg6, whose icon-engine plugin draws the SVG window icon, and the platform plugins.
 for p in libc6 libstdc++6 libqt6core6 libqt6gui6 libqt6widgets6 libqt6svg6 libqcustomplot2.1-qt6 qt6-qpa-plugins; do
     echo "$names" | grep -qx "$p" || fail "Depends lacks $p: $depends"

@@ -4,6 +4,7 @@
 
 #include "CliRunner.h"
 #include "Fixtures.h"
+#include "core/compare/ErrorMetricTable.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -88,6 +89,26 @@ void TestCliDiff::textForm()
     QVERIFY(text.contains("tensors: 0 added, 0 removed, 0 with another shape, 21 in both: 5 identical bytes, 0 identical values, 16 different"));
     QVERIFY(text.contains("= blk.0.attn_q.weight  q4_K -> q8_0  different  rmse"));
     QVERIFY(text.contains("per layer:"));
+    // The figures are the metric table's CLI columns, the ones compare prints, in its order.
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    QString tensorLine, layerHeader;
+    for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
+        if (lines[i].contains(QLatin1String("= blk.0.attn_q.weight")))
+            tensorLine = lines[i];
+        if (lines[i] == QLatin1String("per layer:"))
+            layerHeader = lines[i + 1];
+    }
+    qsizetype previous = -1, previousInHeader = -1;
+    for (const gguf::ErrorMetricInfo& metric : gguf::errorMetricTable()) {
+        if (!metric.cliHeader)
+            continue;
+        const qsizetype at = tensorLine.indexOf(QLatin1String("  ") + QLatin1String(metric.cliHeader) + QLatin1Char(' '));
+        const qsizetype inHeader = layerHeader.indexOf(QLatin1Char(' ') + QLatin1String(metric.cliHeader));
+        QVERIFY2(at > previous, qPrintable(QLatin1String(metric.cliHeader) + QLatin1String(" in ") + tensorLine));
+        QVERIFY2(inHeader > previousInHeader, qPrintable(QLatin1String(metric.cliHeader) + QLatin1String(" in ") + layerHeader));
+        previous = at;
+        previousInHeader = inHeader;
+    }
 }
 
 void TestCliDiff::modelAgainstItself()

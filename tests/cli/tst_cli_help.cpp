@@ -152,7 +152,7 @@ void TestCliHelp::optionInTheSourcesIsListed_data()
     // Every option literal ("--json", "-o") in the CLI's sources, whatever reads it (the table's
     // parser, or a command that takes repeated options out of the words itself). A file's
     // command is the longest command name its name starts with (ConvertPresetCommand.cpp:
-    // convert); a file of no command (ModelOpening.h) needs its options in some command's help.
+    // convert); a file of no command (ModelOpening.cpp) needs its options in some command's help.
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("command");  // empty: any command
     QTest::addColumn<QString>("option");

@@ -10,7 +10,6 @@
 #include "core/forward/OutputComparisonRun.h"
 #include "core/forward/SimulatedQuantization.h"
 #include "core/imatrix/ImportanceMatrix.h"
-#include "core/quantize/Quantize.h"
 #include "core/recipe/MixPlanner.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
@@ -311,8 +310,6 @@ private slots:
         QVERIFY(loaded);
         const ImportanceLookup importance = lookupOf(std::make_shared<ImportanceMatrix>(std::move(*loaded)));
         ErrorTableOptions options;
-        options.quantizer = quantizeRows;
-        options.quantizerMakes = canQuantize;
         options.importance = importance;
         auto table = measureErrorTable(*moe, options);
         QVERIFY(table);

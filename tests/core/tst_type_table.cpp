@@ -1,6 +1,6 @@
-// The per-type tables outside GgmlType.cpp (block fields, block scales, quantizers, conversion
-// fallbacks, the compare dialog's type list) against the one type table: a type added to one
-// and forgotten in another fails here.
+// The one type table: every GgmlTypeId has its row, the lookups of core/quantize and
+// core/blocks answer from the rows, and the lists derived from them (the compare dialog's
+// simulation targets, the conversion fallbacks) hold what llama.cpp offers.
 
 #include "core/blocks/BlockFields.h"
 #include "core/blocks/BlockScales.h"
@@ -61,63 +61,39 @@ private slots:
         }
     }
 
-    // Quantized types have named fields that tile their block exactly; plain types have none.
-    void blockFieldsTileEveryQuantizedBlock()
+    // Each type's row is the one source of its quantizers, fields, scales and file type: the
+    // lookups answer from it. (That fields and scale sub-blocks tile the block, and quantizers
+    // exist only for float and block types, GgmlType.cpp checks at compile time.)
+    void lookupsReadTheRow()
     {
+        std::vector<std::string> required, weighted, quantizable;
         for (const TypeTraits* type : allTypes()) {
-            const std::span<const BlockField> fields = blockFields(type->id);
-            if (type->kind != TypeKind::Quantized) {
-                QVERIFY2(fields.empty(), qPrintable(nameOf(*type)));
-                continue;
-            }
-            QVERIFY2(!fields.empty(), qPrintable(nameOf(*type) + QStringLiteral(" has no block fields")));
-            std::vector<bool> covered(type->blockBytes, false);
-            for (const BlockField& field : fields) {
-                QVERIFY2(field.size > 0 && field.offset + field.size <= type->blockBytes, qPrintable(nameOf(*type) + "." + field.name));
-                for (std::uint32_t b = field.offset; b < field.offset + field.size; ++b) {
-                    QVERIFY2(!covered[b], qPrintable(nameOf(*type) + QStringLiteral(": fields overlap at byte %1").arg(b)));
-                    covered[b] = true;
-                }
-            }
-            QVERIFY2(std::all_of(covered.begin(), covered.end(), [](bool c) { return c; }),
-                     qPrintable(nameOf(*type) + QStringLiteral(": fields leave bytes uncovered")));
+            QVERIFY(findQuantizer(type->id) == type->quantize);
+            QCOMPARE(canQuantize(type->id), type->canQuantize());
+            QCOMPARE(usesImportance(type->id), type->quantizeWeighted != nullptr);
+            QCOMPARE(requiresImportance(type->id), type->requiresImportance());
+            QCOMPARE(blockFields(type->id).data(), type->fields.data());
+            QCOMPARE(blockScaleLayout(type->id).has_value(), type->scales.extract != nullptr);
+            QCOMPARE(llamaFileType(type->id).has_value(), type->llamaFileType >= 0);
+            if (type->requiresImportance())
+                required.emplace_back(type->name);
+            if (type->quantizeWeighted)
+                weighted.emplace_back(type->name);
+            if (type->canQuantize())
+                quantizable.emplace_back(type->name);
         }
-    }
-
-    // Every quantized type has a scale layout whose sub-blocks tile its block; plain types none.
-    void scaleLayoutForEveryQuantizedType()
-    {
-        for (const TypeTraits* type : allTypes()) {
-            const std::optional<BlockScaleLayout> layout = blockScaleLayout(type->id);
-            if (type->kind != TypeKind::Quantized) {
-                QVERIFY2(!layout, qPrintable(nameOf(*type)));
-                continue;
-            }
-            QVERIFY2(layout, qPrintable(nameOf(*type) + QStringLiteral(" has no scale layout")));
-            QCOMPARE(layout->subScales * layout->elementsPerSubBlock, type->blockSize);
-            QCOMPARE(layout->superScaleNames.size(), std::size_t(layout->superScales));
-            // Each super scale is a float field of the block.
-            for (const std::string& name : layout->superScaleNames) {
-                const std::span<const BlockField> fields = blockFields(type->id);
-                const bool named = std::any_of(fields.begin(), fields.end(), [&](const BlockField& f) { return name == f.name; });
-                QVERIFY2(named || type->is(GgmlTypeId::IQ1_M), qPrintable(nameOf(*type) + QStringLiteral(": no field ") + name.c_str()));
-            }
-        }
-    }
-
-    // Quantizers exist only for known non-integer types, and their list is in id order.
-    void quantizersBelongToTheTable()
-    {
-        const std::vector<const TypeTraits*> types = quantizableTypes();
-        QVERIFY(!types.empty());
-        for (std::size_t i = 0; i < types.size(); ++i) {
-            QCOMPARE(findType(types[i]->id), types[i]);
-            QVERIFY(types[i]->kind != TypeKind::Integer);
-            QVERIFY(canQuantize(types[i]->id));
-            QVERIFY(i == 0 || types[i - 1]->id < types[i]->id);
-        }
-        for (const TypeTraits* type : allTypes())
-            QCOMPARE(canQuantize(type->id), std::find(types.begin(), types.end(), type) != types.end());
+        // ggml_quantize_requires_imatrix, and the types whose ggml quantizer reads quant_weights.
+        QCOMPARE(required, (std::vector<std::string>{"iq2_xxs", "iq2_xs", "iq1_s"}));
+        QCOMPARE(weighted, (std::vector<std::string>{"q4_0", "q4_1", "q5_0", "q5_1", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "iq2_xxs",
+                                                     "iq2_xs", "iq3_xxs", "iq1_s", "iq4_nl", "iq3_s", "iq2_s", "iq4_xs", "iq1_m"}));
+        std::vector<std::string> listed;
+        for (const TypeTraits* type : quantizableTypes())
+            listed.emplace_back(type->name);
+        QCOMPARE(listed, quantizable);
+        QCOMPARE(quantizable.size(), std::size_t(29));
+        QCOMPARE(llamaFileType(typeIdValue(GgmlTypeId::Q4_K)), std::optional<std::uint32_t>(15));
+        QCOMPARE(llamaFileType(typeIdValue(GgmlTypeId::BF16)), std::optional<std::uint32_t>(32));
+        QVERIFY(!llamaFileType(typeIdValue(GgmlTypeId::IQ4_XS)));
     }
 
     // The compare dialog's list: every quantizable block-quantized type once, K-quants first.

@@ -783,7 +783,6 @@ private slots:
             options.referenceIndex = 0;
             options.simulatedTypes = {kIQ2_XXS};
             options.importance = matrix;
-            options.quantizeWithImportance = gguf::quantizeRows;
             auto created = gguf::ModelComparison::create(std::move(models), options);
             return created ? std::make_shared<const gguf::ModelComparison>(std::move(created.value())) : nullptr;
         };

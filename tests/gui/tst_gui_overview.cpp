@@ -8,10 +8,15 @@
 #include "Manifest.h"
 #include "OpenFixture.h"
 #include "core/gguf/Model.h"
+#include "core/write/ByteSink.h"
+#include "core/write/GgufWriter.h"
+#include "ui/common/QuantTypeColour.h"
 #include "ui/overview/OverviewPage.h"
 
 #include <QLabel>
 #include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -79,6 +84,7 @@ private slots:
     void layerChartMatchesManifest();
     void splitModelCountsEveryShard();
     void fileWithoutTensors();
+    void manyTypesKeepTheirOwnColours();
 };
 
 void TestGuiOverview::factsMatchManifest_data()
@@ -286,6 +292,46 @@ void TestGuiOverview::fileWithoutTensors()
     QCOMPARE(labelText(page, "tensorCountValue"), QStringLiteral("0"));
     QCOMPARE(labelText(page, "bitsPerWeightValue"), QStringLiteral("n/a"));
     QCOMPARE(labelText(page, "layerCountValue"), QStringLiteral("1"));
+}
+
+// A file with a tensor of each of 20 block types: each type's bars have its one colour (the one
+// Compare and Recipe use too), and no two types share one.
+void TestGuiOverview::manyTypesKeepTheirOwnColours()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("many-types.gguf"));
+    gguf::GgufWriter writer;
+    int count = 0;
+    for (const gguf::TypeTraits* type = gguf::typeTableBegin(); type != gguf::typeTableEnd() && count < 20; ++type) {
+        if (type->kind != gguf::TypeKind::Quantized)
+            continue;
+        const std::vector<std::int64_t> ne{256, 2};
+        const std::size_t bytes = 2 * 256 / type->blockSize * type->blockBytes;
+        const std::string name = "blk." + std::to_string(count++) + ".attn_q.weight";
+        QVERIFY(writer.addTensor(gguf::TensorSpec{name, type->id, ne}, [bytes](gguf::ByteSink& out) {
+            const std::vector<std::uint8_t> zeros(bytes, 0);
+            return out.write(zeros.data(), zeros.size());
+        }));
+    }
+    QCOMPARE(count, 20);
+    QVERIFY(writer.writeFile(path.toStdString()));
+    const auto model = openModelAt(path);
+    QVERIFY(model);
+    OverviewPage page(model);
+    QVERIFY(page.typePlot() && page.layerPlot());
+    for (QCustomPlot* plot : {page.typePlot(), page.layerPlot()}) {
+        const QList<QCPBars*> bars = barsOf(*plot);
+        QCOMPARE(bars.size(), 20);
+        QSet<QRgb> colours;
+        for (QCPBars* series : bars) {
+            const gguf::TypeTraits* type = gguf::findTypeByName(series->name().toStdString());
+            QVERIFY(type);
+            QCOMPARE(series->brush().color(), quantTypeColour(type->id));
+            colours.insert(series->brush().color().rgb());
+        }
+        QCOMPARE(colours.size(), 20);
+    }
 }
 
 QTEST_MAIN(TestGuiOverview)

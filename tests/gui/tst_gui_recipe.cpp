@@ -13,7 +13,7 @@
 #include "ui/recipe/RecipeAuditView.h"
 #include "ui/recipe/RecipeGridView.h"
 #include "ui/recipe/RecipePage.h"
-#include "ui/recipe/TypeColors.h"
+#include "ui/common/QuantTypeColour.h"
 #include "ui/shell/MainWindow.h"
 
 #include <QAction>
@@ -82,7 +82,7 @@ private slots:
         QCOMPARE(cell(grid, "model", "output"), QStringLiteral("q4_K"));
         QCOMPARE(cell(grid, "bpw", "bpw"), QStringLiteral("4.518"));
         const QTableWidgetItem* q4 = grid.item(rowOf(grid, "blk.1"), columnOf(grid, "attn_v"));
-        QCOMPARE(q4->background().color(), typeColor(gguf::typeIdValue(gguf::GgmlTypeId::Q4_K)));
+        QCOMPARE(q4->background().color(), quantTypeColour(gguf::typeIdValue(gguf::GgmlTypeId::Q4_K)));
         QVERIFY(q4->toolTip().contains("blk.1.attn_v.weight"));
         QVERIFY(!page.rulesEdit()->isEnabled());
 
@@ -91,7 +91,7 @@ private slots:
         QCOMPARE(cell(grid, "blk.1", "ffn_down"), QStringLiteral("q6_K"));
         QCOMPARE(cell(grid, "model", "output"), QStringLiteral("q6_K"));
         QCOMPARE(grid.item(rowOf(grid, "blk.1"), columnOf(grid, "attn_v"))->background().color(),
-                 typeColor(gguf::typeIdValue(gguf::GgmlTypeId::Q6_K)));
+                 quantTypeColour(gguf::typeIdValue(gguf::GgmlTypeId::Q6_K)));
         QVERIFY(page.previewLabel()->text().contains("4.930 bits per weight"));
         QVERIFY(page.rulesEdit()->isEnabled());
 

@@ -19,7 +19,6 @@
 #include "ui/compare/TensorErrorView.h"
 #include "ui/imatrix/ColumnErrorView.h"
 #include "core/imatrix/ImatrixValidation.h"
-#include "core/quantize/Quantize.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -102,9 +101,8 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
                 if (issue.severity != gguf::ImatrixSeverity::Note)
                     importanceIssues << QString::fromStdString(issue.toString());
         }
+        // Simulated columns then quantize as llama-quantize --imatrix: each expert's rows with its weights.
         options.importance = importance;
-        // Simulated columns quantize as llama-quantize --imatrix: each expert's rows with its weights.
-        options.quantizeWithImportance = gguf::quantizeRows;
     }
     auto created = gguf::ModelComparison::create(std::move(models), options);
     if (!created) {

@@ -327,8 +327,6 @@ void MixPlannerView::measureThenPlan()
             options.executor = &JobPoolExecutor::instance();
             options.sampleRows = rows;
             if (importance) {
-                options.quantizer = gguf::quantizeRows;
-                options.quantizerMakes = gguf::canQuantize;
                 options.importance = [importance](std::string_view name, std::size_t expert) {
                     const gguf::ImportanceEntry* entry = importance->find(name);
                     return entry ? entry->quantWeights(expert) : std::vector<float>{};

@@ -1,7 +1,7 @@
 #include "ui/recipe/RecipeAuditView.h"
 
 #include "core/base/EscapedText.h"
-#include "ui/recipe/TypeColors.h"
+#include "ui/common/QuantTypeColour.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -76,8 +76,8 @@ void RecipeAuditView::showAudit(const gguf::RecipeAudit& audit)
         m_differences->setItem(i, 0, new QTableWidgetItem(fromFile(d.tensor)));
         for (const auto& [column, type] : {std::pair{1, d.storedType}, std::pair{2, d.expectedType}}) {
             auto* item = new QTableWidgetItem(QString::fromStdString(gguf::typeName(type)));
-            item->setBackground(typeColor(type));
-            item->setForeground(textColorOn(typeColor(type)));
+            item->setBackground(quantTypeColour(type));
+            item->setForeground(textColourOn(quantTypeColour(type)));
             m_differences->setItem(i, column, item);
         }
     }

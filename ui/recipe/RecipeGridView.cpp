@@ -1,7 +1,7 @@
 #include "ui/recipe/RecipeGridView.h"
 
 #include "core/base/HumanFormat.h"
-#include "ui/recipe/TypeColors.h"
+#include "ui/common/QuantTypeColour.h"
 
 #include <QHeaderView>
 #include <QScrollBar>
@@ -102,9 +102,9 @@ void RecipeGridView::showGrid(const gguf::RecipeGrid& grid)
             if (!cell)
                 continue;
             auto* item = readOnlyItem(QString::fromStdString(gguf::typeName(cell->typeId)));
-            const QColor color = typeColor(cell->typeId);
+            const QColor color = quantTypeColour(cell->typeId);
             item->setBackground(color);
-            item->setForeground(textColorOn(color));
+            item->setForeground(textColourOn(color));
             item->setData(Qt::UserRole, cell->typeId);
             const double bpw = cell->elements ? 8.0 * double(cell->bytes) / double(cell->elements) : 0.0;
             item->setToolTip(tr("%1\n%2, %3 (%4 bytes), %5 bpw")

@@ -11,8 +11,7 @@
 #include "ui/recipe/SensitivityView.h"
 #include "core/recipe/RecipeConversion.h"
 #include "ui/session/JobPoolExecutor.h"
-#include "core/imatrix/ImatrixValidation.h"
-#include "core/quantize/Quantize.h"
+#include "core/imatrix/ImatrixForModel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -212,7 +211,6 @@ void RecipePage::startConversion(const QString& path)
         gguf::RecipeConversionOptions conversion;
         conversion.executor = &JobPoolExecutor::instance();
         if (importance) {
-            conversion.quantizer = gguf::quantizeRows;
             conversion.importance = [importance](std::string_view name, std::size_t expert) {
                 const gguf::ImportanceEntry* entry = importance->find(name);
                 return entry ? entry->quantWeights(expert) : std::vector<float>{};
@@ -262,15 +260,10 @@ void RecipePage::loadImatrix(const QString& path)
     const std::string file = path.toStdString();
     m_imatrixJobs.run(
         [model, file](const JobControl&) -> gguf::Result<std::shared_ptr<const gguf::ImportanceMatrix>> {
-            auto read = gguf::ImportanceMatrix::load(file);
+            auto read = gguf::loadImatrixForModel(file, *model);
             if (!read)
                 return read.error();
-            auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(read.value()));
-            const gguf::ImatrixValidation validation = gguf::validateImatrix(*matrix, *model);
-            for (const gguf::ImatrixIssue& issue : validation.issues)
-                if (issue.severity == gguf::ImatrixSeverity::Error)
-                    return gguf::Error{"the importance matrix does not fit the model: " + issue.toString(), gguf::Error::kNoOffset, {}};
-            return std::shared_ptr<const gguf::ImportanceMatrix>(std::move(matrix));
+            return read.value().matrix;
         },
         [this, path](std::shared_ptr<const gguf::ImportanceMatrix> matrix) {
             m_imatrixLoading = false;

@@ -1,9 +1,10 @@
 #pragma once
-// Runs independent chunks of core work (row ranges, heatmap bands) on the job pool and
-// reports back on the GUI thread. Workers touch no widgets: they fill buffers owned by the job's
-// shared state and return a Status. Cancellation is an atomic flag the chunks poll; a cancelled
-// or failed job still finishes once, with a JobOutcome saying which. Owners that start a newer
-// job before an older one ends track them with a JobTracker, which drops stale ends.
+// One running job, beneath JobRunner (JobRunner.h, the API the GUI uses): JobRunner::run creates
+// it around the owner's work and hands it out only so that progress displays (JobProgressBar)
+// can follow it and a caller can cancel it. It runs independent chunks (row ranges, heatmap
+// bands) on the job pool; chunks touch no widgets and return a Status. Cancellation is an atomic
+// flag the chunks poll; a cancelled or failed job still finishes once, with a JobOutcome saying
+// which. Which ends are stale is JobTracker's business, not the job's.
 
 #include "core/base/Result.h"
 #include "ui/session/JobOutcome.h"

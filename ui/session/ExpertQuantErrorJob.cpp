@@ -2,7 +2,6 @@
 
 #include "core/compare/ImportanceErrorMetrics.h"
 #include "core/imatrix/ImportanceMatrix.h"
-#include "core/quantize/Quantize.h"
 
 #include <algorithm>
 #include <atomic>
@@ -31,11 +30,8 @@ gguf::Result<gguf::ModelComparison> pairTensorForQuantError(std::shared_ptr<cons
     options.simulatedTypes = types;
     const std::string name(tensor.name);
     options.includeTensor = [name](std::string_view candidate) { return candidate == name; };
-    if (matrix) {
-        // Bound to this model when it was read: each expert's rows get that expert's weights.
-        options.importance = std::move(matrix);
-        options.quantizeWithImportance = gguf::quantizeRows;
-    }
+    // Bound to this model when it was read: each expert's rows get that expert's weights.
+    options.importance = std::move(matrix);
     return gguf::ModelComparison::create({std::move(model)}, options);
 }
 

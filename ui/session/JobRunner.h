@@ -27,7 +27,9 @@
 #include <utility>
 #include <vector>
 
-namespace detail {
+// What JobRunner passes between a job's work (any thread) and its owner (the GUI thread): the
+// value type a work's gguf::Result carries, and the work's newest progress.
+namespace jobhandoff {
 template <class R>
 struct ResultValue;
 template <class T>
@@ -43,12 +45,12 @@ struct WorkProgress {
     std::atomic<bool> posted{false};
     QPointer<BackgroundJob> job;  // set on the GUI thread before any work starts
 };
-}  // namespace detail
+}  // namespace jobhandoff
 
 // What running work sees of its job.
 class JobControl {
 public:
-    JobControl(const std::atomic<bool>& cancelled, std::shared_ptr<detail::WorkProgress> progress)
+    JobControl(const std::atomic<bool>& cancelled, std::shared_ptr<jobhandoff::WorkProgress> progress)
         : m_cancelled(cancelled), m_progress(std::move(progress))
     {
     }
@@ -77,7 +79,7 @@ public:
 
 private:
     const std::atomic<bool>& m_cancelled;
-    std::shared_ptr<detail::WorkProgress> m_progress;
+    std::shared_ptr<jobhandoff::WorkProgress> m_progress;
 };
 
 class JobRunner {
@@ -162,11 +164,11 @@ private:
     BackgroundJob* start(int chunkCount, Work work, SetData setData, OnStop onStop)
     {
         using R = std::invoke_result_t<Work&, int, const JobControl&>;
-        using T = typename detail::ResultValue<R>::type;
+        using T = typename jobhandoff::ResultValue<R>::type;
         const auto count = static_cast<std::size_t>(std::max(chunkCount, 0));
         // Each chunk writes only its own slot; the GUI thread reads them after the last chunk.
         auto chunkValues = std::make_shared<std::vector<std::optional<T>>>(count);
-        auto progress = std::make_shared<detail::WorkProgress>();
+        auto progress = std::make_shared<jobhandoff::WorkProgress>();
         auto* job = new BackgroundJob(
             chunkCount,
             [work = std::move(work), chunkValues, progress](int chunk, const std::atomic<bool>& cancelled) mutable -> gguf::Status {

@@ -1,9 +1,9 @@
 #pragma once
-// The jobs of one owner (a view, a scan) and which request they answer. Every new request takes
-// a new generation; jobs of older generations are cancelled and their ends are dropped, so a late
-// result can never overwrite a newer one, whatever order the pool finishes them in. The owner
-// keeps the tracker as a member and passes itself as `context`, so no callback outlives it.
-// GUI thread only.
+// The generation bookkeeping inside JobRunner (JobRunner.h, the API the GUI uses): the running
+// BackgroundJobs of one JobRunner and which request they answer. Every new request takes a new
+// generation; jobs of older generations are cancelled and their ends are dropped, so a late
+// result can never overwrite a newer one, whatever order the pool finishes them in. JobRunner
+// passes its owner as `context`, so no callback outlives it. GUI thread only.
 
 #include "ui/session/BackgroundJob.h"
 

@@ -396,7 +396,6 @@ void ConvertDialog::startConversion()
                 conversion.cancel = control.cancelFlag();
                 conversion.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
                 if (importance) {  // as llama-quantize --imatrix: each expert's rows with its weights
-                    conversion.quantizer = gguf::quantizeRows;
                     conversion.importance = [input, importance](std::string_view name, std::size_t expert) {
                         const gguf::TensorInfo* tensor = input->findTensor(name);
                         auto row = tensor ? importance->row(name, expert, static_cast<std::uint64_t>(tensor->ne[0])) : gguf::Result<std::span<const float>>(std::span<const float>{});
