@@ -2,7 +2,7 @@
 
 #include "Measure.h"
 
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "core/compare/ModelComparison.h"
 #include "core/gguf/Model.h"
 #include "core/kernels/Dequantize.h"

@@ -237,7 +237,7 @@ void runDequantizeCases(const SyntheticTensor& synthetic, Workspace& workspace, 
     if (threads > 1) {
         const Baselines all = workspace.measureBaselines(threads);
         const Timing parallel = measure(
-            [&] { require(gguf::dequantizeRowsParallel(tensor, 0, rows, out, workspace.pool()), "parallel dequantize"); }, policy, cold);
+            [&] { require(gguf::dequantizeRowsParallel(tensor, 0, rows, out, &workspace.pool()), "parallel dequantize"); }, policy, cold);
         report.add(throughputRow("dequantize", tensor, threads, parallel, all));
     }
     if (ggml)

@@ -4,7 +4,7 @@
 // and the memset / memcpy baselines measured right before each case with the same threads.
 
 #include "Measure.h"
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 
 #include <cstdint>
 #include <memory>

@@ -7,7 +7,7 @@
 #include "core/base/JsonWriter.h"
 #include "core/gguf/MetadataFormat.h"
 #include "ModelOpening.h"
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "core/blocks/TensorCheck.h"
 
 #include <algorithm>

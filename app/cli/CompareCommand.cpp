@@ -1,7 +1,7 @@
 // compare: per-tensor error metrics of one or more models (or simulated quantizations) against a
 // reference model, as a table or JSON.
 
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "Commands.h"
 #include "CompareWithImatrix.h"
 #include "core/compare/ComparisonJson.h"

@@ -1,6 +1,6 @@
 // convert: re-quantize a model (via f32) to one type and write a new GGUF file.
 
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "Commands.h"
 #include "ImatrixOption.h"
 #include "core/quantize/Conversion.h"

@@ -2,7 +2,7 @@
 // such as Q4_K_M, optionally with --tensor-type rules or a --recipe rules file over it, and
 // write the file in llama-quantize's tensor order with the metadata keys it writes.
 
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "Commands.h"
 #include "ModelOpening.h"
 #include "RecipeRules.h"

@@ -1,4 +1,4 @@
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "Commands.h"
 #include "ModelOpening.h"
 #include "core/compare/ErrorMetricTable.h"

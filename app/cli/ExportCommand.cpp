@@ -1,7 +1,7 @@
 #include "core/write/ByteSink.h"
 #include "Commands.h"
 #include "ModelOpening.h"
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "core/write/SliceExporter.h"
 
 #include <unistd.h>

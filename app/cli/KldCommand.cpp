@@ -2,6 +2,8 @@
 // llama-perplexity --kl-divergence (summary per model) plus the per-layer drift table.
 
 #include "Commands.h"
+
+#include "app/threads/ParallelRows.h"
 #include "ImatrixOption.h"
 #include "ModelOpening.h"
 #include "QuantChoices.h"
@@ -251,6 +253,7 @@ int runKld(const std::vector<std::string>& words)
     }
 
     gguf::OutputRunOptions options;
+    options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
     options.accumulateInDouble = args.has("--exact");
     options.accumulateWithBlas = args.has("--sgemm");
     options.emulateLlamaCppActivations = args.has("--llama-activations");

@@ -2,6 +2,8 @@
 // after every layer) as raw float32 little-endian, in the layout of llama.cpp's reference files.
 
 #include "Commands.h"
+
+#include "app/threads/ParallelRows.h"
 #include "ModelOpening.h"
 #include "TokenInput.h"
 #include "core/forward/ForwardPass.h"
@@ -57,6 +59,7 @@ int runLogits(const std::vector<std::string>& words)
         return 2;
 
     gguf::ForwardOptions options;
+    options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
     options.accumulateInDouble = args.has("--exact");
     options.accumulateWithBlas = args.has("--sgemm");
     options.emulateLlamaCppActivations = args.has("--llama-activations");

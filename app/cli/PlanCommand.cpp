@@ -1,7 +1,7 @@
 // plan: per-tensor types that minimise the estimated quantization error within a size budget,
 // the presets for comparison, and the mix as --tensor-type rules over a base preset.
 
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "Commands.h"
 #include "ImatrixOption.h"
 #include "ModelOpening.h"

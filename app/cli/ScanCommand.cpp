@@ -3,6 +3,8 @@
 // (--shard I/N) and joins again (--merge).
 
 #include "Commands.h"
+
+#include "app/threads/ParallelRows.h"
 #include "ImatrixOption.h"
 #include "ModelOpening.h"
 #include "TokenInput.h"
@@ -132,6 +134,7 @@ int runScan(const std::vector<std::string>& words)
         return reportFailure("--resume needs -o, the scan file to resume", 2);
 
     gguf::ScanOptions options;
+    options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
     if (const auto list = args.value("--types")) {
         std::string item;
         for (std::size_t i = 0; i <= list->size(); ++i) {

@@ -17,7 +17,7 @@
 //        [--llama-cpp DIR]
 
 #include "SyntheticLlamaFile.h"
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
 
 #include <chrono>
@@ -182,6 +182,7 @@ int main(int argc, char** argv)
 
     const auto runOurs = [&](int sums, OurRun& out) -> bool {
         gguf::ForwardOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.accumulateInDouble = sums == 2;
         options.accumulateWithBlas = sums == 1;
         options.keepHiddenStates = false;

@@ -1,6 +1,6 @@
 #include "core/base/BlasLibrary.h"
 
-#include "core/base/ParallelRows.h"
+#include "core/base/RowRanges.h"
 
 #include <dlfcn.h>
 

@@ -1,8 +1,8 @@
 #pragma once
 // Where core work runs. Core cuts its work into tasks and never starts a thread: the caller hands
-// it an executor, so one process has one pool. The CLI passes a ParallelRows (the shared one,
-// sized by GGUFX_THREADS, or one of --threads threads), the GUI its job pool; no executor means
-// the calling thread alone. Results never depend on which executor ran the tasks.
+// it an executor, so one process has one pool. The CLI passes a ParallelRows (app/threads: the
+// shared one, sized by GGUFX_THREADS, or one of --threads threads), the GUI its job pool; no
+// executor means the calling thread alone. Results never depend on which executor ran the tasks.
 
 #include <cstddef>
 #include <functional>

@@ -33,6 +33,9 @@ struct ForwardOptions {
     bool accumulateWithBlas = false;
     bool keepHiddenStates = true;
     WeightTransform transform;                  // e.g. simulate a quantization; may be empty
+    // Where the products and dequantization run (the CLI's ParallelRows, the GUI's job pool);
+    // null: the calling thread alone. The result does not depend on it.
+    TaskExecutor* executor = nullptr;
     const std::atomic<bool>* cancel = nullptr;  // set to stop between steps: the pass fails "cancelled"
     // Called after each layer (and once after the output) with done / total steps.
     std::function<void(std::int64_t done, std::int64_t total)> progress;

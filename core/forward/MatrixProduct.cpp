@@ -3,7 +3,7 @@
 #include "core/forward/WeightLoader.h"
 
 #include "core/base/BlasLibrary.h"
-#include "core/base/ParallelRows.h"
+#include "core/base/RowRanges.h"
 #include "core/kernels/Dequantize.h"
 #include "core/kernels/LaneProduct.h"
 
@@ -44,11 +44,10 @@ void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights,
 // dequantized values, the 4-value dot in double is exactly dA * dW * that integer dot, and
 // adding it to the lane in double then rounding is the fma.
 void ggmlBlockLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
-                          std::int64_t yStride)
+                          std::int64_t yStride, TaskExecutor* executor)
 {
     const std::int64_t blocks = columns / 32;
-    ParallelRows::shared().forEachRange(planRowRanges(0, static_cast<std::uint64_t>(rows), ParallelRows::shared().threadCount()),
-                                        [&](RowRange range) {
+    forEachRange(executor, planRowRanges(0, static_cast<std::uint64_t>(rows), executorThreads(executor)), [&](RowRange range) {
         for (auto r = static_cast<std::int64_t>(range.begin); r < static_cast<std::int64_t>(range.end); ++r) {
             const float* w = weights + r * columns;
             for (std::int64_t t = 0; t < tokens; ++t) {
@@ -72,16 +71,15 @@ void ggmlBlockLaneProduct(const float* x, std::int64_t tokens, const float* weig
 // sum order of ggmlBlockLaneProduct (kernels/LaneProduct.h), over row ranges on the pass's
 // threads. A range's carried lanes stay within about 256 KB.
 void ggmlFloatLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
-                          std::int64_t yStride)
+                          std::int64_t yStride, TaskExecutor* executor)
 {
-    ParallelRows& pool = ParallelRows::shared();
     std::int64_t perRange = std::clamp<std::int64_t>((256 * 1024 / 32) / std::max<std::int64_t>(tokens, 1), 8, 256) / 4 * 4;
     // At least a few ranges per thread, so the threads finish together.
-    const auto threads = static_cast<std::int64_t>(pool.threadCount());
+    const auto threads = static_cast<std::int64_t>(executorThreads(executor));
     if (threads > 1)
         perRange = std::max<std::int64_t>(4, std::min(perRange, (rows / (4 * threads)) / 4 * 4));
     const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(std::max<std::int64_t>(perRange, 1)));
-    pool.forEachRange(ranges, [&](RowRange range) {
+    forEachRange(executor, ranges, [&](RowRange range) {
         thread_local std::vector<float> scratch;
         laneProductRows(x, tokens, weights, columns, static_cast<std::int64_t>(range.begin), static_cast<std::int64_t>(range.end), y,
                         yStride, scratch);
@@ -93,15 +91,15 @@ void ggmlFloatLaneProduct(const float* x, std::int64_t tokens, const float* weig
 // once in its stored form and its f32 copy never exists as a whole.
 void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride)
 {
-    ParallelRows& pool = ParallelRows::shared();
+    TaskExecutor* executor = weight.executor;
     const std::int64_t rows = weight.rows;
     const std::int64_t columns = weight.columns;
     std::int64_t perRange = std::clamp<std::int64_t>((2 * 1024 * 1024 / 4) / columns, 8, 512) / 4 * 4;
-    const auto threads = static_cast<std::int64_t>(pool.threadCount());
+    const auto threads = static_cast<std::int64_t>(executorThreads(executor));
     if (threads > 1)
         perRange = std::max<std::int64_t>(4, std::min(perRange, (rows / (4 * threads)) / 4 * 4));
     const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(perRange));
-    pool.forEachRange(ranges, [&](RowRange range) {
+    forEachRange(executor, ranges, [&](RowRange range) {
         thread_local std::vector<float> tile;
         thread_local std::vector<float> scratch;
         tile.resize(static_cast<std::size_t>(range.size()) * static_cast<std::size_t>(columns));
@@ -115,7 +113,7 @@ void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix
 }  // namespace
 
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
-                     ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride)
+                     ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride, TaskExecutor* executor)
 {
     if (tokens == 0 || rows == 0)
         return;
@@ -130,7 +128,7 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
         return;
     }
     if (accumulation == Accumulation::Lanes) {
-        ggmlFloatLaneProduct(x, tokens, weights, rows, columns, y, yStride);
+        ggmlFloatLaneProduct(x, tokens, weights, rows, columns, y, yStride, executor);
         return;
     }
     blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(rows), static_cast<int>(columns),
@@ -161,16 +159,16 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
             roundActivations(weight.activationRounding, rounded, weight.columns);
             x = rounded.data();
         }
-        ggmlFloatLaneProduct(x, tokens, weight.data(), weight.rows, weight.columns, y, stride);
+        ggmlFloatLaneProduct(x, tokens, weight.data(), weight.rows, weight.columns, y, stride, weight.executor);
         return;
     }
     if (weight.ggmlBlockLanes && tokens > 0) {
         std::vector<float> rounded(x, x + tokens * weight.columns);
         roundActivations(weight.activationRounding, rounded, weight.columns);
-        ggmlBlockLaneProduct(rounded.data(), tokens, weight.data(), weight.rows, weight.columns, y, stride);
+        ggmlBlockLaneProduct(rounded.data(), tokens, weight.data(), weight.rows, weight.columns, y, stride, weight.executor);
         return;
     }
-    multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationRounding, accumulation, y, stride);
+    multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationRounding, accumulation, y, stride, weight.executor);
     addBlockMinimumTerm(x, tokens, weight, y, stride);
 }
 

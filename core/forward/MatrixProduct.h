@@ -1,7 +1,7 @@
 #pragma once
 // The pass's matrix products. Activations are row-major [tokens, features]; weights row-major
 // [rows, columns] as ggml stores them. By default they are summed in ggml-cpu's own order
-// (kernels/LaneProduct.h) on the pass's threads; OpenBLAS serves the float and double modes.
+// (kernels/LaneProduct.h) on the pass's executor; OpenBLAS serves the float and double modes.
 
 #include "core/forward/ActivationRounding.h"
 
@@ -10,6 +10,7 @@
 namespace gguf {
 
 struct WeightMatrix;
+class TaskExecutor;
 
 // How a product's sums are accumulated. Lanes (the default) sums each output in 8 float lanes
 // as ggml-cpu's f32 kernels do (LaneProduct.h), with blocked AVX-512 / AVX2 kernels: as fast as
@@ -23,11 +24,13 @@ enum class Accumulation { Lanes, Float, Double };
 // y[t, r] = sum_c x[t, c] * W[r, c] for `tokens` rows of x (row stride `columns`) and the
 // `rows` x `columns` matrix at `weights`; y has row stride `yStride` (>= rows). The inputs are
 // first rounded as `rounding` says (llama.cpp's treatment of activations, ActivationRounding.h).
+// The lane sums run on `executor` (null: the calling thread alone).
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
-                     ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride);
+                     ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride, TaskExecutor* executor);
 
 // The same with a whole WeightMatrix (its first slice), y with row stride `yStride` (0 =
-// weight.rows); with the weight's block minimums, ggml's q8_1 block-sum term is reproduced.
+// weight.rows), on the weight's executor; with its block minimums, ggml's q8_1 block-sum term is
+// reproduced.
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
                      std::int64_t yStride = 0);
 

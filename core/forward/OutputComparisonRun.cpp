@@ -8,11 +8,11 @@ namespace gguf {
 
 namespace {
 
-WeightTransform simulatedQuantizationOf(const OutputCandidate& candidate)
+WeightTransform simulatedQuantizationOf(const OutputCandidate& candidate, TaskExecutor* executor)
 {
     SimulationSpec spec = candidate.simulation;
     spec.targetType = candidate.simulatedType;
-    return simulatedQuantization(std::move(spec));
+    return simulatedQuantization(std::move(spec), executor);
 }
 
 // Another file can only be compared with the reference when it is the same network: the same
@@ -78,6 +78,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
         forward.emulateLlamaCppActivations = options.emulateLlamaCppActivations;
         forward.cancel = options.cancel;
         forward.transform = transform;
+        forward.executor = options.executor;
         return forward;
     };
     for (std::int64_t c = 0; c < chunks; ++c) {
@@ -93,7 +94,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             const OutputCandidate& candidate = candidates[i];
             const Model& model = candidate.model ? *candidate.model : reference;
-            auto run = runForward(model, sequence, base(candidate.model ? WeightTransform{} : simulatedQuantizationOf(candidate)));
+            auto run = runForward(model, sequence, base(candidate.model ? WeightTransform{} : simulatedQuantizationOf(candidate, options.executor)));
             if (!run) {
                 Error error = run.error();
                 if (error.message != kForwardCancelled && error.path != candidate.label)  // no "X: X: ..."

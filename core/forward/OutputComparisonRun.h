@@ -33,6 +33,7 @@ struct OutputRunOptions {
     bool accumulateInDouble = false;  // ForwardOptions: the exact (double) sums
     bool accumulateWithBlas = false;  // ForwardOptions: cblas_sgemm sums
     bool emulateLlamaCppActivations = false;  // ForwardOptions: llama.cpp's activation rounding
+    TaskExecutor* executor = nullptr;  // ForwardOptions: where the passes' products run
     const std::atomic<bool>* cancel = nullptr;
     // Forward passes done / total, after each one.
     std::function<void(std::int64_t done, std::int64_t total)> progress;

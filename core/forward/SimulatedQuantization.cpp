@@ -1,5 +1,6 @@
 #include "core/forward/SimulatedQuantization.h"
 
+#include "core/base/RowRanges.h"
 #include "core/quantize/QuantizationPolicy.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/LlamaQuantRecipe.h"
@@ -39,16 +40,16 @@ std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeType
     return types;
 }
 
-WeightTransform simulatedQuantization(std::uint32_t targetType, ParallelRows& pool)
+WeightTransform simulatedQuantization(std::uint32_t targetType, TaskExecutor* executor)
 {
     SimulationSpec spec;
     spec.targetType = targetType;
-    return simulatedQuantization(std::move(spec), pool);
+    return simulatedQuantization(std::move(spec), executor);
 }
 
-WeightTransform simulatedQuantization(SimulationSpec spec, ParallelRows& pool)
+WeightTransform simulatedQuantization(SimulationSpec spec, TaskExecutor* executor)
 {
-    return [spec = std::move(spec), &pool](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values) -> Status {
+    return [spec = std::move(spec), executor](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values) -> Status {
         const std::optional<std::uint32_t> typeId = simulatedTypeOf(spec, tensor);
         if (!typeId)
             return Ok{};
@@ -65,7 +66,7 @@ WeightTransform simulatedQuantization(SimulationSpec spec, ParallelRows& pool)
         // Importance weights belong to one expert (a slice of ne[1] rows): ranges never cross one.
         const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
         std::vector<RowRange> ranges;
-        for (const RowRange& range : planRowRanges(0, rows, pool.threadCount())) {
+        for (const RowRange& range : planRowRanges(0, rows, executorThreads(executor))) {
             std::uint64_t begin = range.begin;
             while (begin < range.end) {
                 const std::uint64_t expertEnd = ((rowBegin + begin) / rowsPerExpert + 1) * rowsPerExpert - rowBegin;
@@ -76,7 +77,7 @@ WeightTransform simulatedQuantization(SimulationSpec spec, ParallelRows& pool)
         }
         std::mutex failureLock;
         std::optional<Error> failure;
-        pool.forEachRange(ranges, [&](RowRange range) {
+        forEachRange(executor, ranges, [&](RowRange range) {
             std::vector<std::uint8_t> bytes(range.size() * rowBytes);
             const auto piece = values.subspan(range.begin * columns, range.size() * columns);
             std::vector<float> weights;

@@ -30,7 +30,9 @@ std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeType
 
 // Fails later, on the first tensor, when the type has no quantizer (callers check canQuantize)
 // or needs importance weights that are not given.
-WeightTransform simulatedQuantization(std::uint32_t targetType, ParallelRows& pool = ParallelRows::shared());
-WeightTransform simulatedQuantization(SimulationSpec spec, ParallelRows& pool = ParallelRows::shared());
+// The quantization runs on `executor` (null: the calling thread alone), which must outlive the
+// transform.
+WeightTransform simulatedQuantization(std::uint32_t targetType, TaskExecutor* executor);
+WeightTransform simulatedQuantization(SimulationSpec spec, TaskExecutor* executor);
 
 }  // namespace gguf

@@ -26,12 +26,12 @@ void WeightMatrix::materialize() const
 {
     values.resize(size());
     // The load checked the type; a failure here (none is known) leaves NaN rather than garbage.
-    if (!dequantizeRowsParallel(*source, sourceRowBegin, sourceRowBegin + static_cast<std::uint64_t>(rows), values))
+    if (!dequantizeRowsParallel(*source, sourceRowBegin, sourceRowBegin + static_cast<std::uint64_t>(rows), values, executor))
         std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
 }
 
-WeightLoader::WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding, ParallelRows& pool)
-    : m_model(model), m_transform(std::move(transform)), m_emulateActivationRounding(emulateActivationRounding), m_pool(pool)
+WeightLoader::WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding, TaskExecutor* executor)
+    : m_model(model), m_transform(std::move(transform)), m_emulateActivationRounding(emulateActivationRounding), m_executor(executor)
 {
 }
 
@@ -73,6 +73,7 @@ void readBlockMins(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
 {
     matrix.storedType = tensor.typeId;
+    matrix.executor = m_executor;
     matrix.activationRounding = m_emulateActivationRounding ? llamaCppActivationRounding(tensor.typeId) : ActivationRounding::None;
     const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
     matrix.ggmlFloatLanes = m_emulateActivationRounding && !m_transform && tensor.ne[0] % 8 == 0
@@ -116,7 +117,7 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
         m_spare.erase(m_spare.begin() + static_cast<std::ptrdiff_t>(best));
     }
     matrix.values.resize(count);
-    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, matrix.values, m_pool); !done)
+    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, matrix.values, m_executor); !done)
         return done;
     if (m_transform)
         return m_transform(tensor, rowBegin, matrix.values);

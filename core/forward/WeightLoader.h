@@ -4,7 +4,7 @@
 // place from the mapping when nothing transforms them. A transform hook sees every matrix after
 // dequantization, so the same pass runs the reference "quantized in memory" (simulation).
 
-#include "core/base/ParallelRows.h"
+#include "core/base/TaskExecutor.h"
 #include "core/base/Result.h"
 #include "core/forward/ActivationRounding.h"
 #include "core/gguf/Model.h"
@@ -45,6 +45,9 @@ struct WeightMatrix {
     // The same for f32 and f16 weights (tinyBLAS's f32 / f16 kernels: 8 float lanes over the
     // columns, fma; f16 after the activations are rounded to f16).
     bool ggmlFloatLanes = false;
+    // Where this matrix's products and dequantization run: the pass's executor (null: the calling
+    // thread alone).
+    TaskExecutor* executor = nullptr;
 
     std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
     const float* data() const
@@ -73,8 +76,9 @@ using WeightTransform = std::function<Status(const TensorInfo& tensor, std::uint
 
 class WeightLoader {
 public:
-    WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding,
-                 ParallelRows& pool = ParallelRows::shared());
+    // `executor` runs the dequantization and, through each WeightMatrix, the products (null:
+    // the calling thread alone).
+    WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding, TaskExecutor* executor);
 
     // The tensor `name` with exactly the shape `ne` (ne[2] = 1 for a matrix). A missing tensor is
     // an error when `required`, else an empty WeightMatrix.
@@ -105,7 +109,7 @@ private:
     WeightTransform m_transform;
     bool m_emulateActivationRounding = false;
     bool m_deferMatrices = true;
-    ParallelRows& m_pool;
+    TaskExecutor* m_executor = nullptr;
     std::vector<std::vector<float>> m_spare;
 };
 

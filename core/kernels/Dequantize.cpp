@@ -70,7 +70,7 @@ Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::ui
     return Ok{};
 }
 
-Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume, ParallelRows* pool)
+Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume, TaskExecutor* executor)
 {
     const TensorInfo& tensor = *slice.tensor;
     const std::uint64_t total = slice.elementCount();
@@ -86,8 +86,8 @@ Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, co
     for (std::uint64_t done = 0; done < total; done += chunk) {
         const std::uint64_t count = std::min(chunk, total - done);
         const std::span<float> values(buffer.data(), static_cast<std::size_t>(count));
-        const Status s = pool && pool->threadCount() > 1
-                             ? dequantizeElementsParallel(tensor, base + done, base + done + count, values, *pool)
+        const Status s = executorThreads(executor) > 1
+                             ? dequantizeElementsParallel(tensor, base + done, base + done + count, values, executor)
                              : dequantizeElements(tensor, base + done, base + done + count, values);
         if (!s)
             return s;

@@ -17,14 +17,14 @@ Status dequantizeRows(const TensorInfo& tensor, std::uint64_t rowBegin, std::uin
 // The same for elements [begin, end) in storage order; both ends must fall on block boundaries.
 Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out);
 
-class ParallelRows;
+class TaskExecutor;
 
 // Streams a slice through `consume` in chunks of about `maxChunkElements` floats (whole blocks,
-// at least one). `consume` returns false to stop early (cancellation). With a `pool`, each chunk
-// is dequantized by all of its threads (block-aligned pieces) before `consume` sees it; the
+// at least one). `consume` returns false to stop early (cancellation). With an `executor`, each
+// chunk is dequantized by all of its threads (block-aligned pieces) before `consume` sees it; the
 // values and the order are the same either way.
 using ChunkConsumer = std::function<bool(std::span<const float> values, std::uint64_t firstElement)>;
 Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume,
-                    ParallelRows* pool = nullptr);
+                    TaskExecutor* executor = nullptr);
 
 }  // namespace gguf

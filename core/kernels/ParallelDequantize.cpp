@@ -12,11 +12,11 @@ namespace gguf {
 namespace {
 
 // piece(range) for every range on the pool; the first error any piece reports wins.
-Status runPieces(ParallelRows& pool, const std::vector<RowRange>& ranges, const std::function<Status(RowRange)>& piece)
+Status runPieces(TaskExecutor* executor, const std::vector<RowRange>& ranges, const std::function<Status(RowRange)>& piece)
 {
     std::mutex errorMutex;
     std::optional<Error> firstError;
-    pool.forEachRange(ranges, [&](RowRange range) {
+    forEachRange(executor, ranges, [&](RowRange range) {
         if (Status s = piece(range); !s) {
             const std::lock_guard lock(errorMutex);
             if (!firstError)
@@ -31,13 +31,13 @@ Status runPieces(ParallelRows& pool, const std::vector<RowRange>& ranges, const 
 }  // namespace
 
 Status dequantizeRowsParallel(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out,
-                              ParallelRows& pool)
+                              TaskExecutor* executor)
 {
     // Argument errors are reported exactly as dequantizeRows reports them.
     const auto rowLength = static_cast<std::uint64_t>(tensor.ne[0]);
     if (rowBegin > rowEnd || rowEnd > tensor.rowCount() || out.size() != (rowEnd - rowBegin) * rowLength || rowBegin == rowEnd)
         return dequantizeRows(tensor, rowBegin, rowEnd, out);
-    return runPieces(pool, planRowRanges(rowBegin, rowEnd, pool.threadCount()), [&](RowRange rows) {
+    return runPieces(executor, planRowRanges(rowBegin, rowEnd, executorThreads(executor)), [&](RowRange rows) {
         const auto offset = static_cast<std::size_t>((rows.begin - rowBegin) * rowLength);
         const auto count = static_cast<std::size_t>(rows.size() * rowLength);
         return dequantizeRows(tensor, rows.begin, rows.end, out.subspan(offset, count));
@@ -45,13 +45,13 @@ Status dequantizeRowsParallel(const TensorInfo& tensor, std::uint64_t rowBegin, 
 }
 
 Status dequantizeElementsParallel(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out,
-                                  ParallelRows& pool)
+                                  TaskExecutor* executor)
 {
     const std::uint64_t blockSize = tensor.traits && tensor.traits->dequantize ? tensor.traits->blockSize : 0;
     // Anything dequantizeElements would refuse, it refuses here too, with its own message.
     if (blockSize == 0 || begin >= end || end > tensor.elementCount() || begin % blockSize != 0 || end % blockSize != 0 || out.size() != end - begin)
         return dequantizeElements(tensor, begin, end, out);
-    return runPieces(pool, planRowRanges(begin / blockSize, end / blockSize, pool.threadCount()), [&](RowRange blocks) {
+    return runPieces(executor, planRowRanges(begin / blockSize, end / blockSize, executorThreads(executor)), [&](RowRange blocks) {
         const std::uint64_t first = blocks.begin * blockSize;
         const std::uint64_t last = blocks.end * blockSize;
         return dequantizeElements(tensor, first, last, out.subspan(static_cast<std::size_t>(first - begin), static_cast<std::size_t>(last - first)));

@@ -239,6 +239,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
         ForwardOptions forward;
         forward.accumulateInDouble = o.accumulateInDouble;
         forward.cancel = cancel;
+        forward.executor = o.executor;
         auto run = runForward(reference, chunk.tokens, forward);
         if (!run)
             return run.error();
@@ -276,7 +277,7 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
     (*only)[group.tensor] = probe.type;
     spec.recipeTypes = std::move(only);
     spec.importance = m_options.importance;
-    const WeightTransform quantize = simulatedQuantization(std::move(spec));
+    const WeightTransform quantize = simulatedQuantization(std::move(spec), m_options.executor);
     // The group's rows are quantized once per probe, not once per chunk: every chunk loads the
     // same rows, and the quantizers are deterministic, so the copy is the same values (up to a
     // bound on what is held; past it, rows are quantized again).
@@ -314,6 +315,7 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
         const Chunk& cached = m_chunks[c];
         ForwardOptions forward;
         forward.accumulateInDouble = m_options.accumulateInDouble;
+        forward.executor = m_options.executor;
         forward.keepHiddenStates = false;
         forward.cancel = cancel;
         forward.transform = transform;

@@ -47,6 +47,9 @@ struct ScanOptions {
     ImportanceLookup importance;        // empty: no imatrix (IQ types need one)
     std::string importanceLabel;        // the imatrix file named in the scan file
     bool accumulateInDouble = false;    // the forward pass's default sums, as `kld` uses them
+    // Where each pass's products and quantizations run (null: the calling thread); not a setting
+    // of the scan (the figures do not depend on it), so not in its fingerprint.
+    TaskExecutor* executor = nullptr;
 };
 
 // q2_K ... q6_K and q8_0; with an importance matrix also iq2_xxs, iq2_xs, iq3_xxs, iq3_s, iq4_xs.

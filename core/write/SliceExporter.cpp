@@ -60,13 +60,13 @@ std::string npyHeader(const std::vector<std::uint64_t>& shape)
     return header + dict;
 }
 
-Status exportSlice(const TensorSlice& slice, ExportFormat format, ByteSink& sink, const ExportProgress& progress, ParallelRows* pool)
+Status exportSlice(const TensorSlice& slice, ExportFormat format, ByteSink& sink, const ExportProgress& progress, TaskExecutor* executor)
 {
-    return exportSlices(std::span<const TensorSlice>(&slice, 1), format, sink, progress, pool);
+    return exportSlices(std::span<const TensorSlice>(&slice, 1), format, sink, progress, executor);
 }
 
 Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, ByteSink& sink, const ExportProgress& progress,
-                    ParallelRows* pool)
+                    TaskExecutor* executor)
 {
     if (slices.empty())
         return Error{"nothing to export", Error::kNoOffset, {}};
@@ -108,7 +108,7 @@ Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, By
                 return false;
             }
             return true;
-        }, pool);
+        }, executor);
         if (!status)
             return status;
         if (!writeStatus)

@@ -12,7 +12,7 @@
 
 namespace gguf {
 
-class ParallelRows;
+class TaskExecutor;
 
 enum class ExportFormat { RawF32, Npy, Csv };
 
@@ -25,14 +25,14 @@ std::string npyHeader(const std::vector<std::uint64_t>& shape);
 // `progress(done, total)` is called after each chunk with element counts; returning false
 // cancels, which the result reports as an error (so the caller leaves the sink uncommitted).
 using ExportProgress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
-// With a `pool`, each chunk is dequantized on all of its threads (the CLI); the bytes written
+// With an `executor`, each chunk is dequantized on all of its threads (the CLI); the bytes written
 // are the same.
 Status exportSlice(const TensorSlice& slice, ExportFormat format, ByteSink& sink, const ExportProgress& progress = {},
-                   ParallelRows* pool = nullptr);
+                   TaskExecutor* executor = nullptr);
 
 // Several slices of one shape (e.g. a chosen set of experts) one after another: a .npy gets
 // the shape [n, ...slice shape]; raw f32 and CSV are simply concatenated.
 Status exportSlices(std::span<const TensorSlice> slices, ExportFormat format, ByteSink& sink, const ExportProgress& progress = {},
-                    ParallelRows* pool = nullptr);
+                    TaskExecutor* executor = nullptr);
 
 }  // namespace gguf

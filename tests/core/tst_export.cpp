@@ -5,7 +5,7 @@
 #include "Fixtures.h"
 #include "Manifest.h"
 #include "core/gguf/Model.h"
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "SliceDigest.h"
 #include "core/write/SliceExporter.h"
 

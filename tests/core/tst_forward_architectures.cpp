@@ -17,6 +17,7 @@
 // A folder whose architecture the pass does not run is listed, not failed; the list of
 // supported architectures is pinned so that a claim cannot appear without these rows.
 
+#include "app/threads/ParallelRows.h"
 #include "core/edit/MetadataEdits.h"
 #include "core/edit/ModelSaver.h"
 #include "core/edit/ValueText.h"
@@ -127,6 +128,7 @@ private slots:
         // The pass's own arithmetic is checked twice: the default sums and the exact (double) ones.
         for (const bool exact : emulate ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
             gguf::ForwardOptions options;
+            options.executor = &gguf::ParallelRows::shared();
             options.emulateLlamaCppActivations = emulate;
             options.accumulateInDouble = exact;
             auto result = gguf::runForward(*opened, tokens, options);
@@ -190,6 +192,7 @@ private slots:
         const auto original = openModelAt(base + QStringLiteral(".gguf"));
         QVERIFY(original);
         gguf::ForwardOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.emulateLlamaCppActivations = true;
         options.keepHiddenStates = false;
         std::shared_ptr<const gguf::Model> model = original;

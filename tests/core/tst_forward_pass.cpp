@@ -5,6 +5,7 @@
 // pure f32 activations). Plus the failure paths: cancellation, bad token ids, unknown
 // architectures, and the streaming bound on the weights held.
 
+#include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
@@ -87,6 +88,7 @@ private slots:
         const auto opened = openFixtureModel(model);
         QVERIFY(opened);
         gguf::ForwardOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.emulateLlamaCppActivations = emulate;
         options.accumulateInDouble = sums == 1;
         options.accumulateWithBlas = sums == 2;
@@ -155,6 +157,7 @@ private slots:
         const auto full = openFixtureModel(referenceModel);
         QVERIFY(opened && full);
         gguf::ForwardOptions emulate;
+        emulate.executor = &gguf::ParallelRows::shared();
         emulate.emulateLlamaCppActivations = true;
         auto emulated = gguf::runForward(*opened, reference.tokens, emulate);
         QVERIFY(emulated);
@@ -217,6 +220,7 @@ private slots:
         QVERIFY(opened);
         const std::vector<std::int32_t> tokens{1, 5, 9, 200, 17, 33, 2, 64, 7};
         gguf::ForwardOptions deferred;
+        deferred.executor = &gguf::ParallelRows::shared();
         deferred.emulateLlamaCppActivations = emulate;
         gguf::ForwardOptions whole = deferred;
         whole.transform = [](const gguf::TensorInfo&, std::uint64_t, std::span<float>) -> gguf::Status { return gguf::Ok{}; };
@@ -235,6 +239,49 @@ private slots:
         auto c = gguf::runForward(*opened, tokens, exact);
         QVERIFY(c);
         QVERIFY(c->peakWeightBytes <= b->peakWeightBytes);
+    }
+
+    void passRunsOnTheCallersExecutor_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("emulate");
+        for (const char* model : {"tiny-llama-F32.gguf", "tiny-llama-Q4_K.gguf", "tiny-llama-Q8_0.gguf", "tiny-moe-F16.gguf"})
+            for (const bool emulate : {false, true})
+                QTest::newRow((std::string(model) + (emulate ? " llama.cpp activations" : "")).c_str()) << QString::fromLatin1(model) << emulate;
+    }
+
+    // The pass starts no thread of its own: its products and dequantization run as tasks on the
+    // executor it is given (counted here), and the logits and hidden states are the same bits on
+    // the calling thread alone (no executor) and on three threads.
+    void passRunsOnTheCallersExecutor()
+    {
+        QFETCH(QString, model);
+        QFETCH(bool, emulate);
+        const auto opened = openFixtureModel(model);
+        QVERIFY(opened);
+        struct CountingExecutor : gguf::TaskExecutor {
+            gguf::ParallelRows pool{3};
+            std::atomic<std::size_t> tasks{0};
+            unsigned threadCount() const override { return pool.threadCount(); }
+            void run(std::size_t count, const std::function<void(std::size_t)>& task) override
+            {
+                tasks += count;
+                pool.run(count, task);
+            }
+        } counting;
+        const std::vector<std::int32_t> tokens{1, 5, 9, 200, 17, 33, 2, 64, 7};
+        gguf::ForwardOptions alone;
+        alone.emulateLlamaCppActivations = emulate;
+        gguf::ForwardOptions threaded = alone;
+        threaded.executor = &counting;
+        auto a = gguf::runForward(*opened, tokens, alone);
+        auto b = gguf::runForward(*opened, tokens, threaded);
+        QVERIFY(a && b);
+        QVERIFY(counting.tasks.load() > 0);
+        QCOMPARE(a->logits.size(), b->logits.size());
+        QVERIFY(std::memcmp(a->logits.data(), b->logits.data(), a->logits.size() * sizeof(float)) == 0);
+        QCOMPARE(a->hidden.size(), b->hidden.size());
+        QVERIFY(std::memcmp(a->hidden.data(), b->hidden.data(), a->hidden.size() * sizeof(float)) == 0);
     }
 
     void selectedExpertsAreTopKOfRouter()
@@ -280,6 +327,7 @@ private slots:
         QVERIFY(opened);
         std::atomic<bool> cancel{false};
         gguf::ForwardOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.cancel = &cancel;
         int calls = 0;
         options.progress = [&](std::int64_t, std::int64_t) {

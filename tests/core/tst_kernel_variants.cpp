@@ -508,9 +508,9 @@ void TestKernelVariants::parallelRows()
     const auto rowLength = static_cast<std::size_t>(tensor.ne[0]);
     std::vector<float> serial(rowLength * 1001), parallel(serial.size());
     QVERIFY(gguf::dequantizeRows(tensor, 13, 1014, serial));
-    QVERIFY(gguf::dequantizeRowsParallel(tensor, 13, 1014, parallel, pool));
+    QVERIFY(gguf::dequantizeRowsParallel(tensor, 13, 1014, parallel, &pool));
     QVERIFY(std::memcmp(serial.data(), parallel.data(), serial.size() * sizeof(float)) == 0);
-    QVERIFY(!gguf::dequantizeRowsParallel(tensor, 0, tensor.rowCount() + 1, parallel, pool));
+    QVERIFY(!gguf::dequantizeRowsParallel(tensor, 0, tensor.rowCount() + 1, parallel, &pool));
 }
 
 QTEST_GUILESS_MAIN(TestKernelVariants)

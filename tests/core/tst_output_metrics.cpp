@@ -4,6 +4,7 @@
 // the same chunks (fixtures/llama.cpp/kld-*.txt: neighbours, since llama.cpp also quantizes the
 // activations and stores the base log-probabilities as 16-bit values).
 
+#include "app/threads/ParallelRows.h"
 #include "core/forward/LlamaKldBase.h"
 #include "core/forward/OutputComparisonRun.h"
 #include "Fixtures.h"
@@ -204,6 +205,7 @@ private slots:
         QVERIFY(model);
         std::atomic<bool> cancel{false};
         gguf::OutputRunOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.cancel = &cancel;
         options.progress = [&](std::int64_t, std::int64_t) { cancel = true; };
         auto result = gguf::compareModelOutputs(*model, {{"self", model.get(), 0}}, std::vector<std::int32_t>{1, 2, 3, 4}, options);
@@ -258,6 +260,7 @@ private slots:
         const auto other = openFixtureModel(model);
         QVERIFY(reference && other);
         gguf::OutputRunOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.chunkSize = base->contextSize;
         options.bosToken = 1;
         auto result = gguf::compareModelOutputs(*reference, {{"q", other.get(), 0}}, base->tokens, options);

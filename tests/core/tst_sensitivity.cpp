@@ -7,6 +7,7 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "app/threads/ParallelRows.h"
 #include "core/forward/OutputComparisonRun.h"
 #include "core/forward/SimulatedQuantization.h"
 #include "core/imatrix/ImportanceMatrix.h"
@@ -65,6 +66,7 @@ double measuredKld(const Model& model, const TypeMap& types, const ImportanceLoo
     candidate.simulation.recipeTypes = std::make_shared<TypeMap>(types);
     candidate.simulation.importance = importance;
     OutputRunOptions options;
+    options.executor = &gguf::ParallelRows::shared();
     options.chunkSize = kChunk;
     options.bosToken = bosOf(model);
     auto run = compareModelOutputs(model, {candidate}, tokens, options);
@@ -93,6 +95,7 @@ class TestSensitivity : public QObject {
     std::unique_ptr<SensitivityScan> smallScan()
     {
         ScanOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.types = {typeIdValue(GgmlTypeId::Q4_K), typeIdValue(GgmlTypeId::Q8_0)};
         options.chunkSize = kChunk;
         options.bosToken = bosOf(*m_llama);
@@ -135,7 +138,8 @@ private slots:
                 SimulationSpec spec;
                 spec.recipeTypes = std::make_shared<TypeMap>(TypeMap{{tensor, typeIdValue(GgmlTypeId::Q4_K)}});
                 ForwardOptions whole;
-                whole.transform = simulatedQuantization(spec);
+                whole.executor = &gguf::ParallelRows::shared();
+                whole.transform = simulatedQuantization(spec, &gguf::ParallelRows::shared());
                 auto full = runForward(*model, tokens, whole);
                 QVERIFY(full);
                 ForwardOptions resumed = whole;
@@ -148,6 +152,7 @@ private slots:
                 QVERIFY(full->logits != reference->logits);  // the quantization did change them
             }
             ForwardOptions wrong;
+            wrong.executor = &gguf::ParallelRows::shared();
             wrong.firstLayer = 1;
             wrong.startResidual = std::span<const float>(reference->hidden).first(10);
             auto refused = runForward(*model, tokens, wrong);
@@ -345,6 +350,7 @@ private slots:
     void scanPlanBeatsPresetsOnHeldOutText()
     {
         ScanOptions scanOptions;
+        scanOptions.executor = &gguf::ParallelRows::shared();
         scanOptions.chunkSize = kChunk;
         scanOptions.bosToken = bosOf(*m_llama);
         scanOptions.maxTokens = 4 * kChunk;

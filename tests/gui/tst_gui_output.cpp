@@ -7,6 +7,7 @@
 // with Qt's global pool busy.
 
 #include "ui/compare/ComparePage.h"
+#include "app/threads/ParallelRows.h"
 #include "core/compare/ModelComparison.h"
 #include "core/forward/OutputComparisonRun.h"
 #include "OpenFixture.h"
@@ -270,6 +271,7 @@ private slots:
         QVERIFY(runAndWait(tab));
         const double emulated = tab.result()->comparisons[0].kld.mean;
         gguf::OutputRunOptions options;
+        options.executor = &gguf::ParallelRows::shared();
         options.emulateLlamaCppActivations = true;
         auto direct = gguf::compareModelOutputs(*comparison->models()[comparison->referenceIndex()],
                                                 {{"q8", comparison->columns()[0].model.get(), 0}}, std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8},

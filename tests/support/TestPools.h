@@ -2,7 +2,7 @@
 // Executors of a given thread count for core calls that take one (TaskExecutor), alive for the
 // whole test process, so options built by a helper can point at them.
 
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 
 #include <map>
 #include <memory>

@@ -1,5 +1,7 @@
 #include "ui/session/ExpertExportJob.h"
 
+#include "ui/session/JobPoolExecutor.h"
+
 #include "core/write/ByteSink.h"
 
 gguf::Status exportExpertsFile(const std::shared_ptr<const gguf::Model>& model, const gguf::TensorInfo& tensor, const std::vector<std::uint64_t>& experts,
@@ -18,7 +20,8 @@ gguf::Status exportExpertsFile(const std::shared_ptr<const gguf::Model>& model, 
     auto sink = gguf::AtomicFileSink::create(target);
     if (!sink)
         return sink.error();
-    if (gguf::Status status = gguf::exportSlices(slices, format, **sink, [&control](std::uint64_t, std::uint64_t) { return !control.isCancelled(); });
+    if (gguf::Status status = gguf::exportSlices(slices, format, **sink, [&control](std::uint64_t, std::uint64_t) { return !control.isCancelled(); },
+                                                  &JobPoolExecutor::instance());
         !status)
         return status;  // the sink is dropped uncommitted: no partial file remains
     return (*sink)->commit();

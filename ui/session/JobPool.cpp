@@ -1,6 +1,6 @@
 #include "ui/session/JobPool.h"
 
-#include "core/base/ParallelRows.h"
+#include "core/base/RowRanges.h"
 
 #include <QCoreApplication>
 #include <QThreadPool>

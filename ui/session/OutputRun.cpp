@@ -1,5 +1,7 @@
 #include "ui/session/OutputRun.h"
 
+#include "ui/session/JobPoolExecutor.h"
+
 OutputRun::OutputRun(QObject* parent) : QObject(parent) {}
 
 OutputRun::~OutputRun()
@@ -36,6 +38,7 @@ void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<
                 core.push_back({c.label.toStdString(), c.model.get(), c.simulatedType});
             gguf::OutputRunOptions options;
             options.cancel = control.cancelFlag();
+            options.executor = &JobPoolExecutor::instance();  // the passes' products on the one pool
             options.emulateLlamaCppActivations = emulateLlamaCpp;
             options.progress = [&control](std::int64_t done, std::int64_t total) {
                 control.setProgress(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));

@@ -1,5 +1,7 @@
 #include "ui/session/SliceExportJob.h"
 
+#include "ui/session/JobPoolExecutor.h"
+
 #include "core/write/ByteSink.h"
 
 gguf::Status exportSliceFile(const SliceRef& slice, gguf::ExportFormat format, const std::string& target, const JobControl& control)
@@ -10,7 +12,8 @@ gguf::Status exportSliceFile(const SliceRef& slice, gguf::ExportFormat format, c
     auto sink = gguf::AtomicFileSink::create(target);
     if (!sink)
         return sink.error();
-    if (gguf::Status status = gguf::exportSlice(slice.slice, format, **sink, [&control](std::uint64_t, std::uint64_t) { return !control.isCancelled(); });
+    if (gguf::Status status = gguf::exportSlice(slice.slice, format, **sink, [&control](std::uint64_t, std::uint64_t) { return !control.isCancelled(); },
+                                                  &JobPoolExecutor::instance());
         !status)
         return status;  // the sink is dropped uncommitted: no partial file remains
     return (*sink)->commit();

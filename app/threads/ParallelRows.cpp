@@ -1,4 +1,4 @@
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,45 +10,6 @@ namespace gguf {
 namespace {
 // Set while a thread executes tasks of some pool: a nested run() from there goes inline.
 thread_local bool t_insideTask = false;
-}
-
-std::vector<RowRange> planRowRanges(std::uint64_t begin, std::uint64_t end, std::size_t parts)
-{
-    std::vector<RowRange> ranges;
-    if (end <= begin || parts == 0)
-        return ranges;
-    const std::uint64_t total = end - begin;
-    const std::uint64_t count = std::min<std::uint64_t>(parts, total);
-    ranges.reserve(static_cast<std::size_t>(count));
-    const std::uint64_t base = total / count;
-    const std::uint64_t longer = total % count;  // the first `longer` ranges get one row more
-    std::uint64_t at = begin;
-    for (std::uint64_t i = 0; i < count; ++i) {
-        const std::uint64_t size = base + (i < longer ? 1 : 0);
-        ranges.push_back({at, at + size});
-        at += size;
-    }
-    return ranges;
-}
-
-std::vector<RowRange> fixedRowRanges(std::uint64_t begin, std::uint64_t end, std::uint64_t rowsPerRange)
-{
-    std::vector<RowRange> ranges;
-    const std::uint64_t step = std::max<std::uint64_t>(rowsPerRange, 1);
-    for (std::uint64_t at = begin; at < end; at += std::min(step, end - at))
-        ranges.push_back({at, std::min(end, at + step)});
-    return ranges;
-}
-
-unsigned machineThreadCount()
-{
-    if (const char* text = std::getenv("GGUFX_THREADS")) {
-        char* rest = nullptr;
-        const long requested = std::strtol(text, &rest, 10);
-        if (rest != text && *rest == '\0' && requested > 0 && requested <= 1024)
-            return static_cast<unsigned>(requested);
-    }
-    return std::max(1u, std::thread::hardware_concurrency());
 }
 
 ParallelRows::ParallelRows(unsigned threadCount)
@@ -147,7 +108,7 @@ void ParallelRows::run(std::size_t taskCount, const std::function<void(std::size
 
 void ParallelRows::forEachRange(const std::vector<RowRange>& ranges, const std::function<void(RowRange range)>& task)
 {
-    run(ranges.size(), [&](std::size_t i) { task(ranges[i]); });
+    gguf::forEachRange(this, ranges, task);
 }
 
 }  // namespace gguf

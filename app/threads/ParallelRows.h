@@ -1,11 +1,9 @@
 #pragma once
-// Splitting row ranges across the machine's cores. The row-range functions of the core
-// (dequantizeRows, reduceHeatmapRows, ...) are the units of work; planRowRanges() cuts a range
-// into pieces for them, and ParallelRows runs the pieces on a small pool of worker threads plus
-// the calling thread. The CLI uses ParallelRows::shared(); the GUI submits the same planned
-// ranges to its job pool instead. A ParallelRows is a TaskExecutor for core calls that take one.
+// The thread pool of the programs that are not the GUI (the CLI, the bench, the test suites): a
+// TaskExecutor for the core calls that take one. Core never starts a thread; the GUI's executor is
+// its job pool (ui/session/JobPoolExecutor.h).
 
-#include "core/base/TaskExecutor.h"
+#include "core/base/RowRanges.h"
 
 #include <condition_variable>
 #include <cstddef>
@@ -17,25 +15,6 @@
 #include <vector>
 
 namespace gguf {
-
-struct RowRange {
-    std::uint64_t begin = 0;
-    std::uint64_t end = 0;  // exclusive
-    std::uint64_t size() const { return end - begin; }
-    bool operator==(const RowRange&) const = default;
-};
-
-// [begin, end) cut into at most `parts` contiguous ranges whose sizes differ by at most one, in
-// order, none empty (no ranges for an empty input).
-std::vector<RowRange> planRowRanges(std::uint64_t begin, std::uint64_t end, std::size_t parts);
-
-// [begin, end) cut into consecutive ranges of `rowsPerRange` rows (the last may be shorter), for
-// work whose result must not depend on how many threads ran it.
-std::vector<RowRange> fixedRowRanges(std::uint64_t begin, std::uint64_t end, std::uint64_t rowsPerRange);
-
-// Threads worth running: the cores available to this process, or GGUFX_THREADS (a positive
-// whole number) when set.
-unsigned machineThreadCount();
 
 class ParallelRows : public TaskExecutor {
 public:
