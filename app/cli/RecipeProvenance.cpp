@@ -8,7 +8,7 @@
 #include "RecipeRules.h"
 #include "core/base/HumanFormat.h"
 #include "core/base/JsonWriter.h"
-#include "core/base/ParallelRows.h"
+#include "app/threads/ParallelRows.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/ProvenanceCheck.h"
 

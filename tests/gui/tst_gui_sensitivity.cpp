@@ -8,6 +8,8 @@
 // `kld` of the file the scan plan converts to).
 
 #include "Fixtures.h"
+
+#include "app/threads/ParallelRows.h"
 #include "OpenFixture.h"
 #include "Waits.h"
 #include "core/forward/OutputComparisonRun.h"
@@ -59,6 +61,7 @@ std::shared_ptr<gguf::ScanRecord> madeUpScan(const gguf::Model& model, std::vect
     for (std::size_t i = 0; i < tokens.size(); ++i)
         tokens[i] = std::int32_t(1 + i * 7 % 50);
     gguf::ScanOptions options;
+    options.executor = &gguf::ParallelRows::shared();
     options.types = std::move(types);
     options.chunkSize = 32;
     auto scan = gguf::SensitivityScan::prepare(model, tokens, options);
@@ -372,6 +375,7 @@ private slots:
         file.label = "file";
         file.model = written.get();
         gguf::OutputRunOptions run;
+        run.executor = &gguf::ParallelRows::shared();
         run.chunkSize = record->identity.chunkSize;
         run.bosToken = std::int32_t(*model->metadataUInt("tokenizer.ggml.bos_token_id"));
         auto kld = gguf::compareModelOutputs(*model, {file}, tokens, run);

@@ -1,5 +1,7 @@
 #include "ui/recipe/MixKldMeasurement.h"
 
+#include "ui/session/JobPoolExecutor.h"
+
 #include "core/forward/OutputComparisonRun.h"
 #include "ui/recipe/CalibrationTokens.h"
 
@@ -44,6 +46,7 @@ void MixKldMeasurement::start(std::shared_ptr<const gguf::Model> model, std::vec
                 candidates.push_back(std::move(candidate));
             }
             gguf::OutputRunOptions options;
+            options.executor = &JobPoolExecutor::instance();
             options.chunkSize = chunk;
             options.bosToken = bos;
             options.cancel = control.cancelFlag();

@@ -1,5 +1,7 @@
 #include "ui/recipe/ScanRunPanel.h"
 
+#include "ui/session/JobPoolExecutor.h"
+
 #include "core/base/EscapedText.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/types/GgmlType.h"
@@ -147,6 +149,7 @@ void ScanRunPanel::start(const ScanRunSettings& settings)
     if (m_jobs.isRunning())
         return;
     gguf::ScanOptions options;
+    options.executor = &JobPoolExecutor::instance();
     for (const QString& word : settings.types.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
         const gguf::TypeTraits* type = gguf::findTypeByName(word.toStdString());
         if (!type) {
