@@ -92,6 +92,7 @@ private slots:
         const QString folder = QFileInfo(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))).absolutePath();
         QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("Opened tiny-llama-Q4_K.gguf"));
         QVERIFY(window.tabs()->tabToolTip(0).contains(folder));
+        QVERIFY(window.tabs()->tabIcon(0).isNull());  // a local file: no remote mark
 
         const auto f32 = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
         const auto q4 = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));

@@ -42,6 +42,15 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
         window->tabs()->setCurrentIndex(index);
         if (modelPage && modelPage->tensorPage())
             attachImportanceStrip(modelPage->tensorPage(), imatrix);
+        // The model's matrix from now on, for Compare, Recipe and Convert to start with, while
+        // its page is open; one that does not fit the model is only shown.
+        if (modelPage && imatrix->validation.count(gguf::ImatrixSeverity::Error) == 0) {
+            modelPage->setImportanceMatrixPath(file);
+            QObject::connect(page, &QObject::destroyed, modelPage, [modelPage, file]() {
+                if (modelPage && modelPage->importanceMatrixPath() == file)
+                    modelPage->setImportanceMatrixPath(QString());
+            });
+        }
         window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(QFileInfo(file).fileName()), 5000);
     });
     QObject::connect(loader, &ImatrixLoader::failed, window, [window, loader](const QString& file, const QString& message) {
