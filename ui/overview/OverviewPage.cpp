@@ -1,6 +1,7 @@
 #include "ui/overview/OverviewPage.h"
 
 #include "ui/common/PlotPalette.h"
+#include "ui/common/QuantTypeColour.h"
 #include "ui/overview/MemoryEstimateBox.h"
 
 #include "core/base/HumanFormat.h"
@@ -54,14 +55,6 @@ ByteUnit byteUnitFor(std::uint64_t largest)
     return {divisor, QString::fromLatin1(names[unit])};
 }
 
-// Distinct colours for up to a dozen types (Tableau 10 plus two); more types reuse them.
-QColor paletteColor(int index)
-{
-    static const QRgb colors[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948,
-                                  0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac, 0x1f77b4, 0x8c564b};
-    return QColor(colors[index % static_cast<int>(std::size(colors))]);
-}
-
 QCustomPlot* createPlot(QWidget* parent, const char* objectName, const ByteUnit& unit)
 {
     auto* plot = new QCustomPlot(parent);
@@ -80,8 +73,10 @@ QCustomPlot* createPlot(QWidget* parent, const char* objectName, const ByteUnit&
 OverviewPage::OverviewPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     : QWidget(parent), m_model(std::move(model)), m_summary(m_model->summary()), m_layers(gguf::computeLayerBreakdown(m_model->tensors()))
 {
-    for (std::size_t i = 0; i < m_layers.typeIds.size(); ++i)
-        m_typeColors.insert(m_layers.typeIds[i], paletteColor(static_cast<int>(i)));
+    // Each type in the colour it has in every other view (QuantTypeColour), however many types
+    // the file holds: a palette indexed by position repeated its colours past a dozen.
+    for (const std::uint32_t typeId : m_layers.typeIds)
+        m_typeColors.insert(typeId, quantTypeColour(typeId));
 
     auto* content = new QWidget;
     auto* facts = new QHBoxLayout;
@@ -283,7 +278,7 @@ void OverviewPage::showTypeToolTip(QMouseEvent* event)
     QToolTip::showText(event->globalPosition().toPoint(),
                        tr("%1: %2 in %3 tensors, %4% of the tensor data, %5 bits per weight")
                            .arg(text(gguf::typeName(total.typeId)), bytes(total.byteCount), grouped(total.tensorCount),
-                                QString::number(share, 'f', 1), QString::number(bitsPerWeight, 'f', 2)),
+                                QString::number(share, 'f', 1), QString::fromStdString(gguf::formatFixed(bitsPerWeight, 2))),
                        m_typePlot);
 }
 
