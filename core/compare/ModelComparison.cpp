@@ -55,6 +55,7 @@ const char* cellStatusName(CellStatus status)
     case CellStatus::Missing: return "missing";
     case CellStatus::ShapeMismatch: return "shape_mismatch";
     case CellStatus::Undecodable: return "undecodable";
+    case CellStatus::NoImportance: return "no_imatrix_entry";
     }
     return "unknown";
 }
@@ -151,7 +152,7 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
             const bool weighted = r < comparison.m_simulationWeights.size() && comparison.m_simulationWeights[r];
             if (comparison.m_columns[c].kind == ComparisonColumn::Kind::Simulated && cell.ok() && cell.quantizedInMemory
                 && requiresImportance(cell.typeId) && !weighted) {
-                cell.status = CellStatus::Undecodable;
+                cell.status = CellStatus::NoImportance;
                 cell.problem = typeName(cell.typeId) + " needs importance weights and the importance matrix has none that fit this tensor";
             }
         }

@@ -44,8 +44,12 @@ struct ComparisonColumn {
     std::uint32_t simulatedType = 0;     // Kind::Simulated: the target type
 };
 
-enum class CellStatus { Ok, Missing, ShapeMismatch, Undecodable };
-const char* cellStatusName(CellStatus status);  // "ok", "missing", "shape_mismatch", "undecodable"
+// NoImportance: a simulated type ggml makes only with importance weights (requiresImportance)
+// for a tensor the importance matrix has no entry for that fits (token_embd, output): the values
+// decode, but llama-quantize would refuse to make them.
+enum class CellStatus { Ok, Missing, ShapeMismatch, Undecodable, NoImportance };
+// "ok", "missing", "shape_mismatch", "undecodable", "no_imatrix_entry"
+const char* cellStatusName(CellStatus status);
 
 struct ComparisonCell {
     CellStatus status = CellStatus::Ok;
