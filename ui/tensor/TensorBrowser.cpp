@@ -137,7 +137,9 @@ void TensorBrowser::applyFilter()
 {
     const QString text = m_filter->text();
     QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
-    // Text that is not a valid expression is taken literally, so typing "blk.0.(" never hides everything.
+    // Text that is not a valid expression is taken literally, so typing "blk.0.(" never hides
+    // everything; the count says so, or a literal match would pass for a regular-expression one.
+    m_patternError = pattern.isValid() ? QString() : pattern.errorString();
     if (!pattern.isValid())
         pattern.setPattern(QRegularExpression::escape(text));
     m_tableProxy->setFilterRegularExpression(pattern);
@@ -152,7 +154,11 @@ void TensorBrowser::updateMatchCount()
     const int all = m_tableModel->rowCount();
     const int shown = m_tableProxy->rowCount();
     const QString tensors = all == 1 ? tr("1 tensor") : tr("%1 tensors").arg(all);
-    m_matchCount->setText(shown == all ? tensors : tr("%1 of %2").arg(shown).arg(tensors));
+    QString text = shown == all ? tensors : tr("%1 of %2").arg(shown).arg(tensors);
+    if (!m_patternError.isEmpty())
+        text = tr("%1, matched as text: not a regular expression").arg(text);
+    m_matchCount->setText(text);
+    m_matchCount->setToolTip(m_patternError.isEmpty() ? QString() : tr("Not a regular expression: %1").arg(m_patternError));
 }
 
 void TensorBrowser::fitShapeColumn()
