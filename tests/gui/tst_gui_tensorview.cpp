@@ -27,6 +27,7 @@
 #include "core/base/HumanFormat.h"
 
 #include <QAbstractItemModelTester>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QElapsedTimer>
 #include <QFile>
@@ -380,6 +381,22 @@ private slots:
         for (int row = 0; row < all; ++row) {
             const QString shape = browser.tableProxy()->index(row, TensorTableModel::Shape).data().toString();
             QVERIFY2(metrics.horizontalAdvance(shape) < browser.tableView()->columnWidth(TensorTableModel::Shape), qPrintable(shape));
+        }
+        // The Tensors page opens with the index pane wide enough for name, type and shape whole:
+        // "[512, 256, 8]" was cut at the pane's edge.
+        QSettings().remove(QStringLiteral("modelPage/tensorSplitter"));
+        ModelPage modelPage(model.value());
+        modelPage.resize(1280, 800);
+        modelPage.show();
+        modelPage.showTensorsPage();
+        QVERIFY(QTest::qWaitForWindowExposed(&modelPage));
+        QTableView* pane = modelPage.tensorBrowser()->tableView();
+        QVERIFY2(pane->columnViewportPosition(TensorTableModel::Shape) + pane->columnWidth(TensorTableModel::Shape) <= pane->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 + %2 > %3").arg(pane->columnViewportPosition(TensorTableModel::Shape))
+                                .arg(pane->columnWidth(TensorTableModel::Shape)).arg(pane->viewport()->width())));
+        for (int row = 0; row < all; ++row) {
+            const QString name = pane->model()->index(row, TensorTableModel::Name).data().toString();
+            QVERIFY2(metrics.horizontalAdvance(name) < pane->columnWidth(TensorTableModel::Name), qPrintable(name));
         }
 
         TensorViewPage page;

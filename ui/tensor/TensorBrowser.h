@@ -34,6 +34,8 @@ public:
     void selectTensor(int tensorIndex);
     void selectAdjacent(int step);  // next (+1) or previous (-1) visible tensor
     QLabel* matchCount() const { return m_matchCount; }
+    // Wide enough for the Name, Type and Shape columns whole (the page's splitter starts there).
+    QSize sizeHint() const override;
 
 signals:
     void tensorSelected(int tensorIndex);  // index into Model::tensors(), -1 for none
@@ -42,7 +44,7 @@ private:
     void applyFilter();
     void emitCurrent(const QModelIndex& proxyIndex, bool fromTree);
     void updateMatchCount();
-    void fitShapeColumn();
+    void fitColumns();
 
     std::shared_ptr<const gguf::Model> m_model;
     TensorTableModel* m_tableModel;
