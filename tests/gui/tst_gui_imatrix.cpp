@@ -405,6 +405,16 @@ private slots:
         window.resize(1280, 800);
         QTest::qWait(0);
         QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-page.png")));
+        auto* pageTabs = page->findChild<QTabWidget*>(QStringLiteral("imatrixTabs"));
+        QVERIFY(pageTabs);
+        pageTabs->setCurrentIndex(2);  // Top columns
+        page->tensorCombo()->setCurrentText(QStringLiteral("blk.1.ffn_down_exps.weight"));
+        QTest::qWait(0);
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-columns.png")));
+        pageTabs->setCurrentIndex(3);  // Statistics
+        QTest::qWait(0);
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-statistics.png")));
+        pageTabs->setCurrentIndex(1);
         window.tabs()->setCurrentWidget(modelPage);
         modelPage->showTensorsPage();
         modelPage->tensorPage()->setTensor(modelPage->sharedModel(), modelPage->model().findTensor("blk.1.ffn_down_exps.weight"));
