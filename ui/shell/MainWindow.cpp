@@ -1,5 +1,6 @@
 #include "ui/shell/MainWindow.h"
 
+#include "ui/common/FileDialogs.h"
 #include "ui/session/ModelLoader.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/shell/ModelPage.h"
@@ -26,7 +27,6 @@
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -153,7 +153,7 @@ void MainWindow::createMenus()
             statusBar()->showMessage(tr("Open a model to diff first"), 5000);
             return;
         }
-        const QString path = QFileDialog::getOpenFileName(this, tr("Diff With"), QFileInfo(QString::fromStdString(current->model().primary().path())).path(),
+        const QString path = askOpenFileName(this, tr("Diff With"), QFileInfo(QString::fromStdString(current->model().primary().path())).path(),
                                                           tr("GGUF models (*.gguf);;All files (*)"));
         if (!path.isEmpty())
             showDiff(current->sharedModel(), path);
@@ -364,7 +364,7 @@ void MainWindow::chooseFile()
     const ModelPage* current = currentModelPage();
     const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
                                       settings.value(kLastDirKey).toString());
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), start,
+    const QString path = askOpenFileName(this, tr("Open GGUF model"), start,
                                                       tr("GGUF models (*.gguf);;All files (*)"));
     if (path.isEmpty())
         return;

@@ -1,5 +1,6 @@
 #include "ui/shell/OpenImatrix.h"
 
+#include "ui/common/FileDialogs.h"
 #include "ui/session/ImatrixLoader.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/imatrix/ImatrixPage.h"
@@ -7,7 +8,6 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ModelPage.h"
 
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QPointer>
 #include <QSettings>
@@ -21,7 +21,7 @@ void chooseImportanceMatrix(MainWindow* window)
     const ModelPage* current = window->currentModelPage();
     const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
                                       settings.value(QStringLiteral("lastImatrixDirectory")).toString());
-    const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open importance matrix"), start,
+    const QString path = askOpenFileName(window, MainWindow::tr("Open importance matrix"), start,
                                                       MainWindow::tr("Importance matrices (*.gguf *.dat *.imatrix);;All files (*)"));
     if (path.isEmpty())
         return;

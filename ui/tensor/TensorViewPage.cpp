@@ -1,5 +1,6 @@
 #include "ui/tensor/TensorViewPage.h"
 
+#include "ui/common/FileDialogs.h"
 #include "ui/common/ExportLocation.h"
 
 #include "ui/session/BackgroundJob.h"
@@ -13,7 +14,6 @@
 #include "ui/tensor/RowValuesView.h"
 #include "ui/session/SliceExportJob.h"
 
-#include <QFileDialog>
 #include <algorithm>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -187,7 +187,7 @@ void TensorViewPage::chooseSliceExport()
     QString base = m_slice.tensorName();
     if (m_slice.expert)
         base += QStringLiteral(".expert%1").arg(*m_slice.expert);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export values"), proposedExportPath(modelPath(), base + QStringLiteral(".npy")),
+    const QString path = askSaveFileName(this, tr("Export values"), proposedExportPath(modelPath(), base + QStringLiteral(".npy")),
                                                       tr("NumPy array (*.npy);;Raw little-endian f32 (*.f32 *.bin);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
@@ -256,7 +256,7 @@ void TensorViewPage::choosePlotExport()
 {
     if (!currentPlot())
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), proposedPlotPath(),
+    const QString path = askSaveFileName(this, tr("Export plot"), proposedPlotPath(),
                                                       tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
