@@ -107,7 +107,8 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
 std::string whyNothingCompared(const gguf::ModelComparison& comparison)
 {
     std::string text;
-    for (const gguf::CellStatus status : {gguf::CellStatus::ShapeMismatch, gguf::CellStatus::Missing, gguf::CellStatus::Undecodable}) {
+    for (const gguf::CellStatus status : {gguf::CellStatus::ShapeMismatch, gguf::CellStatus::Missing, gguf::CellStatus::Undecodable,
+                                          gguf::CellStatus::NoImportance}) {
         std::size_t count = 0;
         std::string first;
         for (const gguf::ComparisonRow& row : comparison.rows())
@@ -126,6 +127,7 @@ std::string whyNothingCompared(const gguf::ModelComparison& comparison)
             continue;
         const char* what = status == gguf::CellStatus::ShapeMismatch ? " with the same name but another shape"
                          : status == gguf::CellStatus::Missing       ? " missing from the other file"
+                         : status == gguf::CellStatus::NoImportance  ? " with no importance-matrix entry for a type that needs one"
                                                                      : " that cannot be decoded";
         text += (text.empty() ? "" : "; ") + std::to_string(count) + " tensor(s)" + what + " (first " + first + ")";
     }

@@ -1,5 +1,7 @@
 #include "core/base/HumanFormat.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace gguf {
@@ -44,6 +46,17 @@ std::string formatGrouped(std::uint64_t number)
         grouped += digits[i];
     }
     return grouped;
+}
+
+std::string formatFixed(double value, int decimals)
+{
+    if (std::isnan(value))
+        return "nan";
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    char text[400];  // DBL_MAX in fixed notation takes 309 digits, plus the decimals (capped)
+    const auto [end, error] = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed, decimals < 0 ? 0 : decimals > 60 ? 60 : decimals);
+    return error == std::errc() ? std::string(text, end) : std::string();
 }
 
 }  // namespace gguf

@@ -55,6 +55,7 @@ const char* cellStatusName(CellStatus status)
     case CellStatus::Missing: return "missing";
     case CellStatus::ShapeMismatch: return "shape_mismatch";
     case CellStatus::Undecodable: return "undecodable";
+    case CellStatus::NoImportance: return "no_imatrix_entry";
     }
     return "unknown";
 }
@@ -163,7 +164,7 @@ Result<ModelComparison> ModelComparison::create(std::vector<std::shared_ptr<cons
             if (comparison.m_columns[c].kind == ComparisonColumn::Kind::Simulated && cell.ok() && cell.quantizedInMemory
                 && requiresImportance(cell.typeId) && !weighted) {
                 const std::string_view name = comparison.m_rows[r].reference->name;
-                cell.status = CellStatus::Undecodable;
+                cell.status = CellStatus::NoImportance;
                 cell.problem = "skipped: " + typeName(cell.typeId) + " needs importance weights and the importance matrix has no entry for "
                              + std::string(name);
                 skipped.push_back(name);

@@ -55,8 +55,12 @@ struct SimulatedRecipe {
     std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> types;
 };
 
-enum class CellStatus { Ok, Missing, ShapeMismatch, Undecodable };
-const char* cellStatusName(CellStatus status);  // "ok", "missing", "shape_mismatch", "undecodable"
+// NoImportance: a simulated type ggml makes only with importance weights (requiresImportance)
+// for a tensor the importance matrix has no entry for that fits (token_embd, output): the values
+// decode, but llama-quantize would refuse to make them.
+enum class CellStatus { Ok, Missing, ShapeMismatch, Undecodable, NoImportance };
+// "ok", "missing", "shape_mismatch", "undecodable", "no_imatrix_entry"
+const char* cellStatusName(CellStatus status);
 
 struct ComparisonCell {
     CellStatus status = CellStatus::Ok;

@@ -156,6 +156,19 @@ std::vector<std::uint32_t> Vocabulary::matchingIds(const std::function<bool(std:
     return ids;
 }
 
+std::vector<std::uint32_t> Vocabulary::matchingTextIds(const std::function<bool(std::string_view)>& matches,
+                                                       const std::atomic<bool>* cancelled) const
+{
+    std::vector<std::uint32_t> ids;
+    for (std::size_t id = 0; id < m_offsets.size(); ++id) {
+        if ((id & 0xFFF) == 0 && cancelled && cancelled->load(std::memory_order_relaxed))
+            break;
+        if (matches(text(id)))
+            ids.push_back(static_cast<std::uint32_t>(id));
+    }
+    return ids;
+}
+
 std::vector<SpecialToken> Vocabulary::specialTokens(const Model& model)
 {
     std::vector<SpecialToken> tokens;

@@ -69,6 +69,10 @@ public:
     // a worker thread; returns what it found so far when `cancelled` becomes true.
     std::vector<std::uint32_t> matchingIds(const std::function<bool(std::string_view displayText)>& matches,
                                            const std::atomic<bool>* cancelled = nullptr) const;
+    // The same over the token's own bytes (text(id)), not its display: the `\t` the display
+    // shows for a tab is not a backslash and a "t" of the token.
+    std::vector<std::uint32_t> matchingTextIds(const std::function<bool(std::string_view text)>& matches,
+                                               const std::atomic<bool>* cancelled = nullptr) const;
 
     // The `*_token_id` keys that are set, in the order of the role list above.
     static std::vector<SpecialToken> specialTokens(const Model& model);

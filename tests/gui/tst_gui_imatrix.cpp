@@ -13,18 +13,26 @@
 #include "ui/imatrix/ExpertRoutingMap.h"
 #include "ui/session/ImatrixLoader.h"
 #include "ui/imatrix/ImatrixPage.h"
+#include "ui/imatrix/ImatrixStatisticsView.h"
 #include "ui/imatrix/ImportanceStrip.h"
 #include "ui/shell/OpenImatrix.h"
+#include "ui/shell/ConvertDialog.h"
+#include "ui/compare/CompareDialog.h"
+#include "ui/recipe/RecipePage.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ModelPage.h"
 #include "ui/tensor/HeatmapView.h"
 #include "ui/tensor/TensorViewPage.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QDialog>
+#include <QTimer>
 #include <QDir>
 #include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -150,16 +158,105 @@ private slots:
         QCOMPARE(routing->rareList()->count(), 2);
         QVERIFY(routing->rareList()->item(1)->text().startsWith("layer 1, expert 6: 66 tokens, 3.2% of an even share"));
 
-        // The statistics tab holds llama-imatrix's table, row for row.
-        const QString statistics = page.statistics()->toPlainText();
+        // The statistics tab: llama-imatrix's table as a table, one figure per cell, under its
+        // own header, with the tool's decimals; its text, row for row, is what Copy as Text copies.
+        const QString statistics = page.statistics()->llamaImatrixText();
         QVERIFY(statistics.contains("    1\tffn_down_exps       \t14776145.00\t  0.0000\t 54314.2734\t3607.46\t8232.76\t  100.00%\t  4096\t    9.7035\t 80.86%\t     12.40%\t  0.0491"));
         QVERIFY(statistics.contains("    0\t       5481.49\t    3.4101%\t0.0000"));
+        QTableWidget* tensors = page.statistics()->tensorTable();
+        QCOMPARE(tensors->rowCount(), static_cast<int>(imatrix->statistics.tensors.size()));
+        QCOMPARE(tensors->columnCount(), 13);
+        QCOMPARE(tensors->horizontalHeaderItem(2)->text(), QStringLiteral("Σ(Act²)"));
+        QCOMPARE(tensors->horizontalHeaderItem(12)->text(), QStringLiteral("CosSim"));
+        int downRow = -1;
+        for (int r = 0; r < tensors->rowCount(); ++r)
+            if (tensors->item(r, 0)->text() == "1" && tensors->item(r, 1)->text() == "ffn_down_exps")
+                downRow = r;
+        QVERIFY(downRow >= 0);
+        const QStringList expected{"1", "ffn_down_exps", "14776145.00", "0.0000", "54314.2734", "3607.46", "8232.76", "100.00%", "4096",
+                                   "9.7035", "80.86%", "12.40%", "0.0491"};
+        for (int c = 0; c < expected.size(); ++c)
+            QCOMPARE(tensors->item(downRow, c)->text(), expected[c]);
+        QCOMPARE(tensors->item(downRow, 1)->toolTip(), QStringLiteral("blk.1.ffn_down_exps.weight"));
+        QTableWidget* layers = page.statistics()->layerTable();
+        QCOMPARE(layers->rowCount(), 2);
+        QCOMPARE(layers->item(0, 0)->text(), QStringLiteral("0"));
+        QCOMPARE(layers->item(0, 1)->text(), QStringLiteral("5481.49"));
+        QCOMPARE(layers->item(0, 2)->text(), QStringLiteral("3.4101%"));
+        QCOMPARE(layers->item(0, 3)->text(), QStringLiteral("0.0000"));
+        // Sorting by a figure sorts by its value, not its text.
+        tensors->sortByColumn(2, Qt::DescendingOrder);
+        for (int r = 1; r < tensors->rowCount(); ++r)
+            QVERIFY(tensors->item(r - 1, 2)->text().toDouble() >= tensors->item(r, 2)->text().toDouble());
+        QVERIFY(page.statistics()->skippedLabel()->text().contains("Every entry has statistics"));
 
         // Top columns: pick a tensor, see its pooled importance.
         page.tensorCombo()->setCurrentText("blk.0.ffn_gate_exps.weight");
         QCOMPARE(page.columns()->values(), gguf::columnImportance(*imatrix->matrix->find("blk.0.ffn_gate_exps.weight")));
         QVERIFY(page.columns()->topColumns()->item(0)->text().startsWith("column 148:"));
         QVERIFY(page.issues()->item(0)->text().contains("no importance (quantized blind): token_embd.weight, output.weight"));
+    }
+
+    // On the importance page the strip has its own column axis: every column of the entry in
+    // view, numbered and labelled, zoomed and dragged sideways; under a heatmap it follows the
+    // heatmap's instead (stripUnderHeatmapFollowsTensorAndAxis).
+    void pageColumnsShowEveryColumn()
+    {
+        const auto model = openFixtureModel("tiny-moe-F16.gguf");
+        QVERIFY(model);
+        const auto imatrix = loadImatrix("tiny-moe.imatrix.gguf", model.get());
+        ImatrixPage page(imatrix);
+        page.resize(1100, 800);
+        page.show();
+        page.tensorCombo()->setCurrentText("blk.1.ffn_down_exps.weight");
+        QCustomPlot* plot = page.columns()->plot();
+        const auto columns = static_cast<double>(page.columns()->values().size());
+        QCOMPARE(columns, 512.0);
+        QVERIFY2(plot->xAxis->range().lower <= 0.0 && plot->xAxis->range().upper >= columns - 1.0,
+                 qPrintable(QStringLiteral("%1 .. %2").arg(plot->xAxis->range().lower).arg(plot->xAxis->range().upper)));
+        QVERIFY(plot->xAxis->range().upper < columns);
+        QVERIFY(plot->xAxis->tickLabels());
+        QCOMPARE(plot->xAxis->label(), QStringLiteral("input column"));
+        QVERIFY(plot->interactions().testFlag(QCP::iRangeZoom) && plot->interactions().testFlag(QCP::iRangeDrag));
+        QCOMPARE(plot->axisRect()->rangeZoom(), Qt::Horizontal);
+        plot->replot();
+        QVERIFY(plot->xAxis->tickVectorLabels().contains(QStringLiteral("500")));
+
+        // The coverage columns explain what they count.
+        const QString tokens = page.coverage()->horizontalHeaderItem(3)->toolTip();
+        const QString chunks = page.coverage()->horizontalHeaderItem(4)->toolTip();
+        QVERIFY2(tokens.contains("calibration tokens") && tokens.contains("busiest expert"), qPrintable(tokens));
+        QVERIFY2(chunks.contains("chunk size, 128 tokens"), qPrintable(chunks));
+
+        // Under a heatmap the strip has no axis of its own.
+        TensorViewPage tensors;
+        tensors.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
+        QVERIFY(waitForHeatmap(tensors.heatmap()));
+        ImportanceStrip* strip = attachImportanceStrip(&tensors, imatrix);
+        QVERIFY(!strip->plot()->xAxis->tickLabels());
+        QCOMPARE(strip->plot()->interactions(), QCP::Interactions());
+    }
+
+    // Hovering the routing map tells the cell's tokens and share of an even split.
+    void routingMapTellsCountsOnHover()
+    {
+        const auto model = openFixtureModel("tiny-moe-F16.gguf");
+        QVERIFY(model);
+        ImatrixPage page(loadImatrix("tiny-moe.imatrix.gguf", model.get()));
+        page.resize(1100, 800);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        ExpertRoutingMap* routing = page.routing();
+        QCOMPARE(routing->cellText(6, 1), QStringLiteral("layer 1, expert 6: 66 tokens, 3.2% of an even share (2048 tokens)"));
+        QVERIFY(routing->cellText(2, 0).startsWith("layer 0, expert 2: 7330 tokens"));
+        QCOMPARE(routing->cellText(8, 0), QString());
+        QCOMPARE(routing->cellText(0, 2), QString());
+        QCustomPlot* plot = routing->plot();
+        plot->replot();
+        const QPointF at(plot->xAxis->coordToPixel(6), plot->yAxis->coordToPixel(1));
+        QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(plot, &move);
+        QCOMPARE(plot->toolTip(), routing->cellText(6, 1));
     }
 
     void legacyPageHasNoRoutingMap()
@@ -224,6 +321,65 @@ private slots:
         QVERIFY(view.columnList()->item(0)->text().startsWith(QStringLiteral("column %1:").arg(top)));
     }
 
+    // A matrix opened for a model is what Compare, Recipe and Convert start with for it, also
+    // from the matrix's own tab; once its page is closed they start without one again.
+    void openedMatrixIsPreselected()
+    {
+        MainWindow window;
+        window.show();
+        window.openFile(fixturePath("tiny-moe-F16.gguf"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.currentModelPage() != nullptr, kHangGuardMs);
+        ModelPage* modelPage = window.currentModelPage();
+        QCOMPARE(modelPage->importanceMatrixPath(), QString());
+        const QString path = fixturePath("llama.cpp/tiny-moe.imatrix.gguf");
+        openImportanceMatrix(&window, path);
+        QTRY_VERIFY_WITH_TIMEOUT(qobject_cast<ImatrixPage*>(window.tabs()->currentWidget()) != nullptr, kHangGuardMs);
+        QCOMPARE(modelPage->importanceMatrixPath(), path);
+        QCOMPARE(window.modelPageInView(), modelPage);  // on the matrix's tab
+
+        const auto action = [&window](const QString& text) {
+            for (QAction* a : window.findChildren<QAction*>())
+                if (a->text() == text)
+                    return a;
+            return static_cast<QAction*>(nullptr);
+        };
+        // The dialogs are modal: read them from inside their event loop, then close them.
+        const auto inspectDialog = [](QString* seen) {
+            QTimer::singleShot(0, [seen]() {
+                auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+                QVERIFY(dialog);
+                if (auto* compare = qobject_cast<CompareDialog*>(dialog))
+                    *seen = compare->importanceMatrixPath();
+                else if (auto* convert = qobject_cast<ConvertDialog*>(dialog))
+                    *seen = convert->importanceMatrixPath();
+                dialog->reject();
+            });
+        };
+        QString seen;
+        inspectDialog(&seen);
+        action(MainWindow::tr("Compare &Quant Levels…"))->trigger();
+        QCOMPARE(seen, path);
+        seen.clear();
+        inspectDialog(&seen);
+        action(MainWindow::tr("Con&vert…"))->trigger();
+        QCOMPARE(seen, path);
+        action(MainWindow::tr("Recipe and Mix &Planner"))->trigger();
+        auto* recipe = qobject_cast<RecipePage*>(window.tabs()->currentWidget());
+        QVERIFY(recipe);
+        QTRY_VERIFY_WITH_TIMEOUT(recipe->importance() != nullptr, kHangGuardMs);
+        QCOMPARE(QString::fromStdString(recipe->importance()->path()), path);
+
+        // Closing the matrix's page takes it back.
+        for (int i = 0; i < window.tabs()->count(); ++i)
+            if (qobject_cast<ImatrixPage*>(window.tabs()->widget(i)))
+                emit window.tabs()->tabCloseRequested(i);
+        QTRY_COMPARE_WITH_TIMEOUT(modelPage->importanceMatrixPath(), QString(), kHangGuardMs);
+        window.tabs()->setCurrentWidget(modelPage);
+        inspectDialog(&seen);
+        action(MainWindow::tr("Compare &Quant Levels…"))->trigger();
+        QCOMPARE(seen, QString());
+    }
+
     void fileMenuOpensPageAndStrip()
     {
         MainWindow window;
@@ -249,6 +405,16 @@ private slots:
         window.resize(1280, 800);
         QTest::qWait(0);
         QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-page.png")));
+        auto* pageTabs = page->findChild<QTabWidget*>(QStringLiteral("imatrixTabs"));
+        QVERIFY(pageTabs);
+        pageTabs->setCurrentIndex(2);  // Top columns
+        page->tensorCombo()->setCurrentText(QStringLiteral("blk.1.ffn_down_exps.weight"));
+        QTest::qWait(0);
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-columns.png")));
+        pageTabs->setCurrentIndex(3);  // Statistics
+        QTest::qWait(0);
+        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-statistics.png")));
+        pageTabs->setCurrentIndex(1);
         window.tabs()->setCurrentWidget(modelPage);
         modelPage->showTensorsPage();
         modelPage->tensorPage()->setTensor(modelPage->sharedModel(), modelPage->model().findTensor("blk.1.ffn_down_exps.weight"));

@@ -791,6 +791,13 @@ private slots:
         const std::size_t embd = rowNamed(*both, "token_embd.weight");
         QVERIFY(embd < both->rows().size());
         QVERIFY(both->rows()[embd].cells[0].ok() && !both->rows()[embd].cells[1].ok());  // the matrix does not cover token_embd
+        // Not "undecodable": the values decode, the matrix has no entry the type needs. The table
+        // says it as the command line does (no_imatrix_entry).
+        QCOMPARE(both->rows()[embd].cells[1].status, gguf::CellStatus::NoImportance);
+        QCOMPARE(std::string(gguf::cellStatusName(gguf::CellStatus::NoImportance)), std::string("no_imatrix_entry"));
+        ComparisonTableModel table;
+        table.setComparison(both);
+        QCOMPARE(table.index(static_cast<int>(embd), ComparisonTableModel::FixedColumnCount + 1).data().toString(), QStringLiteral("no imatrix entry"));
 
         ColumnErrorTab tab;
         tab.resize(900, 600);

@@ -5,9 +5,13 @@
 #include "ui/compare/ComparePage.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/WindowPlacement.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QAction>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
+#include <QTreeView>
 #include <QLabel>
 #include <QStatusBar>
 #include <QGuiApplication>
@@ -35,6 +39,40 @@ class TestGuiMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
+    // Qt's own file dialog (no desktop dialog offscreen) sizes Size, Type and Date to their
+    // text: "19....MiB" had its middle elided in a 63 px column.
+    void fileDialogColumnsFit()
+    {
+        QFileDialog dialog(nullptr, QStringLiteral("Open"), QFileInfo(testsupport::fixturePath(QStringLiteral("llama.cpp/README.md"))).absolutePath());
+        dialog.setOption(QFileDialog::DontUseNativeDialog);
+        dialog.setViewMode(QFileDialog::Detail);
+        fitFileDialogColumns(&dialog);
+        dialog.resize(900, 500);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto* tree = dialog.findChild<QTreeView*>(QStringLiteral("treeView"));
+        QVERIFY(tree);
+        const auto sizesFit = [tree]() {
+            const QAbstractItemModel* model = tree->model();
+            const QModelIndex root = tree->rootIndex();
+            const QFontMetrics metrics(tree->font());
+            int sized = 0;  // the sizes arrive after the names, from Qt's file-info thread
+            for (int row = 0; row < model->rowCount(root); ++row)
+                for (int column = 1; column <= 2; ++column) {
+                    const QString text = model->index(row, column, root).data().toString();
+                    sized += column == 1 && text.contains(QLatin1String("iB"));
+                    // The text and the cell's margins (a few pixels each side).
+                    if (metrics.horizontalAdvance(text) + 6 > tree->header()->sectionSize(column))
+                        return false;
+                }
+            return sized >= 5;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(sizesFit(), kJobTimeoutMs);
+        // Whatever width Qt happened to start them at: they follow their contents.
+        for (int column = 1; column < tree->header()->count(); ++column)
+            QCOMPARE(tree->header()->sectionResizeMode(column), QHeaderView::ResizeToContents);
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
@@ -92,6 +130,7 @@ private slots:
         const QString folder = QFileInfo(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"))).absolutePath();
         QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("Opened tiny-llama-Q4_K.gguf"));
         QVERIFY(window.tabs()->tabToolTip(0).contains(folder));
+        QVERIFY(window.tabs()->tabIcon(0).isNull());  // a local file: no remote mark
 
         const auto f32 = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
         const auto q4 = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));

@@ -38,6 +38,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <qcustomplot.h>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest>
@@ -110,6 +111,7 @@ private slots:
     void elementEditThroughThePage();
     void specialTokenPickedFromVocabulary();
     void diffPageShowsTheDiff();
+    void diffPageReadsInFileOrderWithNamedFileTypes();
     void diffPageLineDiffOfAChangedTemplate();
     void menusOfferSaveAsAndDiff();
     void diffOfLargeModelsLeavesTheEventLoopFree();
@@ -390,6 +392,62 @@ void TestGuiMetadataEdit::diffPageShowsTheDiff()
     QCOMPARE(page.layerChart()->bars()[1].y(), 1.0 - diff->layers[1].metrics.cosineSimilarity);
     QVERIFY(page.summary()->text().contains("16 different"));
     QCOMPARE(page.layerChart()->placeholderText(), QString());
+}
+
+// The tensors in file order until a header is clicked, the figures sorted by value; the file
+// type by name as the Metadata page shows it; the chart's "other" bar for the tensors outside
+// the layers, its layer axis labelled, its figure axis from zero to just above the tallest bar.
+void TestGuiMetadataEdit::diffPageReadsInFileOrderWithNamedFileTypes()
+{
+    const auto a = openFixtureModel("tiny-llama-F32.gguf");
+    QVERIFY(a);
+    DiffPage page(a, fixturePath("tiny-llama-Q8_0.gguf"));
+    page.resize(1000, 700);
+    page.show();
+    QSignalSpy finished(&page, &DiffPage::finished);
+    QVERIFY(waitFor(finished));
+    const gguf::ModelDiff* diff = page.diff();
+    QVERIFY(diff);
+    QTreeWidget* tensors = page.tensorTable();
+    QCOMPARE(tensors->topLevelItemCount(), static_cast<int>(diff->tensors.size()));
+    for (int i = 0; i < tensors->topLevelItemCount(); ++i)
+        QCOMPARE(tensors->topLevelItem(i)->text(0), QString::fromStdString(diff->tensors[static_cast<std::size_t>(i)].name));
+    tensors->sortByColumn(5, Qt::AscendingOrder);  // relative RMSE
+    double previous = -1.0;
+    for (int i = 0; i < tensors->topLevelItemCount(); ++i) {
+        const QString text = tensors->topLevelItem(i)->text(5);
+        if (text.isEmpty())
+            continue;  // identical bytes: no figure, sorted first
+        QVERIFY2(text.toDouble() >= previous, qPrintable(text));
+        previous = text.toDouble();
+    }
+
+    QTreeWidgetItem* fileType = page.metadataTable()->topLevelItem(0);
+    QCOMPARE(fileType->text(0), QStringLiteral("general.file_type"));
+    QVERIFY2(fileType->text(2).endsWith(QLatin1String("(ALL_F32)")), qPrintable(fileType->text(2)));
+    QVERIFY2(fileType->text(3).endsWith(QLatin1String("(MOSTLY_Q8_0)")), qPrintable(fileType->text(3)));
+    page.metadataTable()->setCurrentItem(fileType);
+    QVERIFY2(page.detail()->toPlainText().contains(QLatin1String("(MOSTLY_Q8_0)")), qPrintable(page.detail()->toPlainText()));
+
+    LayerDiffChart* chart = page.layerChart();
+    QVERIFY(!diff->layers.empty() && !diff->layers.back().layer);  // the tensors outside the layers come last
+    QVERIFY(chart->otherBar());
+    QCOMPARE(*chart->otherBar(), diff->layers.back().metrics.relativeRmse);
+    QCOMPARE(chart->otherKey(), 2.0);  // one past layer 1
+    chart->plot()->replot();
+    QVERIFY2(chart->plot()->xAxis->tickVectorLabels().contains(QStringLiteral("other")),
+             qPrintable(chart->plot()->xAxis->tickVectorLabels().join(QLatin1Char(','))));
+    for (const QString& label : chart->plot()->xAxis->tickVectorLabels())
+        QVERIFY2(label == QLatin1String("other") || label == QLatin1String("0") || label == QLatin1String("1"), qPrintable(label));
+    double tallest = *chart->otherBar();
+    for (const QPointF& bar : chart->bars())
+        tallest = std::max(tallest, bar.y());
+    QCOMPARE(chart->plot()->yAxis->range().lower, 0.0);
+    QVERIFY(chart->plot()->yAxis->range().upper > tallest && chart->plot()->yAxis->range().upper < 1.2 * tallest);
+    QVERIFY(chart->plot()->xAxis->range().lower < 0.0 && chart->plot()->xAxis->range().upper > chart->otherKey());
+    // The mouse moves the layer axis only: the zero stays.
+    QCOMPARE(chart->plot()->axisRect()->rangeZoom(), Qt::Horizontal);
+    QCOMPARE(chart->plot()->axisRect()->rangeDrag(), Qt::Horizontal);
 }
 
 void TestGuiMetadataEdit::diffPageLineDiffOfAChangedTemplate()

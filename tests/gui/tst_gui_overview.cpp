@@ -12,8 +12,16 @@
 #include "core/write/GgufWriter.h"
 #include "ui/common/QuantTypeColour.h"
 #include "ui/overview/OverviewPage.h"
+#include "core/estimate/MemoryEstimate.h"
+#include "core/types/GgmlType.h"
+#include "ui/common/QuantTypeColour.h"
+#include "ui/overview/MemoryEstimateBox.h"
 
+#include <QComboBox>
 #include <QLabel>
+#include <QSet>
+#include <QSlider>
+#include <QSpinBox>
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
@@ -85,6 +93,9 @@ private slots:
     void splitModelCountsEveryShard();
     void fileWithoutTensors();
     void manyTypesKeepTheirOwnColours();
+    void typeColoursAreTheTypesOwn();
+    void estimateTakesAnyContext();
+    void estimateOffersEveryCacheType();
 };
 
 void TestGuiOverview::factsMatchManifest_data()
@@ -332,6 +343,76 @@ void TestGuiOverview::manyTypesKeepTheirOwnColours()
         }
         QCOMPARE(colours.size(), 20);
     }
+// Each type in its colour of every other view, however many types: all-types.gguf holds more
+// than the dozen colours the page once cycled through.
+void TestGuiOverview::typeColoursAreTheTypesOwn()
+{
+    const auto model = gguf::Model::open(fixturePath(QStringLiteral("all-types.gguf")).toStdString());
+    QVERIFY(model);
+    OverviewPage page(model.value());
+    const QList<QCPBars*> bars = barsOf(*page.typePlot());
+    QVERIFY(bars.size() > 12);
+    QSet<QRgb> colours;
+    for (QCPBars* series : bars) {
+        const gguf::TypeTraits* type = gguf::findTypeByName(series->name().toStdString());
+        QVERIFY2(type, qPrintable(series->name()));
+        QCOMPARE(series->brush().color(), quantTypeColour(type->id));
+        colours.insert(series->brush().color().rgb());
+    }
+    QCOMPARE(colours.size(), bars.size());
+    for (QCPBars* series : barsOf(*page.layerPlot()))
+        QCOMPARE(series->brush().color(), quantTypeColour(gguf::findTypeByName(series->name().toStdString())->id));
+}
+
+// Any context, not only the slider's powers of two; the exact bytes on hover.
+void TestGuiOverview::estimateTakesAnyContext()
+{
+    const auto model = gguf::Model::open(fixturePath(QStringLiteral("tiny-llama-F32.gguf")).toStdString());
+    QVERIFY(model);
+    MemoryEstimateBox box(model.value());
+    QCOMPARE(box.contextLength(), std::uint64_t{2048});
+    QCOMPARE(box.contextBox()->value(), 2048);
+    box.contextBox()->setValue(3000);  // llama.cpp pads it to 3072 cells
+    QCOMPARE(box.contextLength(), std::uint64_t{3000});
+    QCOMPARE(box.contextSlider()->value(), 11);  // the nearest power the slider has
+    QCOMPARE(box.contextBox()->value(), 3000);   // the slider moving along kept what was typed
+    gguf::EstimateOptions options;
+    options.contextLength = 3000;
+    const auto estimate = gguf::estimateMemory(*model.value(), options);
+    QVERIFY(estimate);
+    QCOMPARE(estimate->kvTotal(), 2ull * 2 * 3072 * 256 * 2);
+    const QString text = box.resultLabel()->text();
+    QVERIFY2(text.contains("KV cache " + QString::fromStdString(gguf::formatBytes(estimate->kvTotal()))), qPrintable(text));
+    const QString exact = box.resultLabel()->toolTip();
+    QVERIFY2(exact.contains("KV cache: " + grouped(estimate->kvTotal()) + " bytes"), qPrintable(exact));
+    QVERIFY2(exact.contains("In all: " + grouped(estimate->total()) + " bytes"), qPrintable(exact));
+    QVERIFY2(exact.contains("Weights: " + grouped(estimate->weightsCpu + estimate->weightsGpu) + " bytes"), qPrintable(exact));
+    QVERIFY(exact.contains("Context: 3,000 tokens (padded to 3,072)"));
+    box.contextSlider()->setValue(9);
+    QCOMPARE(box.contextLength(), std::uint64_t{512});
+    box.contextBox()->setValue(700);
+    QCOMPARE(box.contextSlider()->value(), 10);
+    QCOMPARE(box.contextLength(), std::uint64_t{700});
+}
+
+// Every KV cache type llama.cpp takes, each estimated (a quantized V cache with flash attention).
+void TestGuiOverview::estimateOffersEveryCacheType()
+{
+    const auto model = gguf::Model::open(fixturePath(QStringLiteral("tiny-llama-F32.gguf")).toStdString());
+    QVERIFY(model);
+    MemoryEstimateBox box(model.value());
+    QStringList types;
+    for (int i = 0; i < box.cacheTypeBox()->count(); ++i)
+        types << box.cacheTypeBox()->itemText(i);
+    std::sort(types.begin(), types.end());
+    QCOMPARE(types, (QStringList{"bf16", "f16", "f32", "iq4_nl", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0"}));
+    box.flashAttentionBox()->setCurrentText("on");
+    for (int i = 0; i < box.cacheTypeBox()->count(); ++i) {
+        box.cacheTypeBox()->setCurrentIndex(i);
+        QVERIFY(gguf::isKvCacheType(box.cacheTypeBox()->currentData().toUInt()));
+        QVERIFY2(box.resultLabel()->text().startsWith("Weights "), qPrintable(box.cacheTypeBox()->currentText() + ": " + box.resultLabel()->text()));
+    }
+    QVERIFY(box.gpuLayersBox()->maximum() >= 3);  // -ngl: both layers and the output
 }
 
 QTEST_MAIN(TestGuiOverview)

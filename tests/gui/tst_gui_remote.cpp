@@ -79,6 +79,7 @@ private slots:
         QVERIFY2(page, qPrintable(window.tabs()->tabText(0)));
         QCOMPARE(window.tabs()->tabText(0), QStringLiteral("tiny-llama-Q4_K.gguf"));
         QCOMPARE(window.tabs()->tabToolTip(0), url);
+        QVERIFY(!window.tabs()->tabIcon(0).isNull());  // marked as remote
         QVERIFY(page->findChild<MemoryEstimateBox*>());
         // Remembered as the URL, not as a path under the working folder.
         QCOMPARE(QSettings().value("recentFiles").toStringList().value(0), url);

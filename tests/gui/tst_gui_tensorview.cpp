@@ -24,8 +24,10 @@
 #include "ui/session/TensorTreeModel.h"
 #include "ui/tensor/TensorViewPage.h"
 #include "Waits.h"
+#include "core/base/HumanFormat.h"
 
 #include <QAbstractItemModelTester>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QElapsedTimer>
 #include <QFile>
@@ -380,6 +382,22 @@ private slots:
             const QString shape = browser.tableProxy()->index(row, TensorTableModel::Shape).data().toString();
             QVERIFY2(metrics.horizontalAdvance(shape) < browser.tableView()->columnWidth(TensorTableModel::Shape), qPrintable(shape));
         }
+        // The Tensors page opens with the index pane wide enough for name, type and shape whole:
+        // "[512, 256, 8]" was cut at the pane's edge.
+        QSettings().remove(QStringLiteral("modelPage/tensorSplitter"));
+        ModelPage modelPage(model.value());
+        modelPage.resize(1280, 800);
+        modelPage.show();
+        modelPage.showTensorsPage();
+        QVERIFY(QTest::qWaitForWindowExposed(&modelPage));
+        QTableView* pane = modelPage.tensorBrowser()->tableView();
+        QVERIFY2(pane->columnViewportPosition(TensorTableModel::Shape) + pane->columnWidth(TensorTableModel::Shape) <= pane->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 + %2 > %3").arg(pane->columnViewportPosition(TensorTableModel::Shape))
+                                .arg(pane->columnWidth(TensorTableModel::Shape)).arg(pane->viewport()->width())));
+        for (int row = 0; row < all; ++row) {
+            const QString name = pane->model()->index(row, TensorTableModel::Name).data().toString();
+            QVERIFY2(metrics.horizontalAdvance(name) < pane->columnWidth(TensorTableModel::Name), qPrintable(name));
+        }
 
         TensorViewPage page;
         const int narrow = page.minimumSizeHint().width();
@@ -440,6 +458,63 @@ private slots:
         QCOMPARE(view->exportCurrentPlot(path), QString());
         QVERIFY(QFileInfo(path).size() > 1000);
         QCOMPARE(scales->heatmapPlot()->plotLayout()->rowCount(), layoutRows);  // the title was only in the file
+    }
+
+    // Text that is not a regular expression is matched as text, and the count says so.
+    void invalidFilterExpressionSaysSo()
+    {
+        auto model = gguf::Model::open(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")).toStdString());
+        QVERIFY(model);
+        TensorBrowser browser(model.value());
+        const int all = browser.tableProxy()->rowCount();
+        browser.setFilterText(QStringLiteral("blk.0.("));
+        QTRY_VERIFY_WITH_TIMEOUT(browser.matchCount()->text().contains(QLatin1String("not a regular expression")), kJobTimeoutMs);
+        QCOMPARE(browser.tableProxy()->rowCount(), 0);  // no tensor name holds "blk.0.(" literally
+        QVERIFY2(browser.matchCount()->toolTip().contains(QLatin1String("Not a regular expression: ")), qPrintable(browser.matchCount()->toolTip()));
+        browser.setFilterText(QStringLiteral("blk\\.0\\."));
+        QTRY_VERIFY_WITH_TIMEOUT(browser.tableProxy()->rowCount() > 0 && browser.tableProxy()->rowCount() < all, kJobTimeoutMs);
+        QVERIFY2(!browser.matchCount()->text().contains(QLatin1String("regular expression")), qPrintable(browser.matchCount()->text()));
+        QCOMPARE(browser.matchCount()->toolTip(), QString());
+    }
+
+    // The expert box says how many experts there are; an expert-less tensor has no box.
+    void expertBoxSaysHowMany()
+    {
+        const auto model = openFixtureModel("tiny-moe-Q4_K.gguf");
+        QVERIFY(model);
+        TensorViewPage page;
+        page.setTensor(model, model->findTensor("blk.0.ffn_down_exps.weight"));
+        auto* spin = page.findChild<QSpinBox*>(QStringLiteral("expertSpin"));
+        QVERIFY(spin);
+        QCOMPARE(spin->suffix(), QStringLiteral(" of 8"));
+        QCOMPARE(spin->maximum(), 7);
+        QVERIFY(spin->toolTip().contains(QLatin1String("0 to 7")));
+        page.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
+        QCOMPARE(spin->suffix(), QString());
+    }
+
+    // 6.5625 bits per weight (q6_K) reads 6.562, as the command line prints it (printf's rounding
+    // of the exact value), not 6.563.
+    void bitsPerWeightRoundLikeTheCommandLine()
+    {
+        const auto model = openFixtureModel("tiny-llama-Q6_K.gguf");
+        QVERIFY(model);
+        TensorTableModel table;
+        table.setModel(model);
+        int q6 = -1;
+        for (int row = 0; row < table.rowCount() && q6 < 0; ++row)
+            if (table.index(row, TensorTableModel::Type).data().toString() == QLatin1String("q6_K"))
+                q6 = row;
+        QVERIFY(q6 >= 0);
+        QCOMPARE(table.index(q6, TensorTableModel::BitsPerWeight).data().toString(), QStringLiteral("6.562"));
+        TensorViewPage page;
+        page.setTensor(model, &model->tensors()[static_cast<std::size_t>(q6)]);
+        const auto* header = page.findChild<QLabel*>(QStringLiteral("tensorHeader"));
+        QVERIFY(header);
+        QVERIFY2(header->text().contains(QLatin1String("6.562")) && !header->text().contains(QLatin1String("6.563")), qPrintable(header->text()));
+        QCOMPARE(gguf::formatFixed(6.5625, 3), std::string("6.562"));
+        QCOMPARE(gguf::formatFixed(6.5635, 3), std::string("6.564"));  // not a tie in binary: 6.56350000000000033
+        QCOMPARE(gguf::formatFixed(-0.125, 2), std::string("-0.12"));
     }
 
     void screenshotsOfEveryPage()

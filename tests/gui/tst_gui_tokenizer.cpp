@@ -211,6 +211,13 @@ void TestGuiTokenizer::search_data()
     QTest::newRow("emoji") << "😀" << false << QList<std::uint32_t>{366};
     QTest::newRow("escaped tab as shown") << "\\t" << false << QList<std::uint32_t>{298};
     QTest::newRow("escaped newline as shown") << "\\n" << false << QList<std::uint32_t>{315};
+    // The search reads the token's text, not its escaped display: "new\nline" holds no "nline",
+    // and only "back\slash" holds a backslash (the display of a tab or a newline has one too).
+    QTest::newRow("display escapes are not text") << "nline" << false << QList<std::uint32_t>{};
+    QTest::newRow("a lone backslash") << "\\" << false << QList<std::uint32_t>{281};
+    QTest::newRow("escaped backslash as shown") << "back\\\\slash" << false << QList<std::uint32_t>{281};
+    QTest::newRow("regex tab") << "tab\\there" << true << QList<std::uint32_t>{298};
+    QTest::newRow("regex newline") << "\\n" << true << QList<std::uint32_t>{315};
     QTest::newRow("quote") << "\"quoted\"" << false << QList<std::uint32_t>{264};
     QTest::newRow("regex metacharacters are literal") << "^<0x0" << false << QList<std::uint32_t>{};
     QTest::newRow("regex byte range") << "^<0x0[0-9A-F]>$" << true << range(3, 18);

@@ -5,6 +5,7 @@
 #include "ui/session/JobPoolExecutor.h"
 #include "ui/session/ModelLoader.h"
 #include "core/types/GgmlType.h"
+#include "core/types/LlamaFileType.h"
 
 #include <QFileInfo>
 #include <QHeaderView>
@@ -40,6 +41,38 @@ QString number(double value)
 }
 
 constexpr int kMetadataIndexRole = Qt::UserRole + 1;
+constexpr int kSortRole = Qt::UserRole + 2;
+
+// Sorts a column by the value it shows (a figure, not its text: "1e-05" below "0.002"), where
+// the column has one; rows without a figure go first.
+class TensorDiffItem : public QTreeWidgetItem {
+public:
+    using QTreeWidgetItem::QTreeWidgetItem;
+    bool operator<(const QTreeWidgetItem& other) const override
+    {
+        const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
+        const QVariant mine = data(column, kSortRole), theirs = other.data(column, kSortRole);
+        if (mine.isValid() || theirs.isValid())
+            return !mine.isValid() ? theirs.isValid() : theirs.isValid() && mine.toDouble() < theirs.toDouble();
+        return QTreeWidgetItem::operator<(other);
+    }
+};
+
+// A value as the diff renders it; general.file_type also by name, as the Metadata page shows it.
+QString valueText(const std::string& key, const std::string& type, const std::string& value)
+{
+    if (type.empty())
+        return {};
+    QString text = QString::fromStdString(type + "  " + value);
+    if (key == "general.file_type") {
+        bool isNumber = false;
+        const qulonglong number = QString::fromStdString(value).toULongLong(&isNumber);
+        const std::string_view name = isNumber ? gguf::llamaFileTypeName(number) : std::string_view{};
+        if (!name.empty())
+            text += QStringLiteral(" (%1)").arg(QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())));
+    }
+    return text;
+}
 }  // namespace
 
 DiffPage::DiffPage(std::shared_ptr<const gguf::Model> a, const QString& pathB, QWidget* parent)
@@ -65,6 +98,9 @@ DiffPage::DiffPage(std::shared_ptr<const gguf::Model> a, const QString& pathB, Q
                                 tr("Cosine")});
     m_tensors->setRootIsDecorated(false);
     m_tensors->setAlternatingRowColors(true);
+    // File order (A's, then B's added tensors) until a header is clicked: no sort indicator, or
+    // enabling sorting would sort by name, descending.
+    m_tensors->header()->setSortIndicator(-1, Qt::AscendingOrder);
     m_tensors->setSortingEnabled(true);
     connect(m_metadata, &QTreeWidget::currentItemChanged, this, &DiffPage::showDetail);
     connect(m_cancel, &QPushButton::clicked, this, &DiffPage::cancel);
@@ -186,8 +222,7 @@ void DiffPage::showResult(std::shared_ptr<const gguf::Model> b, std::shared_ptr<
         } else if (d.kind == MKind::Changed && d.typeA != d.typeB) {
             detail = tr("type %1 → %2").arg(QString::fromStdString(d.typeA), QString::fromStdString(d.typeB));
         }
-        auto* item = new QTreeWidgetItem({shown(d.key), change, QString::fromStdString(d.typeA.empty() ? "" : d.typeA + "  " + d.valueA),
-                                          QString::fromStdString(d.typeB.empty() ? "" : d.typeB + "  " + d.valueB), detail});
+        auto* item = new QTreeWidgetItem({shown(d.key), change, valueText(d.key, d.typeA, d.valueA), valueText(d.key, d.typeB, d.valueB), detail});
         item->setData(0, kMetadataIndexRole, static_cast<qulonglong>(i));
         m_metadata->addTopLevelItem(item);
     }
@@ -210,14 +245,21 @@ void DiffPage::showResult(std::shared_ptr<const gguf::Model> b, std::shared_ptr<
         }
         const QString shape = d.a && d.b && d.kind == TKind::ShapeChanged ? shapeText(*d.a) + QStringLiteral(" → ") + shapeText(*d.b)
                                                                           : shapeText(d.a ? *d.a : *d.b);
-        auto* item = new QTreeWidgetItem({shown(d.name), change, d.a ? QString::fromStdString(gguf::typeName(d.a->typeId)) : QString(),
-                                          d.b ? QString::fromStdString(gguf::typeName(d.b->typeId)) : QString(), shape,
-                                          d.metrics ? number(d.metrics->relativeRmse) : QString(), d.metrics ? number(d.metrics->maxAbsError) : QString(),
-                                          d.metrics ? QString::number(d.metrics->cosineSimilarity, 'f', 6) : QString()});
+        auto* item = new TensorDiffItem(QStringList{shown(d.name), change, d.a ? QString::fromStdString(gguf::typeName(d.a->typeId)) : QString(),
+                                                    d.b ? QString::fromStdString(gguf::typeName(d.b->typeId)) : QString(), shape,
+                                                    d.metrics ? number(d.metrics->relativeRmse) : QString(), d.metrics ? number(d.metrics->maxAbsError) : QString(),
+                                                    d.metrics ? QString::number(d.metrics->cosineSimilarity, 'f', 6) : QString()});
+        if (d.metrics) {
+            item->setData(5, kSortRole, d.metrics->relativeRmse);
+            item->setData(6, kSortRole, d.metrics->maxAbsError);
+            item->setData(7, kSortRole, d.metrics->cosineSimilarity);
+        }
+        for (int c = 5; c <= 7; ++c)
+            item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
         m_tensors->addTopLevelItem(item);
     }
+    m_tensors->header()->setSortIndicator(-1, Qt::AscendingOrder);  // file order until a header is clicked
     m_tensors->setSortingEnabled(true);
-    m_tensors->sortByColumn(-1, Qt::AscendingOrder);  // file order until a header is clicked
     for (int c = 0; c < m_tensors->columnCount(); ++c)
         m_tensors->resizeColumnToContents(c);
     m_chart->setDiff(m_diff.get());
@@ -240,9 +282,9 @@ void DiffPage::showDetail()
                                                                : QChar(static_cast<char>(line.op)) + shown(line.text));
     } else {
         if (!d.typeA.empty())
-            lines << QStringLiteral("A: %1  %2").arg(QString::fromStdString(d.typeA), QString::fromStdString(d.valueA));
+            lines << QStringLiteral("A: ") + valueText(d.key, d.typeA, d.valueA);
         if (!d.typeB.empty())
-            lines << QStringLiteral("B: %1  %2").arg(QString::fromStdString(d.typeB), QString::fromStdString(d.valueB));
+            lines << QStringLiteral("B: ") + valueText(d.key, d.typeB, d.valueB);
     }
     m_detail->setPlainText(lines.join(QLatin1Char('\n')));
 }

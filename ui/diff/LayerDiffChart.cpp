@@ -11,6 +11,41 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+namespace {
+
+// Layer numbers on 1-2-5 steps (never between two layers), and "other" at one key past the
+// last layer where the tensors outside the layers stand.
+class LayerAxisTicker : public QCPAxisTicker {
+public:
+    void setOtherKey(std::optional<double> key) { m_otherKey = key; }
+
+protected:
+    double getTickStep(const QCPRange& range) override
+    {
+        return std::max(1.0, cleanMantissa(range.size() / (tickCount() + 1e-10)));
+    }
+    int getSubTickCount(double) override { return 0; }
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
+    {
+        QVector<double> ticks;
+        const double last = m_otherKey ? *m_otherKey - 1.0 : range.upper;
+        for (double tick = std::max(0.0, std::ceil(range.lower / tickStep) * tickStep); tick <= std::min(range.upper, last); tick += tickStep)
+            ticks << tick;
+        if (m_otherKey && range.contains(*m_otherKey))
+            ticks << *m_otherKey;
+        return ticks;
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override
+    {
+        return m_otherKey && tick == *m_otherKey ? LayerDiffChart::tr("other") : QString::number(std::llround(tick));
+    }
+
+private:
+    std::optional<double> m_otherKey;
+};
+
+}  // namespace
+
 LayerDiffChart::LayerDiffChart(QWidget* parent) : QWidget(parent), m_figure(new QComboBox(this)), m_plot(new QCustomPlot(this))
 {
     followPalette(m_plot);
@@ -23,11 +58,11 @@ LayerDiffChart::LayerDiffChart(QWidget* parent) : QWidget(parent), m_figure(new 
     m_figure->addItem(tr("1 − cosine similarity"), int(Figure::CosineDistance));
     connect(m_figure, &QComboBox::currentIndexChanged, this, &LayerDiffChart::rebuild);
     m_plot->xAxis->setLabel(tr("layer (blk.N)"));
+    // Sideways only: the figure's axis keeps its zero and the tallest bar in view.
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    m_plot->xAxis->setTicker(ticker);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    m_plot->xAxis->setTicker(QSharedPointer<LayerAxisTicker>::create());
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Per layer, B against A:"), this));
@@ -65,6 +100,7 @@ void LayerDiffChart::rebuild()
 {
     m_plot->clearPlottables();
     m_bars.clear();
+    m_other.reset();
     if (!m_diff) {
         m_placeholder->show(tr("The per-layer chart appears once the diff is done."));
         m_plot->replot();
@@ -73,16 +109,26 @@ void LayerDiffChart::rebuild()
     const auto figure = static_cast<Figure>(m_figure->currentData().toInt());
     QVector<double> keys;
     QVector<double> values;
+    double lastLayer = -1.0;
+    for (const gguf::LayerDifference& layer : m_diff->layers)
+        if (layer.layer)
+            lastLayer = std::max(lastLayer, static_cast<double>(*layer.layer));
+    m_otherKey = lastLayer + 1.0;
     for (const gguf::LayerDifference& layer : m_diff->layers) {
-        if (!layer.layer || layer.metrics.count == 0)
+        if (layer.metrics.count == 0)
             continue;
         const double value = figureOf(layer.metrics, figure);
         if (!std::isfinite(value))
             continue;
-        keys << *layer.layer;
+        keys << (layer.layer ? static_cast<double>(*layer.layer) : m_otherKey);
         values << value;
-        m_bars << QPointF(*layer.layer, value);
+        if (layer.layer)
+            m_bars << QPointF(*layer.layer, value);
+        else
+            m_other = value;
     }
+    auto ticker = m_plot->xAxis->ticker().dynamicCast<LayerAxisTicker>();
+    ticker->setOtherKey(m_other ? std::optional<double>(m_otherKey) : std::nullopt);
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     bars->setName(m_figure->currentText());
     bars->setData(keys, values, true);
@@ -90,9 +136,12 @@ void LayerDiffChart::rebuild()
     bars->setBrush(QColor(0x1f77b4));
     bars->setPen(Qt::NoPen);
     m_plot->yAxis->setLabel(m_figure->currentText());
-    m_plot->rescaleAxes();
-    m_plot->xAxis->setRange(m_plot->xAxis->range().lower - 1, m_plot->xAxis->range().upper + 1);
-    m_plot->yAxis->setRangeLower(0);
+    // Every layer (and "other") in view with half a bar of room at each end; zero at the bottom
+    // and a tenth of the tallest bar above it.
+    const double lastKey = m_other ? m_otherKey : std::max(lastLayer, 0.0);
+    m_plot->xAxis->setRange(-0.6, lastKey + 0.6);
+    const double tallest = values.isEmpty() ? 0.0 : *std::max_element(values.begin(), values.end());
+    m_plot->yAxis->setRange(0.0, tallest > 0.0 ? tallest * 1.1 : 1.0);
     const bool anyAboveZero = std::any_of(values.begin(), values.end(), [](double value) { return value > 0.0; });
     const bool anyLayer = std::any_of(m_diff->layers.begin(), m_diff->layers.end(), [](const gguf::LayerDifference& layer) { return layer.layer.has_value(); });
     if (keys.isEmpty() && anyLayer)
@@ -100,7 +149,7 @@ void LayerDiffChart::rebuild()
     else if (keys.isEmpty())
         m_placeholder->show(tr("No layer to chart: neither file has tensors of a layer (blk.N)."));
     else if (!anyAboveZero)
-        m_placeholder->show(tr("Every layer's tensors are identical in A and B: %1 is 0 for all %n layer(s).", nullptr, static_cast<int>(keys.size()))
+        m_placeholder->show(tr("Every layer's tensors are identical in A and B: %1 is 0 for all %n layer(s).", nullptr, static_cast<int>(m_bars.size()))
                                 .arg(m_figure->currentText()));
     else
         m_placeholder->hide();

@@ -4,6 +4,8 @@
 
 #include <QLabel>
 #include <QListWidget>
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 #include <qcustomplot.h>
@@ -28,6 +30,7 @@ ExpertRoutingMap::ExpertRoutingMap(QWidget* parent)
     scale->axis()->setLabel(tr("share of an even split (log10)"));
     m_map->setColorScale(scale);
     m_map->setGradient(sequentialGradient());  // gpThermal's top was white on the white page
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) { showCellUnder(event->position().toPoint()); });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_summary);
@@ -35,8 +38,36 @@ ExpertRoutingMap::ExpertRoutingMap(QWidget* parent)
     layout->addWidget(m_rare, 1);
 }
 
+QString ExpertRoutingMap::cellText(int expert, int row) const
+{
+    if (row < 0 || expert < 0 || static_cast<std::size_t>(row) >= m_routing.layers.size() || static_cast<std::size_t>(expert) >= m_routing.expertCount)
+        return {};
+    const gguf::RoutingLayer& layer = m_routing.layers[static_cast<std::size_t>(row)];
+    const double tokens = static_cast<std::size_t>(expert) < layer.tokens.size() ? layer.tokens[static_cast<std::size_t>(expert)] : 0.0;
+    const double even = layer.tokens.empty() ? 0.0 : layer.totalTokens / static_cast<double>(layer.tokens.size());
+    QString text = tr("layer %1, expert %2: %3 tokens").arg(layer.layer).arg(expert).arg(tokens, 0, 'f', 0);
+    if (even > 0.0)
+        text += tr(", %1% of an even share (%2 tokens)").arg(100.0 * tokens / even, 0, 'f', 1).arg(even, 0, 'f', 0);
+    if (!(tokens > 0.0))
+        text += tr(" — never routed: llama-quantize used weight 1");
+    return text;
+}
+
+void ExpertRoutingMap::showCellUnder(const QPoint& position)
+{
+    const int expert = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(position.x())));
+    const int row = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(position.y())));
+    const QString text = m_plot->axisRect()->rect().contains(position) ? cellText(expert, row) : QString();
+    m_plot->setToolTip(text);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(m_plot->mapToGlobal(position), text, m_plot);
+}
+
 void ExpertRoutingMap::setRouting(const gguf::ExpertRouting& routing)
 {
+    m_routing = routing;
     m_rare->clear();
     m_plot->clearItems();
     m_markers = 0;

@@ -3,6 +3,7 @@
 // map (colour: share of an even split, on a log scale, so an expert that got 3% of its share
 // stands out as much as one that got 30x), with every never or rarely routed expert marked and
 // listed: their importance rests on few tokens or none, so their quantization was near blind.
+// Hovering a cell tells its tokens and share.
 
 #include "core/imatrix/ExpertRouting.h"
 
@@ -23,8 +24,14 @@ public:
     QCPColorMap* map() const { return m_map; }
     QListWidget* rareList() const { return m_rare; }
     int markerCount() const { return m_markers; }  // "!" and "*" labels on the map
+    // What hovering the cell of `expert` in row `row` (top to bottom) of the map says; empty
+    // outside the map.
+    QString cellText(int expert, int row) const;
 
 private:
+    void showCellUnder(const QPoint& position);
+
+    gguf::ExpertRouting m_routing;
     QLabel* m_summary;
     QCustomPlot* m_plot;
     QCPColorMap* m_map;

@@ -1,15 +1,14 @@
 #include "ui/imatrix/ImatrixPage.h"
 
 #include "ui/imatrix/ExpertRoutingMap.h"
+#include "ui/imatrix/ImatrixStatisticsView.h"
 #include "ui/imatrix/ImportanceStrip.h"
 
 #include <QComboBox>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
-#include <QPlainTextEdit>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -32,14 +31,14 @@ QTableWidgetItem* numberItem(double value, int decimals)
 ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* parent)
     : QWidget(parent), m_imatrix(std::move(imatrix)), m_summary(new QLabel(this)), m_issues(new QListWidget(this)),
       m_coverage(new QTableWidget(this)), m_routing(new ExpertRoutingMap(this)), m_tensor(new QComboBox(this)),
-      m_columns(new ImportanceStrip(this)), m_statistics(new QPlainTextEdit(this))
+      m_columns(new ImportanceStrip(this)),
+      m_statistics(new ImatrixStatisticsView(m_imatrix->statistics, QFileInfo(text(m_imatrix->matrix->path())).fileName(), this))
 {
     setObjectName(QStringLiteral("imatrixPage"));
     m_summary->setObjectName(QStringLiteral("imatrixSummary"));
     m_issues->setObjectName(QStringLiteral("imatrixIssues"));
     m_coverage->setObjectName(QStringLiteral("imatrixCoverage"));
     m_tensor->setObjectName(QStringLiteral("imatrixTensor"));
-    m_statistics->setObjectName(QStringLiteral("imatrixStatistics"));
     const gguf::ImportanceMatrix& matrix = *m_imatrix->matrix;
     const gguf::ImatrixValidation& validation = m_imatrix->validation;
 
@@ -82,6 +81,18 @@ ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* 
     const bool gguf = matrix.format() == gguf::ImatrixFormat::Gguf;
     m_coverage->setColumnCount(5);
     m_coverage->setHorizontalHeaderLabels({tr("Tensor"), tr("Columns"), tr("Experts"), gguf ? tr("Tokens") : tr("ncall"), tr("Chunks")});
+    m_coverage->horizontalHeaderItem(1)->setToolTip(tr("Input columns of the weight: one importance value each"));
+    m_coverage->horizontalHeaderItem(2)->setToolTip(tr("Experts the entry keeps importance for (1 for a dense tensor)"));
+    m_coverage->horizontalHeaderItem(3)->setToolTip(
+        gguf ? tr("Tokens: how many calibration tokens reached the weight (the entry's largest count; for an expert "
+                  "tensor, its busiest expert). Its importance is a mean over that many activations.")
+             : tr("ncall: how many times llama-imatrix added activations to the entry. The legacy format keeps no token "
+                  "count, so the tokens behind it are unknown."));
+    m_coverage->horizontalHeaderItem(4)->setToolTip(
+        gguf ? tr("Chunks: the tokens counted in calibration chunks (tokens ÷ the chunk size, %1 tokens; llama-imatrix "
+                  "--chunk-size). A fraction is a part of a chunk: an expert routed for some tokens only.")
+                   .arg(matrix.chunkSize())
+             : tr("Chunks: ncall, the calibration chunks that reached the entry (the legacy format counts calls, not tokens)."));
     m_coverage->setRowCount(static_cast<int>(matrix.entries().size()));
     m_coverage->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_coverage->verticalHeader()->setVisible(false);
@@ -100,10 +111,6 @@ ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* 
     m_coverage->setSortingEnabled(true);
 
     m_routing->setRouting(m_imatrix->routing);
-    m_statistics->setReadOnly(true);
-    m_statistics->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_statistics->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_statistics->setPlainText(QString::fromStdString(gguf::formatImatrixStatistics(m_imatrix->statistics, QFileInfo(text(matrix.path())).fileName().toStdString())).trimmed());
 
     auto* columnsTab = new QWidget(this);
     auto* columnsLayout = new QVBoxLayout(columnsTab);

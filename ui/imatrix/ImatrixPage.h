@@ -8,11 +8,11 @@
 #include <QWidget>
 
 class ExpertRoutingMap;
+class ImatrixStatisticsView;
 class ImportanceStrip;
 class QComboBox;
 class QLabel;
 class QListWidget;
-class QPlainTextEdit;
 class QTableWidget;
 
 class ImatrixPage : public QWidget {
@@ -28,7 +28,7 @@ public:
     ExpertRoutingMap* routing() const { return m_routing; }
     QComboBox* tensorCombo() const { return m_tensor; }
     ImportanceStrip* columns() const { return m_columns; }
-    QPlainTextEdit* statistics() const { return m_statistics; }
+    ImatrixStatisticsView* statistics() const { return m_statistics; }
 
 private:
     void showEntry(int index);
@@ -40,5 +40,5 @@ private:
     ExpertRoutingMap* m_routing;
     QComboBox* m_tensor;
     ImportanceStrip* m_columns;
-    QPlainTextEdit* m_statistics;
+    ImatrixStatisticsView* m_statistics;
 };

@@ -1,6 +1,7 @@
 #include "ui/imatrix/ImportanceStrip.h"
 
 #include "core/imatrix/ColumnImportance.h"
+#include "ui/common/MatrixPlot.h"
 #include "ui/tensor/HeatmapView.h"
 #include "ui/tensor/TensorViewPage.h"
 
@@ -29,7 +30,13 @@ ImportanceStrip::ImportanceStrip(QWidget* parent)
     m_graph->setBrush(QColor(40, 110, 200, 90));
     m_graph->setPen(QPen(QColor(30, 90, 170)));
     m_plot->yAxis->setLabel(tr("importance"));
-    m_plot->xAxis->setTickLabels(false);
+    // Until it follows a heatmap: its own numbered column axis, zoomed and dragged sideways only
+    // (the importance axis rescales to the values).
+    m_plot->xAxis->setLabel(tr("input column"));
+    setWholeNumberTicks(m_plot->xAxis);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_status);
@@ -40,6 +47,11 @@ ImportanceStrip::ImportanceStrip(QWidget* parent)
 
 void ImportanceStrip::followColumnAxis(QCustomPlot* heatmapPlot)
 {
+    // The heatmap above numbers the columns and takes the mouse: the strip only follows it.
+    m_followsHeatmap = true;
+    m_plot->xAxis->setTickLabels(false);
+    m_plot->xAxis->setLabel(QString());
+    m_plot->setInteractions(QCP::Interactions());
     m_plot->xAxis->setRange(heatmapPlot->xAxis->range());
     connect(heatmapPlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& range) {
         m_plot->xAxis->setRange(range);
@@ -130,6 +142,8 @@ void ImportanceStrip::plotValues()
     }
     m_graph->setData(keys, heights, true);
     m_plot->yAxis->setRange(0.0, top > 0.0 ? top * 1.05 : 1.0);
+    if (!m_followsHeatmap)
+        m_plot->xAxis->setRange(-0.5, std::max<double>(static_cast<double>(keys.size()), 1.0) - 0.5);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -2,8 +2,9 @@
 // Importance per input column of one tensor (llama-quantize's quant_weights: the mean squared
 // activation) as a plot under the weight heatmap, on the heatmap's column axis: it follows the
 // heatmap's zoom and pan and lines its plot area up with the heatmap's, so a column the
-// quantizer protects sits right under that column of weights. The most important columns are
-// listed under it.
+// quantizer protects sits right under that column of weights. On its own (the importance page)
+// it has its own column axis: every column, numbered, zoomed and dragged with the mouse. The most
+// important columns are listed under it.
 
 #include "ui/session/LoadedImatrix.h"
 
@@ -43,6 +44,8 @@ public:
 private:
     void alignWith(QCustomPlot* heatmapPlot);
     void plotValues();
+
+    bool m_followsHeatmap = false;
 
     std::shared_ptr<const LoadedImatrix> m_imatrix;
     std::vector<float> m_values;

@@ -1,5 +1,6 @@
 #include "ui/metadata/MetadataPage.h"
 
+#include "ui/common/FileDialogs.h"
 #include "ui/common/CopySelection.h"
 #include "core/edit/ModelSaver.h"
 #include "core/edit/ValueText.h"
@@ -8,7 +9,7 @@
 #include "ui/session/TensorContradiction.h"
 #include "core/write/ByteSink.h"
 
-#include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QFont>
@@ -383,7 +384,7 @@ bool MetadataPage::chooseSaveAs()
         return false;
     QString proposal = proposedSavePath();
     for (;;) {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save Model As"), proposal, tr("GGUF models (*.gguf);;All files (*)"));
+        const QString path = askSaveFileName(this, tr("Save Model As"), proposal, tr("GGUF models (*.gguf);;All files (*)"));
         if (path.isEmpty())
             return false;
         // Refused here, where the user can pick another name, not after the dialog has gone.

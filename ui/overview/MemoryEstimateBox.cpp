@@ -9,17 +9,35 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 
 #include <algorithm>
+#include <limits>
 
 namespace {
 constexpr int kMinContextPower = 9;  // 512 tokens
+// The spin box holds an int; llama.cpp's own limit (2^32) is past it, and no model trains that long.
+constexpr int kMaxContextTokens = std::numeric_limits<int>::max();
 
 QString bytes(std::uint64_t count)
 {
     return QString::fromStdString(gguf::formatBytes(count));
+}
+
+QString exactBytes(std::uint64_t count)
+{
+    return MemoryEstimateBox::tr("%1 bytes").arg(QString::fromStdString(gguf::formatGrouped(count)));
+}
+
+// The slider position nearest to `tokens` (the power of two at or above it, within the slider).
+int sliderPosition(std::uint64_t tokens, const QSlider* slider)
+{
+    int power = slider->minimum();
+    while (power < slider->maximum() && (std::uint64_t{1} << power) < tokens)
+        ++power;
+    return power;
 }
 
 QSpinBox* spinBox(const QString& name, int minimum, int maximum, int value, QWidget* parent)
@@ -46,6 +64,12 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     m_slider->setRange(kMinContextPower, maxPower);
     m_slider->setPageStep(1);
     m_slider->setValue(maxPower);
+    m_slider->setToolTip(tr("Powers of two from 512 to the training context; type any other size in the box"));
+    m_context = spinBox(QStringLiteral("contextBox"), 1, kMaxContextTokens,
+                        static_cast<int>(std::min<std::uint64_t>(std::uint64_t{1} << maxPower, kMaxContextTokens)), this);
+    m_context->setSuffix(tr(" tokens"));
+    m_context->setGroupSeparatorShown(true);
+    m_context->setToolTip(tr("-c / --ctx-size: any number of tokens (llama.cpp pads it to a multiple of 256)"));
     m_cacheType = new QComboBox(this);
     m_cacheType->setObjectName(QStringLiteral("cacheTypeBox"));
     for (const char* type : {"f16", "q8_0", "q4_0", "f32", "bf16", "q4_1", "iq4_nl", "q5_0", "q5_1"})
@@ -68,8 +92,6 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     const int layers = static_cast<int>(std::min<std::uint64_t>(m_model->metadataUInt(arch + ".block_count").value_or(0), 100000));
     m_gpuLayers = spinBox(QStringLiteral("gpuLayersBox"), 0, layers + 1, 0, this);
     m_gpuLayers->setToolTip(tr("-ngl: the last N layers (one more than the layers also moves the output)"));
-    m_contextLabel = new QLabel(this);
-    m_contextLabel->setObjectName(QStringLiteral("contextLabel"));
     m_result = new QLabel(this);
     m_result->setObjectName(QStringLiteral("estimateLabel"));
     m_result->setTextFormat(Qt::PlainText);
@@ -78,7 +100,7 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     auto* layout = new QGridLayout(this);
     layout->addWidget(new QLabel(tr("Context:"), this), 0, 0);
     layout->addWidget(m_slider, 0, 1);
-    layout->addWidget(m_contextLabel, 0, 2);
+    layout->addWidget(m_context, 0, 2);
     layout->addWidget(new QLabel(tr("KV cache type:"), this), 0, 3);
     layout->addWidget(m_cacheType, 0, 4);
     layout->addWidget(new QLabel(tr("Flash attention:"), this), 1, 0);
@@ -93,7 +115,17 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     layout->addWidget(m_gpuLayers, 2, 4);
     layout->addWidget(m_result, 3, 0, 1, 5);
     layout->setColumnStretch(1, 1);
-    connect(m_slider, &QSlider::valueChanged, this, &MemoryEstimateBox::refresh);
+    // The slider sets the box to its power of two; a size typed in the box moves the slider to
+    // the nearest one without changing what was typed.
+    connect(m_slider, &QSlider::valueChanged, this, [this](int power) {
+        if (sliderPosition(contextLength(), m_slider) != power)
+            m_context->setValue(static_cast<int>(std::min<std::uint64_t>(std::uint64_t{1} << power, kMaxContextTokens)));
+    });
+    connect(m_context, &QSpinBox::valueChanged, this, [this]() {
+        const QSignalBlocker blocker(m_slider);
+        m_slider->setValue(sliderPosition(contextLength(), m_slider));
+        refresh();
+    });
     connect(m_cacheType, &QComboBox::currentIndexChanged, this, &MemoryEstimateBox::refresh);
     connect(m_flashAttention, &QComboBox::currentIndexChanged, this, &MemoryEstimateBox::refresh);
     connect(m_batch, &QSpinBox::valueChanged, this, &MemoryEstimateBox::refresh);
@@ -105,7 +137,7 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
 
 std::uint64_t MemoryEstimateBox::contextLength() const
 {
-    return std::uint64_t{1} << m_slider->value();
+    return static_cast<std::uint64_t>(m_context->value());
 }
 
 void MemoryEstimateBox::refresh()
@@ -118,10 +150,10 @@ void MemoryEstimateBox::refresh()
     options.ubatch = static_cast<std::uint32_t>(m_ubatch->value());
     options.fullSlidingWindow = m_fullSlidingWindow->isChecked();
     options.gpuLayers = m_gpuLayers->value();
-    m_contextLabel->setText(tr("%1 tokens").arg(QString::fromStdString(gguf::formatGrouped(options.contextLength))));
     const auto estimate = gguf::estimateMemory(*m_model, options);
     if (!estimate) {
         m_result->setText(tr("No estimate: %1").arg(QString::fromStdString(estimate.error().message)));
+        m_result->setToolTip(QString());
         return;
     }
     const gguf::MemoryEstimate& e = estimate.value();
@@ -133,4 +165,16 @@ void MemoryEstimateBox::refresh()
     for (const std::string& note : e.notes)
         text += QLatin1Char('\n') + QString::fromStdString(note);
     m_result->setText(text);
+
+    QStringList exact;
+    exact << tr("Context: %1 tokens (padded to %2)")
+                 .arg(QString::fromStdString(gguf::formatGrouped(options.contextLength)), QString::fromStdString(gguf::formatGrouped(e.contextLength)));
+    exact << tr("Weights: %1 (CPU %2, GPU %3)").arg(exactBytes(e.weightsCpu + e.weightsGpu), exactBytes(e.weightsCpu), exactBytes(e.weightsGpu));
+    exact << tr("KV cache: %1 (CPU %2, GPU %3)").arg(exactBytes(e.kvTotal()), exactBytes(e.kvCpu), exactBytes(e.kvGpu));
+    if (e.recurrentTotal())
+        exact << tr("Recurrent state: %1").arg(exactBytes(e.recurrentTotal()));
+    exact << tr("Compute buffer: %1").arg(exactBytes(e.computeBuffer));
+    exact << tr("Output buffer: %1").arg(exactBytes(e.outputBuffer));
+    exact << tr("In all: %1 (CPU %2, GPU %3)").arg(exactBytes(e.total()), exactBytes(e.cpuTotal()), exactBytes(e.gpuTotal()));
+    m_result->setToolTip(exact.join(QLatin1Char('\n')));
 }

@@ -73,6 +73,8 @@ QCustomPlot* createPlot(QWidget* parent, const char* objectName, const ByteUnit&
 OverviewPage::OverviewPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
     : QWidget(parent), m_model(std::move(model)), m_summary(m_model->summary()), m_layers(gguf::computeLayerBreakdown(m_model->tensors()))
 {
+    // Each type in the colour it has in every other view (QuantTypeColour), however many types
+    // the file holds: a palette indexed by position repeated its colours past a dozen.
     for (const std::uint32_t typeId : m_layers.typeIds)
         m_typeColors.insert(typeId, quantTypeColour(typeId));
 
@@ -276,7 +278,7 @@ void OverviewPage::showTypeToolTip(QMouseEvent* event)
     QToolTip::showText(event->globalPosition().toPoint(),
                        tr("%1: %2 in %3 tensors, %4% of the tensor data, %5 bits per weight")
                            .arg(text(gguf::typeName(total.typeId)), bytes(total.byteCount), grouped(total.tensorCount),
-                                QString::number(share, 'f', 1), QString::number(bitsPerWeight, 'f', 2)),
+                                QString::number(share, 'f', 1), QString::fromStdString(gguf::formatFixed(bitsPerWeight, 2))),
                        m_typePlot);
 }
 

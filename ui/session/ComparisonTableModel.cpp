@@ -15,6 +15,7 @@ QString cellStatusText(gguf::CellStatus status)
     case gguf::CellStatus::Missing: return ComparisonTableModel::tr("missing");
     case gguf::CellStatus::ShapeMismatch: return ComparisonTableModel::tr("shape mismatch");
     case gguf::CellStatus::Undecodable: return ComparisonTableModel::tr("undecodable");
+    case gguf::CellStatus::NoImportance: return ComparisonTableModel::tr("no imatrix entry");
     }
     return {};
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The whole-model comparison as a table: one row per reference tensor, the tensor's name, layer,
 // kind and type, then one column per compared file or simulated type showing the chosen metric.
-// Cells that cannot be computed say why (missing, shape mismatch, undecodable); cells not yet
+// Cells that cannot be computed say why (missing, shape mismatch, undecodable, no imatrix entry); cells not yet
 // computed show an ellipsis. SortRole gives plain numbers so the proxy sorts numerically.
 
 #include "core/compare/ModelComparison.h"

@@ -51,7 +51,7 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     case BitsPerWeight:
         if (!tensor.traits)
             return sortValue ? QVariant(-1.0) : QVariant(QStringLiteral("?"));
-        return sortValue ? QVariant(tensor.traits->bitsPerWeight()) : QVariant(QString::number(tensor.traits->bitsPerWeight(), 'f', 3));
+        return sortValue ? QVariant(tensor.traits->bitsPerWeight()) : QVariant(QString::fromStdString(gguf::formatFixed(tensor.traits->bitsPerWeight(), 3)));
     case Size:
         return sortValue ? QVariant::fromValue<qulonglong>(tensor.nbytes) : QVariant(QString::fromStdString(gguf::formatBytes(tensor.nbytes)));
     case Offset: return QVariant::fromValue<qulonglong>(tensor.offset);

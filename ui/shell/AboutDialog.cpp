@@ -1,5 +1,6 @@
 #include "ui/shell/AboutDialog.h"
 
+#include "core/base/HumanFormat.h"
 #include "core/types/GgmlType.h"
 
 #include <QApplication>
@@ -45,7 +46,7 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent)
         types->setItem(row, 1, new QTableWidgetItem(QString::number(t->id)));
         types->setItem(row, 2, new QTableWidgetItem(kindName(t->kind)));
         types->setItem(row, 3, new QTableWidgetItem(tr("%1 elements in %2 bytes").arg(t->blockSize).arg(t->blockBytes)));
-        types->setItem(row, 4, new QTableWidgetItem(QString::number(t->bitsPerWeight(), 'f', 4)));
+        types->setItem(row, 4, new QTableWidgetItem(QString::fromStdString(gguf::formatFixed(t->bitsPerWeight(), 4))));
     }
     types->resizeColumnsToContents();
     types->horizontalHeader()->setStretchLastSection(true);

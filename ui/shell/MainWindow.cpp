@@ -1,5 +1,6 @@
 #include "ui/shell/MainWindow.h"
 
+#include "ui/common/FileDialogs.h"
 #include "ui/session/ModelLoader.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/shell/ModelPage.h"
@@ -19,13 +20,13 @@
 #include "ui/shell/OpenUrl.h"
 #include "ui/tensor/TensorBrowser.h"
 #include "ui/shell/OpenImatrix.h"
+#include "ui/imatrix/ImatrixPage.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -36,6 +37,7 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QScreen>
+#include <QStyle>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
@@ -106,27 +108,34 @@ void MainWindow::createMenus()
         ->setObjectName(QStringLiteral("openImportanceMatrixAction"));
     file->addSeparator();
     file->addAction(tr("Compare &Quant Levels…"), this, [this]() {
-        const ModelPage* current = currentModelPage();
+        const ModelPage* current = modelPageInView();
         CompareDialog dialog(current ? QString::fromStdString(current->model().primary().path()) : QString(), this);
+        if (current && !current->importanceMatrixPath().isEmpty())
+            dialog.setImportanceMatrixPath(current->importanceMatrixPath());
         if (dialog.exec() != QDialog::Accepted)
             return;
         showComparison(dialog.models(), dialog.simulatedTypes(), dialog.importanceMatrix());
     });
     file->addAction(tr("Con&vert…"), this, [this]() {
-        const ModelPage* current = currentModelPage();
+        const ModelPage* current = modelPageInView();
         if (!current) {
             statusBar()->showMessage(tr("Open a model to convert first"), 5000);
             return;
         }
-        ConvertDialog(current->sharedModel(), this).exec();
+        ConvertDialog dialog(current->sharedModel(), this);
+        if (!current->importanceMatrixPath().isEmpty())
+            dialog.setImportanceMatrixPath(current->importanceMatrixPath());
+        dialog.exec();
     });
     file->addAction(tr("Recipe and Mix &Planner"), this, [this]() {
-        const ModelPage* current = currentModelPage();
+        const ModelPage* current = modelPageInView();
         if (!current) {
             statusBar()->showMessage(tr("Open a model to see its recipe first"), 5000);
             return;
         }
         auto* page = new RecipePage(current->sharedModel(), m_tabs);
+        if (!current->importanceMatrixPath().isEmpty())
+            page->loadImatrix(current->importanceMatrixPath());
         m_tabs->setCurrentIndex(m_tabs->addTab(page, uniqueTabTitle(page->title())));
     });
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this]() {
@@ -144,7 +153,7 @@ void MainWindow::createMenus()
             statusBar()->showMessage(tr("Open a model to diff first"), 5000);
             return;
         }
-        const QString path = QFileDialog::getOpenFileName(this, tr("Diff With"), QFileInfo(QString::fromStdString(current->model().primary().path())).path(),
+        const QString path = askOpenFileName(this, tr("Diff With"), QFileInfo(QString::fromStdString(current->model().primary().path())).path(),
                                                           tr("GGUF models (*.gguf);;All files (*)"));
         if (!path.isEmpty())
             showDiff(current->sharedModel(), path);
@@ -326,6 +335,21 @@ ModelPage* MainWindow::currentModelPage() const
     return qobject_cast<ModelPage*>(m_tabs->currentWidget());
 }
 
+ModelPage* MainWindow::modelPageInView() const
+{
+    if (ModelPage* page = currentModelPage())
+        return page;
+    const auto* imatrix = qobject_cast<ImatrixPage*>(m_tabs->currentWidget());
+    if (!imatrix || imatrix->imatrix().modelPath.isEmpty())
+        return nullptr;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto* page = qobject_cast<ModelPage*>(m_tabs->widget(i));
+        if (page && QString::fromStdString(page->model().primary().path()) == imatrix->imatrix().modelPath)
+            return page;
+    }
+    return nullptr;
+}
+
 void MainWindow::showCacheUsage(qint64 usedBytes, qint64 budgetBytes)
 {
     m_cacheLabel->setText(tr("Cache: %1 of %2")
@@ -340,7 +364,7 @@ void MainWindow::chooseFile()
     const ModelPage* current = currentModelPage();
     const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
                                       settings.value(kLastDirKey).toString());
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open GGUF model"), start,
+    const QString path = askOpenFileName(this, tr("Open GGUF model"), start,
                                                       tr("GGUF models (*.gguf);;All files (*)"));
     if (path.isEmpty())
         return;
@@ -374,6 +398,10 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Mode
     const int index = m_tabs->addTab(page, tabText.replace(QLatin1Char('&'), QLatin1String("&&")));
     m_tabs->tabBar()->setTabData(index, name);
     m_tabs->setTabToolTip(index, path);
+    // A remote model reads its tensors over the network, slower and maybe failing: its tab says
+    // so with the network-drive icon, the whole URL in the tool tip.
+    if (isModelUrl(path))
+        m_tabs->setTabIcon(index, style()->standardIcon(QStyle::SP_DriveNetIcon));
     m_tabs->setCurrentIndex(index);
     rememberRecent(path);
     // The name, as on the tab; the tab's tool tip has the whole path.

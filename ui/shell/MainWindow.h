@@ -2,7 +2,7 @@
 // The main window: a tab per open model, File menu with Open, recent files and Quit, drag and
 // drop of .gguf files. Opening runs in the background; errors show in the window. The window
 // title names the file of the current tab; tabs and messages name files, the tab's tool tip
-// holds the whole path. Closing a tab or the window with unsaved metadata edits asks first.
+// holds the whole path, and a model opened from a URL has the network icon on its tab. Closing a tab or the window with unsaved metadata edits asks first.
 
 #include "core/gguf/Model.h"
 
@@ -31,6 +31,9 @@ public:
     void openFile(const QString& path);
     QTabWidget* tabs() const { return m_tabs; }
     ModelPage* currentModelPage() const;
+    // The current model page, or on an importance-matrix tab the page of the model it was opened
+    // for: what Compare, Recipe and Convert start from.
+    ModelPage* modelPageInView() const;
     // Opens a Compare tab; its title differs from every other tab's ("… (2)").
     ComparePage* showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes,
                                 std::shared_ptr<gguf::ImportanceMatrix> importance = nullptr);

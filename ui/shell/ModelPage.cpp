@@ -15,6 +15,8 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace {
 const char* const kSplitterKey = "modelPage/tensorSplitter";
 }
@@ -87,7 +89,8 @@ QWidget* ModelPage::createTensorsPage()
     splitter->addWidget(m_browser);
     splitter->addWidget(m_tensorPage);
     splitter->setStretchFactor(1, 2);
-    splitter->setSizes({420, 860});
+    // The index pane wide enough for each tensor's name, type and shape whole.
+    splitter->setSizes({std::max(420, m_browser->sizeHint().width()), 860});
     const QByteArray state = QSettings().value(kSplitterKey).toByteArray();
     if (!state.isEmpty())
         splitter->restoreState(state);

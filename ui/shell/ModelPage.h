@@ -1,6 +1,7 @@
 #pragma once
 // One open model: its pages (overview, metadata, tokenizer, tensors) in tabs; it opens on the
-// overview. A banner above them says when the file changed on disk while open.
+// overview. A banner above them says when the file changed on disk while open. It remembers the
+// importance matrix opened for it, which Compare, Recipe and Convert then start with.
 
 #include "core/gguf/Model.h"
 
@@ -28,6 +29,10 @@ public:
     // Metadata edits not saved yet (the window asks before they are dropped).
     bool hasUnsavedEdits() const;
     void showTensorsPage();
+    // The importance matrix opened for this model (File › Open Importance Matrix, checked
+    // against it without errors) while its page is open; empty when none.
+    QString importanceMatrixPath() const { return m_importanceMatrixPath; }
+    void setImportanceMatrixPath(const QString& path) { m_importanceMatrixPath = path; }
 
 signals:
     void statusMessage(bool succeeded, const QString& message);
@@ -45,4 +50,5 @@ private:
     MetadataPage* m_metadata = nullptr;
     QLabel* m_changeBanner = nullptr;
     FileChangeWatcher* m_changeWatcher = nullptr;
+    QString m_importanceMatrixPath;
 };

@@ -1,5 +1,6 @@
 #include "ui/shell/OpenImatrix.h"
 
+#include "ui/common/FileDialogs.h"
 #include "ui/session/ImatrixLoader.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/imatrix/ImatrixPage.h"
@@ -7,7 +8,6 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ModelPage.h"
 
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QPointer>
 #include <QSettings>
@@ -21,7 +21,7 @@ void chooseImportanceMatrix(MainWindow* window)
     const ModelPage* current = window->currentModelPage();
     const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
                                       settings.value(QStringLiteral("lastImatrixDirectory")).toString());
-    const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open importance matrix"), start,
+    const QString path = askOpenFileName(window, MainWindow::tr("Open importance matrix"), start,
                                                       MainWindow::tr("Importance matrices (*.gguf *.dat *.imatrix);;All files (*)"));
     if (path.isEmpty())
         return;
@@ -42,6 +42,15 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
         window->tabs()->setCurrentIndex(index);
         if (modelPage && modelPage->tensorPage())
             attachImportanceStrip(modelPage->tensorPage(), imatrix);
+        // The model's matrix from now on, for Compare, Recipe and Convert to start with, while
+        // its page is open; one that does not fit the model is only shown.
+        if (modelPage && imatrix->validation.count(gguf::ImatrixSeverity::Error) == 0) {
+            modelPage->setImportanceMatrixPath(file);
+            QObject::connect(page, &QObject::destroyed, modelPage, [modelPage, file]() {
+                if (modelPage && modelPage->importanceMatrixPath() == file)
+                    modelPage->setImportanceMatrixPath(QString());
+            });
+        }
         window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(QFileInfo(file).fileName()), 5000);
     });
     QObject::connect(loader, &ImatrixLoader::failed, window, [window, loader](const QString& file, const QString& message) {

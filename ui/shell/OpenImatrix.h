@@ -1,7 +1,8 @@
 #pragma once
 // File › Open Importance Matrix: picks a llama-imatrix file (.gguf or .dat), loads it in the
-// background against the current model, then opens its page as a tab and puts the importance
-// strip under that model's tensor heatmap.
+// background against the current model, then opens its page as a tab, puts the importance
+// strip under that model's tensor heatmap and makes it the model's matrix (ModelPage), which
+// Compare, Recipe and Convert preselect while the page is open.
 
 class MainWindow;
 class QString;

@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace {
 constexpr int kFilterDebounceMs = 300;
@@ -90,9 +91,8 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(TensorTableModel::Name, QHeaderView::Interactive);
-    m_table->setColumnWidth(TensorTableModel::Name, 230);
     m_table->setWordWrap(false);
-    fitShapeColumn();
+    fitColumns();
     installCopyAction(m_table);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { emitCurrent(current, false); });
@@ -102,7 +102,7 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setAlternatingRowColors(true);
     m_tree->setUniformRowHeights(true);
-    m_tree->setColumnWidth(TensorTableModel::Name, 260);
+    m_tree->setColumnWidth(TensorTableModel::Name, m_table->columnWidth(TensorTableModel::Name) + 30);  // room for the indent
     m_tree->setColumnWidth(TensorTableModel::Shape, m_table->columnWidth(TensorTableModel::Shape));
     installCopyAction(m_tree);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -137,7 +137,9 @@ void TensorBrowser::applyFilter()
 {
     const QString text = m_filter->text();
     QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
-    // Text that is not a valid expression is taken literally, so typing "blk.0.(" never hides everything.
+    // Text that is not a valid expression is taken literally, so typing "blk.0.(" never hides
+    // everything; the count says so, or a literal match would pass for a regular-expression one.
+    m_patternError = pattern.isValid() ? QString() : pattern.errorString();
     if (!pattern.isValid())
         pattern.setPattern(QRegularExpression::escape(text));
     m_tableProxy->setFilterRegularExpression(pattern);
@@ -152,18 +154,36 @@ void TensorBrowser::updateMatchCount()
     const int all = m_tableModel->rowCount();
     const int shown = m_tableProxy->rowCount();
     const QString tensors = all == 1 ? tr("1 tensor") : tr("%1 tensors").arg(all);
-    m_matchCount->setText(shown == all ? tensors : tr("%1 of %2").arg(shown).arg(tensors));
+    QString text = shown == all ? tensors : tr("%1 of %2").arg(shown).arg(tensors);
+    if (!m_patternError.isEmpty())
+        text = tr("%1, matched as text: not a regular expression").arg(text);
+    m_matchCount->setText(text);
+    m_matchCount->setToolTip(m_patternError.isEmpty() ? QString() : tr("Not a regular expression: %1").arg(m_patternError));
 }
 
-void TensorBrowser::fitShapeColumn()
+void TensorBrowser::fitColumns()
 {
-    // Every shape, not only the rows on screen: the widest is often a 3-D expert tensor far down.
+    // Every row, not only the ones on screen: the widest shape is often a 3-D expert tensor far
+    // down. Name, Type and Shape fit whole, so a pane as wide as sizeHint() shows all three.
     const QFontMetrics metrics(m_table->font());
-    int widest = metrics.horizontalAdvance(m_tableModel->headerData(TensorTableModel::Shape, Qt::Horizontal).toString());
-    for (int row = 0; row < m_tableModel->rowCount(); ++row)
-        widest = std::max(widest, metrics.horizontalAdvance(m_tableModel->index(row, TensorTableModel::Shape).data().toString()));
     const int padding = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 2 * metrics.averageCharWidth();
-    m_table->setColumnWidth(TensorTableModel::Shape, widest + padding);
+    const auto fit = [&](int column, int cap) {
+        int widest = metrics.horizontalAdvance(m_tableModel->headerData(column, Qt::Horizontal).toString()) + 2 * metrics.averageCharWidth();
+        for (int row = 0; row < m_tableModel->rowCount(); ++row)
+            widest = std::max(widest, metrics.horizontalAdvance(m_tableModel->index(row, column).data().toString()));
+        m_table->setColumnWidth(column, std::min(widest + padding, cap));
+    };
+    fit(TensorTableModel::Name, 30 * metrics.averageCharWidth() + padding);  // a pathological name is elided, not the pane widened
+    fit(TensorTableModel::Type, 12 * metrics.averageCharWidth() + padding);
+    fit(TensorTableModel::Shape, std::numeric_limits<int>::max());
+}
+
+QSize TensorBrowser::sizeHint() const
+{
+    const int columns = m_table->columnWidth(TensorTableModel::Name) + m_table->columnWidth(TensorTableModel::Type)
+                      + m_table->columnWidth(TensorTableModel::Shape);
+    const int chrome = 2 * m_table->frameWidth() + m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table);
+    return {columns + chrome, QWidget::sizeHint().height()};
 }
 
 void TensorBrowser::emitCurrent(const QModelIndex& proxyIndex, bool fromTree)

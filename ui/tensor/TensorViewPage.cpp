@@ -1,5 +1,6 @@
 #include "ui/tensor/TensorViewPage.h"
 
+#include "ui/common/FileDialogs.h"
 #include "ui/common/ExportLocation.h"
 
 #include "ui/session/BackgroundJob.h"
@@ -13,7 +14,6 @@
 #include "ui/tensor/RowValuesView.h"
 #include "ui/session/SliceExportJob.h"
 
-#include <QFileDialog>
 #include <algorithm>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -106,6 +106,9 @@ void TensorViewPage::setTensor(std::shared_ptr<const gguf::Model> model, const g
         const QSignalBlocker blocker(m_expert);
         m_expert->setRange(0, experts ? static_cast<int>(std::min<std::int64_t>(tensor->ne[2] - 1, INT_MAX)) : 0);
         m_expert->setValue(0);
+        // How many there are, beside the one shown: the range alone is hidden in the arrows.
+        m_expert->setSuffix(experts ? tr(" of %1").arg(tensor->ne[2]) : QString());
+        m_expert->setToolTip(experts ? tr("Expert index, 0 to %1").arg(tensor->ne[2] - 1) : QString());
     }
     selectExpert(experts ? 0 : -1);
 }
@@ -146,7 +149,7 @@ void TensorViewPage::updateHeader()
         return;
     }
     const gguf::TensorInfo& t = *m_tensor;
-    const QString bpw = t.traits ? QString::number(t.traits->bitsPerWeight(), 'f', 3) : QStringLiteral("?");
+    const QString bpw = t.traits ? QString::fromStdString(gguf::formatFixed(t.traits->bitsPerWeight(), 3)) : QStringLiteral("?");
     QString text = tr("<b>%1</b> &nbsp; %2 &nbsp; %3 &nbsp; %4 bits/weight &nbsp; %5 &nbsp; data offset %6")
                        .arg(m_slice.tensorName().toHtmlEscaped(), QString::fromStdString(gguf::typeName(t.typeId)), shapeText(t), bpw,
                             QString::fromStdString(gguf::formatBytes(t.nbytes)))
@@ -184,7 +187,7 @@ void TensorViewPage::chooseSliceExport()
     QString base = m_slice.tensorName();
     if (m_slice.expert)
         base += QStringLiteral(".expert%1").arg(*m_slice.expert);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export values"), proposedExportPath(modelPath(), base + QStringLiteral(".npy")),
+    const QString path = askSaveFileName(this, tr("Export values"), proposedExportPath(modelPath(), base + QStringLiteral(".npy")),
                                                       tr("NumPy array (*.npy);;Raw little-endian f32 (*.f32 *.bin);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
@@ -253,7 +256,7 @@ void TensorViewPage::choosePlotExport()
 {
     if (!currentPlot())
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), proposedPlotPath(),
+    const QString path = askSaveFileName(this, tr("Export plot"), proposedPlotPath(),
                                                       tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;

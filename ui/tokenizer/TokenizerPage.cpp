@@ -1,5 +1,6 @@
 #include "ui/tokenizer/TokenizerPage.h"
 
+#include "ui/tokenizer/TokenQuery.h"
 #include "ui/tokenizer/TokenizeTextBox.h"
 
 #include "core/base/HumanFormat.h"
@@ -86,7 +87,8 @@ QWidget* TokenizerPage::createTablePane()
     m_search = new QLineEdit(pane);
     m_search->setObjectName(QStringLiteral("tokenSearch"));
     m_search->setPlaceholderText(tr("Search tokens (text or id)"));
-    m_search->setToolTip(tr("Matches the text as shown, e.g. \\n for a newline; a number also finds the token with that id."));
+    m_search->setToolTip(tr("Matches the token's text, not its escaped display: type \\n, \\t, \\xHH or \\u{…} for the characters "
+                            "the table shows escaped. A number also finds the token with that id."));
     m_search->setClearButtonEnabled(true);
     m_regex = new QCheckBox(tr("Regular expression"), pane);
     m_regex->setObjectName(QStringLiteral("tokenSearchRegex"));
@@ -279,13 +281,9 @@ void TokenizerPage::startSearch()
             return;
         }
         expression.optimize();
-        matches = [expression](std::string_view text) {
-            return expression.match(QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))).hasMatch();
-        };
+        matches = tokenExpressionMatcher(expression);
     } else {
-        matches = [query](std::string_view text) {
-            return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())).contains(query, Qt::CaseInsensitive);
-        };
+        matches = tokenSubstringMatcher(query);
     }
     bool isNumber = false;
     const qulonglong number = query.toULongLong(&isNumber);
@@ -294,7 +292,7 @@ void TokenizerPage::startSearch()
     m_status->setText(tr("Searching…"));
     m_searching.run(
         [vocabulary = m_vocabulary, matches = std::move(matches), exactId](const JobControl& job) -> gguf::Result<std::vector<std::uint32_t>> {
-            std::vector<std::uint32_t> ids = vocabulary->matchingIds(matches, job.cancelFlag());
+            std::vector<std::uint32_t> ids = vocabulary->matchingTextIds(matches, job.cancelFlag());
             // The token whose id is the query comes first, then the text matches in id order.
             if (exactId >= 0) {
                 const auto id = static_cast<std::uint32_t>(exactId);

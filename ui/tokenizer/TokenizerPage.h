@@ -1,8 +1,9 @@
 #pragma once
 // The tokenizer of one model: a searchable table of every token, the special tokens and flags,
 // and the chat template. The page appears at once; the token index is built on the job pool
-// and the table fills when it is ready. Searches (substring or regular expression over the text
-// as shown, plus the exact id when the query is a number) run on the job pool 300 ms after the
+// and the table fills when it is ready. Searches (substring or regular expression over the
+// token's text, not its escaped display (TokenQuery.h), plus the exact id when the query is a
+// number) run on the job pool 300 ms after the
 // last keystroke; a newer search cancels an older one and its result is dropped.
 
 #include "core/gguf/Model.h"
