@@ -155,9 +155,9 @@ int quantizedDotKernel()
     static const int kernel = [] {
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")
-            && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
             return 2;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
             return 1;
         return 0;
     }();

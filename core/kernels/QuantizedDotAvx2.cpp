@@ -1,7 +1,7 @@
 // The integer products (QuantizedDot.h) with AVX2: byte products summed by vpmaddubsw and
-// vpmaddwd. Built with -mavx2 -mfma (core/CMakeLists.txt); called only where the CPU has them.
+// vpmaddwd. Built with -mavx2 -mfma -mf16c (core/CMakeLists.txt); called only where the CPU has them.
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define QDOT_NAMESPACE avx2
 #include "core/kernels/QuantizedDotBodies.inc"
 

@@ -132,7 +132,11 @@ private slots:
             const auto fast = productWith(kernel, c, w, rows, x);
             for (std::size_t i = 0; i < reference.size(); ++i)
                 QVERIFY2(std::memcmp(&fast[i], &reference[i], sizeof(float)) == 0,
-                         qPrintable(QStringLiteral("kernel %1 output %2: %3 vs %4").arg(kernel).arg(i).arg(fast[i], 0, 'g', 9).arg(reference[i], 0, 'g', 9)));
+                         qPrintable(QStringLiteral("kernel %1 output %2: %3 vs %4")
+                                        .arg(kernel)
+                                        .arg(i)
+                                        .arg(fast[i], 0, 'g', 9)
+                                        .arg(reference[i], 0, 'g', 9)));
         }
         if (quantizedDotKernel() < 2)
             qInfo("this CPU runs kernels up to %d; the others fall back and are not compared", quantizedDotKernel());
@@ -211,7 +215,8 @@ private slots:
         auto xf = activations(tokens * columns, 9u, false);
         xf[5] = 1e-30f;
         xf[300] = -7.5f;
-        for (const auto& [kind, rounding] : {std::pair{Q8Kind::Q8_0, ActivationRounding::Q8_0}, std::pair{Q8Kind::Q8_K, ActivationRounding::Q8_K}}) {
+        const std::pair<Q8Kind, ActivationRounding> kinds[] = {{Q8Kind::Q8_0, ActivationRounding::Q8_0}, {Q8Kind::Q8_K, ActivationRounding::Q8_K}};
+        for (const auto& [kind, rounding] : kinds) {
             Q8Activations x;
             quantizeActivations(kind, xf.data(), tokens, columns, x);
             std::vector<float> rounded = xf;
@@ -220,7 +225,8 @@ private slots:
             for (std::int64_t t = 0; t < tokens; ++t)
                 for (std::int64_t i = 0; i < columns; ++i) {
                     const float mine = x.scalesOf(t)[i / block] * static_cast<float>(x.valuesOf(t)[i]);
-                    QVERIFY2(mine == rounded[static_cast<std::size_t>(t * columns + i)], qPrintable(QStringLiteral("token %1 value %2").arg(t).arg(i)));
+                    QVERIFY2(mine == rounded[static_cast<std::size_t>(t * columns + i)],
+                             qPrintable(QStringLiteral("token %1 value %2").arg(t).arg(i)));
                     QVERIFY(x.valuesOf(t)[i] >= -127);
                 }
             if (kind == Q8Kind::Q8_K)
