@@ -14,7 +14,11 @@
 //
 // usage: gguf-explorer-forward-bench [--shape dense|mixtral|qwen3moe] [--layers N] [--tokens N]
 //        [--threads N] [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep]
-//        [--llama-cpp DIR]
+//        [--llama-cpp DIR] [--llama-activations]
+//
+// --llama-activations runs ours with llama.cpp's activation treatment (ForwardOptions::
+// emulateLlamaCppActivations): f16 rounding before f16 products, q8_0 / q8_K quantization before
+// quantized ones, whose products are then integer dot products (kernels/QuantizedDot.h).
 
 #include "SyntheticLlamaFile.h"
 #include "app/threads/ParallelRows.h"
@@ -116,6 +120,7 @@ int main(int argc, char** argv)
     std::string path;
     std::string llamaDir;
     bool keep = false;
+    bool llamaActivations = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool hasValue = i + 1 < argc;
@@ -137,10 +142,13 @@ int main(int argc, char** argv)
             llamaDir = argv[++i];
         else if (arg == "--keep")
             keep = true;
+        else if (arg == "--llama-activations")
+            llamaActivations = true;
         else {
             std::fprintf(stderr,
                          "usage: gguf-explorer-forward-bench [--shape dense|mixtral|qwen3moe] [--layers N] [--tokens N] [--threads N]\n"
-                         "       [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep] [--llama-cpp DIR]\n");
+                         "       [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep] [--llama-cpp DIR]\n"
+                         "       [--llama-activations]\n");
             return 2;
         }
     }
@@ -186,6 +194,7 @@ int main(int argc, char** argv)
         options.accumulateInDouble = sums == 2;
         options.accumulateWithBlas = sums == 1;
         options.keepHiddenStates = false;
+        options.emulateLlamaCppActivations = llamaActivations;
         std::vector<Clock::time_point> marks{Clock::now()};
         options.progress = [&](std::int64_t, std::int64_t) { marks.push_back(Clock::now()); };
         auto result = gguf::runForward(**model, tokens, options);
@@ -201,7 +210,8 @@ int main(int argc, char** argv)
         return true;
     };
 
-    std::printf("# %s, %lld tokens, %u threads, %s\n", path.c_str(), static_cast<long long>(tokenCount), usedThreads, shapeName.c_str());
+    std::printf("# %s, %lld tokens, %u threads, %s, %s activations\n", path.c_str(), static_cast<long long>(tokenCount), usedThreads,
+                shapeName.c_str(), llamaActivations ? "llama.cpp's" : "f32");
     std::printf("%-7s %7s %10s %10s %11s %12s %12s %11s %11s %8s %11s\n", "sums", "repeat", "s/layer", "s/output", "tok/s ours",
                 "tok/s layers", "tok/s 32 L", "weights GiB", "llama.cpp", "ratio", "llama last");
     const char* const sumNames[] = {"lanes", "sgemm", "double"};

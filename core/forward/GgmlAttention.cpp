@@ -1,5 +1,6 @@
 #include "core/forward/GgmlAttention.h"
 
+#include "core/forward/FmaClones.h"
 #include "core/forward/GgmlVectorMath.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 
 namespace gguf {
 
-float vecDotF32(const float* x, const float* y, std::int64_t n)
+GGUFX_FMA_CLONES float vecDotF32(const float* x, const float* y, std::int64_t n)
 {
     float sum[4][8] = {};
     const std::int64_t np = n / 32 * 32;
@@ -42,7 +43,8 @@ std::int64_t kvCells(std::int64_t tokens)
 
 }  // namespace
 
-void causalAttentionAsGgml(const float* q, const float* k, const float* v, std::int64_t tokens, const AttentionSpec& spec, float* out)
+GGUFX_FMA_CLONES void causalAttentionAsGgml(const float* q, const float* k, const float* v, std::int64_t tokens, const AttentionSpec& spec,
+                                            float* out)
 {
     const std::int64_t group = spec.heads / spec.kvHeads;
     const std::int64_t cells = kvCells(tokens);

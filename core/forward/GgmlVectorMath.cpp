@@ -1,11 +1,13 @@
 #include "core/forward/GgmlVectorMath.h"
 
+#include "core/forward/FmaClones.h"
+
 #include <bit>
 #include <cmath>
 
 namespace gguf {
 
-float ggmlExpf(float x)
+GGUFX_FMA_CLONES float ggmlExpf(float x)
 {
     // The names follow ggml's: z carries the rounded exponent n in its low bits, b is the reduced
     // argument, j the polynomial, k = 2^n built from z's bits; c and d flag the lanes whose n
@@ -35,7 +37,7 @@ float ggmlSilu(float x)
     return x / (1.0f + ggmlExpf(0.0f - x));
 }
 
-double ggmlExpAndSum(const float* x, float* y, std::int64_t n, float max)
+GGUFX_FMA_CLONES double ggmlExpAndSum(const float* x, float* y, std::int64_t n, float max)
 {
     double sum = 0.0;
     std::int64_t i = 0;

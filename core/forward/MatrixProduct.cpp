@@ -6,6 +6,7 @@
 #include "core/base/RowRanges.h"
 #include "core/kernels/Dequantize.h"
 #include "core/kernels/LaneProduct.h"
+#include "core/kernels/QuantizedDot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -110,6 +111,30 @@ void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix
     });
 }
 
+// The integer product of a deferred quantized weight (kernels/QuantizedDot.h): the activations
+// are quantized once, then each range of rows multiplies its stored blocks against them on the
+// pass's threads. A range's blocks (about 256 KB) stay in L2 while the tokens pass over them.
+void integerProduct(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride)
+{
+    const QuantizedWeight type = *quantizedWeightOfType(weight.storedType, weight.source->ne[1] % 8 == 0);
+    thread_local Q8Activations activations;
+    quantizeActivations(activationKindOf(type), x, tokens, weight.columns, activations);
+    const std::int64_t rowBytes = bytesPerRow(type, weight.columns);
+    const std::uint8_t* first = weight.source->data + weight.sourceRowBegin * static_cast<std::uint64_t>(rowBytes);
+    TaskExecutor* executor = weight.executor;
+    const auto threads = static_cast<std::int64_t>(executorThreads(executor));
+    // About 256 KB of blocks per range, and a few ranges per thread so the threads end together.
+    std::int64_t perRange = std::clamp<std::int64_t>(256 * 1024 / rowBytes, 4, 64);
+    if (threads > 1)
+        perRange = std::max<std::int64_t>(1, std::min(perRange, weight.rows / (4 * threads)));
+    const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(weight.rows), static_cast<std::uint64_t>(perRange));
+    const Q8Activations& shared = activations;
+    forEachRange(executor, ranges, [&](RowRange range) {
+        quantizedDotRows(type, first + range.begin * static_cast<std::uint64_t>(rowBytes), static_cast<std::int64_t>(range.size()), shared,
+                         y + range.begin, yStride);
+    });
+}
+
 }  // namespace
 
 void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns,
@@ -139,6 +164,10 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
                      std::int64_t yStride)
 {
     const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
+    if (weight.integerProduct && weight.deferred() && tokens > 0) {
+        integerProduct(x, tokens, weight, y, stride);
+        return;
+    }
     if (weight.deferred() && tokens > 0 && !weight.ggmlBlockLanes && weight.columns % 8 == 0
         && (accumulation == Accumulation::Lanes || weight.ggmlFloatLanes)) {
         const float* input = x;

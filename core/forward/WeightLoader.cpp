@@ -4,6 +4,7 @@
 #include "core/kernels/Dequantize.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/ParallelDequantize.h"
+#include "core/kernels/QuantizedDot.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>
@@ -68,6 +69,18 @@ void readBlockMins(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64
             mins[(r - rowBegin) * blocks + b] = f16ToF32(bits);
         }
 }
+// Whether the product with `tensor` can run in integers (kernels/QuantizedDot.h): a type with an
+// integer kernel, the activations quantized as that kernel takes them, whole blocks per row, and
+// the blocks in local little-endian memory.
+bool integerProductApplies(const TensorInfo& tensor, ActivationRounding rounding)
+{
+    const auto type = quantizedWeightOfType(tensor.typeId, tensor.ne[1] % 8 == 0);
+    if (!type || !tensor.data || isRemoteAddress(tensor.data) || tensor.bigEndian)
+        return false;
+    const Q8Kind kind = activationKindOf(*type);
+    const ActivationRounding expected = kind == Q8Kind::Q8_0 ? ActivationRounding::Q8_0 : ActivationRounding::Q8_K;
+    return rounding == expected && tensor.ne[0] % Q8Activations::blockSize(kind) == 0;
+}
 }  // namespace
 
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
@@ -82,6 +95,7 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
     matrix.ggmlBlockLanes = matrix.activationRounding == ActivationRounding::Q8_0 && !m_transform && tensor.ne[0] % 32 == 0
                          && (tensor.typeId == typeIdValue(GgmlTypeId::Q8_0) || tensor.typeId == typeIdValue(GgmlTypeId::Q4_0)
                              || tensor.typeId == typeIdValue(GgmlTypeId::Q5_0) || tensor.typeId == typeIdValue(GgmlTypeId::IQ4_NL));
+    matrix.integerProduct = integerProductApplies(tensor, matrix.activationRounding) && !m_transform && m_deferMatrices;
     if (matrix.activationRounding == ActivationRounding::Q8_1 && !m_transform)
         readBlockMins(tensor, rowBegin, rowEnd, matrix.blockMins);
     if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !m_transform && tensor.data
@@ -94,6 +108,13 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
     // dequantize them a tile at a time. One row is dequantized here so that a type without a
     // dequantization fails at load, as it would otherwise.
     // Not with ggml's block order (ggmlBlockLanes), whose product needs the whole copy.
+    if (matrix.integerProduct && rowEnd - rowBegin >= kDeferredMinimumRows && matrix.slices == 1) {
+        matrix.values.clear();
+        matrix.source = &tensor;
+        matrix.sourceRowBegin = rowBegin;
+        return Ok{};
+    }
+    matrix.integerProduct = false;
     if (m_deferMatrices && !matrix.ggmlBlockLanes && !m_transform && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data)
         && rowEnd - rowBegin >= kDeferredMinimumRows && matrix.slices == 1 && tensor.ne[0] % 8 == 0) {
         std::vector<float> probe(static_cast<std::size_t>(tensor.ne[0]));

@@ -45,6 +45,10 @@ struct WeightMatrix {
     // The same for f32 and f16 weights (tinyBLAS's f32 / f16 kernels: 8 float lanes over the
     // columns, fma; f16 after the activations are rounded to f16).
     bool ggmlFloatLanes = false;
+    // With q8_0 / q8_K activations and a weight type that has an integer product (Q4_0, Q8_0,
+    // Q4_K, Q6_K): the product multiplies the stored blocks with the quantized activations in
+    // integers (kernels/QuantizedDot.h), ggml's own arithmetic; the matrix is then deferred.
+    bool integerProduct = false;
     // Where this matrix's products and dequantization run: the pass's executor (null: the calling
     // thread alone).
     TaskExecutor* executor = nullptr;

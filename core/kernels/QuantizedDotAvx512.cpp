@@ -1,0 +1,17 @@
+// The integer products (QuantizedDot.h) with AVX-512 VNNI on 256-bit registers (AVX-512 VL):
+// each sum of four byte products is one vpdpbusd. Built with -mavx2 -mfma -mf16c -mavx512f
+// -mavx512bw -mavx512vl -mavx512vnni (core/CMakeLists.txt); called only where the CPU has them.
+
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__FMA__) && defined(__F16C__)
+#define QDOT_NAMESPACE avx512
+#define QDOT_VNNI 1
+#include "core/kernels/QuantizedDotBodies.inc"
+
+namespace gguf::qdot {
+void dotRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
+                   std::int64_t yStride)
+{
+    avx512::dotRows(type, weights, rows, x, y, yStride);
+}
+}  // namespace gguf::qdot
+#endif

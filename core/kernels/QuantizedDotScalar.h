@@ -1,0 +1,32 @@
+#pragma once
+// The scalar reference of the integer products (QuantizedDot.h): one output at a time, straight
+// from the stored blocks, in the order the header describes. The vector kernels reproduce it.
+
+#include "core/kernels/QuantizedDot.h"
+
+#include <cstdint>
+
+namespace gguf::qdot {
+
+// Row `row` (one weight row as stored) times token `token` of x.
+float scalarDot(QuantizedWeight type, const std::uint8_t* row, const Q8Activations& x, std::int64_t token);
+
+// ggml's hsum_float_8: ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)).
+inline float sumLanes8(const float* l)
+{
+    return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+
+// Q4_K's 6-bit scale and minimum of sub-block j (0..7) from its 12 packed bytes.
+inline void q4kScaleMin(const std::uint8_t* packed, int j, int& scale, int& min)
+{
+    if (j < 4) {
+        scale = packed[j] & 63;
+        min = packed[j + 4] & 63;
+    } else {
+        scale = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
+        min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+    }
+}
+
+}  // namespace gguf::qdot
