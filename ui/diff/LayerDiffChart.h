@@ -19,6 +19,8 @@ public:
     explicit LayerDiffChart(QWidget* parent = nullptr);
 
     void setDiff(const gguf::ModelDiff* diff);
+    // What the two files are, for the title of an exported chart ("Diff: a.gguf ↔ b.gguf").
+    void setExportSubject(const QString& subject) { m_exportSubject = subject; }
     QComboBox* figureCombo() const { return m_figure; }
     QCustomPlot* plot() const { return m_plot; }
     // The bars drawn: (layer, value), in layer order.
@@ -35,4 +37,5 @@ private:
     QCustomPlot* m_plot;
     QList<QPointF> m_bars;
     PlotPlaceholder* m_placeholder;
+    QString m_exportSubject;
 };

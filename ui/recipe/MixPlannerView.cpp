@@ -2,6 +2,7 @@
 
 #include "core/quantize/Quantize.h"
 #include "ui/common/ExportLocation.h"
+#include "ui/common/PlotExportMenu.h"
 
 #include "core/base/EscapedText.h"
 #include "core/base/HumanFormat.h"
@@ -79,6 +80,9 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("frontierPlot"));
+    addPlotExport(m_plot, [this]() {
+        return tr("Size against estimated error of each mix: %1").arg(QFileInfo(QString::fromStdString(m_model->primary().path())).fileName());
+    });
     m_plot->setMinimumHeight(220);
     m_plot->xAxis->setLabel(tr("file size (MiB)"));
     m_plot->yAxis->setLabel(tr("estimated relative squared error, summed over tensors"));
