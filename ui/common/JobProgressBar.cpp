@@ -50,6 +50,11 @@ QString JobProgressBar::text() const
     return m_label->text();
 }
 
+QString JobProgressBar::barText() const
+{
+    return m_bar->text();
+}
+
 int JobProgressBar::value() const
 {
     return m_bar->value();
@@ -83,7 +88,10 @@ void JobProgressBar::refresh()
         total += tracked.total;
     }
     const int jobs = m_finishedJobs + static_cast<int>(m_jobs.size());
-    m_label->setText(jobs > 1 ? tr("%1 (%2 of %3 jobs done)").arg(heaviest.description).arg(m_finishedJobs).arg(jobs) : heaviest.description);
+    // The job count goes into the bar, not the label: a longer label would widen the page's
+    // minimum size each time a second job starts.
+    m_label->setText(heaviest.description);
+    m_bar->setFormat(jobs > 1 ? tr("%p % · %1 of %2 jobs done").arg(m_finishedJobs).arg(jobs) : QStringLiteral("%p %"));
     // A single one-chunk job has no intermediate steps to show: a busy indicator says more.
     if (total > 1) {
         m_bar->setRange(0, total);

@@ -3,7 +3,8 @@
 // them at once: the bar is the overall progress in chunks of every job tracked since it was
 // last idle (finished ones count as done, so six of eight expert jobs finished read 75 %, not
 // the newest job's 0 %), and the label names the heaviest running job (most chunks), not the
-// last one queued: a 4,000-band heatmap stays named while a one-chunk side job comes and goes.
+// last one queued: a 4,000-band heatmap stays named while a one-chunk side job comes and goes;
+// the bar says how many of the jobs are done.
 // Hides itself when nothing runs, keeping its place in the layout so that jobs starting and
 // ending never move or resize what is around it. Cancel stops every tracked job.
 
@@ -21,8 +22,10 @@ public:
     explicit JobProgressBar(QWidget* parent = nullptr);
     void track(BackgroundJob* job, const QString& description);
 
-    // What is shown, for tests: the label, and the bar's value and maximum (0: busy indicator).
+    // What is shown, for tests: the label, the bar's text ("25 % · 1 of 2 jobs done"), its value
+    // and maximum (0: busy indicator).
     QString text() const;
+    QString barText() const;
     int value() const;
     int maximum() const;
 
