@@ -8,6 +8,7 @@
 #include "core/compare/ErrorMetricTable.h"
 #include "core/base/JsonWriter.h"
 #include "core/compare/ModelComparison.h"
+#include "core/compare/NothingCompared.h"
 #include "ModelOpening.h"
 #include "QuantChoices.h"
 #include "core/quantize/Quantize.h"
@@ -100,40 +101,6 @@ void writeText(const gguf::ModelComparison& comparison, const gguf::ComparisonRe
             out += '\n';
         }
     }
-}
-
-// Every reason at once, with the first tensor of each kind: a file whose tensors all have
-// another shape must say so even when its architecture also differs.
-std::string whyNothingCompared(const gguf::ModelComparison& comparison)
-{
-    std::string text;
-    for (const gguf::CellStatus status : {gguf::CellStatus::ShapeMismatch, gguf::CellStatus::Missing, gguf::CellStatus::Undecodable,
-                                          gguf::CellStatus::NoImportance}) {
-        std::size_t count = 0;
-        std::string first;
-        for (const gguf::ComparisonRow& row : comparison.rows())
-            for (const gguf::ComparisonCell& cell : row.cells)
-                if (cell.status == status && count++ == 0) {
-                    // Appended piece by piece: GCC 12's -Wrestrict misfires on "x" + std::string at -O3.
-                    first.assign(1, '\'');
-                    first += row.reference->name;
-                    first += '\'';
-                    if (!cell.problem.empty()) {
-                        first += ": ";
-                        first += cell.problem;
-                    }
-                }
-        if (count == 0)
-            continue;
-        const char* what = status == gguf::CellStatus::ShapeMismatch ? " with the same name but another shape"
-                         : status == gguf::CellStatus::Missing       ? " missing from the other file"
-                         : status == gguf::CellStatus::NoImportance  ? " with no importance-matrix entry for a type that needs one"
-                                                                     : " that cannot be decoded";
-        text += (text.empty() ? "" : "; ") + std::to_string(count) + " tensor(s)" + what + " (first " + first + ")";
-    }
-    for (const std::string& problem : comparison.problems())
-        text += (text.empty() ? "" : "; ") + problem;
-    return text.empty() ? std::string("no pair matches by name and shape") : text;
 }
 
 // --preset: each preset's recipe for the reference (with the imatrix rules when a matrix is
@@ -249,7 +216,7 @@ int runCompare(const std::vector<std::string>& words)
     for (const std::size_t count : results->columnTensorCounts)
         anyComputed = anyComputed || count > 0;
     if (!anyComputed)
-        return reportFailure("no tensor could be compared: " + whyNothingCompared(*comparison));
+        return reportFailure("no tensor could be compared: " + gguf::whyNothingCompared(*comparison));
     if (!inputsUnchangedOrReport())
         return 1;
     std::string out;

@@ -444,8 +444,9 @@ private slots:
         QVERIFY(sawFfnDown);
     }
 
-    // Columns are named by quant type (the file in the tooltip), and a quant
-    // type has one colour whatever the column order: here Q4_K is column 1 in one page, 2 in another.
+    // Columns are named by file type (the llama-quantize preset; the file in the tooltip), and a
+    // quant type has one colour whatever the column order: here the Q4_K_M file is column 1 in one
+    // page, 2 in another, in Q4_K's colour, as is the simulated q4_K (dashed).
     void columnsAreNamedAndColouredByQuantType()
     {
         auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
@@ -464,12 +465,12 @@ private slots:
         const auto title = [](ComparePage& page, int column, int role = Qt::DisplayRole) {
             return page.tableModel()->headerData(ComparisonTableModel::FixedColumnCount + column, Qt::Horizontal, role).toString();
         };
-        QCOMPARE(title(first, 0), QStringLiteral("Q4_K"));
+        QCOMPARE(title(first, 0), QStringLiteral("Q4_K_M"));
         QCOMPARE(title(first, 1), QStringLiteral("Q2_K"));
         QCOMPARE(title(first, 2), QStringLiteral("Q4_K (simulated)"));
         QVERIFY2(title(first, 0, Qt::ToolTipRole).contains(QLatin1String("tiny-llama-Q4_K.gguf")), qPrintable(title(first, 0, Qt::ToolTipRole)));
         QCOMPARE(title(second, 0), QStringLiteral("Q2_K"));
-        QCOMPARE(title(second, 1), QStringLiteral("Q4_K"));
+        QCOMPARE(title(second, 1), QStringLiteral("Q4_K_M"));
 
         const auto pen = [](ComparePage& page, int graph) { return page.layerChart()->plot()->graph(graph)->pen(); };
         QCOMPARE(pen(first, 0).color(), pen(second, 1).color());  // Q4_K
@@ -478,7 +479,7 @@ private slots:
         QCOMPARE(pen(first, 2).color(), pen(first, 0).color());  // simulated Q4_K: the same colour, dashed
         QCOMPARE(pen(first, 2).style(), Qt::DashLine);
         QCOMPARE(pen(first, 0).color(), quantTypeColour(typeId("q4_K")));
-        QCOMPARE(first.layerChart()->plot()->graph(0)->name(), QStringLiteral("Q4_K"));
+        QCOMPARE(first.layerChart()->plot()->graph(0)->name(), QStringLiteral("Q4_K_M"));
         QVERIFY(!first.proxyModel()->headerData(ComparisonTableModel::FixedColumnCount, Qt::Horizontal, Qt::DecorationRole).isNull());
     }
 

@@ -637,21 +637,30 @@ private slots:
             QVERIFY(page->layerExtras()->summary()->text().contains(QStringLiteral("512 routed experts")));
             QVERIFY(page->findChild<QLabel*>(QStringLiteral("expertTensorLabel"))->text().contains(QStringLiteral("blk.93.exp_probs_b.bias")));
 
-            // One row per expert with the values the file holds (element i is (i % 251) / 8).
+            // One row per expert; the values are read on the pool, which is held: nothing of
+            // them may be in the table yet (a read on this thread would have filled it).
             QTableWidget* values = page->layerExtras()->valueTable();
             QCOMPARE(values->rowCount(), int(kExperts));
             QCOMPARE(values->columnCount(), 3);
+            QVERIFY(page->layerExtras()->isReadingValues());
             for (const int expert : {0, 300, 511}) {
                 QCOMPARE(values->item(expert, 0)->data(Qt::DisplayRole).toULongLong(), qulonglong(expert));
-                QCOMPARE(values->item(expert, 1)->data(Qt::DisplayRole).toDouble(), double(expert % 251) / 8.0);
-                double mean = 0.0;
-                for (int i = 0; i < kEmbd; ++i)
-                    mean += double((expert * kEmbd + i) % 251) / 8.0;
-                QVERIFY(std::abs(values->item(expert, 2)->data(Qt::DisplayRole).toDouble() - mean / kEmbd) < 1e-12);
+                QCOMPARE(values->item(expert, 1)->text(), QStringLiteral("…"));
+                QCOMPARE(values->item(expert, 2)->text(), QStringLiteral("…"));
             }
             QCOMPARE(page->statisticsModel()->readyCount(), 0u);  // still nothing read on this thread
         }
-        // Released, the pool reads the experts and their statistics arrive.
+        // Released, the pool reads the biases: the values the file holds (element i is (i % 251) / 8).
+        QTRY_VERIFY_WITH_TIMEOUT(!page->layerExtras()->isReadingValues(), kTimeoutMs);
+        QTableWidget* values = page->layerExtras()->valueTable();
+        for (const int expert : {0, 300, 511}) {
+            QCOMPARE(values->item(expert, 1)->data(Qt::DisplayRole).toDouble(), double(expert % 251) / 8.0);
+            double mean = 0.0;
+            for (int i = 0; i < kEmbd; ++i)
+                mean += double((expert * kEmbd + i) % 251) / 8.0;
+            QVERIFY(std::abs(values->item(expert, 2)->data(Qt::DisplayRole).toDouble() - mean / kEmbd) < 1e-12);
+        }
+        // And the experts' statistics arrive.
         QTRY_VERIFY_WITH_TIMEOUT(page->statisticsModel()->readyCount() == std::uint64_t(kExperts) && !page->scan()->isRunning(), kTimeoutMs);
     }
 

@@ -99,10 +99,14 @@ private slots:
         QVERIFY(waitForHeatmap(page.heatmap()));
         QTRY_VERIFY_WITH_TIMEOUT(strip->values().empty(), kHangGuardMs);
         QVERIFY(strip->statusText().contains("has no entry"));
+        // Said over the plot too, instead of empty axes; gone again once there are values.
+        QVERIFY2(strip->placeholderText().contains("has no entry"), qPrintable(strip->placeholderText()));
 
         // The column axis: zooming the heatmap moves the strip; the plot areas share their edges.
         page.setTensor(model, model->findTensor("blk.0.attn_q.weight"));
         QVERIFY(waitForHeatmap(page.heatmap()));
+        QTRY_VERIFY_WITH_TIMEOUT(!strip->values().empty(), kHangGuardMs);
+        QCOMPARE(strip->placeholderText(), QString());
         QCustomPlot* heatmapPlot = page.heatmap()->plot();
         heatmapPlot->xAxis->setRange(40.5, 90.5);
         QCOMPARE(strip->plot()->xAxis->range().lower, 40.5);

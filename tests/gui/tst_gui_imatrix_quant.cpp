@@ -598,11 +598,10 @@ private slots:
         const std::size_t up = rowNamed(*comparison, "blk.0.ffn_up_exps.weight");
         page.tableView()->setCurrentIndex(page.proxyModel()->mapFromSource(page.tableModel()->index(static_cast<int>(up), 0)));
         QVERIFY(view->isComputing());
-        // The tab's job is on the page's bar, the newest there.
+        // The tab's job is on the page's bar (which names the heaviest of its jobs, here maybe the
+        // heatmap's, and counts them all), so the bar's Cancel reaches it.
         QVERIFY(bar->isVisible());
-        auto* description = bar->findChild<QLabel*>();
-        QVERIFY(description);
-        QCOMPARE(description->text(), QStringLiteral("Error per input column"));
+        QVERIFY(!bar->text().isEmpty());
         // Clicked before the job's end reaches the GUI thread, so the job ends cancelled.
         cancel->click();
         QTRY_VERIFY_WITH_TIMEOUT(!view->isComputing(), kHangGuardMs);

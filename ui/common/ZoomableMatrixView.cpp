@@ -209,9 +209,7 @@ bool ZoomableMatrixView::eventFilter(QObject* watched, QEvent* event)
 
 void ZoomableMatrixView::setRowBoundaries(std::uint64_t rows)
 {
-    for (QCPItemStraightLine* line : m_boundaries)
-        m_plot->removeItem(line);
-    m_boundaries.clear();
+    clearRowBoundaries();
     const gguf::HeatmapRegion whole = extent();
     // More lines than that would paint the map over; the hover still names the expert.
     constexpr std::uint64_t kMaxBoundaries = 512;
@@ -225,7 +223,45 @@ void ZoomableMatrixView::setRowBoundaries(std::uint64_t rows)
         line->setSelectable(false);
         m_boundaries.push_back(line);
     }
+    // Each part named at its top-left corner ("expert 3"), at most kMaxLabels of them so they
+    // never overlap into a smear; the hover names the part of every row.
+    constexpr std::uint64_t kMaxLabels = 32;
+    const std::uint64_t parts = (whole.rowEnd + rows - 1) / rows;
+    const std::uint64_t step = (parts + kMaxLabels - 1) / kMaxLabels;
+    for (std::uint64_t part = 0; part < parts; part += step) {
+        auto* label = new QCPItemText(m_plot);
+        label->setObjectName(QStringLiteral("rowBoundaryLabel"));
+        label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        label->position->setTypeY(QCPItemPosition::ptPlotCoords);
+        label->position->setCoords(0.005, static_cast<double>(part * rows) - 0.5);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->setText(m_boundaryLabel.arg(part));
+        label->setColor(Qt::black);
+        label->setBrush(QColor(255, 255, 255, 190));
+        label->setPadding(QMargins(2, 0, 2, 0));
+        label->setClipToAxisRect(true);
+        label->setSelectable(false);
+        m_boundaryLabels.push_back(label);
+    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ZoomableMatrixView::clearRowBoundaries()
+{
+    for (QCPItemStraightLine* line : m_boundaries)
+        m_plot->removeItem(line);
+    for (QCPItemText* label : m_boundaryLabels)
+        m_plot->removeItem(label);
+    m_boundaries.clear();
+    m_boundaryLabels.clear();
+}
+
+QStringList ZoomableMatrixView::rowBoundaryLabels() const
+{
+    QStringList texts;
+    for (const QCPItemText* label : m_boundaryLabels)
+        texts << label->text();
+    return texts;
 }
 
 void ZoomableMatrixView::setEmptyText(const QString& text)
@@ -345,9 +381,7 @@ void ZoomableMatrixView::matrixChanged()
     m_line->data()->clear();
     m_hover->clear();
     m_allZeroNote->hide();
-    for (QCPItemStraightLine* line : m_boundaries)
-        m_plot->removeItem(line);
-    m_boundaries.clear();
+    clearRowBoundaries();
     if (!hasMatrix()) {
         setState(State::Empty);
         m_plot->replot();

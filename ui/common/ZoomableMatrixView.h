@@ -23,6 +23,7 @@
 #include "ui/session/JobRunner.h"
 
 #include <QSharedPointer>
+#include <QStringList>
 #include <QWidget>
 #include <atomic>
 #include <functional>
@@ -34,6 +35,7 @@ class QCheckBox;
 class QComboBox;
 class QCPGraph;
 class QCPItemStraightLine;
+class QCPItemText;
 class QCPRange;
 class QCustomPlot;
 class QPushButton;
@@ -101,8 +103,9 @@ public:
     QCPRange colourRange() const;
     // One-row matrices are drawn as this line graph instead of the colour map; null otherwise.
     QCPGraph* lineGraph() const;
-    // Row boundaries marked (see setRowBoundaries).
+    // Row boundaries marked (see setRowBoundaries), and the labels of the parts between them.
     std::size_t rowBoundaryCount() const { return m_boundaries.size(); }
+    QStringList rowBoundaryLabels() const;
 
     // What is on screen, for tests and exports: the grid and its cells (row-major).
     const gguf::HeatmapGrid& grid() const { return m_shownGrid; }
@@ -132,8 +135,10 @@ protected:
     virtual std::uint64_t bytesToFetch(const gguf::HeatmapRegion&) const { return 0; }
 
     // Marks every `rows`-th row boundary with a line (expert boundaries of a flattened expert
-    // tensor); 0 for none. Kept until the next matrixChanged().
+    // tensor) and labels each part with `label` (%1: its index), "expert %1" by default; 0 for
+    // none. Kept until the next matrixChanged().
     void setRowBoundaries(std::uint64_t rows);
+    void setRowBoundaryLabel(const QString& label) { m_boundaryLabel = label; }
     // Sets the Empty placeholder's text (e.g. why a cell cannot be shown).
     void setEmptyText(const QString& text);
 
@@ -163,6 +168,7 @@ private:
     void applyMapRange(const std::vector<float>& values);
     void applyColourRange();
     void setState(State state, const QString& text = {});
+    void clearRowBoundaries();
     void showHover(QMouseEvent* event);
 
     JobProgressBar* m_progress;
@@ -194,6 +200,8 @@ private:
     std::uint64_t m_fetchThreshold = 64ull << 20;
     bool m_fetchApproved = false;  // the user clicked "fetch" for this matrix
     std::vector<QCPItemStraightLine*> m_boundaries;
+    std::vector<QCPItemText*> m_boundaryLabels;
+    QString m_boundaryLabel = tr("expert %1");
     std::shared_ptr<const std::vector<float>> m_shownCells;
     bool m_settingRange = false;
 };

@@ -1,6 +1,8 @@
 #include "ui/compare/ColumnErrorTab.h"
 
-#include "ui/common/QuantTypeColour.h"
+#include "ui/compare/ComparisonColumnStyle.h"
+#include "ui/common/PlotExportMenu.h"
+#include "ui/common/PlotPlaceholder.h"
 #include "ui/common/StartWhenShown.h"
 #include "ui/imatrix/ColumnErrorView.h"
 #include "ui/session/ComparisonColumnTitle.h"
@@ -36,6 +38,12 @@ ColumnErrorTab::ColumnErrorTab(QWidget* parent)
         refresh();
     });
     connect(m_view, &ColumnErrorView::profileCancelled, this, &ColumnErrorTab::cancelled);
+    // Empty axes never pass for a profile: words cover each plot until it has one.
+    m_importanceCover = new PlotPlaceholder(m_view->importancePlot());
+    m_errorCover = new PlotPlaceholder(m_view->errorPlot());
+    connect(m_view, &ColumnErrorView::profileReady, this, &ColumnErrorTab::showProfile);
+    addPlotExport(m_view->importancePlot(), [this]() { return exportTitle(tr("Importance per input column")); });
+    addPlotExport(m_view->errorPlot(), [this]() { return exportTitle(tr("Error per input column")); });
     connect(m_expert, &QSpinBox::valueChanged, this, [this](int value) {
         m_wantedExpert = value < 0 ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(value));
         refresh();
@@ -73,7 +81,7 @@ void ColumnErrorTab::fillColumns()
     if (!m_comparison)
         return;
     for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
-        m_column->addItem(quantTypeSwatch(comparisonColumnType(*m_comparison, c)), comparisonColumnTitle(*m_comparison, c),
+        m_column->addItem(comparisonColumnSwatch(*m_comparison, c), comparisonColumnTitle(*m_comparison, c),
                           QVariant::fromValue<qulonglong>(c));
         m_column->setItemData(static_cast<int>(c), comparisonColumnSource(*m_comparison, c), Qt::ToolTipRole);
     }
@@ -121,7 +129,49 @@ void ColumnErrorTab::showNothing(const QString& why)
     m_shownExpert.reset();
     m_placeholder = why;
     m_startWhenShown->drop();
+    cover(why);
+}
+
+void ColumnErrorTab::cover(const QString& why)
+{
     m_view->showPlaceholder(why);
+    m_importanceCover->show(why);
+    m_errorCover->show(why);
+}
+
+QString ColumnErrorTab::importanceCoverText() const
+{
+    return m_importanceCover->text();
+}
+
+QString ColumnErrorTab::errorCoverText() const
+{
+    return m_errorCover->text();
+}
+
+void ColumnErrorTab::showProfile()
+{
+    m_errorCover->hide();
+    const auto& profile = m_view->profile();
+    if (!m_comparison->importance())
+        m_importanceCover->show(tr("No importance matrix: this comparison was made without one, so there is no importance per column. "
+                                   "Compare with one (Compare Quant Levels › Importance matrix) to see it above the error."));
+    else if (!profile || profile->weightedError.empty())
+        m_importanceCover->show(tr("The importance matrix has no entry for this tensor, so there is no importance per column."));
+    else
+        m_importanceCover->hide();
+}
+
+// "Error per input column of blk.0.attn_q.weight, expert 2: Q4_K_M against the reference …".
+QString ColumnErrorTab::exportTitle(const QString& chart) const
+{
+    if (!m_comparison || !m_shownRow || !m_shownColumn)
+        return chart;
+    const gguf::TensorInfo& tensor = *m_comparison->rows()[*m_shownRow].reference;
+    QString what = tr("%1 of %2").arg(chart, QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size())));
+    if (m_expert->isVisibleTo(this))
+        what += m_shownExpert ? tr(", expert %1").arg(*m_shownExpert) : tr(", all experts");
+    return tr("%1: %2").arg(what, comparisonSubject(*m_comparison, {*m_shownColumn}));
 }
 
 void ColumnErrorTab::start()
@@ -130,6 +180,8 @@ void ColumnErrorTab::start()
         return;
     m_cancelled = false;
     m_placeholder.clear();
+    m_importanceCover->show(tr("Computing…"));
+    m_errorCover->show(tr("Computing…"));
     m_view->setCell(m_comparison, *m_shownRow, *m_shownColumn, m_shownExpert);
 }
 
@@ -139,7 +191,7 @@ void ColumnErrorTab::cancelled()
     // button: only when the tab is shown again or the pick is made again.
     m_cancelled = true;
     m_placeholder = tr("Cancelled. Show this tab again, or pick the tensor, column or expert again, to compute the error per column.");
-    m_view->showPlaceholder(m_placeholder);
+    cover(m_placeholder);
     m_startWhenShown->requestOnNextShow();
 }
 
@@ -207,6 +259,6 @@ void ColumnErrorTab::refresh()
     m_shownColumn = column;
     m_shownExpert = expert;
     m_placeholder.clear();
-    m_view->showPlaceholder(tr("%1: the error per column is computed when this tab is shown.").arg(name));
+    cover(tr("%1: the error per column is computed when this tab is shown.").arg(name));
     m_startWhenShown->request();  // at once when the tab is on screen
 }

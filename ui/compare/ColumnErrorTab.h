@@ -20,6 +20,7 @@ class QComboBox;
 class QLabel;
 class QSpinBox;
 class ColumnErrorView;
+class PlotPlaceholder;
 class JobProgressBar;
 class StartWhenShown;
 
@@ -47,6 +48,9 @@ public:
     QComboBox* columnCombo() const { return m_column; }
     QSpinBox* expertSpin() const { return m_expert; }
     ColumnErrorView* view() const { return m_view; }
+    // The words over the importance and the error plot, empty while the plot shows a profile.
+    QString importanceCoverText() const;
+    QString errorCoverText() const;
 
 private:
     void fillColumns();
@@ -54,6 +58,9 @@ private:
     void showNothing(const QString& why);
     void start();
     void cancelled();
+    void cover(const QString& why);
+    void showProfile();
+    QString exportTitle(const QString& chart) const;
 
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::optional<std::size_t> m_row;
@@ -69,4 +76,6 @@ private:
     QSpinBox* m_expert;
     ColumnErrorView* m_view;
     StartWhenShown* m_startWhenShown;
+    PlotPlaceholder* m_importanceCover = nullptr;
+    PlotPlaceholder* m_errorCover = nullptr;
 };

@@ -3,9 +3,11 @@
 #include "ui/session/ModelLoader.h"
 #include "core/types/GgmlType.h"
 #include "core/quantize/Quantize.h"
+#include "core/compare/ComparableModels.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -30,6 +32,17 @@ std::vector<const gguf::TypeTraits*> offeredSimulationTypes()
         return a->bitsPerWeight() < b->bitsPerWeight();
     });
     return types;
+}
+// Files of two models pair few tensors or none (a table of "missing" rows): the dialog refuses
+// them by the rule that decides whether the open model is checked (same architecture, same
+// tensor names). Empty when every file fits the first.
+QString whyNotOneModel(const std::vector<std::shared_ptr<const gguf::Model>>& models, const QStringList& paths)
+{
+    for (std::size_t i = 1; i < models.size(); ++i)
+        if (const std::string reason = gguf::whyNotComparable(*models[i], *models[0]); !reason.empty())
+            return CompareDialog::tr("%1 is not the model %2 is: %3. Check files of one model only.")
+                .arg(QFileInfo(paths[static_cast<qsizetype>(i)]).fileName(), QFileInfo(paths[0]).fileName(), QString::fromStdString(reason));
+    return {};
 }
 }  // namespace
 
@@ -77,6 +90,7 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     });
     m_progress->setVisible(false);
     m_message->setWordWrap(true);
+    m_message->setTextFormat(Qt::PlainText);  // file names and architectures come from the files
     m_message->setObjectName(QStringLiteral("messageLabel"));
 
     auto* fileButtons = new QHBoxLayout;
@@ -188,6 +202,15 @@ void CompareDialog::updateOkButton()
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(enough && !m_openJobs.isRunning());
     if (!m_openJobs.isRunning())
         m_message->setText(enough ? QString() : tr("Check two files, or one file and a type to simulate."));
+    // The note says why the open model was left unchecked: once the user checks it or removes
+    // it, the note is stale.
+    if (!m_openFileNote->text().isEmpty() && !m_fitJobs.isRunning()) {
+        QListWidgetItem* item = m_files->count() > 0 && m_files->item(0)->text() == m_openFile ? m_files->item(0) : nullptr;
+        if (!item || item->checkState() == Qt::Checked) {
+            m_openFileNote->clear();
+            m_openFileNote->setVisible(false);
+        }
+    }
 }
 
 void CompareDialog::openAndAccept()
@@ -219,12 +242,20 @@ void CompareDialog::openAndAccept()
                 return model.error();
             return Opened{std::move(model.value()), {}};
         },
-        [this, files = paths.size()](std::vector<Opened> opened) {
+        [this, paths](std::vector<Opened> opened) {
             m_progress->setVisible(false);
             m_models.clear();
-            for (qsizetype i = 0; i < files; ++i)
+            for (qsizetype i = 0; i < paths.size(); ++i)
                 m_models.push_back(std::move(opened[static_cast<std::size_t>(i)].model));
-            m_importance = opened.size() > static_cast<std::size_t>(files) ? std::move(opened.back().importance) : nullptr;
+            m_importance = opened.size() > static_cast<std::size_t>(paths.size()) ? std::move(opened.back().importance) : nullptr;
+            // The headers are parsed: comparing their architectures and tensor names reads nothing more.
+            if (const QString why = whyNotOneModel(m_models, paths); !why.isEmpty()) {
+                m_models.clear();
+                m_importance.reset();
+                m_message->setText(tr("Cannot compare: %1").arg(why));
+                m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
+                return;
+            }
             rememberFiles();
             accept();
         },

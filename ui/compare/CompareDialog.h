@@ -2,10 +2,13 @@
 // Chooses what to compare: GGUF files of one model (the currently open one offered first) and
 // types to simulate in memory, e.g. one F16 file with q2_K, q4_K and q8_0 checked asks "what if
 // this were Q2_K / Q4_K / Q8_0". OK opens the files on the job pool (never on the GUI thread)
-// and accepts once all of them opened; a file that fails to open keeps the dialog up with why.
+// and accepts once all of them opened; a file that fails to open, or files of different models
+// (another architecture or other tensor names than the first checked file), keep the dialog up
+// with why.
 // The list (and what was checked) comes back from the last comparison. The open model is
 // checked only when it fits the other checked files (same architecture and tensor names, found
-// out on the job pool); otherwise it stays unchecked and the dialog says why.
+// out on the job pool); otherwise it stays unchecked and the dialog says why, until the user
+// checks or removes it.
 
 #include "core/gguf/Model.h"
 #include "core/imatrix/ImportanceMatrix.h"
@@ -42,6 +45,8 @@ public:
     QString typeUnavailableReason(const QString& typeName) const;
     // Why the open model was left unchecked; empty while checking or when it fits.
     QString openFileNote() const;
+    // What the dialog says under the lists: why OK is disabled, or why the files were refused.
+    QString message() const;
     // Where "Add Files…" starts: the open model's folder, else the last added file's.
     QString addFilesFolder() const;
 

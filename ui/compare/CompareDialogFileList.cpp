@@ -40,6 +40,11 @@ QString CompareDialog::openFileNote() const
     return m_openFileNote->text();
 }
 
+QString CompareDialog::message() const
+{
+    return m_message->text();
+}
+
 QString CompareDialog::addFilesFolder() const
 {
     if (!m_openFile.isEmpty())

@@ -1,5 +1,8 @@
 #include "ui/compare/CompareExpertsTab.h"
 
+#include "ui/common/PlotExportMenu.h"
+#include "ui/common/PlotPlaceholder.h"
+#include "ui/compare/ComparisonColumnStyle.h"
 #include "ui/experts/ExpertQuantErrorPanel.h"
 #include "ui/session/ComparisonColumnTitle.h"
 
@@ -25,6 +28,15 @@ CompareExpertsTab::CompareExpertsTab(QWidget* parent) : QWidget(parent), m_panel
     m_panel->message()->setObjectName(QStringLiteral("compareExpertMessage"));
     m_panel->table()->setObjectName(QStringLiteral("compareExpertTable"));
     m_panel->plot()->setObjectName(QStringLiteral("compareExpertPlot"));
+    m_placeholder = new PlotPlaceholder(m_panel->plot());
+    addPlotExport(m_panel->plot(), [this]() {
+        if (!m_comparison || !m_row)
+            return tr("Error per expert");
+        const gguf::TensorInfo& tensor = *m_comparison->rows()[*m_row].reference;
+        return tr("%1 per expert of %2: %3")
+            .arg(m_panel->metricCombo()->currentText(), QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size())),
+                 comparisonSubject(*m_comparison));
+    });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_panel);
@@ -58,41 +70,57 @@ QString CompareExpertsTab::messageText() const
     return m_panel->message()->text();
 }
 
+// The words go both above the table and over the chart, which would otherwise be empty axes.
+void CompareExpertsTab::showEmpty(const QString& why)
+{
+    m_panel->message()->setText(why);
+    m_placeholder->show(why);
+}
+
+QString CompareExpertsTab::placeholderText() const
+{
+    return m_placeholder->text();
+}
+
 void CompareExpertsTab::refresh()
 {
     m_panel->model()->reset(0, {});
     if (!m_comparison) {
-        m_panel->message()->setText(tr("The comparison could not be created, so there is no tensor to show."));
+        showEmpty(tr("The comparison could not be created, so there is no tensor to show."));
         return;
     }
     if (!m_row) {
-        m_panel->message()->setText(tr("Select a tensor with experts in the Table tab to see each expert's error per compared column."));
+        showEmpty(tr("Select a tensor with experts in the Table tab to see each expert's error per compared column."));
         return;
     }
     const gguf::TensorInfo& tensor = *m_comparison->rows()[*m_row].reference;
     const QString name = QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size()));
     const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
     if (experts < 2) {
-        m_panel->message()->setText(tr("%1 has no experts.").arg(name));
+        showEmpty(tr("%1 has no experts.").arg(name));
         return;
     }
     if (!m_comparison->importance()) {
-        m_panel->message()->setText(tr("Per-expert figures are kept when the comparison has an importance matrix: compare with one to see "
+        showEmpty(tr("Per-expert figures are kept when the comparison has an importance matrix: compare with one to see "
                               "%1's experts.").arg(name));
         return;
     }
     if (!m_results) {
-        m_panel->message()->setText(tr("%1: each expert's figures come with the comparison's results.").arg(name));
+        showEmpty(tr("%1: each expert's figures come with the comparison's results.").arg(name));
         return;
     }
     QStringList labels;
-    for (std::size_t c = 0; c < m_comparison->columns().size(); ++c)
+    QList<QBrush> brushes;
+    for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
         labels << comparisonColumnTitle(*m_comparison, c);
+        brushes << comparisonColumnBrush(*m_comparison, c);
+    }
+    m_panel->setColumnBrushes(brushes);
     const bool any = *m_row < m_results->expertCells.size()
                      && std::any_of(m_results->expertCells[*m_row].begin(), m_results->expertCells[*m_row].end(),
                                     [](const std::vector<gguf::ErrorMetrics>& cell) { return !cell.empty(); });
     if (!any) {
-        m_panel->message()->setText(tr("%1: the importance matrix has no entry that fits it, so no per-expert figures.").arg(name));
+        showEmpty(tr("%1: the importance matrix has no entry that fits it, so no per-expert figures.").arg(name));
         return;
     }
     m_panel->model()->reset(experts, labels);
@@ -101,5 +129,6 @@ void CompareExpertsTab::refresh()
         for (std::size_t e = 0; e < cell.size() && e < experts; ++e)
             m_panel->model()->setMetrics(e, static_cast<int>(c), cell[e]);
     }
+    m_placeholder->hide();
     m_panel->message()->setText(tr("%1: each expert's error per compared column, weighed by that expert's own importance row.").arg(name));
 }

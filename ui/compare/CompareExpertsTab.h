@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+class PlotPlaceholder;
 
 class CompareExpertsTab : public QWidget {
     Q_OBJECT
@@ -29,12 +30,16 @@ public:
     QTableView* table() const { return m_panel->table(); }
     QCustomPlot* plot() const { return m_panel->plot(); }
     QString messageText() const;
+    // What covers the chart while it has nothing to show, empty when it shows bars.
+    QString placeholderText() const;
 
 private:
     void refresh();
+    void showEmpty(const QString& why);
 
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::shared_ptr<const gguf::ComparisonResults> m_results;
     std::optional<std::size_t> m_row;
     ExpertQuantErrorPanel* m_panel;
+    PlotPlaceholder* m_placeholder = nullptr;
 };

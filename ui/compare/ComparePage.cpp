@@ -14,10 +14,12 @@
 #include "ui/session/ComparisonColumnTitle.h"
 #include "ui/common/JobProgressBar.h"
 #include "ui/compare/ColumnErrorTab.h"
+#include "ui/compare/ComparisonColumnStyle.h"
 #include "ui/compare/CompareExpertsTab.h"
 #include "ui/compare/LayerErrorChart.h"
 #include "ui/compare/TensorErrorView.h"
 #include "ui/imatrix/ColumnErrorView.h"
+#include "core/compare/NothingCompared.h"
 #include "core/imatrix/ImatrixValidation.h"
 
 #include <QComboBox>
@@ -42,7 +44,8 @@
 namespace {
 constexpr int kFilterDebounceMs = 300;
 
-// The tensor table's proxy, with each column's quant-type colour in its header.
+// The tensor table's proxy, with each column's colour in its header and, in a cell whose tensor
+// is stored in another type than its column's, a swatch of that type.
 class ComparisonProxyModel : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
@@ -51,8 +54,16 @@ public:
     {
         if (role == Qt::DecorationRole && orientation == Qt::Horizontal && m_comparison && section >= ComparisonTableModel::FixedColumnCount
             && static_cast<std::size_t>(section - ComparisonTableModel::FixedColumnCount) < m_comparison->columns().size())
-            return quantTypeSwatch(comparisonColumnType(*m_comparison, static_cast<std::size_t>(section - ComparisonTableModel::FixedColumnCount)));
+            return comparisonColumnSwatch(*m_comparison, static_cast<std::size_t>(section - ComparisonTableModel::FixedColumnCount));
         return QSortFilterProxyModel::headerData(section, orientation, role);
+    }
+    QVariant data(const QModelIndex& index, int role) const override
+    {
+        if (role == Qt::DecorationRole && index.column() >= ComparisonTableModel::FixedColumnCount) {
+            const QVariant type = QSortFilterProxyModel::data(index, ComparisonTableModel::CellTypeRole);
+            return type.isNull() ? QVariant() : QVariant(quantTypeSwatch(type.toUInt()));
+        }
+        return QSortFilterProxyModel::data(index, role);
     }
 
 private:
@@ -105,8 +116,14 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
         options.importance = importance;
     }
     auto created = gguf::ModelComparison::create(std::move(models), options);
-    if (!created) {
-        m_problems->setText(tr("<b>Cannot compare:</b> %1").arg(QString::fromStdString(created.error().toString()).toHtmlEscaped()));
+    // As the CLI: a comparison without one comparable pair (two different models) is refused,
+    // not shown as a table of "missing" rows.
+    const QString refusal = !created                               ? QString::fromStdString(created.error().toString())
+                          : !gguf::hasComparableCell(created.value()) ? tr("no tensor could be compared: %1")
+                                                                          .arg(QString::fromStdString(gguf::whyNothingCompared(created.value())))
+                                                                    : QString();
+    if (!refusal.isEmpty()) {
+        m_problems->setText(tr("<b>Cannot compare:</b> %1").arg(refusal.toHtmlEscaped()));
         m_tabs->setEnabled(false);
         QMetaObject::invokeMethod(this, [this, error = m_problems->text()]() { emit comparisonFinished(false, error); },
                                   Qt::QueuedConnection);

@@ -4,7 +4,7 @@
 // tensors is cheap and happens in the constructor, model-level problems show at the top, and
 // every computable cell is then computed on the job pool with progress and cancel. Below: the
 // whole-model table (filter, metric, CSV/JSON export) with the totals of all tensors and of each
-// tensor kind under it, columns named by quant type, the per-layer chart and, for the selected
+// tensor kind under it, columns named by file type (ComparisonColumnTitle), the per-layer chart and, for the selected
 // tensor, its error heatmap, histogram and per-block scatter, its error per input column and,
 // for a tensor with experts (with an importance matrix), each expert's figures.
 

@@ -1,6 +1,8 @@
 #include "ui/compare/ErrorHeatmapView.h"
 
 #include "core/compare/ErrorHeatmap.h"
+#include "ui/common/PlotExportMenu.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
 #include <QLabel>
 
@@ -20,7 +22,22 @@ ZoomableMatrixView::Options errorHeatmapOptions()
 }
 }  // namespace
 
-ErrorHeatmapView::ErrorHeatmapView(JobProgressBar* progress, QWidget* parent) : ZoomableMatrixView(progress, errorHeatmapOptions(), parent) {}
+ErrorHeatmapView::ErrorHeatmapView(JobProgressBar* progress, QWidget* parent) : ZoomableMatrixView(progress, errorHeatmapOptions(), parent)
+{
+    addPlotExport(plot(), [this]() { return exportTitle(); });
+}
+
+// "Error of blk.0.ffn_down_exps.weight, expert 3 (mean error per cell): Q4_K_M against the reference …".
+QString ErrorHeatmapView::exportTitle() const
+{
+    if (!hasCell())
+        return tr("Error heatmap");
+    const gguf::TensorInfo& tensor = *m_comparison->rows()[m_row].reference;
+    QString what = tr("Error of %1").arg(QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size())));
+    if (rowsPerExpert() > 0)
+        what += m_expert ? tr(", expert %1").arg(*m_expert) : tr(", all experts");
+    return tr("%1 (%2 per cell): %3").arg(what, aggregateLabel().toLower(), comparisonSubject(*m_comparison, {m_column}));
+}
 
 QString ErrorHeatmapView::allZeroText() const
 {

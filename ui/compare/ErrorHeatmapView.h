@@ -19,6 +19,8 @@ public:
     std::optional<std::uint64_t> expert() const { return m_expert; }
     // Rows of one expert of the current tensor, 0 when it is not an expert tensor.
     std::uint64_t rowsPerExpert() const;
+    // What an export of the heatmap is titled: tensor, expert, aggregate, column and reference.
+    QString exportTitle() const;
 
 protected:
     gguf::HeatmapRegion extent() const override;

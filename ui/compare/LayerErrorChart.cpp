@@ -1,8 +1,10 @@
 #include "ui/compare/LayerErrorChart.h"
 
-#include "ui/common/QuantTypeColour.h"
+#include "ui/compare/ComparisonColumnStyle.h"
 #include "ui/session/ComparisonColumnTitle.h"
 
+#include "ui/common/PlotExportMenu.h"
+#include "ui/common/PlotPlaceholder.h"
 #include "ui/common/PlotPalette.h"
 
 #include "ui/session/ComparisonMetric.h"
@@ -23,6 +25,13 @@ LayerErrorChart::LayerErrorChart(QWidget* parent)
     m_metric->setObjectName(QStringLiteral("layerMetricCombo"));
     m_kind->setObjectName(QStringLiteral("layerKindCombo"));
     m_plot->setObjectName(QStringLiteral("layerErrorPlot"));
+    m_placeholder = new PlotPlaceholder(m_plot);
+    addPlotExport(m_plot, [this]() {
+        if (!m_comparison)
+            return tr("Error per layer");
+        return tr("%1 per layer, %2: %3").arg(m_metric->currentText(), m_kind->currentIndex() <= 0 ? tr("all tensor kinds") : tr("%1 tensors").arg(m_kind->currentText()),
+                                              comparisonSubject(*m_comparison));
+    });
     for (const ComparisonMetric& metric : comparisonMetrics())
         m_metric->addItem(metric.displayName());
     connect(m_metric, &QComboBox::currentIndexChanged, this, &LayerErrorChart::rebuild);
@@ -94,6 +103,7 @@ void LayerErrorChart::rebuild()
 {
     m_plot->clearGraphs();
     if (!m_comparison || !m_results || m_metric->currentIndex() < 0) {
+        m_placeholder->show(m_comparison ? tr("The chart follows when the comparison has finished.") : tr("Nothing was compared."));
         m_plot->replot();
         return;
     }
@@ -103,18 +113,36 @@ void LayerErrorChart::rebuild()
     const bool worstOfLayer = kind.empty() && info && info->combination == gguf::MetricCombination::WorstPart;
     m_plot->yAxis->setLabel(worstOfLayer ? tr("%1 (worst tensor of the layer)").arg(metric.displayName()) : metric.displayName());
 
+    bool anyPoint = false;
+    bool anyError = false;
     for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
         QCPGraph* graph = m_plot->addGraph();
         graph->setName(comparisonColumnTitle(*m_comparison, c));
-        const std::uint32_t type = comparisonColumnType(*m_comparison, c);
-        const QColor colour = quantTypeColour(type);
-        graph->setPen(quantTypePen(type, m_comparison->columns()[c].kind == gguf::ComparisonColumn::Kind::Simulated, 2));
+        const QColor colour = comparisonColumnColour(*m_comparison, c);
+        graph->setPen(comparisonColumnPen(*m_comparison, c, 2));
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 6));
-        for (const gguf::LayerErrorMetrics& layer : gguf::layerErrorMetrics(*m_comparison, *m_results, c, kind))
-            graph->addData(layer.layer, metric.valueIn(layer.metrics));
+        for (const gguf::LayerErrorMetrics& layer : gguf::layerErrorMetrics(*m_comparison, *m_results, c, kind)) {
+            const double value = metric.valueIn(layer.metrics);
+            graph->addData(layer.layer, value);
+            anyPoint = true;
+            anyError = anyError || !(layer.metrics.maxAbsError == 0.0);  // whatever the metric, by the error itself
+        }
     }
+    // A row of zeros (the f32 norms, kept as they were) or no layer at all: words, not a flat line.
+    const QString kindName = kind.empty() ? tr("any tensor kind") : tr("the %1 tensors").arg(QString::fromStdString(kind));
+    if (!anyPoint)
+        m_placeholder->show(tr("No layer of %1 was compared.").arg(kindName));
+    else if (!anyError)
+        m_placeholder->show(tr("No error in %1: every compared value equals the reference's, in every layer.").arg(kindName));
+    else
+        m_placeholder->hide();
     m_plot->rescaleAxes();
     m_plot->xAxis->setRange(m_plot->xAxis->range().lower - 0.5, m_plot->xAxis->range().upper + 0.5);
     m_plot->yAxis->scaleRange(1.1);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString LayerErrorChart::placeholderText() const
+{
+    return m_placeholder->text();
 }

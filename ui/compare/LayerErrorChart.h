@@ -12,6 +12,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class PlotPlaceholder;
 
 class LayerErrorChart : public QWidget {
     Q_OBJECT
@@ -22,6 +23,8 @@ public:
     void setMetric(int metric);  // index into comparisonMetrics()
     void setKind(const QString& kind);  // empty: all kinds
     QCustomPlot* plot() const { return m_plot; }
+    // What covers the chart when it has nothing to read (no results yet, no error at all).
+    QString placeholderText() const;
 
 private:
     void rebuild();
@@ -29,6 +32,7 @@ private:
     QComboBox* m_metric;
     QComboBox* m_kind;
     QCustomPlot* m_plot;
+    PlotPlaceholder* m_placeholder;
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::shared_ptr<const gguf::ComparisonResults> m_results;
 };

@@ -1,8 +1,9 @@
 #include "ui/compare/TensorErrorView.h"
 
+#include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPalette.h"
 #include "ui/common/PlotPlaceholder.h"
-#include "ui/common/QuantTypeColour.h"
+#include "ui/compare/ComparisonColumnStyle.h"
 #include "ui/session/ComparisonColumnTitle.h"
 
 #include "ui/session/BackgroundJob.h"
@@ -26,6 +27,30 @@ namespace {
 constexpr int kHistogramBins = 121;  // odd, so one bin is centred on zero error
 constexpr std::size_t kMaxScatterRanges = 64;  // sample large tensors evenly instead of plotting millions of blocks
 
+// The parts of `ranges` (of the flattened tensor) inside one expert's elements. An expert is
+// whole rows, and rows are whole blocks, so the cut ranges stay block-aligned.
+std::vector<gguf::ElementRange> clippedToExpert(const std::vector<gguf::ElementRange>& ranges, std::uint64_t expert, std::uint64_t perExpert)
+{
+    const std::uint64_t begin = expert * perExpert;
+    const std::uint64_t end = begin + perExpert;
+    std::vector<gguf::ElementRange> clipped;
+    for (const gguf::ElementRange& range : ranges)
+        if (range.end > begin && range.begin < end)
+            clipped.push_back({std::max(range.begin, begin), std::min(range.end, end)});
+    return clipped;
+}
+
+// The ranges the histograms and the scatter read: the whole cell, or one expert's part of it.
+std::vector<gguf::ElementRange> rangesOf(const gguf::ModelComparison& comparison, std::size_t row, std::size_t column,
+                                         std::optional<std::uint64_t> expert)
+{
+    std::vector<gguf::ElementRange> ranges = comparison.cellRanges(row, column);
+    if (!expert)
+        return ranges;
+    const gguf::TensorInfo& tensor = *comparison.rows()[row].reference;
+    return clippedToExpert(ranges, *expert, static_cast<std::uint64_t>(tensor.ne[0]) * static_cast<std::uint64_t>(tensor.ne[1]));
+}
+
 }  // namespace
 
 TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
@@ -43,11 +68,16 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     connect(m_column, &QComboBox::currentIndexChanged, this, &TensorErrorView::refresh);
     m_expert->setObjectName(QStringLiteral("tensorExpertSpin"));
     m_expert->setSpecialValueText(tr("all"));
-    m_expert->setToolTip(tr("The expert the heatmap shows; \"all\" shows every expert, one under the other"));
+    m_expert->setToolTip(tr("The expert the heatmap, the histograms and the scatter show; \"all\" shows every expert (the heatmap one "
+                            "under the other, each labelled)"));
     m_expert->setRange(-1, 0);
     m_expert->hide();
     m_expertLabel->hide();
-    connect(m_expert, &QSpinBox::valueChanged, this, &TensorErrorView::refreshHeatmap);
+    connect(m_expert, &QSpinBox::valueChanged, this, [this]() {
+        refreshHeatmap();
+        startHistogram();
+        startScatter();
+    });
 
     m_histogram->xAxis->setLabel(tr("signed error (other − reference)"));
     m_histogram->yAxis->setLabel(tr("weights"));
@@ -64,6 +94,16 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
         plot->xAxis->setNumberPrecision(2);
     }
     m_scatterNote->setWordWrap(true);
+    addPlotExport(m_histogram, [this]() {
+        std::vector<std::size_t> columns;
+        for (int graph = 0; graph < m_histogram->graphCount(); ++graph)
+            columns.push_back(m_histogram->graph(graph)->property("comparisonColumn").toULongLong());
+        return exportTitle(tr("Signed error histograms"), columns);
+    });
+    addPlotExport(m_scatter, [this]() {
+        return exportTitle(tr("Per-block RMS error against the block scale"),
+                           {static_cast<std::size_t>(std::max(0, m_column->currentIndex()))});
+    });
     m_histogramPlaceholder = new PlotPlaceholder(m_histogram);
     m_scatterPlaceholder = new PlotPlaceholder(m_scatter);
     m_histogramPlaceholder->show(tr("Select a tensor in the table to see its error histograms."));
@@ -114,7 +154,7 @@ void TensorErrorView::setComparison(std::shared_ptr<const gguf::ModelComparison>
     m_column->clear();
     if (m_comparison)
         for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
-            m_column->addItem(quantTypeSwatch(comparisonColumnType(*m_comparison, c)), comparisonColumnTitle(*m_comparison, c));
+            m_column->addItem(comparisonColumnSwatch(*m_comparison, c), comparisonColumnTitle(*m_comparison, c));
             m_column->setItemData(static_cast<int>(c), comparisonColumnSource(*m_comparison, c), Qt::ToolTipRole);
         }
 }
@@ -157,6 +197,31 @@ void TensorErrorView::setExpert(int expert)
 {
     if (m_expert->isVisibleTo(this))
         m_expert->setValue(std::clamp(expert, -1, m_expert->maximum()));
+}
+
+// "Signed error histograms of blk.0.ffn_down_exps.weight, expert 3: Q4_K_M, Q2_K against the reference …".
+QString TensorErrorView::exportTitle(const QString& chart, const std::vector<std::size_t>& columns) const
+{
+    if (!m_comparison || !m_hasRow)
+        return chart;
+    const gguf::TensorInfo& tensor = *m_comparison->rows()[m_row].reference;
+    QString what = tr("%1 of %2").arg(chart, QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size())));
+    if (m_expert->isVisibleTo(this))
+        what += m_expert->value() < 0 ? tr(", all experts") : tr(", expert %1").arg(m_expert->value());
+    return tr("%1: %2").arg(what, comparisonSubject(*m_comparison, columns));
+}
+
+std::optional<std::uint64_t> TensorErrorView::shownExpert() const
+{
+    if (!m_hasRow || !m_expert->isVisibleTo(this) || m_expert->value() < 0)
+        return std::nullopt;
+    return static_cast<std::uint64_t>(m_expert->value());
+}
+
+QString TensorErrorView::expertSuffix(const QString& text) const
+{
+    const std::optional<std::uint64_t> expert = shownExpert();
+    return expert ? tr("%1 of expert %2").arg(text).arg(*expert) : text;
 }
 
 void TensorErrorView::refreshHeatmap()
@@ -203,15 +268,18 @@ void TensorErrorView::startHistogram()
         m_histogramPlaceholder->show(tr("No column could be compared for this tensor."));
         return;
     }
-    if (limit <= 0.0)
-        limit = 1e-6;  // no error at all: any small range shows one spike at zero
+    if (limit <= 0.0) {  // one spike at zero would read as a chart of something
+        m_histogramPlaceholder->show(tr("No error: in every column this tensor's values equal the reference's (largest |error| 0)."));
+        return;
+    }
     // One chunk per column: its signed errors counted in kHistogramBins bins.
     BackgroundJob* job = m_histogramJobs.runChunks(
         static_cast<int>(columns.size()),
-        [comparison = m_comparison, row = m_row, columns, limit](int chunk, const JobControl& control) -> gguf::Result<std::vector<std::uint64_t>> {
+        [comparison = m_comparison, row = m_row, columns, limit, expert = shownExpert()](int chunk, const JobControl& control)
+            -> gguf::Result<std::vector<std::uint64_t>> {
             const std::size_t column = columns[static_cast<std::size_t>(chunk)];
             std::vector<std::uint64_t> bins(kHistogramBins);
-            for (const gguf::ElementRange& range : comparison->cellRanges(row, column)) {
+            for (const gguf::ElementRange& range : rangesOf(*comparison, row, column, expert)) {
                 if (control.isCancelled())
                     return gguf::Error{"cancelled", gguf::Error::kNoOffset, {}};
                 if (gguf::Status s = gguf::addSignedErrors(*comparison, row, column, range, limit, bins); !s)
@@ -224,7 +292,7 @@ void TensorErrorView::startHistogram()
             m_histogramPlaceholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
                                          [this]() { startHistogram(); });
         });
-    m_progress->track(job, tr("Error histograms"));
+    m_progress->track(job, expertSuffix(tr("Error histograms")));
     m_histogramPlaceholder->show(tr("Computing…"));
 }
 
@@ -235,9 +303,9 @@ void TensorErrorView::showHistogram(const std::vector<std::size_t>& columns, con
     for (std::size_t i = 0; i < columns.size(); ++i) {
         QCPGraph* graph = m_histogram->addGraph();
         graph->setName(comparisonColumnTitle(*m_comparison, columns[i]));
+        graph->setProperty("comparisonColumn", QVariant::fromValue<qulonglong>(columns[i]));
         graph->setLineStyle(QCPGraph::lsStepCenter);
-        graph->setPen(quantTypePen(comparisonColumnType(*m_comparison, columns[i]),
-                                   m_comparison->columns()[columns[i]].kind == gguf::ComparisonColumn::Kind::Simulated, 1.5));
+        graph->setPen(comparisonColumnPen(*m_comparison, columns[i], 1.5));
         for (int b = 0; b < kHistogramBins; ++b)
             graph->addData(-limit + (b + 0.5) * width, static_cast<double>(counts[i][static_cast<std::size_t>(b)]));
     }
@@ -251,6 +319,8 @@ void TensorErrorView::startScatter()
     m_scatterJobs.renew();
     m_scatter->clearGraphs();
     m_scatter->replot();
+    if (!m_hasRow || m_column->currentIndex() < 0)
+        return;
     const auto column = static_cast<std::size_t>(m_column->currentIndex());
     const gguf::ComparisonCell& cell = m_comparison->rows()[m_row].cells[column];
     if (!cell.ok() || !gguf::blockScaleLayout(cell.typeId)) {
@@ -263,7 +333,7 @@ void TensorErrorView::startScatter()
     m_scatterNote->setText(m_comparison->columns()[column].kind == gguf::ComparisonColumn::Kind::Simulated
                                ? tr("Scales of the reference quantized to %1 in memory.").arg(QString::fromStdString(gguf::typeName(cell.typeId)))
                                : tr("Scales stored in the file (%1).").arg(QString::fromStdString(gguf::typeName(cell.typeId))));
-    std::vector<gguf::ElementRange> ranges = m_comparison->cellRanges(m_row, column);
+    std::vector<gguf::ElementRange> ranges = rangesOf(*m_comparison, m_row, column, shownExpert());
     if (ranges.size() > kMaxScatterRanges) {
         std::vector<gguf::ElementRange> sample;
         for (std::size_t i = 0; i < kMaxScatterRanges; ++i)
@@ -285,7 +355,7 @@ void TensorErrorView::startScatter()
             m_scatterPlaceholder->show(outcome.isCancelled() ? tr("Cancelled — click to compute") : tr("%1\n(click to try again)").arg(outcome.message()),
                                        [this]() { startScatter(); });
         });
-    m_progress->track(job, tr("Per-block errors"));
+    m_progress->track(job, expertSuffix(tr("Per-block errors")));
     m_scatterPlaceholder->show(tr("Computing…"));
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// One tensor of a comparison in detail: the error heatmap for a chosen column (and, for an expert
-// tensor, a chosen expert or all of them with their boundaries marked), the signed error
+// One tensor of a comparison in detail: the error heatmap for a chosen column, the signed error
 // histograms of every column overlaid on shared bins, and per-block RMS error against the
-// block's scale for the chosen column (simulated columns are quantized in memory for it).
+// block's scale for the chosen column (simulated columns are quantized in memory for it). For an
+// expert tensor all three show the chosen expert, or all of them (the heatmap with each expert's
+// rows marked and labelled). Each plot exports, titled with tensor, expert, columns and reference.
 // Everything is computed on the job pool; a newer tensor or column makes older results stale.
 
 #include "core/compare/ErrorDistribution.h"
@@ -12,6 +13,7 @@
 #include <QPointer>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QCustomPlot;
@@ -31,8 +33,9 @@ public:
     void setResults(std::shared_ptr<const gguf::ComparisonResults> results);
     void setTensorRow(std::size_t row);
     void setColumn(int column);
-    // For a 3-D expert tensor: the expert the heatmap shows, -1 for all of them one under the
-    // other with their boundaries marked. Ignored for other tensors.
+    // For a 3-D expert tensor: the expert the heatmap, the histograms and the scatter show, -1 for
+    // all of them (the heatmap one under the other, boundaries marked and labelled). Ignored for
+    // other tensors.
     void setExpert(int expert);
     QSpinBox* expertSpin() const { return m_expert; }
 
@@ -55,6 +58,10 @@ private:
     void startScatter();
     void showHistogram(const std::vector<std::size_t>& columns, const std::vector<std::vector<std::uint64_t>>& counts, double limit);
     void showScatter(const std::vector<gguf::BlockErrorPoints>& points);
+    // The expert the picker shows, none for "all" or a tensor without experts.
+    std::optional<std::uint64_t> shownExpert() const;
+    QString expertSuffix(const QString& text) const;
+    QString exportTitle(const QString& chart, const std::vector<std::size_t>& columns) const;
 
     JobProgressBar* m_progress;
     QLabel* m_title;

@@ -263,6 +263,7 @@ void DiffPage::showResult(std::shared_ptr<const gguf::Model> b, std::shared_ptr<
     for (int c = 0; c < m_tensors->columnCount(); ++c)
         m_tensors->resizeColumnToContents(c);
     m_chart->setDiff(m_diff.get());
+    m_chart->setExportSubject(title());
     if (m_metadata->topLevelItemCount() > 0)
         m_metadata->setCurrentItem(m_metadata->topLevelItem(0));
 }

@@ -1,6 +1,7 @@
 #include "ui/diff/LayerDiffChart.h"
 
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPlaceholder.h"
 
 #include <QComboBox>
@@ -52,6 +53,10 @@ LayerDiffChart::LayerDiffChart(QWidget* parent) : QWidget(parent), m_figure(new 
     m_figure->setObjectName(QStringLiteral("layerDiffFigure"));
     m_plot->setObjectName(QStringLiteral("layerDiffPlot"));
     m_placeholder = new PlotPlaceholder(m_plot);
+    addPlotExport(m_plot, [this]() {
+        const QString chart = tr("%1 per layer").arg(m_figure->currentText());
+        return m_exportSubject.isEmpty() ? chart : tr("%1: %2").arg(chart, m_exportSubject);
+    });
     m_figure->addItem(tr("Relative RMSE"), int(Figure::RelativeRmse));
     m_figure->addItem(tr("RMSE"), int(Figure::Rmse));
     m_figure->addItem(tr("Max |error|"), int(Figure::MaxAbsError));

@@ -23,6 +23,8 @@ public:
     explicit LayerDiffChart(QWidget* parent = nullptr);
 
     void setDiff(const gguf::ModelDiff* diff);
+    // What the two files are, for the title of an exported chart ("Diff: a.gguf ↔ b.gguf").
+    void setExportSubject(const QString& subject) { m_exportSubject = subject; }
     QComboBox* figureCombo() const { return m_figure; }
     QCustomPlot* plot() const { return m_plot; }
     // The bars drawn for layers: (layer, value), in layer order.
@@ -45,4 +47,5 @@ private:
     std::optional<double> m_other;
     double m_otherKey = 0.0;
     PlotPlaceholder* m_placeholder;
+    QString m_exportSubject;
 };

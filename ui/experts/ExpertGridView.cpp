@@ -1,5 +1,7 @@
 #include "ui/experts/ExpertGridView.h"
 
+#include "ui/common/PlotExportMenu.h"
+
 #include "ui/common/PlotPalette.h"
 
 #include "ui/common/DivergingGradient.h"
@@ -65,6 +67,8 @@ void ExpertGridView::setExperts(const std::vector<std::uint64_t>& experts)
         auto* added = new ExpertTile(expert, m_tileArea);
         connect(added, &ExpertTile::openRequested, this, &ExpertGridView::openRequested);
         connect(added, &ExpertTile::exportRequested, this, &ExpertGridView::exportRequested);
+        // The tile keeps its own menu; the chart export joins it (ExpertTile::contextMenuEvent).
+        addPlotExport(added->plot(), [this, expert]() { return m_tileTitle ? m_tileTitle(expert) : tr("Expert %1").arg(expert); }, false);
         m_tileLayout->addWidget(added, position / columns, position % columns);
         m_tiles.emplace(expert, added);
         ++position;

@@ -7,6 +7,7 @@
 #include "core/analysis/HeatmapReducer.h"
 
 #include <QWidget>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -29,6 +30,8 @@ public:
     void showStatistics(const gguf::ExpertStatistics& statistics);
     void showError(std::uint64_t expert, const QString& error);
     void setMessage(const QString& message);
+    // The export title of a tile's heatmap (its context menu's "Export Chart…").
+    void setTileExportTitle(std::function<QString(std::uint64_t expert)> title) { m_tileTitle = std::move(title); }
 
     ExpertTile* tile(std::uint64_t expert) const;
     std::vector<ExpertTile*> tiles() const;  // in expert order
@@ -48,5 +51,6 @@ private:
     QWidget* m_tileArea;
     QGridLayout* m_tileLayout;
     std::map<std::uint64_t, ExpertTile*> m_tiles;
+    std::function<QString(std::uint64_t)> m_tileTitle;
     double m_colorLimit = 0.0;
 };

@@ -3,6 +3,7 @@
 #include "core/base/HumanFormat.h"
 #include "core/kernels/Dequantize.h"
 #include "core/types/GgmlType.h"
+#include "ui/session/BackgroundJob.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -77,6 +78,7 @@ ExpertLayerExtrasView::ExpertLayerExtrasView(QWidget* parent)
 
 void ExpertLayerExtrasView::setLayer(std::shared_ptr<const gguf::Model> model, const gguf::ExpertLayer* layer, std::uint64_t expertCount)
 {
+    m_jobs.renew();  // an older layer's values are stale
     m_tensors->setRowCount(0);
     m_values->clear();
     m_values->setRowCount(0);
@@ -126,18 +128,45 @@ void ExpertLayerExtrasView::setLayer(std::shared_ptr<const gguf::Model> model, c
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
         m_values->setItem(static_cast<int>(e), 0, item);
     }
+    for (std::size_t column = 0; column < perExpert.size(); ++column)
+        for (std::uint64_t e = 0; e < expertCount; ++e)
+            m_values->setItem(static_cast<int>(e), static_cast<int>(column) + 1, readOnly(QStringLiteral("…")));
+
+    // One chunk per bias; a bias that cannot be read says why in its own column.
+    m_jobs.runChunks(
+        static_cast<int>(perExpert.size()),
+        [model, perExpert](int chunk, const JobControl&) -> gguf::Result<BiasValues> {
+            const gguf::TensorInfo& bias = *perExpert[static_cast<std::size_t>(chunk)];
+            BiasValues read;
+            if (bias.elementCount() > kMaxReadElements) {
+                read.failure = tr("not read (%1 values)").arg(bias.elementCount());
+                return read;
+            }
+            read.values.resize(static_cast<std::size_t>(bias.elementCount()));
+            if (const gguf::Status status = gguf::dequantizeRows(bias, 0, bias.rowCount(), read.values); !status) {
+                read.values.clear();
+                read.failure = QString::fromStdString(status.error().message);
+            }
+            return read;
+        },
+        [this, perExpert, expertCount](const std::vector<BiasValues>& read) { showValues(perExpert, expertCount, read); },
+        [this, columns = perExpert.size(), expertCount](const JobOutcome& outcome) {
+            const QString why = outcome.isCancelled() ? tr("not read (cancelled)") : outcome.message();
+            for (std::size_t column = 0; column < columns; ++column)
+                for (std::uint64_t e = 0; e < expertCount; ++e)
+                    m_values->setItem(static_cast<int>(e), static_cast<int>(column) + 1, readOnly(why));
+            emit valuesReady();
+        });
+}
+
+void ExpertLayerExtrasView::showValues(const std::vector<const gguf::TensorInfo*>& perExpert, std::uint64_t expertCount,
+                                       const std::vector<BiasValues>& read)
+{
     for (std::size_t column = 0; column < perExpert.size(); ++column) {
         const gguf::TensorInfo& bias = *perExpert[column];
         const int tableColumn = static_cast<int>(column) + 1;
-        std::vector<float> values;
-        QString failure;
-        if (bias.elementCount() > kMaxReadElements) {
-            failure = tr("not read (%1 values)").arg(bias.elementCount());
-        } else {
-            values.resize(static_cast<std::size_t>(bias.elementCount()));
-            if (const gguf::Status read = gguf::dequantizeRows(bias, 0, bias.rowCount(), values); !read)
-                failure = QString::fromStdString(read.error().message);
-        }
+        const std::vector<float>& values = read[column].values;
+        const QString& failure = read[column].failure;
         const auto width = static_cast<std::uint64_t>(bias.nDims == 1 ? 1 : bias.ne[0]);
         for (std::uint64_t e = 0; e < expertCount; ++e) {
             auto* item = new QTableWidgetItem;
@@ -158,4 +187,5 @@ void ExpertLayerExtrasView::setLayer(std::shared_ptr<const gguf::Model> model, c
             m_values->setItem(static_cast<int>(e), tableColumn, item);
         }
     }
+    emit valuesReady();
 }

@@ -7,10 +7,6 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-namespace {
-const QColor kPalette[] = {QColor(214, 96, 77), QColor(67, 147, 195), QColor(90, 174, 97), QColor(153, 112, 171), QColor(224, 130, 20)};
-}  // namespace
-
 void setUpExpertQuantErrorPlot(QCustomPlot* plot)
 {
     plot->xAxis->setLabel(QCoreApplication::translate("ExpertQuantErrorView", "expert"));
@@ -21,7 +17,7 @@ void setUpExpertQuantErrorPlot(QCustomPlot* plot)
     plot->xAxis->setTicker(ticker);
 }
 
-void plotExpertQuantError(QCustomPlot* plot, const ExpertQuantErrorModel& model)
+void plotExpertQuantError(QCustomPlot* plot, const ExpertQuantErrorModel& model, const QList<QBrush>& brushes)
 {
     plot->clearPlottables();
     const int columns = model.typeColumnCount();
@@ -32,8 +28,9 @@ void plotExpertQuantError(QCustomPlot* plot, const ExpertQuantErrorModel& model)
     for (int column = 0; column < columns; ++column) {
         auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
         bars->setName(model.columnLabels()[column]);
-        bars->setPen(Qt::NoPen);
-        bars->setBrush(kPalette[static_cast<std::size_t>(column) % std::size(kPalette)]);
+        const QBrush brush = column < brushes.size() ? brushes[column] : QBrush(Qt::gray);
+        bars->setPen(brush.style() == Qt::SolidPattern ? QPen(Qt::NoPen) : QPen(brush.color()));  // a hatch needs its outline
+        bars->setBrush(brush);
         bars->setWidth(width);
         bars->setBarsGroup(group);
         QVector<double> experts;

@@ -57,5 +57,11 @@ ExpertQuantErrorPanel::ExpertQuantErrorPanel(const QList<QWidget*>& leadingContr
 
 void ExpertQuantErrorPanel::updateChart()
 {
-    plotExpertQuantError(m_plot, *m_model);
+    plotExpertQuantError(m_plot, *m_model, m_brushes);
+}
+
+void ExpertQuantErrorPanel::setColumnBrushes(const QList<QBrush>& brushes)
+{
+    m_brushes = brushes;
+    updateChart();
 }

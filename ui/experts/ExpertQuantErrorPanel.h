@@ -7,6 +7,8 @@
 
 #include "ui/session/ExpertQuantErrorModel.h"
 
+#include <QBrush>
+#include <QList>
 #include <QWidget>
 
 class QComboBox;
@@ -28,6 +30,9 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     // The chart again, for what the model holds now (after the owner changed the metric itself).
     void updateChart();
+    // The colour of each model column (the same as on the owner's other charts); set before or
+    // with the model's columns.
+    void setColumnBrushes(const QList<QBrush>& brushes);
 
 private:
     QComboBox* m_metric;
@@ -36,4 +41,5 @@ private:
     QSortFilterProxyModel* m_proxy;
     QTableView* m_table;
     QCustomPlot* m_plot;
+    QList<QBrush> m_brushes;
 };

@@ -1,6 +1,7 @@
 #include "ui/experts/ExpertQuantErrorView.h"
 
 #include "ui/common/JobProgressBar.h"
+#include "ui/common/QuantTypeColour.h"
 #include "ui/common/StartWhenShown.h"
 #include "ui/experts/ExpertQuantErrorPanel.h"
 #include "ui/session/ExpertQuantErrorJob.h"
@@ -86,8 +87,12 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
     updateTypeAvailability();  // a matrix read for another model does not weigh this one
     updateMetricChoices();
     QStringList labels;
-    for (const std::uint32_t type : m_types)
+    QList<QBrush> brushes;  // each type in its colour on the Compare page too
+    for (const std::uint32_t type : m_types) {
         labels << typeLabel(type);
+        brushes << QBrush(quantTypeColour(type));
+    }
+    m_panel->setColumnBrushes(brushes);
     m_panel->model()->reset(m_tensor ? static_cast<std::uint64_t>(m_tensor->ne[2]) : 0, labels);
     m_panel->message()->setText(m_tensor ? tr("Error of each expert quantized to the chosen types%1, against the %2 values stored in this file.")
                                       .arg(hasImportanceMatrix() ? tr(" with the importance matrix's weights") : QString(), typeLabel(m_tensor->typeId))

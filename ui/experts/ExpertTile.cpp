@@ -1,5 +1,7 @@
 #include "ui/experts/ExpertTile.h"
 
+#include "ui/common/PlotExportMenu.h"
+
 #include "ui/common/PlotPalette.h"
 
 #include "ui/common/DivergingGradient.h"
@@ -129,5 +131,7 @@ void ExpertTile::contextMenuEvent(QContextMenuEvent* event)
     QMenu menu(this);
     menu.addAction(tr("Open expert %1 in the tensor view").arg(m_expert), this, [this]() { emit openRequested(m_expert); });
     menu.addAction(tr("Export expert %1…").arg(m_expert), this, [this]() { emit exportRequested(m_expert); });
+    if (hasPlotExport(m_plot))
+        addPlotExportAction(&menu, m_plot);
     menu.exec(event->globalPos());
 }

@@ -128,6 +128,7 @@ QWidget* ExpertsPage::createExpertsView()
     m_tabs->addTab(m_layerHeatmap, tr("Across layers"));
     m_tabs->addTab(m_quantError, tr("Quantization error"));
     m_tabs->addTab(m_extras, tr("Shared experts and biases"));
+    installChartExports();
 
     connect(m_scan, &ExpertScan::jobStarted, m_progress, &JobProgressBar::track);
     connect(m_scan, &ExpertScan::statisticsReady, m_statisticsModel, &ExpertStatisticsModel::setStatistics);

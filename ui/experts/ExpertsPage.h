@@ -72,6 +72,8 @@ signals:
     void exportFinished(bool succeeded, const QString& message);
 
 private:
+    // In ExpertsPageExports.cpp: every chart's export, titled with model, tensor and figure.
+    void installChartExports();
     QWidget* createExpertsView();
     QString noExpertsText() const;
     void populateProjections();

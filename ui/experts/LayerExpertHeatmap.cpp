@@ -1,5 +1,8 @@
 #include "ui/experts/LayerExpertHeatmap.h"
 
+#include "ui/common/PlotExportMenu.h"
+#include "ui/experts/ExpertChartTitle.h"
+
 #include "ui/common/PlotPalette.h"
 
 #include "ui/session/BackgroundJob.h"
@@ -33,6 +36,15 @@ LayerExpertHeatmap::LayerExpertHeatmap(JobProgressBar* progress, QWidget* parent
     m_hover->setObjectName(QStringLiteral("layerHeatmapHover"));
 
     m_plot->setObjectName(QStringLiteral("layerExpertPlot"));
+    addPlotExport(m_plot, [this]() {
+        // The projection, from the first layer's tensor: "blk.0.ffn_down_exps.weight" -> "ffn_down_exps.weight".
+        QString projection;
+        if (!m_layers.empty() && m_layers.front().tensor) {
+            projection = expertTensorName(*m_layers.front().tensor);
+            projection = projection.mid(projection.indexOf(QLatin1Char('.'), 4) + 1);
+        }
+        return expertChartTitle(m_model.get(), tr("%1 of every expert in every layer (%2)").arg(m_statistic->currentText(), projection));
+    });
     m_plot->xAxis->setLabel(tr("expert"));
     m_plot->yAxis->setLabel(tr("layer"));
     m_plot->yAxis->setRangeReversed(true);

@@ -2,6 +2,7 @@
 
 #include "core/imatrix/ColumnImportance.h"
 #include "ui/common/MatrixPlot.h"
+#include "ui/common/PlotPlaceholder.h"
 #include "ui/tensor/HeatmapView.h"
 #include "ui/tensor/TensorViewPage.h"
 
@@ -18,6 +19,7 @@ ImportanceStrip::ImportanceStrip(QWidget* parent)
     setObjectName(QStringLiteral("importanceStrip"));
     m_status->setObjectName(QStringLiteral("importanceStatus"));
     m_plot->setObjectName(QStringLiteral("importancePlot"));
+    m_placeholder = new PlotPlaceholder(m_plot);
     m_top->setObjectName(QStringLiteral("importanceTopColumns"));
     m_top->setToolTip(tr("The input columns with the highest importance and their share of the tensor's total"));
     // Below the plot, not beside it: the plot must be as wide as the heatmap to share its columns.
@@ -91,6 +93,11 @@ QString ImportanceStrip::statusText() const
     return m_status->text();
 }
 
+QString ImportanceStrip::placeholderText() const
+{
+    return m_placeholder->text();
+}
+
 void ImportanceStrip::showTensor(const gguf::TensorInfo* tensor, std::optional<std::size_t> expert)
 {
     m_values.clear();
@@ -141,6 +148,11 @@ void ImportanceStrip::plotValues()
         top = std::max(top, heights[i]);
     }
     m_graph->setData(keys, heights, true);
+    // Without values the strip says why in words over the plot, not as empty axes.
+    if (m_values.empty())
+        m_placeholder->show(m_status->text());
+    else
+        m_placeholder->hide();
     m_plot->yAxis->setRange(0.0, top > 0.0 ? top * 1.05 : 1.0);
     if (!m_followsHeatmap)
         m_plot->xAxis->setRange(-0.5, std::max<double>(static_cast<double>(keys.size()), 1.0) - 0.5);

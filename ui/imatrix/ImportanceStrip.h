@@ -13,6 +13,7 @@
 
 class QCPGraph;
 class QCustomPlot;
+class PlotPlaceholder;
 class QLabel;
 class QListWidget;
 
@@ -40,6 +41,8 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     QListWidget* topColumns() const { return m_top; }
     QString statusText() const;
+    // The words over the plot while it has no values, empty when it shows them.
+    QString placeholderText() const;
 
 private:
     void alignWith(QCustomPlot* heatmapPlot);
@@ -52,6 +55,7 @@ private:
     QLabel* m_status;
     QCustomPlot* m_plot;
     QCPGraph* m_graph;
+    PlotPlaceholder* m_placeholder;
     QListWidget* m_top;
 };
 

@@ -1,16 +1,20 @@
 #include "ui/output/OutputErrorTab.h"
 
-#include "ui/common/PlotExport.h"
-#include "ui/common/PlotPalette.h"
 #include "core/compare/ModelComparison.h"
 #include "core/gguf/Vocabulary.h"
-#include "ui/session/OutputRun.h"
-#include "core/types/GgmlType.h"
+#include "ui/common/PlotExportMenu.h"
+#include "ui/common/PlotPalette.h"
+#include "ui/common/PlotPlaceholder.h"
+#include "ui/compare/ComparisonColumnStyle.h"
+#include "ui/output/OutputCharts.h"
+#include "ui/output/OutputText.h"
+#include "ui/session/ComparisonColumnTitle.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QGraphicsOpacityEffect>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -22,92 +26,123 @@
 #include <QTextBrowser>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <algorithm>
-#include <cmath>
 #include <qcustomplot.h>
 
 namespace {
 
-const QList<QColor>& seriesColours()
-{
-    static const QList<QColor> colours = {QColor(0x1f77b4), QColor(0xd62728), QColor(0x2ca02c), QColor(0xff7f0e),
-                                          QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2), QColor(0x17becf)};
-    return colours;
-}
+enum InputKind { TextInput, IdsInput };
+enum View { DriftView, HistogramView, TokensView, RouterView };
 
-constexpr int kHistogramBins = 30;
+// Real text by default, through the model's tokenizer: ids 1..32 are mostly byte tokens, on which
+// a model's outputs mean little (a Q2_K file may "beat" a Q4_K one there within noise).
+const char* const kDefaultText =
+    "The old lighthouse stood at the edge of the cliff, its lamp dark for many years. Every evening the keeper's "
+    "daughter still climbed the hundred and twelve steps, counted the ships on the horizon and wrote their names in a book.";
 
-// White (KLD 0) to red (the largest KLD of the run), as a background behind the token.
-QColor kldColour(double kld, double maximum)
-{
-    const double t = maximum > 0.0 ? std::clamp(kld / maximum, 0.0, 1.0) : 0.0;
-    return QColor::fromRgbF(1.0f, static_cast<float>(1.0 - 0.75 * t), static_cast<float>(1.0 - 0.75 * t));
-}
+constexpr qreal kStaleOpacity = 0.35;
 
 }  // namespace
 
 OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget* parent)
-    : QWidget(parent), m_reference(comparison.models()[comparison.referenceIndex()]), m_run(new OutputRun(this)),
-      m_tokenEdit(new QLineEdit(this)), m_llamaActivations(new QCheckBox(tr("llama.cpp activations"), this)), m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
+    : QWidget(parent), m_reference(comparison.models()[comparison.referenceIndex()]),
+      m_referenceName(QFileInfo(QString::fromStdString(m_reference->primary().path())).fileName()), m_run(new OutputRun(this)),
+      m_inputKind(new QComboBox(this)), m_tokenEdit(new QLineEdit(this)), m_llamaActivations(new QCheckBox(tr("llama.cpp activations"), this)),
+      m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_exportButton(new QPushButton(tr("Export…"), this)), m_progress(new QProgressBar(this)), m_status(new QLabel(this)),
-      m_summary(new QLabel(this)), m_candidate(new QComboBox(this)), m_views(new QTabWidget(this)), m_drift(new QCustomPlot(this)),
-      m_histogram(new QCustomPlot(this)), m_router(new QCustomPlot(this)), m_text(new QTextBrowser(this))
+      m_figuresFor(new QLabel(this)), m_summary(new QLabel(this)), m_candidate(new QComboBox(this)), m_views(new QTabWidget(this)),
+      m_drift(new QCustomPlot(this)), m_histogram(new QCustomPlot(this)), m_router(new QCustomPlot(this)), m_text(new QTextBrowser(this))
 {
     setObjectName(QStringLiteral("outputErrorTab"));
     m_tokenEdit->setObjectName(QStringLiteral("outputTokens"));
+    m_inputKind->setObjectName(QStringLiteral("outputInputKind"));
     m_candidate->setObjectName(QStringLiteral("outputCandidate"));
     m_views->setObjectName(QStringLiteral("outputViews"));
     m_drift->setObjectName(QStringLiteral("outputDriftPlot"));
     m_histogram->setObjectName(QStringLiteral("outputKldHistogram"));
     m_router->setObjectName(QStringLiteral("outputRouterMap"));
     m_text->setObjectName(QStringLiteral("outputTokenText"));
+    m_status->setObjectName(QStringLiteral("outputStatus"));
+    m_figuresFor->setObjectName(QStringLiteral("outputFiguresFor"));
     for (QCustomPlot* plot : {m_drift, m_histogram, m_router})
         followPalette(plot);
-    for (const gguf::ComparisonColumn& column : comparison.columns())
-        m_candidates.push_back({QString::fromStdString(column.label),
-                                column.kind == gguf::ComparisonColumn::Kind::File ? column.model : nullptr, column.simulatedType});
-    // Token ids until text input is wired to the tokenizer: BOS (if any) and the next ids.
+    setUpDriftPlot(m_drift);
+    setUpKldHistogram(m_histogram);
+    setUpRouterMap(m_router);
+
+    // Each compared model by its column's name and colour, as on the Table and the charts.
+    for (std::size_t c = 0; c < comparison.columns().size(); ++c) {
+        const gguf::ComparisonColumn& column = comparison.columns()[c];
+        m_candidates.push_back({comparisonColumnTitle(comparison, c), column.kind == gguf::ComparisonColumn::Kind::File ? column.model : nullptr,
+                                column.simulatedType});
+        m_pens << comparisonColumnPen(comparison, c, 2);
+        m_brushes << comparisonColumnBrush(comparison, c);
+        m_candidate->addItem(comparisonColumnSwatch(comparison, c), m_candidates.back().label);
+        m_candidate->setItemData(static_cast<int>(c), comparisonColumnSource(comparison, c), Qt::ToolTipRole);
+    }
+    m_candidate->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "Q4_K_M · model-b", never "hidden-n"
+    m_candidate->setEnabled(false);
+
+    m_inputKind->addItem(tr("Text"));
+    m_inputKind->addItem(tr("Token ids"));
+    m_inputKind->setToolTip(tr("Text goes through the reference's tokenizer (BOS included, as llama.cpp); token ids are run as given"));
+    // The ids offered when the model has no tokenizer: BOS (if any) and the next ids.
     QStringList ids;
-    const auto vocabularySize = m_reference->findTensor("token_embd.weight") ? m_reference->findTensor("token_embd.weight")->ne[1] : 0;
+    const auto* embeddings = m_reference->findTensor("token_embd.weight");
+    const std::int64_t vocabularySize = embeddings ? embeddings->ne[1] : 0;
     for (std::int64_t id = 1; id <= std::min<std::int64_t>(32, vocabularySize - 1); ++id)
         ids << QString::number(id);
-    m_tokenEdit->setText(ids.join(QLatin1Char(',')));
-    m_tokenEdit->setToolTip(tr("Token ids, separated by commas"));
+    const bool hasTokenizer = !m_reference->metadataString("tokenizer.ggml.model").empty();
+    m_inputKind->setItemData(TextInput, QString::fromLatin1(kDefaultText));
+    m_inputKind->setItemData(IdsInput, ids.join(QLatin1Char(',')));
+    m_inputKind->setCurrentIndex(hasTokenizer ? TextInput : IdsInput);
+    m_tokenEdit->setText(m_inputKind->currentData().toString());
+    m_tokenEdit->setToolTip(tr("The text to run, or token ids separated by commas"));
+    // The edit keeps what was typed for each kind, so switching back and forth loses nothing.
+    connect(m_inputKind, &QComboBox::currentIndexChanged, this, [this](int kind) {
+        const QSignalBlocker blocker(m_tokenEdit);
+        m_tokenEdit->setText(m_inputKind->itemData(kind).toString());
+        updateStaleness();
+    });
+    connect(m_tokenEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_inputKind->setItemData(m_inputKind->currentIndex(), text);
+        updateStaleness();
+    });
+
     m_llamaActivations->setObjectName(QStringLiteral("outputLlamaActivations"));
     m_llamaActivations->setToolTip(tr("Round or quantize the activations before each product as llama.cpp's CPU backend does "
                                       "(f16, q8_0, q8_K), to see llama.cpp's numbers; off: the model as its weights define it"));
     m_cancelButton->setEnabled(false);
     m_exportButton->setEnabled(false);
+    // The bar keeps its place while hidden: the views under it never jump when a run starts or ends.
+    QSizePolicy keep = m_progress->sizePolicy();
+    keep.setRetainSizeWhenHidden(true);
+    m_progress->setSizePolicy(keep);
     m_progress->setVisible(false);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figuresFor->setWordWrap(true);
+    m_figuresFor->setTextFormat(Qt::PlainText);
     m_text->setOpenLinks(false);
     m_text->setMouseTracking(true);
-
-    m_drift->xAxis->setLabel(tr("layer (blk.N)"));
-    m_drift->yAxis->setLabel(tr("residual stream relative RMSE"));
-    m_drift->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_drift->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    m_drift->legend->setVisible(true);
-    for (QCustomPlot* plot : {m_drift, m_router}) {
-        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-        ticker->setTickStep(1.0);
-        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-        (plot == m_drift ? plot->xAxis : plot->yAxis)->setTicker(ticker);
-    }
-    m_histogram->xAxis->setLabel(tr("KL divergence per position (nats)"));
-    m_histogram->yAxis->setLabel(tr("positions"));
-    m_router->xAxis->setLabel(tr("token position"));
-    m_router->yAxis->setLabel(tr("layer"));
 
     m_views->addTab(m_drift, tr("Drift per layer"));
     m_views->addTab(m_histogram, tr("KLD histogram"));
     m_views->addTab(m_text, tr("Tokens"));
     m_views->addTab(m_router, tr("Router disagreement"));
-    m_views->setTabEnabled(3, false);
+    m_views->setTabEnabled(RouterView, false);
+    m_views->setGraphicsEffect(new QGraphicsOpacityEffect(m_views));
+    static_cast<QGraphicsOpacityEffect*>(m_views->graphicsEffect())->setOpacity(1.0);
+    m_views->graphicsEffect()->setEnabled(false);
+
+    m_driftPlaceholder = new PlotPlaceholder(m_drift);
+    m_histogramPlaceholder = new PlotPlaceholder(m_histogram);
+    m_routerPlaceholder = new PlotPlaceholder(m_router);
+    addPlotExport(m_drift, [this]() { return exportTitle(tr("Residual-stream drift per layer")); });
+    addPlotExport(m_histogram, [this]() { return exportTitle(tr("KL divergence per position")); });
+    addPlotExport(m_router, [this]() { return exportTitle(tr("Router disagreement (layer × token)")); });
 
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Tokens:"), this));
+    controls->addWidget(m_inputKind);
     controls->addWidget(m_tokenEdit, 1);
     controls->addWidget(m_llamaActivations);
     controls->addWidget(m_runButton);
@@ -119,18 +154,23 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     layout->addLayout(controls);
     layout->addWidget(m_progress);
     layout->addWidget(m_status);
+    layout->addWidget(m_figuresFor);
     layout->addWidget(m_summary);
     layout->addWidget(m_views, 1);
 
     if (auto h = gguf::readHyperparameters(*m_reference); !h) {
         m_status->setText(tr("Cannot run this model: %1").arg(QString::fromStdString(h.error().message).toHtmlEscaped()));
         m_runButton->setEnabled(false);
+        coverCharts(tr("This model cannot be run: %1").arg(QString::fromStdString(h.error().message)));
     } else if (m_candidates.empty()) {
         m_status->setText(tr("Nothing to compare the reference with."));
         m_runButton->setEnabled(false);
+        coverCharts(m_status->text());
     } else {
-        m_status->setText(tr("Press Run to run the reference and %n other model(s) on these tokens.", nullptr,
+        m_status->setText(tr("Press Run to run the reference and %n other model(s) on the input above.", nullptr,
                              static_cast<int>(m_candidates.size())));
+        coverCharts(tr("Nothing has run yet: press Run to run the reference and %n other model(s) on the input above "
+                       "(a forward pass of a large model takes minutes).", nullptr, static_cast<int>(m_candidates.size())));
     }
 
     connect(m_runButton, &QPushButton::clicked, this, &OutputErrorTab::run);
@@ -141,17 +181,11 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
         m_progress->setRange(0, total);
         m_progress->setValue(done);
     });
-    connect(m_run, &OutputRun::finished, this, [this](auto result, auto vocabulary) {
+    connect(m_run, &OutputRun::finished, this, [this](auto result, auto vocabulary, const std::vector<std::int32_t>& tokens) {
         m_vocabulary = std::move(vocabulary);
-        showResult(std::move(result));
+        showResult(std::move(result), tokens);
     });
-    connect(m_run, &OutputRun::failed, this, [this](const QString& message, bool cancelled) {
-        m_progress->setVisible(false);
-        m_runButton->setEnabled(true);
-        m_cancelButton->setEnabled(false);
-        m_status->setText(cancelled ? tr("Cancelled.") : tr("Failed: %1").arg(message.toHtmlEscaped()));
-        emit runFinished(false, message);
-    });
+    connect(m_run, &OutputRun::failed, this, &OutputErrorTab::showRunFailed);
     connect(m_text, &QTextBrowser::highlighted, this, [this](const QUrl& url) {
         if (url.scheme() == QLatin1String("position"))
             QToolTip::showText(QCursor::pos(), tokenTooltip(url.path().toInt()), m_text);
@@ -164,7 +198,29 @@ OutputErrorTab::~OutputErrorTab() = default;
 
 void OutputErrorTab::setTokens(const QString& ids)
 {
+    m_inputKind->setCurrentIndex(IdsInput);
     m_tokenEdit->setText(ids);
+}
+
+void OutputErrorTab::setText(const QString& text)
+{
+    m_inputKind->setCurrentIndex(TextInput);
+    m_tokenEdit->setText(text);
+}
+
+bool OutputErrorTab::isTextInput() const
+{
+    return m_inputKind->currentIndex() == TextInput;
+}
+
+QString OutputErrorTab::inputText() const
+{
+    return m_tokenEdit->text();
+}
+
+OutputErrorTab::Input OutputErrorTab::currentInput() const
+{
+    return {isTextInput(), m_tokenEdit->text().trimmed()};
 }
 
 bool OutputErrorTab::isRunning() const
@@ -177,141 +233,161 @@ void OutputErrorTab::cancel()
     m_run->cancel();
 }
 
+QString OutputErrorTab::statusText() const
+{
+    return m_status->text();
+}
+
+QColor OutputErrorTab::candidateColour(int index) const
+{
+    return index >= 0 && index < m_pens.size() ? m_pens[index].color() : QColor();
+}
+
+QString OutputErrorTab::candidateName(int index) const
+{
+    return index >= 0 && static_cast<std::size_t>(index) < m_candidates.size() ? m_candidates[static_cast<std::size_t>(index)].label : QString();
+}
+
 void OutputErrorTab::run()
 {
-    std::vector<std::int32_t> tokens;
-    for (const QString& part : m_tokenEdit->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const int id = part.toInt(&ok);
-        if (!ok || id < 0) {
-            m_status->setText(tr("Not a token id: %1").arg(part.toHtmlEscaped()));
+    const Input input = currentInput();
+    OutputRunInput runInput;
+    runInput.isText = input.isText;
+    if (input.isText) {
+        if (input.text.isEmpty()) {
+            m_status->setText(tr("Type a text to run, or choose token ids."));
             return;
         }
-        tokens.push_back(id);
+        runInput.text = input.text;
+    } else {
+        for (const QString& part : input.text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const int id = part.toInt(&ok);
+            if (!ok || id < 0) {
+                m_status->setText(tr("Not a token id: %1").arg(part.toHtmlEscaped()));
+                return;
+            }
+            runInput.ids.push_back(id);
+        }
+        if (runInput.ids.size() < 2) {
+            m_status->setText(tr("Give at least two token ids."));
+            return;
+        }
     }
-    if (tokens.size() < 2) {
-        m_status->setText(tr("Give at least two token ids."));
-        return;
-    }
-    m_tokens = tokens;
+    m_pendingInput = input;
     m_runButton->setEnabled(false);
     m_cancelButton->setEnabled(true);
     m_progress->setVisible(true);
     m_progress->setRange(0, 0);
     m_status->setText(tr("Running %n forward pass(es)…", nullptr, static_cast<int>(m_candidates.size() + 1)));
-    m_run->start(m_reference, m_candidates, std::move(tokens), m_llamaActivations->isChecked());
+    if (!m_result)
+        coverCharts(tr("Running…"));
+    m_run->start(m_reference, m_candidates, std::move(runInput), m_llamaActivations->isChecked());
 }
 
-void OutputErrorTab::showResult(std::shared_ptr<const gguf::OutputRunResult> result)
+void OutputErrorTab::showRunFailed(const QString& message, bool cancelled)
+{
+    m_progress->setVisible(false);
+    m_runButton->setEnabled(true);
+    m_cancelButton->setEnabled(false);
+    m_status->setText(cancelled ? tr("Cancelled: nothing was computed for the input above.") : tr("Failed: %1").arg(message.toHtmlEscaped()));
+    if (!m_result)
+        coverCharts(cancelled ? tr("Cancelled: press Run to run again.") : tr("The run failed: %1").arg(message));
+    updateStaleness();
+    emit runFinished(false, message);
+}
+
+void OutputErrorTab::coverCharts(const QString& text)
+{
+    const auto retry = m_runButton->isEnabled() ? std::function<void()>([this]() { run(); }) : std::function<void()>();
+    for (PlotPlaceholder* placeholder : {m_driftPlaceholder, m_histogramPlaceholder, m_routerPlaceholder})
+        placeholder->show(text, retry);
+    for (QCustomPlot* plot : {m_drift, m_histogram, m_router})
+        clearOutputChart(plot);
+    m_text->setPlainText(text);
+}
+
+QString OutputErrorTab::placeholderText(QCustomPlot* plot) const
+{
+    if (plot == m_drift)
+        return m_driftPlaceholder->text();
+    if (plot == m_histogram)
+        return m_histogramPlaceholder->text();
+    if (plot == m_router)
+        return m_routerPlaceholder->text();
+    return {};
+}
+
+void OutputErrorTab::showResult(std::shared_ptr<const gguf::OutputRunResult> result, const std::vector<std::int32_t>& tokens)
 {
     m_result = std::move(result);
+    m_tokens = tokens;
+    m_resultInput = m_pendingInput;
+    m_resultDescription = tr("%1 positions scored on %2")
+                              .arg(m_result->scoredPositions)
+                              .arg(outputInputDescription(m_resultInput.isText, m_resultInput.text, m_tokens.size()));
     m_progress->setVisible(false);
     m_runButton->setEnabled(true);
     m_cancelButton->setEnabled(false);
     m_exportButton->setEnabled(true);
+    m_candidate->setEnabled(true);
     QStringList lines;
-    for (std::size_t i = 0; i < m_result->labels.size(); ++i) {
-        const auto& c = m_result->comparisons[i];
-        lines << tr("<b>%1</b>: mean KLD %2 (median %3, p99 %4, max %5), same top token %6 %, Δp of the reference's top %7 %, PPL %8 (reference %9)")
-                     .arg(QString::fromStdString(m_result->labels[i]).toHtmlEscaped())
-                     .arg(c.kld.mean, 0, 'g', 4)
-                     .arg(c.kld.median, 0, 'g', 4)
-                     .arg(c.kld.p99, 0, 'g', 4)
-                     .arg(c.kld.maximum, 0, 'g', 4)
-                     .arg(100.0 * c.sameTopFraction, 0, 'f', 1)
-                     .arg(100.0 * c.deltaTopProbability.mean, 0, 'f', 2)
-                     .arg(c.perplexityOther, 0, 'f', 2)
-                     .arg(c.perplexityReference, 0, 'f', 2);
-    }
+    for (std::size_t i = 0; i < m_result->comparisons.size(); ++i)
+        lines << outputSummaryLine(candidateName(static_cast<int>(i)), m_result->comparisons[i]);
     m_summary->setText(lines.join(QStringLiteral("<br>")));
-    m_status->setText(tr("%1 positions scored.").arg(m_result->scoredPositions));
-    {
-        const QSignalBlocker blocker(m_candidate);
-        m_candidate->clear();
-        for (const std::string& label : m_result->labels)
-            m_candidate->addItem(QString::fromStdString(label));
-    }
-    drawDrift();
+    m_status->setText(tr("Done."));
+    QStringList names;
+    for (std::size_t i = 0; i < m_result->comparisons.size(); ++i)
+        names << candidateName(static_cast<int>(i));
+    m_driftPlaceholder->hide();
+    m_histogramPlaceholder->hide();
+    drawDrift(m_drift, *m_result, names, m_pens);
     showCandidate();
+    updateStaleness();
     emit runFinished(true, QString());
 }
 
 void OutputErrorTab::showCandidate()
 {
-    if (!m_result || m_candidate->currentIndex() < 0)
+    if (!m_result || m_candidate->currentIndex() < 0 || static_cast<std::size_t>(m_candidate->currentIndex()) >= m_result->comparisons.size())
         return;
-    const auto& c = m_result->comparisons[static_cast<std::size_t>(m_candidate->currentIndex())];
-    drawHistogram(c);
-    writeText(c);
-    drawRouter(c);
+    const int index = m_candidate->currentIndex();
+    const auto& c = m_result->comparisons[static_cast<std::size_t>(index)];
+    const QString name = candidateName(index);
+    drawKldHistogram(m_histogram, c, name, index < m_brushes.size() ? m_brushes[index] : QBrush(Qt::gray));
+    m_text->setHtml(outputTokenHtml(name, c, m_tokens, [this](std::int32_t id) { return tokenText(id); }));
+    const bool routed = drawRouterMap(m_router, c, name);
+    m_views->setTabEnabled(RouterView, routed);
+    if (routed)
+        m_routerPlaceholder->hide();
+    else
+        m_routerPlaceholder->show(tr("%1 has no experts to route: no router map.").arg(m_referenceName));
 }
 
-void OutputErrorTab::drawDrift()
+void OutputErrorTab::updateStaleness()
 {
-    m_drift->clearGraphs();
-    double low = 1.0, high = 1e-12;
-    for (std::size_t i = 0; i < m_result->comparisons.size(); ++i) {
-        const auto& layers = m_result->comparisons[i].layers;
-        QCPGraph* graph = m_drift->addGraph();
-        graph->setName(QString::fromStdString(m_result->labels[i]));
-        graph->setPen(QPen(seriesColours()[static_cast<int>(i) % seriesColours().size()], 2));
-        graph->setScatterStyle(QCPScatterStyle::ssDisc);
-        for (std::size_t l = 0; l < layers.size(); ++l) {
-            const double v = std::max(layers[l].relativeRmse, 1e-12);
-            graph->addData(static_cast<double>(l), v);
-            low = std::min(low, v);
-            high = std::max(high, v);
-        }
+    if (!m_result) {
+        m_figuresFor->clear();
+        return;
     }
-    const auto layerCount = m_result->comparisons.empty() ? 0 : m_result->comparisons.front().layers.size();
-    m_drift->xAxis->setRange(-0.5, static_cast<double>(layerCount) - 0.5);
-    m_drift->yAxis->setRange(low / 2, high * 2);
-    m_drift->replot();
+    const bool stale = figuresAreStale();
+    m_figuresFor->setText(stale ? tr("The figures below are of the previous input, not of the input above: %1. Press Run for the input above.")
+                                      .arg(m_resultDescription)
+                                : m_resultDescription + QLatin1Char('.'));
+    // Greyed, not hidden: the older figures stay readable for a comparison with the next run.
+    static_cast<QGraphicsOpacityEffect*>(m_views->graphicsEffect())->setOpacity(stale ? kStaleOpacity : 1.0);
+    m_views->graphicsEffect()->setEnabled(stale);
+    m_summary->setEnabled(!stale);
 }
 
-void OutputErrorTab::drawHistogram(const gguf::OutputComparison& c)
+QString OutputErrorTab::figuresInput() const
 {
-    m_histogram->clearPlottables();
-    const double maximum = std::max(c.kld.maximum, 1e-12);
-    QVector<double> centres(kHistogramBins), counts(kHistogramBins, 0.0);
-    const double width = maximum / kHistogramBins;
-    for (int b = 0; b < kHistogramBins; ++b)
-        centres[b] = (b + 0.5) * width;
-    for (const auto& p : c.positions)
-        counts[std::min(kHistogramBins - 1, static_cast<int>(p.kld / width))] += 1.0;
-    auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
-    bars->setName(m_candidate->currentText());
-    bars->setWidth(width * 0.9);
-    bars->setData(centres, counts);
-    bars->setBrush(seriesColours()[std::max(0, m_candidate->currentIndex()) % seriesColours().size()]);
-    m_histogram->xAxis->setRange(0, maximum);
-    m_histogram->yAxis->setRange(0, *std::max_element(counts.begin(), counts.end()) * 1.1 + 1);
-    m_histogram->replot();
+    return m_figuresFor->text();
 }
 
-void OutputErrorTab::drawRouter(const gguf::OutputComparison& c)
+bool OutputErrorTab::figuresAreStale() const
 {
-    m_router->clearPlottables();
-    m_views->setTabEnabled(3, c.mixtureOfExperts);
-    if (!c.mixtureOfExperts || c.routingChanged.empty())
-        return;
-    const int layers = static_cast<int>(c.routingChanged.size());
-    const int tokens = static_cast<int>(c.routingChanged.front().size());
-    auto* map = new QCPColorMap(m_router->xAxis, m_router->yAxis);
-    map->data()->setSize(tokens, layers);
-    map->data()->setRange(QCPRange(0, tokens - 1), QCPRange(0, layers - 1));
-    for (int l = 0; l < layers; ++l)
-        for (int t = 0; t < tokens; ++t)
-            map->data()->setCell(t, l, c.routingChanged[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)]);
-    QCPColorGradient gradient;
-    gradient.setColorStopAt(0.0, QColor(0xf0f0f0));
-    gradient.setColorStopAt(1.0, QColor(0xd62728));
-    map->setGradient(gradient);
-    map->setDataRange(QCPRange(0, 1));
-    map->setInterpolate(false);
-    m_router->xAxis->setRange(-0.5, tokens - 0.5);
-    m_router->yAxis->setRange(-0.5, layers - 0.5);
-    m_router->replot();
+    return m_result && !(currentInput() == m_resultInput);
 }
 
 QString OutputErrorTab::tokenText(std::int32_t id) const
@@ -334,35 +410,33 @@ QString OutputErrorTab::tokenTooltip(int index) const
         .arg(p.kld, 0, 'g', 4)
         .arg(tokenText(p.referenceTop))
         .arg(p.referenceTopProbability, 0, 'f', 4)
-        .arg(m_candidate->currentText(), tokenText(p.otherTop))
+        .arg(candidateName(m_candidate->currentIndex()), tokenText(p.otherTop))
         .arg(p.sameTop() ? QString() : tr("  (flipped)"));
 }
 
-void OutputErrorTab::writeText(const gguf::OutputComparison& c)
+// What an exported chart shows: which models against which reference, on which input.
+QString OutputErrorTab::exportTitle(const QString& view) const
 {
-    // Each scored position's token (the input at that position) with its KLD as background;
-    // a top-token flip is bold and underlined. Links carry the index for the hover tooltip.
-    QString html = QStringLiteral("<p style='font-family: monospace; line-height: 150%'>");
-    for (std::size_t i = 0; i < c.positions.size(); ++i) {
-        const auto& p = c.positions[i];
-        const std::int32_t token = m_tokens[static_cast<std::size_t>(p.position)];
-        QString piece = tokenText(token).toHtmlEscaped();
-        if (piece.isEmpty())
-            piece = QStringLiteral("·");
-        const QString style = QStringLiteral("background-color:%1; color:black; text-decoration:%2; font-weight:%3")
-                                  .arg(kldColour(p.kld, c.kld.maximum).name(), p.sameTop() ? QStringLiteral("none") : QStringLiteral("underline"),
-                                       p.sameTop() ? QStringLiteral("normal") : QStringLiteral("bold"));
-        html += QStringLiteral("<a href='position:%1' style='%2'>%3</a> ").arg(i).arg(style, piece);
+    QString models;
+    if (view == tr("Residual-stream drift per layer")) {
+        QStringList names;
+        for (std::size_t i = 0; i < m_candidates.size(); ++i)
+            names << m_candidates[i].label;
+        models = names.join(QStringLiteral(", "));
+    } else {
+        models = candidateName(m_candidate->currentIndex());
     }
-    html += QStringLiteral("</p>");
-    m_text->setHtml(html);
+    QString title = tr("%1: %2 against the reference %3").arg(view, models, m_referenceName);
+    if (m_result)
+        title += QStringLiteral(" — ") + m_resultDescription;
+    return title;
 }
 
 QString OutputErrorTab::exportCurrentView(const QString& path) const
 {
     QWidget* current = m_views->currentWidget();
     if (auto* plot = qobject_cast<QCustomPlot*>(current))
-        return exportPlot(plot, path, 0, 0, m_views->tabText(m_views->currentIndex()) + QStringLiteral(": ") + m_candidate->currentText());
+        return exportPlotAsShown(plot, path);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return file.errorString();

@@ -1,14 +1,23 @@
 #pragma once
 // The Compare page's "Output" tab: runs the reference and every compared file or simulated type
-// on a token sequence (core/forward) and shows where the quantization error grows and flips
-// tokens: residual-stream drift per layer (one line per quant level), the histogram of per-position
-// KL divergence, the tokens coloured by KLD with top-token flips marked (hover: the two top
-// tokens), and for MoE models a layers x tokens map of where the router chose other experts.
-// Every chart exports (PNG/SVG/PDF; the text as HTML). Nothing runs until Run is pressed: a
-// forward pass of a large model takes minutes.
+// on a text (through the reference's tokenizer) or on token ids (core/forward) and shows where
+// the quantization error grows and flips tokens: residual-stream drift per layer (one line per
+// compared model), the histogram of per-position KL divergence, the tokens coloured by KLD with
+// top-token flips marked (hover: the two top tokens), and for MoE models a layers x tokens map of
+// where the router chose other experts. Models carry the names and colours of the page's other
+// tabs. Every chart exports (PNG/SVG/PDF; the text as HTML).
+//
+// Nothing runs until Run is pressed (a forward pass of a large model takes minutes); until then
+// the charts say so. The figures shown always say which input they belong to; when the input
+// above is no longer theirs (edited, or a newer run failed or was cancelled) they are greyed out
+// and say so, never passed off as the new input's.
 
 #include "core/forward/OutputComparisonRun.h"
+#include "ui/session/OutputRun.h"
 
+#include <QColor>
+#include <QList>
+#include <QPen>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -26,8 +35,7 @@ class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class QTextBrowser;
-class OutputRun;
-struct OutputRunCandidate;
+class PlotPlaceholder;
 
 class OutputErrorTab : public QWidget {
     Q_OBJECT
@@ -35,7 +43,11 @@ public:
     explicit OutputErrorTab(const gguf::ModelComparison& comparison, QWidget* parent = nullptr);
     ~OutputErrorTab() override;
 
+    // The input: token ids separated by commas or spaces, or text for the reference's tokenizer.
     void setTokens(const QString& ids);
+    void setText(const QString& text);
+    bool isTextInput() const;
+    QString inputText() const;
     void run();
     void cancel();
     bool isRunning() const;
@@ -46,32 +58,57 @@ public:
     QCustomPlot* routerPlot() const { return m_router; }
     QTextBrowser* tokenText() const { return m_text; }
     QComboBox* candidateChooser() const { return m_candidate; }
+    QComboBox* inputKind() const { return m_inputKind; }
     QCheckBox* llamaActivations() const { return m_llamaActivations; }
     QTabWidget* views() const { return m_views; }
+    QProgressBar* progressBar() const { return m_progress; }
     // Exports the view on top (a plot by suffix, the text as HTML); empty on success.
     QString exportCurrentView(const QString& path) const;
     // The tooltip the token text shows for scored position `index` (hover), for tests.
     QString tokenTooltip(int index) const;
+    // The line naming the input the shown figures belong to ("39 positions scored on 40 token
+    // ids (3, 56, …)"), empty before the first run; and whether that input is no longer the one above.
+    QString figuresInput() const;
+    bool figuresAreStale() const;
+    // What covers a chart that has nothing true to show, empty when the chart is shown.
+    QString placeholderText(QCustomPlot* plot) const;
+    QString statusText() const;
+    // The colour of compared model `index` in the charts (its column's on every tab).
+    QColor candidateColour(int index) const;
 
 signals:
     void runFinished(bool succeeded, const QString& message);
 
 private:
-    void showResult(std::shared_ptr<const gguf::OutputRunResult> result);
+    struct Input {
+        bool isText = false;
+        QString text;
+        bool operator==(const Input&) const = default;
+    };
+    Input currentInput() const;
+    void showResult(std::shared_ptr<const gguf::OutputRunResult> result, const std::vector<std::int32_t>& tokens);
     void showCandidate();
-    void drawDrift();
-    void drawHistogram(const gguf::OutputComparison& c);
-    void drawRouter(const gguf::OutputComparison& c);
-    void writeText(const gguf::OutputComparison& c);
+    void showRunFailed(const QString& message, bool cancelled);
+    void updateStaleness();
+    void coverCharts(const QString& text);
     QString tokenText(std::int32_t id) const;
+    QString exportTitle(const QString& view) const;
+    QString candidateName(int index) const;
     void chooseExport();
 
     std::shared_ptr<const gguf::Model> m_reference;
+    QString m_referenceName;
     std::vector<OutputRunCandidate> m_candidates;
+    QList<QPen> m_pens;
+    QList<QBrush> m_brushes;
     std::shared_ptr<const gguf::Vocabulary> m_vocabulary;
     std::vector<std::int32_t> m_tokens;
     std::shared_ptr<const gguf::OutputRunResult> m_result;
+    Input m_resultInput;   // what m_result ran on
+    Input m_pendingInput;  // what the running pass runs on
+    QString m_resultDescription;
     OutputRun* m_run;
+    QComboBox* m_inputKind;
     QLineEdit* m_tokenEdit;
     QCheckBox* m_llamaActivations;
     QPushButton* m_runButton;
@@ -79,6 +116,7 @@ private:
     QPushButton* m_exportButton;
     QProgressBar* m_progress;
     QLabel* m_status;
+    QLabel* m_figuresFor;
     QLabel* m_summary;
     QComboBox* m_candidate;
     QTabWidget* m_views;
@@ -86,4 +124,7 @@ private:
     QCustomPlot* m_histogram;
     QCustomPlot* m_router;
     QTextBrowser* m_text;
+    PlotPlaceholder* m_driftPlaceholder;
+    PlotPlaceholder* m_histogramPlaceholder;
+    PlotPlaceholder* m_routerPlaceholder;
 };

@@ -1,5 +1,6 @@
 #include "ui/recipe/MixPlannerView.h"
 
+#include "ui/common/PlotExportMenu.h"
 #include "core/base/EscapedText.h"
 #include "core/base/HumanFormat.h"
 #include "core/quantize/Quantize.h"
@@ -110,6 +111,9 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     layout->addLayout(controls);
 
     m_plot = new FrontierPlot(this);
+    addPlotExport(m_plot->plot(), [this]() {
+        return tr("Size against error of each mix: %1").arg(QFileInfo(QString::fromStdString(m_model->primary().path())).fileName());
+    });
     layout->addWidget(m_plot, 3);
 
     m_summary = new QLabel(this);

@@ -43,6 +43,10 @@ void ComparisonTableModel::setComparison(std::shared_ptr<const gguf::ModelCompar
     beginResetModel();
     m_comparison = std::move(comparison);
     m_results.reset();
+    m_columnTypes.clear();
+    if (m_comparison)
+        for (std::size_t c = 0; c < m_comparison->columns().size(); ++c)
+            m_columnTypes.push_back(comparisonColumnType(*m_comparison, c));
     endResetModel();
 }
 
@@ -103,7 +107,12 @@ QVariant ComparisonTableModel::metricData(int row, std::size_t column, int role)
     const std::optional<gguf::ErrorMetrics>* metrics =
         m_results ? &m_results->cells[static_cast<std::size_t>(row)][column] : nullptr;
     const bool computed = metrics && metrics->has_value();
+    // A tensor the file keeps at the reference's precision (the f32 norms) is no quant choice.
+    const bool otherType = cell.ok() && m_comparison->columns()[column].kind == gguf::ComparisonColumn::Kind::File
+                        && cell.typeId != m_columnTypes[column]
+                        && cell.typeId != m_comparison->rows()[static_cast<std::size_t>(row)].reference->typeId;
     switch (role) {
+    case CellTypeRole: return otherType ? QVariant(cell.typeId) : QVariant();
     case Qt::DisplayRole:
         if (!cell.ok())
             return cellStatusText(cell.status);
@@ -119,6 +128,9 @@ QVariant ComparisonTableModel::metricData(int row, std::size_t column, int role)
         if (!cell.ok())
             return QString::fromStdString(cell.problem);
         QString tip = tr("%1 as %2").arg(metric.displayName(), QString::fromStdString(gguf::typeName(cell.typeId)));
+        if (otherType)
+            tip += QLatin1Char('\n') + tr("This tensor is %1, not the column's %2.")
+                                       .arg(QString::fromStdString(gguf::typeName(cell.typeId)), QString::fromStdString(gguf::typeName(m_columnTypes[column])));
         if (!cell.note.empty())
             tip += QLatin1Char('\n') + QString::fromStdString(cell.note);
         return tip;

@@ -2,17 +2,23 @@
 // The whole-model comparison as a table: one row per reference tensor, the tensor's name, layer,
 // kind and type, then one column per compared file or simulated type showing the chosen metric.
 // Cells that cannot be computed say why (missing, shape mismatch, undecodable, no imatrix entry); cells not yet
-// computed show an ellipsis. SortRole gives plain numbers so the proxy sorts numerically.
+// computed show an ellipsis. SortRole gives plain numbers so the proxy sorts numerically. A cell
+// whose stored type is neither its column's nor the reference's (a Q6_K tensor in a Q4_K_M file,
+// not an f32 norm kept as it was) says so in its tooltip and gives that type through
+// CellTypeRole, which the page draws as a swatch.
 
 #include "core/compare/ModelComparison.h"
 
 #include <QAbstractTableModel>
 #include <memory>
+#include <vector>
 
 class ComparisonTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     static constexpr int SortRole = Qt::UserRole + 1;
+    // A metric cell's stored type id when it differs from its column's type; null otherwise.
+    static constexpr int CellTypeRole = Qt::UserRole + 2;
     enum FixedColumn { TensorColumn, LayerColumn, KindColumn, TypeColumn, FixedColumnCount };
 
     explicit ComparisonTableModel(QObject* parent = nullptr);
@@ -39,5 +45,6 @@ private:
 
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::shared_ptr<const gguf::ComparisonResults> m_results;
+    std::vector<std::uint32_t> m_columnTypes;  // comparisonColumnType of each column, found once
     int m_metric = 0;
 };

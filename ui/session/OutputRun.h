@@ -1,7 +1,9 @@
 #pragma once
 // Runs the core's output comparison (forward passes of the reference and each candidate,
 // OutputComparisonRun.h) on the job pool with progress and cancel. A newer start() makes an
-// older run stale: its result is dropped, and it is cancelled.
+// older run stale: its result is dropped, and it is cancelled. The input is token ids or text,
+// which the work turns into ids with the reference's own tokenizer (as llama.cpp would, BOS
+// included), so building the tokenizer never runs on the GUI thread.
 
 #include "core/forward/OutputComparisonRun.h"
 #include "core/gguf/Model.h"
@@ -19,6 +21,13 @@ struct OutputRunCandidate {
     std::uint32_t simulatedType = 0;
 };
 
+// What the passes run on: text through the reference's tokenizer, or token ids as given.
+struct OutputRunInput {
+    bool isText = false;
+    QString text;
+    std::vector<std::int32_t> ids;
+};
+
 class OutputRun : public QObject {
     Q_OBJECT
 public:
@@ -26,15 +35,17 @@ public:
     ~OutputRun() override;
 
     // `emulateLlamaCpp`: llama.cpp's activation rounding (ForwardOptions::emulateLlamaCppActivations).
-    void start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, std::vector<std::int32_t> tokens,
+    void start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, OutputRunInput input,
                bool emulateLlamaCpp = false);
     void cancel();
     bool isRunning() const;
 
 signals:
     void progress(int done, int total);
-    // With the reference's vocabulary (null when it has none), read on the worker too.
-    void finished(std::shared_ptr<const gguf::OutputRunResult> result, std::shared_ptr<const gguf::Vocabulary> vocabulary);
+    // With the token ids run (the text's, once tokenized) and the reference's vocabulary (null
+    // when it has none), read on the worker too.
+    void finished(std::shared_ptr<const gguf::OutputRunResult> result, std::shared_ptr<const gguf::Vocabulary> vocabulary,
+                  const std::vector<std::int32_t>& tokens);
     // Exactly once per run that does not finish: cancelled, or failed with `message`.
     void failed(const QString& message, bool cancelled);
 

@@ -77,6 +77,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWi
     restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
     fitToScreen();
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateWindowTitle);
+    // A message is about the tab that gave it ("Exported the comparison to …"): another tab
+    // brought forward must not seem to have said it.
+    connect(m_tabs, &QTabWidget::currentChanged, statusBar(), &QStatusBar::clearMessage);
     statusBar()->showMessage(tr("Open a .gguf file (Ctrl+O) or drop one on the window"));
 }
 

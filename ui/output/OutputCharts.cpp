@@ -1,0 +1,142 @@
+#include "ui/output/OutputCharts.h"
+
+#include <QCoreApplication>
+#include <algorithm>
+#include <qcustomplot.h>
+
+namespace {
+
+constexpr int kHistogramBins = 30;
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("OutputErrorTab", text);
+}
+
+// The plot's title row (added on first use): which model the chart shows.
+void setChartTitle(QCustomPlot* plot, const QString& text)
+{
+    auto* title = plot->findChild<QCPTextElement*>(QStringLiteral("chartTitle"));
+    if (!title) {
+        plot->plotLayout()->insertRow(0);
+        title = new QCPTextElement(plot, text);
+        title->setObjectName(QStringLiteral("chartTitle"));
+        plot->plotLayout()->addElement(0, 0, title);
+    }
+    title->setText(text);
+}
+
+QSharedPointer<QCPAxisTickerFixed> wholeNumberTicker()
+{
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    return ticker;
+}
+
+}  // namespace
+
+void setUpDriftPlot(QCustomPlot* plot)
+{
+    plot->xAxis->setLabel(tr("layer (blk.N)"));
+    plot->yAxis->setLabel(tr("residual stream relative RMSE"));
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    plot->xAxis->setTicker(wholeNumberTicker());
+    plot->legend->setVisible(true);
+}
+
+void setUpKldHistogram(QCustomPlot* plot)
+{
+    plot->xAxis->setLabel(tr("KL divergence per position (nats)"));
+    plot->yAxis->setLabel(tr("positions"));
+}
+
+void setUpRouterMap(QCustomPlot* plot)
+{
+    plot->xAxis->setLabel(tr("token position"));
+    plot->yAxis->setLabel(tr("layer"));
+    plot->yAxis->setTicker(wholeNumberTicker());
+}
+
+void drawDrift(QCustomPlot* plot, const gguf::OutputRunResult& result, const QStringList& names, const QList<QPen>& pens)
+{
+    plot->clearGraphs();
+    double low = 1.0, high = 1e-12;
+    for (std::size_t i = 0; i < result.comparisons.size(); ++i) {
+        const auto& layers = result.comparisons[i].layers;
+        QCPGraph* graph = plot->addGraph();
+        const auto at = static_cast<qsizetype>(i);
+        graph->setName(at < names.size() ? names[at] : QString::fromStdString(result.labels[i]));
+        const QPen pen = at < pens.size() ? pens[at] : QPen(Qt::gray, 2);
+        graph->setPen(pen);
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), pen.color(), 6));
+        for (std::size_t l = 0; l < layers.size(); ++l) {
+            const double v = std::max(layers[l].relativeRmse, 1e-12);
+            graph->addData(static_cast<double>(l), v);
+            low = std::min(low, v);
+            high = std::max(high, v);
+        }
+    }
+    setChartTitle(plot, tr("Drift per layer: %1").arg(names.join(QStringLiteral(", "))));
+    const auto layerCount = result.comparisons.empty() ? 0 : result.comparisons.front().layers.size();
+    plot->xAxis->setRange(-0.5, static_cast<double>(layerCount) - 0.5);
+    plot->yAxis->setRange(low / 2, high * 2);
+    plot->replot();
+}
+
+void drawKldHistogram(QCustomPlot* plot, const gguf::OutputComparison& comparison, const QString& name, const QBrush& brush)
+{
+    plot->clearPlottables();
+    const double maximum = std::max(comparison.kld.maximum, 1e-12);
+    QVector<double> centres(kHistogramBins), counts(kHistogramBins, 0.0);
+    const double width = maximum / kHistogramBins;
+    for (int b = 0; b < kHistogramBins; ++b)
+        centres[b] = (b + 0.5) * width;
+    for (const auto& p : comparison.positions)
+        counts[std::min(kHistogramBins - 1, static_cast<int>(p.kld / width))] += 1.0;
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(name);
+    bars->setWidth(width * 0.9);
+    bars->setData(centres, counts);
+    bars->setBrush(brush);
+    bars->setPen(QPen(brush.color()));
+    setChartTitle(plot, tr("KL divergence per position: %1").arg(name));
+    plot->xAxis->setRange(0, maximum);
+    plot->yAxis->setRange(0, *std::max_element(counts.begin(), counts.end()) * 1.1 + 1);
+    plot->replot();
+}
+
+bool drawRouterMap(QCustomPlot* plot, const gguf::OutputComparison& comparison, const QString& name)
+{
+    plot->clearPlottables();
+    setChartTitle(plot, tr("Router disagreement: %1").arg(name));
+    if (!comparison.mixtureOfExperts || comparison.routingChanged.empty()) {
+        plot->replot();
+        return false;
+    }
+    const int layers = static_cast<int>(comparison.routingChanged.size());
+    const int tokens = static_cast<int>(comparison.routingChanged.front().size());
+    auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
+    map->data()->setSize(tokens, layers);
+    map->data()->setRange(QCPRange(0, tokens - 1), QCPRange(0, layers - 1));
+    for (int l = 0; l < layers; ++l)
+        for (int t = 0; t < tokens; ++t)
+            map->data()->setCell(t, l, comparison.routingChanged[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)]);
+    QCPColorGradient gradient;
+    gradient.setColorStopAt(0.0, QColor(0xf0f0f0));
+    gradient.setColorStopAt(1.0, QColor(0xd62728));
+    map->setGradient(gradient);
+    map->setDataRange(QCPRange(0, 1));
+    map->setInterpolate(false);
+    plot->xAxis->setRange(-0.5, tokens - 0.5);
+    plot->yAxis->setRange(-0.5, layers - 0.5);
+    plot->replot();
+    return true;
+}
+
+void clearOutputChart(QCustomPlot* plot)
+{
+    plot->clearPlottables();
+    plot->replot();
+}

@@ -1,0 +1,76 @@
+#include "ui/output/OutputText.h"
+
+#include <QColor>
+#include <QCoreApplication>
+#include <QRegularExpression>
+#include <QStringList>
+#include <algorithm>
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("OutputErrorTab", text);
+}
+
+QColor kldColour(double kld, double maximum)
+{
+    const double t = maximum > 0.0 ? std::clamp(kld / maximum, 0.0, 1.0) : 0.0;
+    return QColor::fromRgbF(1.0f, static_cast<float>(1.0 - 0.75 * t), static_cast<float>(1.0 - 0.75 * t));
+}
+
+}  // namespace
+
+QString outputSummaryLine(const QString& name, const gguf::OutputComparison& c)
+{
+    return tr("<b>%1</b>: mean KLD %2 ± %3 (median %4, p99 %5, max %6), same top token %7 %, Δp of the reference's top %8 ± %9 %, "
+              "PPL %10 (reference %11)")
+        .arg(name.toHtmlEscaped())
+        .arg(c.kld.mean, 0, 'g', 4)
+        .arg(c.kld.meanError, 0, 'g', 2)
+        .arg(c.kld.median, 0, 'g', 4)
+        .arg(c.kld.p99, 0, 'g', 4)
+        .arg(c.kld.maximum, 0, 'g', 4)
+        .arg(100.0 * c.sameTopFraction, 0, 'f', 1)
+        .arg(100.0 * c.deltaTopProbability.mean, 0, 'f', 2)
+        .arg(100.0 * c.deltaTopProbability.meanError, 0, 'f', 2)
+        .arg(c.perplexityOther, 0, 'f', 2)
+        .arg(c.perplexityReference, 0, 'f', 2);
+}
+
+QString outputTokenHtml(const QString& name, const gguf::OutputComparison& c, std::span<const std::int32_t> tokens,
+                        const std::function<QString(std::int32_t)>& tokenText)
+{
+    QString html = QStringLiteral("<p><b>%1</b></p>").arg(tr("Tokens coloured by the KLD of %1 (in bold where its top token differs from the reference’s)").arg(name.toHtmlEscaped()));
+    html += QStringLiteral("<p style='font-family: monospace; line-height: 150%'>");
+    for (std::size_t i = 0; i < c.positions.size(); ++i) {
+        const auto& p = c.positions[i];
+        const auto position = static_cast<std::size_t>(p.position);
+        QString piece = position < tokens.size() ? tokenText(tokens[position]).toHtmlEscaped() : QString();
+        if (piece.isEmpty())
+            piece = QStringLiteral("·");
+        const QString style = QStringLiteral("background-color:%1; color:black; text-decoration:%2; font-weight:%3")
+                                  .arg(kldColour(p.kld, c.kld.maximum).name(), p.sameTop() ? QStringLiteral("none") : QStringLiteral("underline"),
+                                       p.sameTop() ? QStringLiteral("normal") : QStringLiteral("bold"));
+        html += QStringLiteral("<a href='position:%1' style='%2'>%3</a> ").arg(i).arg(style, piece);
+    }
+    html += QStringLiteral("</p>");
+    return html;
+}
+
+QString outputInputDescription(bool isText, const QString& text, std::size_t tokenCount)
+{
+    constexpr int kShownCharacters = 40;
+    constexpr int kShownIds = 6;
+    if (isText) {
+        QString shown = text.simplified();
+        if (shown.size() > kShownCharacters)
+            shown = shown.left(kShownCharacters) + QStringLiteral("…");
+        return tr("the text “%1” (%2 tokens)").arg(shown).arg(tokenCount);
+    }
+    const QStringList ids = text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
+    QString shown = ids.mid(0, kShownIds).join(QStringLiteral(", "));
+    if (ids.size() > kShownIds)
+        shown += QStringLiteral(", …");
+    return tr("%1 token ids (%2)").arg(tokenCount).arg(shown);
+}
