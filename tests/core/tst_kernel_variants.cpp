@@ -15,6 +15,7 @@
 #include "ManifestModel.h"
 #include "SliceDigest.h"
 
+#include "app/threads/ParallelRows.h"
 #include "core/kernels/Dequantize.h"
 #include "core/analysis/FusedStatistics.h"
 #include "core/types/GgmlType.h"

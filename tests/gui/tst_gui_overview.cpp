@@ -343,6 +343,8 @@ void TestGuiOverview::manyTypesKeepTheirOwnColours()
         }
         QCOMPARE(colours.size(), 20);
     }
+}
+
 // Each type in its colour of every other view, however many types: all-types.gguf holds more
 // than the dozen colours the page once cycled through.
 void TestGuiOverview::typeColoursAreTheTypesOwn()
