@@ -74,6 +74,9 @@ private slots:
             QCOMPARE(requiresImportance(type->id), type->requiresImportance());
             QCOMPARE(blockFields(type->id).data(), type->fields.data());
             QCOMPARE(blockScaleLayout(type->id).has_value(), type->scales.extract != nullptr);
+            // Every block type decodes its scales, and no other type has a decoder (the row's
+            // compile-time check cannot see the pointer under -fsanitize).
+            QCOMPARE(type->scales.extract != nullptr, type->kind == TypeKind::Quantized);
             QCOMPARE(llamaFileType(type->id).has_value(), type->llamaFileType >= 0);
             if (type->requiresImportance())
                 required.emplace_back(type->name);
