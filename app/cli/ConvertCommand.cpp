@@ -5,24 +5,13 @@
 #include "ImatrixOption.h"
 #include "core/quantize/Conversion.h"
 #include "ModelOpening.h"
+#include "QuantChoices.h"
 #include "core/remote/RemoteUrl.h"
 #include "core/quantize/Quantize.h"
 
 #include <cstdio>
 #include <unistd.h>
 #include <optional>
-
-namespace {
-
-std::string quantizableTypeNames()
-{
-    std::string names;
-    for (const gguf::TypeTraits* type : gguf::quantizableTypes())
-        names += (names.empty() ? "" : ", ") + std::string(type->name);
-    return names;
-}
-
-}  // namespace
 
 int runConvert(const std::vector<std::string>& words)
 {

@@ -5,8 +5,6 @@
 
 #include <sstream>
 
-namespace {
-
 std::string quantizableTypeNames()
 {
     std::string names;
@@ -14,8 +12,6 @@ std::string quantizableTypeNames()
         names += (names.empty() ? "" : ", ") + std::string(type->name);
     return names;
 }
-
-}  // namespace
 
 std::optional<std::vector<QuantChoice>> parseQuantChoices(const std::string& list, QuantChoiceKind kind, const std::string& option,
                                                           std::string& error)

@@ -20,6 +20,9 @@ struct QuantChoice {
 
 enum class QuantChoiceKind { Type, Preset, Either };
 
+// "q1_0, q2_K, ...": the types the core quantizes to, for error messages.
+std::string quantizableTypeNames();
+
 // "q4_K,Q4_K_M" (comma-separated) -> the choices, or nullopt after setting `error`. `option`
 // names the option in the error. Types must be ones the core quantizes to.
 std::optional<std::vector<QuantChoice>> parseQuantChoices(const std::string& list, QuantChoiceKind kind, const std::string& option,

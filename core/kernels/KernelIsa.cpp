@@ -11,15 +11,6 @@ namespace gguf {
 
 namespace {
 
-#if GGUFX_X86_KERNELS
-// F16C (CPUID leaf 1, ECX bit 29); read directly because clang before 16 has no "f16c" for
-// __builtin_cpu_supports. Every CPU with AVX2 has it in practice, but the kernels rely on it.
-bool cpuHasF16c()
-{
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-}
-#endif
 
 bool cpuRuns(KernelIsa isa)
 {
@@ -74,6 +65,17 @@ std::optional<KernelIsa> kernelIsaFromName(std::string_view name)
             return isa;
     }
     return std::nullopt;
+}
+
+// Read directly: every CPU with AVX2 has F16C in practice, but the kernels rely on it.
+bool cpuHasF16c()
+{
+#if GGUFX_X86_KERNELS
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+#else
+    return false;
+#endif
 }
 
 bool kernelIsaSupported(KernelIsa isa)

@@ -29,6 +29,10 @@ inline constexpr std::size_t kKernelStreamingBytes = std::size_t{8} << 20;
 
 // Compiled into this build and runnable on this CPU.
 bool kernelIsaSupported(KernelIsa isa);
+
+// F16C (CPUID leaf 1, ECX bit 29), which clang before 16 cannot ask __builtin_cpu_supports
+// about; false off x86.
+bool cpuHasF16c();
 // The best supported instruction set, capped by GGUFX_KERNELS; decided once per process.
 KernelIsa preferredKernelIsa();
 

@@ -1,14 +1,11 @@
 #include "core/kernels/QuantizedDot.h"
 
 #include "core/kernels/BlockLayouts.h"
+#include "core/kernels/KernelIsa.h"
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/QuantizedDotScalar.h"
 #include "core/quantize/FloatEncode.h"
 #include "core/types/GgmlType.h"
-
-#if GGUFX_X86_KERNELS
-#include <cpuid.h>
-#endif
 
 #include <algorithm>
 #include <bit>
@@ -158,9 +155,7 @@ int quantizedDotKernel()
 #if GGUFX_X86_KERNELS && defined(__GNUC__)
     static const int kernel = [] {
         __builtin_cpu_init();
-        // F16C from CPUID leaf 1 (ECX bit 29): clang before 16 has no "f16c" for __builtin_cpu_supports.
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+        const bool f16c = cpuHasF16c();
         if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")
             && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c)
             return 2;
