@@ -26,14 +26,19 @@ inline float sumLanes(const float* l)
 }
 
 // Tokens per block: a block's activations are what every row of the range passes over, slice
-// by slice; beyond about 128 tokens the slice would shrink below 512 columns and the lanes
+// by slice; beyond about 160 tokens the slice would shrink below 400 columns and the lanes
 // carried between slices ([rows, tokens, 8]) outgrow L2, so a long sequence (a KLD chunk of 512)
-// ran at two thirds of a short one's rate per token. Each output's sum runs over the columns in
-// the same order whichever block holds its token, so the blocking does not change a bit.
+// ran at two thirds of a short one's rate per token. Longer sequences are cut into equal blocks
+// of at most 160 tokens (a multiple of the tile's), shorter ones stay whole. Each output's sum
+// runs over the columns in the same order whichever block holds its token, so the blocking does
+// not change a bit.
 template <class Tile>
-constexpr std::int64_t tokenBlock()
+std::int64_t tokenBlock(std::int64_t tokens)
 {
-    return std::max<std::int64_t>(1, 128 / Tile::kTokens) * Tile::kTokens;
+    constexpr std::int64_t kMaxBlock = 160;
+    const std::int64_t blocks = (tokens + kMaxBlock - 1) / kMaxBlock;
+    const std::int64_t even = (tokens + blocks - 1) / blocks;
+    return (even + Tile::kTokens - 1) / Tile::kTokens * Tile::kTokens;
 }
 
 template <class Tile>
@@ -65,7 +70,7 @@ void blockedLaneProduct(const float* x, std::int64_t tokens, const float* weight
 {
     if (rowEnd <= rowBegin || tokens <= 0)
         return;
-    constexpr std::int64_t block = tokenBlock<Tile>();
+    const std::int64_t block = tokenBlock<Tile>(tokens);
     for (std::int64_t t0 = 0; t0 < tokens; t0 += block)
         blockedLaneProductOfBlock<Tile>(x + t0 * columns, std::min(block, tokens - t0), weights, columns, rowBegin, rowEnd, y + t0 * yStride,
                                         yStride, lanes);
