@@ -14,12 +14,16 @@
 //
 // usage: gguf-explorer-forward-bench [--shape dense|mixtral|qwen3moe] [--layers N] [--tokens N]
 //        [--threads N] [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep]
-//        [--llama-cpp DIR] [--llama-activations]
+//        [--llama-cpp DIR] [--llama-activations] [--scan-probes N]
+//
+// --scan-probes N then prepares the sensitivity scan on the same tokens (one chunk) and times N
+// of its probes, spread over its probe list: seconds per probe and per whole pass (ScanProbes.h).
 //
 // --llama-activations runs ours with llama.cpp's activation treatment (ForwardOptions::
 // emulateLlamaCppActivations): f16 rounding before f16 products, q8_0 / q8_K quantization before
 // quantized ones, whose products are then integer dot products (kernels/QuantizedDot.h).
 
+#include "ScanProbes.h"
 #include "SyntheticLlamaFile.h"
 #include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
@@ -121,6 +125,7 @@ int main(int argc, char** argv)
     std::string llamaDir;
     bool keep = false;
     bool llamaActivations = false;
+    std::int64_t scanProbes = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool hasValue = i + 1 < argc;
@@ -140,6 +145,8 @@ int main(int argc, char** argv)
             path = argv[++i];
         else if (arg == "--llama-cpp" && hasValue)
             llamaDir = argv[++i];
+        else if (arg == "--scan-probes" && hasValue)
+            scanProbes = std::stoll(argv[++i]);
         else if (arg == "--keep")
             keep = true;
         else if (arg == "--llama-activations")
@@ -148,7 +155,7 @@ int main(int argc, char** argv)
             std::fprintf(stderr,
                          "usage: gguf-explorer-forward-bench [--shape dense|mixtral|qwen3moe] [--layers N] [--tokens N] [--threads N]\n"
                          "       [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep] [--llama-cpp DIR]\n"
-                         "       [--llama-activations]\n");
+                         "       [--llama-activations] [--scan-probes N]\n");
             return 2;
         }
     }
@@ -255,6 +262,11 @@ int main(int argc, char** argv)
             std::fflush(stdout);
         }
     }
+    if (scanProbes > 0)
+        if (const std::string error = forwardbench::timeScanProbes(**model, tokens, scanProbes); !error.empty()) {
+            std::fprintf(stderr, "scan: %s\n", error.c_str());
+            return 1;
+        }
     std::printf("# peak resident: ours %.2f GiB", gib(peakResidentBytes()));
     if (llamaPeak > 0)
         std::printf(", llama.cpp %.2f GiB", llamaPeak);

@@ -134,6 +134,9 @@ Status PassRunner::output(const std::vector<float>& residual, std::vector<float>
         return forwardError(m_c, name + " must have " + std::to_string(h.vocabularySize) + " rows (the vocabulary)");
     const std::int64_t vocabulary = h.vocabularySize;
     logits.assign(static_cast<std::size_t>(m_c.tokens * vocabulary), 0.0f);
+    const std::int64_t skipped = m_c.options.firstLogitPosition;
+    const float* input = normed.data() + skipped * width;
+    float* const outputRows = logits.data() + skipped * vocabulary;
     for (std::int64_t first = 0; first < vocabulary; first += kOutputRowsPerChunk) {
         if (m_c.cancelled())
             return cancelledError();
@@ -142,7 +145,7 @@ Status PassRunner::output(const std::vector<float>& residual, std::vector<float>
         if (!chunk)
             return chunk.error();
         m_c.noteHeld(chunk->heldBytes());
-        multiplyWeights(normed.data(), m_c.tokens, *chunk, m_c.accumulation, logits.data() + first, vocabulary);
+        multiplyWeights(input, m_c.tokens - skipped, *chunk, m_c.accumulation, outputRows + first, vocabulary);
         m_c.recycle({&chunk});
     }
     if (h.finalSoftcap > 0.0f)
@@ -209,6 +212,9 @@ Result<ForwardResult> runForward(const Model& model, std::span<const std::int32_
         return plainError("the residual stream to start layer " + std::to_string(options.firstLayer) + " from has "
                           + std::to_string(options.startResidual.size()) + " values, not tokens x embedding = "
                           + std::to_string(tokens.size() * static_cast<std::size_t>(h->embeddingLength)));
+    if (options.firstLogitPosition < 0 || options.firstLogitPosition >= static_cast<std::int64_t>(tokens.size()))
+        return plainError("the first position with logits (" + std::to_string(options.firstLogitPosition) + ") must be one of the "
+                          + std::to_string(tokens.size()) + " positions");
     PassRunner runner(model, *h, options);
     return runner.run(tokens);
 }

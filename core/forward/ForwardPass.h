@@ -46,12 +46,18 @@ struct ForwardOptions {
     // bit for bit, so a change to the weights of layer L and up costs only layers L.. .
     std::int64_t firstLayer = 0;
     std::span<const float> startResidual;
+    // Logits only from this position on; the rows before it stay zero. The output matrix (the
+    // vocabulary's rows, often the largest product of the pass) is then multiplied only for the
+    // positions a caller reads: a KLD over 512-token chunks scores the second half, as
+    // llama-perplexity does (it asks for those logits alone). Each position's logits are
+    // computed as in a whole pass, so they equal it bit for bit.
+    std::int64_t firstLogitPosition = 0;
 };
 
 struct ForwardResult {
     ModelHyperparameters hyperparameters;
     std::int64_t tokenCount = 0;
-    std::vector<float> logits;  // [tokens, vocabulary]
+    std::vector<float> logits;  // [tokens, vocabulary]; zero before ForwardOptions::firstLogitPosition
     std::vector<float> hidden;  // [layers, tokens, embedding] (empty unless keepHiddenStates); from firstLayer on
     // MoE only: [layers, tokens, expertUsedCount] expert ids, highest router probability first;
     // -1 for the leading dense layers of an MoE model.

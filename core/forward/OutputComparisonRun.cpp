@@ -79,6 +79,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
         forward.cancel = options.cancel;
         forward.transform = transform;
         forward.executor = options.executor;
+        forward.firstLogitPosition = firstScored;  // addSequence reads no logits before it
         return forward;
     };
     for (std::int64_t c = 0; c < chunks; ++c) {

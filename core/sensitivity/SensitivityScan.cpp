@@ -240,6 +240,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
         forward.accumulateInDouble = o.accumulateInDouble;
         forward.cancel = cancel;
         forward.executor = o.executor;
+        forward.firstLogitPosition = o.chunkSize / 2;  // the scored half: the probes read no logits before it
         auto run = runForward(reference, chunk.tokens, forward);
         if (!run)
             return run.error();
@@ -320,6 +321,7 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
         forward.cancel = cancel;
         forward.transform = transform;
         forward.firstLayer = group.firstLayer;
+        forward.firstLogitPosition = chunk / 2;
         if (group.firstLayer > 0)
             forward.startResidual = cached.reference.hiddenAt(group.firstLayer - 1);
         auto run = runForward(*m_model, cached.tokens, forward);

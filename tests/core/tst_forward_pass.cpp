@@ -16,6 +16,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -241,6 +242,59 @@ private slots:
         auto c = gguf::runForward(*opened, tokens, exact);
         QVERIFY(c);
         QVERIFY(c->peakWeightBytes <= b->peakWeightBytes);
+    }
+
+    void logitsFromAPositionMatchAWholePass_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("emulate");
+        for (const char* model : {"tiny-llama-F32.gguf", "tiny-llama-Q4_K.gguf", "tiny-llama-Q8_0.gguf", "tiny-moe-F16.gguf"})
+            for (const bool emulate : {false, true})
+                QTest::newRow((std::string(model) + (emulate ? " llama.cpp activations" : "")).c_str()) << QString::fromLatin1(model) << emulate;
+    }
+
+    // A KLD over chunks reads the logits of each chunk's second half only, and the pass then
+    // multiplies the output matrix for those positions alone: their logits must be a whole
+    // pass's bits (every product's way of summing, the integer products included), the rows
+    // before stay zero, and a first position outside the sequence is refused.
+    void logitsFromAPositionMatchAWholePass()
+    {
+        QFETCH(QString, model);
+        QFETCH(bool, emulate);
+        const auto opened = openFixtureModel(model);
+        QVERIFY(opened);
+        const std::vector<std::int32_t> tokens{1, 5, 9, 200, 17, 33, 2, 64, 7, 91, 3};
+        for (const char* sums : kSumNames) {
+            gguf::ForwardOptions whole;
+            whole.executor = &gguf::ParallelRows::shared();
+            whole.emulateLlamaCppActivations = emulate;
+            whole.accumulateInDouble = std::strcmp(sums, "dgemm") == 0;
+            whole.accumulateWithBlas = std::strcmp(sums, "sgemm") == 0;
+            auto all = gguf::runForward(*opened, tokens, whole);
+            QVERIFY(all);
+            for (const std::int64_t first : {std::int64_t{1}, std::int64_t{5}, std::int64_t{10}}) {
+                gguf::ForwardOptions part = whole;
+                part.firstLogitPosition = first;
+                auto some = gguf::runForward(*opened, tokens, part);
+                QVERIFY(some);
+                QCOMPARE(some->logits.size(), all->logits.size());
+                const std::size_t skipped = static_cast<std::size_t>(first) * all->logitsAt(0).size();
+                QVERIFY2(std::memcmp(some->logits.data() + skipped, all->logits.data() + skipped,
+                                     (all->logits.size() - skipped) * sizeof(float))
+                             == 0,
+                         sums);
+                QVERIFY(std::all_of(some->logits.begin(), some->logits.begin() + static_cast<std::ptrdiff_t>(skipped),
+                                    [](float x) { return x == 0.0f; }));
+                QVERIFY(std::memcmp(some->hidden.data(), all->hidden.data(), all->hidden.size() * sizeof(float)) == 0);
+            }
+        }
+        for (const std::int64_t outside : {std::int64_t{-1}, static_cast<std::int64_t>(tokens.size())}) {
+            gguf::ForwardOptions bad;
+            bad.firstLogitPosition = outside;
+            auto refused = gguf::runForward(*opened, tokens, bad);
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().message.find("first position with logits") != std::string::npos, refused.error().message.c_str());
+        }
     }
 
     void passRunsOnTheCallersExecutor_data()
