@@ -2,6 +2,15 @@
 
 namespace gguf {
 
+Result<ImatrixValidation> fitImatrixToModel(ImportanceMatrix& matrix, const Model& model)
+{
+    ImatrixValidation validation = validateImatrix(matrix, model);
+    for (const ImatrixIssue& issue : validation.issues)
+        if (issue.severity == ImatrixSeverity::Error)
+            return Error{"the importance matrix does not fit the model: " + issue.toString(), Error::kNoOffset, {}};
+    return validation;
+}
+
 Result<ImatrixForModel> loadImatrixForModel(const std::string& path, const Model& model)
 {
     auto loaded = ImportanceMatrix::load(path);
@@ -9,10 +18,10 @@ Result<ImatrixForModel> loadImatrixForModel(const std::string& path, const Model
         return Error{"cannot read the importance matrix: " + loaded.error().toString(), Error::kNoOffset, {}};
     auto matrix = std::make_shared<ImportanceMatrix>(std::move(loaded.value()));
     ImatrixForModel result;
-    result.validation = validateImatrix(*matrix, model);
-    for (const ImatrixIssue& issue : result.validation.issues)
-        if (issue.severity == ImatrixSeverity::Error)
-            return Error{"the importance matrix does not fit the model: " + issue.toString(), Error::kNoOffset, {}};
+    auto validation = fitImatrixToModel(*matrix, model);
+    if (!validation)
+        return validation.error();
+    result.validation = std::move(validation.value());
     result.matrix = std::move(matrix);
     return result;
 }

@@ -21,6 +21,11 @@ struct ImatrixForModel {
     ImatrixValidation validation;                    // warnings and notes; never an error
 };
 
+// The rule every reader above applies to a matrix already read: validated against `model`
+// (which binds legacy entries per expert) and refused at the first error ("the importance
+// matrix does not fit the model: " and that error). Returns the warnings and notes.
+Result<ImatrixValidation> fitImatrixToModel(ImportanceMatrix& matrix, const Model& model);
+
 // The matrix at `path` for `model`; fails when it cannot be read ("cannot read the importance
 // matrix: ...") or does not fit ("the importance matrix does not fit the model: " and the first
 // error). For a worker thread: reads the whole file.

@@ -15,6 +15,7 @@
 #include "ui/imatrix/ColumnErrorView.h"
 #include "ui/session/LoadedImatrix.h"
 #include "core/kernels/Dequantize.h"
+#include "core/imatrix/ImatrixForModel.h"
 #include "core/quantize/ImportanceWeights.h"
 #include "core/quantize/Quantize.h"
 #include "ui/session/ComparisonMetric.h"
@@ -27,7 +28,9 @@
 #include "Waits.h"
 
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QFile>
 #include <QListWidget>
 #include <QLabel>
 #include <QMenu>
@@ -188,6 +191,49 @@ private slots:
 
         dialog.setImportanceMatrixPath({});  // clearing the matrix unchecks it again
         QVERIFY(dialog.simulatedTypes().empty());
+    }
+
+    // A matrix that does not fit the reference is refused in the dialog with the reason
+    // `compare --imatrix` gives, not accepted and shown as figures.
+    void compareDialogRefusesAnImatrixTheCliRefuses()
+    {
+        const QString model = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
+        // A legacy .dat matrix (llama-imatrix's old format) whose attn_q entry has 3 columns, as
+        // a matrix made for another model would: llama-quantize refuses it.
+        QTemporaryDir folder;
+        QVERIFY(folder.isValid());
+        const QString otherModelsMatrix = folder.filePath(QStringLiteral("mismatched.imatrix.dat"));
+        {
+            QFile file(otherModelsMatrix);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            const auto putInt = [&file](std::int32_t v) { file.write(reinterpret_cast<const char*>(&v), sizeof v); };
+            const QByteArray name("blk.0.attn_q.weight");
+            putInt(1);
+            putInt(static_cast<std::int32_t>(name.size()));
+            file.write(name);
+            putInt(1);  // ncall
+            putInt(3);  // values
+            for (const float value : {1.0f, 2.0f, 3.0f})
+                file.write(reinterpret_cast<const char*>(&value), sizeof value);
+        }
+        const auto reference = testsupport::openModelAt(model);
+        QVERIFY(reference);
+        const auto cliRefusal = gguf::loadImatrixForModel(otherModelsMatrix.toStdString(), *reference);
+        QVERIFY(!cliRefusal);
+        const QString reason = QString::fromStdString(cliRefusal.error().toString());
+        QVERIFY(reason.contains(QStringLiteral("does not fit the model")));
+
+        CompareDialog dialog;
+        dialog.addFile(model);
+        dialog.setImportanceMatrixPath(otherModelsMatrix);
+        dialog.setSimulatedTypeChecked(QStringLiteral("q4_K"), true);
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.openAndAccept();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.message().contains(reason), testsupport::kHangGuardMs);
+        QVERIFY(accepted.isEmpty());
+        QVERIFY(!dialog.importanceMatrix());
+        QVERIFY(dialog.models().empty());
+        QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
     }
 
     // The dialog reads the matrix with the files; the page weighs the figures by it, quantizes

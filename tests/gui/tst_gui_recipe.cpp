@@ -525,6 +525,21 @@ private slots:
     }
 
     // An 80-layer grid scrolls; its totals rows do not: they are the strip under it.
+    // Bits per weight are rounded as the CLI prints them (printf: a tie goes to even), not by
+    // QString::number, which rounds 6.5625 up to 6.563.
+    void bpwRoundsAsTheCli()
+    {
+        std::vector<gguf::GridTensor> tensors;
+        tensors.push_back({"blk.0.attn_q.weight", gguf::typeIdValue(gguf::GgmlTypeId::Q6_K), 105, 128});
+        const gguf::RecipeGrid grid = gguf::buildRecipeGrid(tensors);
+        QCOMPARE(grid.total.bitsPerWeight(), 6.5625);
+        RecipeGridView view;
+        view.showGrid(grid);
+        QCOMPARE(cell(view, "bpw", "bpw"), QStringLiteral("6.562"));
+        QCOMPARE(cell(view, "blk.0", "bpw"), QStringLiteral("6.562"));
+        QVERIFY(view.item(0, 0)->toolTip().contains(QStringLiteral("6.562 bpw")));
+    }
+
     void gridTotalsStayInSight()
     {
         std::vector<gguf::GridTensor> tensors;

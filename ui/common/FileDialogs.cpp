@@ -45,7 +45,19 @@ QString askOpenFileName(QWidget* parent, const QString& caption, const QString& 
     return dialog.selectedFiles().value(0);
 }
 
-QString askSaveFileName(QWidget* parent, const QString& caption, const QString& proposal, const QString& filter)
+QStringList askOpenFileNames(QWidget* parent, const QString& caption, const QString& folder, const QString& filter)
+{
+    QFileDialog dialog(parent, caption, folder, filter);
+    dialog.setFileMode(QFileDialog::ExistingFiles);
+    dialog.setAcceptMode(QFileDialog::AcceptOpen);
+    fitFileDialogColumns(&dialog);
+    if (dialog.exec() != QDialog::Accepted)
+        return {};
+    return dialog.selectedFiles();
+}
+
+QString askSaveFileName(QWidget* parent, const QString& caption, const QString& proposal, const QString& filter,
+                        QString* selectedFilter)
 {
     QFileDialog dialog(parent, caption, proposal, filter);
     dialog.setAcceptMode(QFileDialog::AcceptSave);
@@ -53,5 +65,7 @@ QString askSaveFileName(QWidget* parent, const QString& caption, const QString& 
     fitFileDialogColumns(&dialog);
     if (dialog.exec() != QDialog::Accepted)
         return {};
+    if (selectedFilter)
+        *selectedFilter = dialog.selectedNameFilter();
     return dialog.selectedFiles().value(0);
 }

@@ -5,6 +5,7 @@
 // and the name taking the rest; a native dialog is left as the desktop draws it.
 
 #include <QString>
+#include <QStringList>
 
 class QFileDialog;
 class QWidget;
@@ -15,5 +16,9 @@ void fitFileDialogColumns(QFileDialog* dialog);
 
 // As QFileDialog::getOpenFileName (one existing file; empty when cancelled), columns fitted.
 QString askOpenFileName(QWidget* parent, const QString& caption, const QString& folder, const QString& filter);
-// As QFileDialog::getSaveFileName: `proposal` (a folder, or a file in one) is where it starts.
-QString askSaveFileName(QWidget* parent, const QString& caption, const QString& proposal, const QString& filter);
+// As QFileDialog::getOpenFileNames (existing files; empty when cancelled), columns fitted.
+QStringList askOpenFileNames(QWidget* parent, const QString& caption, const QString& folder, const QString& filter);
+// As QFileDialog::getSaveFileName: `proposal` (a folder, or a file in one) is where it starts;
+// `selectedFilter`, if given, receives the filter the user picked.
+QString askSaveFileName(QWidget* parent, const QString& caption, const QString& proposal, const QString& filter,
+                        QString* selectedFilter = nullptr);

@@ -2,6 +2,7 @@
 
 #include "ui/common/ExportLocation.h"
 #include "ui/common/PlotExport.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QFileDialog>
 #include <QMenu>
@@ -41,8 +42,8 @@ QString proposedFileName(const QString& title, const QCustomPlot* plot)
 void chooseAndExport(QCustomPlot* plot)
 {
     const QString title = plotExportTitle(plot);
-    const QString path = QFileDialog::getSaveFileName(plot, QObject::tr("Export Chart"), proposedExportPath({}, proposedFileName(title, plot)),
-                                                      QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    const QString path = askSaveFileName(plot, QObject::tr("Export Chart"), proposedExportPath({}, proposedFileName(title, plot)),
+                                         QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     rememberExportFolder(path);

@@ -4,6 +4,9 @@
 #include "core/types/GgmlType.h"
 #include "core/quantize/Quantize.h"
 #include "core/compare/ComparableModels.h"
+#include "core/compare/ModelComparison.h"
+#include "core/imatrix/ImatrixForModel.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -67,8 +70,8 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     connect(m_imatrix, &QLineEdit::textChanged, this, &CompareDialog::updateTypeAvailability);
     auto* imatrixButton = new QPushButton(tr("Choose…"), this);
     connect(imatrixButton, &QPushButton::clicked, this, [this]() {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Importance Matrix"), addFilesFolder(),
-                                                          tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+        const QString path = askOpenFileName(this, tr("Importance Matrix"), addFilesFolder(),
+                                            tr("Importance matrices (*.gguf *.dat);;All files (*)"));
         if (!path.isEmpty())
             m_imatrix->setText(path);
     });
@@ -189,7 +192,7 @@ std::vector<std::uint32_t> CompareDialog::simulatedTypes() const
 
 void CompareDialog::chooseFiles()
 {
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add GGUF Files"), addFilesFolder(), tr("GGUF models (*.gguf);;All files (*)"));
+    const QStringList paths = askOpenFileNames(this, tr("Add GGUF Files"), addFilesFolder(), tr("GGUF models (*.gguf);;All files (*)"));
     for (const QString& path : paths)
         addFile(path);
 }
@@ -219,55 +222,82 @@ void CompareDialog::openAndAccept()
     if (m_openJobs.isRunning() || paths.isEmpty())
         return;
     const QString imatrixPath = importanceMatrixPath();
-    const int chunks = static_cast<int>(paths.size()) + (imatrixPath.isEmpty() ? 0 : 1);
-    // One chunk per model, through the same loader as the window (so a URL opens here too),
-    // and a last one for the importance matrix.
-    struct Opened {
-        std::shared_ptr<const gguf::Model> model;
-        std::shared_ptr<gguf::ImportanceMatrix> importance;
-    };
+    // One chunk per model, through the same loader as the window (so a URL opens here too).
+    // The importance matrix is read after them: it must fit the reference, which only the
+    // opened models tell.
     for (const QString& path : paths)
         prepareModelOpen(path);
     BackgroundJob* job = m_openJobs.runChunks(
-        chunks,
-        [paths, imatrixPath](int chunk, const JobControl&) -> gguf::Result<Opened> {
-            if (chunk == paths.size()) {
-                auto matrix = gguf::ImportanceMatrix::load(imatrixPath.toStdString());
-                if (!matrix)
-                    return matrix.error();
-                return Opened{{}, std::make_shared<gguf::ImportanceMatrix>(std::move(matrix.value()))};
-            }
+        static_cast<int>(paths.size()),
+        [paths](int chunk, const JobControl&) -> gguf::Result<std::shared_ptr<const gguf::Model>> {
             auto model = openModel(paths[chunk]);
             if (!model)
                 return model.error();
-            return Opened{std::move(model.value()), {}};
+            return std::shared_ptr<const gguf::Model>(std::move(model.value()));
         },
-        [this, paths](std::vector<Opened> opened) {
-            m_progress->setVisible(false);
-            m_models.clear();
-            for (qsizetype i = 0; i < paths.size(); ++i)
-                m_models.push_back(std::move(opened[static_cast<std::size_t>(i)].model));
-            m_importance = opened.size() > static_cast<std::size_t>(paths.size()) ? std::move(opened.back().importance) : nullptr;
+        [this, paths, imatrixPath](std::vector<std::shared_ptr<const gguf::Model>> opened) {
+            m_models = std::move(opened);
+            m_importance.reset();
             // The headers are parsed: comparing their architectures and tensor names reads nothing more.
             if (const QString why = whyNotOneModel(m_models, paths); !why.isEmpty()) {
-                m_models.clear();
-                m_importance.reset();
-                m_message->setText(tr("Cannot compare: %1").arg(why));
-                m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
+                refuse(tr("Cannot compare: %1").arg(why));
                 return;
             }
-            rememberFiles();
-            accept();
+            if (imatrixPath.isEmpty()) {
+                finishAccept();
+                return;
+            }
+            loadImportanceMatrix(imatrixPath);
         },
-        [this](const JobOutcome& outcome) {
-            m_progress->setVisible(false);
-            m_message->setText(tr("Cannot open: %1").arg(outcome.message()));
-            m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
-        });
-    m_progress->setRange(0, chunks);
+        [this](const JobOutcome& outcome) { refuse(tr("Cannot open: %1").arg(outcome.message())); });
+    m_progress->setRange(0, static_cast<int>(paths.size()));
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_message->setText(tr("Opening %n file(s)…", nullptr, static_cast<int>(paths.size())));
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
     connect(job, &BackgroundJob::progress, m_progress, &QProgressBar::setValue);
+}
+
+// Refused as `compare --imatrix` refuses it (fitImatrixToModel against the comparison's
+// reference): weighted figures from a matrix that does not fit are no figures.
+void CompareDialog::loadImportanceMatrix(const QString& path)
+{
+    m_message->setText(tr("Reading the importance matrix…"));
+    m_openJobs.run(
+        [path, models = m_models](const JobControl&) -> gguf::Result<std::shared_ptr<gguf::ImportanceMatrix>> {
+            gguf::ComparisonOptions probeOptions;
+            if (models.size() < 2)
+                probeOptions.simulatedTypes.push_back(gguf::typeIdValue(gguf::GgmlTypeId::Q8_0));
+            auto probe = gguf::ModelComparison::create(models, probeOptions);
+            if (!probe)
+                return probe.error();
+            auto loaded = gguf::ImportanceMatrix::load(path.toStdString());
+            if (!loaded)
+                return gguf::Error{"cannot read the importance matrix: " + loaded.error().toString(), gguf::Error::kNoOffset, {}};
+            auto matrix = std::make_shared<gguf::ImportanceMatrix>(std::move(loaded.value()));
+            if (auto fits = gguf::fitImatrixToModel(*matrix, probe->reference()); !fits)
+                return fits.error();
+            return matrix;
+        },
+        [this](std::shared_ptr<gguf::ImportanceMatrix> matrix) {
+            m_importance = std::move(matrix);
+            finishAccept();
+        },
+        [this](const JobOutcome& outcome) { refuse(tr("Cannot use the importance matrix: %1").arg(outcome.message())); });
+}
+
+void CompareDialog::finishAccept()
+{
+    m_progress->setVisible(false);
+    rememberFiles();
+    accept();
+}
+
+void CompareDialog::refuse(const QString& why)
+{
+    m_progress->setVisible(false);
+    m_models.clear();
+    m_importance.reset();
+    m_message->setText(why);
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(true);
 }

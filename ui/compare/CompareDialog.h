@@ -73,6 +73,10 @@ private:
     void rememberFiles() const;
     void addOpenFile(const QString& path);
     void showFitResult(const QString& why);
+    void loadImportanceMatrix(const QString& path);
+    void finishAccept();
+    // Says why in the dialog and lets the user change the choice.
+    void refuse(const QString& why);
 
     QListWidget* m_files;
     QListWidget* m_types;

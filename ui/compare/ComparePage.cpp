@@ -21,6 +21,7 @@
 #include "ui/imatrix/ColumnErrorView.h"
 #include "core/compare/NothingCompared.h"
 #include "core/imatrix/ImatrixValidation.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -333,7 +334,7 @@ void ComparePage::chooseExport()
     QString filter;
     const QString reference = m_comparison ? QString::fromStdString(m_comparison->reference().primary().path()) : QString();
     const QString proposed = proposedExportPath(reference, QFileInfo(reference).completeBaseName() + QStringLiteral(".comparison.csv"));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Comparison"), proposed, tr("CSV (*.csv);;JSON (*.json)"), &filter);
+    const QString path = askSaveFileName(this, tr("Export Comparison"), proposed, tr("CSV (*.csv);;JSON (*.json)"), &filter);
     if (path.isEmpty())
         return;
     rememberExportFolder(path);

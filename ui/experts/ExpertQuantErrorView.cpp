@@ -9,6 +9,7 @@
 #include "core/quantize/Quantize.h"
 #include "ui/session/BackgroundJob.h"
 #include "ui/session/ExpertQuantErrorModel.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -57,7 +58,7 @@ ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* pa
     m_imatrixButton->setToolTip(tr("Quantize each expert with its importance weights, as llama-quantize --imatrix does"));
     connect(m_imatrixButton, &QToolButton::clicked, this, [this]() {
         const QString folder = m_source ? QFileInfo(QString::fromStdString(m_source->primary().path())).absolutePath() : QString();
-        const QString path = QFileDialog::getOpenFileName(this, tr("Importance Matrix"), folder, tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+        const QString path = askOpenFileName(this, tr("Importance Matrix"), folder, tr("Importance matrices (*.gguf *.dat);;All files (*)"));
         if (!path.isEmpty())
             setImportanceMatrixPath(path);
     });

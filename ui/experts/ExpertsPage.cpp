@@ -15,6 +15,7 @@
 #include "core/base/HumanFormat.h"
 #include "ui/common/JobProgressBar.h"
 #include "ui/experts/LayerExpertHeatmap.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -363,8 +364,8 @@ void ExpertsPage::chooseExport(const std::vector<std::uint64_t>& experts)
     const QString base = QStringLiteral("%1.expert%2%3").arg(nameOf(*m_tensor), experts.size() > 1 ? QStringLiteral("s") : QString(),
                                                             formatExpertSelection(experts));
     const QString proposed = proposedExportPath(QString::fromStdString(m_model->primary().path()), base + QStringLiteral(".npy"));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export experts"), proposed,
-                                                      tr("NumPy array (*.npy);;Raw little-endian f32 (*.f32 *.bin);;CSV (*.csv)"));
+    const QString path = askSaveFileName(this, tr("Export experts"), proposed,
+                                         tr("NumPy array (*.npy);;Raw little-endian f32 (*.f32 *.bin);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
     rememberExportFolder(path);

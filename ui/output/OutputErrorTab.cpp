@@ -9,6 +9,7 @@
 #include "ui/output/OutputCharts.h"
 #include "ui/output/OutputText.h"
 #include "ui/session/ComparisonColumnTitle.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -447,8 +448,8 @@ QString OutputErrorTab::exportCurrentView(const QString& path) const
 void OutputErrorTab::chooseExport()
 {
     const bool text = m_views->currentWidget() == m_text;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(),
-                                                      text ? tr("HTML (*.html)") : tr("Images (*.png *.svg *.pdf)"));
+    const QString path = askSaveFileName(this, tr("Export"), QString(),
+                                         text ? tr("HTML (*.html)") : tr("Images (*.png *.svg *.pdf)"));
     if (path.isEmpty())
         return;
     if (const QString error = exportCurrentView(path); !error.isEmpty())

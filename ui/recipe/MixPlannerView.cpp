@@ -10,6 +10,7 @@
 #include "ui/recipe/FrontierPlot.h"
 #include "ui/recipe/MixKldMeasurement.h"
 #include "ui/session/JobPoolExecutor.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -59,7 +60,7 @@ QString mixTip(const QString& name, const gguf::Mix& mix, const QString& figure)
     return QObject::tr("%1\n%2 (%3 bytes), %4 bpw\n%5 %6")
         .arg(name, QString::fromStdString(gguf::formatBytes(mix.fileBytes)))
         .arg(mix.fileBytes)
-        .arg(mix.bitsPerWeight, 0, 'f', 3)
+        .arg(QString::fromStdString(gguf::formatFixed(mix.bitsPerWeight, 3)))
         .arg(figure)
         .arg(mix.error, 0, 'g', 6);
 }
@@ -163,8 +164,8 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
             emit convertRequested();
     });
     connect(m_measureButton, &QPushButton::clicked, this, [this]() {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Text to measure on"), modelFolder(QString::fromStdString(m_model->primary().path()), QDir::homePath()),
-                                                          tr("Text files (*.txt);;All files (*)"));
+        const QString path = askOpenFileName(this, tr("Text to measure on"), modelFolder(QString::fromStdString(m_model->primary().path()), QDir::homePath()),
+                                             tr("Text files (*.txt);;All files (*)"));
         if (!path.isEmpty())
             measureKld(path);
     });
@@ -197,7 +198,7 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
         // The file holds only rules (llama-quantize reads every word of it as one); the base
         // preset they need goes into its name.
         const QString name = QStringLiteral("%1.%2.rules.txt").arg(QFileInfo(modelPath).completeBaseName(), basePresetName());
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save rules file"), QDir(folder).filePath(name));
+        const QString path = askSaveFileName(this, tr("Save rules file"), QDir(folder).filePath(name), QString());
         if (path.isEmpty())
             return;
         // Off the GUI thread: the target may be a slow or remote file system.
@@ -487,7 +488,7 @@ void MixPlannerView::showResult(const QString& scanNote)
     QString text = tr("%1: %2 (%3 bytes), %4 bpw, %5 %6")
                        .arg(byScan ? tr("Scan plan") : tr("Plan"), QString::fromStdString(gguf::formatBytes(mix.fileBytes)))
                        .arg(mix.fileBytes)
-                       .arg(mix.bitsPerWeight, 0, 'f', 3)
+                       .arg(QString::fromStdString(gguf::formatFixed(mix.bitsPerWeight, 3)))
                        .arg(figure)
                        .arg(mix.error, 0, 'g', 6);
     if (m_result->bestPresetWithin)

@@ -13,7 +13,7 @@ namespace {
 
 QString bpwText(double bpw)
 {
-    return QString::number(bpw, 'f', 3);
+    return QString::fromStdString(gguf::formatFixed(bpw, 3));
 }
 
 QTableWidgetItem* readOnlyItem(const QString& text)

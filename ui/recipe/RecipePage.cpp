@@ -12,6 +12,7 @@
 #include "core/recipe/RecipeConversion.h"
 #include "ui/session/JobPoolExecutor.h"
 #include "core/imatrix/ImatrixForModel.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -60,8 +61,8 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     m_imatrixFile->setObjectName(QStringLiteral("recipeImatrixFile"));
     controls->addWidget(m_imatrixFile);
     connect(m_imatrixPick, &QPushButton::clicked, this, [this]() {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Importance matrix"), modelFolder(QString::fromStdString(m_model->primary().path())),
-                                                          tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+        const QString path = askOpenFileName(this, tr("Importance matrix"), modelFolder(QString::fromStdString(m_model->primary().path())),
+                                            tr("Importance matrices (*.gguf *.dat);;All files (*)"));
         if (!path.isEmpty())
             loadImatrix(path);
     });
@@ -178,7 +179,7 @@ void RecipePage::askAndConvert()
     const QFileInfo model(QString::fromStdString(m_model->primary().path()));
     const QString suffix = m_rules->toPlainText().trimmed().isEmpty() ? preset : preset + QStringLiteral("-mix");
     const QString proposed = QDir(modelFolder(model.filePath(), QDir::homePath())).filePath(model.completeBaseName() + QLatin1Char('-') + suffix + QStringLiteral(".gguf"));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Convert to"), proposed, tr("GGUF files (*.gguf)"));
+    const QString path = askSaveFileName(this, tr("Convert to"), proposed, tr("GGUF files (*.gguf)"));
     if (!path.isEmpty())
         startConversion(path);
 }
@@ -298,7 +299,7 @@ void RecipePage::refreshGrid()
         m_preview->setText(tr("Stored: %1 (%2 bytes) of tensor data, %3 bits per weight")
                                .arg(QString::fromStdString(gguf::formatBytes(grid.total.bytes)))
                                .arg(grid.total.bytes)
-                               .arg(grid.total.bitsPerWeight(), 0, 'f', 3));
+                               .arg(QString::fromStdString(gguf::formatFixed(grid.total.bitsPerWeight(), 3))));
         return;
     }
     gguf::RecipeOptions options;
@@ -319,7 +320,7 @@ void RecipePage::refreshGrid()
     QString text = tr("%1: %2 (%3 bytes) of tensor data, %4 bits per weight, %5 fallback(s), %6 tensor(s) set by rules")
                        .arg(presetName, QString::fromStdString(gguf::formatBytes(recipe->totalBytes)))
                        .arg(recipe->totalBytes)
-                       .arg(recipe->bitsPerWeight(), 0, 'f', 3)
+                       .arg(QString::fromStdString(gguf::formatFixed(recipe->bitsPerWeight(), 3)))
                        .arg(recipe->fallbackCount)
                        .arg(std::count_if(recipe->tensors.begin(), recipe->tensors.end(), [](const gguf::RecipeTensor& t) { return t.manual; }));
     if (!recipe->refusal.empty())

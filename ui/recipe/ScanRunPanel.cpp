@@ -7,6 +7,7 @@
 #include "core/types/GgmlType.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/recipe/CalibrationTokens.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -88,8 +89,8 @@ ScanRunPanel::ScanRunPanel(std::shared_ptr<const gguf::Model> model, QWidget* pa
         row->addWidget(pick);
         connect(pick, &QPushButton::clicked, this, [this, edit, save]() {
             const QString start = edit->text().isEmpty() ? modelFolder(QString::fromStdString(m_model->primary().path()), QDir::homePath()) : edit->text();
-            const QString path = save ? QFileDialog::getSaveFileName(this, tr("Scan file"), start, tr("Scan files (*.json)"))
-                                      : QFileDialog::getOpenFileName(this, tr("Calibration text"), start, tr("Text files (*.txt);;All files (*)"));
+            const QString path = save ? askSaveFileName(this, tr("Scan file"), start, tr("Scan files (*.json)"))
+                                      : askOpenFileName(this, tr("Calibration text"), start, tr("Text files (*.txt);;All files (*)"));
             if (!path.isEmpty())
                 edit->setText(path);
         });

@@ -9,6 +9,7 @@
 #include "ui/common/PlotExport.h"
 #include "ui/recipe/ScanHeatmapPlot.h"
 #include "ui/recipe/ScanRunPanel.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -98,8 +99,8 @@ SensitivityView::SensitivityView(std::shared_ptr<const gguf::Model> model, QWidg
 
     const QString modelPath = QString::fromStdString(m_model->primary().path());
     connect(m_open, &QPushButton::clicked, this, [this, modelPath]() {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open scan file"), modelFolder(modelPath, QDir::homePath()),
-                                                          tr("Scan files (*.json);;All files (*)"));
+        const QString path = askOpenFileName(this, tr("Open scan file"), modelFolder(modelPath, QDir::homePath()),
+                                             tr("Scan files (*.json);;All files (*)"));
         if (!path.isEmpty())
             openScanFile(path);
     });
@@ -109,9 +110,9 @@ SensitivityView::SensitivityView(std::shared_ptr<const gguf::Model> model, QWidg
             openScanFile(scanFile);
     });
     connect(m_exportPlot, &QPushButton::clicked, this, [this, modelPath]() {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export heatmap"),
-                                                          proposedExportPath(modelPath, QFileInfo(modelPath).completeBaseName() + QStringLiteral(".sensitivity-%1.png").arg(m_type->currentText())),
-                                                          tr("Images (*.png *.svg *.pdf)"));
+        const QString path = askSaveFileName(this, tr("Export heatmap"),
+                                             proposedExportPath(modelPath, QFileInfo(modelPath).completeBaseName() + QStringLiteral(".sensitivity-%1.png").arg(m_type->currentText())),
+                                             tr("Images (*.png *.svg *.pdf)"));
         if (path.isEmpty())
             return;
         rememberExportFolder(path);
@@ -119,9 +120,9 @@ SensitivityView::SensitivityView(std::shared_ptr<const gguf::Model> model, QWidg
         m_summary->setText(error.isEmpty() ? tr("Heatmap saved to %1").arg(path) : error);
     });
     connect(m_exportCsv, &QPushButton::clicked, this, [this, modelPath]() {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export scan figures"),
-                                                          proposedExportPath(modelPath, QFileInfo(modelPath).completeBaseName() + QStringLiteral(".sensitivity.csv")),
-                                                          tr("CSV files (*.csv)"));
+        const QString path = askSaveFileName(this, tr("Export scan figures"),
+                                             proposedExportPath(modelPath, QFileInfo(modelPath).completeBaseName() + QStringLiteral(".sensitivity.csv")),
+                                             tr("CSV files (*.csv)"));
         if (path.isEmpty() || !m_record)
             return;
         rememberExportFolder(path);

@@ -9,6 +9,7 @@
 #include "core/recipe/RecipeConversion.h"
 #include "core/types/GgmlType.h"
 #include "ui/common/ExportLocation.h"
+#include "ui/common/FileDialogs.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -234,8 +235,8 @@ QString ConvertDialog::importanceMatrixPath() const
 void ConvertDialog::chooseImportanceMatrix()
 {
     const QFileInfo input(QString::fromStdString(m_input->primary().path()));
-    const QString path = QFileDialog::getOpenFileName(this, tr("Importance Matrix"), input.absolutePath(),
-                                                      tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+    const QString path = askOpenFileName(this, tr("Importance Matrix"), input.absolutePath(),
+                                        tr("Importance matrices (*.gguf *.dat);;All files (*)"));
     if (!path.isEmpty())
         setImportanceMatrixPath(path);
 }
@@ -301,7 +302,7 @@ bool ConvertDialog::canConvert() const
 void ConvertDialog::chooseOutput()
 {
     const QString suggestion = m_output->text().isEmpty() ? proposedOutputPath() : m_output->text();
-    const QString path = QFileDialog::getSaveFileName(this, tr("Convert To"), suggestion, tr("GGUF models (*.gguf)"));
+    const QString path = askSaveFileName(this, tr("Convert To"), suggestion, tr("GGUF models (*.gguf)"));
     if (!path.isEmpty())
         m_output->setText(path);
 }
@@ -332,7 +333,7 @@ void ConvertDialog::updatePreview()
         m_preview->addTopLevelItems(items);
         m_warnings->setText(tr("%1: %n tensor(s) converted", nullptr, int(converted)).arg(m_type->currentText().toHtmlEscaped())
                             + tr(", %n kept; ", nullptr, int(recipe->tensors.size() - converted))
-                            + tr("%1 of tensor data, %2 bits per weight.").arg(QString::fromStdString(gguf::formatBytes(recipe->totalBytes))).arg(recipe->bitsPerWeight(), 0, 'f', 3));
+                            + tr("%1 of tensor data, %2 bits per weight.").arg(QString::fromStdString(gguf::formatBytes(recipe->totalBytes))).arg(QString::fromStdString(gguf::formatFixed(recipe->bitsPerWeight(), 3))));
         m_convert->setEnabled(!isConverting() && !m_imatrixJobs.isRunning());
         return;
     }
