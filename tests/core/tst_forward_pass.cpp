@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <cmath>
 
 using namespace testsupport;
 
@@ -255,7 +256,8 @@ private slots:
 
     // A KLD over chunks reads the logits of each chunk's second half only, and the pass then
     // multiplies the output matrix for those positions alone: their logits must be a whole
-    // pass's bits (every product's way of summing, the integer products included), the rows
+    // pass's bits (every product's way of summing, the integer products included; OpenBLAS's
+    // to float rounding), the rows
     // before stay zero, and a first position outside the sequence is refused.
     void logitsFromAPositionMatchAWholePass()
     {
@@ -279,10 +281,22 @@ private slots:
                 QVERIFY(some);
                 QCOMPARE(some->logits.size(), all->logits.size());
                 const std::size_t skipped = static_cast<std::size_t>(first) * all->logitsAt(0).size();
-                QVERIFY2(std::memcmp(some->logits.data() + skipped, all->logits.data() + skipped,
-                                     (all->logits.size() - skipped) * sizeof(float))
-                             == 0,
-                         sums);
+                if (whole.accumulateWithBlas) {
+                    // OpenBLAS picks its kernel by the matrix's shape (a small-matrix path for a few
+                    // rows on some CPUs), so fewer token rows may sum in another order: the same
+                    // values to float rounding, not the same bits. Every other way of summing is ours.
+                    float worst = 0.0f, largest = 0.0f;
+                    for (std::size_t i = skipped; i < all->logits.size(); ++i) {
+                        worst = std::max(worst, std::abs(some->logits[i] - all->logits[i]));
+                        largest = std::max(largest, std::abs(all->logits[i]));
+                    }
+                    QVERIFY2(largest > 0.0f && worst <= 1e-5f * largest, qPrintable(QStringLiteral("sgemm: %1 of %2").arg(worst).arg(largest)));
+                } else {
+                    QVERIFY2(std::memcmp(some->logits.data() + skipped, all->logits.data() + skipped,
+                                         (all->logits.size() - skipped) * sizeof(float))
+                                 == 0,
+                             sums);
+                }
                 QVERIFY(std::all_of(some->logits.begin(), some->logits.begin() + static_cast<std::ptrdiff_t>(skipped),
                                     [](float x) { return x == 0.0f; }));
                 QVERIFY(std::memcmp(some->hidden.data(), all->hidden.data(), all->hidden.size() * sizeof(float)) == 0);
