@@ -3,6 +3,7 @@
 // the histograms never run together, a placeholder's sentence fits over its plot, and every
 // totals row's text fits its column, even when the filter hides the tensors that sized it.
 
+#include "ui/common/PlaceholderText.h"
 #include "ui/compare/ComparePage.h"
 #include "ui/compare/ErrorHeatmapView.h"
 #include "ui/compare/TensorErrorView.h"
@@ -10,11 +11,14 @@
 #include "Waits.h"
 
 #include <QFontMetrics>
+#include <QLayout>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTest>
+#include <numeric>
 #include <qcustomplot.h>
 
 using namespace testsupport;
@@ -66,6 +70,35 @@ QString overlappingTickLabels(QCPAxis* axis)
                 .arg(QStringList(labels.begin(), labels.end()).join(QLatin1Char(' ')));
         previous = rect;
     }
+    return {};
+}
+
+// Gives `child` of `split` its minimum size and the other children the rest.
+void squeeze(QSplitter* split, int child)
+{
+    const bool horizontal = split->orientation() == Qt::Horizontal;
+    QWidget* widget = split->widget(child);
+    const QSize minimum = widget->minimumSizeHint().expandedTo(widget->minimumSize());
+    QList<int> sizes = split->sizes();
+    const int total = std::accumulate(sizes.begin(), sizes.end(), 0);
+    sizes[child] = horizontal ? minimum.width() : minimum.height();
+    sizes[child == 0 ? 1 : 0] = total - sizes[child];
+    split->setSizes(sizes);
+}
+
+// Why `text` would not show whole in `button`, the placeholder it fills: wrapped, taller than
+// the room the button leaves it, or a line (a word too long to wrap at a space) wider; empty if
+// it fits.
+QString placeholderMisfit(const QPushButton* button, const PlaceholderText* text)
+{
+    const QMargins margins = button->layout()->contentsMargins();
+    const int width = button->width() - margins.left() - margins.right();
+    const int height = button->height() - margins.top() - margins.bottom();
+    const QString where = QStringLiteral("%1 (%2x%3, text room %4x%5)").arg(button->objectName()).arg(button->width()).arg(button->height()).arg(width).arg(height);
+    if (text->heightForWidth(width) > height)
+        return QStringLiteral("%1: \"%2\" needs %3 px of height").arg(where, text->text()).arg(text->heightForWidth(width));
+    if (text->widestLine(width) > width)
+        return QStringLiteral("%1: \"%2\" has a line %3 px wide").arg(where, text->text()).arg(text->widestLine(width));
     return {};
 }
 
@@ -129,6 +162,74 @@ private slots:
             const QString overlap = overlappingTickLabels(plot->xAxis);
             QVERIFY2(overlap.isEmpty(), qPrintable(plot->objectName() + QStringLiteral(": ") + overlap));
             QVERIFY2(plot->xAxis->tickVector().size() >= 2, qPrintable(plot->objectName() + QStringLiteral(": fewer than two ticks")));
+        }
+    }
+
+    // A placeholder's sentence ("Select a tensor…", "No error: …", a failure) was seen cut at
+    // both sides: over the heatmap, the histograms and the scatter of the Tensor tab, at
+    // 1280x800 and with the plots at their minimum sizes, the wrapped text fits its button.
+    void tensorPlaceholdersFit_data()
+    {
+        QTest::addColumn<QString>("squeezed");
+        QTest::addColumn<QString>("text");
+        const QStringList texts{
+            QString(),  // whatever each shows before a tensor is picked
+            QStringLiteral("No error: in every column this tensor's values equal the reference's (largest |error| 0)."),
+            QStringLiteral("Cancelled — click to compute"),
+            QStringLiteral("skipped: iq2_xxs needs importance weights and the importance matrix has no entry for blk.0.ffn_down_exps.weight\n(click to try again)"),
+            QStringLiteral("shape [4096, 14336] in Q4_K_M · model-a-Q4_K_M, [14336, 4096] in the reference"),
+            QStringLiteral("cannot read /home/user/models/Meta-Llama-3.1-70B-Instruct-GGUF/Meta-Llama-3.1-70B-Instruct-Q4_K_M-00001-of-00002.gguf: "
+                           "Input/output error\n(click to try again)"),
+        };
+        // At 1280x800 as laid out, then with one view at its minimum width (the heatmap, the
+        // plots) or height (the histograms, the scatter, both at the plots' minimum width).
+        for (const QString& squeezed : {QString(), QStringLiteral("heatmap"), QStringLiteral("histogram"), QStringLiteral("scatter")})
+            for (int i = 0; i < texts.size(); ++i)
+                QTest::newRow(qPrintable(QStringLiteral("%1, text %2").arg(squeezed.isEmpty() ? QStringLiteral("1280x800") : squeezed + QStringLiteral(" at its minimum")).arg(i)))
+                    << squeezed << texts[i];
+    }
+
+    void tensorPlaceholdersFit()
+    {
+        QFETCH(QString, squeezed);
+        QFETCH(QString, text);
+        auto f16 = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        auto q4 = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(f16 && q4);
+        ComparePage page({f16, q4}, {});
+        page.resize(kWindow);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(waitFinished(page));
+        TensorErrorView* view = page.tensorView();
+        page.findChild<QTabWidget*>(QStringLiteral("compareTabs"))->setCurrentWidget(view);
+        QCoreApplication::processEvents();
+        QSplitter* split = plotsSplitter(view);
+        QVERIFY(split);
+        auto* plots = qobject_cast<QSplitter*>(split->widget(1));
+        QVERIFY(plots);
+        if (squeezed == QLatin1String("heatmap"))
+            squeeze(split, 0);
+        else if (squeezed == QLatin1String("histogram")) {
+            squeeze(split, 1);
+            squeeze(plots, 0);
+        } else if (squeezed == QLatin1String("scatter")) {
+            squeeze(split, 1);
+            squeeze(plots, 1);
+        }
+        QCoreApplication::processEvents();
+        const QList<QPushButton*> buttons{view->heatmap()->placeholder(),
+                                          view->histogramPlot()->findChild<QPushButton*>(QStringLiteral("errorHistogramPlotPlaceholder")),
+                                          view->scatterPlot()->findChild<QPushButton*>(QStringLiteral("blockScatterPlotPlaceholder"))};
+        for (QPushButton* button : buttons) {
+            QVERIFY(button && button->isVisible());
+            auto* words = button->findChild<PlaceholderText*>();
+            QVERIFY(words);
+            if (!text.isEmpty())
+                words->setText(text);
+            QCoreApplication::processEvents();  // the plot grows to the room the text needs
+            const QString misfit = placeholderMisfit(button, words);
+            QVERIFY2(misfit.isEmpty(), qPrintable(misfit));
         }
     }
 };
