@@ -1,5 +1,5 @@
 // Labels of the Compare page a user can trust, measured at the sizes the page really has (a
-// 1280x800 window, and the plots at their minimum width): the x tick labels of the scatter and
+// 1280x800 window, and the views at their minimum sizes): the x tick labels of the scatter and
 // the histograms never run together, a placeholder's sentence fits over its plot, and every
 // totals row's text fits its column, even when the filter hides the tensors that sized it.
 
@@ -7,10 +7,17 @@
 #include "ui/compare/ComparePage.h"
 #include "ui/compare/ErrorHeatmapView.h"
 #include "ui/compare/TensorErrorView.h"
+#include "ui/session/ComparisonTableModel.h"
+#include "ui/session/ComparisonTotalsModel.h"
 #include "OpenFixture.h"
 #include "Waits.h"
 
 #include <QFontMetrics>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QLayout>
 #include <QPushButton>
 #include <QSettings>
@@ -230,6 +237,61 @@ private slots:
             QCoreApplication::processEvents();  // the plot grows to the room the text needs
             const QString misfit = placeholderMisfit(button, words);
             QVERIFY2(misfit.isEmpty(), qPrintable(misfit));
+        }
+    }
+    // The totals under the Compare table share its column widths, which were sized to the
+    // tensors shown above only: "all ffn_gate_inp_shexp" and the long kinds were cut, the more
+    // so once the filter hid the tensors of the longest kind. Every section is as wide as both
+    // tables' contents need, and the two tables keep one width per column.
+    void totalsRowsFitTheirColumns_data()
+    {
+        QTest::addColumn<QString>("filter");
+        QTest::newRow("no filter") << QString();
+        QTest::newRow("longest kind filtered out") << QStringLiteral("longest");
+    }
+
+    void totalsRowsFitTheirColumns()
+    {
+        QFETCH(QString, filter);
+        const QString base = QStringLiteral("llama.cpp/arch/deepseek2/deepseek2");
+        auto f32 = openFixtureModel(base + QStringLiteral("-F32.gguf"));
+        auto q4 = openFixtureModel(base + QStringLiteral("-Q4_K_M.gguf"));
+        QVERIFY(f32 && q4);
+        ComparePage page({f32, q4}, {});
+        page.resize(kWindow);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(waitFinished(page));
+        QTableView* table = page.tableView();
+        QTableView* totals = page.totalsView();
+        QTRY_VERIFY_WITH_TIMEOUT(totals->isVisible(), kHangGuardMs);
+        if (!filter.isEmpty()) {
+            // Hide every tensor of the kind with the longest name: its totals row stays.
+            QString longest;
+            for (const gguf::SummaryErrorMetrics& summary : page.totalsModel()->summaries())
+                if (summary.kind.size() > static_cast<std::size_t>(longest.size()))
+                    longest = QString::fromStdString(summary.kind);
+            QVERIFY(!longest.isEmpty());
+            const int before = page.proxyModel()->rowCount();
+            page.findChild<QLineEdit*>(QStringLiteral("filterEdit"))->setText(QStringLiteral("^(?!.*%1)").arg(QRegularExpression::escape(longest)));
+            QTRY_VERIFY_WITH_TIMEOUT(page.proxyModel()->rowCount() < before, kHangGuardMs);
+            for (int row = 0; row < page.proxyModel()->rowCount(); ++row)
+                QVERIFY(!page.proxyModel()->index(row, ComparisonTableModel::KindColumn).data().toString().contains(longest));
+        }
+        // The sections follow the contents again when the table is laid out anew (a resize).
+        page.resize(kWindow - QSize(40, 0));
+        QCoreApplication::processEvents();
+        const QAbstractItemView* tableView = table;
+        const QAbstractItemView* totalsView = totals;
+        QCOMPARE(totals->model()->columnCount(), table->model()->columnCount());
+        for (int column = 0; column < table->model()->columnCount(); ++column) {
+            const int section = table->horizontalHeader()->sectionSize(column);
+            QCOMPARE(totals->horizontalHeader()->sectionSize(column), section);
+            const QString name = table->model()->headerData(column, Qt::Horizontal).toString();
+            QVERIFY2(totalsView->sizeHintForColumn(column) <= section,
+                     qPrintable(QStringLiteral("%1: the totals need %2 px, the section is %3").arg(name).arg(totalsView->sizeHintForColumn(column)).arg(section)));
+            QVERIFY2(tableView->sizeHintForColumn(column) <= section,
+                     qPrintable(QStringLiteral("%1: the tensors need %2 px, the section is %3").arg(name).arg(tableView->sizeHintForColumn(column)).arg(section)));
         }
     }
 };
