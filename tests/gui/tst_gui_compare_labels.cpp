@@ -4,6 +4,7 @@
 // totals row's text fits its column, even when the filter hides the tensors that sized it.
 
 #include "ui/common/PlaceholderText.h"
+#include "ui/common/PlotPlaceholder.h"
 #include "ui/compare/ComparePage.h"
 #include "ui/compare/ErrorHeatmapView.h"
 #include "ui/compare/TensorErrorView.h"
@@ -293,6 +294,38 @@ private slots:
             QVERIFY2(tableView->sizeHintForColumn(column) <= section,
                      qPrintable(QStringLiteral("%1: the tensors need %2 px, the section is %3").arg(name).arg(tableView->sizeHintForColumn(column)).arg(section)));
         }
+    }
+
+    // The room a placeholder's text takes is the plot's only while the text is there: hidden,
+    // even while its tab is not shown, the plot has its own minimum height back; shown while
+    // the tab is hidden, the room is there when the tab comes up.
+    void placeholderKeepsItsRoomOnlyWhileShown()
+    {
+        QWidget tab;
+        auto* plot = new QCustomPlot(&tab);
+        plot->setObjectName(QStringLiteral("plot"));
+        plot->setMinimumHeight(20);
+        plot->setGeometry(0, 0, 300, 50);
+        PlotPlaceholder placeholder(plot);
+        tab.resize(300, 400);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        auto* words = placeholder.button()->findChild<PlaceholderText*>();
+        QVERIFY(words);
+        const QMargins margins = PlaceholderText::margins();
+        const auto room = [&]() { return words->heightForWidth(plot->width() - margins.left() - margins.right()) + margins.top() + margins.bottom(); };
+        placeholder.show(QStringLiteral("No error: in every column this tensor's values equal the reference's (largest |error| 0)."));
+        QVERIFY2(room() > 50, qPrintable(QString::number(room())));
+        QCOMPARE(plot->minimumHeight(), room());
+        tab.hide();
+        placeholder.hide();
+        QCOMPARE(plot->minimumHeight(), 20);
+        placeholder.show(QStringLiteral("Computing…"));
+        QCOMPARE(plot->minimumHeight(), std::max(20, room()));  // before the tab is laid out on showing
+        tab.show();
+        QCOMPARE(plot->minimumHeight(), std::max(20, room()));
+        placeholder.hide();
+        QCOMPARE(plot->minimumHeight(), 20);
     }
 };
 

@@ -103,7 +103,9 @@ void PlaceholderText::paintEvent(QPaintEvent*)
 bool PlaceholderText::eventFilter(QObject* watched, QEvent* event)
 {
     const QEvent::Type type = event->type();
-    if ((watched == m_button && (type == QEvent::Show || type == QEvent::Hide)) || (watched == m_plot && type == QEvent::Resize))
+    // ShowToParent, not Show: a placeholder shown while its tab is hidden gets Show only when the
+    // tab comes up, after the layout has already given the plot its height.
+    if ((watched == m_button && (type == QEvent::ShowToParent || type == QEvent::HideToParent)) || (watched == m_plot && type == QEvent::Resize))
         keepPlotRoom();
     return QWidget::eventFilter(watched, event);
 }
