@@ -4,9 +4,11 @@
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "ui/compare/CompareDialog.h"
 #include "ui/compare/ComparePage.h"
 #include "ui/recipe/MixPlannerView.h"
 #include "ui/recipe/RecipePage.h"
+#include "ui/shell/ConvertDialog.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/WindowPlacement.h"
 #include "ui/common/FileDialogs.h"
@@ -81,6 +83,14 @@ SeenFileDialog watchFileDialog(const std::function<void()>& open)
     return seen;
 }
 
+QPushButton* pushButton(const QWidget& owner, const QString& text)
+{
+    for (QPushButton* button : owner.findChildren<QPushButton*>())
+        if (button->text() == text)
+            return button;
+    return nullptr;
+}
+
 QAction* menuAction(const MainWindow& window, const QString& text)
 {
     for (QAction* action : window.findChildren<QAction*>())
@@ -130,11 +140,14 @@ private slots:
 
     // Every file dialog starts in the open model's folder, not in the directory the program was
     // started from, and sizes its columns to their contents: the window's Open, Open Importance
-    // Matrix and Diff With, and the Recipe page's importance matrix, Convert to and Save rules.
+    // Matrix, Diff With and Save As, the Recipe page's importance matrix, Convert to and Save
+    // rules, the Compare dialog's Add Files and importance matrix, the Convert dialog's output
+    // and importance matrix.
     void fileDialogsStartInTheModelsFolder_data()
     {
         QTest::addColumn<QString>("dialog");
-        for (const char* dialog : {"Open", "Open Importance Matrix", "Diff With", "Save As", "Recipe importance matrix", "Recipe Convert to", "Save rules"})
+        for (const char* dialog : {"Open", "Open Importance Matrix", "Diff With", "Save As", "Recipe importance matrix", "Recipe Convert to",
+                                   "Save rules", "Compare Add Files", "Compare importance matrix", "Convert To", "Convert importance matrix"})
             QTest::newRow(dialog) << QString::fromLatin1(dialog);
     }
 
@@ -174,6 +187,22 @@ private slots:
                 button = page.findChild<QPushButton*>(QStringLiteral("recipeImatrixPick"));
             }
             QVERIFY(button && button->isEnabled());
+            seen = watchFileDialog([button]() { button->click(); });
+        } else if (dialog.startsWith(QLatin1String("Compare")) || dialog.startsWith(QLatin1String("Convert"))) {
+            std::unique_ptr<QDialog> owner;
+            if (dialog.startsWith(QLatin1String("Compare"))) {
+                owner = std::make_unique<CompareDialog>(model);
+            } else {
+                const auto opened = testsupport::openModelAt(model);
+                QVERIFY(opened);
+                owner = std::make_unique<ConvertDialog>(opened);
+            }
+            owner->show();
+            const QString text = dialog == QLatin1String("Compare Add Files") ? QStringLiteral("Add Files…")
+                               : dialog == QLatin1String("Convert To")        ? QStringLiteral("Browse…")
+                                                                              : QStringLiteral("Choose…");
+            QPushButton* button = pushButton(*owner, text);
+            QVERIFY2(button, qPrintable(text));
             seen = watchFileDialog([button]() { button->click(); });
         } else {
             MainWindow window;
