@@ -1,13 +1,26 @@
 // The main window's frame: a restored geometry pulled back onto the screen, the window title
-// naming the file of the current tab, distinct titles for Compare tabs, and the Copy action.
+// naming the file of the current tab, distinct titles for Compare tabs, the Copy action, and
+// file dialogs that start in the open model's folder with their columns fitted.
 
 #include "Fixtures.h"
+#include "OpenFixture.h"
+#include "ui/compare/CompareDialog.h"
 #include "ui/compare/ComparePage.h"
+#include "ui/recipe/MixPlannerView.h"
+#include "ui/recipe/RecipePage.h"
+#include "ui/shell/ConvertDialog.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/WindowPlacement.h"
 #include "ui/common/FileDialogs.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <functional>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -32,6 +45,58 @@ std::shared_ptr<const gguf::Model> openFixture(const QString& name)
 {
     auto model = gguf::Model::open(fixturePath(name).toStdString());
     return model ? model.value() : nullptr;
+}
+// The file dialog `open` brings up, as it comes up: its folder and whether its Size, Type and
+// Date columns follow their contents (the name taking the rest). The dialog is then cancelled.
+struct SeenFileDialog {
+    bool shown = false;
+    QString caption;
+    QString folder;
+    bool fitted = false;
+};
+
+SeenFileDialog watchFileDialog(const std::function<void()>& open)
+{
+    SeenFileDialog seen;
+    QTimer poll;
+    poll.setInterval(10);
+    QObject::connect(&poll, &QTimer::timeout, [&seen, &poll]() {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        if (!dialog || !dialog->isVisible())
+            return;
+        poll.stop();
+        // After the zero timers queued before the dialog's loop began (columns are fitted in one
+        // when the dialog's widgets come late).
+        QTimer::singleShot(0, dialog, [&seen, dialog]() {
+            seen.shown = true;
+            seen.caption = dialog->windowTitle();
+            seen.folder = QFileInfo(dialog->directory().absolutePath()).canonicalFilePath();
+            const auto* tree = dialog->findChild<QTreeView*>(QStringLiteral("treeView"));
+            seen.fitted = tree && tree->header()->count() > 1 && tree->header()->sectionResizeMode(0) == QHeaderView::Stretch;
+            for (int column = 1; tree && column < tree->header()->count(); ++column)
+                seen.fitted = seen.fitted && tree->header()->sectionResizeMode(column) == QHeaderView::ResizeToContents;
+            dialog->reject();
+        });
+    });
+    poll.start();
+    open();
+    return seen;
+}
+
+QPushButton* pushButton(const QWidget& owner, const QString& text)
+{
+    for (QPushButton* button : owner.findChildren<QPushButton*>())
+        if (button->text() == text)
+            return button;
+    return nullptr;
+}
+
+QAction* menuAction(const MainWindow& window, const QString& text)
+{
+    for (QAction* action : window.findChildren<QAction*>())
+        if (action->text() == text)
+            return action;
+    return nullptr;
 }
 }  // namespace
 
@@ -71,6 +136,89 @@ private slots:
         // Whatever width Qt happened to start them at: they follow their contents.
         for (int column = 1; column < tree->header()->count(); ++column)
             QCOMPARE(tree->header()->sectionResizeMode(column), QHeaderView::ResizeToContents);
+    }
+
+    // Every file dialog starts in the open model's folder, not in the directory the program was
+    // started from, and sizes its columns to their contents: the window's Open, Open Importance
+    // Matrix, Diff With and Save As, the Recipe page's importance matrix, Convert to and Save
+    // rules, the Compare dialog's Add Files and importance matrix, the Convert dialog's output
+    // and importance matrix.
+    void fileDialogsStartInTheModelsFolder_data()
+    {
+        QTest::addColumn<QString>("dialog");
+        for (const char* dialog : {"Open", "Open Importance Matrix", "Diff With", "Save As", "Recipe importance matrix", "Recipe Convert to",
+                                   "Save rules", "Compare Add Files", "Compare importance matrix", "Convert To", "Convert importance matrix"})
+            QTest::newRow(dialog) << QString::fromLatin1(dialog);
+    }
+
+    void fileDialogsStartInTheModelsFolder()
+    {
+        QFETCH(QString, dialog);
+        QSettings().clear();
+        // Qt's dialog restores its last header state, resize modes included: a dialog fitted
+        // once (by an earlier test, or run) would make every later one look fitted.
+        QSettings(QSettings::UserScope, QStringLiteral("QtProject")).remove(QStringLiteral("FileDialog"));
+        QTemporaryDir modelFolder, startFolder;
+        QVERIFY(modelFolder.isValid() && startFolder.isValid());
+        const QString model = modelFolder.filePath(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(QFile::copy(fixturePath(QStringLiteral("tiny-llama-F32.gguf")), model));
+        const QString workingDirectory = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(startFolder.path()));
+        const auto restore = qScopeGuard([&workingDirectory]() { QDir::setCurrent(workingDirectory); });
+
+        SeenFileDialog seen;
+        if (dialog.startsWith(QLatin1String("Recipe")) || dialog == QLatin1String("Save rules")) {
+            const auto opened = testsupport::openModelAt(model);
+            QVERIFY(opened);
+            RecipePage page(opened);
+            page.show();
+            QPushButton* button = nullptr;
+            if (dialog == QLatin1String("Save rules")) {
+                MixPlannerView& planner = *page.plannerView();
+                QSignalSpy finished(&planner, &MixPlannerView::planFinished);
+                planner.setBudgetText(QStringLiteral("1.2MB"));
+                planner.plan();
+                QVERIFY(finished.count() == 1 || finished.wait(kJobTimeoutMs));
+                button = planner.findChild<QPushButton*>(QStringLiteral("saveRules"));
+            } else if (dialog.endsWith(QLatin1String("Convert to"))) {
+                page.findChild<QComboBox*>(QStringLiteral("recipePreset"))->setCurrentIndex(1);  // a preset: stored types convert to nothing
+                button = page.findChild<QPushButton*>(QStringLiteral("recipeConvert"));
+            } else {
+                button = page.findChild<QPushButton*>(QStringLiteral("recipeImatrixPick"));
+            }
+            QVERIFY(button && button->isEnabled());
+            seen = watchFileDialog([button]() { button->click(); });
+        } else if (dialog.startsWith(QLatin1String("Compare")) || dialog.startsWith(QLatin1String("Convert"))) {
+            std::unique_ptr<QDialog> owner;
+            if (dialog.startsWith(QLatin1String("Compare"))) {
+                owner = std::make_unique<CompareDialog>(model);
+            } else {
+                const auto opened = testsupport::openModelAt(model);
+                QVERIFY(opened);
+                owner = std::make_unique<ConvertDialog>(opened);
+            }
+            owner->show();
+            const QString text = dialog == QLatin1String("Compare Add Files") ? QStringLiteral("Add Files…")
+                               : dialog == QLatin1String("Convert To")        ? QStringLiteral("Browse…")
+                                                                              : QStringLiteral("Choose…");
+            QPushButton* button = pushButton(*owner, text);
+            QVERIFY2(button, qPrintable(text));
+            seen = watchFileDialog([button]() { button->click(); });
+        } else {
+            MainWindow window;
+            window.openFile(model);
+            QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+            const QString text = dialog == QLatin1String("Open")                     ? QStringLiteral("&Open…")
+                               : dialog == QLatin1String("Open Importance Matrix") ? QStringLiteral("Open &Importance Matrix…")
+                               : dialog == QLatin1String("Diff With")              ? QStringLiteral("&Diff With…")
+                                                                                   : QStringLiteral("Save &As…");
+            QAction* action = menuAction(window, text);
+            QVERIFY2(action, qPrintable(text));
+            seen = watchFileDialog([action]() { action->trigger(); });
+        }
+        QVERIFY2(seen.shown, "no file dialog came up");
+        QCOMPARE(seen.folder, QFileInfo(modelFolder.path()).canonicalFilePath());
+        QVERIFY2(seen.fitted, qPrintable(seen.caption));
     }
 
     void initTestCase()

@@ -1,31 +1,17 @@
 #include "ui/common/PlotPlaceholder.h"
 
-#include <QEvent>
-#include <QLabel>
-#include <QPushButton>
-#include <QVBoxLayout>
-#include <qcustomplot.h>
+#include "ui/common/PlaceholderText.h"
 
-QLabel* addWrappedText(QPushButton* button)
-{
-    auto* label = new QLabel(button);
-    label->setObjectName(button->objectName() + QStringLiteral("Text"));
-    label->setWordWrap(true);
-    label->setAlignment(Qt::AlignCenter);
-    label->setTextFormat(Qt::PlainText);
-    label->setAttribute(Qt::WA_TransparentForMouseEvents);
-    auto* layout = new QVBoxLayout(button);
-    layout->setContentsMargins(12, 12, 12, 12);
-    layout->addWidget(label);
-    return label;
-}
+#include <QEvent>
+#include <QPushButton>
+#include <qcustomplot.h>
 
 PlotPlaceholder::PlotPlaceholder(QCustomPlot* plot) : QObject(plot), m_plot(plot), m_button(new QPushButton(plot))
 {
     m_button->setObjectName(plot->objectName() + QStringLiteral("Placeholder"));
     m_button->setFlat(true);
     m_button->setAutoFillBackground(true);
-    m_text = addWrappedText(m_button);
+    m_text = new PlaceholderText(m_button);
     m_button->hide();
     plot->installEventFilter(this);
     m_button->installEventFilter(this);

@@ -2,19 +2,16 @@
 // A sentence over a plot that has nothing true to show yet: "Select a tensor", "Computing…",
 // "Cancelled — click to compute", an error. It covers the whole plot (axes, colour bar, stale
 // graphs), so empty axes or the last tensor's figures never pass for data; a click on it runs
-// `retry` when one is set (after a cancel or a failure). The plot keeps its size underneath.
+// `retry` when one is set (after a cancel or a failure). The plot keeps its size underneath,
+// growing only to the height the text needs (PlaceholderText: a button's own text would be cut).
 
 #include <QObject>
 #include <QString>
 #include <functional>
 
 class QCustomPlot;
-class QLabel;
 class QPushButton;
-
-// A centred, word-wrapped label filling `button`, which a button's own text is not: a long
-// error on a narrow plot would be cut at both sides. Clicks pass through to the button.
-QLabel* addWrappedText(QPushButton* button);
+class PlaceholderText;
 
 class PlotPlaceholder : public QObject {
 public:
@@ -34,6 +31,6 @@ protected:
 private:
     QCustomPlot* m_plot;
     QPushButton* m_button;
-    QLabel* m_text;
+    PlaceholderText* m_text;
     std::function<void()> m_retry;
 };

@@ -6,7 +6,7 @@
 #include "ui/common/ColourScales.h"
 #include "ui/common/DivergingGradient.h"
 #include "ui/common/JobProgressBar.h"
-#include "ui/common/PlotPlaceholder.h"
+#include "ui/common/PlaceholderText.h"
 #include "ui/common/MatrixPlot.h"
 #include "ui/common/PlotPalette.h"
 #include "ui/session/BackgroundJob.h"
@@ -93,7 +93,7 @@ ZoomableMatrixView::ZoomableMatrixView(JobProgressBar* progress, const Options& 
     m_placeholder->setObjectName(options.plotName + QStringLiteral("Placeholder"));
     m_placeholder->setFlat(true);
     m_placeholder->setAutoFillBackground(true);
-    m_placeholderText = addWrappedText(m_placeholder);
+    m_placeholderText = new PlaceholderText(m_placeholder);
     // Over the plot, not instead of it: the axes stay usable, the words say what white means.
     m_allZeroNote = new QLabel(m_plot);
     m_allZeroNote->setObjectName(options.plotName + QStringLiteral("AllZeroNote"));

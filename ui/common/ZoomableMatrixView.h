@@ -46,6 +46,7 @@ class QCPColorScale;
 class QLabel;
 class QTimer;
 class JobProgressBar;
+class PlaceholderText;
 class ColourRangeBox;
 
 class ZoomableMatrixView : public QWidget {
@@ -180,7 +181,7 @@ private:
     QSharedPointer<QCPAxisTicker> m_rowTicker;    // integer ticks: rows
     QSharedPointer<QCPAxisTicker> m_valueTicker;  // a line's values
     QPushButton* m_placeholder;
-    QLabel* m_placeholderText;  // wrapped: a long error fits a narrow plot
+    PlaceholderText* m_placeholderText;  // wrapped: a long error fits a narrow plot
     QLabel* m_allZeroNote;      // over a shown grid whose every cell is 0
     QComboBox* m_aggregate;
     QToolButton* m_resetZoom;

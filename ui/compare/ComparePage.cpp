@@ -206,7 +206,7 @@ void ComparePage::buildTableTab(QWidget* tab)
     m_proxy->setSortRole(ComparisonTableModel::SortRole);
     m_proxy->setFilterKeyColumn(ComparisonTableModel::TensorColumn);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_table = new QTableView(tab);
+    m_table = new SharedColumnsTableView(tab);
     m_table->setObjectName(QStringLiteral("comparisonTable"));
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -228,11 +228,16 @@ void ComparePage::buildTableTab(QWidget* tab)
     m_totals->setSelectionMode(QAbstractItemView::SingleSelection);
     m_totals->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_totals->setToolTip(tr("All computed tensors together, and all tensors of each kind"));
+    // The widths fit the totals too ("all ffn_gate_inp_shexp"), also while the filter hides
+    // every tensor of a kind; the totals follow them.
+    m_table->shareColumnsWith(m_totals);
     connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, m_totals, [this](int section, int, int size) {
         m_totals->horizontalHeader()->resizeSection(section, size);
     });
+    connect(m_totalsModel, &QAbstractItemModel::dataChanged, m_table, &QTableView::resizeColumnsToContents);  // another metric
     connect(m_table->horizontalScrollBar(), &QScrollBar::valueChanged, m_totals->horizontalScrollBar(), &QScrollBar::setValue);
     connect(m_totalsModel, &QAbstractItemModel::modelReset, this, [this]() {
+        m_table->resizeColumnsToContents();
         for (int section = 0; section < m_table->horizontalHeader()->count(); ++section)
             m_totals->horizontalHeader()->resizeSection(section, m_table->horizontalHeader()->sectionSize(section));
         const int rows = m_totalsModel->rowCount();

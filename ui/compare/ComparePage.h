@@ -10,6 +10,7 @@
 
 #include "core/compare/ModelComparison.h"
 #include "core/imatrix/ImportanceMatrix.h"
+#include "ui/common/SharedColumnsTableView.h"
 
 #include <QWidget>
 #include <memory>
@@ -90,7 +91,7 @@ private:
     QLineEdit* m_filter = nullptr;
     QTimer* m_filterDebounce = nullptr;
     QComboBox* m_metric = nullptr;
-    QTableView* m_table = nullptr;
+    SharedColumnsTableView* m_table = nullptr;
     QTableView* m_totals = nullptr;
     ComparisonTableModel* m_model;
     ComparisonTotalsModel* m_totalsModel;

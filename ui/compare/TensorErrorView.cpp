@@ -1,5 +1,6 @@
 #include "ui/compare/TensorErrorView.h"
 
+#include "ui/common/FittedAxisTicker.h"
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPalette.h"
 #include "ui/common/PlotPlaceholder.h"
@@ -25,6 +26,7 @@
 
 namespace {
 constexpr int kHistogramBins = 121;  // odd, so one bin is centred on zero error
+constexpr int kMaximumXTicks = 5;  // on a wide plot; a narrow one gets fewer
 constexpr std::size_t kMaxScatterRanges = 64;  // sample large tensors evenly instead of plotting millions of blocks
 
 // The parts of `ranges` (of the flattened tensor) inside one expert's elements. An expert is
@@ -86,10 +88,11 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     m_scatter->xAxis->setLabel(tr("block scale"));
     m_scatter->yAxis->setLabel(tr("RMS error of the block"));
     m_scatter->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    // The plots share the page with the heatmap and are narrow: fewer, shorter x labels, so
-    // "0.0025 0.005 0.0075" never runs together into one string.
+    // The plots share the page with the heatmap and are narrow (300 px in a 1280 px window):
+    // short x labels, and only as many as fit the axis, so "0.00025 0.0005 0.00075" never runs
+    // together into one string.
     for (QCustomPlot* plot : {m_scatter, m_histogram}) {
-        plot->xAxis->ticker()->setTickCount(3);
+        FittedAxisTicker::install(plot->xAxis, kMaximumXTicks);
         plot->xAxis->setNumberFormat(QStringLiteral("g"));
         plot->xAxis->setNumberPrecision(2);
     }
