@@ -1,15 +1,16 @@
 #!/bin/sh
 # Replays the committed corpus through every harness, then fuzzes each for SECONDS (default 60).
-# Works on a copy of the corpus under build/fuzz/, so the repository is never modified; a crash
-# stops the script with a non-zero status and leaves the input in build/fuzz/artifacts/.
+# The harnesses are the asan build's (build/asan/fuzz/). Works on a copy of the corpus under
+# build/fuzz/, so the repository is never modified; a crash stops the script with a non-zero
+# status and leaves the input in build/fuzz/artifacts/.
 #
-# usage: fuzz/run-fuzzers.sh [SECONDS] [HARNESS...]     (after: cmake --preset fuzz && cmake --build --preset fuzz)
+# usage: fuzz/run-fuzzers.sh [SECONDS] [HARNESS...]     (after: cmake --preset asan && cmake --build --preset asan)
 set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 harnesses=${*:-"fuzz_open_metadata fuzz_dequantize fuzz_writers fuzz_imatrix fuzz_tokenizer fuzz_rules"}
-bin=build/fuzz/fuzz
+bin=build/asan/fuzz
 mkdir -p build/fuzz/artifacts
 # One harness: replay, then fuzz. Its output goes to its log; a failure prints the log's tail.
 run_harness() {

@@ -42,7 +42,9 @@ BlockVectors loadBlock(const float* src)
 // finite blocks get here (a scale of a finite block may overflow to infinity, which both give).
 void storeHalf(std::uint8_t* dst, float value)
 {
-    const unsigned short bits = _cvtss_sh(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    // The vector form of _cvtss_sh (the same vcvtps2ph), whose clang macro is a C99 compound literal.
+    const auto bits = static_cast<unsigned short>(
+        _mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(value), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 0));
     dst[0] = static_cast<std::uint8_t>(bits & 0xFF);
     dst[1] = static_cast<std::uint8_t>(bits >> 8);
 }

@@ -154,7 +154,7 @@ void TestGuiMetadataEdit::treeModelShowsEdits()
     QCOMPARE(tree.edits().changes().size(), std::size_t{3});
     QVERIFY(!tree.edits().find(tree.keyAt(0))->value);
 
-    tree.revert(0);
+    tree.revertRow(0);
     QCOMPARE(stateOf(tree, 0), State::Unchanged);
     tree.removeKey(count);  // an added key just goes
     QCOMPARE(tree.rowCount(), count);
@@ -663,7 +663,7 @@ void TestGuiMetadataEdit::contradictingEditIsNamed()
     tree->setValue(layers, gguf::EncodedValue::u32(7));
     QCOMPARE(page.contradictions().size(), 2);
     tree->setValue(embedding, gguf::EncodedValue::u32(width));
-    tree->revert(layers);
+    tree->revertRow(layers);
     QVERIFY(page.contradictions().isEmpty());
     QVERIFY(label->isHidden());
 }

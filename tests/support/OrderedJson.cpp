@@ -4,6 +4,13 @@
 
 namespace testsupport {
 
+JsonNode::JsonNode() = default;
+JsonNode::JsonNode(const JsonNode&) = default;
+JsonNode::JsonNode(JsonNode&&) noexcept = default;
+JsonNode& JsonNode::operator=(const JsonNode&) = default;
+JsonNode& JsonNode::operator=(JsonNode&&) noexcept = default;
+JsonNode::~JsonNode() = default;
+
 namespace {
 
 class Parser {

@@ -21,6 +21,15 @@ struct JsonNode {
     std::vector<JsonNode> items;                          // arrays
     std::vector<std::pair<QByteArray, JsonNode>> members;  // objects, in source order
 
+    // Declared here and defaulted in the .cpp: implicit ones would make clang work out the
+    // pair's special members while the pair, which holds a JsonNode, is still incomplete.
+    JsonNode();
+    JsonNode(const JsonNode&);
+    JsonNode(JsonNode&&) noexcept;
+    JsonNode& operator=(const JsonNode&);
+    JsonNode& operator=(JsonNode&&) noexcept;
+    ~JsonNode();
+
     const JsonNode* member(const QByteArray& key) const;
     // Compact description for failure messages, e.g. `[1, "a", {...}]`.
     QString describe() const;

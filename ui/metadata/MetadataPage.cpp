@@ -353,7 +353,7 @@ void MetadataPage::removeCurrent()
 void MetadataPage::revertCurrent()
 {
     const int row = currentTopRow();
-    m_tree->revert(row);
+    m_tree->revertRow(row);
     selectTopRow(row);
 }
 

@@ -205,7 +205,7 @@ gguf::Status MetadataTreeModel::setElement(int row, std::uint64_t element, const
     return gguf::Ok{};
 }
 
-void MetadataTreeModel::revert(int row)
+void MetadataTreeModel::revertRow(int row)
 {
     if (row < 0 || row >= static_cast<int>(m_rows.size()) || !m_edits.revert(m_rows[static_cast<std::size_t>(row)].key))
         return;

@@ -63,7 +63,8 @@ public:
     void removeKey(int row);
     // Element `element` of the array at top-level `row` (strings and numbers; not nested arrays).
     gguf::Status setElement(int row, std::uint64_t element, const gguf::EncodedValue& value);
-    void revert(int row);
+    // Undoes the edits of top-level `row` (a name of its own: revert() is QAbstractItemModel's slot).
+    void revertRow(int row);
     void revertAll();
     const gguf::MetadataEdits& edits() const { return m_edits; }
     bool hasEdits() const { return !m_edits.empty(); }
