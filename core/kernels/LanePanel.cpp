@@ -42,12 +42,14 @@ void portablePanelProduct(const float* x, std::int64_t tokens, const float* pane
 
 void packLanePanelGroup(const float* rows, std::int64_t count, std::int64_t columns, float* group)
 {
-    for (std::int64_t i = 0; i < kLanePanelGroupRows; ++i) {
-        const float* row = rows + std::min(i, count - 1) * columns;
-        float* out = group + i * 8;
-        for (std::int64_t k = 0; k < columns; k += 8)
-            std::memcpy(out + k * kLanePanelGroupRows, row + k, 8 * sizeof(float));
-    }
+    const float* row[kLanePanelGroupRows];
+    for (std::int64_t i = 0; i < kLanePanelGroupRows; ++i)
+        row[i] = rows + std::min(i, count - 1) * columns;
+    // The output in order (one stream of whole cache lines), the 8 rows read side by side.
+    float* out = group;
+    for (std::int64_t k = 0; k < columns; k += 8)
+        for (std::int64_t i = 0; i < kLanePanelGroupRows; ++i, out += 8)
+            std::memcpy(out, row[i] + k, 8 * sizeof(float));
 }
 
 void packLanePanel(const float* weights, std::int64_t rows, std::int64_t columns, float* panel)
