@@ -1,7 +1,7 @@
 // The lane product (LaneProduct.h) with AVX-512: a 512-bit register holds the 8 lanes of two
 // outputs (two weight rows against one token), so each fused multiply-add advances both in the
 // same order as an 8-float kernel would. From a handful of tokens on, the rows are first packed
-// into the panel of LanePanel.h, a group of rows at a time, and multiplied there (about 1.5x the
+// into the panel of LanePanel.h, a group of rows at a time, and multiplied there (about 1.4x the
 // tile below, which reads two rows' lanes with two loads and an insert); fewer tokens use the
 // tile on the rows as they are. Built with -mavx512f -mavx512dq -mfma (core/CMakeLists.txt);
 // called only where the CPU has them.
