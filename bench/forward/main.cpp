@@ -16,6 +16,9 @@
 //        [--threads N] [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep]
 //        [--llama-cpp DIR] [--llama-activations] [--scan-probes N]
 //
+// Without --file (or with a --file that does not exist yet) the bench writes the synthetic file,
+// and removes it at the end unless --keep; a --file that was already there is never removed.
+//
 // --scan-probes N then prepares the sensitivity scan on the same tokens (one chunk) and times N
 // of its probes, spread over its probe list: seconds per probe and per whole pass (ScanProbes.h).
 //
@@ -176,7 +179,11 @@ int main(int argc, char** argv)
         setenv("GGUFX_THREADS", std::to_string(threads).c_str(), 1);
     const unsigned usedThreads = threads > 0 ? threads : gguf::machineThreadCount();
 
+    // Only a file the bench wrote itself is removed at the end (unless --keep): one named by
+    // --file that was there before is the caller's (a converted copy, say) and stays.
+    bool wroteFile = false;
     if (access(path.c_str(), R_OK) != 0) {
+        wroteFile = true;
         const auto start = Clock::now();
         if (const std::string error = forwardbench::writeSyntheticLlama(path, shape); !error.empty()) {
             std::fprintf(stderr, "cannot write %s: %s\n", path.c_str(), error.c_str());
@@ -273,7 +280,7 @@ int main(int argc, char** argv)
     std::printf(" (both count the mapped file's pages read: %.2f GiB file)\n", gib(static_cast<std::uint64_t>((*model)->summary().fileSize)));
     std::printf("# ours and `llama.cpp` compute every position's logits (llama.cpp: controlledEvaluate asking each position's next\n"
                 "# token); `llama last` is llama.cpp's plain prompt evaluation, the last position's logits only\n");
-    if (!keep)
+    if (wroteFile && !keep)
         std::remove(path.c_str());
     return 0;
 }

@@ -5,12 +5,14 @@
 #include "core/base/BlasLibrary.h"
 #include "core/base/RowRanges.h"
 #include "core/kernels/Dequantize.h"
+#include "core/kernels/LanePanel.h"
 #include "core/kernels/LaneProduct.h"
 #include "core/kernels/QuantizedDot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace gguf {
@@ -89,25 +91,45 @@ void ggmlFloatLaneProduct(const float* x, std::int64_t tokens, const float* weig
 
 // The lane product of a deferred weight: each row range is dequantized into a tile of its
 // thread (about 2 MB, so it stays in the caches) and multiplied there, so the weight is read
-// once in its stored form and its f32 copy never exists as a whole.
+// once in its stored form and its f32 copy never exists as a whole. Where the panel kernel runs
+// (LanePanel.h) the tile is that panel, and the ranges are whole groups of its rows.
 void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride)
 {
     TaskExecutor* executor = weight.executor;
     const std::int64_t rows = weight.rows;
     const std::int64_t columns = weight.columns;
-    std::int64_t perRange = std::clamp<std::int64_t>((2 * 1024 * 1024 / 4) / columns, 8, 512) / 4 * 4;
+    std::int64_t perRange = std::clamp<std::int64_t>((2 * 1024 * 1024 / 4) / columns, 8, 512) / 8 * 8;
     const auto threads = static_cast<std::int64_t>(executorThreads(executor));
     if (threads > 1)
-        perRange = std::max<std::int64_t>(4, std::min(perRange, (rows / (4 * threads)) / 4 * 4));
+        perRange = std::max<std::int64_t>(8, std::min(perRange, (rows / (4 * threads)) / 8 * 8));
     const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(perRange));
+    const bool panel = lanePanelIsFast() && tokens >= kLanePanelMinTokens;
     forEachRange(executor, ranges, [&](RowRange range) {
         thread_local std::vector<float> tile;
         thread_local std::vector<float> scratch;
+        const auto rangeRows = static_cast<std::int64_t>(range.size());
+        if (panel) {
+            // A group of rows at a time into a small buffer (it stays in L1 / L2), then into the
+            // tile in the panel order (LanePanel.h): the tile is written once, already packed.
+            thread_local std::vector<float> group;
+            group.resize(static_cast<std::size_t>(kLanePanelGroupRows * columns));
+            float* packed = alignedLanePanel(tile, lanePanelFloats(rangeRows, columns));
+            for (std::int64_t r = 0; r < rangeRows; r += kLanePanelGroupRows) {
+                const std::int64_t count = std::min(kLanePanelGroupRows, rangeRows - r);
+                const std::uint64_t first = weight.sourceRowBegin + range.begin + static_cast<std::uint64_t>(r);
+                const std::span<float> values(group.data(), static_cast<std::size_t>(count * columns));
+                if (!dequantizeRows(*weight.source, first, first + static_cast<std::uint64_t>(count), values))
+                    std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
+                packLanePanelGroup(group.data(), count, columns, packed + r * columns);
+            }
+            laneProductPanel(x, tokens, packed, columns, rangeRows, y + range.begin, yStride, scratch);
+            return;
+        }
         tile.resize(static_cast<std::size_t>(range.size()) * static_cast<std::size_t>(columns));
         // The load dequantized a row of this tensor, so this cannot fail for want of a kernel.
         if (!dequantizeRows(*weight.source, weight.sourceRowBegin + range.begin, weight.sourceRowBegin + range.end, tile))
             std::fill(tile.begin(), tile.end(), std::numeric_limits<float>::quiet_NaN());
-        laneProductRows(x, tokens, tile.data(), columns, 0, static_cast<std::int64_t>(range.size()), y + range.begin, yStride, scratch);
+        laneProductRows(x, tokens, tile.data(), columns, 0, rangeRows, y + range.begin, yStride, scratch);
     });
 }
 

@@ -1,8 +1,10 @@
 // The lane product (kernels/LaneProduct.h): every kernel the CPU has (AVX-512, AVX2) gives the
 // portable loop's bits, which are the lane order itself, for shapes that exercise each blocking
-// edge (rows and tokens not multiples of the tiles, columns spanning several slices); and the
-// order differs from a plain sum, so the check can fail.
+// edge (rows and tokens not multiples of the tiles, columns spanning several slices); the same
+// over weights packed into the AVX-512 kernel's panel (kernels/LanePanel.h); and the order
+// differs from a plain sum, so the check can fail.
 
+#include "core/kernels/LanePanel.h"
 #include "core/kernels/LaneProduct.h"
 
 #include <QtTest>
@@ -51,6 +53,9 @@ private slots:
         QTest::newRow("odd row range") << 13 << 11 << 72 << 3;
         QTest::newRow("several slices") << 130 << 6 << 4104 << 1;  // 256 KB / 130 tokens: 504-column slices
         QTest::newRow("many tokens") << 600 << 5 << 256 << 0;
+        QTest::newRow("panel groups and a part") << 20 << 21 << 96 << 0;     // 2 groups of 8 rows, then 5
+        QTest::newRow("few tokens, row-major tile") << 5 << 17 << 64 << 2;   // below the panel's minimum
+        QTest::newRow("slices, partial token tile") << 161 << 18 << 2056 << 0;  // token blocks of 84 and 77, 3 column slices
     }
 
     void kernelsMatchTheOrder()
@@ -76,6 +81,37 @@ private slots:
         std::vector<float> y(expected.size(), -1.0f);
         gguf::laneProductRows(x.data(), tokens, w.data(), columns, rowBegin, rows, y.data(), stride, scratch);
         QVERIFY(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0);
+    }
+
+    // The panel (LanePanel.h) read by each kernel the CPU has gives the order's bits for the rows
+    // [rowBegin, rows) packed from the row-major matrix.
+    void panelKernelsMatchTheOrder_data() { kernelsMatchTheOrder_data(); }
+
+    void panelKernelsMatchTheOrder()
+    {
+        QFETCH(int, tokens);
+        QFETCH(int, rows);
+        QFETCH(int, columns);
+        QFETCH(int, rowBegin);
+        const auto x = randomValues(static_cast<std::size_t>(tokens) * columns, 5);
+        const auto w = randomValues(static_cast<std::size_t>(rows) * columns, 6);
+        const int panelRows = rows - rowBegin;
+        const std::int64_t stride = panelRows + 3;
+        std::vector<float> expected(static_cast<std::size_t>(tokens * stride), -1.0f);
+        for (int t = 0; t < tokens; ++t)
+            for (int r = 0; r < panelRows; ++r)
+                expected[static_cast<std::size_t>(t * stride + r)] =
+                    laneDot(x.data() + t * columns, w.data() + (rowBegin + r) * static_cast<std::int64_t>(columns), columns);
+        std::vector<float> storage;
+        float* panel = gguf::alignedLanePanel(storage, gguf::lanePanelFloats(panelRows, columns));
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(panel) % 64, std::uintptr_t{0});
+        gguf::packLanePanel(w.data() + rowBegin * static_cast<std::int64_t>(columns), panelRows, columns, panel);
+        std::vector<float> scratch;
+        for (int kernel : {0, 2}) {
+            std::vector<float> y(expected.size(), -1.0f);
+            gguf::laneProductPanelWith(kernel, x.data(), tokens, panel, columns, panelRows, y.data(), stride, scratch);
+            QVERIFY2(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0, qPrintable(QString::number(kernel)));
+        }
     }
 
     // The lanes are not a plain sequential float sum: the check above sees the order.

@@ -1,0 +1,137 @@
+// The lane product over a packed panel (LanePanel.h) with AVX-512: a tile of 8 rows (the 4 row
+// pairs of one panel group) x 6 tokens keeps 24 registers of lanes, each fed per 8 columns by one
+// aligned load of its pair's weights and one broadcast of the token's 8 activations, so the
+// loop is 24 multiply-adds, 4 loads and 6 broadcasts (no shuffle). The blocking is that of
+// LaneProductBlocking.h: token blocks of at most 160, column slices whose activations stay in L2,
+// lanes carried between slices, here as [row pair][token][16] so they too move in whole registers.
+// Built with -mavx512f -mavx512dq -mfma (core/CMakeLists.txt); called only where the CPU has them.
+
+#include "core/kernels/LanePanel.h"
+#include "core/kernels/LaneProductBlocking.h"
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
+#include <immintrin.h>
+
+// GCC 12's _mm512_broadcast_f32x8 and _mm512_extractf32x4_ps start from an undefined register,
+// which its uninitialized-use warnings report once inlined here (as in LaneProductAvx512.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace gguf::lanes {
+
+namespace {
+
+constexpr int kPairs = static_cast<int>(kLanePanelGroupRows / 2);
+constexpr int kTokens = 6;
+
+// Both rows' sums of a register of two rows' lanes, in lanes 0 and 8: the order of sumLanes,
+// ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)), by three shuffled adds (a float add commutes).
+inline __m512 sumPairLanes(__m512 v)
+{
+    const __m512i halves = _mm512_set_epi32(11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4);
+    const __m512 a = _mm512_add_ps(v, _mm512_permutexvar_ps(halves, v));             // q: l[q] + l[q + 4]
+    const __m512 b = _mm512_add_ps(a, _mm512_permute_ps(a, _MM_SHUFFLE(1, 0, 3, 2)));  // 0: (0+4)+(2+6), 1: (1+5)+(3+7)
+    return _mm512_add_ps(b, _mm512_permute_ps(b, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
+// One panel group (its first `nr` rows stored) x T tokens over `kn` columns. `lanes` is the
+// tile's first pair's lanes of its first token (pair stride `pairStride`); `fresh` starts them
+// at zero; with `y` set (the last slice) the sums are stored instead of the lanes.
+template <int T>
+void tile(int nr, const float* x, std::int64_t xStride, const float* group, std::int64_t kn, float* lanes, std::int64_t pairStride,
+          bool fresh, float* y, std::int64_t yStride)
+{
+    __m512 acc[kPairs][T];
+#pragma GCC unroll 16
+    for (int p = 0; p < kPairs; ++p)
+#pragma GCC unroll 16
+        for (int t = 0; t < T; ++t)
+            acc[p][t] = fresh || 2 * p >= nr ? _mm512_setzero_ps() : _mm512_loadu_ps(lanes + p * pairStride + t * 16);
+    for (std::int64_t k = 0; k < kn; k += 8) {
+        __m512 w[kPairs];
+#pragma GCC unroll 16
+        for (int p = 0; p < kPairs; ++p)
+            w[p] = _mm512_load_ps(group + k * kLanePanelGroupRows + p * 16);
+#pragma GCC unroll 16
+        for (int t = 0; t < T; ++t) {
+            const __m512 xv = _mm512_broadcast_f32x8(_mm256_loadu_ps(x + t * xStride + k));
+#pragma GCC unroll 16
+            for (int p = 0; p < kPairs; ++p)
+                acc[p][t] = _mm512_fmadd_ps(w[p], xv, acc[p][t]);
+        }
+    }
+    if (y) {
+#pragma GCC unroll 16
+        for (int p = 0; p < kPairs; ++p)
+#pragma GCC unroll 16
+            for (int t = 0; t < T; ++t) {
+                if (2 * p >= nr)
+                    continue;
+                const __m512 sums = sumPairLanes(acc[p][t]);
+                y[t * yStride + 2 * p] = _mm512_cvtss_f32(sums);
+                if (2 * p + 1 < nr)
+                    y[t * yStride + 2 * p + 1] = _mm_cvtss_f32(_mm512_extractf32x4_ps(sums, 2));
+            }
+        return;
+    }
+#pragma GCC unroll 16
+    for (int p = 0; p < kPairs; ++p)
+#pragma GCC unroll 16
+        for (int t = 0; t < T; ++t)
+            if (2 * p < nr)
+                _mm512_storeu_ps(lanes + p * pairStride + t * 16, acc[p][t]);
+}
+
+void tileTokens(int nt, int nr, const float* x, std::int64_t xStride, const float* group, std::int64_t kn, float* lanes,
+                std::int64_t pairStride, bool fresh, float* y, std::int64_t yStride)
+{
+    switch (nt) {
+    case 1: tile<1>(nr, x, xStride, group, kn, lanes, pairStride, fresh, y, yStride); return;
+    case 2: tile<2>(nr, x, xStride, group, kn, lanes, pairStride, fresh, y, yStride); return;
+    case 3: tile<3>(nr, x, xStride, group, kn, lanes, pairStride, fresh, y, yStride); return;
+    case 4: tile<4>(nr, x, xStride, group, kn, lanes, pairStride, fresh, y, yStride); return;
+    case 5: tile<5>(nr, x, xStride, group, kn, lanes, pairStride, fresh, y, yStride); return;
+    default: tile<kTokens>(nr, x, xStride, group, kn, lanes, pairStride, fresh, y, yStride); return;
+    }
+}
+
+struct PanelTile {
+    static constexpr int kTokens = lanes::kTokens;
+};
+
+void productOfBlock(const float* x, std::int64_t tokens, const float* panel, std::int64_t columns, std::int64_t rows, float* y,
+                    std::int64_t yStride, std::vector<float>& lanes)
+{
+    const std::int64_t pairStride = tokens * 16;
+    const std::int64_t slice = sliceColumns(tokens, columns);
+    if (slice < columns)
+        lanes.resize(static_cast<std::size_t>((rows + 1) / 2 * pairStride));
+    for (std::int64_t k0 = 0; k0 < columns; k0 += slice) {
+        const std::int64_t kn = std::min(slice, columns - k0);
+        for (std::int64_t r = 0; r < rows; r += kLanePanelGroupRows) {
+            const int nr = static_cast<int>(std::min(kLanePanelGroupRows, rows - r));
+            const float* group = panel + r * columns + k0 * kLanePanelGroupRows;
+            for (std::int64_t t = 0; t < tokens; t += kTokens) {
+                const int nt = static_cast<int>(std::min<std::int64_t>(kTokens, tokens - t));
+                tileTokens(nt, nr, x + t * columns + k0, columns, group, kn, lanes.data() + (r / 2) * pairStride + t * 16, pairStride, k0 == 0,
+                           k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void lanePanelProductAvx512(const float* x, std::int64_t tokens, const float* panel, std::int64_t columns, std::int64_t rows, float* y,
+                            std::int64_t yStride, std::vector<float>& scratch)
+{
+    const std::int64_t block = tokenBlock<PanelTile>(tokens);
+    for (std::int64_t t0 = 0; t0 < tokens; t0 += block)
+        productOfBlock(x + t0 * columns, std::min(block, tokens - t0), panel, columns, rows, y + t0 * yStride, yStride, scratch);
+}
+
+}  // namespace gguf::lanes
+
+#endif
