@@ -115,7 +115,9 @@ void productOfBlock(const float* x, std::int64_t tokens, const float* panel, std
             const float* group = panel + r * columns + k0 * kLanePanelGroupRows;
             for (std::int64_t t = 0; t < tokens; t += kTokens) {
                 const int nt = static_cast<int>(std::min<std::int64_t>(kTokens, tokens - t));
-                tileTokens(nt, nr, x + t * columns + k0, columns, group, kn, lanes.data() + (r / 2) * pairStride + t * 16, pairStride, k0 == 0,
+                // One slice carries no lanes, and an offset on an empty vector's null data() is undefined.
+                float* carried = lanes.empty() ? nullptr : lanes.data() + (r / 2) * pairStride + t * 16;
+                tileTokens(nt, nr, x + t * columns + k0, columns, group, kn, carried, pairStride, k0 == 0,
                            k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
             }
         }

@@ -56,8 +56,9 @@ void blockedLaneProductOfBlock(const float* x, std::int64_t tokens, const float*
             const int nr = static_cast<int>(std::min<std::int64_t>(Tile::kRows, rowEnd - r));
             for (std::int64_t t = 0; t < tokens; t += Tile::kTokens) {
                 const int nt = static_cast<int>(std::min<std::int64_t>(Tile::kTokens, tokens - t));
-                Tile::run(nr, nt, x + t * columns + k0, columns, weights + r * columns + k0, columns, kn,
-                          lanes.data() + (r - rowBegin) * laneRowStride + t * 8, laneRowStride, k0 == 0,
+                // One slice carries no lanes, and an offset on an empty vector's null data() is undefined.
+                float* carried = lanes.empty() ? nullptr : lanes.data() + (r - rowBegin) * laneRowStride + t * 8;
+                Tile::run(nr, nt, x + t * columns + k0, columns, weights + r * columns + k0, columns, kn, carried, laneRowStride, k0 == 0,
                           k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
             }
         }

@@ -143,7 +143,7 @@ private slots:
                 budgets.push_back(double(point.mix.fileBytes));
                 budgets.push_back(double(point.mix.fileBytes) - 1);
             }
-        int beatenOrTied = 0, withPreset = 0;
+        int withPreset = 0;
         for (const double value : budgets) {
             const Budget budget{Budget::Kind::FileBytes, value};
             auto plan = planMix(*context, presets, budget);
@@ -160,7 +160,6 @@ private slots:
             if (std::isfinite(bestPreset)) {
                 ++withPreset;
                 QVERIFY2(plan->mix.error <= bestPreset, qPrintable(QString::number(value)));
-                beatenOrTied += plan->mix.error <= bestPreset;
                 QCOMPARE(plan->bestPresetError, bestPreset);
             }
             // The exported rules give exactly this mix through llama-quantize's rules.
