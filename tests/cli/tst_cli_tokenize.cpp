@@ -189,7 +189,7 @@ void CliTokenizeTest::textOverTheBoundIsOneLine()
 
 void CliTokenizeTest::runningOutOfMemoryIsOneLine()
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(GGUFX_SANITIZED)
     QSKIP("AddressSanitizer reserves more address space than the limit this test sets");
 #else
     // One 16 MiB word needs ~650 MB; with 400 MB of address space the allocation fails, and

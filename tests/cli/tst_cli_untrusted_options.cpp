@@ -154,7 +154,7 @@ private slots:
         QVERIFY2(tooMany.failedWithOneLine(), qPrintable(tooMany.describe()));
         QCOMPARE(tooMany.exitCode, 2);
         QVERIFY(tooMany.err.contains("1024"));
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(GGUFX_SANITIZED)
         // Threads the system refuses (here: 1024 thread stacks do not fit 1.5 GB of address
         // space) are an error line, not std::system_error's abort.
         const QString command = QStringLiteral("ulimit -v 1500000 && exec \"$0\" plan \"$1\" --size 1.2MB --threads 1024");

@@ -253,7 +253,7 @@ void TestHostileInputs::tooManyOpenFilesIsNotMissing()
     // The limit is lowered (soft and hard) before the CLI starts, so it cannot raise it again.
     const CliRun run = runProgram(QStringLiteral("/bin/bash"),
                                   {QStringLiteral("-c"), QStringLiteral("ulimit -n 24 && exec \"$0\" info \"$1\""), cliPath(), first});
-#ifdef __SANITIZE_ADDRESS__
+#ifdef GGUFX_SANITIZED
     // UBSan's vptr check probes memory through a pipe, which it cannot create once every
     // descriptor is in use, and then reports a false "invalid vptr" as the failed open unwinds.
     // The dev build checks the message; here only that the CLI did not crash on its own.

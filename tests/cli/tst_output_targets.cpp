@@ -370,7 +370,7 @@ void TestOutputTargets::kldNamesTheModelOnce()
 
 void TestOutputTargets::outOfMemoryIsOneLine()
 {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(GGUFX_SANITIZED)
     QSKIP("a sanitizer's shadow memory does not run under an address-space limit");
 #endif
     // One long word takes the tokenizer far more memory than a 400 MB address space holds: the
