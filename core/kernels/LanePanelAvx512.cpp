@@ -97,41 +97,31 @@ void tileTokens(int nt, int nr, const float* x, std::int64_t xStride, const floa
     }
 }
 
+// A panel group's 8 rows x 6 tokens, their lanes carried as one entry of 16 floats per row pair
+// and token ([pairs, tokens, 16]); row r (a multiple of 8) from column k0 is its group's
+// k0 * 8th float.
 struct PanelTile {
+    static constexpr int kRows = static_cast<int>(kLanePanelGroupRows);
     static constexpr int kTokens = lanes::kTokens;
-};
-
-void productOfBlock(const float* x, std::int64_t tokens, const float* panel, std::int64_t columns, std::int64_t rows, float* y,
-                    std::int64_t yStride, std::vector<float>& lanes)
-{
-    const std::int64_t pairStride = tokens * 16;
-    const std::int64_t slice = sliceColumns(tokens, columns);
-    if (slice < columns)
-        lanes.resize(static_cast<std::size_t>((rows + 1) / 2 * pairStride));
-    for (std::int64_t k0 = 0; k0 < columns; k0 += slice) {
-        const std::int64_t kn = std::min(slice, columns - k0);
-        for (std::int64_t r = 0; r < rows; r += kLanePanelGroupRows) {
-            const int nr = static_cast<int>(std::min(kLanePanelGroupRows, rows - r));
-            const float* group = panel + r * columns + k0 * kLanePanelGroupRows;
-            for (std::int64_t t = 0; t < tokens; t += kTokens) {
-                const int nt = static_cast<int>(std::min<std::int64_t>(kTokens, tokens - t));
-                // One slice carries no lanes, and an offset on an empty vector's null data() is undefined.
-                float* carried = lanes.empty() ? nullptr : lanes.data() + (r / 2) * pairStride + t * 16;
-                tileTokens(nt, nr, x + t * columns + k0, columns, group, kn, carried, pairStride, k0 == 0,
-                           k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
-            }
-        }
+    static constexpr std::int64_t kRowsPerEntry = 2;
+    static constexpr std::int64_t kTokenLanes = 16;
+    static const float* weightsAt(const float* panel, std::int64_t r, std::int64_t k0, std::int64_t columns)
+    {
+        return panel + r * columns + k0 * kLanePanelGroupRows;
     }
-}
+    static void run(int nr, int nt, const float* x, std::int64_t xStride, const float* group, std::int64_t, std::int64_t kn, float* lanes,
+                    std::int64_t pairStride, bool fresh, float* y, std::int64_t yStride)
+    {
+        tileTokens(nt, nr, x, xStride, group, kn, lanes, pairStride, fresh, y, yStride);
+    }
+};
 
 }  // namespace
 
 void lanePanelProductAvx512(const float* x, std::int64_t tokens, const float* panel, std::int64_t columns, std::int64_t rows, float* y,
                             std::int64_t yStride, std::vector<float>& scratch)
 {
-    const std::int64_t block = tokenBlock<PanelTile>(tokens);
-    for (std::int64_t t0 = 0; t0 < tokens; t0 += block)
-        productOfBlock(x + t0 * columns, std::min(block, tokens - t0), panel, columns, rows, y + t0 * yStride, yStride, scratch);
+    blockedLaneProduct<PanelTile>(x, tokens, panel, columns, 0, rows, y, yStride, scratch);
 }
 
 }  // namespace gguf::lanes

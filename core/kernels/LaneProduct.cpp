@@ -17,7 +17,7 @@ void laneProductAvx2(const float* x, std::int64_t tokens, const float* weights, 
 namespace {
 
 // The order itself, one output at a time: the reference the vector kernels reproduce.
-struct PortableTile {
+struct PortableTile : RowMajorLanes {
     static constexpr int kRows = 1;
     static constexpr int kTokens = 1;
     static void run(int, int, const float* x, std::int64_t, const float* w, std::int64_t, std::int64_t kn, float* lanes, std::int64_t,

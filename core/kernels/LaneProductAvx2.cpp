@@ -59,7 +59,7 @@ void tile(int nr, const float* x, std::int64_t xStride, const float* w, std::int
                 _mm256_storeu_ps(lanes + r * laneRowStride + t * 8, acc[r][t]);
 }
 
-struct Avx2Tile {
+struct Avx2Tile : RowMajorLanes {
     static constexpr int kRows = 4;
     static constexpr int kTokens = 3;
     static void run(int nr, int nt, const float* x, std::int64_t xStride, const float* w, std::int64_t wStride, std::int64_t kn,

@@ -97,7 +97,7 @@ void tileTokens(int nr, int nt, const float* x, std::int64_t xStride, const floa
     }
 }
 
-struct Avx512Tile {
+struct Avx512Tile : RowMajorLanes {
     static constexpr int kRows = 4;
     static constexpr int kTokens = 6;
     static void run(int nr, int nt, const float* x, std::int64_t xStride, const float* w, std::int64_t wStride, std::int64_t kn,

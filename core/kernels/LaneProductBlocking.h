@@ -1,8 +1,9 @@
 #pragma once
-// The blocking shared by the lane-product kernels (LaneProduct.h), included by each
-// instruction set's file with its own Tile: Tile::kRows x Tile::kTokens outputs at a time, their
-// 8 lanes in registers over a slice of the columns, carried between slices in `lanes`
-// ([rows, tokens, 8] of the row range); after the last slice the tile sums them into y.
+// The blocking shared by the lane-product kernels (LaneProduct.h and LanePanel.h), included by
+// each instruction set's file with its own Tile: Tile::kRows x Tile::kTokens outputs at a time,
+// their 8 lanes in registers over a slice of the columns, carried between slices in `lanes`;
+// after the last slice the tile sums them into y. The Tile also says where its lanes and
+// weights lie (RowMajorLanes, or a packed panel's layout).
 
 #include <algorithm>
 #include <cstdint>
@@ -41,15 +42,25 @@ std::int64_t tokenBlock(std::int64_t tokens)
     return (even + Tile::kTokens - 1) / Tile::kTokens * Tile::kTokens;
 }
 
+// Where a tile over row-major weights keeps its carried lanes and finds its weights: one entry of
+// 8 floats per row and token ([rows, tokens, 8] of the row range), and row r from column k0 at
+// w + r * columns + k0. A tile whose registers hold two rows' lanes may carry them as one entry
+// of 16 floats per row pair (kRowsPerEntry 2, kTokenLanes 16).
+struct RowMajorLanes {
+    static constexpr std::int64_t kRowsPerEntry = 1;
+    static constexpr std::int64_t kTokenLanes = 8;
+    static const float* weightsAt(const float* w, std::int64_t r, std::int64_t k0, std::int64_t columns) { return w + r * columns + k0; }
+};
+
 template <class Tile>
 void blockedLaneProductOfBlock(const float* x, std::int64_t tokens, const float* weights, std::int64_t columns, std::int64_t rowBegin,
                                std::int64_t rowEnd, float* y, std::int64_t yStride, std::vector<float>& lanes)
 {
     const std::int64_t rows = rowEnd - rowBegin;
-    const std::int64_t laneRowStride = tokens * 8;
+    const std::int64_t entryStride = tokens * Tile::kTokenLanes;
     const std::int64_t slice = sliceColumns(tokens, columns);
     if (slice < columns)
-        lanes.resize(static_cast<std::size_t>(rows * tokens * 8));
+        lanes.resize(static_cast<std::size_t>((rows + Tile::kRowsPerEntry - 1) / Tile::kRowsPerEntry * entryStride));
     for (std::int64_t k0 = 0; k0 < columns; k0 += slice) {
         const std::int64_t kn = std::min(slice, columns - k0);
         for (std::int64_t r = rowBegin; r < rowEnd; r += Tile::kRows) {
@@ -57,9 +68,10 @@ void blockedLaneProductOfBlock(const float* x, std::int64_t tokens, const float*
             for (std::int64_t t = 0; t < tokens; t += Tile::kTokens) {
                 const int nt = static_cast<int>(std::min<std::int64_t>(Tile::kTokens, tokens - t));
                 // One slice carries no lanes, and an offset on an empty vector's null data() is undefined.
-                float* carried = lanes.empty() ? nullptr : lanes.data() + (r - rowBegin) * laneRowStride + t * 8;
-                Tile::run(nr, nt, x + t * columns + k0, columns, weights + r * columns + k0, columns, kn, carried, laneRowStride, k0 == 0,
-                          k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
+                float* carried = lanes.empty() ? nullptr
+                                               : lanes.data() + (r - rowBegin) / Tile::kRowsPerEntry * entryStride + t * Tile::kTokenLanes;
+                Tile::run(nr, nt, x + t * columns + k0, columns, Tile::weightsAt(weights, r, k0, columns), columns, kn, carried, entryStride,
+                          k0 == 0, k0 + kn == columns ? y + t * yStride + r : nullptr, yStride);
             }
         }
     }

@@ -37,8 +37,13 @@ namespace {
 
 constexpr QSize kWindow(1280, 800);
 
-bool waitFinished(ComparePage& page)
+// Lays `page` out at 1280x800, shows it and waits for its comparison: false if it never came.
+bool showCompared(ComparePage& page)
 {
+    page.resize(kWindow);
+    page.show();
+    if (!QTest::qWaitForWindowExposed(&page))
+        return false;
     QSignalSpy finished(&page, &ComparePage::comparisonFinished);
     return (page.results() || finished.wait(kHangGuardMs)) && page.results();
 }
@@ -115,6 +120,14 @@ QString placeholderMisfit(const QPushButton* button, const PlaceholderText* text
 class TestGuiCompareLabels : public QObject {
     Q_OBJECT
 private slots:
+    // The tiny MoE pair every Tensor-tab row compares, opened once for all of them.
+    void initTestCase()
+    {
+        m_f16 = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        m_q4 = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(m_f16 && m_q4);
+    }
+
     void init() { QSettings().remove(QStringLiteral("compareDialog")); }
 
     // "0.000250.00050.00075" was seen under a narrow scatter: neighbouring x tick labels of the
@@ -141,14 +154,8 @@ private slots:
     {
         QFETCH(bool, minimumWidth);
         QFETCH(QCPRange, range);
-        auto f16 = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
-        auto q4 = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
-        QVERIFY(f16 && q4);
-        ComparePage page({f16, q4}, {});
-        page.resize(kWindow);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
-        QVERIFY(waitFinished(page));
+        ComparePage page({m_f16, m_q4}, {});
+        QVERIFY(showCompared(page));
         TensorErrorView* view = page.tensorView();
         page.findChild<QTabWidget*>(QStringLiteral("compareTabs"))->setCurrentWidget(view);
         QSignalSpy histogram(view, &TensorErrorView::histogramReady);
@@ -201,14 +208,8 @@ private slots:
     {
         QFETCH(QString, squeezed);
         QFETCH(QString, text);
-        auto f16 = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
-        auto q4 = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
-        QVERIFY(f16 && q4);
-        ComparePage page({f16, q4}, {});
-        page.resize(kWindow);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
-        QVERIFY(waitFinished(page));
+        ComparePage page({m_f16, m_q4}, {});
+        QVERIFY(showCompared(page));
         TensorErrorView* view = page.tensorView();
         page.findChild<QTabWidget*>(QStringLiteral("compareTabs"))->setCurrentWidget(view);
         QCoreApplication::processEvents();
@@ -259,10 +260,7 @@ private slots:
         auto q4 = openFixtureModel(base + QStringLiteral("-Q4_K_M.gguf"));
         QVERIFY(f32 && q4);
         ComparePage page({f32, q4}, {});
-        page.resize(kWindow);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
-        QVERIFY(waitFinished(page));
+        QVERIFY(showCompared(page));
         QTableView* table = page.tableView();
         QTableView* totals = page.totalsView();
         QTRY_VERIFY_WITH_TIMEOUT(totals->isVisible(), kHangGuardMs);
@@ -327,6 +325,9 @@ private slots:
         placeholder.hide();
         QCOMPARE(plot->minimumHeight(), 20);
     }
+
+private:
+    std::shared_ptr<const gguf::Model> m_f16, m_q4;
 };
 
 QTEST_MAIN(TestGuiCompareLabels)
