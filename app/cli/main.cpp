@@ -7,6 +7,7 @@
 #include "CommandTable.h"
 #include "Commands.h"
 #include "ModelOpening.h"
+#include "core/base/LargeBufferReuse.h"
 #include "core/base/OpenFileLimit.h"
 
 #include <cstdio>
@@ -44,6 +45,7 @@ int main(int argc, char** argv)
         return 0;
     }
     gguf::raiseOpenFileLimit();  // split models of more than 1,000 shards
+    gguf::keepLargeBuffersForReuse();
     prepareCliOutputs();
     int status = 1;
     try {

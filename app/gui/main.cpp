@@ -2,6 +2,7 @@
 // bundled sample model when there are none, so a new user sees everything working at once.
 
 #include "ui/shell/MainWindow.h"
+#include "core/base/LargeBufferReuse.h"
 #include "core/base/OpenFileLimit.h"
 #include "SampleModel.h"
 
@@ -12,6 +13,7 @@
 int main(int argc, char** argv)
 {
     gguf::raiseOpenFileLimit();  // split models of more than 1,000 shards
+    gguf::keepLargeBuffersForReuse();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("gguf-explorer"));
     QApplication::setApplicationDisplayName(QStringLiteral("GGUF Explorer"));

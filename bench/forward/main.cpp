@@ -29,6 +29,7 @@
 #include "ScanProbes.h"
 #include "SyntheticLlamaFile.h"
 #include "app/threads/ParallelRows.h"
+#include "core/base/LargeBufferReuse.h"
 #include "core/forward/ForwardPass.h"
 
 #include <chrono>
@@ -118,6 +119,7 @@ struct OurRun {
 
 int main(int argc, char** argv)
 {
+    gguf::keepLargeBuffersForReuse();  // as the CLI and the GUI do
     std::string shapeName = "dense";
     std::int64_t layers = 0;
     std::int64_t tokenCount = 128;
