@@ -52,6 +52,12 @@ public:
 private:
     Status embed(std::span<const std::int32_t> tokens, std::vector<float>& residual);
     Status layer(std::int64_t layer, std::vector<float>& residual, std::vector<std::int32_t>& selected);
+    // The first position whose FFN the layer runs: 0, or ForwardOptions::firstLogitPosition for
+    // the last layer, whose other positions reach no logit. llama.cpp prunes the same rows
+    // (inp_out_ids): on a 2-layer 7B-shaped stack that FFN is a seventh of a KLD pass's products.
+    std::int64_t feedForwardRowsFrom(std::int64_t layer) const;
+    // The FFN branch and the layer's end on the residual rows from `from` on.
+    Status finishRowsFrom(std::int64_t layer, std::int64_t from, std::vector<float>& residual, std::vector<std::int32_t>& selected);
     Status output(const std::vector<float>& residual, std::vector<float>& logits);
     // residual += branch, the branch first post-normed with blk.<layer>.<postNorm> when named.
     Status addBranch(std::int64_t layer, const char* postNorm, std::vector<float>& branch, std::vector<float>& residual);
@@ -110,11 +116,47 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
         return cancelledError();
 
     std::fill(selected.begin(), selected.end(), -1);  // a leading dense layer of an MoE model routes nothing
+    if (const std::int64_t from = feedForwardRowsFrom(layer); from > 0)
+        return finishRowsFrom(layer, from, residual, selected);
     if (Status done = runFeedForwardBranch(m_c, layer, residual, branch, selected); !done)
         return done;
     if (Status done = addBranch(layer, block.postNorms ? "post_ffw_norm" : nullptr, branch, residual); !done)
         return done;
     return finishLayer(m_c, layer, residual);
+}
+
+std::int64_t PassRunner::feedForwardRowsFrom(std::int64_t layer) const
+{
+    // Only the last layer's FFN, and not where the per-layer inputs are laid out by the whole
+    // pass's token count (PerLayerInputStep.h).
+    if (layer != m_c.h.layerCount - 1 || m_c.h.perLayerInputLength > 0)
+        return 0;
+    return m_c.options.firstLogitPosition;
+}
+
+Status PassRunner::finishRowsFrom(std::int64_t layer, std::int64_t from, std::vector<float>& residual, std::vector<std::int32_t>& selected)
+{
+    // Everything after the attention works on each position alone, so the rows from `from` on
+    // come out as in a whole pass, bit for bit (the products' sums do not depend on the rows
+    // around them).
+    const std::int64_t width = m_c.h.embeddingLength;
+    const std::int64_t used = m_c.h.expertUsedCount;
+    const std::int64_t allTokens = m_c.tokens;
+    std::vector<float> rows(residual.begin() + from * width, residual.end());
+    std::vector<std::int32_t> rowsSelected(static_cast<std::size_t>((allTokens - from) * used), -1);
+    std::vector<float> branch;
+    m_c.tokens = allTokens - from;
+    Status done = runFeedForwardBranch(m_c, layer, rows, branch, rowsSelected);
+    if (done)
+        done = addBranch(layer, m_c.h.block->postNorms ? "post_ffw_norm" : nullptr, branch, rows);
+    if (done)
+        done = finishLayer(m_c, layer, rows);
+    m_c.tokens = allTokens;
+    if (!done)
+        return done;
+    std::copy(rows.begin(), rows.end(), residual.begin() + from * width);
+    std::copy(rowsSelected.begin(), rowsSelected.end(), selected.begin() + from * used);
+    return Ok{};
 }
 
 Status PassRunner::output(const std::vector<float>& residual, std::vector<float>& logits)

@@ -50,7 +50,9 @@ struct ForwardOptions {
     // vocabulary's rows, often the largest product of the pass) is then multiplied only for the
     // positions a caller reads: a KLD over 512-token chunks scores the second half, as
     // llama-perplexity does (it asks for those logits alone). Each position's logits are
-    // computed as in a whole pass, so they equal it bit for bit.
+    // computed as in a whole pass, so they equal it bit for bit. The last layer's FFN runs only
+    // for these positions too (the others reach no logit, as in llama.cpp's pruned graph): that
+    // layer's hidden state and experts before it are the residual after its attention and -1.
     std::int64_t firstLogitPosition = 0;
 };
 
@@ -58,9 +60,12 @@ struct ForwardResult {
     ModelHyperparameters hyperparameters;
     std::int64_t tokenCount = 0;
     std::vector<float> logits;  // [tokens, vocabulary]; zero before ForwardOptions::firstLogitPosition
-    std::vector<float> hidden;  // [layers, tokens, embedding] (empty unless keepHiddenStates); from firstLayer on
+    // [layers, tokens, embedding] (empty unless keepHiddenStates); from firstLayer on; the last
+    // layer's rows complete from ForwardOptions::firstLogitPosition on.
+    std::vector<float> hidden;
     // MoE only: [layers, tokens, expertUsedCount] expert ids, highest router probability first;
-    // -1 for the leading dense layers of an MoE model.
+    // -1 for the leading dense layers of an MoE model (and in the last layer before
+    // ForwardOptions::firstLogitPosition).
     std::vector<std::int32_t> selectedExperts;
     std::uint64_t peakWeightBytes = 0;  // most f32 weight bytes held at one time
 

@@ -114,7 +114,7 @@ Status OutputComparisonBuilder::addSequence(const ForwardResult& reference, cons
         LayerSums& sums = m_layers[static_cast<std::size_t>(layer)];
         const auto r = reference.hiddenAt(layer);
         const auto o = other.hiddenAt(layer);
-        for (std::int64_t t = 0; t < n; ++t) {
+        for (std::int64_t t = firstScored; t < n; ++t) {
             double dot = 0.0, rr = 0.0, oo = 0.0, dd = 0.0;
             for (std::int64_t i = 0; i < width; ++i) {
                 const double a = r[static_cast<std::size_t>(t * width + i)];
@@ -137,9 +137,9 @@ Status OutputComparisonBuilder::addSequence(const ForwardResult& reference, cons
         auto& countsRef = m_result.expertCountsReference[static_cast<std::size_t>(layer)];
         auto& countsOther = m_result.expertCountsOther[static_cast<std::size_t>(layer)];
         auto& changed = m_result.routingChanged[static_cast<std::size_t>(layer)];
-        if (reference.selectedExperts[static_cast<std::size_t>(layer * n * k)] < 0)
+        if (reference.selectedExperts[static_cast<std::size_t>((layer * n + firstScored) * k)] < 0)
             continue;  // a dense layer of an MoE model
-        for (std::int64_t t = 0; t < n; ++t) {
+        for (std::int64_t t = firstScored; t < n; ++t) {
             const auto at = static_cast<std::size_t>((layer * n + t) * k);
             std::vector<std::int32_t> a(reference.selectedExperts.begin() + at, reference.selectedExperts.begin() + at + k);
             std::vector<std::int32_t> b(other.selectedExperts.begin() + at, other.selectedExperts.begin() + at + k);

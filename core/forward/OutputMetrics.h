@@ -43,7 +43,7 @@ struct Summary {
 Summary summarize(std::vector<double> values);
 
 struct LayerDrift {
-    double relativeRmse = 0.0;  // sqrt(sum (o - r)^2 / sum r^2) over all positions
+    double relativeRmse = 0.0;  // sqrt(sum (o - r)^2 / sum r^2) over the positions counted (addSequence)
     double meanCosine = 0.0;    // mean over positions of cos(r_t, o_t)
     double minCosine = 1.0;
     // MoE: tokens whose selected expert set differs from the reference's / tokens.
@@ -71,8 +71,10 @@ class OutputComparisonBuilder {
 public:
     // Adds one sequence both models ran: `tokens` as run, positions [firstScored, endScored) are
     // scored (each must have a next token: endScored <= tokens.size() - 1), `firstPosition` is
-    // where the sequence starts in the whole token list. Hidden states and routing count every
-    // position. Fails when the runs do not fit each other (sizes, vocabulary).
+    // where the sequence starts in the whole token list. Hidden states and routing count the
+    // positions from firstScored on (the scored ones and the last): the same positions as the
+    // KLD, and the only ones whose last layer a pass with ForwardOptions::firstLogitPosition
+    // completes. Fails when the runs do not fit each other (sizes, vocabulary).
     Status addSequence(const ForwardResult& reference, const ForwardResult& other, std::span<const std::int32_t> tokens,
                        std::int64_t firstScored, std::int64_t endScored, std::int64_t firstPosition = 0);
     OutputComparison finish() const;
