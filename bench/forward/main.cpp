@@ -10,7 +10,9 @@
 // --llama-cpp DIR runs llama.cpp from node-llama-cpp installed in DIR (`npm i -E
 // node-llama-cpp@3.21.1`, its prebuilt libllama / libggml): as paired processes, one of ours
 // then one of llama.cpp's per repeat, each timing one evaluation of the same tokens. Nothing
-// else in the build uses it.
+// else in the build uses it. Two jobs are timed on each side: every position's logits, and the
+// last position's alone (a plain prompt evaluation, where both prune the last layer's FFN to
+// that position); the second has no per-position cost in node-llama-cpp's binding.
 //
 // usage: gguf-explorer-forward-bench [--shape dense|mixtral|qwen3moe] [--layers N] [--tokens N]
 //        [--threads N] [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep]
@@ -204,8 +206,11 @@ int main(int argc, char** argv)
     for (std::int64_t i = 0; i < tokenCount; ++i)
         tokens.push_back(static_cast<std::int32_t>(random() % static_cast<unsigned>(shape.vocabulary)));
 
-    const auto runOurs = [&](int sums, OurRun& out) -> bool {
+    // lastOnly: the last position's logits alone (ForwardOptions::firstLogitPosition), the job of
+    // llama.cpp's plain prompt evaluation ("last").
+    const auto runOurs = [&](int sums, OurRun& out, bool lastOnly) -> bool {
         gguf::ForwardOptions options;
+        options.firstLogitPosition = lastOnly ? tokenCount - 1 : 0;
         options.executor = &gguf::ParallelRows::shared();
         options.accumulateInDouble = sums == 2;
         options.accumulateWithBlas = sums == 1;
@@ -228,8 +233,8 @@ int main(int argc, char** argv)
 
     std::printf("# %s, %lld tokens, %u threads, %s, %s activations\n", path.c_str(), static_cast<long long>(tokenCount), usedThreads,
                 shapeName.c_str(), llamaActivations ? "llama.cpp's" : "f32");
-    std::printf("%-7s %7s %10s %10s %11s %12s %12s %11s %11s %8s %11s\n", "sums", "repeat", "s/layer", "s/output", "tok/s ours",
-                "tok/s layers", "tok/s 32 L", "weights GiB", "llama.cpp", "ratio", "llama last");
+    std::printf("%-7s %7s %10s %10s %11s %12s %12s %11s %11s %8s %11s %11s %8s\n", "sums", "repeat", "s/layer", "s/output", "tok/s ours",
+                "tok/s layers", "tok/s 32 L", "weights GiB", "llama.cpp", "ratio", "ours last", "llama last", "ratio");
     const char* const sumNames[] = {"lanes", "sgemm", "double"};
     bool warmed = false;
     double llamaPeak = -1.0;
@@ -238,13 +243,15 @@ int main(int argc, char** argv)
             continue;
         OurRun run;
         if (!warmed) {  // the first run warms the page cache (and loads OpenBLAS)
-            if (!runOurs(sums, run))
+            if (!runOurs(sums, run, false))
                 return 1;
             warmed = true;
         }
         for (int repeat = 0; repeat < repeats; ++repeat) {
-            if (!runOurs(sums, run))
+            OurRun last;
+            if (!runOurs(sums, last, true) || !runOurs(sums, run, false))
                 return 1;
+            const double oursLast = static_cast<double>(tokenCount) / last.seconds;
             const double ours = static_cast<double>(tokenCount) / run.seconds;
             const double layersOnly = static_cast<double>(tokenCount) / (run.seconds - run.output);
             const double full = static_cast<double>(tokenCount) / (32.0 * run.perLayer + run.output);
@@ -264,10 +271,11 @@ int main(int argc, char** argv)
                 std::printf(" %11.1f %8.2f", llama.tokensPerSecond, ours / llama.tokensPerSecond);
             else
                 std::printf(" %11s %8s", "-", "-");
+            std::printf(" %11.1f", oursLast);
             if (llamaLast.tokensPerSecond > 0)
-                std::printf(" %11.1f\n", llamaLast.tokensPerSecond);
+                std::printf(" %11.1f %8.2f\n", llamaLast.tokensPerSecond, oursLast / llamaLast.tokensPerSecond);
             else
-                std::printf(" %11s\n", "-");
+                std::printf(" %11s %8s\n", "-", "-");
             std::fflush(stdout);
         }
     }
@@ -281,7 +289,8 @@ int main(int argc, char** argv)
         std::printf(", llama.cpp %.2f GiB", llamaPeak);
     std::printf(" (both count the mapped file's pages read: %.2f GiB file)\n", gib(static_cast<std::uint64_t>((*model)->summary().fileSize)));
     std::printf("# ours and `llama.cpp` compute every position's logits (llama.cpp: controlledEvaluate asking each position's next\n"
-                "# token); `llama last` is llama.cpp's plain prompt evaluation, the last position's logits only\n");
+                "# token, which also pays the binding per position); `ours last` and `llama last` the last position's logits only\n"
+                "# (llama.cpp's plain prompt evaluation; both then run the last layer's FFN for that position alone)\n");
     if (wroteFile && !keep)
         std::remove(path.c_str());
     return 0;
