@@ -111,16 +111,15 @@ void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix
         if (panel) {
             // A group of rows at a time into a small buffer (it stays in L1 / L2), then into the
             // tile in the panel order (LanePanel.h): the tile is written once, already packed.
+            // F16 rows are converted as they are packed (packLanePanelGroupFrom).
             thread_local std::vector<float> group;
-            group.resize(static_cast<std::size_t>(kLanePanelGroupRows * columns));
             float* packed = alignedLanePanel(tile, lanePanelFloats(rangeRows, columns));
             for (std::int64_t r = 0; r < rangeRows; r += kLanePanelGroupRows) {
                 const std::int64_t count = std::min(kLanePanelGroupRows, rangeRows - r);
                 const std::uint64_t first = weight.sourceRowBegin + range.begin + static_cast<std::uint64_t>(r);
-                const std::span<float> values(group.data(), static_cast<std::size_t>(count * columns));
-                if (!dequantizeRows(*weight.source, first, first + static_cast<std::uint64_t>(count), values))
-                    std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
-                packLanePanelGroup(group.data(), count, columns, packed + r * columns);
+                float* target = packed + r * columns;
+                if (!packLanePanelGroupFrom(*weight.source, first, count, target, group))
+                    std::fill(target, target + kLanePanelGroupRows * columns, std::numeric_limits<float>::quiet_NaN());
             }
             laneProductPanel(x, tokens, packed, columns, rangeRows, y + range.begin, yStride, scratch);
             return;

@@ -1,16 +1,23 @@
 #include "core/kernels/LanePanel.h"
 
 #include "core/kernels/LaneProduct.h"
+#include "core/gguf/MappedRegionGuard.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/kernels/Dequantize.h"
+#include "core/kernels/HalfFloat.h"
+#include "core/types/GgmlType.h"
 #include "core/kernels/LaneProductBlocking.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 namespace gguf {
 
 namespace lanes {
 #if GGUFX_X86_KERNELS
+void packLanePanelGroupF16Avx512(const std::uint16_t* rows, std::int64_t count, std::int64_t columns, float* group);
 void lanePanelProductAvx512(const float* x, std::int64_t tokens, const float* panel, std::int64_t columns, std::int64_t rows, float* y,
                             std::int64_t yStride, std::vector<float>& scratch);
 #endif
@@ -50,6 +57,49 @@ void packLanePanelGroup(const float* rows, std::int64_t count, std::int64_t colu
     for (std::int64_t k = 0; k < columns; k += 8)
         for (std::int64_t i = 0; i < kLanePanelGroupRows; ++i, out += 8)
             std::memcpy(out, row[i] + k, 8 * sizeof(float));
+}
+
+void packLanePanelGroupF16(const std::uint16_t* rows, std::int64_t count, std::int64_t columns, float* group)
+{
+#if GGUFX_X86_KERNELS
+    if (lanePanelIsFast()) {
+        lanes::packLanePanelGroupF16Avx512(rows, count, columns, group);
+        return;
+    }
+#endif
+    const std::uint16_t* row[kLanePanelGroupRows];
+    for (std::int64_t i = 0; i < kLanePanelGroupRows; ++i)
+        row[i] = rows + std::min(i, count - 1) * columns;
+    float* out = group;
+    for (std::int64_t k = 0; k < columns; k += 8)
+        for (std::int64_t i = 0; i < kLanePanelGroupRows; ++i)
+            for (std::int64_t q = 0; q < 8; ++q)
+                *out++ = f16ToF32(row[i][k + q]);
+}
+
+Status packLanePanelGroupFrom(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t count, float* group,
+                              std::vector<float>& staging)
+{
+    const std::int64_t columns = tensor.ne[0];
+    const std::uint8_t* src = tensor.data + firstRow * static_cast<std::uint64_t>(columns) * sizeof(std::uint16_t);
+    // Read as uint16_t only where they are aligned as such (a file may declare an odd alignment).
+    const bool f16 = tensor.typeId == static_cast<std::uint32_t>(GgmlTypeId::F16) && !tensor.bigEndian && tensor.traits != nullptr
+                  && reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint16_t) == 0;
+    if (!f16 || firstRow + static_cast<std::uint64_t>(count) > tensor.rowCount()) {
+        staging.resize(static_cast<std::size_t>(count * columns));
+        if (Status done = dequantizeRows(tensor, firstRow, firstRow + static_cast<std::uint64_t>(count), staging); !done)
+            return done;
+        packLanePanelGroup(staging.data(), count, columns, group);
+        return Ok{};
+    }
+    const std::uint64_t bytes = static_cast<std::uint64_t>(count * columns) * sizeof(std::uint16_t);
+    if (Status fetched = ensureMappedBytes(src, bytes); !fetched)
+        return Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
+    const MappedReadWatch watch(src, bytes);  // a file truncated under us reads as zeros
+    packLanePanelGroupF16(reinterpret_cast<const std::uint16_t*>(src), count, columns, group);
+    if (watch.bytesLost())
+        return tensorChangedOnDisk(tensor, watch.lostAddress());
+    return Ok{};
 }
 
 void packLanePanel(const float* weights, std::int64_t rows, std::int64_t columns, float* panel)

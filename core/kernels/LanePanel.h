@@ -10,10 +10,14 @@
 // A last group of fewer than 8 rows repeats its last row (those outputs are computed, never
 // stored). The sums are the lane order's, bit for bit, whichever layout the weights come in.
 
+#include "core/base/Result.h"
+
 #include <cstdint>
 #include <vector>
 
 namespace gguf {
+
+struct TensorInfo;
 
 inline constexpr std::int64_t kLanePanelGroupRows = 8;
 
@@ -34,6 +38,19 @@ inline float* alignedLanePanel(std::vector<float>& buffer, std::int64_t floats)
 // Packs `count` (1..8) row-major rows (row stride `columns`, a multiple of 8) into one group of the
 // panel, `group` (8 * columns floats).
 void packLanePanelGroup(const float* rows, std::int64_t count, std::int64_t columns, float* group);
+
+// Packs `count` (1..8) row-major rows of f16 values (row stride `columns`, a multiple of 8) into
+// one group of the panel as floats: the conversion and the packing in one pass over the group,
+// with no f32 copy of the rows in between (F16 weights, the reference of every KLD, are
+// converted for every pass). The floats are f16's exact values, as any dequantization gives.
+void packLanePanelGroupF16(const std::uint16_t* rows, std::int64_t count, std::int64_t columns, float* group);
+
+// Rows [firstRow, firstRow + count) (count 1..8) of a stored matrix, dequantized into one group
+// of the panel, with dequantizeRows' checks (a remote range fetched, a file that shrank while
+// read reported). Little-endian F16 goes straight in (packLanePanelGroupF16); other types are
+// dequantized into `staging` first. On failure the group is left as it is.
+Status packLanePanelGroupFrom(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t count, float* group,
+                              std::vector<float>& staging);
 
 // Packs `rows` row-major rows into `panel` (lanePanelFloats(rows, columns) floats).
 void packLanePanel(const float* weights, std::int64_t rows, std::int64_t columns, float* panel);

@@ -9,6 +9,8 @@
 #include "core/kernels/LanePanel.h"
 #include "core/kernels/LaneProductBlocking.h"
 
+#include <algorithm>
+
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
 #include <immintrin.h>
 
@@ -117,6 +119,23 @@ struct PanelTile {
 };
 
 }  // namespace
+
+void packLanePanelGroupF16Avx512(const std::uint16_t* rows, std::int64_t count, std::int64_t columns, float* group)
+{
+    const std::uint16_t* row[kLanePanelGroupRows];
+    for (std::int64_t i = 0; i < kLanePanelGroupRows; ++i)
+        row[i] = rows + std::min(i, count - 1) * columns;
+    // Per 8 columns, each row pair's 16 floats are one aligned 64-byte line of the group: its two
+    // rows' 8 halves side by side, widened at once (vcvtph2ps is exact).
+    float* out = group;
+    for (std::int64_t k = 0; k < columns; k += 8)
+        for (int p = 0; p < kPairs; ++p, out += 16) {
+            const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[2 * p] + k));
+            const __m128i second = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[2 * p + 1] + k));
+            const __m256i halves = _mm256_inserti128_si256(_mm256_castsi128_si256(first), second, 1);
+            _mm512_storeu_ps(out, _mm512_cvtph_ps(halves));
+        }
+}
 
 void lanePanelProductAvx512(const float* x, std::int64_t tokens, const float* panel, std::int64_t columns, std::int64_t rows, float* y,
                             std::int64_t yStride, std::vector<float>& scratch)

@@ -4,7 +4,10 @@
 // over weights packed into the AVX-512 kernel's panel (kernels/LanePanel.h); and the order
 // differs from a plain sum, so the check can fail.
 
+#include "core/gguf/TensorInfo.h"
+#include "core/kernels/HalfFloat.h"
 #include "core/kernels/LanePanel.h"
+#include "core/types/GgmlType.h"
 #include "core/kernels/LaneProduct.h"
 
 #include <QtTest>
@@ -112,6 +115,54 @@ private slots:
             gguf::laneProductPanelWith(kernel, x.data(), tokens, panel, columns, panelRows, y.data(), stride, scratch);
             QVERIFY2(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0, qPrintable(QString::number(kernel)));
         }
+    }
+
+    // F16 rows packed as they are converted are the panel of their f32 values, bit for bit, for
+    // every half pattern (subnormals, infinities, NaNs) and a short last group; through a stored
+    // tensor (packLanePanelGroupFrom) too, next to a type that takes the dequantizing path.
+    void f16RowsPackAsTheirValues()
+    {
+        const std::int64_t columns = 136;  // 17 steps of 8
+        std::vector<std::uint16_t> halves(static_cast<std::size_t>(8 * columns));
+        std::mt19937 random(9);
+        for (std::size_t i = 0; i < halves.size(); ++i)
+            halves[i] = i < 65536 / 97 ? static_cast<std::uint16_t>(i * 97) : static_cast<std::uint16_t>(random());
+        for (const std::int64_t count : {std::int64_t{8}, std::int64_t{3}}) {
+            std::vector<float> values(static_cast<std::size_t>(count * columns));
+            for (std::size_t i = 0; i < values.size(); ++i)
+                values[i] = gguf::f16ToF32(halves[i]);
+            std::vector<float> expected(static_cast<std::size_t>(8 * columns), 7.0f), packed(expected.size(), 7.0f);
+            gguf::packLanePanelGroup(values.data(), count, columns, expected.data());
+            gguf::packLanePanelGroupF16(halves.data(), count, columns, packed.data());
+            QVERIFY(std::memcmp(packed.data(), expected.data(), packed.size() * sizeof(float)) == 0);
+
+            gguf::TensorInfo tensor;
+            tensor.name = "w";
+            tensor.ne = {columns, 8, 1, 1};
+            tensor.typeId = static_cast<std::uint32_t>(gguf::GgmlTypeId::F16);
+            tensor.traits = gguf::findType(tensor.typeId);
+            tensor.data = reinterpret_cast<const std::uint8_t*>(halves.data());
+            std::vector<float> staging, fromTensor(expected.size(), 7.0f);
+            QVERIFY(gguf::packLanePanelGroupFrom(tensor, 0, count, fromTensor.data(), staging));
+            QVERIFY(staging.empty());  // converted in place, never staged
+            QVERIFY(std::memcmp(fromTensor.data(), expected.data(), expected.size() * sizeof(float)) == 0);
+            QVERIFY(!gguf::packLanePanelGroupFrom(tensor, 6, 3, fromTensor.data(), staging));  // rows 6..8 of 8
+        }
+        // An F32 tensor goes through dequantizeRows and the staging rows.
+        std::vector<float> floats(static_cast<std::size_t>(8 * columns));
+        for (std::size_t i = 0; i < floats.size(); ++i)
+            floats[i] = static_cast<float>(i) * 0.5f;
+        gguf::TensorInfo tensor;
+        tensor.name = "f";
+        tensor.ne = {columns, 8, 1, 1};
+        tensor.typeId = static_cast<std::uint32_t>(gguf::GgmlTypeId::F32);
+        tensor.traits = gguf::findType(tensor.typeId);
+        tensor.data = reinterpret_cast<const std::uint8_t*>(floats.data());
+        std::vector<float> expected(floats.size()), packed(floats.size()), staging;
+        gguf::packLanePanelGroup(floats.data() + 2 * columns, 5, columns, expected.data());
+        QVERIFY(gguf::packLanePanelGroupFrom(tensor, 2, 5, packed.data(), staging));
+        QCOMPARE(staging.size(), static_cast<std::size_t>(5 * columns));
+        QVERIFY(std::memcmp(packed.data(), expected.data(), packed.size() * sizeof(float)) == 0);
     }
 
     // The lanes are not a plain sequential float sum: the check above sees the order.
