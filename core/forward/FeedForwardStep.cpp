@@ -4,6 +4,8 @@
 #include "core/forward/ForwardOps.h"
 #include "core/forward/GgmlAttention.h"
 
+#include "core/base/RowRanges.h"
+
 #include <array>
 #include <cmath>
 #include <tuple>
@@ -136,6 +138,20 @@ void expertProduct(const PassContext& c, const float* x, std::int64_t n, const W
             y[t * w.rows + r] = vecDotF32(w.data() + r * w.columns, x + t * w.columns, w.columns);
 }
 
+// An expert some tokens were routed to: its index and those slots (t * used + s).
+struct RoutedExpert {
+    std::int64_t index = 0;
+    std::vector<std::int64_t> slots;
+};
+
+// Whether a matrix's products read its stored rows in place on the calling thread (a deferred
+// lane product, MatrixProduct.h): no f32 copy is made, and nothing is shared with other tasks.
+bool readsInPlace(const WeightMatrix& w)
+{
+    return w.deferred() && w.columns % 8 == 0 && !w.ggmlBlockLanes && !w.integerProduct && !w.ggmlFloatLanes
+        && w.activationRounding == ActivationRounding::None && w.blockMins.empty();
+}
+
 // The routed experts of one layer on `input`, given the router's choice: each expert's gated FFN
 // (ffn_gate_exps + ffn_up_exps, or one fused ffn_gate_up_exps with the gate rows first), optional
 // per-expert biases (gpt-oss) and output scales (ffn_down_exps.scale, gemma4), weighted and summed
@@ -186,57 +202,42 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
                 y[static_cast<std::size_t>(r * n + i)] += b[i];
     };
 
-    // One expert at a time: gather its tokens, run its FFN, keep each (token, slot) output so
-    // the slots are summed in ggml's order (slot 0 + slot 1 + ...).
+    // Each expert's tokens gathered, its FFN run, and each (token, slot) output kept, so the
+    // slots are summed in ggml's order (slot 0 + slot 1 + ...).
     std::vector<float> slotOut(static_cast<std::size_t>(c.tokens * used * width), 0.0f);
+    std::vector<RoutedExpert> routed;
     for (std::int64_t e = 0; e < experts; ++e) {
-        if (c.cancelled())
-            return Error{kForwardCancelled, Error::kNoOffset, {}};
-        std::vector<std::int64_t> slots;  // t * used + s for every slot routed to e
+        RoutedExpert expert{e, {}};
         for (std::int64_t i = 0; i < c.tokens * used; ++i)
             if (selected[static_cast<std::size_t>(i)] == e)
-                slots.push_back(i);
-        if (slots.empty())
-            continue;
-        const auto n = static_cast<std::int64_t>(slots.size());
+                expert.slots.push_back(i);
+        if (!expert.slots.empty())
+            routed.push_back(std::move(expert));
+    }
+    const auto runExpert = [&](const RoutedExpert& expert, const WeightMatrix& gateOrBoth, const WeightMatrix* up, const WeightMatrix& down) {
+        const std::int64_t e = expert.index;
+        const auto n = static_cast<std::int64_t>(expert.slots.size());
         std::vector<float> x(static_cast<std::size_t>(n * width));
         for (std::int64_t r = 0; r < n; ++r) {
-            const std::int64_t t = slots[static_cast<std::size_t>(r)] / used;
+            const std::int64_t t = expert.slots[static_cast<std::size_t>(r)] / used;
             std::copy_n(input.begin() + t * width, width, x.begin() + r * width);
         }
-        const auto first = static_cast<std::uint64_t>(e);
         std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size()), d(x.size());
-        if (fused) {
-            auto gateUp = c.loader.loadRows(gateUpName, width, first * 2 * ff, (first + 1) * 2 * ff);
-            if (!gateUp)
-                return gateUp.error();
-            c.noteHeld(gateUp->heldBytes());
+        if (!up) {
             std::vector<float> both(static_cast<std::size_t>(n * 2 * ff));
-            expertProduct(c, x.data(), n, *gateUp, both.data());
+            expertProduct(c, x.data(), n, gateOrBoth, both.data());
             for (std::int64_t r = 0; r < n; ++r) {
                 std::copy_n(both.begin() + r * 2 * ff, ff, g.begin() + r * ff);
                 std::copy_n(both.begin() + r * 2 * ff + ff, ff, u.begin() + r * ff);
             }
-            c.recycle({&gateUp});
         } else {
-            auto gate = c.loader.loadRows(gateName, width, first * ff, (first + 1) * ff);
-            auto up = c.loader.loadRows(upName, width, first * ff, (first + 1) * ff);
-            for (const Result<WeightMatrix>* w : {&gate, &up})
-                if (!*w)
-                    return w->error();
-            c.noteHeld(gate->heldBytes() + up->heldBytes());
-            expertProduct(c, x.data(), n, *gate, g.data());
+            expertProduct(c, x.data(), n, gateOrBoth, g.data());
             expertProduct(c, x.data(), n, *up, u.data());
-            c.recycle({&gate, &up});
         }
-        auto down = c.loader.loadRows(downName, ff, first * width, (first + 1) * width);
-        if (!down)
-            return down.error();
-        c.noteHeld(down->heldBytes());
         addBias(upBias, e, u, n, ff);
         addBias(gateBias, e, g, n, ff);
         applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulateLlamaCppActivations);
-        expertProduct(c, g.data(), n, *down, d.data());
+        expertProduct(c, g.data(), n, down, d.data());
         addBias(downBias, e, d, n, width);
         if (downScale->present()) {
             const float s = downScale->data()[e];
@@ -244,14 +245,76 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
                 value *= s;  // ffn_moe_down_scaled, before the router weight
         }
         for (std::int64_t r = 0; r < n; ++r) {
-            const std::int64_t slot = slots[static_cast<std::size_t>(r)];
+            const std::int64_t slot = expert.slots[static_cast<std::size_t>(r)];
             const float w = weights[static_cast<std::size_t>(slot)];
             float* target = slotOut.data() + slot * width;
             for (std::int64_t i = 0; i < width; ++i)
                 target[i] = d[static_cast<std::size_t>(r * width + i)] * w;
         }
-        c.recycle({&down});
+    };
+    // The matrices of one expert: gate and up (or the fused gate_up, up then empty) and down.
+    const auto loadExpert = [&](std::int64_t e, auto& m) -> Status {
+        const auto first = static_cast<std::uint64_t>(e);
+        if (fused)
+            m[0] = c.loader.loadRows(gateUpName, width, first * 2 * ff, (first + 1) * 2 * ff);
+        else {
+            m[0] = c.loader.loadRows(gateName, width, first * ff, (first + 1) * ff);
+            m[1] = c.loader.loadRows(upName, width, first * ff, (first + 1) * ff);
+        }
+        m[2] = c.loader.loadRows(downName, ff, first * width, (first + 1) * width);
+        for (const Result<WeightMatrix>& w : m)
+            if (!w)
+                return w.error();
+        return Ok{};
+    };
+
+    // Experts side by side, one task each, when there are enough of them for the threads
+    // (Qwen3-MoE routes 8 of 128 per token: about 8 tokens an expert at 128 tokens). Their
+    // products are then too small to share out by rows, and waking the threads for each of an
+    // expert's three products cost more than the products. Only for weights the tasks read in
+    // place (deferred, no f32 copy made), so the memory stays one tile per thread; each product
+    // sums in the same order either way.
+    const auto threads = static_cast<std::size_t>(executorThreads(c.options.executor));
+    bool sideBySide = threads > 1 && routed.size() >= 4 * threads && c.accumulation == Accumulation::Lanes
+                   && !c.options.emulateLlamaCppActivations;
+    using ExpertMatrices = std::array<Result<WeightMatrix>, 3>;
+    const auto noMatrices = [] { return ExpertMatrices{WeightMatrix{}, WeightMatrix{}, WeightMatrix{}}; };
+    std::vector<ExpertMatrices> matrices;
+    if (sideBySide) {
+        for (std::size_t i = 0; i < routed.size() && sideBySide; ++i) {
+            matrices.push_back(noMatrices());
+            if (Status loaded = loadExpert(routed[i].index, matrices[i]); !loaded)
+                return loaded;
+            for (Result<WeightMatrix>& w : matrices[i])
+                if (w && w->present()) {
+                    sideBySide = sideBySide && readsInPlace(*w);
+                    w->executor = nullptr;  // the task's own thread
+                }
+        }
+        if (sideBySide) {
+            std::vector<RowRange> tasks;
+            for (std::uint64_t i = 0; i < routed.size(); ++i)
+                tasks.push_back({i, i + 1});
+            forEachRange(c.options.executor, tasks, [&](RowRange task) {
+                auto& m = matrices[task.begin];
+                runExpert(routed[task.begin], *m[0], fused ? nullptr : &*m[1], *m[2]);
+            });
+        }
+        for (auto& m : matrices)
+            c.recycle({&m[0], &m[1], &m[2]});
     }
+    if (!sideBySide)
+        for (const RoutedExpert& expert : routed) {
+            if (c.cancelled())
+                return Error{kForwardCancelled, Error::kNoOffset, {}};
+            ExpertMatrices m = noMatrices();
+            if (Status loaded = loadExpert(expert.index, m); !loaded)
+                return loaded;
+            c.noteHeld(m[0]->heldBytes() + (fused ? 0 : m[1]->heldBytes()));
+            c.noteHeld(m[2]->heldBytes());
+            runExpert(expert, *m[0], fused ? nullptr : &*m[1], *m[2]);
+            c.recycle({&m[0], &m[1], &m[2]});
+        }
     c.recycle({&gateBias, &upBias, &downBias, &downScale});
     out.assign(input.size(), 0.0f);
     for (std::int64_t t = 0; t < c.tokens; ++t)

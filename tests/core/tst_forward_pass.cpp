@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstring>
 #include <cmath>
+#include <set>
 
 using namespace testsupport;
 
@@ -381,6 +382,45 @@ private slots:
         QCOMPARE(a->logits.size(), b->logits.size());
         QVERIFY(std::memcmp(a->logits.data(), b->logits.data(), a->logits.size() * sizeof(float)) == 0);
         QCOMPARE(a->hidden.size(), b->hidden.size());
+        QVERIFY(std::memcmp(a->hidden.data(), b->hidden.data(), a->hidden.size() * sizeof(float)) == 0);
+    }
+
+    // With enough experts routed for the threads (at least 4 per thread), a layer runs its experts
+    // side by side, one task each, instead of sharing each expert's products out by rows: the
+    // same bits as one thread alone. 200 tokens route all 8 of tiny-moe's experts in every layer,
+    // so 2 threads take that path (F16 and IQ4_XS weights, both read in place).
+    void expertsSideBySideMatchOneThread_data()
+    {
+        QTest::addColumn<QString>("model");
+        for (const char* model : {"tiny-moe-F16.gguf", "llama.cpp/tiny-moe-imat-IQ4_XS.gguf"})
+            QTest::newRow(model) << QString::fromLatin1(model);
+    }
+
+    void expertsSideBySideMatchOneThread()
+    {
+        QFETCH(QString, model);
+        const auto opened = openFixtureModel(model);
+        QVERIFY(opened);
+        constexpr std::int32_t kTokens = 200;
+        std::vector<std::int32_t> tokens;
+        for (std::int32_t i = 0; i < kTokens; ++i)
+            tokens.push_back(1 + i);
+        gguf::ParallelRows two(2);
+        gguf::ForwardOptions alone;
+        gguf::ForwardOptions threaded;
+        threaded.executor = &two;
+        auto a = gguf::runForward(*opened, tokens, alone);
+        auto b = gguf::runForward(*opened, tokens, threaded);
+        QVERIFY(a && b);
+        const auto& h = a->hyperparameters;
+        for (std::int64_t layer = 0; layer < h.layerCount; ++layer) {
+            std::set<std::int32_t> routed;
+            for (std::int64_t i = 0; i < kTokens * h.expertUsedCount; ++i)
+                routed.insert(a->selectedExperts[static_cast<std::size_t>(layer * kTokens * h.expertUsedCount + i)]);
+            QCOMPARE(static_cast<std::int64_t>(routed.size()), h.expertCount);  // 8 >= 4 x 2 threads
+        }
+        QVERIFY(a->selectedExperts == b->selectedExperts);
+        QVERIFY(std::memcmp(a->logits.data(), b->logits.data(), a->logits.size() * sizeof(float)) == 0);
         QVERIFY(std::memcmp(a->hidden.data(), b->hidden.data(), a->hidden.size() * sizeof(float)) == 0);
     }
 
