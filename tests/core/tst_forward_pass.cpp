@@ -282,22 +282,20 @@ private slots:
                 QVERIFY(some);
                 QCOMPARE(some->logits.size(), all->logits.size());
                 const std::size_t skipped = static_cast<std::size_t>(first) * all->logitsAt(0).size();
-                if (whole.accumulateWithBlas) {
-                    // OpenBLAS picks its kernel by the matrix's shape (a small-matrix path for a few
-                    // rows on some CPUs), so fewer token rows may sum in another order: the same
-                    // values to float rounding, not the same bits. Every other way of summing is ours.
+                // OpenBLAS picks its kernel by the matrix's shape (a small-matrix path for a few rows
+                // on some CPUs), so fewer token rows may sum in another order: the same values to
+                // float rounding, not the same bits. Every other way of summing is ours: the bits.
+                const auto sameFrom = [&](const std::vector<float>& a, const std::vector<float>& b, std::size_t from) {
+                    if (!whole.accumulateWithBlas)
+                        return std::memcmp(a.data() + from, b.data() + from, (b.size() - from) * sizeof(float)) == 0;
                     float worst = 0.0f, largest = 0.0f;
-                    for (std::size_t i = skipped; i < all->logits.size(); ++i) {
-                        worst = std::max(worst, std::abs(some->logits[i] - all->logits[i]));
-                        largest = std::max(largest, std::abs(all->logits[i]));
+                    for (std::size_t i = from; i < b.size(); ++i) {
+                        worst = std::max(worst, std::abs(a[i] - b[i]));
+                        largest = std::max(largest, std::abs(b[i]));
                     }
-                    QVERIFY2(largest > 0.0f && worst <= 1e-5f * largest, qPrintable(QStringLiteral("sgemm: %1 of %2").arg(worst).arg(largest)));
-                } else {
-                    QVERIFY2(std::memcmp(some->logits.data() + skipped, all->logits.data() + skipped,
-                                         (all->logits.size() - skipped) * sizeof(float))
-                                 == 0,
-                             sums);
-                }
+                    return largest > 0.0f && worst <= 1e-5f * largest;
+                };
+                QVERIFY2(sameFrom(some->logits, all->logits, skipped), sums);
                 QVERIFY(std::all_of(some->logits.begin(), some->logits.begin() + static_cast<std::ptrdiff_t>(skipped),
                                     [](float x) { return x == 0.0f; }));
                 // Every layer's residual stream as in the whole pass, the last layer's from `first` on
@@ -308,19 +306,7 @@ private slots:
                 const std::size_t lastLayer = all->hiddenAt(layers - 1).size() * static_cast<std::size_t>(layers - 1);
                 const std::size_t lastKept = lastLayer + static_cast<std::size_t>(first) * width;
                 QVERIFY(std::memcmp(some->hidden.data(), all->hidden.data(), lastLayer * sizeof(float)) == 0);
-                if (whole.accumulateWithBlas) {  // fewer rows again: OpenBLAS's kernel may change (above)
-                    float worst = 0.0f, largest = 0.0f;
-                    for (std::size_t i = lastKept; i < all->hidden.size(); ++i) {
-                        worst = std::max(worst, std::abs(some->hidden[i] - all->hidden[i]));
-                        largest = std::max(largest, std::abs(all->hidden[i]));
-                    }
-                    QVERIFY2(largest > 0.0f && worst <= 1e-5f * largest, qPrintable(QStringLiteral("sgemm: %1 of %2").arg(worst).arg(largest)));
-                } else {
-                    QVERIFY2(std::memcmp(some->hidden.data() + lastKept, all->hidden.data() + lastKept,
-                                         (all->hidden.size() - lastKept) * sizeof(float))
-                                 == 0,
-                             sums);
-                }
+                QVERIFY2(sameFrom(some->hidden, all->hidden, lastKept), sums);
                 QCOMPARE(some->selectedExperts.size(), all->selectedExperts.size());
                 if (!all->selectedExperts.empty()) {
                     const std::size_t perLayer = all->selectedExperts.size() / static_cast<std::size_t>(layers);

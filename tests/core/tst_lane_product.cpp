@@ -39,6 +39,18 @@ std::vector<float> randomValues(std::size_t count, unsigned seed)
     return values;
 }
 
+// A stored matrix of 8 rows of `type` over `values` (the test's own memory, no file).
+gguf::TensorInfo eightRows(gguf::GgmlTypeId type, const void* values, std::int64_t columns)
+{
+    gguf::TensorInfo tensor;
+    tensor.name = "w";
+    tensor.ne = {columns, 8, 1, 1};
+    tensor.typeId = static_cast<std::uint32_t>(type);
+    tensor.traits = gguf::findType(tensor.typeId);
+    tensor.data = static_cast<const std::uint8_t*>(values);
+    return tensor;
+}
+
 }  // namespace
 
 class LaneProductTest : public QObject {
@@ -136,12 +148,7 @@ private slots:
             gguf::packLanePanelGroupF16(halves.data(), count, columns, packed.data());
             QVERIFY(std::memcmp(packed.data(), expected.data(), packed.size() * sizeof(float)) == 0);
 
-            gguf::TensorInfo tensor;
-            tensor.name = "w";
-            tensor.ne = {columns, 8, 1, 1};
-            tensor.typeId = static_cast<std::uint32_t>(gguf::GgmlTypeId::F16);
-            tensor.traits = gguf::findType(tensor.typeId);
-            tensor.data = reinterpret_cast<const std::uint8_t*>(halves.data());
+            const gguf::TensorInfo tensor = eightRows(gguf::GgmlTypeId::F16, halves.data(), columns);
             std::vector<float> staging, fromTensor(expected.size(), 7.0f);
             QVERIFY(gguf::packLanePanelGroupFrom(tensor, 0, count, fromTensor.data(), staging));
             QVERIFY(staging.empty());  // converted in place, never staged
@@ -152,12 +159,7 @@ private slots:
         std::vector<float> floats(static_cast<std::size_t>(8 * columns));
         for (std::size_t i = 0; i < floats.size(); ++i)
             floats[i] = static_cast<float>(i) * 0.5f;
-        gguf::TensorInfo tensor;
-        tensor.name = "f";
-        tensor.ne = {columns, 8, 1, 1};
-        tensor.typeId = static_cast<std::uint32_t>(gguf::GgmlTypeId::F32);
-        tensor.traits = gguf::findType(tensor.typeId);
-        tensor.data = reinterpret_cast<const std::uint8_t*>(floats.data());
+        const gguf::TensorInfo tensor = eightRows(gguf::GgmlTypeId::F32, floats.data(), columns);
         std::vector<float> expected(floats.size()), packed(floats.size()), staging;
         gguf::packLanePanelGroup(floats.data() + 2 * columns, 5, columns, expected.data());
         QVERIFY(gguf::packLanePanelGroupFrom(tensor, 2, 5, packed.data(), staging));
