@@ -297,8 +297,16 @@ private slots:
         qInfo("longest event-loop stall while heatmap, statistics and block scales of 32M weights ran: %lld ms of GUI-thread CPU "
               "(%lld ms wall clock)", stalls.longestCpuMs(), stalls.longestWallMs());
         // GUI-thread CPU time, not wall time: a loaded machine stretches gaps, not the work done
-        // in them. Dequantizing the 32M weights on this thread would take seconds.
-        QVERIFY2(stalls.longestCpuMs() < 100, qPrintable(QStringLiteral("the event loop stalled for %1 ms of CPU").arg(stalls.longestCpuMs())));
+        // in them. Dequantizing the 32M weights on this thread would take seconds. Under ASan
+        // every step of the GUI thread is slower and faults in shadow pages: 40-58 ms there
+        // next to another sanitized suite, once 141, so its bound is wider.
+#ifdef GGUFX_SANITIZED
+        constexpr qint64 kStallBoundMs = 300;
+#else
+        constexpr qint64 kStallBoundMs = 100;
+#endif
+        QVERIFY2(stalls.longestCpuMs() < kStallBoundMs,
+                 qPrintable(QStringLiteral("the event loop stalled for %1 ms of CPU").arg(stalls.longestCpuMs())));
         QCOMPARE(view->distribution()->result()->statistics.count, 8192u * 4096u);
     }
 
