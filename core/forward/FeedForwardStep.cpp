@@ -214,15 +214,17 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         if (!expert.slots.empty())
             routed.push_back(std::move(expert));
     }
-    const auto runExpert = [&](const RoutedExpert& expert, const WeightMatrix& gateOrBoth, const WeightMatrix* up, const WeightMatrix& down) {
-        const std::int64_t e = expert.index;
+    // An expert's gated hidden rows (its tokens gathered, gate and up, or the fused gate_up with
+    // `up` null, biases, activation), then its down product weighted into its slots. Two steps,
+    // so that one at a time the gate and up copies are recycled before down is loaded.
+    const auto gatedHidden = [&](const RoutedExpert& expert, const WeightMatrix& gateOrBoth, const WeightMatrix* up) {
         const auto n = static_cast<std::int64_t>(expert.slots.size());
         std::vector<float> x(static_cast<std::size_t>(n * width));
         for (std::int64_t r = 0; r < n; ++r) {
             const std::int64_t t = expert.slots[static_cast<std::size_t>(r)] / used;
             std::copy_n(input.begin() + t * width, width, x.begin() + r * width);
         }
-        std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size()), d(x.size());
+        std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size());
         if (!up) {
             std::vector<float> both(static_cast<std::size_t>(n * 2 * ff));
             expertProduct(c, x.data(), n, gateOrBoth, both.data());
@@ -234,9 +236,15 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
             expertProduct(c, x.data(), n, gateOrBoth, g.data());
             expertProduct(c, x.data(), n, *up, u.data());
         }
-        addBias(upBias, e, u, n, ff);
-        addBias(gateBias, e, g, n, ff);
+        addBias(upBias, expert.index, u, n, ff);
+        addBias(gateBias, expert.index, g, n, ff);
         applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulateLlamaCppActivations);
+        return g;
+    };
+    const auto downIntoSlots = [&](const RoutedExpert& expert, const std::vector<float>& g, const WeightMatrix& down) {
+        const std::int64_t e = expert.index;
+        const auto n = static_cast<std::int64_t>(expert.slots.size());
+        std::vector<float> d(static_cast<std::size_t>(n * width));
         expertProduct(c, g.data(), n, down, d.data());
         addBias(downBias, e, d, n, width);
         if (downScale->present()) {
@@ -252,8 +260,11 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
                 target[i] = d[static_cast<std::size_t>(r * width + i)] * w;
         }
     };
-    // The matrices of one expert: gate and up (or the fused gate_up, up then empty) and down.
-    const auto loadExpert = [&](std::int64_t e, auto& m) -> Status {
+    // An expert's matrices: m[0] gate (or the fused gate_up, m[1] then stays empty), m[1] up;
+    // m[2] down.
+    using ExpertMatrices = std::array<Result<WeightMatrix>, 3>;
+    const auto noMatrices = [] { return ExpertMatrices{WeightMatrix{}, WeightMatrix{}, WeightMatrix{}}; };
+    const auto loadGateUp = [&](std::int64_t e, ExpertMatrices& m) -> Status {
         const auto first = static_cast<std::uint64_t>(e);
         if (fused)
             m[0] = c.loader.loadRows(gateUpName, width, first * 2 * ff, (first + 1) * 2 * ff);
@@ -261,12 +272,14 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
             m[0] = c.loader.loadRows(gateName, width, first * ff, (first + 1) * ff);
             m[1] = c.loader.loadRows(upName, width, first * ff, (first + 1) * ff);
         }
-        m[2] = c.loader.loadRows(downName, ff, first * width, (first + 1) * width);
-        for (const Result<WeightMatrix>& w : m)
-            if (!w)
-                return w.error();
-        return Ok{};
+        return !m[0] ? Status{m[0].error()} : !m[1] ? Status{m[1].error()} : Status{Ok{}};
     };
+    const auto loadDown = [&](std::int64_t e, ExpertMatrices& m) -> Status {
+        const auto first = static_cast<std::uint64_t>(e);
+        m[2] = c.loader.loadRows(downName, ff, first * width, (first + 1) * width);
+        return !m[2] ? Status{m[2].error()} : Status{Ok{}};
+    };
+    const auto upOf = [&](ExpertMatrices& m) { return fused ? nullptr : &*m[1]; };
 
     // Experts side by side, one task each, when there are enough of them for the threads
     // (Qwen3-MoE routes 8 of 128 per token: about 8 tokens an expert at 128 tokens). Their
@@ -277,43 +290,45 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
     const auto threads = static_cast<std::size_t>(executorThreads(c.options.executor));
     bool sideBySide = threads > 1 && routed.size() >= 4 * threads && c.accumulation == Accumulation::Lanes
                    && !c.options.emulateLlamaCppActivations;
-    using ExpertMatrices = std::array<Result<WeightMatrix>, 3>;
-    const auto noMatrices = [] { return ExpertMatrices{WeightMatrix{}, WeightMatrix{}, WeightMatrix{}}; };
     std::vector<ExpertMatrices> matrices;
-    if (sideBySide) {
-        for (std::size_t i = 0; i < routed.size() && sideBySide; ++i) {
-            matrices.push_back(noMatrices());
-            if (Status loaded = loadExpert(routed[i].index, matrices[i]); !loaded)
-                return loaded;
-            for (Result<WeightMatrix>& w : matrices[i])
-                if (w && w->present()) {
-                    sideBySide = sideBySide && readsInPlace(*w);
-                    w->executor = nullptr;  // the task's own thread
-                }
-        }
-        if (sideBySide) {
-            std::vector<RowRange> tasks;
-            for (std::uint64_t i = 0; i < routed.size(); ++i)
-                tasks.push_back({i, i + 1});
-            forEachRange(c.options.executor, tasks, [&](RowRange task) {
-                auto& m = matrices[task.begin];
-                runExpert(routed[task.begin], *m[0], fused ? nullptr : &*m[1], *m[2]);
-            });
-        }
-        for (auto& m : matrices)
-            c.recycle({&m[0], &m[1], &m[2]});
+    for (std::size_t i = 0; i < routed.size() && sideBySide; ++i) {
+        matrices.push_back(noMatrices());
+        if (Status loaded = loadGateUp(routed[i].index, matrices[i]); !loaded)
+            return loaded;
+        if (Status loaded = loadDown(routed[i].index, matrices[i]); !loaded)
+            return loaded;
+        for (Result<WeightMatrix>& w : matrices[i])
+            if (w->present()) {
+                sideBySide = sideBySide && readsInPlace(*w);
+                w->executor = nullptr;  // the task's own thread
+            }
     }
+    if (sideBySide) {
+        std::vector<RowRange> tasks;
+        for (std::uint64_t i = 0; i < routed.size(); ++i)
+            tasks.push_back({i, i + 1});
+        forEachRange(c.options.executor, tasks, [&](RowRange task) {
+            ExpertMatrices& m = matrices[task.begin];
+            downIntoSlots(routed[task.begin], gatedHidden(routed[task.begin], *m[0], upOf(m)), *m[2]);
+        });
+    }
+    for (ExpertMatrices& m : matrices)
+        c.recycle({&m[0], &m[1], &m[2]});
     if (!sideBySide)
         for (const RoutedExpert& expert : routed) {
             if (c.cancelled())
                 return Error{kForwardCancelled, Error::kNoOffset, {}};
             ExpertMatrices m = noMatrices();
-            if (Status loaded = loadExpert(expert.index, m); !loaded)
+            if (Status loaded = loadGateUp(expert.index, m); !loaded)
                 return loaded;
-            c.noteHeld(m[0]->heldBytes() + (fused ? 0 : m[1]->heldBytes()));
+            c.noteHeld(m[0]->heldBytes() + m[1]->heldBytes());
+            const std::vector<float> g = gatedHidden(expert, *m[0], upOf(m));
+            c.recycle({&m[0], &m[1]});
+            if (Status loaded = loadDown(expert.index, m); !loaded)
+                return loaded;
             c.noteHeld(m[2]->heldBytes());
-            runExpert(expert, *m[0], fused ? nullptr : &*m[1], *m[2]);
-            c.recycle({&m[0], &m[1], &m[2]});
+            downIntoSlots(expert, g, *m[2]);
+            c.recycle({&m[2]});
         }
     c.recycle({&gateBias, &upBias, &downBias, &downScale});
     out.assign(input.size(), 0.0f);

@@ -56,7 +56,10 @@ private:
     // the last layer, whose other positions reach no logit. llama.cpp prunes the same rows
     // (inp_out_ids): on a 2-layer 7B-shaped stack that FFN is a seventh of a KLD pass's products.
     std::int64_t feedForwardRowsFrom(std::int64_t layer) const;
-    // The FFN branch and the layer's end on the residual rows from `from` on.
+    // The FFN branch, added, and the layer's end (finishLayer) on `rows` of the residual stream,
+    // m_c.tokens of them, routing into `selected`.
+    Status finishLayerRows(std::int64_t layer, std::vector<float>& rows, std::vector<std::int32_t>& selected);
+    // finishLayerRows on the residual rows from `from` on.
     Status finishRowsFrom(std::int64_t layer, std::int64_t from, std::vector<float>& residual, std::vector<std::int32_t>& selected);
     Status output(const std::vector<float>& residual, std::vector<float>& logits);
     // residual += branch, the branch first post-normed with blk.<layer>.<postNorm> when named.
@@ -118,11 +121,17 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
     std::fill(selected.begin(), selected.end(), -1);  // a leading dense layer of an MoE model routes nothing
     if (const std::int64_t from = feedForwardRowsFrom(layer); from > 0)
         return finishRowsFrom(layer, from, residual, selected);
-    if (Status done = runFeedForwardBranch(m_c, layer, residual, branch, selected); !done)
+    return finishLayerRows(layer, residual, selected);
+}
+
+Status PassRunner::finishLayerRows(std::int64_t layer, std::vector<float>& rows, std::vector<std::int32_t>& selected)
+{
+    std::vector<float> branch;
+    if (Status done = runFeedForwardBranch(m_c, layer, rows, branch, selected); !done)
         return done;
-    if (Status done = addBranch(layer, block.postNorms ? "post_ffw_norm" : nullptr, branch, residual); !done)
+    if (Status done = addBranch(layer, m_c.h.block->postNorms ? "post_ffw_norm" : nullptr, branch, rows); !done)
         return done;
-    return finishLayer(m_c, layer, residual);
+    return finishLayer(m_c, layer, rows);
 }
 
 std::int64_t PassRunner::feedForwardRowsFrom(std::int64_t layer) const
@@ -144,13 +153,8 @@ Status PassRunner::finishRowsFrom(std::int64_t layer, std::int64_t from, std::ve
     const std::int64_t allTokens = m_c.tokens;
     std::vector<float> rows(residual.begin() + from * width, residual.end());
     std::vector<std::int32_t> rowsSelected(static_cast<std::size_t>((allTokens - from) * used), -1);
-    std::vector<float> branch;
     m_c.tokens = allTokens - from;
-    Status done = runFeedForwardBranch(m_c, layer, rows, branch, rowsSelected);
-    if (done)
-        done = addBranch(layer, m_c.h.block->postNorms ? "post_ffw_norm" : nullptr, branch, rows);
-    if (done)
-        done = finishLayer(m_c, layer, rows);
+    const Status done = finishLayerRows(layer, rows, rowsSelected);
     m_c.tokens = allTokens;
     if (!done)
         return done;
