@@ -145,11 +145,13 @@ struct RoutedExpert {
 };
 
 // Whether a matrix's products read its stored rows in place on the calling thread (a deferred
-// lane product, MatrixProduct.h): no f32 copy is made, and nothing is shared with other tasks.
+// lane product or integer product, MatrixProduct.h): no f32 copy is made, and nothing is shared
+// with other tasks.
 bool readsInPlace(const WeightMatrix& w)
 {
-    return w.deferred() && w.columns % 8 == 0 && !w.ggmlBlockLanes && !w.integerProduct && !w.ggmlFloatLanes
-        && w.activationRounding == ActivationRounding::None && w.blockMins.empty();
+    if (!w.deferred() || !w.blockMins.empty())
+        return false;
+    return w.integerProduct || (w.columns % 8 == 0 && !w.ggmlBlockLanes);
 }
 
 // The routed experts of one layer on `input`, given the router's choice: each expert's gated FFN
@@ -288,8 +290,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
     // place (deferred, no f32 copy made), so the memory stays one tile per thread; each product
     // sums in the same order either way.
     const auto threads = static_cast<std::size_t>(executorThreads(c.options.executor));
-    bool sideBySide = threads > 1 && routed.size() >= 4 * threads && c.accumulation == Accumulation::Lanes
-                   && !c.options.emulateLlamaCppActivations;
+    bool sideBySide = threads > 1 && routed.size() >= 4 * threads && c.accumulation == Accumulation::Lanes;
     std::vector<ExpertMatrices> matrices;
     for (std::size_t i = 0; i < routed.size() && sideBySide; ++i) {
         matrices.push_back(noMatrices());

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <cmath>
 #include <set>
+#include <string>
 
 using namespace testsupport;
 
@@ -378,13 +379,18 @@ private slots:
     void expertsSideBySideMatchOneThread_data()
     {
         QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("emulate");
         for (const char* model : {"tiny-moe-F16.gguf", "llama.cpp/tiny-moe-imat-IQ4_XS.gguf"})
-            QTest::newRow(model) << QString::fromLatin1(model);
+            QTest::newRow(model) << QString::fromLatin1(model) << false;
+        // llama.cpp's arithmetic: F16 experts in its float lanes, Q4_K ones in integer products.
+        for (const char* model : {"tiny-moe-F16.gguf", "tiny-moe-Q4_K.gguf"})
+            QTest::newRow((std::string(model) + " llama.cpp activations").c_str()) << QString::fromLatin1(model) << true;
     }
 
     void expertsSideBySideMatchOneThread()
     {
         QFETCH(QString, model);
+        QFETCH(bool, emulate);
         const auto opened = openFixtureModel(model);
         QVERIFY(opened);
         constexpr std::int32_t kTokens = 200;
@@ -393,7 +399,8 @@ private slots:
             tokens.push_back(1 + i);
         gguf::ParallelRows two(2);
         gguf::ForwardOptions alone;
-        gguf::ForwardOptions threaded;
+        alone.emulateLlamaCppActivations = emulate;
+        gguf::ForwardOptions threaded = alone;
         threaded.executor = &two;
         auto a = gguf::runForward(*opened, tokens, alone);
         auto b = gguf::runForward(*opened, tokens, threaded);

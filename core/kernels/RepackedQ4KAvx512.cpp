@@ -1,0 +1,246 @@
+// Q4_K in the repacked kernels' order (QuantizedDot.h: Q4_K_8x8) on 512-bit registers.
+//
+// A chunk of 32 rows is first laid out as unsigned bytes, 16 rows to a register, each row's
+// four consecutive values of a sub-block in one 32-bit lane: one vpdpbusd against a token's
+// four activations (a broadcast) then adds to the sub-block sums of 16 rows at once, with no
+// horizontal sum anywhere. Each sub-block's sums are multiplied by its 6-bit scales (vpmulld)
+// into the super-block's total; integers are exact, so the total is the reference's. The floats
+// then follow the reference step for step: acc = fma(float(total), dW * dA, acc), the minimums'
+// term likewise from the activations' sub-block sums, and y = acc - accMin. Against the int16
+// tile (QuantizedDotBodies.inc) this does four byte products per lane and instruction instead of
+// two, on registers twice as wide.
+//
+// Built with the flags of QuantizedDotAvx512.cpp; called only where the CPU has them.
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__FMA__)
+
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/QuantizedDot.h"
+#include "core/kernels/QuantizedDotScalar.h"
+
+#include <immintrin.h>
+
+// GCC 12's 512-bit casts and broadcasts start from an undefined register, which its
+// uninitialized-use warnings report once inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace gguf::qdot {
+
+namespace {
+
+constexpr int kRegisterRows = 16;             // rows per register (one 32-bit lane each)
+constexpr int kChunkRows = 2 * kRegisterRows;  // rows prepared and multiplied together
+constexpr int kTokens = 4;                    // tokens per tile: 2 x 4 sums and 2 x 4 totals in registers
+constexpr int kPrefetchBlocks = 4;            // how far ahead the layout requests each row's bytes
+
+// One prepared super-block of a chunk, in the order the tile reads it.
+struct PreparedBlock {
+    std::uint8_t values[8][8][2][kRegisterRows][4];  // [sub-block][group of 4][half][row][value]
+    std::int32_t scales[8][2][kRegisterRows];        // [sub-block][half][row]
+    std::int16_t mins[4][2][kRegisterRows][2];       // [sub-block pair][half][row][sub-block]
+    float d[2][kRegisterRows];
+    float dmin[2][kRegisterRows];
+};
+
+// A 16 x 8 transpose of 32-bit values. In: z[i] holds two rows' 8 values, rows i and i + 4 for
+// i < 4, rows i + 4 and i + 8 for i >= 4 (so that the last step puts the rows in order). Out:
+// columns[c] is value c of rows 0..15, in row order.
+inline void transposeColumns(const __m512i* z, __m512i* columns)
+{
+    __m512i t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(z[i], z[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(z[i], z[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);      // columns 0 | 4 of four rows per lane
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);  // 1 | 5
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);  // 2 | 6
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);  // 3 | 7
+    }
+    for (int c = 0; c < 4; ++c) {
+        columns[c] = _mm512_shuffle_i32x4(u[c], u[c + 4], 0x88);      // lanes 0, 2 of each
+        columns[c + 4] = _mm512_shuffle_i32x4(u[c], u[c + 4], 0xDD);  // lanes 1, 3 of each
+    }
+}
+
+// Lays out `count` (<= 32) stored rows, `rowBytes` apart, as PreparedBlock per super-block;
+// rows past `count` are zero (their outputs are not stored).
+void prepareChunk(const std::uint8_t* rows, std::int64_t rowBytes, int count, std::int64_t superBlocks, PreparedBlock* out)
+{
+    using L = blocks::Q4_K;
+    static const std::uint8_t zeroBlock[L::bytes] = {};
+    const __m256i low4 = _mm256_set1_epi8(0xF);
+    for (std::int64_t b = 0; b < superBlocks; ++b) {
+        PreparedBlock& p = out[b];
+        const std::uint8_t* block[kChunkRows];
+        for (int r = 0; r < kChunkRows; ++r)
+            block[r] = r < count ? rows + r * rowBytes + b * static_cast<std::int64_t>(L::bytes) : zeroBlock;
+        for (int r = 0; r < kChunkRows; ++r) {
+            // The layout reads each row a super-block at a time, 32 strided streams that the
+            // hardware prefetchers follow too late (most of this function's time went on waiting
+            // for those lines): each row's bytes a few super-blocks ahead are requested here.
+            if (r < count)
+                for (int line = 0; line < 3; ++line)
+                    _mm_prefetch(reinterpret_cast<const char*>(block[r]) + kPrefetchBlocks * L::bytes + 64 * line, _MM_HINT_T0);
+            const int half = r / kRegisterRows, lane = r % kRegisterRows;
+            p.d[half][lane] = kernels::loadF16(block[r] + L::d);
+            p.dmin[half][lane] = kernels::loadF16(block[r] + L::dmin);
+            // The 12 packed bytes as eight 6-bit scales and eight 6-bit minimums at once
+            // (q4kScaleMin's decoding, four sub-blocks per 32-bit word).
+            std::uint32_t packed[3];
+            std::memcpy(packed, block[r] + L::scales, 12);
+            const std::uint32_t low6 = 0x3f3f3f3fu, nibble = 0x0f0f0f0fu, top2 = 0x03030303u;
+            const std::uint32_t decoded[4] = {packed[0] & low6, (packed[2] & nibble) | (((packed[0] >> 6) & top2) << 4),
+                                              packed[1] & low6, ((packed[2] >> 4) & nibble) | (((packed[1] >> 6) & top2) << 4)};
+            std::uint8_t bytes[16];  // scales 0..7, then minimums 0..7
+            std::memcpy(bytes, decoded, 16);
+            for (int j = 0; j < 8; ++j)
+                p.scales[j][half][lane] = bytes[j];
+            for (int k = 0; k < 4; ++k) {
+                p.mins[k][half][lane][0] = bytes[8 + 2 * k];
+                p.mins[k][half][lane][1] = bytes[9 + 2 * k];
+            }
+        }
+        // Sub-blocks 2k and 2k + 1 are the low and high nibbles of the same 32 bytes.
+        for (int k = 0; k < 4; ++k)
+            for (int half = 0; half < 2; ++half) {
+                __m256i bytes[kRegisterRows];
+                for (int r = 0; r < kRegisterRows; ++r)
+                    bytes[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block[half * kRegisterRows + r] + L::qs + 32 * k));
+                for (int high = 0; high < 2; ++high) {
+                    __m512i z[8];
+                    for (int i = 0; i < 8; ++i) {
+                        const int first = i < 4 ? i : i + 4;
+                        const auto nibbles = [&](int r) {
+                            return high ? _mm256_and_si256(_mm256_srli_epi16(bytes[r], 4), low4) : _mm256_and_si256(bytes[r], low4);
+                        };
+                        z[i] = _mm512_inserti64x4(_mm512_castsi256_si512(nibbles(first)), nibbles(first + 4), 1);
+                    }
+                    __m512i columns[8];
+                    transposeColumns(z, columns);
+                    for (int g = 0; g < 8; ++g)
+                        _mm512_storeu_si512(p.values[2 * k + high][g][half], columns[g]);
+                }
+            }
+    }
+}
+
+// Chunk x tokens [token, token + T): stores rows [0, count) of each token's outputs.
+template <int T>
+void tile(const PreparedBlock* chunk, std::int64_t superBlocks, int count, const Q8Activations& x, std::int64_t token, float* y,
+          std::int64_t yStride)
+{
+    const std::int8_t* values[T];
+    const float* activationScales[T];
+    const std::int16_t* pairSums[T];
+    #pragma GCC unroll 16
+    for (int t = 0; t < T; ++t) {
+        values[t] = x.valuesOf(token + t);
+        activationScales[t] = x.scalesOf(token + t);
+        pairSums[t] = x.pairSumsOf(token + t);
+    }
+    __m512 acc[2][T], accMin[2][T];
+    #pragma GCC unroll 16
+    for (int h = 0; h < 2; ++h)
+        #pragma GCC unroll 16
+        for (int t = 0; t < T; ++t)
+            acc[h][t] = accMin[h][t] = _mm512_setzero_ps();
+    for (std::int64_t b = 0; b < superBlocks; ++b) {
+        const PreparedBlock& p = chunk[b];
+        __m512i total[2][T];
+        #pragma GCC unroll 16
+        for (int h = 0; h < 2; ++h)
+            #pragma GCC unroll 16
+            for (int t = 0; t < T; ++t)
+                total[h][t] = _mm512_setzero_si512();
+        for (int j = 0; j < 8; ++j) {
+            __m512i sum[2][T];
+            #pragma GCC unroll 16
+            for (int h = 0; h < 2; ++h)
+                #pragma GCC unroll 16
+                for (int t = 0; t < T; ++t)
+                    sum[h][t] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+            for (int g = 0; g < 8; ++g) {
+                const __m512i w0 = _mm512_loadu_si512(p.values[j][g][0]);
+                const __m512i w1 = _mm512_loadu_si512(p.values[j][g][1]);
+                #pragma GCC unroll 16
+                for (int t = 0; t < T; ++t) {
+                    std::int32_t four;
+                    std::memcpy(&four, values[t] + b * 256 + j * 32 + g * 4, 4);
+                    const __m512i a = _mm512_set1_epi32(four);
+                    sum[0][t] = _mm512_dpbusd_epi32(sum[0][t], w0, a);
+                    sum[1][t] = _mm512_dpbusd_epi32(sum[1][t], w1, a);
+                }
+            }
+            const __m512i s0 = _mm512_loadu_si512(p.scales[j][0]);
+            const __m512i s1 = _mm512_loadu_si512(p.scales[j][1]);
+            #pragma GCC unroll 16
+            for (int t = 0; t < T; ++t) {
+                total[0][t] = _mm512_add_epi32(total[0][t], _mm512_mullo_epi32(sum[0][t], s0));
+                total[1][t] = _mm512_add_epi32(total[1][t], _mm512_mullo_epi32(sum[1][t], s1));
+            }
+        }
+        #pragma GCC unroll 16
+        for (int h = 0; h < 2; ++h) {
+            const __m512 d = _mm512_loadu_ps(p.d[h]);
+            const __m512 dmin = _mm512_loadu_ps(p.dmin[h]);
+            #pragma GCC unroll 16
+            for (int t = 0; t < T; ++t) {
+                __m512i minTotal = _mm512_setzero_si512();
+                #pragma GCC unroll 16
+                for (int k = 0; k < 4; ++k) {
+                    std::int32_t pair;
+                    std::memcpy(&pair, pairSums[t] + b * 8 + 2 * k, 4);
+                    minTotal = _mm512_dpwssd_epi32(minTotal, _mm512_loadu_si512(p.mins[k][h]), _mm512_set1_epi32(pair));
+                }
+                const __m512 dA = _mm512_set1_ps(activationScales[t][b]);
+                acc[h][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total[h][t]), _mm512_mul_ps(d, dA), acc[h][t]);
+                accMin[h][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(minTotal), _mm512_mul_ps(dmin, dA), accMin[h][t]);
+            }
+        }
+    }
+    #pragma GCC unroll 16
+    for (int h = 0; h < 2; ++h) {
+        const int valid = std::clamp(count - h * kRegisterRows, 0, kRegisterRows);
+        const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
+        #pragma GCC unroll 16
+        for (int t = 0; t < T; ++t)
+            _mm512_mask_storeu_ps(y + (token + t) * yStride + h * kRegisterRows, mask, _mm512_sub_ps(acc[h][t], accMin[h][t]));
+    }
+}
+
+}  // namespace
+
+void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride)
+{
+    const std::int64_t superBlocks = x.columns / 256;
+    const std::int64_t rowBytes = superBlocks * static_cast<std::int64_t>(blocks::Q4_K::bytes);
+    thread_local std::vector<PreparedBlock> chunk;
+    chunk.resize(static_cast<std::size_t>(superBlocks));
+    for (std::int64_t first = 0; first < rows; first += kChunkRows) {
+        const int count = static_cast<int>(std::min<std::int64_t>(kChunkRows, rows - first));
+        prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data());
+        std::int64_t t = 0;
+        for (; t + kTokens <= x.tokens; t += kTokens)
+            tile<kTokens>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
+        [&]<int... I>(std::integer_sequence<int, I...>) {
+            ((x.tokens - t == I + 1 ? (tile<I + 1>(chunk.data(), superBlocks, count, x, t, y + first, yStride), 0) : 0), ...);
+        }(std::make_integer_sequence<int, kTokens - 1>{});
+    }
+}
+
+}  // namespace gguf::qdot
+
+#endif
