@@ -8,14 +8,19 @@
 #include "core/kernels/QuantizedDotBodies.inc"
 
 namespace gguf::qdot {
-// RepackedQ4KAvx512.cpp: Q4_K_8x8 on 512-bit registers.
+// Q4KProductAvx512.cpp and Q6KProductAvx512.cpp: Q4_K_8x8 and Q6_K on 512-bit registers.
 void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride);
+void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride);
 
 void dotRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
                    std::int64_t yStride)
 {
     if (type == QuantizedWeight::Q4_K_8x8) {
         repackedQ4KRowsAvx512(weights, rows, x, y, yStride);
+        return;
+    }
+    if (type == QuantizedWeight::Q6_K) {
+        q6KRowsAvx512(weights, rows, x, y, yStride);
         return;
     }
     avx512::dotRows(type, weights, rows, x, y, yStride);

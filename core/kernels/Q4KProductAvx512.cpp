@@ -15,6 +15,7 @@
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__FMA__)
 
 #include "core/kernels/BlockLayouts.h"
+#include "core/kernels/ChunkPrefetch.h"
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/QuantizedDot.h"
 #include "core/kernels/QuantizedDotScalar.h"
@@ -27,6 +28,9 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+
+// After the pragmas: its 512-bit cast is one of those.
+#include "core/kernels/TransposeAvx512.h"
 
 #include <algorithm>
 #include <cstring>
@@ -41,7 +45,6 @@ namespace {
 constexpr int kRegisterRows = 16;             // rows per register (one 32-bit lane each)
 constexpr int kChunkRows = 2 * kRegisterRows;  // rows prepared and multiplied together
 constexpr int kTokens = 4;                    // tokens per tile: 2 x 4 sums and 2 x 4 totals in registers
-constexpr int kPrefetchBlocks = 4;            // how far ahead the layout requests each row's bytes
 
 // One prepared super-block of a chunk, in the order the tile reads it.
 struct PreparedBlock {
@@ -52,31 +55,10 @@ struct PreparedBlock {
     float dmin[2][kRegisterRows];
 };
 
-// A 16 x 8 transpose of 32-bit values. In: z[i] holds two rows' 8 values, rows i and i + 4 for
-// i < 4, rows i + 4 and i + 8 for i >= 4 (so that the last step puts the rows in order). Out:
-// columns[c] is value c of rows 0..15, in row order.
-inline void transposeColumns(const __m512i* z, __m512i* columns)
-{
-    __m512i t[8], u[8];
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(z[i], z[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(z[i], z[i + 1]);
-    }
-    for (int i = 0; i < 8; i += 4) {
-        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);      // columns 0 | 4 of four rows per lane
-        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);  // 1 | 5
-        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);  // 2 | 6
-        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);  // 3 | 7
-    }
-    for (int c = 0; c < 4; ++c) {
-        columns[c] = _mm512_shuffle_i32x4(u[c], u[c + 4], 0x88);      // lanes 0, 2 of each
-        columns[c + 4] = _mm512_shuffle_i32x4(u[c], u[c + 4], 0xDD);  // lanes 1, 3 of each
-    }
-}
-
 // Lays out `count` (<= 32) stored rows, `rowBytes` apart, as PreparedBlock per super-block;
 // rows past `count` are zero (their outputs are not stored).
-void prepareChunk(const std::uint8_t* rows, std::int64_t rowBytes, int count, std::int64_t superBlocks, PreparedBlock* out)
+void prepareChunk(const std::uint8_t* rows, std::int64_t rowBytes, int count, std::int64_t superBlocks, PreparedBlock* out,
+                  ChunkPrefetch& next)
 {
     using L = blocks::Q4_K;
     static const std::uint8_t zeroBlock[L::bytes] = {};
@@ -87,15 +69,10 @@ void prepareChunk(const std::uint8_t* rows, std::int64_t rowBytes, int count, st
         for (int r = 0; r < kChunkRows; ++r)
             block[r] = r < count ? rows + r * rowBytes + b * static_cast<std::int64_t>(L::bytes) : zeroBlock;
         for (int r = 0; r < kChunkRows; ++r) {
-            // The layout reads each row a super-block at a time, 32 strided streams that the
-            // hardware prefetchers follow too late (most of this function's time went on waiting
-            // for those lines): each row's bytes a few super-blocks ahead are requested here.
-            if (r < count)
-                for (int line = 0; line < 3; ++line)
-                    _mm_prefetch(reinterpret_cast<const char*>(block[r]) + kPrefetchBlocks * L::bytes + 64 * line, _MM_HINT_T0);
+            next.step();
             const int half = r / kRegisterRows, lane = r % kRegisterRows;
-            p.d[half][lane] = kernels::loadF16(block[r] + L::d);
-            p.dmin[half][lane] = kernels::loadF16(block[r] + L::dmin);
+            p.d[half][lane] = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block[r] + L::d));
+            p.dmin[half][lane] = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block[r] + L::dmin));
             // The 12 packed bytes as eight 6-bit scales and eight 6-bit minimums at once
             // (q4kScaleMin's decoding, four sub-blocks per 32-bit word).
             std::uint32_t packed[3];
@@ -119,16 +96,11 @@ void prepareChunk(const std::uint8_t* rows, std::int64_t rowBytes, int count, st
                 for (int r = 0; r < kRegisterRows; ++r)
                     bytes[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block[half * kRegisterRows + r] + L::qs + 32 * k));
                 for (int high = 0; high < 2; ++high) {
-                    __m512i z[8];
-                    for (int i = 0; i < 8; ++i) {
-                        const int first = i < 4 ? i : i + 4;
-                        const auto nibbles = [&](int r) {
-                            return high ? _mm256_and_si256(_mm256_srli_epi16(bytes[r], 4), low4) : _mm256_and_si256(bytes[r], low4);
-                        };
-                        z[i] = _mm512_inserti64x4(_mm512_castsi256_si512(nibbles(first)), nibbles(first + 4), 1);
-                    }
+                    __m256i nibbles[kRegisterRows];
+                    for (int r = 0; r < kRegisterRows; ++r)
+                        nibbles[r] = high ? _mm256_and_si256(_mm256_srli_epi16(bytes[r], 4), low4) : _mm256_and_si256(bytes[r], low4);
                     __m512i columns[8];
-                    transposeColumns(z, columns);
+                    transpose16x8(nibbles, columns);
                     for (int g = 0; g < 8; ++g)
                         _mm512_storeu_si512(p.values[2 * k + high][g][half], columns[g]);
                 }
@@ -231,7 +203,9 @@ void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const
     chunk.resize(static_cast<std::size_t>(superBlocks));
     for (std::int64_t first = 0; first < rows; first += kChunkRows) {
         const int count = static_cast<int>(std::min<std::int64_t>(kChunkRows, rows - first));
-        prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data());
+        const std::uint8_t* end = weights + std::min(rows, first + kChunkRows) * rowBytes;
+        ChunkPrefetch next(end, end + kChunkRows * rowBytes);
+        prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data(), next);
         std::int64_t t = 0;
         for (; t + kTokens <= x.tokens; t += kTokens)
             tile<kTokens>(chunk.data(), superBlocks, count, x, t, y + first, yStride);

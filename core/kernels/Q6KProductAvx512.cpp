@@ -1,0 +1,215 @@
+// Q6_K in ggml's vec_dot order (QuantizedDot.h) on 512-bit registers.
+//
+// That order keeps 8 float lanes per output; lane l takes, per super-block, fma(dA * dW, s_l)
+// with s_l the integer sum of scale * (q - 32) * a over values 4l .. 4l + 3 of each 32. So each
+// output needs its 8 integer sums apart. A chunk of 32 rows is laid out once as int16 weights
+// times their 16-value scales, 16 rows to a register, each row's two consecutive values in one
+// 32-bit lane, ordered by lane l: one vpdpwssd against a token's two activations (a broadcast)
+// adds to s_l of 16 rows at once, and the 8 sums of a lane never need a horizontal add. Integers
+// are exact and the floats take the reference's steps, so the bits are the reference's. Against
+// the tile of QuantizedDotBodies.inc (one row's 8 lanes in a 256-bit register) this is two
+// registers' worth of products per instruction.
+//
+// Built with the flags of QuantizedDotAvx512.cpp; called only where the CPU has them.
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__FMA__)
+
+#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/ChunkPrefetch.h"
+#include "core/kernels/BlockRead.h"
+#include "core/kernels/QuantizedDot.h"
+
+#include <immintrin.h>
+
+// GCC 12's 512-bit casts and broadcasts start from an undefined register, which its
+// uninitialized-use warnings report once inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// After the pragmas: its 512-bit cast is one of those.
+#include "core/kernels/TransposeAvx512.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace gguf::qdot {
+
+namespace {
+
+constexpr int kRegisterRows = 16;              // rows per register (one 32-bit lane each)
+constexpr int kChunkRows = 2 * kRegisterRows;  // rows prepared and multiplied together
+constexpr int kTokens = 4;                     // tokens per tile: 2 x 4 integer sums in registers
+
+// One prepared super-block of a chunk, in the order the tile reads it: for lane l, 32-value
+// group c and pair p, the weights (times their scale) at values 32c + 4l + 2p and + 1.
+struct PreparedBlock {
+    std::int16_t weights[8][8][2][2][kRegisterRows][2];  // [lane][group][pair][half][row][value]
+    float d[2][kRegisterRows];
+};
+
+// One row's super-block as int16 (q - 32) * scale in value order, into `out` (256 values).
+void decodeRow(const std::uint8_t* block, std::int16_t* out)
+{
+    using L = blocks::Q6_K;
+    const __m256i low4 = _mm256_set1_epi8(0xF);
+    const __m256i low2 = _mm256_set1_epi8(3);
+    const __m256i offset = _mm256_set1_epi8(32);
+    for (int h = 0; h < 2; ++h) {
+        const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::ql + 64 * h));
+        const __m256i second = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::ql + 64 * h + 32));
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::qh + 32 * h));
+        const auto top = [&](int shift) { return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, shift), low2), 4); };
+        // Values 128h + 32q .. + 31: the low nibbles of `first` / `second` for q = 0 / 1, the
+        // high ones for q = 2 / 3, with bits 2q, 2q + 1 of `high` on top.
+        const __m256i groups[4] = {_mm256_or_si256(_mm256_and_si256(first, low4), top(0)),
+                                   _mm256_or_si256(_mm256_and_si256(second, low4), top(2)),
+                                   _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(first, 4), low4), top(4)),
+                                   _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(second, 4), low4), top(6))};
+        for (int q = 0; q < 4; ++q) {
+            const __m256i centred = _mm256_sub_epi8(groups[q], offset);
+            const int sixteen = 8 * h + 2 * q;  // the scale index of the group's first 16 values
+            const auto scale = [&](int i) { return _mm256_set1_epi16(static_cast<std::int8_t>(block[L::scales + sixteen + i])); };
+            std::int16_t* target = out + 128 * h + 32 * q;
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(target),
+                                _mm256_mullo_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(centred)), scale(0)));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(target + 16),
+                                _mm256_mullo_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(centred, 1)), scale(1)));
+        }
+    }
+}
+
+// Lays out `count` (<= 32) stored rows, `rowBytes` apart, as PreparedBlock per super-block;
+// rows past `count` are zero (their outputs are not stored). Each super-block's rows are
+// decoded into `staging` ([row][256] int16), then transposed 8 value pairs at a time.
+void prepareChunk(const std::uint8_t* rows, std::int64_t rowBytes, int count, std::int64_t superBlocks, PreparedBlock* out,
+                  std::int16_t* staging, ChunkPrefetch& next)
+{
+    using L = blocks::Q6_K;
+    static const std::uint8_t zeroBlock[L::bytes] = {};
+    for (std::int64_t b = 0; b < superBlocks; ++b) {
+        PreparedBlock& p = out[b];
+        for (int r = 0; r < kChunkRows; ++r) {
+            const std::uint8_t* block = r < count ? rows + r * rowBytes + b * static_cast<std::int64_t>(L::bytes) : zeroBlock;
+            next.step();
+            p.d[r / kRegisterRows][r % kRegisterRows] = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block + L::d));
+            decodeRow(block, staging + r * 256);
+        }
+        // Pairs 8m .. 8m + 7 of the 128 in a row: group c = m / 2, lanes 4 (m % 2) .. + 3.
+        for (int half = 0; half < 2; ++half)
+            for (int m = 0; m < 16; ++m) {
+                __m256i pairs[kRegisterRows];
+                for (int r = 0; r < kRegisterRows; ++r)
+                    pairs[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(staging + (half * kRegisterRows + r) * 256 + 16 * m));
+                __m512i columns[8];
+                transpose16x8(pairs, columns);
+                for (int k = 0; k < 8; ++k)
+                    _mm512_storeu_si512(p.weights[4 * (m % 2) + k / 2][m / 2][k % 2][half], columns[k]);
+            }
+    }
+}
+
+// Chunk x tokens [token, token + T): stores rows [0, count) of each token's outputs.
+template <int T>
+void tile(const PreparedBlock* chunk, std::int64_t superBlocks, int count, const Q8Activations& x, std::int64_t token, float* y,
+          std::int64_t yStride)
+{
+    // Q8Activations::wide holds each 32 values as int16 with values 4l, 4l + 1 at 32-bit word l
+    // and 4l + 2, 4l + 3 at word 8 + l: word 16c + 8p + l of a super-block is pair p of lane l in
+    // group c.
+    const std::int16_t* wide[T];
+    const float* activationScales[T];
+#pragma GCC unroll 16
+    for (int t = 0; t < T; ++t) {
+        wide[t] = x.wideOf(token + t);
+        activationScales[t] = x.scalesOf(token + t);
+    }
+    __m512 lanes[8][2][T];
+    for (int l = 0; l < 8; ++l)
+#pragma GCC unroll 16
+        for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 16
+            for (int t = 0; t < T; ++t)
+                lanes[l][h][t] = _mm512_setzero_ps();
+    for (std::int64_t b = 0; b < superBlocks; ++b) {
+        const PreparedBlock& p = chunk[b];
+        __m512 scales[2][T];  // dA * dW per output
+#pragma GCC unroll 16
+        for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 16
+            for (int t = 0; t < T; ++t)
+                scales[h][t] = _mm512_mul_ps(_mm512_set1_ps(activationScales[t][b]), _mm512_loadu_ps(p.d[h]));
+        for (int l = 0; l < 8; ++l) {
+            __m512i sum[2][T];
+#pragma GCC unroll 16
+            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 16
+                for (int t = 0; t < T; ++t)
+                    sum[h][t] = _mm512_setzero_si512();
+#pragma GCC unroll 16
+            for (int c = 0; c < 8; ++c)
+#pragma GCC unroll 2
+                for (int pair = 0; pair < 2; ++pair) {
+                    const __m512i w0 = _mm512_loadu_si512(p.weights[l][c][pair][0]);
+                    const __m512i w1 = _mm512_loadu_si512(p.weights[l][c][pair][1]);
+#pragma GCC unroll 16
+                    for (int t = 0; t < T; ++t) {
+                        std::int32_t two;
+                        std::memcpy(&two, wide[t] + b * 256 + 32 * c + 16 * pair + 2 * l, 4);
+                        const __m512i a = _mm512_set1_epi32(two);
+                        sum[0][t] = _mm512_dpwssd_epi32(sum[0][t], w0, a);
+                        sum[1][t] = _mm512_dpwssd_epi32(sum[1][t], w1, a);
+                    }
+                }
+#pragma GCC unroll 16
+            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 16
+                for (int t = 0; t < T; ++t)
+                    lanes[l][h][t] = _mm512_fmadd_ps(scales[h][t], _mm512_cvtepi32_ps(sum[h][t]), lanes[l][h][t]);
+        }
+    }
+#pragma GCC unroll 16
+    for (int h = 0; h < 2; ++h) {
+        const int valid = std::clamp(count - h * kRegisterRows, 0, kRegisterRows);
+        const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
+#pragma GCC unroll 16
+        for (int t = 0; t < T; ++t) {
+            // ggml's hsum_float_8: ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)).
+            const auto& v = lanes;
+            const __m512 total = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(v[0][h][t], v[4][h][t]), _mm512_add_ps(v[2][h][t], v[6][h][t])),
+                                               _mm512_add_ps(_mm512_add_ps(v[1][h][t], v[5][h][t]), _mm512_add_ps(v[3][h][t], v[7][h][t])));
+            _mm512_mask_storeu_ps(y + (token + t) * yStride + h * kRegisterRows, mask, total);
+        }
+    }
+}
+
+}  // namespace
+
+void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride)
+{
+    const std::int64_t superBlocks = x.columns / 256;
+    const std::int64_t rowBytes = superBlocks * static_cast<std::int64_t>(blocks::Q6_K::bytes);
+    thread_local std::vector<PreparedBlock> chunk;
+    thread_local std::vector<std::int16_t> staging;
+    chunk.resize(static_cast<std::size_t>(superBlocks));
+    staging.resize(static_cast<std::size_t>(kChunkRows * 256));
+    for (std::int64_t first = 0; first < rows; first += kChunkRows) {
+        const int count = static_cast<int>(std::min<std::int64_t>(kChunkRows, rows - first));
+        const std::uint8_t* end = weights + std::min(rows, first + kChunkRows) * rowBytes;
+        ChunkPrefetch next(end, end + kChunkRows * rowBytes);
+        prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data(), staging.data(), next);
+        std::int64_t t = 0;
+        for (; t + kTokens <= x.tokens; t += kTokens)
+            tile<kTokens>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
+        [&]<int... I>(std::integer_sequence<int, I...>) {
+            ((x.tokens - t == I + 1 ? (tile<I + 1>(chunk.data(), superBlocks, count, x, t, y + first, yStride), 0) : 0), ...);
+        }(std::make_integer_sequence<int, kTokens - 1>{});
+    }
+}
+
+}  // namespace gguf::qdot
+
+#endif
