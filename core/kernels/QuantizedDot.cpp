@@ -19,6 +19,7 @@ void dotRowsAvx2(QuantizedWeight type, const std::uint8_t* weights, std::int64_t
                  std::int64_t yStride);
 void dotRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
                    std::int64_t yStride);
+void quantizeRowsQ8KAvx512(const float* x, std::int64_t tokens, std::int64_t columns, Q8Activations& out);
 #endif
 }  // namespace qdot
 
@@ -92,6 +93,12 @@ void quantizeActivations(Q8Kind kind, const float* x, std::int64_t tokens, std::
     out.sums.resize(k ? static_cast<std::size_t>(tokens * (columns / 16)) : 0);
     out.wide.resize(k ? static_cast<std::size_t>(tokens * columns) : 0);
     out.pairSums.resize(k ? static_cast<std::size_t>(tokens * (columns / 32)) : 0);
+#if GGUFX_X86_KERNELS
+    if (k && quantizedDotKernel() >= 2) {
+        qdot::quantizeRowsQ8KAvx512(x, tokens, columns, out);
+        return;
+    }
+#endif
     for (std::int64_t t = 0; t < tokens; ++t) {
         std::int8_t* q = out.values.data() + t * columns;
         float* scales = out.scales.data() + t * (columns / block);

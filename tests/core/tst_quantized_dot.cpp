@@ -215,6 +215,11 @@ private slots:
         auto xf = activations(tokens * columns, 9u, false);
         xf[5] = 1e-30f;
         xf[300] = -7.5f;
+        // Token 1's second q8_K block all zero; token 2's first block has its largest magnitude
+        // twice, negative first: that one gives the sign (d > 0, as ggml's strict `>` keeps it).
+        std::fill(xf.begin() + columns + 256, xf.begin() + 2 * columns, 0.0f);
+        xf[2 * columns + 17] = -9.0f;
+        xf[2 * columns + 200] = 9.0f;
         const std::pair<Q8Kind, ActivationRounding> kinds[] = {{Q8Kind::Q8_0, ActivationRounding::Q8_0}, {Q8Kind::Q8_K, ActivationRounding::Q8_K}};
         for (const auto& [kind, rounding] : kinds) {
             Q8Activations x;
@@ -229,14 +234,26 @@ private slots:
                              qPrintable(QStringLiteral("token %1 value %2").arg(t).arg(i)));
                     QVERIFY(x.valuesOf(t)[i] >= -127);
                 }
-            if (kind == Q8Kind::Q8_K)
-                for (std::int64_t t = 0; t < tokens; ++t)
-                    for (std::int64_t g = 0; g < columns / 16; ++g) {
-                        int sum = 0;
-                        for (int j = 0; j < 16; ++j)
-                            sum += x.valuesOf(t)[g * 16 + j];
-                        QCOMPARE(int(x.sumsOf(t)[g]), sum);
-                    }
+            if (kind != Q8Kind::Q8_K)
+                continue;
+            for (std::int64_t t = 0; t < tokens; ++t)
+                for (std::int64_t g = 0; g < columns / 16; ++g) {
+                    int sum = 0;
+                    for (int j = 0; j < 16; ++j)
+                        sum += x.valuesOf(t)[g * 16 + j];
+                    QCOMPARE(int(x.sumsOf(t)[g]), sum);
+                }
+            // The int16 copy in wide order, and the sums of each 32.
+            for (std::int64_t t = 0; t < tokens; ++t)
+                for (std::int64_t i = 0; i < columns; ++i)
+                    QCOMPARE(int(x.wideOf(t)[i]), int(x.valuesOf(t)[i / 32 * 32 + wideOrder(static_cast<int>(i % 32))]));
+            for (std::int64_t t = 0; t < tokens; ++t)
+                for (std::int64_t p = 0; p < columns / 32; ++p)
+                    QCOMPARE(int(x.pairSumsOf(t)[p]), int(x.sumsOf(t)[2 * p]) + int(x.sumsOf(t)[2 * p + 1]));
+            QCOMPARE(x.scalesOf(1)[1], 0.0f);
+            QVERIFY(x.scalesOf(2)[0] > 0.0f);
+            QCOMPARE(int(x.valuesOf(2)[17]), -127);
+            QCOMPARE(int(x.valuesOf(2)[200]), 127);
         }
     }
 };
