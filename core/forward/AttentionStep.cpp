@@ -172,8 +172,11 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     auto sinks = block.hasAttentionSinks ? c.layerWeight(layer, "attn_sinks", {shape.headCount, 1, 1}) : Result<WeightMatrix>(WeightMatrix{});
     if (!sinks)
         return sinks.error();
-    const AttentionSpec spec{shape.headCount, shape.headCountKv, shape.keyLength, shape.valueLength, scale, h.attentionSoftcap,
-                             sliding ? h.slidingWindow : 0, sinks->view(), c.options.emulateLlamaCppActivations};
+    const AttentionSpec spec{shape.headCount,        shape.headCountKv,
+                             shape.keyLength,        shape.valueLength,
+                             scale,                  h.attentionSoftcap,
+                             sliding ? h.slidingWindow : 0, sinks->view(),
+                             c.options.emulateLlamaCppActivations, c.options.executor};
     std::vector<float> mixed(static_cast<std::size_t>(c.tokens * shape.headCount * shape.valueLength));
     causalAttention(q.data(), keys->data(), values->data(), c.tokens, spec, mixed.data());
     c.recycle({&sinks});

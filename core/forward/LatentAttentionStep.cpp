@@ -119,7 +119,7 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
     const float original = attnFactor * (1.0f + 0.1f * std::log(1.0f / h.ropeFreqScale));
     const float mscale = original * (1.0f + 0.1f * h.yarnLogMultiplier * std::log(1.0f / h.ropeFreqScale));
     const float scale = 1.0f * mscale * mscale / std::sqrt(static_cast<float>(headK));
-    const AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulateLlamaCppActivations};
+    const AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulateLlamaCppActivations, c.options.executor};
     std::vector<float> mixed(static_cast<std::size_t>(T * heads * lora));
     causalAttention(queries.data(), keys.data(), latent.data(), T, spec, mixed.data());
 
