@@ -10,6 +10,10 @@
 #
 # usage: bench/forward/kld-side-by-side.sh --cli PATH --perplexity PATH --reference REF.gguf
 #        --other OTHER.gguf --text F [--threads "1 2"] [--rounds N] [--work DIR] [--baseline-cli PATH]
+#        [--cli-args "ARGS"]
+#
+# --cli-args: more arguments for our kld (and the baseline's), e.g. "--llama-activations", whose
+# figures are llama.cpp's arithmetic and so the ones to set beside llama-perplexity's.
 #
 # --perplexity is a llama-perplexity built from llama.cpp's source (nothing in the project's build
 # uses it), e.g. the source node-llama-cpp carries:
@@ -19,11 +23,12 @@
 # default chunk), start each with BOS, drop the remainder and score each chunk's second half.
 # llama-perplexity needs at least 1024 tokens of text.
 set -u
-cli="" baseline="" perplexity="" reference="" other="" text="" threads="1 2" rounds=1 work="${TMPDIR:-/tmp}/kld-side-by-side"
+cli="" cliArgs="" baseline="" perplexity="" reference="" other="" text="" threads="1 2" rounds=1 work="${TMPDIR:-/tmp}/kld-side-by-side"
 while [ $# -gt 0 ]; do
     case "$1" in
         --cli) cli="$2"; shift 2 ;;
         --baseline-cli) baseline="$2"; shift 2 ;;
+        --cli-args) cliArgs="$2"; shift 2 ;;
         --perplexity) perplexity="$2"; shift 2 ;;
         --reference) reference="$2"; shift 2 ;;
         --other) other="$2"; shift 2 ;;
@@ -51,7 +56,7 @@ printf '%-6s %-6s %9s %9s %9s %12s %12s %10s %10s %9s %9s\n' round threads "ours
     "llama cpu" "llama GiB" "ratio" "cpu ratio"
 for round in $(seq 1 "$rounds"); do
     for t in $threads; do
-        read -r ours_s ours_kib ours_cpu < <(GGUFX_THREADS=$t timed "$cli" kld "$reference" "$other" --text-file "$text" --chunk 512)
+        read -r ours_s ours_kib ours_cpu < <(GGUFX_THREADS=$t timed "$cli" kld "$reference" "$other" --text-file "$text" --chunk 512 $cliArgs)
         ours_kld=$(grep -m1 -i "mean.*kld" "$work/last.log" | tr -s ' ')
         read -r base_s base_kib base_cpu < <(timed "$perplexity" -m "$reference" -f "$text" -c 512 -t "$t" --kl-divergence-base "$work/base.kld")
         read -r kld_s kld_kib kld_cpu < <(timed "$perplexity" -m "$other" -f "$text" -c 512 -t "$t" --kl-divergence-base "$work/base.kld" --kl-divergence)
@@ -63,7 +68,7 @@ for round in $(seq 1 "$rounds"); do
                    pk / 1048576, (bs + ks) / os, lc / oc }'
         echo "#   ours: $ours_kld | llama.cpp: $llama_kld | load: $(cut -d' ' -f1-3 /proc/loadavg)"
         if [ -n "$baseline" ]; then
-            read -r b_s b_kib b_cpu < <(GGUFX_THREADS=$t timed "$baseline" kld "$reference" "$other" --text-file "$text" --chunk 512)
+            read -r b_s b_kib b_cpu < <(GGUFX_THREADS=$t timed "$baseline" kld "$reference" "$other" --text-file "$text" --chunk 512 $cliArgs)
             b_kld=$(grep -m1 -i "mean.*kld" "$work/last.log" | tr -s ' ')
             awk -v r="$round" -v t="$t" -v bs="$b_s" -v bc="$b_cpu" -v bk="$b_kib" -v os="$ours_s" -v oc="$ours_cpu" 'BEGIN {
                 printf "%-6s %-6s %9.2f %9.2f %9.2f   baseline; ours / baseline: %.2f wall, %.2f cpu\n", r, t, bs, bc, bk / 1048576, os / bs, oc / bc }'

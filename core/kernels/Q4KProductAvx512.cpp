@@ -18,6 +18,7 @@
 #include "core/kernels/ChunkPrefetch.h"
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/QuantizedDot.h"
+#include "core/kernels/TokenTiles.h"
 #include "core/kernels/QuantizedDotScalar.h"
 
 #include <immintrin.h>
@@ -34,8 +35,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 namespace gguf::qdot {
@@ -116,38 +115,38 @@ void tile(const PreparedBlock* chunk, std::int64_t superBlocks, int count, const
     const std::int8_t* values[T];
     const float* activationScales[T];
     const std::int16_t* pairSums[T];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int t = 0; t < T; ++t) {
         values[t] = x.valuesOf(token + t);
         activationScales[t] = x.scalesOf(token + t);
         pairSums[t] = x.pairSumsOf(token + t);
     }
     __m512 acc[2][T], accMin[2][T];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int h = 0; h < 2; ++h)
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int t = 0; t < T; ++t)
             acc[h][t] = accMin[h][t] = _mm512_setzero_ps();
     for (std::int64_t b = 0; b < superBlocks; ++b) {
         const PreparedBlock& p = chunk[b];
         __m512i total[2][T];
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int h = 0; h < 2; ++h)
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int t = 0; t < T; ++t)
                 total[h][t] = _mm512_setzero_si512();
         for (int j = 0; j < 8; ++j) {
             __m512i sum[2][T];
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int h = 0; h < 2; ++h)
-                #pragma GCC unroll 16
+#pragma GCC unroll 16
                 for (int t = 0; t < T; ++t)
                     sum[h][t] = _mm512_setzero_si512();
 #pragma GCC unroll 8
             for (int g = 0; g < 8; ++g) {
                 const __m512i w0 = _mm512_loadu_si512(p.values[j][g][0]);
                 const __m512i w1 = _mm512_loadu_si512(p.values[j][g][1]);
-                #pragma GCC unroll 16
+#pragma GCC unroll 16
                 for (int t = 0; t < T; ++t) {
                     std::int32_t four;
                     std::memcpy(&four, values[t] + b * 256 + j * 32 + g * 4, 4);
@@ -158,20 +157,20 @@ void tile(const PreparedBlock* chunk, std::int64_t superBlocks, int count, const
             }
             const __m512i s0 = _mm512_loadu_si512(p.scales[j][0]);
             const __m512i s1 = _mm512_loadu_si512(p.scales[j][1]);
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int t = 0; t < T; ++t) {
                 total[0][t] = _mm512_add_epi32(total[0][t], _mm512_mullo_epi32(sum[0][t], s0));
                 total[1][t] = _mm512_add_epi32(total[1][t], _mm512_mullo_epi32(sum[1][t], s1));
             }
         }
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int h = 0; h < 2; ++h) {
             const __m512 d = _mm512_loadu_ps(p.d[h]);
             const __m512 dmin = _mm512_loadu_ps(p.dmin[h]);
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int t = 0; t < T; ++t) {
                 __m512i minTotal = _mm512_setzero_si512();
-                #pragma GCC unroll 16
+#pragma GCC unroll 16
                 for (int k = 0; k < 4; ++k) {
                     std::int32_t pair;
                     std::memcpy(&pair, pairSums[t] + b * 8 + 2 * k, 4);
@@ -183,11 +182,11 @@ void tile(const PreparedBlock* chunk, std::int64_t superBlocks, int count, const
             }
         }
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int h = 0; h < 2; ++h) {
         const int valid = std::clamp(count - h * kRegisterRows, 0, kRegisterRows);
         const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int t = 0; t < T; ++t)
             _mm512_mask_storeu_ps(y + (token + t) * yStride + h * kRegisterRows, mask, _mm512_sub_ps(acc[h][t], accMin[h][t]));
     }
@@ -206,12 +205,9 @@ void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const
         const std::uint8_t* end = weights + std::min(rows, first + kChunkRows) * rowBytes;
         ChunkPrefetch next(end, end + kChunkRows * rowBytes);
         prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data(), next);
-        std::int64_t t = 0;
-        for (; t + kTokens <= x.tokens; t += kTokens)
-            tile<kTokens>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
-        [&]<int... I>(std::integer_sequence<int, I...>) {
-            ((x.tokens - t == I + 1 ? (tile<I + 1>(chunk.data(), superBlocks, count, x, t, y + first, yStride), 0) : 0), ...);
-        }(std::make_integer_sequence<int, kTokens - 1>{});
+        overTokenTiles<kTokens>(x.tokens, [&](auto size, std::int64_t t) {
+            tile<decltype(size)::value>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
+        });
     }
 }
 

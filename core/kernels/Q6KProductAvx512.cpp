@@ -18,6 +18,7 @@
 #include "core/kernels/ChunkPrefetch.h"
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/QuantizedDot.h"
+#include "core/kernels/TokenTiles.h"
 
 #include <immintrin.h>
 
@@ -33,7 +34,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <utility>
 #include <vector>
 
 namespace gguf::qdot {
@@ -201,12 +201,9 @@ void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activ
         const std::uint8_t* end = weights + std::min(rows, first + kChunkRows) * rowBytes;
         ChunkPrefetch next(end, end + kChunkRows * rowBytes);
         prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data(), staging.data(), next);
-        std::int64_t t = 0;
-        for (; t + kTokens <= x.tokens; t += kTokens)
-            tile<kTokens>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
-        [&]<int... I>(std::integer_sequence<int, I...>) {
-            ((x.tokens - t == I + 1 ? (tile<I + 1>(chunk.data(), superBlocks, count, x, t, y + first, yStride), 0) : 0), ...);
-        }(std::make_integer_sequence<int, kTokens - 1>{});
+        overTokenTiles<kTokens>(x.tokens, [&](auto size, std::int64_t t) {
+            tile<decltype(size)::value>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
+        });
     }
 }
 

@@ -12,8 +12,11 @@
 //   lane k) with q_j the sum of the activations of sub-block j, added last as
 //   (0 + 2) + (1 + 3).
 //
-// Integer sums are exact, so the scalar reference, the AVX2 kernel and the AVX-512 VNNI kernel
-// give the same bits; and since the order is ggml's, they give llama.cpp's products.
+// Integer sums are exact, so the scalar reference, the AVX2 kernel and the AVX-512 VNNI kernels
+// give the same bits; and since the order is ggml's, they give llama.cpp's products. With
+// AVX-512, Q4_K_8x8 and Q6_K lay out 32 rows at a time, 16 rows to a 512-bit register, so that
+// one instruction adds to 16 outputs' integer sums (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp);
+// the q8_K activations are quantized 16 values at a time (Q8KActivationsAvx512.cpp).
 
 #include <cstdint>
 #include <optional>
