@@ -34,6 +34,7 @@
 #include "core/kernels/TransposeAvx512.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -44,6 +45,7 @@ namespace {
 constexpr int kRegisterRows = 16;             // rows per register (one 32-bit lane each)
 constexpr int kChunkRows = 2 * kRegisterRows;  // rows prepared and multiplied together
 constexpr int kTokens = 4;                    // tokens per tile: 2 x 4 sums and 2 x 4 totals in registers
+constexpr int kDirectTokens = 3;              // up to this many tokens, no layout (directRows)
 
 // One prepared super-block of a chunk, in the order the tile reads it.
 struct PreparedBlock {
@@ -53,6 +55,18 @@ struct PreparedBlock {
     float d[2][kRegisterRows];
     float dmin[2][kRegisterRows];
 };
+
+// A super-block's 12 packed bytes as its eight 6-bit scales (bytes 0..7) and eight 6-bit
+// minimums (8..15) at once: q4kScaleMin's decoding, four sub-blocks per 32-bit word.
+inline void scalesAndMins(const std::uint8_t* packedBytes, std::uint8_t* bytes)
+{
+    std::uint32_t packed[3];
+    std::memcpy(packed, packedBytes, 12);
+    const std::uint32_t low6 = 0x3f3f3f3fu, nibble = 0x0f0f0f0fu, top2 = 0x03030303u;
+    const std::uint32_t decoded[4] = {packed[0] & low6, (packed[2] & nibble) | (((packed[0] >> 6) & top2) << 4), packed[1] & low6,
+                                      ((packed[2] >> 4) & nibble) | (((packed[1] >> 6) & top2) << 4)};
+    std::memcpy(bytes, decoded, 16);
+}
 
 // Lays out `count` (<= 32) stored rows, `rowBytes` apart, as PreparedBlock per super-block;
 // rows past `count` are zero (their outputs are not stored).
@@ -72,15 +86,8 @@ void prepareChunk(const std::uint8_t* rows, std::int64_t rowBytes, int count, st
             const int half = r / kRegisterRows, lane = r % kRegisterRows;
             p.d[half][lane] = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block[r] + L::d));
             p.dmin[half][lane] = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block[r] + L::dmin));
-            // The 12 packed bytes as eight 6-bit scales and eight 6-bit minimums at once
-            // (q4kScaleMin's decoding, four sub-blocks per 32-bit word).
-            std::uint32_t packed[3];
-            std::memcpy(packed, block[r] + L::scales, 12);
-            const std::uint32_t low6 = 0x3f3f3f3fu, nibble = 0x0f0f0f0fu, top2 = 0x03030303u;
-            const std::uint32_t decoded[4] = {packed[0] & low6, (packed[2] & nibble) | (((packed[0] >> 6) & top2) << 4),
-                                              packed[1] & low6, ((packed[2] >> 4) & nibble) | (((packed[1] >> 6) & top2) << 4)};
-            std::uint8_t bytes[16];  // scales 0..7, then minimums 0..7
-            std::memcpy(bytes, decoded, 16);
+            std::uint8_t bytes[16];
+            scalesAndMins(block[r] + L::scales, bytes);
             for (int j = 0; j < 8; ++j)
                 p.scales[j][half][lane] = bytes[j];
             for (int k = 0; k < 4; ++k) {
@@ -192,12 +199,74 @@ void tile(const PreparedBlock* chunk, std::int64_t superBlocks, int count, const
     }
 }
 
+// A few tokens (up to kDirectTokens) straight from the stored rows, with no layout: laying out
+// 32 rows costs more than their products with one to three tokens (a single token's output
+// product, MoE experts at the end of a prompt). Per row and super-block: the 32 bytes of
+// sub-blocks 2k and 2k + 1 as 64 values, one vpdpbusd against 64 activations per token (lanes
+// 0..7 sub-block 2k, 8..15 sub-block 2k + 1), times those sub-blocks' scales; the lanes summed
+// once per super-block. The same integers and float steps as the tile.
+template <int T>
+void directRows(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, std::int64_t token, float* y, std::int64_t yStride)
+{
+    using L = blocks::Q4_K;
+    const std::int64_t superBlocks = x.columns / 256;
+    const std::int64_t rowBytes = superBlocks * static_cast<std::int64_t>(L::bytes);
+    const __m256i low4 = _mm256_set1_epi8(0xF);
+    // Byte k of each 32-bit lane's scale: lanes 0..7 take sub-block 2k's, 8..15 sub-block 2k + 1's.
+    __m512i pick[4];
+    for (int k = 0; k < 4; ++k)
+        pick[k] = _mm512_set_epi32(2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k, 2 * k,
+                                   2 * k, 2 * k, 2 * k, 2 * k, 2 * k, 2 * k);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const std::uint8_t* row = weights + r * rowBytes;
+        float acc[T] = {}, accMin[T] = {};
+        for (std::int64_t b = 0; b < superBlocks; ++b) {
+            const std::uint8_t* block = row + b * static_cast<std::int64_t>(L::bytes);
+            std::uint8_t bytes[16];
+            scalesAndMins(block + L::scales, bytes);
+            const __m512i scales = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)));
+            __m512i total[T];
+            for (int t = 0; t < T; ++t)
+                total[t] = _mm512_setzero_si512();
+            for (int k = 0; k < 4; ++k) {
+                const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::qs + 32 * k));
+                const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_and_si256(packed, low4)),
+                                                     _mm256_and_si256(_mm256_srli_epi16(packed, 4), low4), 1);
+                const __m512i scale = _mm512_permutexvar_epi32(pick[k], scales);
+                for (int t = 0; t < T; ++t) {
+                    const __m512i a = _mm512_loadu_si512(x.valuesOf(token + t) + b * 256 + 64 * k);
+                    total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), w, a), scale));
+                }
+            }
+            const float d = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block + L::d));
+            const float dmin = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block + L::dmin));
+            for (int t = 0; t < T; ++t) {
+                const std::int16_t* sums = x.pairSumsOf(token + t) + b * 8;
+                std::int32_t minTotal = 0;
+                for (int j = 0; j < 8; ++j)
+                    minTotal += bytes[8 + j] * sums[j];
+                const float dA = x.scalesOf(token + t)[b];
+                acc[t] = std::fma(static_cast<float>(_mm512_reduce_add_epi32(total[t])), d * dA, acc[t]);
+                accMin[t] = std::fma(static_cast<float>(minTotal), dmin * dA, accMin[t]);
+            }
+        }
+        for (int t = 0; t < T; ++t)
+            y[(token + t) * yStride + r] = acc[t] - accMin[t];
+    }
+}
+
 }  // namespace
 
 void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride)
 {
     const std::int64_t superBlocks = x.columns / 256;
     const std::int64_t rowBytes = superBlocks * static_cast<std::int64_t>(blocks::Q4_K::bytes);
+    if (x.tokens <= kDirectTokens) {
+        overTokenTiles<kDirectTokens>(x.tokens, [&](auto size, std::int64_t t) {
+            directRows<decltype(size)::value>(weights, rows, x, t, y, yStride);
+        });
+        return;
+    }
     thread_local std::vector<PreparedBlock> chunk;
     chunk.resize(static_cast<std::size_t>(superBlocks));
     for (std::int64_t first = 0; first < rows; first += kChunkRows) {
