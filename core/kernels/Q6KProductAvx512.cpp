@@ -18,6 +18,7 @@
 #include "core/kernels/ChunkPrefetch.h"
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/QuantizedDot.h"
+#include "core/kernels/QuantizedDotScalar.h"
 #include "core/kernels/TokenTiles.h"
 
 #include <immintrin.h>
@@ -43,6 +44,7 @@ namespace {
 constexpr int kRegisterRows = 16;              // rows per register (one 32-bit lane each)
 constexpr int kChunkRows = 2 * kRegisterRows;  // rows prepared and multiplied together
 constexpr int kTokens = 4;                     // tokens per tile: 2 x 4 integer sums in registers
+constexpr int kDirectTokens = 3;               // up to this many tokens, no layout (directRows)
 
 // One prepared super-block of a chunk, in the order the tile reads it: for lane l, 32-value
 // group c and pair p, the weights (times their scale) at values 32c + 4l + 2p and + 1.
@@ -51,24 +53,32 @@ struct PreparedBlock {
     float d[2][kRegisterRows];
 };
 
-// One row's super-block as int16 (q - 32) * scale in value order, into `out` (256 values).
-void decodeRow(const std::uint8_t* block, std::int16_t* out)
+// Half h (values 128h .. 128h + 127) of a super-block as four registers of 32 unsigned 6-bit
+// values, groups[q] holding values 128h + 32q .. + 31: the low nibbles of ql's first / second 32
+// bytes for q = 0 / 1, the high ones for q = 2 / 3, with bits 2q, 2q + 1 of qh on top.
+inline void sixBitGroups(const std::uint8_t* block, int h, __m256i* groups)
 {
     using L = blocks::Q6_K;
     const __m256i low4 = _mm256_set1_epi8(0xF);
     const __m256i low2 = _mm256_set1_epi8(3);
+    const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::ql + 64 * h));
+    const __m256i second = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::ql + 64 * h + 32));
+    const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::qh + 32 * h));
+    const auto top = [&](int shift) { return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, shift), low2), 4); };
+    groups[0] = _mm256_or_si256(_mm256_and_si256(first, low4), top(0));
+    groups[1] = _mm256_or_si256(_mm256_and_si256(second, low4), top(2));
+    groups[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(first, 4), low4), top(4));
+    groups[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(second, 4), low4), top(6));
+}
+
+// One row's super-block as int16 (q - 32) * scale in value order, into `out` (256 values).
+void decodeRow(const std::uint8_t* block, std::int16_t* out)
+{
+    using L = blocks::Q6_K;
     const __m256i offset = _mm256_set1_epi8(32);
     for (int h = 0; h < 2; ++h) {
-        const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::ql + 64 * h));
-        const __m256i second = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::ql + 64 * h + 32));
-        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + L::qh + 32 * h));
-        const auto top = [&](int shift) { return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, shift), low2), 4); };
-        // Values 128h + 32q .. + 31: the low nibbles of `first` / `second` for q = 0 / 1, the
-        // high ones for q = 2 / 3, with bits 2q, 2q + 1 of `high` on top.
-        const __m256i groups[4] = {_mm256_or_si256(_mm256_and_si256(first, low4), top(0)),
-                                   _mm256_or_si256(_mm256_and_si256(second, low4), top(2)),
-                                   _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(first, 4), low4), top(4)),
-                                   _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(second, 4), low4), top(6))};
+        __m256i groups[4];
+        sixBitGroups(block, h, groups);
         for (int q = 0; q < 4; ++q) {
             const __m256i centred = _mm256_sub_epi8(groups[q], offset);
             const int sixteen = 8 * h + 2 * q;  // the scale index of the group's first 16 values
@@ -186,12 +196,82 @@ void tile(const PreparedBlock* chunk, std::int64_t superBlocks, int count, const
     }
 }
 
+// A few tokens (up to kDirectTokens) straight from the stored rows, with no layout (laying out
+// 32 rows costs more than their products with one to three tokens: the output product of a
+// single position, say). Per row and super-block: two 32-value groups c = 2m, 2m + 1 as 64
+// unsigned values against 64 activations per token, one vpdpbusd (lanes 0..7 group 2m's lanes
+// l, 8..15 group 2m + 1's), less 32 times the activations' sums of four (the offset, once per
+// product), times the scale of each lane's 16 values; the two halves added give lane l's sum.
+// The same integers and float steps as the tile.
+template <int T>
+void directRows(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, std::int64_t token, float* y, std::int64_t yStride)
+{
+    using L = blocks::Q6_K;
+    const std::int64_t superBlocks = x.columns / 256;
+    const std::int64_t rowBytes = superBlocks * static_cast<std::int64_t>(L::bytes);
+    // 32 times each four activations' sum, per token, super-block and pair of groups.
+    thread_local std::vector<std::int32_t> offsets;  // 16 lanes each
+    offsets.resize(static_cast<std::size_t>(T * superBlocks * 4 * 16));
+    const auto offsetOf = [&](int t, std::int64_t i) { return offsets.data() + (t * superBlocks * 4 + i) * 16; };
+    for (int t = 0; t < T; ++t)
+        for (std::int64_t i = 0; i < superBlocks * 4; ++i)
+            _mm512_storeu_si512(offsetOf(t, i), _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(32),
+                                                                    _mm512_loadu_si512(x.valuesOf(token + t) + 64 * i)));
+    // Lanes 0..3, 4..7, 8..11, 12..15 of pair m take the scales of values 64m + 16i .. + 15.
+    __m512i pick[4];
+    for (int m = 0; m < 4; ++m)
+        pick[m] = _mm512_set_epi32(4 * m + 3, 4 * m + 3, 4 * m + 3, 4 * m + 3, 4 * m + 2, 4 * m + 2, 4 * m + 2, 4 * m + 2, 4 * m + 1,
+                                   4 * m + 1, 4 * m + 1, 4 * m + 1, 4 * m, 4 * m, 4 * m, 4 * m);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const std::uint8_t* row = weights + r * rowBytes;
+        __m256 lanes[T];
+        for (int t = 0; t < T; ++t)
+            lanes[t] = _mm256_setzero_ps();
+        for (std::int64_t b = 0; b < superBlocks; ++b) {
+            const std::uint8_t* block = row + b * static_cast<std::int64_t>(L::bytes);
+            const __m512i scales = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + L::scales)));
+            __m256i groups[8];
+            sixBitGroups(block, 0, groups);
+            sixBitGroups(block, 1, groups + 4);
+            __m512i sum[T];
+            for (int t = 0; t < T; ++t)
+                sum[t] = _mm512_setzero_si512();
+            for (int m = 0; m < 4; ++m) {
+                const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(groups[2 * m]), groups[2 * m + 1], 1);
+                const __m512i scale = _mm512_permutexvar_epi32(pick[m], scales);
+                for (int t = 0; t < T; ++t) {
+                    const __m512i a = _mm512_loadu_si512(x.valuesOf(token + t) + b * 256 + 64 * m);
+                    const __m512i centred = _mm512_sub_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), w, a),
+                                                             _mm512_loadu_si512(offsetOf(t, b * 4 + m)));
+                    sum[t] = _mm512_add_epi32(sum[t], _mm512_mullo_epi32(centred, scale));
+                }
+            }
+            const float d = _cvtsh_ss(kernels::loadLe<std::uint16_t>(block + L::d));
+            for (int t = 0; t < T; ++t) {
+                const __m256i folded = _mm256_add_epi32(_mm512_castsi512_si256(sum[t]), _mm512_extracti64x4_epi64(sum[t], 1));
+                lanes[t] = _mm256_fmadd_ps(_mm256_set1_ps(x.scalesOf(token + t)[b] * d), _mm256_cvtepi32_ps(folded), lanes[t]);
+            }
+        }
+        for (int t = 0; t < T; ++t) {
+            alignas(32) float l[8];
+            _mm256_store_ps(l, lanes[t]);
+            y[(token + t) * yStride + r] = sumLanes8(l);
+        }
+    }
+}
+
 }  // namespace
 
 void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride)
 {
     const std::int64_t superBlocks = x.columns / 256;
     const std::int64_t rowBytes = superBlocks * static_cast<std::int64_t>(blocks::Q6_K::bytes);
+    if (x.tokens <= kDirectTokens) {
+        overTokenTiles<kDirectTokens>(x.tokens, [&](auto size, std::int64_t t) {
+            directRows<decltype(size)::value>(weights, rows, x, t, y, yStride);
+        });
+        return;
+    }
     thread_local std::vector<PreparedBlock> chunk;
     thread_local std::vector<std::int16_t> staging;
     chunk.resize(static_cast<std::size_t>(superBlocks));
