@@ -15,8 +15,8 @@
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__FMA__)
 
 #include "core/kernels/BlockLayouts.h"
-#include "core/kernels/ChunkPrefetch.h"
 #include "core/kernels/BlockRead.h"
+#include "core/kernels/ChunkPrefetch.h"
 #include "core/kernels/QuantizedDot.h"
 #include "core/kernels/QuantizedDotScalar.h"
 #include "core/kernels/TokenTiles.h"
