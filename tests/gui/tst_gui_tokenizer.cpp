@@ -408,8 +408,16 @@ void TestGuiTokenizer::largeVocabularyKeepsTheLoopResponsive()
           "(%lld ms wall clock)", constructionMs, longestStallMs, stalls->longestWallMs());
     stalls.reset();
     QVERIFY2(constructionMs < 100, qPrintable(QString::number(constructionMs)));
-    // 50 ms: a single pass over the 256k tokens on the GUI thread costs about 60 ms in a release build.
-    QVERIFY2(longestStallMs < 50, qPrintable(QString::number(longestStallMs)));
+    // 50 ms: a single pass over the 256k tokens on the GUI thread costs about 60 ms in a release
+    // build. Under ASan every step of the GUI thread is slower (that pass too) and faults in
+    // shadow pages: the longest stall measured 50-60 ms there (GUI-thread CPU, alone and next to
+    // another sanitized suite), so its bound is wider, still under the pass it guards against.
+#ifdef GGUFX_SANITIZED
+    constexpr qint64 kStallBoundMs = 100;
+#else
+    constexpr qint64 kStallBoundMs = 50;
+#endif
+    QVERIFY2(longestStallMs < kStallBoundMs, qPrintable(QString::number(longestStallMs)));
 
     QAbstractItemModelTester tester(page.tokenModel(), kReportToQtTest);
     QCOMPARE(cell(*page.tokenModel(), kLargeVocabulary - 1, TokenTableModel::Text), QStringLiteral("tok%1").arg(kLargeVocabulary - 1));
