@@ -10,6 +10,8 @@
 
 #include <immintrin.h>
 
+#include "core/kernels/TokenTiles.h"
+
 #include <cstdint>
 
 namespace gguf::qdot {
@@ -32,5 +34,22 @@ private:
     const std::uint8_t* m_next;
     const std::uint8_t* m_end;
 };
+
+// The loop of those kernels: `rows` stored rows (`rowBytes` each) ChunkRows at a time, each
+// chunk laid out by prepare(first row's bytes, count, next) while the next chunk's bytes are
+// requested, then the tokens passed over it: tile(std::integral_constant<int, T>, first row,
+// count, first token), TokensPerTile at a time (overTokenTiles).
+template <int ChunkRows, int TokensPerTile, typename Prepare, typename Tile>
+void overRowChunks(const std::uint8_t* weights, std::int64_t rows, std::int64_t rowBytes, std::int64_t tokens, Prepare&& prepare,
+                   Tile&& tile)
+{
+    for (std::int64_t first = 0; first < rows; first += ChunkRows) {
+        const int count = static_cast<int>(rows - first < ChunkRows ? rows - first : ChunkRows);
+        const std::uint8_t* end = weights + (first + count) * rowBytes;
+        ChunkPrefetch next(end, end + ChunkRows * rowBytes);
+        prepare(weights + first * rowBytes, count, next);
+        overTokenTiles<TokensPerTile>(tokens, [&](auto size, std::int64_t t) { tile(size, first, count, t); });
+    }
+}
 
 }  // namespace gguf::qdot

@@ -269,15 +269,14 @@ void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const
     }
     thread_local std::vector<PreparedBlock> chunk;
     chunk.resize(static_cast<std::size_t>(superBlocks));
-    for (std::int64_t first = 0; first < rows; first += kChunkRows) {
-        const int count = static_cast<int>(std::min<std::int64_t>(kChunkRows, rows - first));
-        const std::uint8_t* end = weights + std::min(rows, first + kChunkRows) * rowBytes;
-        ChunkPrefetch next(end, end + kChunkRows * rowBytes);
-        prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data(), next);
-        overTokenTiles<kTokens>(x.tokens, [&](auto size, std::int64_t t) {
+    overRowChunks<kChunkRows, kTokens>(
+        weights, rows, rowBytes, x.tokens,
+        [&](const std::uint8_t* rowsAt, int count, ChunkPrefetch& next) {
+            prepareChunk(rowsAt, rowBytes, count, superBlocks, chunk.data(), next);
+        },
+        [&](auto size, std::int64_t first, int count, std::int64_t t) {
             tile<decltype(size)::value>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
         });
-    }
 }
 
 }  // namespace gguf::qdot

@@ -276,15 +276,14 @@ void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activ
     thread_local std::vector<std::int16_t> staging;
     chunk.resize(static_cast<std::size_t>(superBlocks));
     staging.resize(static_cast<std::size_t>(kChunkRows * 256));
-    for (std::int64_t first = 0; first < rows; first += kChunkRows) {
-        const int count = static_cast<int>(std::min<std::int64_t>(kChunkRows, rows - first));
-        const std::uint8_t* end = weights + std::min(rows, first + kChunkRows) * rowBytes;
-        ChunkPrefetch next(end, end + kChunkRows * rowBytes);
-        prepareChunk(weights + first * rowBytes, rowBytes, count, superBlocks, chunk.data(), staging.data(), next);
-        overTokenTiles<kTokens>(x.tokens, [&](auto size, std::int64_t t) {
+    overRowChunks<kChunkRows, kTokens>(
+        weights, rows, rowBytes, x.tokens,
+        [&](const std::uint8_t* rowsAt, int count, ChunkPrefetch& next) {
+            prepareChunk(rowsAt, rowBytes, count, superBlocks, chunk.data(), staging.data(), next);
+        },
+        [&](auto size, std::int64_t first, int count, std::int64_t t) {
             tile<decltype(size)::value>(chunk.data(), superBlocks, count, x, t, y + first, yStride);
         });
-    }
 }
 
 }  // namespace gguf::qdot
