@@ -126,7 +126,8 @@ constexpr CliOption kLogitsOptions[] = {
     {"--hidden", "HIDDEN.f32", "also write the residual stream [layers, tokens, embd]"},
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
     {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
-    {"--llama-activations", nullptr, "round activations as llama.cpp's CPU backend does (f16, q8_0, q8_K)"},
+    {"--f32-activations", nullptr, "f32 activations into every product: the model as its weights define it (slower; default: q8 activations into quantized weights, as llama.cpp)"},
+    {"--llama-activations", nullptr, "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"},
 };
 
 constexpr CliOption kKldOptions[] = {
@@ -141,7 +142,8 @@ constexpr CliOption kKldOptions[] = {
     {"--json", nullptr, "the figures as JSON"},
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
     {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
-    {"--llama-activations", nullptr, "round activations as llama.cpp's CPU backend does (f16, q8_0, q8_K)"},
+    {"--f32-activations", nullptr, "f32 activations into every product: the model as its weights define it (slower; default: q8 activations into quantized weights, as llama.cpp)"},
+    {"--llama-activations", nullptr, "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"},
 };
 
 constexpr CliOption kEstimateOptions[] = {

@@ -3,6 +3,7 @@
 
 #include "Commands.h"
 
+#include "ActivationOption.h"
 #include "app/threads/ParallelRows.h"
 #include "ImatrixOption.h"
 #include "ModelOpening.h"
@@ -256,7 +257,10 @@ int runKld(const std::vector<std::string>& words)
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
     options.accumulateInDouble = args.has("--exact");
     options.accumulateWithBlas = args.has("--sgemm");
-    options.emulateLlamaCppActivations = args.has("--llama-activations");
+    const auto activations = activationArithmeticOrReport(args);
+    if (!activations)
+        return 2;
+    options.activations = *activations;
     std::vector<std::int32_t> tokens;
     if (const auto path = args.value("--llama-kld-base")) {
         auto base = gguf::readLlamaKldBase(*path);
@@ -303,6 +307,8 @@ int runKld(const std::vector<std::string>& words)
         json.value(static_cast<std::uint64_t>(tokens.size()));
         json.key("chunk_size");
         json.value(options.chunkSize);
+        json.key("activations");
+        json.value(gguf::activationArithmeticName(options.activations));
         json.key("scored_positions");
         json.value(result->scoredPositions);
         json.key("peak_weight_bytes");
@@ -322,6 +328,7 @@ int runKld(const std::vector<std::string>& words)
         if (options.chunkSize > 0)
             out += " in chunks of " + std::to_string(options.chunkSize) + " (first token BOS, second half scored)";
         out += ", scored positions: " + std::to_string(result->scoredPositions) + "\n";
+        out += std::string("activations: ") + gguf::activationArithmeticName(options.activations) + "\n";
         for (std::size_t i = 0; i < result->labels.size(); ++i)
             appendText(out, result->labels[i], result->comparisons[i]);
     }

@@ -3,6 +3,7 @@
 
 #include "Commands.h"
 
+#include "ActivationOption.h"
 #include "app/threads/ParallelRows.h"
 #include "ModelOpening.h"
 #include "TokenInput.h"
@@ -62,7 +63,10 @@ int runLogits(const std::vector<std::string>& words)
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
     options.accumulateInDouble = args.has("--exact");
     options.accumulateWithBlas = args.has("--sgemm");
-    options.emulateLlamaCppActivations = args.has("--llama-activations");
+    const auto activations = activationArithmeticOrReport(args);
+    if (!activations)
+        return 2;
+    options.activations = *activations;
     options.keepHiddenStates = args.has("--hidden");
     auto result = gguf::runForward(*model, *tokens, options);
     if (!result)

@@ -16,7 +16,7 @@
 //
 // usage: gguf-explorer-forward-bench [--shape dense|mixtral|qwen3moe] [--layers N] [--tokens N]
 //        [--threads N] [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep]
-//        [--llama-cpp DIR] [--llama-activations] [--scan-probes N]
+//        [--llama-cpp DIR] [--f32-activations | --llama-activations] [--scan-probes N]
 //
 // Without --file (or with a --file that does not exist yet) the bench writes the synthetic file,
 // and removes it at the end unless --keep; a --file that was already there is never removed.
@@ -24,9 +24,10 @@
 // --scan-probes N then prepares the sensitivity scan on the same tokens (one chunk) and times N
 // of its probes, spread over its probe list: seconds per probe and per whole pass (ScanProbes.h).
 //
-// --llama-activations runs ours with llama.cpp's activation treatment (ForwardOptions::
-// emulateLlamaCppActivations): f16 rounding before f16 products, q8_0 / q8_K quantization before
-// quantized ones, whose products are then integer dot products (kernels/QuantizedDot.h).
+// Ours runs with the pass's default arithmetic (ForwardOptions::activations): q8_0 / q8_K
+// activations into quantized weights, whose products are then integer dot products
+// (kernels/QuantizedDot.h), f32 elsewhere. --f32-activations runs the slower f32 mode;
+// --llama-activations all of llama.cpp's rounding (also f16 before f16 products, its attention).
 
 #include "ScanProbes.h"
 #include "SyntheticLlamaFile.h"
@@ -131,7 +132,7 @@ int main(int argc, char** argv)
     std::string path;
     std::string llamaDir;
     bool keep = false;
-    bool llamaActivations = false;
+    gguf::ActivationArithmetic activations = gguf::ActivationArithmetic::QuantizedAsLlamaCpp;
     std::int64_t scanProbes = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -157,12 +158,14 @@ int main(int argc, char** argv)
         else if (arg == "--keep")
             keep = true;
         else if (arg == "--llama-activations")
-            llamaActivations = true;
+            activations = gguf::ActivationArithmetic::LlamaCpp;
+        else if (arg == "--f32-activations")
+            activations = gguf::ActivationArithmetic::Float32;
         else {
             std::fprintf(stderr,
                          "usage: gguf-explorer-forward-bench [--shape dense|mixtral|qwen3moe] [--layers N] [--tokens N] [--threads N]\n"
                          "       [--sums lanes,sgemm,double] [--repeats N] [--file PATH] [--keep] [--llama-cpp DIR]\n"
-                         "       [--llama-activations] [--scan-probes N]\n");
+                         "       [--f32-activations | --llama-activations] [--scan-probes N]\n");
             return 2;
         }
     }
@@ -215,7 +218,7 @@ int main(int argc, char** argv)
         options.accumulateInDouble = sums == 2;
         options.accumulateWithBlas = sums == 1;
         options.keepHiddenStates = false;
-        options.emulateLlamaCppActivations = llamaActivations;
+        options.activations = activations;
         std::vector<Clock::time_point> marks{Clock::now()};
         options.progress = [&](std::int64_t, std::int64_t) { marks.push_back(Clock::now()); };
         auto result = gguf::runForward(**model, tokens, options);
@@ -232,7 +235,7 @@ int main(int argc, char** argv)
     };
 
     std::printf("# %s, %lld tokens, %u threads, %s, %s activations\n", path.c_str(), static_cast<long long>(tokenCount), usedThreads,
-                shapeName.c_str(), llamaActivations ? "llama.cpp's" : "f32");
+                shapeName.c_str(), gguf::activationArithmeticName(activations));
     std::printf("%-7s %7s %10s %10s %11s %12s %12s %11s %11s %8s %11s %11s %8s\n", "sums", "repeat", "s/layer", "s/output", "tok/s ours",
                 "tok/s layers", "tok/s 32 L", "weights GiB", "llama.cpp", "ratio", "ours last", "llama last", "ratio");
     const char* const sumNames[] = {"lanes", "sgemm", "double"};

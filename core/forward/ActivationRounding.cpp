@@ -103,6 +103,33 @@ ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId)
     }
 }
 
+ActivationRounding activationRoundingFor(ActivationArithmetic arithmetic, std::uint32_t weightTypeId)
+{
+    const ActivationRounding rounding = llamaCppActivationRounding(weightTypeId);
+    switch (arithmetic) {
+    case ActivationArithmetic::Float32:
+        return ActivationRounding::None;
+    case ActivationArithmetic::QuantizedAsLlamaCpp:
+        return rounding == ActivationRounding::F16 || rounding == ActivationRounding::Bf16 ? ActivationRounding::None : rounding;
+    case ActivationArithmetic::LlamaCpp:
+        return rounding;
+    }
+    return ActivationRounding::None;
+}
+
+const char* activationArithmeticName(ActivationArithmetic arithmetic)
+{
+    switch (arithmetic) {
+    case ActivationArithmetic::Float32:
+        return "f32";
+    case ActivationArithmetic::QuantizedAsLlamaCpp:
+        return "quantized-as-llama.cpp";
+    case ActivationArithmetic::LlamaCpp:
+        return "llama.cpp";
+    }
+    return "?";
+}
+
 void roundActivations(ActivationRounding rounding, std::span<float> values, std::int64_t rowLength)
 {
     const auto row = static_cast<std::size_t>(rowLength);

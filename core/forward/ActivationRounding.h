@@ -16,6 +16,30 @@ enum class ActivationRounding { None, F16, Bf16, Q8_0, Q8_1, Q8_K };
 
 ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId);
 
+// What a forward pass does to the activations before each product (ForwardOptions::activations).
+enum class ActivationArithmetic {
+    // Pure f32: the model as its weights define it. The slow exact mode: a quantized weight is
+    // dequantized and multiplied in floats.
+    Float32,
+    // The default. Activations multiplied by a quantized weight are quantized as llama.cpp's CPU
+    // backend quantizes them (q8_0, q8_1, q8_K), which lets those products run in integers as
+    // llama.cpp's do; f32 and f16 / bf16 weights, and attention, see f32 activations. llama.cpp
+    // always runs a quantized file this way, and the 8-bit step is a part of the output error a
+    // quantization causes there; the f16 rounding, 11 significant bits per value against about 7
+    // of a block's largest value, is far smaller.
+    QuantizedAsLlamaCpp,
+    // Everything llama.cpp's CPU backend does: also f16 / bf16 rounding before f16 / bf16
+    // products, and its attention (f16 keys and values, its softmax and exp). Its numbers, to
+    // the bit where the kernels allow.
+    LlamaCpp,
+};
+
+// The rounding `arithmetic` applies before a product with a weight of type `weightTypeId`.
+ActivationRounding activationRoundingFor(ActivationArithmetic arithmetic, std::uint32_t weightTypeId);
+
+// The CLI's and the bench's spelling: "f32", "quantized-as-llama.cpp", "llama.cpp".
+const char* activationArithmeticName(ActivationArithmetic arithmetic);
+
 // Rounds `values` (rows of `rowLength`, a multiple of the block size for the q8 kinds) in place
 // to what the quantized activations dequantize to.
 void roundActivations(ActivationRounding rounding, std::span<float> values, std::int64_t rowLength);

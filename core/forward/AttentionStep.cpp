@@ -140,7 +140,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     const RopeParameters rope{block.rope, shape.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
                               sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, factors, h.ropeSections,
                               h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
-                              c.options.emulateLlamaCppActivations};
+                              c.options.emulatesLlamaCpp()};
     applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
     if (ownKv)
         applyRope(k.data(), c.tokens, shape.headCountKv, shape.keyLength, rope);
@@ -176,7 +176,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                              shape.keyLength,        shape.valueLength,
                              scale,                  h.attentionSoftcap,
                              sliding ? h.slidingWindow : 0, sinks->view(),
-                             c.options.emulateLlamaCppActivations, c.options.executor};
+                             c.options.emulatesLlamaCpp(), c.options.executor};
     std::vector<float> mixed(static_cast<std::size_t>(c.tokens * shape.headCount * shape.valueLength));
     causalAttention(q.data(), keys->data(), values->data(), c.tokens, spec, mixed.data());
     c.recycle({&sinks});

@@ -55,7 +55,7 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
     if (!down)
         return down.error();
     c.noteHeld(down->heldBytes());
-    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulateLlamaCppActivations);
+    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};
@@ -116,7 +116,7 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
     if (!down)
         return down.error();
     c.noteHeld(down->heldBytes());
-    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulateLlamaCppActivations);
+    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};
@@ -129,7 +129,7 @@ namespace {
 // f16 GELU table downstream turns a last-bit difference into an f16 step.
 void expertProduct(const PassContext& c, const float* x, std::int64_t n, const WeightMatrix& w, float* y)
 {
-    if (!(c.options.emulateLlamaCppActivations && w.storedType == 0 && w.activationRounding == ActivationRounding::None)) {
+    if (!(c.options.emulatesLlamaCpp() && w.storedType == 0 && w.activationRounding == ActivationRounding::None)) {
         multiplyWeights(x, n, w, c.accumulation, y);
         return;
     }
@@ -240,7 +240,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         }
         addBias(upBias, expert.index, u, n, ff);
         addBias(gateBias, expert.index, g, n, ff);
-        applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulateLlamaCppActivations);
+        applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulatesLlamaCpp());
         return g;
     };
     const auto downIntoSlots = [&](const RoutedExpert& expert, const std::vector<float>& g, const WeightMatrix& down) {

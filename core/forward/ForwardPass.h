@@ -22,10 +22,11 @@ namespace gguf {
 inline constexpr std::int64_t kMaxForwardTokens = 16384;
 
 struct ForwardOptions {
-    // Treat the activations before each product as llama.cpp's CPU backend does for that weight
-    // type (f16/bf16 rounding, q8_0 or q8_K quantization; ActivationRounding.h). Off: pure f32
-    // activations (the model as the weights define it).
-    bool emulateLlamaCppActivations = false;
+    // What the activations go through before each product (ActivationRounding.h): by default
+    // llama.cpp's q8 quantization before quantized weights (integer products), f32 elsewhere.
+    ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;
+    // All of llama.cpp's rounding, its attention and activation functions included.
+    bool emulatesLlamaCpp() const { return activations == ActivationArithmetic::LlamaCpp; }
     // Matrix products summed in double (cblas_dgemm), the slow exact mode; by default they are
     // summed in float lanes in ggml's order, or with cblas_sgemm when accumulateWithBlas is set
     // (MatrixProduct.h).

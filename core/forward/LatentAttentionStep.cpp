@@ -90,7 +90,7 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
     }
     const RopeParameters ropeParameters{h.block->rope, rope, h.ropeFreqBase, h.ropeFreqScale, {}, {},
                                         h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
-                              c.options.emulateLlamaCppActivations};
+                              c.options.emulatesLlamaCpp()};
     applyRope(kPe.data(), T, 1, rope, ropeParameters);
     latent = c.rmsNormed(latent, lora, *kvaNorm);
 
@@ -119,7 +119,7 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
     const float original = attnFactor * (1.0f + 0.1f * std::log(1.0f / h.ropeFreqScale));
     const float mscale = original * (1.0f + 0.1f * h.yarnLogMultiplier * std::log(1.0f / h.ropeFreqScale));
     const float scale = 1.0f * mscale * mscale / std::sqrt(static_cast<float>(headK));
-    const AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulateLlamaCppActivations, c.options.executor};
+    const AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulatesLlamaCpp(), c.options.executor};
     std::vector<float> mixed(static_cast<std::size_t>(T * heads * lora));
     causalAttention(queries.data(), keys.data(), latent.data(), T, spec, mixed.data());
 

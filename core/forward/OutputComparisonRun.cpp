@@ -75,7 +75,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
         ForwardOptions forward;
         forward.accumulateInDouble = options.accumulateInDouble;
         forward.accumulateWithBlas = options.accumulateWithBlas;
-        forward.emulateLlamaCppActivations = options.emulateLlamaCppActivations;
+        forward.activations = options.activations;
         forward.cancel = options.cancel;
         forward.transform = transform;
         forward.executor = options.executor;

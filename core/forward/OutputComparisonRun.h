@@ -4,6 +4,7 @@
 // reference (OutputMetrics.h). Streamed: per chunk only the reference's outputs and one other
 // run's are held; cancellable between steps.
 
+#include "core/forward/ActivationRounding.h"
 #include "core/forward/OutputMetrics.h"
 #include "core/forward/SimulatedQuantization.h"
 
@@ -32,7 +33,7 @@ struct OutputRunOptions {
     std::int32_t bosToken = -1;
     bool accumulateInDouble = false;  // ForwardOptions: the exact (double) sums
     bool accumulateWithBlas = false;  // ForwardOptions: cblas_sgemm sums
-    bool emulateLlamaCppActivations = false;  // ForwardOptions: llama.cpp's activation rounding
+    ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;  // ForwardOptions::activations
     TaskExecutor* executor = nullptr;  // ForwardOptions: where the passes' products run
     const std::atomic<bool>* cancel = nullptr;
     // Forward passes done / total, after each one.

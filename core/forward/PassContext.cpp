@@ -15,7 +15,7 @@ Error forwardError(const PassContext& context, std::string message)
 }
 
 PassContext::PassContext(const Model& model, const ModelHyperparameters& hyperparameters, const ForwardOptions& passOptions)
-    : h(hyperparameters), options(passOptions), loader(model, passOptions.transform, passOptions.emulateLlamaCppActivations, passOptions.executor),
+    : h(hyperparameters), options(passOptions), loader(model, passOptions.transform, passOptions.activations, passOptions.executor),
       accumulation(passOptions.accumulateInDouble   ? Accumulation::Double
                    : passOptions.accumulateWithBlas ? Accumulation::Float
                                                     : Accumulation::Lanes)

@@ -29,6 +29,61 @@ std::optional<std::uint32_t> simulatedTypeOf(const SimulationSpec& spec, const T
     return target.typeId;
 }
 
+// Rows [rowBegin, ..) of `tensor` (`values`, f32) quantized to `typeId` into `bytes`, on
+// `executor`, each expert's rows with that expert's importance weights.
+Status encodeRows(const SimulationSpec& spec, TaskExecutor* executor, const TensorInfo& tensor, std::uint32_t typeId,
+                  std::uint64_t rowBegin, std::span<const float> values, std::vector<std::uint8_t>& bytes)
+{
+    const TypeTraits* type = findType(typeId);
+    if (!type || !type->dequantize || !canQuantize(typeId))
+        return Error{"cannot simulate type " + typeName(typeId) + " (" + std::string(tensor.name) + ")", Error::kNoOffset, {}};
+    const auto columns = static_cast<std::uint64_t>(tensor.ne[0]);
+    if (columns == 0 || columns % type->blockSize != 0)
+        return Error{"cannot simulate " + typeName(typeId) + " for " + std::string(tensor.name) + ": rows of " + std::to_string(columns)
+                         + " values do not fill its blocks",
+                     Error::kNoOffset, {}};
+    const std::uint64_t rows = values.size() / columns;
+    const std::uint64_t rowBytes = quantizedSize(*type, columns);
+    bytes.resize(rows * rowBytes);
+    // Importance weights belong to one expert (a slice of ne[1] rows): ranges never cross one.
+    const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
+    std::vector<RowRange> ranges;
+    for (const RowRange& range : planRowRanges(0, rows, executorThreads(executor))) {
+        std::uint64_t begin = range.begin;
+        while (begin < range.end) {
+            const std::uint64_t expertEnd = ((rowBegin + begin) / rowsPerExpert + 1) * rowsPerExpert - rowBegin;
+            const std::uint64_t end = std::min(range.end, expertEnd);
+            ranges.push_back({begin, end});
+            begin = end;
+        }
+    }
+    std::mutex failureLock;
+    std::optional<Error> failure;
+    forEachRange(executor, ranges, [&](RowRange range) {
+        const auto piece = values.subspan(range.begin * columns, range.size() * columns);
+        const auto out = std::span<std::uint8_t>(bytes).subspan(range.begin * rowBytes, range.size() * rowBytes);
+        std::vector<float> weights;
+        if (spec.importance) {
+            weights = spec.importance(tensor.name, static_cast<std::size_t>((rowBegin + range.begin) / rowsPerExpert));
+            if (!weights.empty() && weights.size() != columns) {
+                std::lock_guard lock(failureLock);
+                failure = Error{"importance weights for " + std::string(tensor.name) + " have " + std::to_string(weights.size())
+                                    + " values, its rows " + std::to_string(columns),
+                                Error::kNoOffset, {}};
+                return;
+            }
+        }
+        Status s = quantizeRows(typeId, piece, static_cast<std::int64_t>(columns), weights, out);
+        if (!s) {
+            std::lock_guard lock(failureLock);
+            failure = Error{std::string(tensor.name) + ": " + s.error().message, Error::kNoOffset, {}};
+        }
+    });
+    if (failure)
+        return *failure;
+    return Ok{};
+}
+
 }  // namespace
 
 std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypeMap(const Recipe& recipe)
@@ -49,60 +104,28 @@ WeightTransform simulatedQuantization(std::uint32_t targetType, TaskExecutor* ex
 
 WeightTransform simulatedQuantization(SimulationSpec spec, TaskExecutor* executor)
 {
-    return [spec = std::move(spec), executor](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values) -> Status {
+    // Both ways: the pass encodes (and reads the blocks as a stored tensor); `apply` serves
+    // callers that want the values.
+    WeightTransform transform = WeightTransform::encoding(
+        [spec, executor](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<const float> values, std::vector<std::uint8_t>& blocks) {
+            const std::optional<std::uint32_t> typeId = simulatedTypeOf(spec, tensor);
+            if (!typeId)
+                return Status{Error{std::string(tensor.name) + " is not simulated", Error::kNoOffset, {}}};
+            return encodeRows(spec, executor, tensor, *typeId, rowBegin, values, blocks);
+        },
+        [spec](const TensorInfo& tensor) { return simulatedTypeOf(spec, tensor); });
+    transform.apply = [spec, executor](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values) -> Status {
         const std::optional<std::uint32_t> typeId = simulatedTypeOf(spec, tensor);
         if (!typeId)
             return Ok{};
+        std::vector<std::uint8_t> bytes;
+        if (Status done = encodeRows(spec, executor, tensor, *typeId, rowBegin, values, bytes); !done)
+            return done;
         const TypeTraits* type = findType(*typeId);
-        if (!type || !type->dequantize || !canQuantize(*typeId))
-            return Error{"cannot simulate type " + typeName(*typeId) + " (" + std::string(tensor.name) + ")", Error::kNoOffset, {}};
-        const auto columns = static_cast<std::uint64_t>(tensor.ne[0]);
-        if (columns == 0 || columns % type->blockSize != 0)
-            return Error{"cannot simulate " + typeName(*typeId) + " for " + std::string(tensor.name) + ": rows of "
-                             + std::to_string(columns) + " values do not fill its blocks",
-                         Error::kNoOffset, {}};
-        const std::uint64_t rows = values.size() / columns;
-        const std::uint64_t rowBytes = quantizedSize(*type, columns);
-        // Importance weights belong to one expert (a slice of ne[1] rows): ranges never cross one.
-        const std::uint64_t rowsPerExpert = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
-        std::vector<RowRange> ranges;
-        for (const RowRange& range : planRowRanges(0, rows, executorThreads(executor))) {
-            std::uint64_t begin = range.begin;
-            while (begin < range.end) {
-                const std::uint64_t expertEnd = ((rowBegin + begin) / rowsPerExpert + 1) * rowsPerExpert - rowBegin;
-                const std::uint64_t end = std::min(range.end, expertEnd);
-                ranges.push_back({begin, end});
-                begin = end;
-            }
-        }
-        std::mutex failureLock;
-        std::optional<Error> failure;
-        forEachRange(executor, ranges, [&](RowRange range) {
-            std::vector<std::uint8_t> bytes(range.size() * rowBytes);
-            const auto piece = values.subspan(range.begin * columns, range.size() * columns);
-            std::vector<float> weights;
-            if (spec.importance) {
-                weights = spec.importance(tensor.name, static_cast<std::size_t>((rowBegin + range.begin) / rowsPerExpert));
-                if (!weights.empty() && weights.size() != columns) {
-                    std::lock_guard lock(failureLock);
-                    failure = Error{"importance weights for " + std::string(tensor.name) + " have " + std::to_string(weights.size())
-                                        + " values, its rows " + std::to_string(columns),
-                                    Error::kNoOffset, {}};
-                    return;
-                }
-            }
-            Status s = quantizeRows(*typeId, piece, static_cast<std::int64_t>(columns), weights, bytes);
-            if (!s) {
-                std::lock_guard lock(failureLock);
-                failure = Error{std::string(tensor.name) + ": " + s.error().message, Error::kNoOffset, {}};
-                return;
-            }
-            type->dequantize(bytes.data(), piece.data(), piece.size() / type->blockSize);
-        });
-        if (failure)
-            return *failure;
+        type->dequantize(bytes.data(), values.data(), values.size() / type->blockSize);
         return Ok{};
     };
+    return transform;
 }
 
 }  // namespace gguf

@@ -31,8 +31,24 @@ void WeightMatrix::materialize() const
         std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
 }
 
-WeightLoader::WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding, TaskExecutor* executor)
-    : m_model(model), m_transform(std::move(transform)), m_emulateActivationRounding(emulateActivationRounding), m_executor(executor)
+WeightTransform WeightTransform::encoding(Encode encode, TypeOf typeOf)
+{
+    WeightTransform transform;
+    transform.encode = std::move(encode);
+    transform.typeOf = std::move(typeOf);
+    return transform;
+}
+
+std::uint32_t WeightTransform::typeAfter(const TensorInfo& tensor) const
+{
+    if (typeOf)
+        if (const std::optional<std::uint32_t> type = typeOf(tensor))
+            return *type;
+    return tensor.typeId;
+}
+
+WeightLoader::WeightLoader(const Model& model, WeightTransform transform, ActivationArithmetic arithmetic, TaskExecutor* executor)
+    : m_model(model), m_transform(std::move(transform)), m_arithmetic(arithmetic), m_executor(executor)
 {
 }
 
@@ -85,20 +101,59 @@ bool integerProductApplies(const TensorInfo& tensor, ActivationRounding rounding
 
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
 {
+    // A tensor the transform leaves as stored is read exactly as without one.
+    if (!m_transform.changes(tensor))
+        return fillFrom(tensor, rowBegin, rowEnd, false, matrix);
+    if (m_transform.encode)
+        return fillEncoded(tensor, rowBegin, rowEnd, matrix);
+    return fillFrom(tensor, rowBegin, rowEnd, true, matrix);
+}
+
+Status WeightLoader::fillEncoded(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
+{
+    const std::uint32_t typeId = m_transform.typeAfter(tensor);
+    const TypeTraits* traits = findType(typeId);
+    if (!traits || traits->blockSize == 0 || tensor.ne[0] % traits->blockSize != 0)
+        return Error{"cannot read " + std::string(tensor.name) + " as " + typeName(typeId), Error::kNoOffset, m_model.primary().path()};
+    std::vector<float> values((rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]));
+    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, values, m_executor); !done)
+        return done;
+    auto encoded = std::make_shared<EncodedRows>();
+    if (Status done = m_transform.encode(tensor, rowBegin, values, encoded->blocks); !done)
+        return done;
+    const std::uint64_t rowBytes = static_cast<std::uint64_t>(tensor.ne[0]) / traits->blockSize * traits->blockBytes;
+    if (encoded->blocks.size() != (rowEnd - rowBegin) * rowBytes)
+        return Error{"the transform gave " + std::to_string(encoded->blocks.size()) + " bytes for " + std::to_string(rowEnd - rowBegin)
+                         + " rows of " + std::string(tensor.name) + " as " + typeName(typeId),
+                     Error::kNoOffset, m_model.primary().path()};
+    // The tensor's shape is kept (ne[1] decides the layout of some integer products, as in
+    // llama.cpp); only rows 0.. of it, the encoded ones, are read.
+    encoded->tensor = tensor;
+    encoded->tensor.typeId = typeId;
+    encoded->tensor.traits = traits;
+    encoded->tensor.data = encoded->blocks.data();
+    encoded->tensor.nbytes = encoded->blocks.size();
+    encoded->tensor.bigEndian = false;
+    matrix.encoded = encoded;
+    return fillFrom(encoded->tensor, 0, rowEnd - rowBegin, false, matrix);
+}
+
+Status WeightLoader::fillFrom(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, bool transformed, WeightMatrix& matrix)
+{
     matrix.storedType = tensor.typeId;
     matrix.executor = m_executor;
-    matrix.activationRounding = m_emulateActivationRounding ? llamaCppActivationRounding(tensor.typeId) : ActivationRounding::None;
+    matrix.activationRounding = activationRoundingFor(m_arithmetic, transformed ? m_transform.typeAfter(tensor) : tensor.typeId);
     const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
-    matrix.ggmlFloatLanes = m_emulateActivationRounding && !m_transform && tensor.ne[0] % 8 == 0
+    matrix.ggmlFloatLanes = m_arithmetic == ActivationArithmetic::LlamaCpp && !transformed && tensor.ne[0] % 8 == 0
                          && (tensor.typeId == typeIdValue(GgmlTypeId::F32) || tensor.typeId == typeIdValue(GgmlTypeId::F16));
     matrix.blockMins.clear();
-    matrix.ggmlBlockLanes = matrix.activationRounding == ActivationRounding::Q8_0 && !m_transform && tensor.ne[0] % 32 == 0
+    matrix.ggmlBlockLanes = matrix.activationRounding == ActivationRounding::Q8_0 && !transformed && tensor.ne[0] % 32 == 0
                          && (tensor.typeId == typeIdValue(GgmlTypeId::Q8_0) || tensor.typeId == typeIdValue(GgmlTypeId::Q4_0)
                              || tensor.typeId == typeIdValue(GgmlTypeId::Q5_0) || tensor.typeId == typeIdValue(GgmlTypeId::IQ4_NL));
-    matrix.integerProduct = integerProductApplies(tensor, matrix.activationRounding) && !m_transform && m_deferMatrices;
-    if (matrix.activationRounding == ActivationRounding::Q8_1 && !m_transform)
+    matrix.integerProduct = integerProductApplies(tensor, matrix.activationRounding) && !transformed && m_deferMatrices;
+    if (matrix.activationRounding == ActivationRounding::Q8_1 && !transformed)
         readBlockMins(tensor, rowBegin, rowEnd, matrix.blockMins);
-    if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !m_transform && tensor.data
+    if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !transformed && tensor.data
         && !isRemoteAddress(tensor.data)
         && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {
         matrix.mapped = reinterpret_cast<const float*>(tensor.data) + rowBegin * static_cast<std::uint64_t>(tensor.ne[0]);
@@ -115,7 +170,7 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
         return Ok{};
     }
     matrix.integerProduct = false;
-    if (m_deferMatrices && !matrix.ggmlBlockLanes && !m_transform && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data)
+    if (m_deferMatrices && !matrix.ggmlBlockLanes && !transformed && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data)
         && rowEnd - rowBegin >= kDeferredMinimumRows && matrix.slices == 1 && tensor.ne[0] % 8 == 0) {
         std::vector<float> probe(static_cast<std::size_t>(tensor.ne[0]));
         if (Status done = dequantizeRows(tensor, rowBegin, rowBegin + 1, probe); !done)
@@ -140,8 +195,8 @@ Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std:
     matrix.values.resize(count);
     if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, matrix.values, m_executor); !done)
         return done;
-    if (m_transform)
-        return m_transform(tensor, rowBegin, matrix.values);
+    if (transformed)
+        return m_transform.apply(tensor, rowBegin, matrix.values);
     return Ok{};
 }
 

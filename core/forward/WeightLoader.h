@@ -12,11 +12,21 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace gguf {
+
+// The blocks a WeightTransform::Encode made for some rows of a tensor, and a TensorInfo that
+// describes them as a stored tensor (its rows 0.. are the encoded rows).
+struct EncodedRows {
+    TensorInfo tensor;
+    std::vector<std::uint8_t> blocks;
+};
 
 // A weight in f32: `slices` matrices (experts) of rows x columns, row-major; ggml's ne[0] is the
 // column count, so a matrix product is y = W x over rows.
@@ -52,6 +62,8 @@ struct WeightMatrix {
     // Where this matrix's products and dequantization run: the pass's executor (null: the calling
     // thread alone).
     TaskExecutor* executor = nullptr;
+    // A transform's blocks, which `source` then points into.
+    std::shared_ptr<const EncodedRows> encoded;
 
     std::size_t size() const { return static_cast<std::size_t>(columns * rows * slices); }
     const float* data() const
@@ -68,21 +80,51 @@ struct WeightMatrix {
     bool present() const { return size() > 0; }
     const float* slice(std::int64_t index) const { return data() + index * rows * columns; }
     // f32 bytes this matrix holds beyond the mapped file.
-    std::uint64_t heldBytes() const { return values.capacity() * sizeof(float); }
+    std::uint64_t heldBytes() const { return values.capacity() * sizeof(float) + (encoded ? encoded->blocks.capacity() : 0); }
 
 private:
     void materialize() const;
 };
 
-// Replaces dequantized values in place (e.g. quantize to q4_K and back). `values` are rows
-// [rowBegin, rowBegin + values.size() / ne[0]) of the tensor flattened over ne[1..3].
-using WeightTransform = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values)>;
+// Changes the weights the pass reads (e.g. quantize to q4_K and back), in one of two ways.
+struct WeightTransform {
+    // Replaces dequantized values in place. `values` are rows [rowBegin, rowBegin + values.size()
+    // / ne[0]) of the tensor flattened over ne[1..3].
+    using Apply = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values)>;
+    // Encodes those rows' values as blocks of typeOf(tensor) into `blocks`. The pass then reads
+    // the blocks as it reads a stored tensor of that type (integer products, llama.cpp's rounding
+    // for it), so a simulated quantization gives the bits of the file it would write.
+    using Encode = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::span<const float> values,
+                                        std::vector<std::uint8_t>& blocks)>;
+    // The type a tensor has after the transform, or nothing when it is left as stored (the pass
+    // then reads it as without a transform, so its products are the same bits).
+    using TypeOf = std::function<std::optional<std::uint32_t>(const TensorInfo& tensor)>;
+
+    WeightTransform() = default;
+    // Values changed in place; every tensor may change, and keeps its stored type's rounding.
+    template <class F>
+        requires std::is_invocable_r_v<Status, const F&, const TensorInfo&, std::uint64_t, std::span<float>>
+    WeightTransform(F function) : apply(std::move(function))
+    {
+    }
+    static WeightTransform encoding(Encode encode, TypeOf typeOf);
+
+    Apply apply;
+    Encode encode;  // used instead of `apply` when set; needs `typeOf`
+    TypeOf typeOf;
+
+    explicit operator bool() const { return apply || encode; }
+    // Whether `tensor` changes, and the type it then has.
+    bool changes(const TensorInfo& tensor) const { return *this && (!typeOf || typeOf(tensor).has_value()); }
+    std::uint32_t typeAfter(const TensorInfo& tensor) const;
+};
+
 
 class WeightLoader {
 public:
     // `executor` runs the dequantization and, through each WeightMatrix, the products (null:
     // the calling thread alone).
-    WeightLoader(const Model& model, WeightTransform transform, bool emulateActivationRounding, TaskExecutor* executor);
+    WeightLoader(const Model& model, WeightTransform transform, ActivationArithmetic arithmetic, TaskExecutor* executor);
 
     // The tensor `name` with exactly the shape `ne` (ne[2] = 1 for a matrix). A missing tensor is
     // an error when `required`, else an empty WeightMatrix.
@@ -108,10 +150,14 @@ public:
 
 private:
     Status fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix);
+    // `transformed`: the values go through the transform's `apply` after dequantization.
+    Status fillFrom(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, bool transformed, WeightMatrix& matrix);
+    // Encodes rows with the transform's `encode` and reads them as a stored tensor.
+    Status fillEncoded(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix);
 
     const Model& m_model;
     WeightTransform m_transform;
-    bool m_emulateActivationRounding = false;
+    ActivationArithmetic m_arithmetic = ActivationArithmetic::QuantizedAsLlamaCpp;
     bool m_deferMatrices = true;
     TaskExecutor* m_executor = nullptr;
     std::vector<std::vector<float>> m_spare;

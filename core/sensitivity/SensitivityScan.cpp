@@ -280,35 +280,34 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
     spec.importance = m_options.importance;
     const WeightTransform quantize = simulatedQuantization(std::move(spec), m_options.executor);
     // The group's rows are quantized once per probe, not once per chunk: every chunk loads the
-    // same rows, and the quantizers are deterministic, so the copy is the same values (up to a
-    // bound on what is held; past it, rows are quantized again).
+    // same rows, and the quantizers are deterministic, so the blocks are the same (up to a bound
+    // on what is held; past it, rows are quantized again).
     struct Cache {
         std::mutex lock;
-        std::map<std::pair<std::uint64_t, std::size_t>, std::vector<float>> rows;
+        std::map<std::pair<std::uint64_t, std::size_t>, std::vector<std::uint8_t>> rows;
         std::uint64_t bytes = 0;
     };
     auto cache = std::make_shared<Cache>();
-    const WeightTransform transform = [quantize, cache, name = group.tensor](const TensorInfo& tensor, std::uint64_t rowBegin,
-                                                                              std::span<float> values) -> Status {
-        if (tensor.name != name)
-            return Ok{};  // not the probe's group: as stored
-        const std::pair<std::uint64_t, std::size_t> key{rowBegin, values.size()};
-        {
-            std::lock_guard guard(cache->lock);
-            if (const auto found = cache->rows.find(key); found != cache->rows.end()) {
-                std::copy(found->second.begin(), found->second.end(), values.begin());
-                return Ok{};
+    const WeightTransform transform = WeightTransform::encoding(
+        [quantize, cache](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<const float> values, std::vector<std::uint8_t>& blocks) {
+            const std::pair<std::uint64_t, std::size_t> key{rowBegin, values.size()};
+            {
+                std::lock_guard guard(cache->lock);
+                if (const auto found = cache->rows.find(key); found != cache->rows.end()) {
+                    blocks = found->second;
+                    return Status{Ok{}};
+                }
             }
-        }
-        if (Status done = quantize(tensor, rowBegin, values); !done)
-            return done;
-        std::lock_guard guard(cache->lock);
-        if (cache->bytes + values.size_bytes() <= kMaxCachedProbeBytes) {
-            cache->rows.emplace(key, std::vector<float>(values.begin(), values.end()));
-            cache->bytes += values.size_bytes();
-        }
-        return Ok{};
-    };
+            if (Status done = quantize.encode(tensor, rowBegin, values, blocks); !done)
+                return done;
+            std::lock_guard guard(cache->lock);
+            if (cache->bytes + blocks.size() <= kMaxCachedProbeBytes) {
+                cache->rows.emplace(key, blocks);
+                cache->bytes += blocks.size();
+            }
+            return Status{Ok{}};
+        },
+        quantize.typeOf);  // the probe's group alone
 
     OutputComparisonBuilder builder;
     const std::int64_t chunk = m_identity.chunkSize;

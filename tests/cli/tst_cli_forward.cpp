@@ -129,6 +129,9 @@ private slots:
         QTest::newRow("unsupported architecture")
             << QStringList{QStringLiteral("logits"), fixturePath(QStringLiteral("all-types.gguf")), QStringLiteral("--tokens"), QStringLiteral("1"),
                            QStringLiteral("-o"), QStringLiteral("/dev/null")};
+        QTest::newRow("both activation flags")
+            << QStringList{QStringLiteral("logits"), model, QStringLiteral("--tokens"), QStringLiteral("1"), QStringLiteral("-o"), QStringLiteral("/dev/null"),
+                           QStringLiteral("--f32-activations"), QStringLiteral("--llama-activations")};
         QTest::newRow("kld nothing to compare") << QStringList{QStringLiteral("kld"), model, QStringLiteral("--tokens"), QStringLiteral("1,2")};
         QTest::newRow("kld bad simulate")
             << QStringList{QStringLiteral("kld"), model, QStringLiteral("--simulate"), QStringLiteral("q9_X"), QStringLiteral("--tokens"), QStringLiteral("1,2")};

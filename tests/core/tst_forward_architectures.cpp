@@ -13,7 +13,9 @@
 //    carry them to 1.6e-3 on P2 with the float-lane sums (6.6e-4 with double sums): held to 5e-3
 //    for both forms, while their rows with llama.cpp's arithmetic are bit for bit;
 //  - the Q8_0 and Q4_K_M files (and gpt-oss's MXFP4 files) on P1 with llama.cpp's activation
-//    rounding emulated: within 1e-3.
+//    rounding emulated: within 1e-3; and in the default arithmetic (llama.cpp's q8 activations
+//    into quantized weights, f32 elsewhere): no further from llama.cpp than with f32
+//    activations, plus 1e-3.
 // A folder whose architecture the pass does not run is listed, not failed; the list of
 // supported architectures is pinned so that a claim cannot appear without these rows.
 
@@ -105,8 +107,10 @@ private slots:
             const QDir dir(archDir() + QLatin1Char('/') + folder);
             for (const QString& file : dir.entryList({folder + QStringLiteral("-*.P1.logits.f32")}, QDir::Files, QDir::Name)) {
                 const QString model = file.section(QLatin1Char('.'), 0, 0);
-                if (model != folder + QStringLiteral("-F32"))
+                if (model != folder + QStringLiteral("-F32")) {
                     QTest::newRow(qPrintable(model + QStringLiteral(" P1"))) << folder << model << QStringLiteral("P1") << true << kQuantizedBound;
+                    QTest::newRow(qPrintable(model + QStringLiteral(" P1 default"))) << folder << model << QStringLiteral("P1") << false << kQuantizedBound;
+                }
             }
         }
     }
@@ -126,10 +130,32 @@ private slots:
         const std::vector<float> logits = readFloats(base + QLatin1Char('.') + sequence + QStringLiteral(".logits.f32"));
         const std::vector<float> hidden = readFloats(base + QLatin1Char('.') + sequence + QStringLiteral(".hidden.f32"));
         // The pass's own arithmetic is checked twice: the default sums and the exact (double) ones.
-        for (const bool exact : emulate ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
+        // A quantized file without emulation runs in the default arithmetic (q8 activations into
+        // its quantized weights).
+        const bool quantized = !model.endsWith(QLatin1String("-F32"));
+        // The default's error is then compared with the f32 mode's: llama.cpp's quantization of
+        // those activations is part of what it computes, so the default must come no further
+        // from it. Measured: 0 (bit for bit) on most files; 8e-3 to 1.1 where llama.cpp also
+        // rounds to f16 (deepseek2, gemma4-e, with f16 matrices) or a near-tie routes an expert
+        // differently (glm4moe Q4_K_M), against 2e-2 to 1.1 with f32 activations.
+        double f32Error = 0.0;
+        double hiddenBound = bound;
+        if (quantized && !emulate) {
+            gguf::ForwardOptions f32;
+            f32.executor = &gguf::ParallelRows::shared();
+            f32.activations = gguf::ActivationArithmetic::Float32;
+            auto result = gguf::runForward(*opened, tokens, f32);
+            QVERIFY(result);
+            f32Error = worstRowError(result->logits, logits, static_cast<std::size_t>(result->hyperparameters.vocabularySize));
+            bound = f32Error + kQuantizedBound;
+            hiddenBound = worstRowError(result->hidden, hidden, static_cast<std::size_t>(result->hyperparameters.embeddingLength)) + kQuantizedBound;
+        }
+        for (const bool exact : emulate || quantized ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
             gguf::ForwardOptions options;
             options.executor = &gguf::ParallelRows::shared();
-            options.emulateLlamaCppActivations = emulate;
+            options.activations = emulate     ? gguf::ActivationArithmetic::LlamaCpp
+                                : quantized ? gguf::ActivationArithmetic::QuantizedAsLlamaCpp
+                                            : gguf::ActivationArithmetic::Float32;
             options.accumulateInDouble = exact;
             auto result = gguf::runForward(*opened, tokens, options);
             QVERIFY2(result, result ? "" : result.error().toString().c_str());
@@ -138,10 +164,11 @@ private slots:
             QCOMPARE(result->hidden.size(), hidden.size());
             const double logitError = worstRowError(result->logits, logits, static_cast<std::size_t>(h.vocabularySize));
             const double hiddenError = worstRowError(result->hidden, hidden, static_cast<std::size_t>(h.embeddingLength));
-            qInfo("%s %s%s%s: worst position logits %.3g, worst layer/position hidden %.3g", qPrintable(model), qPrintable(sequence),
-                  emulate ? " (llama.cpp activations)" : "", exact ? " (double sums)" : "", logitError, hiddenError);
+            qInfo("%s %s%s%s: worst position logits %.3g, worst layer/position hidden %.3g%s", qPrintable(model), qPrintable(sequence),
+                  emulate ? " (llama.cpp activations)" : quantized ? " (default)" : "", exact ? " (double sums)" : "", logitError, hiddenError,
+                  quantized && !emulate ? qPrintable(QStringLiteral("; f32 activations: logits %1").arg(f32Error, 0, 'g', 3)) : "");
             QVERIFY2(logitError < bound, qPrintable(QString::number(logitError)));
-            QVERIFY2(hiddenError < bound, qPrintable(QString::number(hiddenError)));
+            QVERIFY2(hiddenError < hiddenBound, qPrintable(QString::number(hiddenError)));
         }
     }
 
@@ -193,7 +220,7 @@ private slots:
         QVERIFY(original);
         gguf::ForwardOptions options;
         options.executor = &gguf::ParallelRows::shared();
-        options.emulateLlamaCppActivations = true;
+        options.activations = gguf::ActivationArithmetic::LlamaCpp;
         options.keepHiddenStates = false;
         std::shared_ptr<const gguf::Model> model = original;
         QTemporaryDir dir;

@@ -258,27 +258,36 @@ private slots:
         QVERIFY(runAndWait(tab));
     }
 
-    // The toggle reaches the pass: the emulated run gives the core's emulated figures.
-    void llamaActivationsToggle()
+    // The activations choice reaches the pass: each of the three gives the core's figures for
+    // it, and changing it marks the shown figures as stale until the next run.
+    void activationsChoiceReachesThePass()
     {
         const auto comparison = comparisonOf({QStringLiteral("tiny-llama-F32.gguf"), QStringLiteral("tiny-llama-Q8_0.gguf")});
         QVERIFY(comparison);
         OutputErrorTab tab(*comparison);
         tab.setTokens(QStringLiteral("1,2,3,4,5,6,7,8"));
-        QVERIFY(runAndWait(tab));
-        const double plain = tab.result()->comparisons[0].kld.mean;
-        tab.llamaActivations()->setChecked(true);
-        QVERIFY(runAndWait(tab));
-        const double emulated = tab.result()->comparisons[0].kld.mean;
-        gguf::OutputRunOptions options;
-        options.executor = &gguf::ParallelRows::shared();
-        options.emulateLlamaCppActivations = true;
-        auto direct = gguf::compareModelOutputs(*comparison->models()[comparison->referenceIndex()],
-                                                {{"q8", comparison->columns()[0].model.get(), 0}}, std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8},
-                                                options);
-        QVERIFY(direct);
-        QCOMPARE(emulated, direct->comparisons[0].kld.mean);
-        QVERIFY(emulated != plain);
+        QCOMPARE(tab.activations()->currentData().toInt(), static_cast<int>(gguf::ActivationArithmetic::QuantizedAsLlamaCpp));
+        std::vector<double> shown;
+        for (const auto arithmetic : {gguf::ActivationArithmetic::QuantizedAsLlamaCpp, gguf::ActivationArithmetic::Float32,
+                                      gguf::ActivationArithmetic::LlamaCpp}) {
+            const bool hadFigures = tab.result() != nullptr;
+            tab.activations()->setCurrentIndex(tab.activations()->findData(static_cast<int>(arithmetic)));
+            QCOMPARE(tab.figuresAreStale(), hadFigures && arithmetic != gguf::ActivationArithmetic::QuantizedAsLlamaCpp);
+            QVERIFY(runAndWait(tab));
+            QVERIFY(!tab.figuresAreStale());
+            QVERIFY(tab.figuresInput().contains(tab.activations()->currentText()));
+            gguf::OutputRunOptions options;
+            options.executor = &gguf::ParallelRows::shared();
+            options.activations = arithmetic;
+            auto direct = gguf::compareModelOutputs(*comparison->models()[comparison->referenceIndex()],
+                                                    {{"q8", comparison->columns()[0].model.get(), 0}},
+                                                    std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8}, options);
+            QVERIFY(direct);
+            QCOMPARE(tab.result()->comparisons[0].kld.mean, direct->comparisons[0].kld.mean);
+            shown.push_back(direct->comparisons[0].kld.mean);
+        }
+        QVERIFY(shown[0] != shown[1]);
+        QVERIFY(shown[1] != shown[2]);
     }
 
     void denseModelHasNoRouterMap()

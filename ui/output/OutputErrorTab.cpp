@@ -1,6 +1,7 @@
 #include "ui/output/OutputErrorTab.h"
 
 #include "core/compare/ModelComparison.h"
+#include "core/forward/ActivationRounding.h"
 #include "core/gguf/Vocabulary.h"
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPalette.h"
@@ -11,7 +12,6 @@
 #include "ui/session/ComparisonColumnTitle.h"
 #include "ui/common/FileDialogs.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -47,7 +47,7 @@ constexpr qreal kStaleOpacity = 0.35;
 OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget* parent)
     : QWidget(parent), m_reference(comparison.models()[comparison.referenceIndex()]),
       m_referenceName(QFileInfo(QString::fromStdString(m_reference->primary().path())).fileName()), m_run(new OutputRun(this)),
-      m_inputKind(new QComboBox(this)), m_tokenEdit(new QLineEdit(this)), m_llamaActivations(new QCheckBox(tr("llama.cpp activations"), this)),
+      m_inputKind(new QComboBox(this)), m_tokenEdit(new QLineEdit(this)), m_activations(new QComboBox(this)),
       m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_exportButton(new QPushButton(tr("Export…"), this)), m_progress(new QProgressBar(this)), m_status(new QLabel(this)),
       m_figuresFor(new QLabel(this)), m_summary(new QLabel(this)), m_candidate(new QComboBox(this)), m_views(new QTabWidget(this)),
@@ -109,9 +109,15 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
         updateStaleness();
     });
 
-    m_llamaActivations->setObjectName(QStringLiteral("outputLlamaActivations"));
-    m_llamaActivations->setToolTip(tr("Round or quantize the activations before each product as llama.cpp's CPU backend does "
-                                      "(f16, q8_0, q8_K), to see llama.cpp's numbers; off: the model as its weights define it"));
+    m_activations->setObjectName(QStringLiteral("outputActivations"));
+    m_activations->addItem(tr("q8 activations, as llama.cpp"), static_cast<int>(gguf::ActivationArithmetic::QuantizedAsLlamaCpp));
+    m_activations->addItem(tr("f32 activations"), static_cast<int>(gguf::ActivationArithmetic::Float32));
+    m_activations->addItem(tr("all of llama.cpp's rounding"), static_cast<int>(gguf::ActivationArithmetic::LlamaCpp));
+    m_activations->setToolTip(tr("q8: the activations into quantized weights are quantized to q8_0 / q8_K as llama.cpp's CPU backend "
+                                 "does, and those products run in integers (fast); f32 elsewhere.\n"
+                                 "f32: the model as its weights define it (slower on quantized files).\n"
+                                 "All of llama.cpp's rounding: also f16 activations into f16 weights, and its attention: llama.cpp's numbers."));
+    connect(m_activations, &QComboBox::currentIndexChanged, this, [this] { updateStaleness(); });
     m_cancelButton->setEnabled(false);
     m_exportButton->setEnabled(false);
     // The bar keeps its place while hidden: the views under it never jump when a run starts or ends.
@@ -145,7 +151,7 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_inputKind);
     controls->addWidget(m_tokenEdit, 1);
-    controls->addWidget(m_llamaActivations);
+    controls->addWidget(m_activations);
     controls->addWidget(m_runButton);
     controls->addWidget(m_cancelButton);
     controls->addWidget(new QLabel(tr("Show:"), this));
@@ -221,7 +227,7 @@ QString OutputErrorTab::inputText() const
 
 OutputErrorTab::Input OutputErrorTab::currentInput() const
 {
-    return {isTextInput(), m_tokenEdit->text().trimmed()};
+    return {isTextInput(), m_tokenEdit->text().trimmed(), m_activations->currentData().toInt()};
 }
 
 bool OutputErrorTab::isRunning() const
@@ -283,7 +289,7 @@ void OutputErrorTab::run()
     m_status->setText(tr("Running %n forward pass(es)…", nullptr, static_cast<int>(m_candidates.size() + 1)));
     if (!m_result)
         coverCharts(tr("Running…"));
-    m_run->start(m_reference, m_candidates, std::move(runInput), m_llamaActivations->isChecked());
+    m_run->start(m_reference, m_candidates, std::move(runInput), static_cast<gguf::ActivationArithmetic>(input.activations));
 }
 
 void OutputErrorTab::showRunFailed(const QString& message, bool cancelled)
@@ -324,9 +330,10 @@ void OutputErrorTab::showResult(std::shared_ptr<const gguf::OutputRunResult> res
     m_result = std::move(result);
     m_tokens = tokens;
     m_resultInput = m_pendingInput;
-    m_resultDescription = tr("%1 positions scored on %2")
+    m_resultDescription = tr("%1 positions scored on %2, %3")
                               .arg(m_result->scoredPositions)
-                              .arg(outputInputDescription(m_resultInput.isText, m_resultInput.text, m_tokens.size()));
+                              .arg(outputInputDescription(m_resultInput.isText, m_resultInput.text, m_tokens.size()))
+                              .arg(m_activations->itemText(m_activations->findData(m_resultInput.activations)));
     m_progress->setVisible(false);
     m_runButton->setEnabled(true);
     m_cancelButton->setEnabled(false);

@@ -26,7 +26,6 @@ namespace gguf {
 class ModelComparison;
 class Vocabulary;
 }
-class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -59,7 +58,8 @@ public:
     QTextBrowser* tokenText() const { return m_text; }
     QComboBox* candidateChooser() const { return m_candidate; }
     QComboBox* inputKind() const { return m_inputKind; }
-    QCheckBox* llamaActivations() const { return m_llamaActivations; }
+    // What the passes do to the activations: an ActivationArithmetic per item (its data).
+    QComboBox* activations() const { return m_activations; }
     QTabWidget* views() const { return m_views; }
     QProgressBar* progressBar() const { return m_progress; }
     // Exports the view on top (a plot by suffix, the text as HTML); empty on success.
@@ -83,6 +83,7 @@ private:
     struct Input {
         bool isText = false;
         QString text;
+        int activations = 0;  // a gguf::ActivationArithmetic
         bool operator==(const Input&) const = default;
     };
     Input currentInput() const;
@@ -110,7 +111,7 @@ private:
     OutputRun* m_run;
     QComboBox* m_inputKind;
     QLineEdit* m_tokenEdit;
-    QCheckBox* m_llamaActivations;
+    QComboBox* m_activations;
     QPushButton* m_runButton;
     QPushButton* m_cancelButton;
     QPushButton* m_exportButton;

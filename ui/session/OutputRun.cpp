@@ -45,11 +45,11 @@ gguf::Result<std::vector<std::int32_t>> tokensOf(const gguf::Model& reference, c
 }  // namespace
 
 void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, OutputRunInput input,
-                      bool emulateLlamaCpp)
+                      gguf::ActivationArithmetic activations)
 {
     // The work owns shared pointers to everything it reads.
     BackgroundJob* job = m_jobs.run(
-        [reference, emulateLlamaCpp, candidates = std::move(candidates), input = std::move(input)](const JobControl& control)
+        [reference, activations, candidates = std::move(candidates), input = std::move(input)](const JobControl& control)
             -> gguf::Result<OutputRunValue> {
             auto tokenized = tokensOf(*reference, input);
             if (!tokenized)
@@ -61,7 +61,7 @@ void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<
             gguf::OutputRunOptions options;
             options.cancel = control.cancelFlag();
             options.executor = &JobPoolExecutor::instance();  // the passes' products on the one pool
-            options.emulateLlamaCppActivations = emulateLlamaCpp;
+            options.activations = activations;
             options.progress = [&control](std::int64_t done, std::int64_t total) {
                 control.setProgress(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));
             };

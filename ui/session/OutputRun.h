@@ -5,6 +5,7 @@
 // which the work turns into ids with the reference's own tokenizer (as llama.cpp would, BOS
 // included), so building the tokenizer never runs on the GUI thread.
 
+#include "core/forward/ActivationRounding.h"
 #include "core/forward/OutputComparisonRun.h"
 #include "core/gguf/Model.h"
 #include "core/gguf/Vocabulary.h"
@@ -34,9 +35,9 @@ public:
     explicit OutputRun(QObject* parent = nullptr);
     ~OutputRun() override;
 
-    // `emulateLlamaCpp`: llama.cpp's activation rounding (ForwardOptions::emulateLlamaCppActivations).
+    // `activations`: what the passes do to the activations (ForwardOptions::activations).
     void start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, OutputRunInput input,
-               bool emulateLlamaCpp = false);
+               gguf::ActivationArithmetic activations = gguf::ActivationArithmetic::QuantizedAsLlamaCpp);
     void cancel();
     bool isRunning() const;
 
