@@ -148,9 +148,11 @@ void integerProduct(const float* x, std::int64_t tokens, const WeightMatrix& wei
     std::int64_t perRange = std::clamp<std::int64_t>(256 * 1024 / rowBytes, 4, 64);
     if (threads > 1)
         perRange = std::max<std::int64_t>(1, std::min(perRange, weight.rows / (4 * threads)));
-    // The K-quant kernels lay out 32 rows at a time (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp):
-    // their ranges are whole 32-row chunks, on one thread a single range.
-    if (type == QuantizedWeight::Q4_K_8x8 || type == QuantizedWeight::Q6_K)
+    // The 512-bit kernels lay out 32 rows (K-quants: Q4KProductAvx512.cpp, Q6KProductAvx512.cpp)
+    // or 16 (Q8_0, Q4_0: LegacyProductAvx512.cpp) at a time: their ranges are whole 32-row
+    // chunks, on one thread a single range.
+    if (type == QuantizedWeight::Q4_K_8x8 || type == QuantizedWeight::Q6_K || type == QuantizedWeight::Q8_0
+        || type == QuantizedWeight::Q4_0)
         perRange = threads > 1 ? std::max<std::int64_t>(32, weight.rows / (4 * threads) / 32 * 32) : weight.rows;
     const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(weight.rows), static_cast<std::uint64_t>(perRange));
     const Q8Activations& shared = activations;

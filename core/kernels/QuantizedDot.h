@@ -14,9 +14,10 @@
 //
 // Integer sums are exact, so the scalar reference, the AVX2 kernel and the AVX-512 VNNI kernels
 // give the same bits; and since the order is ggml's, they give llama.cpp's products. With
-// AVX-512, Q4_K_8x8 and Q6_K lay out 32 rows at a time, 16 rows to a 512-bit register, so that
-// one instruction adds to 16 outputs' integer sums (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp);
-// the q8_K activations are quantized 16 values at a time (Q8KActivationsAvx512.cpp).
+// AVX-512, Q4_K_8x8 and Q6_K lay out 32 rows at a time and Q8_0 and Q4_0 16, 16 rows to a
+// 512-bit register, so that one instruction adds to 16 outputs' integer sums
+// (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp, LegacyProductAvx512.cpp); the q8_K activations
+// are quantized 16 values at a time (Q8KActivationsAvx512.cpp).
 
 #include <cstdint>
 #include <optional>

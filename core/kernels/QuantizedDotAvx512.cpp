@@ -8,9 +8,12 @@
 #include "core/kernels/QuantizedDotBodies.inc"
 
 namespace gguf::qdot {
-// Q4KProductAvx512.cpp and Q6KProductAvx512.cpp: Q4_K_8x8 and Q6_K on 512-bit registers.
+// Q4KProductAvx512.cpp, Q6KProductAvx512.cpp and LegacyProductAvx512.cpp: Q4_K_8x8, Q6_K, and
+// Q8_0 and Q4_0 on 512-bit registers.
 void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride);
 void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride);
+void legacyRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
+                      std::int64_t yStride);
 
 void dotRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
                    std::int64_t yStride)
@@ -21,6 +24,10 @@ void dotRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64
     }
     if (type == QuantizedWeight::Q6_K) {
         q6KRowsAvx512(weights, rows, x, y, yStride);
+        return;
+    }
+    if (type == QuantizedWeight::Q8_0 || type == QuantizedWeight::Q4_0) {
+        legacyRowsAvx512(type, weights, rows, x, y, yStride);
         return;
     }
     avx512::dotRows(type, weights, rows, x, y, yStride);

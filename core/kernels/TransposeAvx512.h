@@ -1,7 +1,7 @@
 #pragma once
 // A 16 x 8 transpose of 32-bit values on 512-bit registers, for the integer kernels that lay out
-// 16 rows to a register (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp). Included only by files
-// built with AVX-512.
+// 16 rows to a register (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp, LegacyProductAvx512.cpp).
+// Included only by files built with AVX-512.
 
 #include <immintrin.h>
 

@@ -142,23 +142,53 @@ private slots:
             qInfo("this CPU runs kernels up to %d; the others fall back and are not compared", quantizedDotKernel());
     }
 
-    // Wide rows: the kernels cut rows and tokens into cache-sized blocks, with remainders.
+    // Wide rows: the kernels cut rows and tokens into cache-sized blocks, with remainders. The
+    // 512-bit kernels lay out 16 or 32 rows at a time: one whole chunk, and whole chunks plus 5.
     void blockedShapesMatchReference_data()
     {
         QTest::addColumn<int>("typeIndex");
+        QTest::addColumn<int>("rows");
         for (int i = 0; i < 5; ++i)
-            QTest::newRow(kTypes[i].name) << i;
+            for (const int rows : {16, 37, 69})
+                QTest::newRow(QStringLiteral("%1 rows%2").arg(QLatin1String(kTypes[i].name)).arg(rows).toUtf8()) << i << rows;
     }
 
     void blockedShapesMatchReference()
     {
         QFETCH(int, typeIndex);
+        QFETCH(int, rows);
         const TypeCase& c = kTypes[typeIndex];
         constexpr std::int64_t columns = 8192;
-        constexpr std::int64_t rows = 37;
         constexpr std::int64_t tokens = 21;
         const auto w = weightRows(c, rows, columns, 23u, 0);
         const auto xf = activations(tokens * columns, 29u, false);
+        Q8Activations x;
+        quantizeActivations(activationKindOf(c.type), xf.data(), tokens, columns, x);
+        const auto reference = productWith(0, c, w, rows, x);
+        for (int kernel = 1; kernel <= quantizedDotKernel(); ++kernel)
+            QVERIFY(productWith(kernel, c, w, rows, x) == reference);
+    }
+
+    // Q8_0 and Q4_0 rows of an odd number of blocks, an odd number of tokens: the activations end
+    // on half a 64-byte register.
+    void oddBlockCountsMatchReference_data()
+    {
+        QTest::addColumn<int>("typeIndex");
+        QTest::addColumn<int>("tokens");
+        for (int i = 0; i < 2; ++i)
+            for (const int tokens : {1, 5, 7})
+                QTest::newRow(QStringLiteral("%1 tokens%2").arg(QLatin1String(kTypes[i].name)).arg(tokens).toUtf8()) << i << tokens;
+    }
+
+    void oddBlockCountsMatchReference()
+    {
+        QFETCH(int, typeIndex);
+        QFETCH(int, tokens);
+        const TypeCase& c = kTypes[typeIndex];
+        constexpr std::int64_t columns = 43 * 32;
+        constexpr std::int64_t rows = 21;
+        const auto w = weightRows(c, rows, columns, 31u, 0);
+        const auto xf = activations(tokens * columns, 37u, false);
         Q8Activations x;
         quantizeActivations(activationKindOf(c.type), xf.data(), tokens, columns, x);
         const auto reference = productWith(0, c, w, rows, x);
