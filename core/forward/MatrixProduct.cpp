@@ -5,6 +5,7 @@
 #include "core/base/BlasLibrary.h"
 #include "core/base/RowRanges.h"
 #include "core/kernels/Dequantize.h"
+#include "core/kernels/HalfRowProduct.h"
 #include "core/kernels/LanePanel.h"
 #include "core/kernels/LaneProduct.h"
 #include "core/kernels/QuantizedDot.h"
@@ -122,6 +123,14 @@ void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix
                     std::fill(target, target + kLanePanelGroupRows * columns, std::numeric_limits<float>::quiet_NaN());
             }
             laneProductPanel(x, tokens, packed, columns, rangeRows, y + range.begin, yStride, scratch);
+            return;
+        }
+        // A few tokens against f16 rows: straight from the stored halves (HalfRowProduct.h).
+        const std::uint64_t firstRow = weight.sourceRowBegin + range.begin;
+        if (tokens < kLanePanelMinTokens && halfRowProductApplies(*weight.source, firstRow, rangeRows)) {
+            if (!laneProductHalfRows(*weight.source, firstRow, rangeRows, x, tokens, y + range.begin, yStride))
+                for (std::int64_t t = 0; t < tokens; ++t)
+                    std::fill(y + t * yStride + range.begin, y + t * yStride + range.end, std::numeric_limits<float>::quiet_NaN());
             return;
         }
         tile.resize(static_cast<std::size_t>(range.size()) * static_cast<std::size_t>(columns));

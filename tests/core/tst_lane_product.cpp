@@ -6,6 +6,7 @@
 
 #include "core/gguf/TensorInfo.h"
 #include "core/kernels/HalfFloat.h"
+#include "core/kernels/HalfRowProduct.h"
 #include "core/kernels/LanePanel.h"
 #include "core/types/GgmlType.h"
 #include "core/kernels/LaneProduct.h"
@@ -165,6 +166,43 @@ private slots:
         QVERIFY(gguf::packLanePanelGroupFrom(tensor, 2, 5, packed.data(), staging));
         QCOMPARE(staging.size(), static_cast<std::size_t>(5 * columns));
         QVERIFY(std::memcmp(packed.data(), expected.data(), packed.size() * sizeof(float)) == 0);
+    }
+
+    // A few tokens straight from stored f16 rows (HalfRowProduct.h) give the order's bits over
+    // the rows' values, for every token count it takes, a row range that starts inside the
+    // tensor and ends in a part tile, and finite halves of every kind (subnormals included); it
+    // refuses rows past the tensor's end. Where the CPU lacks AVX-512 it does not apply.
+    void f16RowProductMatchesTheOrder()
+    {
+        const std::int64_t columns = 136;
+        const std::int64_t rows = 22;
+        std::vector<std::uint16_t> halves(static_cast<std::size_t>(rows * columns));
+        std::mt19937 random(11);
+        for (auto& h : halves) {
+            do
+                h = static_cast<std::uint16_t>(random());
+            while ((h & 0x7C00u) == 0x7C00u);  // no infinities or NaNs: their sums are not bits to compare
+        }
+        std::vector<float> values(halves.size());
+        for (std::size_t i = 0; i < values.size(); ++i)
+            values[i] = gguf::f16ToF32(halves[i]);
+        gguf::TensorInfo tensor = eightRows(gguf::GgmlTypeId::F16, halves.data(), columns);
+        tensor.ne[1] = rows;
+        if (!gguf::halfRowProductApplies(tensor, 0, rows))
+            QSKIP("no AVX-512 here: the product dequantizes instead");
+        QVERIFY(!gguf::halfRowProductApplies(tensor, 13, rows - 12));
+        QVERIFY(!gguf::laneProductHalfRows(tensor, 13, rows - 12, values.data(), 1, values.data(), 1));
+        const auto x = randomValues(static_cast<std::size_t>(5 * columns), 12);
+        for (std::int64_t tokens = 1; tokens < gguf::kLanePanelMinTokens; ++tokens) {
+            const std::int64_t first = 3, count = rows - first;  // two tiles of 8 and one of 3
+            const std::int64_t stride = count + 1;
+            std::vector<float> expected(static_cast<std::size_t>(tokens * stride), -1.0f), y(expected.size(), -1.0f);
+            for (std::int64_t t = 0; t < tokens; ++t)
+                for (std::int64_t r = 0; r < count; ++r)
+                    expected[static_cast<std::size_t>(t * stride + r)] = laneDot(x.data() + t * columns, values.data() + (first + r) * columns, columns);
+            QVERIFY(gguf::laneProductHalfRows(tensor, first, count, x.data(), tokens, y.data(), stride));
+            QVERIFY2(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0, qPrintable(QString::number(tokens)));
+        }
     }
 
     // The lanes are not a plain sequential float sum: the check above sees the order.

@@ -1,0 +1,58 @@
+#include "core/kernels/HalfRowProduct.h"
+
+#include "core/gguf/MappedRegionGuard.h"
+#include "core/gguf/RemoteRegion.h"
+#include "core/gguf/TensorInfo.h"
+#include "core/kernels/LanePanel.h"
+#include "core/types/GgmlType.h"
+
+#include <string>
+
+namespace gguf {
+
+namespace lanes {
+#if GGUFX_X86_KERNELS
+void halfRowProductAvx512(const std::uint16_t* rows, std::int64_t rowCount, std::int64_t columns, const float* x, std::int64_t tokens,
+                          float* y, std::int64_t yStride);
+#endif
+}  // namespace lanes
+
+bool halfRowProductApplies(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows)
+{
+#if GGUFX_X86_KERNELS
+    const std::uint8_t* src = tensor.data + firstRow * static_cast<std::uint64_t>(tensor.ne[0]) * sizeof(std::uint16_t);
+    return lanePanelIsFast() && tensor.typeId == static_cast<std::uint32_t>(GgmlTypeId::F16) && !tensor.bigEndian && tensor.traits != nullptr
+        && tensor.data != nullptr && tensor.ne[0] % 8 == 0 && rows > 0 && firstRow + static_cast<std::uint64_t>(rows) <= tensor.rowCount()
+        && reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint16_t) == 0;
+#else
+    (void)tensor;
+    (void)firstRow;
+    (void)rows;
+    return false;
+#endif
+}
+
+Status laneProductHalfRows(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows, const float* x, std::int64_t tokens,
+                           float* y, std::int64_t yStride)
+{
+    if (!halfRowProductApplies(tensor, firstRow, rows) || tokens < 1 || tokens >= kLanePanelMinTokens)
+        return Error{"tensor '" + std::string(tensor.name) + "': no f16 row product for these rows", Error::kNoOffset, {}};
+#if GGUFX_X86_KERNELS
+    const std::int64_t columns = tensor.ne[0];
+    const std::uint8_t* src = tensor.data + firstRow * static_cast<std::uint64_t>(columns) * sizeof(std::uint16_t);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(rows * columns) * sizeof(std::uint16_t);
+    if (Status fetched = ensureMappedBytes(src, bytes); !fetched)
+        return Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
+    const MappedReadWatch watch(src, bytes);  // a file truncated under us reads as zeros
+    lanes::halfRowProductAvx512(reinterpret_cast<const std::uint16_t*>(src), rows, columns, x, tokens, y, yStride);
+    if (watch.bytesLost())
+        return tensorChangedOnDisk(tensor, watch.lostAddress());
+#else
+    (void)x;
+    (void)y;
+    (void)yStride;
+#endif
+    return Ok{};
+}
+
+}  // namespace gguf

@@ -1,0 +1,27 @@
+#pragma once
+// The lane product (LaneProduct.h) of a few tokens straight from a tensor's stored f16 rows. With
+// fewer tokens than kLanePanelMinTokens a product reads each weight only once or twice, so it
+// runs at the speed memory delivers the weights: dequantizing them into an f32 tile first (as
+// other types are) added a write and a read of twice their bytes, and held single-token products
+// (the last position's output matrix, an MoE layer's experts for one token) to half of
+// llama.cpp's rate. The f16 values are widened exactly, so the sums are the lane order's bits.
+
+#include "core/base/Result.h"
+
+#include <cstdint>
+
+namespace gguf {
+
+struct TensorInfo;
+
+// Whether rows [firstRow, firstRow + rows) of `tensor` can be multiplied here: AVX-512, a
+// little-endian F16 tensor in memory (mapped or fetched), rows of a multiple of 8 values.
+bool halfRowProductApplies(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows);
+
+// y[t * yStride + r] for those rows r (from 0) against the `tokens` (1 to kLanePanelMinTokens - 1,
+// LanePanel.h) rows of x (row stride ne[0]), with dequantizeRows' checks: a remote range fetched,
+// a file that shrank while read reported.
+Status laneProductHalfRows(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows, const float* x, std::int64_t tokens,
+                           float* y, std::int64_t yStride);
+
+}  // namespace gguf
