@@ -1,6 +1,5 @@
 #include "core/base/BlasLibrary.h"
 
-#include "core/base/RowRanges.h"
 
 #include <dlfcn.h>
 
@@ -58,10 +57,13 @@ const Loaded& loaded()
         if (void* handle = openSharedLibrary(kNames, what, result.problem)) {
             resolveFunction(handle, "cblas_sgemm", result.table.sgemm, what, result.problem);
             resolveFunction(handle, "cblas_dgemm", result.table.dgemm, what, result.problem);
-            // OpenBLAS starts a thread per core; its products use as many threads as the
-            // pass's own pool has (GGUFX_THREADS), which waits while they run.
+            // One thread: OpenBLAS shares a product out by its own thread count, and the
+            // sums of a share's edge depend on where it falls, so a pass at 2 threads gave
+            // other bits than at 1 (its attention, from 129 tokens). Its idle threads also
+            // spun beside the pass's own (sched_yield, 6 % of a 2-thread pass's samples).
+            // Callers run their products side by side on their own pool instead.
             if (auto* setThreads = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads")))
-                setThreads(static_cast<int>(machineThreadCount()));
+                setThreads(1);
         }
         if (!result.problem.empty()) {
             result.problem += "; matrix products run on slower portable code (Debian: install libopenblas0)";

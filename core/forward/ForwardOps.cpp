@@ -1,6 +1,7 @@
 #include "core/forward/ForwardOps.h"
 
 #include "core/base/BlasLibrary.h"
+#include "core/base/RowRanges.h"
 #include "core/forward/GgmlAttention.h"
 #include "core/forward/GgmlVectorMath.h"
 #include "core/kernels/HalfFloat.h"
@@ -119,8 +120,7 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
     const int vStride = static_cast<int>(spec.kvHeads * spec.valueSize);
     const int oStride = static_cast<int>(spec.heads * spec.valueSize);
     const int n = static_cast<int>(tokens);
-    std::vector<float> scores(static_cast<std::size_t>(tokens * tokens));
-    for (std::int64_t h = 0; h < spec.heads; ++h) {
+    const auto attendHead = [&](std::int64_t h, std::vector<float>& scores) {
         const std::int64_t kvHead = h / group;
         // scores[i, j] = q_i . k_j (row i = query position)
         blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(spec.keySize), 1.0f, q + h * spec.keySize, qStride,
@@ -156,7 +156,17 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
         }
         blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(spec.valueSize), n, 1.0f, scores.data(), n,
                      v + kvHead * spec.valueSize, vStride, 0.0f, out + h * spec.valueSize, oStride);
-    }
+    };
+    // Heads side by side, a range of heads a task, each with its own [tokens, tokens] scores;
+    // a long sequence's scores (over 16 MB each) are held once, its heads one after another.
+    // Each head's sums do not depend on the thread.
+    const std::uint64_t scoreBytes = static_cast<std::uint64_t>(tokens * tokens) * sizeof(float);
+    const unsigned tasks = scoreBytes <= (std::uint64_t{16} << 20) ? executorThreads(spec.executor) : 1u;
+    forEachRange(spec.executor, planRowRanges(0, static_cast<std::uint64_t>(spec.heads), tasks), [&](RowRange range) {
+        std::vector<float> scores(static_cast<std::size_t>(tokens * tokens));
+        for (auto h = static_cast<std::int64_t>(range.begin); h < static_cast<std::int64_t>(range.end); ++h)
+            attendHead(h, scores);
+    });
 }
 
 void softcap(float* values, std::size_t count, float cap)

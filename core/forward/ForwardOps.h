@@ -51,9 +51,8 @@ struct AttentionSpec {
     std::int64_t window = 0;     // > 0: query p sees key j only when p - j < window
     std::span<const float> sinks;  // one logit per head that joins each softmax, or empty
     bool asGgml = false;           // sum as llama.cpp's CPU backend does (GgmlAttention.h)
-    // With asGgml, heads run side by side on it (null: the calling thread); each head's sums are
-    // the same. The other path's products are OpenBLAS's, which shares them out itself (calls
-    // from several of our threads at once measured slower: 311 against 436 tok/s).
+    // Heads run side by side on it (null: the calling thread); each head's sums are the same
+    // whichever thread runs it (OpenBLAS runs one thread per call, BlasLibrary.h).
     TaskExecutor* executor = nullptr;
 };
 

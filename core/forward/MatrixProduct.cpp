@@ -22,24 +22,26 @@ namespace {
 
 // Weight rows converted to double at a time: bounds the double copy to a few MB.
 constexpr std::int64_t kDoubleRowsPerBlock = 512;
+// Rows per OpenBLAS call with cblas_sgemm sums.
+constexpr std::uint64_t kBlasRowsPerBlock = 256;
 
 void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
-                      std::int64_t yStride)
+                      std::int64_t yStride, TaskExecutor* executor)
 {
     const std::vector<double> xd(x, x + tokens * columns);
-    std::vector<double> wd;
-    std::vector<double> yd;
     const auto k = static_cast<int>(columns);
-    for (std::int64_t first = 0; first < rows; first += kDoubleRowsPerBlock) {
-        const std::int64_t count = std::min(kDoubleRowsPerBlock, rows - first);
-        wd.assign(weights + first * columns, weights + (first + count) * columns);
-        yd.resize(static_cast<std::size_t>(tokens * count));
+    // Blocks of rows side by side on the pass's threads (OpenBLAS runs one thread per call).
+    forEachRange(executor, fixedRowRanges(0, static_cast<std::uint64_t>(rows), kDoubleRowsPerBlock), [&](RowRange range) {
+        const auto first = static_cast<std::int64_t>(range.begin);
+        const auto count = static_cast<std::int64_t>(range.size());
+        const std::vector<double> wd(weights + first * columns, weights + (first + count) * columns);
+        std::vector<double> yd(static_cast<std::size_t>(tokens * count));
         blas().dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(count), k, 1.0, xd.data(), k,
                      wd.data(), k, 0.0, yd.data(), static_cast<int>(count));
         for (std::int64_t t = 0; t < tokens; ++t)
             for (std::int64_t r = 0; r < count; ++r)
                 y[t * yStride + first + r] = static_cast<float>(yd[static_cast<std::size_t>(t * count + r)]);
-    }
+    });
 }
 
 // ggml-cpu's q8_0-activation products on x86 (tinyBLAS_Q0_AVX and ggml_vec_dot_q*_q8_0): per
@@ -185,15 +187,20 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
         x = rounded.data();
     }
     if (accumulation == Accumulation::Double || (accumulation == Accumulation::Lanes && columns % 8 != 0)) {
-        multiplyInDouble(x, tokens, weights, rows, columns, y, yStride);
+        multiplyInDouble(x, tokens, weights, rows, columns, y, yStride, executor);
         return;
     }
     if (accumulation == Accumulation::Lanes) {
         ggmlFloatLaneProduct(x, tokens, weights, rows, columns, y, yStride, executor);
         return;
     }
-    blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(rows), static_cast<int>(columns),
-                 1.0f, x, static_cast<int>(columns), weights, static_cast<int>(columns), 0.0f, y, static_cast<int>(yStride));
+    // Fixed blocks of rows side by side on the pass's threads (OpenBLAS runs one thread per
+    // call): the blocks, and so each output's sums, do not depend on the thread count.
+    forEachRange(executor, fixedRowRanges(0, static_cast<std::uint64_t>(rows), kBlasRowsPerBlock), [&](RowRange range) {
+        blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(tokens), static_cast<int>(range.size()),
+                     static_cast<int>(columns), 1.0f, x, static_cast<int>(columns), weights + range.begin * columns,
+                     static_cast<int>(columns), 0.0f, y + range.begin, static_cast<int>(yStride));
+    });
 }
 
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
@@ -246,7 +253,7 @@ void addBlockMinimumTerm(const float* x, std::int64_t tokens, const WeightMatrix
     std::vector<float> errors(static_cast<std::size_t>(tokens * blocks));
     q8_1SumErrors({x, static_cast<std::size_t>(tokens * weight.columns)}, weight.columns, errors);
     std::vector<float> correction(static_cast<std::size_t>(tokens * weight.rows));
-    multiplyInDouble(errors.data(), tokens, weight.blockMins.data(), weight.rows, blocks, correction.data(), weight.rows);
+    multiplyInDouble(errors.data(), tokens, weight.blockMins.data(), weight.rows, blocks, correction.data(), weight.rows, weight.executor);
     for (std::int64_t t = 0; t < tokens; ++t)
         for (std::int64_t r = 0; r < weight.rows; ++r)
             y[t * stride + r] += correction[static_cast<std::size_t>(t * weight.rows + r)];

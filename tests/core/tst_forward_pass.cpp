@@ -346,19 +346,31 @@ private slots:
     void passRunsOnTheCallersExecutor_data()
     {
         QTest::addColumn<QString>("model");
-        QTest::addColumn<bool>("emulate");
-        for (const char* model : {"tiny-llama-F32.gguf", "tiny-llama-Q4_K.gguf", "tiny-llama-Q8_0.gguf", "tiny-moe-F16.gguf"})
-            for (const bool emulate : {false, true})
-                QTest::newRow((std::string(model) + (emulate ? " llama.cpp activations" : "")).c_str()) << QString::fromLatin1(model) << emulate;
+        QTest::addColumn<int>("arithmetic");
+        QTest::addColumn<int>("sums");  // 0 float lanes, 1 cblas_sgemm, 2 double
+        const std::pair<const char*, gguf::ActivationArithmetic> arithmetics[] = {
+            {"f32", gguf::ActivationArithmetic::Float32},
+            {"default", gguf::ActivationArithmetic::QuantizedAsLlamaCpp},
+            {"llama.cpp", gguf::ActivationArithmetic::LlamaCpp}};
+        for (const char* model : {"tiny-llama-F32.gguf", "tiny-llama-Q4_K.gguf", "tiny-llama-Q8_0.gguf", "tiny-moe-F16.gguf"}) {
+            for (const auto& [name, arithmetic] : arithmetics)
+                QTest::newRow((std::string(model) + " " + name).c_str()) << QString::fromLatin1(model) << static_cast<int>(arithmetic) << 0;
+            for (const int sums : {1, 2})
+                QTest::newRow((std::string(model) + (sums == 1 ? " sgemm sums" : " double sums")).c_str())
+                    << QString::fromLatin1(model) << static_cast<int>(gguf::ActivationArithmetic::Float32) << sums;
+        }
     }
 
-    // The pass starts no thread of its own: its products and dequantization run as tasks on the
-    // executor it is given (counted here), and the logits and hidden states are the same bits on
-    // the calling thread alone (no executor) and on three threads.
+    // The pass starts no thread of its own: its products, attention heads and dequantization run
+    // as tasks on the executor it is given (counted here), and the logits and hidden states are
+    // the same bits on the calling thread alone (no executor) and on three threads, in every
+    // arithmetic and way of summing (OpenBLAS's products included: its own threads would share
+    // them out by their count).
     void passRunsOnTheCallersExecutor()
     {
         QFETCH(QString, model);
-        QFETCH(bool, emulate);
+        QFETCH(int, arithmetic);
+        QFETCH(int, sums);
         const auto opened = openFixtureModel(model);
         QVERIFY(opened);
         struct CountingExecutor : gguf::TaskExecutor {
@@ -371,9 +383,13 @@ private slots:
                 pool.run(count, task);
             }
         } counting;
-        const std::vector<std::int32_t> tokens{1, 5, 9, 200, 17, 33, 2, 64, 7};
+        std::vector<std::int32_t> tokens;
+        for (int i = 0; i < 150; ++i)
+            tokens.push_back((i * 37 + 1) % 500);
         gguf::ForwardOptions alone;
-        alone.activations = emulate ? gguf::ActivationArithmetic::LlamaCpp : gguf::ActivationArithmetic::Float32;
+        alone.activations = static_cast<gguf::ActivationArithmetic>(arithmetic);
+        alone.accumulateWithBlas = sums == 1;
+        alone.accumulateInDouble = sums == 2;
         gguf::ForwardOptions threaded = alone;
         threaded.executor = &counting;
         auto a = gguf::runForward(*opened, tokens, alone);
