@@ -1,6 +1,6 @@
 #pragma once
 // --f32-activations and --llama-activations for the commands that run forward passes (logits,
-// kld): which ActivationArithmetic the passes use. The default quantizes the activations of
+// kld, scan): which ActivationArithmetic the passes use. The default quantizes the activations of
 // quantized weights as llama.cpp does; the two flags exclude each other.
 
 #include "CliArguments.h"

@@ -99,6 +99,8 @@ constexpr CliOption kScanOptions[] = {
     {"--max-tokens", "N", "use at most N tokens of the text (whole chunks)"},
     {"--layer-stride", "N", "probe every N-th block (token_embd and output always)"},
     {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"},
+    {"--f32-activations", nullptr, "f32 activations into every product (slower; default: q8 activations into quantized weights, as llama.cpp)"},
+    {"--llama-activations", nullptr, "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"},
     {"--shard", "I/N", "run only the I-th of N deterministic parts of the probes"},
     {"--merge", nullptr, "join scan files (shards) given as operands into -o"},
     {"-o", "SCAN.json", "the scan file, rewritten atomically after every probe"},

@@ -4,6 +4,7 @@
 
 #include "Commands.h"
 
+#include "ActivationOption.h"
 #include "app/threads/ParallelRows.h"
 #include "ImatrixOption.h"
 #include "ModelOpening.h"
@@ -135,6 +136,10 @@ int runScan(const std::vector<std::string>& words)
 
     gguf::ScanOptions options;
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
+    const auto activations = activationArithmeticOrReport(args);
+    if (!activations)
+        return 2;
+    options.activations = *activations;
     if (const auto list = args.value("--types")) {
         std::string item;
         for (std::size_t i = 0; i <= list->size(); ++i) {

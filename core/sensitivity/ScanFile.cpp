@@ -310,6 +310,8 @@ std::string scanRecordJson(const ScanRecord& record)
     json.endArray();
     json.key("imatrix");
     id.importance.empty() ? json.null() : json.value(id.importance);
+    json.key("activations");
+    json.value(id.activations);
     json.key("layer_stride");
     json.value(id.layerStride);
     json.key("layers");
@@ -399,6 +401,12 @@ Result<ScanRecord> parseScanRecord(std::string_view text, const std::string& whe
     id.layerStride = *stride;
     if (const Json* im = d.member("imatrix"); im && im->kind == Json::Kind::String)
         id.importance = im->text;
+    if (const Json* activations = d.member("activations"); activations && activations->kind == Json::Kind::String)
+        id.activations = activations->text;
+    else if (!activations)
+        id.activations = "f32";
+    else
+        return f.bad("activations that is not a string");
     auto types = f.array(d, "types");
     if (!types)
         return types.error();

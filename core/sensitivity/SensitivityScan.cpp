@@ -198,6 +198,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     id.scoredPerChunk = o.chunkSize - 1 - o.chunkSize / 2;
     id.types = o.types;
     id.importance = o.importance ? (o.importanceLabel.empty() ? std::string("(given)") : o.importanceLabel) : std::string();
+    id.activations = activationArithmeticName(o.activations);
     id.layerStride = o.layers.empty() ? o.layerStride : 1;
     id.layers = o.layers;
     Sha256 hash;
@@ -212,6 +213,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     hashValue(hash, id.chunkSize);
     hashValue(hash, o.bosToken);
     hashValue(hash, o.accumulateInDouble);
+    hashText(hash, activationArithmeticName(o.activations));
     for (std::int64_t i = 0; i < id.tokens; ++i)
         hashValue(hash, tokens[static_cast<std::size_t>(i)]);
     for (const ProbeKey& probe : scan->m_probes) {
@@ -238,6 +240,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
             chunk.tokens.front() = o.bosToken;
         ForwardOptions forward;
         forward.accumulateInDouble = o.accumulateInDouble;
+        forward.activations = o.activations;
         forward.cancel = cancel;
         forward.executor = o.executor;
         forward.firstLogitPosition = o.chunkSize / 2;  // the scored half: the probes read no logits before it
@@ -315,6 +318,7 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
         const Chunk& cached = m_chunks[c];
         ForwardOptions forward;
         forward.accumulateInDouble = m_options.accumulateInDouble;
+        forward.activations = m_options.activations;
         forward.executor = m_options.executor;
         forward.keepHiddenStates = false;
         forward.cancel = cancel;

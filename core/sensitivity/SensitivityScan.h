@@ -47,6 +47,8 @@ struct ScanOptions {
     ImportanceLookup importance;        // empty: no imatrix (IQ types need one)
     std::string importanceLabel;        // the imatrix file named in the scan file
     bool accumulateInDouble = false;    // the forward pass's default sums, as `kld` uses them
+    // The passes' activation arithmetic (ForwardOptions::activations), as `kld` uses it.
+    ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;
     // Where each pass's products and quantizations run (null: the calling thread); not a setting
     // of the scan (the figures do not depend on it), so not in its fingerprint.
     TaskExecutor* executor = nullptr;
@@ -91,6 +93,9 @@ struct ScanIdentity {
     std::int64_t scoredPerChunk = 0;
     std::vector<std::uint32_t> types;
     std::string importance;   // the imatrix label, empty when none
+    // activationArithmeticName of the passes' arithmetic; "f32" in files written before the
+    // default became q8 activations, which did not record it.
+    std::string activations = "quantized-as-llama.cpp";
     std::int64_t layerStride = 1;
     std::vector<std::int64_t> layers;
 };

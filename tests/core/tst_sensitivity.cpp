@@ -278,6 +278,36 @@ private slots:
         QCOMPARE(scanRecordJson(resumed), scanRecordJson(whole));
     }
 
+    // The passes' activation arithmetic is a setting of the scan: in its fingerprint (a file made
+    // with another one is not resumed) and named in the file; a file without the name was made
+    // before the default became q8 activations, with f32 ones.
+    void activationArithmeticIsASetting()
+    {
+        QCOMPARE(m_small->identity().activations, std::string("quantized-as-llama.cpp"));
+        ScanOptions options;  // smallScan's, but for the arithmetic
+        options.executor = &gguf::ParallelRows::shared();
+        options.types = {typeIdValue(GgmlTypeId::Q4_K), typeIdValue(GgmlTypeId::Q8_0)};
+        options.chunkSize = kChunk;
+        options.bosToken = bosOf(*m_llama);
+        options.maxTokens = 2 * kChunk;
+        options.activations = ActivationArithmetic::Float32;
+        auto f32 = SensitivityScan::prepare(*m_llama, m_calibration, options);
+        QVERIFY(f32);
+        QCOMPARE((*f32)->identity().activations, std::string("f32"));
+        QVERIFY((*f32)->identity().fingerprint != m_small->identity().fingerprint);
+
+        const std::string text = scanRecordJson(emptyRecord(*m_small));
+        const std::string key = "\"activations\":\"quantized-as-llama.cpp\",";
+        QVERIFY(text.find(key) != std::string::npos);
+        auto parsed = parseScanRecord(text, "x");
+        QVERIFY(parsed);
+        QCOMPARE(parsed->identity.activations, std::string("quantized-as-llama.cpp"));
+        auto older = parseScanRecord(std::string(text).erase(text.find(key), key.size()), "x");
+        QVERIFY(older);
+        QCOMPARE(older->identity.activations, std::string("f32"));
+        QVERIFY(!parseScanRecord(std::string(text).replace(text.find(key), key.size(), "\"activations\":1,"), "x"));
+    }
+
     void hostileScanFiles()
     {
         ScanRecord record = emptyRecord(*m_small);
