@@ -11,6 +11,13 @@ namespace {
 
 // ---- options, one list per command --------------------------------------------------------
 
+// The activation arithmetic of the commands that run forward passes (ActivationOption.h).
+constexpr CliOption kF32Activations = {"--f32-activations", nullptr,
+                                       "f32 activations into every product: the model as its weights define it (slower; default: q8 activations "
+                                       "into quantized weights, as llama.cpp)"};
+constexpr CliOption kLlamaActivations = {"--llama-activations", nullptr,
+                                         "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"};
+
 constexpr CliOption kMetaOptions[] = {
     {"--json", nullptr, "every key and value as JSON"},
     {"--set", "KEY=VALUE[:TYPE]", "set a key (TYPE: u8 ... f64, bool, str, arr[T]; arrays as [1, 2] or [\"a\", \"b\"])", true},
@@ -99,8 +106,8 @@ constexpr CliOption kScanOptions[] = {
     {"--max-tokens", "N", "use at most N tokens of the text (whole chunks)"},
     {"--layer-stride", "N", "probe every N-th block (token_embd and output always)"},
     {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"},
-    {"--f32-activations", nullptr, "f32 activations into every product (slower; default: q8 activations into quantized weights, as llama.cpp)"},
-    {"--llama-activations", nullptr, "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"},
+    kF32Activations,
+    kLlamaActivations,
     {"--shard", "I/N", "run only the I-th of N deterministic parts of the probes"},
     {"--merge", nullptr, "join scan files (shards) given as operands into -o"},
     {"-o", "SCAN.json", "the scan file, rewritten atomically after every probe"},
@@ -128,8 +135,8 @@ constexpr CliOption kLogitsOptions[] = {
     {"--hidden", "HIDDEN.f32", "also write the residual stream [layers, tokens, embd]"},
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
     {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
-    {"--f32-activations", nullptr, "f32 activations into every product: the model as its weights define it (slower; default: q8 activations into quantized weights, as llama.cpp)"},
-    {"--llama-activations", nullptr, "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"},
+    kF32Activations,
+    kLlamaActivations,
 };
 
 constexpr CliOption kKldOptions[] = {
@@ -144,8 +151,8 @@ constexpr CliOption kKldOptions[] = {
     {"--json", nullptr, "the figures as JSON"},
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
     {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
-    {"--f32-activations", nullptr, "f32 activations into every product: the model as its weights define it (slower; default: q8 activations into quantized weights, as llama.cpp)"},
-    {"--llama-activations", nullptr, "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"},
+    kF32Activations,
+    kLlamaActivations,
 };
 
 constexpr CliOption kEstimateOptions[] = {

@@ -1,6 +1,7 @@
 #include "core/forward/SimulatedQuantization.h"
 
 #include "core/base/RowRanges.h"
+#include "core/kernels/ParallelDequantize.h"
 #include "core/quantize/QuantizationPolicy.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/LlamaQuantRecipe.h"
@@ -29,10 +30,10 @@ std::optional<std::uint32_t> simulatedTypeOf(const SimulationSpec& spec, const T
     return target.typeId;
 }
 
-// Rows [rowBegin, ..) of `tensor` (`values`, f32) quantized to `typeId` into `bytes`, on
+// Rows [rowBegin, rowEnd) of `tensor` dequantized and quantized to `typeId` into `bytes`, on
 // `executor`, each expert's rows with that expert's importance weights.
 Status encodeRows(const SimulationSpec& spec, TaskExecutor* executor, const TensorInfo& tensor, std::uint32_t typeId,
-                  std::uint64_t rowBegin, std::span<const float> values, std::vector<std::uint8_t>& bytes)
+                  std::uint64_t rowBegin, std::uint64_t rowEnd, std::vector<std::uint8_t>& bytes)
 {
     const TypeTraits* type = findType(typeId);
     if (!type || !type->dequantize || !canQuantize(typeId))
@@ -42,7 +43,11 @@ Status encodeRows(const SimulationSpec& spec, TaskExecutor* executor, const Tens
         return Error{"cannot simulate " + typeName(typeId) + " for " + std::string(tensor.name) + ": rows of " + std::to_string(columns)
                          + " values do not fill its blocks",
                      Error::kNoOffset, {}};
-    const std::uint64_t rows = values.size() / columns;
+    const std::uint64_t rows = rowEnd - rowBegin;
+    std::vector<float> dequantized(rows * columns);
+    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, dequantized, executor); !done)
+        return done;
+    const std::span<const float> values = dequantized;
     const std::uint64_t rowBytes = quantizedSize(*type, columns);
     bytes.resize(rows * rowBytes);
     // Importance weights belong to one expert (a slice of ne[1] rows): ranges never cross one.
@@ -104,28 +109,14 @@ WeightTransform simulatedQuantization(std::uint32_t targetType, TaskExecutor* ex
 
 WeightTransform simulatedQuantization(SimulationSpec spec, TaskExecutor* executor)
 {
-    // Both ways: the pass encodes (and reads the blocks as a stored tensor); `apply` serves
-    // callers that want the values.
-    WeightTransform transform = WeightTransform::encoding(
-        [spec, executor](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<const float> values, std::vector<std::uint8_t>& blocks) {
+    return WeightTransform::encoding(
+        [spec, executor](const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::vector<std::uint8_t>& blocks) {
             const std::optional<std::uint32_t> typeId = simulatedTypeOf(spec, tensor);
             if (!typeId)
                 return Status{Error{std::string(tensor.name) + " is not simulated", Error::kNoOffset, {}}};
-            return encodeRows(spec, executor, tensor, *typeId, rowBegin, values, blocks);
+            return encodeRows(spec, executor, tensor, *typeId, rowBegin, rowEnd, blocks);
         },
         [spec](const TensorInfo& tensor) { return simulatedTypeOf(spec, tensor); });
-    transform.apply = [spec, executor](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values) -> Status {
-        const std::optional<std::uint32_t> typeId = simulatedTypeOf(spec, tensor);
-        if (!typeId)
-            return Ok{};
-        std::vector<std::uint8_t> bytes;
-        if (Status done = encodeRows(spec, executor, tensor, *typeId, rowBegin, values, bytes); !done)
-            return done;
-        const TypeTraits* type = findType(*typeId);
-        type->dequantize(bytes.data(), values.data(), values.size() / type->blockSize);
-        return Ok{};
-    };
-    return transform;
 }
 
 }  // namespace gguf

@@ -5,6 +5,7 @@
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/ParallelDequantize.h"
 #include "core/kernels/QuantizedDot.h"
+#include "core/quantize/Quantize.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>
@@ -115,14 +116,10 @@ Status WeightLoader::fillEncoded(const TensorInfo& tensor, std::uint64_t rowBegi
     const TypeTraits* traits = findType(typeId);
     if (!traits || traits->blockSize == 0 || tensor.ne[0] % traits->blockSize != 0)
         return Error{"cannot read " + std::string(tensor.name) + " as " + typeName(typeId), Error::kNoOffset, m_model.primary().path()};
-    std::vector<float> values((rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]));
-    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, values, m_executor); !done)
-        return done;
     auto encoded = std::make_shared<EncodedRows>();
-    if (Status done = m_transform.encode(tensor, rowBegin, values, encoded->blocks); !done)
+    if (Status done = m_transform.encode(tensor, rowBegin, rowEnd, encoded->blocks); !done)
         return done;
-    const std::uint64_t rowBytes = static_cast<std::uint64_t>(tensor.ne[0]) / traits->blockSize * traits->blockBytes;
-    if (encoded->blocks.size() != (rowEnd - rowBegin) * rowBytes)
+    if (encoded->blocks.size() != (rowEnd - rowBegin) * quantizedSize(*traits, static_cast<std::uint64_t>(tensor.ne[0])))
         return Error{"the transform gave " + std::to_string(encoded->blocks.size()) + " bytes for " + std::to_string(rowEnd - rowBegin)
                          + " rows of " + std::string(tensor.name) + " as " + typeName(typeId),
                      Error::kNoOffset, m_model.primary().path()};

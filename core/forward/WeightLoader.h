@@ -91,11 +91,12 @@ struct WeightTransform {
     // Replaces dequantized values in place. `values` are rows [rowBegin, rowBegin + values.size()
     // / ne[0]) of the tensor flattened over ne[1..3].
     using Apply = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::span<float> values)>;
-    // Encodes those rows' values as blocks of typeOf(tensor) into `blocks`. The pass then reads
-    // the blocks as it reads a stored tensor of that type (integer products, llama.cpp's rounding
-    // for it), so a simulated quantization gives the bits of the file it would write.
-    using Encode = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::span<const float> values,
-                                        std::vector<std::uint8_t>& blocks)>;
+    // Rows [rowBegin, rowEnd) of the tensor (flattened over ne[1..3]) as blocks of
+    // typeOf(tensor) in `blocks`; it reads the rows itself, so an encoder that has the blocks
+    // already (a cache) reads nothing. The pass then reads the blocks as it reads a stored
+    // tensor of that type (integer products, llama.cpp's rounding for it), so a simulated
+    // quantization gives the bits of the file it would write.
+    using Encode = std::function<Status(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::vector<std::uint8_t>& blocks)>;
     // The type a tensor has after the transform, or nothing when it is left as stored (the pass
     // then reads it as without a transform, so its products are the same bits).
     using TypeOf = std::function<std::optional<std::uint32_t>(const TensorInfo& tensor)>;

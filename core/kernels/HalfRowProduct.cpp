@@ -17,19 +17,33 @@ void halfRowProductAvx512(const std::uint16_t* rows, std::int64_t rowCount, std:
 #endif
 }  // namespace lanes
 
+const std::uint16_t* storedHalfRows(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows)
+{
+    if (tensor.typeId != static_cast<std::uint32_t>(GgmlTypeId::F16) || tensor.bigEndian || tensor.traits == nullptr || tensor.data == nullptr
+        || rows <= 0 || firstRow + static_cast<std::uint64_t>(rows) > tensor.rowCount())
+        return nullptr;
+    const std::uint8_t* src = tensor.data + firstRow * static_cast<std::uint64_t>(tensor.ne[0]) * sizeof(std::uint16_t);
+    if (reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint16_t) != 0)
+        return nullptr;
+    return reinterpret_cast<const std::uint16_t*>(src);
+}
+
+Status readStoredHalfRows(const TensorInfo& tensor, const std::uint16_t* halves, std::uint64_t count, const std::function<void()>& read)
+{
+    const auto* src = reinterpret_cast<const std::uint8_t*>(halves);
+    const std::uint64_t bytes = count * sizeof(std::uint16_t);
+    if (Status fetched = ensureMappedBytes(src, bytes); !fetched)
+        return Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
+    const MappedReadWatch watch(src, bytes);  // a file truncated under us reads as zeros
+    read();
+    if (watch.bytesLost())
+        return tensorChangedOnDisk(tensor, watch.lostAddress());
+    return Ok{};
+}
+
 bool halfRowProductApplies(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows)
 {
-#if GGUFX_X86_KERNELS
-    const std::uint8_t* src = tensor.data + firstRow * static_cast<std::uint64_t>(tensor.ne[0]) * sizeof(std::uint16_t);
-    return lanePanelIsFast() && tensor.typeId == static_cast<std::uint32_t>(GgmlTypeId::F16) && !tensor.bigEndian && tensor.traits != nullptr
-        && tensor.data != nullptr && tensor.ne[0] % 8 == 0 && rows > 0 && firstRow + static_cast<std::uint64_t>(rows) <= tensor.rowCount()
-        && reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint16_t) == 0;
-#else
-    (void)tensor;
-    (void)firstRow;
-    (void)rows;
-    return false;
-#endif
+    return lanePanelIsFast() && tensor.ne[0] % 8 == 0 && storedHalfRows(tensor, firstRow, rows) != nullptr;
 }
 
 Status laneProductHalfRows(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows, const float* x, std::int64_t tokens,
@@ -37,22 +51,13 @@ Status laneProductHalfRows(const TensorInfo& tensor, std::uint64_t firstRow, std
 {
     if (!halfRowProductApplies(tensor, firstRow, rows) || tokens < 1 || tokens >= kLanePanelMinTokens)
         return Error{"tensor '" + std::string(tensor.name) + "': no f16 row product for these rows", Error::kNoOffset, {}};
-#if GGUFX_X86_KERNELS
     const std::int64_t columns = tensor.ne[0];
-    const std::uint8_t* src = tensor.data + firstRow * static_cast<std::uint64_t>(columns) * sizeof(std::uint16_t);
-    const std::uint64_t bytes = static_cast<std::uint64_t>(rows * columns) * sizeof(std::uint16_t);
-    if (Status fetched = ensureMappedBytes(src, bytes); !fetched)
-        return Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
-    const MappedReadWatch watch(src, bytes);  // a file truncated under us reads as zeros
-    lanes::halfRowProductAvx512(reinterpret_cast<const std::uint16_t*>(src), rows, columns, x, tokens, y, yStride);
-    if (watch.bytesLost())
-        return tensorChangedOnDisk(tensor, watch.lostAddress());
-#else
-    (void)x;
-    (void)y;
-    (void)yStride;
+    const std::uint16_t* halves = storedHalfRows(tensor, firstRow, rows);
+    return readStoredHalfRows(tensor, halves, static_cast<std::uint64_t>(rows * columns), [&] {
+#if GGUFX_X86_KERNELS
+        lanes::halfRowProductAvx512(halves, rows, columns, x, tokens, y, yStride);
 #endif
-    return Ok{};
+    });
 }
 
 }  // namespace gguf

@@ -1,11 +1,10 @@
 #include "core/kernels/LanePanel.h"
 
-#include "core/kernels/LaneProduct.h"
-#include "core/gguf/MappedRegionGuard.h"
-#include "core/gguf/RemoteRegion.h"
+#include "core/gguf/TensorInfo.h"
 #include "core/kernels/Dequantize.h"
 #include "core/kernels/HalfFloat.h"
-#include "core/types/GgmlType.h"
+#include "core/kernels/HalfRowProduct.h"
+#include "core/kernels/LaneProduct.h"
 #include "core/kernels/LaneProductBlocking.h"
 
 #include <algorithm>
@@ -81,25 +80,16 @@ Status packLanePanelGroupFrom(const TensorInfo& tensor, std::uint64_t firstRow, 
                               std::vector<float>& staging)
 {
     const std::int64_t columns = tensor.ne[0];
-    const std::uint8_t* src = tensor.data + firstRow * static_cast<std::uint64_t>(columns) * sizeof(std::uint16_t);
-    // Read as uint16_t only where they are aligned as such (a file may declare an odd alignment).
-    const bool f16 = tensor.typeId == static_cast<std::uint32_t>(GgmlTypeId::F16) && !tensor.bigEndian && tensor.traits != nullptr
-                  && reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint16_t) == 0;
-    if (!f16 || firstRow + static_cast<std::uint64_t>(count) > tensor.rowCount()) {
+    const std::uint16_t* halves = storedHalfRows(tensor, firstRow, count);
+    if (!halves) {
         staging.resize(static_cast<std::size_t>(count * columns));
         if (Status done = dequantizeRows(tensor, firstRow, firstRow + static_cast<std::uint64_t>(count), staging); !done)
             return done;
         packLanePanelGroup(staging.data(), count, columns, group);
         return Ok{};
     }
-    const std::uint64_t bytes = static_cast<std::uint64_t>(count * columns) * sizeof(std::uint16_t);
-    if (Status fetched = ensureMappedBytes(src, bytes); !fetched)
-        return Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
-    const MappedReadWatch watch(src, bytes);  // a file truncated under us reads as zeros
-    packLanePanelGroupF16(reinterpret_cast<const std::uint16_t*>(src), count, columns, group);
-    if (watch.bytesLost())
-        return tensorChangedOnDisk(tensor, watch.lostAddress());
-    return Ok{};
+    return readStoredHalfRows(tensor, halves, static_cast<std::uint64_t>(count * columns),
+                              [&] { packLanePanelGroupF16(halves, count, columns, group); });
 }
 
 void packLanePanel(const float* weights, std::int64_t rows, std::int64_t columns, float* panel)

@@ -282,18 +282,18 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
     spec.recipeTypes = std::move(only);
     spec.importance = m_options.importance;
     const WeightTransform quantize = simulatedQuantization(std::move(spec), m_options.executor);
-    // The group's rows are quantized once per probe, not once per chunk: every chunk loads the
-    // same rows, and the quantizers are deterministic, so the blocks are the same (up to a bound
-    // on what is held; past it, rows are quantized again).
+    // The group's rows are read and quantized once per probe, not once per chunk: every chunk
+    // loads the same rows, and the quantizers are deterministic, so the blocks are the same (up
+    // to a bound on what is held; past it, rows are quantized again).
     struct Cache {
         std::mutex lock;
-        std::map<std::pair<std::uint64_t, std::size_t>, std::vector<std::uint8_t>> rows;
+        std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<std::uint8_t>> rows;  // by [rowBegin, rowEnd)
         std::uint64_t bytes = 0;
     };
     auto cache = std::make_shared<Cache>();
     const WeightTransform transform = WeightTransform::encoding(
-        [quantize, cache](const TensorInfo& tensor, std::uint64_t rowBegin, std::span<const float> values, std::vector<std::uint8_t>& blocks) {
-            const std::pair<std::uint64_t, std::size_t> key{rowBegin, values.size()};
+        [quantize, cache](const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::vector<std::uint8_t>& blocks) {
+            const std::pair<std::uint64_t, std::uint64_t> key{rowBegin, rowEnd};
             {
                 std::lock_guard guard(cache->lock);
                 if (const auto found = cache->rows.find(key); found != cache->rows.end()) {
@@ -301,7 +301,7 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
                     return Status{Ok{}};
                 }
             }
-            if (Status done = quantize.encode(tensor, rowBegin, values, blocks); !done)
+            if (Status done = quantize.encode(tensor, rowBegin, rowEnd, blocks); !done)
                 return done;
             std::lock_guard guard(cache->lock);
             if (cache->bytes + blocks.size() <= kMaxCachedProbeBytes) {
