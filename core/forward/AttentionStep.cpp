@@ -20,9 +20,10 @@ std::vector<float> columns(const std::vector<float>& fused, std::int64_t rows, s
 
 // q, k and v: three projections (with optional biases) or one fused attn_qkv. A layer that
 // reads another layer's K/V projects only q (k and v stay empty); without attn_v, a block with
-// keyAsValue takes v = k.
-Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& q, std::vector<float>& k,
-                  std::vector<float>& v, std::vector<float>& gate)
+// keyAsValue takes v = k. q (and the gate) only from row `queriesFrom` on, the rows before
+// zero, unless fused with k and v (whose rows every query reads).
+Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t queriesFrom, std::vector<float>& q,
+                  std::vector<float>& k, std::vector<float>& v, std::vector<float>& gate)
 {
     const auto& h = c.h;
     const LayerShape& shape = h.layerShape(layer);
@@ -53,7 +54,7 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
             return wq.error();
         c.noteHeld(wq->heldBytes());
         std::vector<float> fused;
-        c.project(normed, c.tokens, *wq, WeightMatrix{}, fused);
+        c.projectRowsFrom(normed, queriesFrom, *wq, WeightMatrix{}, fused);
         c.recycle({&wq});
         q.resize(static_cast<std::size_t>(c.tokens * qWidth));
         gate.resize(q.size());
@@ -86,7 +87,7 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
         if (!b)
             return b.error();
         c.noteHeld(w->heldBytes() + b->heldBytes());
-        c.project(normed, c.tokens, *w, *b, *part.out);
+        c.projectRowsFrom(normed, part.out == &q ? queriesFrom : 0, *w, *b, *part.out);
         c.recycle({&w, &b});
     }
     return Ok{};
@@ -106,14 +107,14 @@ Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::int6
 
 }  // namespace
 
-Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out)
+Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& out)
 {
     const auto& h = c.h;
     const BlockDescription& block = *h.block;
     const LayerShape& shape = h.layerShape(layer);
     const bool ownKv = shape.kvSource == layer;
     std::vector<float> q, k, v, gate;
-    if (Status done = projectQkv(c, layer, normed, q, k, v, gate); !done)
+    if (Status done = projectQkv(c, layer, normed, from, q, k, v, gate); !done)
         return done;
     if (block.allowsQkNorm) {
         if (Status done = normHeads(c, layer, "attn_q_norm", shape.keyLength, q); !done)
@@ -177,6 +178,10 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                              scale,                  h.attentionSoftcap,
                              sliding ? h.slidingWindow : 0, sinks->view(),
                              c.options.emulatesLlamaCpp(), c.options.executor};
+    // Every row attends, the zero queries before `from` too (their outputs go nowhere): the
+    // attention products keep their whole shape, so the rows kept are a whole pass's bits
+    // whatever kernel OpenBLAS picks for a shape (it has small-matrix paths on some CPUs). They
+    // are a few per cent of the layer at 512 tokens.
     std::vector<float> mixed(static_cast<std::size_t>(c.tokens * shape.headCount * shape.valueLength));
     causalAttention(q.data(), keys->data(), values->data(), c.tokens, spec, mixed.data());
     c.recycle({&sinks});
@@ -194,7 +199,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     if (!bo)
         return bo.error();
     c.noteHeld(wo->heldBytes() + bo->heldBytes());
-    c.project(mixed, c.tokens, *wo, *bo, out);
+    c.projectRowsFrom(mixed, from, *wo, *bo, out);
     c.recycle({&wo, &bo});
     return Ok{};
 }

@@ -52,10 +52,6 @@ public:
 private:
     Status embed(std::span<const std::int32_t> tokens, std::vector<float>& residual);
     Status layer(std::int64_t layer, std::vector<float>& residual, std::vector<std::int32_t>& selected);
-    // The first position whose FFN the layer runs: 0, or ForwardOptions::firstLogitPosition for
-    // the last layer, whose other positions reach no logit. llama.cpp prunes the same rows
-    // (inp_out_ids): on a 2-layer 7B-shaped stack that FFN is a seventh of a KLD pass's products.
-    std::int64_t feedForwardRowsFrom(std::int64_t layer) const;
     // The FFN branch, added, and the layer's end (finishLayer) on `rows` of the residual stream,
     // m_c.tokens of them, routing into `selected`.
     Status finishLayerRows(std::int64_t layer, std::vector<float>& rows, std::vector<std::int32_t>& selected);
@@ -107,10 +103,11 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
     auto attentionInput = m_c.layerNormed(layer, "attn_norm", residual);
     if (!attentionInput)
         return attentionInput.error();
+    const std::int64_t from = m_c.rowsReachingLogitsFrom(layer);
     std::vector<float> branch;
-    Status mixed = m_c.h.isRecurrentLayer(layer)           ? runGatedDeltaNet(m_c, layer, *attentionInput, branch)
-                 : block.multiHeadLatentAttention ? runLatentAttention(m_c, layer, *attentionInput, branch)
-                                                  : runAttention(m_c, layer, *attentionInput, branch);
+    Status mixed = m_c.h.isRecurrentLayer(layer)           ? runGatedDeltaNet(m_c, layer, *attentionInput, from, branch)
+                 : block.multiHeadLatentAttention ? runLatentAttention(m_c, layer, *attentionInput, from, branch)
+                                                  : runAttention(m_c, layer, *attentionInput, from, branch);
     if (!mixed)
         return mixed;
     if (Status done = addBranch(layer, block.postNorms ? "post_attention_norm" : nullptr, branch, residual); !done)
@@ -119,7 +116,10 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
         return cancelledError();
 
     std::fill(selected.begin(), selected.end(), -1);  // a leading dense layer of an MoE model routes nothing
-    if (const std::int64_t from = feedForwardRowsFrom(layer); from > 0)
+    // Positions before `from` reach no logit (PassContext::rowsReachingLogitsFrom): the mixing
+    // step left their branch rows zero, and the FFN skips them. On a 2-layer 7B-shaped stack the
+    // last layer's FFN is a seventh of a KLD pass's products.
+    if (from > 0)
         return finishRowsFrom(layer, from, residual, selected);
     return finishLayerRows(layer, residual, selected);
 }
@@ -132,15 +132,6 @@ Status PassRunner::finishLayerRows(std::int64_t layer, std::vector<float>& rows,
     if (Status done = addBranch(layer, m_c.h.block->postNorms ? "post_ffw_norm" : nullptr, branch, rows); !done)
         return done;
     return finishLayer(m_c, layer, rows);
-}
-
-std::int64_t PassRunner::feedForwardRowsFrom(std::int64_t layer) const
-{
-    // Only the last layer's FFN, and not where the per-layer inputs are laid out by the whole
-    // pass's token count (PerLayerInputStep.h).
-    if (layer != m_c.h.layerCount - 1 || m_c.h.perLayerInputLength > 0)
-        return 0;
-    return m_c.options.firstLogitPosition;
 }
 
 Status PassRunner::finishRowsFrom(std::int64_t layer, std::int64_t from, std::vector<float>& residual, std::vector<std::int32_t>& selected)

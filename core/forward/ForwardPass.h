@@ -51,9 +51,10 @@ struct ForwardOptions {
     // vocabulary's rows, often the largest product of the pass) is then multiplied only for the
     // positions a caller reads: a KLD over 512-token chunks scores the second half, as
     // llama-perplexity does (it asks for those logits alone). Each position's logits are
-    // computed as in a whole pass, so they equal it bit for bit. The last layer's FFN runs only
-    // for these positions too (the others reach no logit, as in llama.cpp's pruned graph): that
-    // layer's hidden state and experts before it are the residual after its attention and -1.
+    // computed as in a whole pass, so they equal it bit for bit. The last layer runs only for
+    // these positions too (the others reach no logit; llama.cpp prunes that layer's FFN rows the
+    // same way), apart from its keys and values: that layer's hidden state and experts before it
+    // are the residual entering the layer and -1.
     std::int64_t firstLogitPosition = 0;
 };
 

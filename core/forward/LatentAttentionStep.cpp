@@ -10,16 +10,17 @@ namespace {
 
 // Per head h: y_h = W_h x_h with W_h the h-th [rows, columns] slice of a 3-D weight; x is
 // [tokens, heads, columns] (row stride xStride, offset xOffset in each head's part), y
-// [tokens, heads, rows].
+// [tokens, heads, rows], computed for the tokens from `from` on (the rows before zero).
 void multiplyPerHead(PassContext& c, const std::vector<float>& x, std::int64_t xHeadStride, std::int64_t xOffset, const WeightMatrix& w,
-                     std::int64_t heads, std::vector<float>& y)
+                     std::int64_t heads, std::int64_t from, std::vector<float>& y)
 {
     const std::int64_t rows = w.rows, columns = w.columns;
+    const std::int64_t tokens = c.tokens - from;
     y.assign(static_cast<std::size_t>(c.tokens * heads * rows), 0.0f);
-    std::vector<float> xh(static_cast<std::size_t>(c.tokens * columns)), yh(static_cast<std::size_t>(c.tokens * rows));
+    std::vector<float> xh(static_cast<std::size_t>(tokens * columns)), yh(static_cast<std::size_t>(tokens * rows));
     for (std::int64_t h = 0; h < heads; ++h) {
-        for (std::int64_t t = 0; t < c.tokens; ++t)
-            std::copy_n(x.begin() + (t * heads + h) * xHeadStride + xOffset, columns, xh.begin() + t * columns);
+        for (std::int64_t t = 0; t < tokens; ++t)
+            std::copy_n(x.begin() + ((from + t) * heads + h) * xHeadStride + xOffset, columns, xh.begin() + t * columns);
         WeightMatrix slice;
         slice.mapped = w.slice(h);
         slice.columns = columns;
@@ -28,15 +29,15 @@ void multiplyPerHead(PassContext& c, const std::vector<float>& x, std::int64_t x
         slice.activationRounding = w.activationRounding;
         slice.ggmlBlockLanes = w.ggmlBlockLanes;
         slice.ggmlFloatLanes = w.ggmlFloatLanes;
-        multiplyWeights(xh.data(), c.tokens, slice, c.accumulation, yh.data());
-        for (std::int64_t t = 0; t < c.tokens; ++t)
-            std::copy_n(yh.begin() + t * rows, rows, y.begin() + (t * heads + h) * rows);
+        multiplyWeights(xh.data(), tokens, slice, c.accumulation, yh.data());
+        for (std::int64_t t = 0; t < tokens; ++t)
+            std::copy_n(yh.begin() + t * rows, rows, y.begin() + ((from + t) * heads + h) * rows);
     }
 }
 
 }  // namespace
 
-Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out)
+Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& out)
 {
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
@@ -48,7 +49,8 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
     const std::int64_t headV = h.mlaValueLength;
     const std::int64_t T = c.tokens;
 
-    // q: attn_q, or attn_q_a -> RMSNorm(attn_q_a_norm) -> attn_q_b.
+    // q: attn_q, or attn_q_a -> RMSNorm(attn_q_a_norm) -> attn_q_b, from row `from` on (a zero
+    // row stays zero through the norm).
     std::vector<float> q;
     if (h.qLoraRank > 0) {
         auto qa = c.layerWeight(layer, "attn_q_a", {width, h.qLoraRank, 1});
@@ -59,16 +61,16 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
                 return w->error();
         c.noteHeld(qa->heldBytes() + qb->heldBytes());
         std::vector<float> compressed;
-        c.project(normed, T, *qa, WeightMatrix{}, compressed);
+        c.projectRowsFrom(normed, from, *qa, WeightMatrix{}, compressed);
         compressed = c.rmsNormed(compressed, h.qLoraRank, *qaNorm);
-        c.project(compressed, T, *qb, WeightMatrix{}, q);
+        c.projectRowsFrom(compressed, from, *qb, WeightMatrix{}, q);
         c.recycle({&qa, &qaNorm, &qb});
     } else {
         auto wq = c.layerWeight(layer, "attn_q", {width, heads * headK, 1});
         if (!wq)
             return wq.error();
         c.noteHeld(wq->heldBytes());
-        c.project(normed, T, *wq, WeightMatrix{}, q);
+        c.projectRowsFrom(normed, from, *wq, WeightMatrix{}, q);
         c.recycle({&wq});
     }
 
@@ -100,7 +102,7 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
         std::copy_n(q.begin() + r * headK + nope, rope, qPe.begin() + r * rope);
     applyRope(qPe.data(), T, heads, rope, ropeParameters);
     std::vector<float> absorbed;
-    multiplyPerHead(c, q, headK, 0, *kb, heads, absorbed);
+    multiplyPerHead(c, q, headK, 0, *kb, heads, from, absorbed);
 
     // One latent head: keys [latent, k_pe], values the latent; queries [absorbed, q_pe].
     const std::int64_t keySize = lora + rope;
@@ -120,17 +122,18 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
     const float mscale = original * (1.0f + 0.1f * h.yarnLogMultiplier * std::log(1.0f / h.ropeFreqScale));
     const float scale = 1.0f * mscale * mscale / std::sqrt(static_cast<float>(headK));
     const AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulatesLlamaCpp(), c.options.executor};
+    // Every row attends, as in AttentionStep.cpp: the products keep their whole shape.
     std::vector<float> mixed(static_cast<std::size_t>(T * heads * lora));
     causalAttention(queries.data(), keys.data(), latent.data(), T, spec, mixed.data());
 
     std::vector<float> expanded;
-    multiplyPerHead(c, mixed, lora, 0, *vb, heads, expanded);
+    multiplyPerHead(c, mixed, lora, 0, *vb, heads, from, expanded);
     c.recycle({&kva, &kvaNorm, &kb, &vb});
     auto wo = c.layerWeight(layer, "attn_output", {heads * headV, width, 1});
     if (!wo)
         return wo.error();
     c.noteHeld(wo->heldBytes());
-    c.project(expanded, T, *wo, WeightMatrix{}, out);
+    c.projectRowsFrom(expanded, from, *wo, WeightMatrix{}, out);
     c.recycle({&wo});
     return Ok{};
 }

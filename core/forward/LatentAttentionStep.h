@@ -8,6 +8,9 @@
 
 namespace gguf {
 
-Status runLatentAttention(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out);
+// Only the output rows from `from` on are computed (PassContext::rowsReachingLogitsFrom); the
+// rows before it are zero.
+Status runLatentAttention(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::int64_t from,
+                          std::vector<float>& out);
 
 }  // namespace gguf

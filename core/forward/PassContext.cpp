@@ -53,6 +53,27 @@ void PassContext::project(const std::vector<float>& x, std::int64_t rows, const 
             y[static_cast<std::size_t>(t * weight.rows + i)] += b[i];
 }
 
+void PassContext::projectRowsFrom(const std::vector<float>& x, std::int64_t from, const WeightMatrix& weight, const WeightMatrix& bias,
+                                  std::vector<float>& y) const
+{
+    if (from <= 0) {
+        project(x, tokens, weight, bias, y);
+        return;
+    }
+    const std::vector<float> rows(x.begin() + from * weight.columns, x.begin() + tokens * weight.columns);
+    std::vector<float> computed;
+    project(rows, tokens - from, weight, bias, computed);
+    y.assign(static_cast<std::size_t>(tokens * weight.rows), 0.0f);
+    std::copy(computed.begin(), computed.end(), y.begin() + from * weight.rows);
+}
+
+std::int64_t PassContext::rowsReachingLogitsFrom(std::int64_t layer) const
+{
+    if (layer != h.layerCount - 1 || h.perLayerInputLength > 0)
+        return 0;
+    return options.firstLogitPosition;
+}
+
 std::vector<float> PassContext::rmsNormed(const std::vector<float>& x, std::int64_t width, const WeightMatrix& weight) const
 {
     std::vector<float> y(x.size());

@@ -39,6 +39,19 @@ public:
 
     // y = x W^T (+ bias when present), y sized here: [tokens, weight.rows].
     void project(const std::vector<float>& x, std::int64_t rows, const WeightMatrix& weight, const WeightMatrix& bias, std::vector<float>& y) const;
+    // project() of x's rows from `from` on (x [tokens, weight.columns]); y's rows before it are
+    // zero. Each row's sums do not depend on the other rows (MatrixProduct.h), so the rows
+    // computed are a whole product's bits: the last layer's projections skip the positions that
+    // reach no logit (PassContext::rowsReachingLogitsFrom).
+    void projectRowsFrom(const std::vector<float>& x, std::int64_t from, const WeightMatrix& weight, const WeightMatrix& bias,
+                         std::vector<float>& y) const;
+    // The first position of `layer` whose output reaches a logit: ForwardOptions::firstLogitPosition
+    // for the last layer, else 0. llama.cpp prunes the last layer's FFN rows the same way
+    // (inp_out_ids); the pass also skips that layer's query and output projections for them
+    // (on a 2-layer 7B-shaped stack, an eighth of a pass that reads the last position alone).
+    // 0 where the per-layer inputs are laid out by the whole pass's token count
+    // (PerLayerInputStep.h).
+    std::int64_t rowsReachingLogitsFrom(std::int64_t layer) const;
     // RMSNorm of [rows, width] with the weight (ggml_rms_norm then ggml_mul).
     std::vector<float> rmsNormed(const std::vector<float>& x, std::int64_t width, const WeightMatrix& weight) const;
     // The same with blk.<layer>.<name>.weight loaded, applied and recycled.

@@ -53,7 +53,7 @@ void l2NormRows(float* x, std::int64_t rows, std::int64_t size, float epsilon)
 
 }  // namespace
 
-Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out)
+Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& out)
 {
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
@@ -78,7 +78,7 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
     c.noteHeld(wqkv->heldBytes() + wgate->heldBytes() + wbeta->heldBytes() + walpha->heldBytes() + kernel->heldBytes());
     std::vector<float> mixed, z, beta, alpha;
     c.project(normed, T, *wqkv, WeightMatrix{}, mixed);
-    c.project(normed, T, *wgate, WeightMatrix{}, z);
+    c.projectRowsFrom(normed, from, *wgate, WeightMatrix{}, z);  // the output gate: only the rows kept
     c.project(normed, T, *wbeta, WeightMatrix{}, beta);
     c.project(normed, T, *walpha, WeightMatrix{}, alpha);
     sigmoid(beta.data(), beta.size());
@@ -156,7 +156,7 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
             const float silu = i < vectorWidth ? ggmlSilu(zi) : zi / (1.0f + std::exp(-zi));
             attention[static_cast<std::size_t>(t * inner + i)] *= silu;
         }
-    c.project(attention, T, *wout, WeightMatrix{}, out);
+    c.projectRowsFrom(attention, from, *wout, WeightMatrix{}, out);
     c.recycle({&norm, &wout});
     return Ok{};
 }

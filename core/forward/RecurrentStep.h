@@ -7,6 +7,9 @@
 
 namespace gguf {
 
-Status runGatedDeltaNet(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::vector<float>& out);
+// Only the output rows from `from` on are computed (PassContext::rowsReachingLogitsFrom); the
+// rows before it are zero.
+Status runGatedDeltaNet(PassContext& context, std::int64_t layer, const std::vector<float>& normed, std::int64_t from,
+                        std::vector<float>& out);
 
 }  // namespace gguf

@@ -28,6 +28,8 @@
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
 
+#include <cstring>
+
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
@@ -169,6 +171,70 @@ private slots:
                   quantized && !emulate ? qPrintable(QStringLiteral("; f32 activations: logits %1").arg(f32Error, 0, 'g', 3)) : "");
             QVERIFY2(logitError < bound, qPrintable(QString::number(logitError)));
             QVERIFY2(hiddenError < hiddenBound, qPrintable(QString::number(hiddenError)));
+        }
+    }
+
+    // A pass that reads logits from a position on (a KLD window's scored half, the last position
+    // of a bench) runs the last layer only for those positions, apart from its keys and values:
+    // the query, gate and output projections of every kind of mixing step (sliding windows,
+    // sinks, gated and fused attention, latent attention, recurrent layers, shared KV) skip the
+    // rows before. The rows kept must be a whole pass's bits, in each arithmetic, with the
+    // pass's float-lane sums (ours: OpenBLAS's --sgemm path may pick another kernel by shape,
+    // tst_forward_pass bounds it); so must every earlier layer's residual stream.
+    void logitsFromAPositionAreAWholePasses_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("model");
+        for (const QString& folder : folders()) {
+            if (!gguf::findBlockDescription(folderArchitecture(folder).toStdString()))
+                continue;
+            QTest::newRow(qPrintable(folder + QStringLiteral("-F32"))) << folder << folder + QStringLiteral("-F32");
+            const QDir dir(archDir() + QLatin1Char('/') + folder);
+            const QStringList quantized = dir.entryList({folder + QStringLiteral("-Q4_K_M.gguf")}, QDir::Files);
+            if (!quantized.isEmpty())
+                QTest::newRow(qPrintable(folder + QStringLiteral("-Q4_K_M"))) << folder << folder + QStringLiteral("-Q4_K_M");
+        }
+    }
+
+    void logitsFromAPositionAreAWholePasses()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QString, model);
+        const auto opened = openModelAt(archDir() + QLatin1Char('/') + folder + QLatin1Char('/') + model + QStringLiteral(".gguf"));
+        QVERIFY(opened);
+        const auto tokens = folderTokens(folder, QStringLiteral("P2"));
+        QVERIFY(tokens.size() >= 4);
+        for (const auto arithmetic : {gguf::ActivationArithmetic::Float32, gguf::ActivationArithmetic::QuantizedAsLlamaCpp,
+                                      gguf::ActivationArithmetic::LlamaCpp}) {
+            gguf::ForwardOptions whole;
+            whole.executor = &gguf::ParallelRows::shared();
+            whole.activations = arithmetic;
+            auto all = gguf::runForward(*opened, tokens, whole);
+            QVERIFY2(all, all ? "" : all.error().toString().c_str());
+            const auto count = static_cast<std::int64_t>(tokens.size());
+            for (const std::int64_t first : {count / 2, count - 1}) {
+                gguf::ForwardOptions part = whole;
+                part.firstLogitPosition = first;
+                auto some = gguf::runForward(*opened, tokens, part);
+                QVERIFY2(some, some ? "" : some.error().toString().c_str());
+                const auto name = qPrintable(model + QStringLiteral(" ") + QString::fromLatin1(gguf::activationArithmeticName(arithmetic))
+                                             + QStringLiteral(" from ") + QString::number(first));
+                const auto vocabulary = static_cast<std::size_t>(all->hyperparameters.vocabularySize);
+                const std::size_t logitsFrom = static_cast<std::size_t>(first) * vocabulary;
+                QCOMPARE(some->logits.size(), all->logits.size());
+                QVERIFY2(std::memcmp(some->logits.data() + logitsFrom, all->logits.data() + logitsFrom,
+                                     (all->logits.size() - logitsFrom) * sizeof(float))
+                             == 0,
+                         name);
+                const std::int64_t layers = all->hyperparameters.layerCount;
+                const std::size_t width = static_cast<std::size_t>(all->hyperparameters.embeddingLength);
+                const std::size_t lastLayer = static_cast<std::size_t>(layers - 1) * tokens.size() * width;
+                const std::size_t kept = lastLayer + static_cast<std::size_t>(first) * width;
+                QCOMPARE(some->hidden.size(), all->hidden.size());
+                QVERIFY2(std::memcmp(some->hidden.data(), all->hidden.data(), lastLayer * sizeof(float)) == 0, name);
+                QVERIFY2(std::memcmp(some->hidden.data() + kept, all->hidden.data() + kept, (all->hidden.size() - kept) * sizeof(float)) == 0,
+                         name);
+            }
         }
     }
 
