@@ -119,14 +119,22 @@ void packLanePanelGroupF16Avx512(const std::uint16_t* rows, std::int64_t count, 
         row[i] = rows + std::min(i, count - 1) * columns;
     // Per 8 columns, each row pair's 16 floats are one aligned 64-byte line of the group: its two
     // rows' 8 halves side by side, widened at once (vcvtph2ps is exact).
+    // The next 8 rows' bytes follow these: their lines are requested as one stream while these
+    // are read as eight (8 interleaved streams read at half of one stream's rate here). Dense
+    // F16, 1 thread, 8 interleaved rounds: 281 -> 293 tok/s on average. Requesting them during
+    // the product instead (the packing woven into its tiles) gained no more.
+    const char* next = reinterpret_cast<const char*>(rows + kLanePanelGroupRows * columns);
     float* out = group;
-    for (std::int64_t k = 0; k < columns; k += 8)
+    for (std::int64_t k = 0; k < columns; k += 8) {
+        _mm_prefetch(next + k / 4 * 64, _MM_HINT_T0);
+        _mm_prefetch(next + k / 4 * 64 + 64, _MM_HINT_T0);
         for (int p = 0; p < kPairs; ++p, out += 16) {
             const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[2 * p] + k));
             const __m128i second = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[2 * p + 1] + k));
             const __m256i halves = _mm256_inserti128_si256(_mm256_castsi128_si256(first), second, 1);
             _mm512_storeu_ps(out, _mm512_cvtph_ps(halves));
         }
+    }
 }
 
 void lanePanelProductAvx512(const float* x, std::int64_t tokens, const float* panel, std::int64_t columns, std::int64_t rows, float* y,
