@@ -2,8 +2,7 @@
 
 #include "core/blocks/BlockScales.h"
 #include "core/gguf/ByteCursor.h"
-#include "core/gguf/MappedRegionGuard.h"
-#include "core/gguf/RemoteRegion.h"
+#include "core/gguf/TensorBytesRead.h"
 #include "core/kernels/HalfFloat.h"
 
 #include <algorithm>
@@ -136,18 +135,17 @@ TensorCheckResult checkTensor(const TensorInfo& tensor, const CheckOptions& opti
         }
         const std::uint64_t count = std::min(perChunk, units - first);
         const std::uint8_t* bytes = tensor.data + first * unit;
-        if (Status fetched = ensureMappedBytes(bytes, count * unit); !fetched) {
-            result.error = Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
-            return result;
-        }
-        // Bytes of a file truncated under us read as zeros; the watch notices.
-        const MappedReadWatch watch(bytes, count * unit);
-        hash.update(bytes, static_cast<std::size_t>(count * unit));
-        if (checksValues)
-            scanValues(tensor, bytes, first, count, damage);
-        const Status scanned = checksScales ? scanScales(tensor, first, count, scales, damage) : Status(Ok{});
-        if (watch.bytesLost()) {
-            result.error = tensorChangedOnDisk(tensor, watch.lostAddress());
+        Status scanned = Ok{};
+        if (Status read = readTensorBytes(tensor, bytes, count * unit,
+                                          [&] {
+                                              hash.update(bytes, static_cast<std::size_t>(count * unit));
+                                              if (checksValues)
+                                                  scanValues(tensor, bytes, first, count, damage);
+                                              if (checksScales)
+                                                  scanned = scanScales(tensor, first, count, scales, damage);
+                                          });
+            !read) {
+            result.error = read.error();
             return result;
         }
         if (!scanned) {

@@ -2,6 +2,8 @@
 
 #include "core/forward/ForwardOps.h"
 
+#include <algorithm>
+
 namespace gguf {
 
 std::string layerTensorName(std::int64_t layer, const char* name, const char* suffix)
@@ -40,31 +42,36 @@ Result<WeightMatrix> PassContext::layerBias(std::int64_t layer, const char* name
     return loader.load(layerTensorName(layer, name, "bias"), {length, 1, 1}, false);
 }
 
-void PassContext::project(const std::vector<float>& x, std::int64_t rows, const WeightMatrix& weight, const WeightMatrix& bias,
-                          std::vector<float>& y) const
+namespace {
+
+// y = x W^T (+ bias) for `rows` rows of x, into y (row stride weight.rows).
+void projectInto(const float* x, std::int64_t rows, const WeightMatrix& weight, const WeightMatrix& bias, Accumulation accumulation,
+                 float* y)
 {
-    y.assign(static_cast<std::size_t>(rows * weight.rows), 0.0f);
-    multiplyWeights(x.data(), rows, weight, accumulation, y.data());
+    multiplyWeights(x, rows, weight, accumulation, y);
     if (!bias.present())
         return;
     const float* b = bias.data();
     for (std::int64_t t = 0; t < rows; ++t)
         for (std::int64_t i = 0; i < weight.rows; ++i)
-            y[static_cast<std::size_t>(t * weight.rows + i)] += b[i];
+            y[t * weight.rows + i] += b[i];
+}
+
+}  // namespace
+
+void PassContext::project(const std::vector<float>& x, std::int64_t rows, const WeightMatrix& weight, const WeightMatrix& bias,
+                          std::vector<float>& y) const
+{
+    y.assign(static_cast<std::size_t>(rows * weight.rows), 0.0f);
+    projectInto(x.data(), rows, weight, bias, accumulation, y.data());
 }
 
 void PassContext::projectRowsFrom(const std::vector<float>& x, std::int64_t from, const WeightMatrix& weight, const WeightMatrix& bias,
                                   std::vector<float>& y) const
 {
-    if (from <= 0) {
-        project(x, tokens, weight, bias, y);
-        return;
-    }
-    const std::vector<float> rows(x.begin() + from * weight.columns, x.begin() + tokens * weight.columns);
-    std::vector<float> computed;
-    project(rows, tokens - from, weight, bias, computed);
     y.assign(static_cast<std::size_t>(tokens * weight.rows), 0.0f);
-    std::copy(computed.begin(), computed.end(), y.begin() + from * weight.rows);
+    from = std::max<std::int64_t>(from, 0);
+    projectInto(x.data() + from * weight.columns, tokens - from, weight, bias, accumulation, y.data() + from * weight.rows);
 }
 
 std::int64_t PassContext::rowsReachingLogitsFrom(std::int64_t layer) const

@@ -1,7 +1,6 @@
 #include "core/kernels/Dequantize.h"
 
-#include "core/gguf/MappedRegionGuard.h"
-#include "core/gguf/RemoteRegion.h"
+#include "core/gguf/TensorBytesRead.h"
 #include "core/kernels/ParallelDequantize.h"
 
 #include <algorithm>
@@ -57,17 +56,12 @@ Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::ui
 
     const std::uint8_t* src = tensor.data + begin / traits.blockSize * traits.blockBytes;
     const std::uint64_t blockCount = (end - begin) / traits.blockSize;
-    if (Status fetched = ensureMappedBytes(src, blockCount * traits.blockBytes); !fetched)
-        return Error{what + ": " + fetched.error().message, Error::kNoOffset, {}};
-    // Bytes of a file truncated under us read as zeros; the watch notices.
-    const MappedReadWatch watch(src, blockCount * traits.blockBytes);
-    if (tensor.bigEndian && traits.swapBlock)
-        dequantizeSwappedBlocks(traits, src, out.data(), blockCount);
-    else
-        traits.dequantize(src, out.data(), static_cast<std::size_t>(blockCount));
-    if (watch.bytesLost())
-        return tensorChangedOnDisk(tensor, watch.lostAddress());
-    return Ok{};
+    return readTensorBytes(tensor, src, blockCount * traits.blockBytes, [&] {
+        if (tensor.bigEndian && traits.swapBlock)
+            dequantizeSwappedBlocks(traits, src, out.data(), blockCount);
+        else
+            traits.dequantize(src, out.data(), static_cast<std::size_t>(blockCount));
+    });
 }
 
 Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume, TaskExecutor* executor)

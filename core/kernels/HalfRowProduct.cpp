@@ -1,7 +1,6 @@
 #include "core/kernels/HalfRowProduct.h"
 
-#include "core/gguf/MappedRegionGuard.h"
-#include "core/gguf/RemoteRegion.h"
+#include "core/gguf/TensorBytesRead.h"
 #include "core/gguf/TensorInfo.h"
 #include "core/kernels/LanePanel.h"
 #include "core/types/GgmlType.h"
@@ -28,19 +27,6 @@ const std::uint16_t* storedHalfRows(const TensorInfo& tensor, std::uint64_t firs
     return reinterpret_cast<const std::uint16_t*>(src);
 }
 
-Status readStoredHalfRows(const TensorInfo& tensor, const std::uint16_t* halves, std::uint64_t count, const std::function<void()>& read)
-{
-    const auto* src = reinterpret_cast<const std::uint8_t*>(halves);
-    const std::uint64_t bytes = count * sizeof(std::uint16_t);
-    if (Status fetched = ensureMappedBytes(src, bytes); !fetched)
-        return Error{"tensor '" + std::string(tensor.name) + "': " + fetched.error().message, Error::kNoOffset, {}};
-    const MappedReadWatch watch(src, bytes);  // a file truncated under us reads as zeros
-    read();
-    if (watch.bytesLost())
-        return tensorChangedOnDisk(tensor, watch.lostAddress());
-    return Ok{};
-}
-
 bool halfRowProductApplies(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows)
 {
     return lanePanelIsFast() && tensor.ne[0] % 8 == 0 && storedHalfRows(tensor, firstRow, rows) != nullptr;
@@ -53,7 +39,7 @@ Status laneProductHalfRows(const TensorInfo& tensor, std::uint64_t firstRow, std
         return Error{"tensor '" + std::string(tensor.name) + "': no f16 row product for these rows", Error::kNoOffset, {}};
     const std::int64_t columns = tensor.ne[0];
     const std::uint16_t* halves = storedHalfRows(tensor, firstRow, rows);
-    return readStoredHalfRows(tensor, halves, static_cast<std::uint64_t>(rows * columns), [&] {
+    return readTensorBytes(tensor, reinterpret_cast<const std::uint8_t*>(halves), static_cast<std::uint64_t>(rows * columns) * 2, [&] {
 #if GGUFX_X86_KERNELS
         lanes::halfRowProductAvx512(halves, rows, columns, x, tokens, y, yStride);
 #endif

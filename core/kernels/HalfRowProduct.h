@@ -9,7 +9,6 @@
 #include "core/base/Result.h"
 
 #include <cstdint>
-#include <functional>
 
 namespace gguf {
 
@@ -17,12 +16,8 @@ struct TensorInfo;
 
 // The stored halves of rows [firstRow, firstRow + rows) of `tensor`, or null unless it is a
 // little-endian F16 tensor with those rows, aligned as uint16_t (a file may declare an odd
-// alignment). Remote data is not fetched yet: read them with readStoredHalfRows.
+// alignment). Remote data is not fetched yet: read them with readTensorBytes (TensorBytesRead.h).
 const std::uint16_t* storedHalfRows(const TensorInfo& tensor, std::uint64_t firstRow, std::int64_t rows);
-
-// Runs `read` over `count` values from `halves` (of storedHalfRows) with dequantizeRows'
-// checks: a remote range fetched first, a file that shrank while read reported.
-Status readStoredHalfRows(const TensorInfo& tensor, const std::uint16_t* halves, std::uint64_t count, const std::function<void()>& read);
 
 // Whether rows [firstRow, firstRow + rows) of `tensor` can be multiplied here: AVX-512, stored
 // halves (storedHalfRows), rows of a multiple of 8 values.

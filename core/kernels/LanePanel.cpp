@@ -1,5 +1,6 @@
 #include "core/kernels/LanePanel.h"
 
+#include "core/gguf/TensorBytesRead.h"
 #include "core/gguf/TensorInfo.h"
 #include "core/kernels/Dequantize.h"
 #include "core/kernels/HalfFloat.h"
@@ -88,8 +89,8 @@ Status packLanePanelGroupFrom(const TensorInfo& tensor, std::uint64_t firstRow, 
         packLanePanelGroup(staging.data(), count, columns, group);
         return Ok{};
     }
-    return readStoredHalfRows(tensor, halves, static_cast<std::uint64_t>(count * columns),
-                              [&] { packLanePanelGroupF16(halves, count, columns, group); });
+    return readTensorBytes(tensor, reinterpret_cast<const std::uint8_t*>(halves), static_cast<std::uint64_t>(count * columns) * 2,
+                           [&] { packLanePanelGroupF16(halves, count, columns, group); });
 }
 
 void packLanePanel(const float* weights, std::int64_t rows, std::int64_t columns, float* panel)

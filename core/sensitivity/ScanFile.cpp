@@ -404,7 +404,7 @@ Result<ScanRecord> parseScanRecord(std::string_view text, const std::string& whe
     if (const Json* activations = d.member("activations"); activations && activations->kind == Json::Kind::String)
         id.activations = activations->text;
     else if (!activations)
-        id.activations = "f32";
+        id.activations = activationArithmeticName(ActivationArithmetic::Float32);
     else
         return f.bad("activations that is not a string");
     auto types = f.array(d, "types");

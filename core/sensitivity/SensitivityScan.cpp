@@ -213,7 +213,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     hashValue(hash, id.chunkSize);
     hashValue(hash, o.bosToken);
     hashValue(hash, o.accumulateInDouble);
-    hashText(hash, activationArithmeticName(o.activations));
+    hashText(hash, id.activations);
     for (std::int64_t i = 0; i < id.tokens; ++i)
         hashValue(hash, tokens[static_cast<std::size_t>(i)]);
     for (const ProbeKey& probe : scan->m_probes) {

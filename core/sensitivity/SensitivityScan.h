@@ -95,7 +95,7 @@ struct ScanIdentity {
     std::string importance;   // the imatrix label, empty when none
     // activationArithmeticName of the passes' arithmetic; "f32" in files written before the
     // default became q8 activations, which did not record it.
-    std::string activations = "quantized-as-llama.cpp";
+    std::string activations = activationArithmeticName(ActivationArithmetic::QuantizedAsLlamaCpp);
     std::int64_t layerStride = 1;
     std::vector<std::int64_t> layers;
 };
