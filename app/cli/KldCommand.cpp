@@ -60,14 +60,20 @@ void appendText(std::string& out, const std::string& label, const gguf::OutputCo
             std::snprintf(line, sizeof line, "%5zu  %.5e  %.7f  %.7f", l, d.relativeRmse, d.meanCosine, d.minCosine);
             out += line;
             if (c.mixtureOfExperts)
-                out += format("  %6.2f %%", 100.0 * d.routingChangedFraction);
+                out += d.routingCompared ? format("  %6.2f %%", 100.0 * d.routingChangedFraction) : std::string("        -");
             out += "\n";
         }
     }
+    if (!c.routingNote.empty())
+        out += "note: " + c.routingNote + "\n";
     if (c.mixtureOfExperts) {
         out += "expert routing counts per layer (base -> Q):\n";
         for (std::size_t l = 0; l < c.expertCountsReference.size(); ++l) {
             out += "  layer " + std::to_string(l) + ":";
+            if (l < c.layers.size() && !c.layers[l].routingCompared) {
+                out += " dense (in one model or both)\n";
+                continue;
+            }
             for (std::size_t e = 0; e < c.expertCountsReference[l].size(); ++e)
                 out += " " + std::to_string(c.expertCountsReference[l][e]) + "->" + std::to_string(c.expertCountsOther[l][e]);
             out += "\n";
@@ -115,11 +121,18 @@ void appendJson(gguf::JsonWriter& json, const std::string& label, const gguf::Ou
         json.value(d.minCosine);
         if (c.mixtureOfExperts) {
             json.key("routing_changed_fraction");
-            json.value(d.routingChangedFraction);
+            if (d.routingCompared)
+                json.value(d.routingChangedFraction);
+            else
+                json.null();  // dense in one of the models: no router to compare
         }
         json.endObject();
     }
     json.endArray();
+    if (!c.routingNote.empty()) {
+        json.key("routing_note");
+        json.value(c.routingNote);
+    }
     if (c.mixtureOfExperts) {
         for (const auto& [key, counts] : {std::pair{"expert_counts_reference", &c.expertCountsReference}, {"expert_counts", &c.expertCountsOther}}) {
             json.key(key);

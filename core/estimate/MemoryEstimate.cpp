@@ -2,6 +2,7 @@
 
 #include "core/estimate/ComputeBuffer.h"
 #include "core/estimate/EstimateShape.h"
+#include "core/gguf/HyperparameterReader.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>
@@ -84,8 +85,10 @@ Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions&
     if (options.ubatch == 0 || options.batch == 0 || options.sequences == 0)
         return fail("the batch, the ubatch and the number of sequences must be at least 1");
 
-    const std::uint64_t context =
-        options.contextLength ? options.contextLength : model.metadataUInt(shape.architecture + ".context_length").value_or(0);
+    HyperparameterReader hyperparameters(model, shape.architecture + ".", "the memory estimate");
+    const auto context = options.contextLength ? options.contextLength : static_cast<std::uint64_t>(hyperparameters.count("context_length", 0));
+    if (!hyperparameters.ok())
+        return hyperparameters.error();
     if (context == 0)
         return fail("the model does not state its context length (" + shape.architecture + ".context_length); give one");
     if (context > kMaxContext)

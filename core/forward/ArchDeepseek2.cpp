@@ -15,9 +15,13 @@ const BlockDescription& deepseek2BlockDescription()
         .rope = RopePairing::Adjacent,
         .multiHeadLatentAttention = true,
         .yarnLogMultiplierInTenths = true,
+        .deepseekLoadRules = true,
         .gating = ExpertGating::Softmax,
-        .sharedExpertsFromCount = true,
+        .expertWidth = ExpertWidth::KeyRequired,
+        .sharedExperts = SharedExperts::FromCount,
+        .readsRoutingKeys = true,
         .normalizeExpertWeights = false,
+        .readsVocabSize = true,
     };
     return description;
 }

@@ -16,9 +16,12 @@ const BlockDescription& glm4MoeBlockDescription()
         .rope = RopePairing::Halves,
         .allowsProjectionBiases = true,
         .allowsQkNorm = true,
+        .ropeSectionsRefused = true,
         .feedForwardNorm = "post_attention_norm",
         .gating = ExpertGating::Sigmoid,
-        .sharedExpertsFromCount = true,
+        .expertWidth = ExpertWidth::KeyRequired,
+        .sharedExperts = SharedExperts::FromCount,
+        .readsRoutingKeys = true,
         .normalizeExpertWeights = false,
     };
     return description;

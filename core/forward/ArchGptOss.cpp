@@ -15,11 +15,13 @@ const BlockDescription& gptOssBlockDescription()
         .rope = RopePairing::Halves,
         .allowsProjectionBiases = true,
         .hasAttentionSinks = true,
+        .slidingWindows = SlidingWindows::Always,
         .defaultSlidingPattern = 2,
         .slidingRope = SlidingRope::SameAsGlobal,
         .feedForwardNorm = "post_attention_norm",
         .activation = FeedForwardActivation::SwigluOai,
         .gating = ExpertGating::SoftmaxSelected,
+        .expertWidth = ExpertWidth::KeyRequired,
         .normalizeExpertWeights = false,
     };
     return description;

@@ -11,8 +11,11 @@ const BlockDescription& llamaBlockDescription()
     static const BlockDescription description{
         .architecture = "llama",
         .rope = RopePairing::Adjacent,
+        .ropeWholeHead = true,
         .gating = ExpertGating::Softmax,
+        .expertWidth = ExpertWidth::FeedForwardLength,
         .normalizeExpertWeights = true,
+        .readsVocabSize = true,
     };
     return description;
 }

@@ -13,6 +13,7 @@ const BlockDescription& phi3BlockDescription()
         .rope = RopePairing::Halves,
         .fusedQkv = true,
         .scaleQueryFirst = true,
+        .slidingWindows = SlidingWindows::Disabled,
         .fusedGateUp = true,
     };
     return description;

@@ -17,7 +17,8 @@ const BlockDescription& qwen35MoeBlockDescription()
         .defaultFullAttentionInterval = 4,
         .feedForwardNorm = "post_attention_norm",
         .gating = ExpertGating::Softmax,
-        .readsExpertWeightsScale = false,
+        .expertWidth = ExpertWidth::KeyOrPerUsed,
+        .sharedExperts = SharedExperts::WidthKey,
         .normalizeExpertWeights = true,
     };
     return description;

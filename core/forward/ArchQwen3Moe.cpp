@@ -12,6 +12,7 @@ const BlockDescription& qwen3MoeBlockDescription()
         .rope = RopePairing::Halves,
         .allowsQkNorm = true,
         .gating = ExpertGating::Softmax,
+        .expertWidth = ExpertWidth::KeyOrPerUsed,
         .normalizeExpertWeights = true,
     };
     return description;

@@ -140,7 +140,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                                                             : std::span<const float>{};
     const RopeParameters rope{block.rope, shape.ropeDimensions, sliding ? h.ropeFreqBaseSliding : h.ropeFreqBase,
                               sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, factors, h.ropeSections,
-                              h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
+                              h.ropeYarn, h.ropeAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
                               c.options.emulatesLlamaCpp()};
     applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
     if (ownKv)

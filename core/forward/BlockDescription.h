@@ -35,6 +35,37 @@ enum class ExpertGating {
 // `rope.freq_base_swa`: llama.cpp's hparams default (10000, scale 1) or the global layers' values.
 enum class SlidingRope { Default10000, SameAsGlobal };
 
+// How the architecture's load_arch_hparams reads its sliding window (llama_hparams::swa_type).
+enum class SlidingWindows {
+    None,           // no window; the sliding keys are not read
+    Disabled,       // attention.sliding_window is read, then switched off (phi3: "Phi SWA is disabled")
+    Always,         // a window (defaultSlidingWindow when absent; required when that is 0) and a period
+    WhenWindowKey,  // only when the file has a window above 0 (gemma3); then a period
+    PerLayerFlags,  // window required, sliding_window_pattern required: one flag per layer (gemma4)
+};
+
+// How the routed experts' width (expert_feed_forward_length) is read.
+enum class ExpertWidth {
+    FeedForwardLength,  // not read: the experts are feed_forward_length wide (llama / Mixtral)
+    KeyOrPerUsed,       // optional; absent or 0: feed_forward_length / expert_used_count (Qwen MoE)
+    Key,                // optional; absent: 0, which no expert tensor fits (gemma4)
+    KeyRequired,        // required (gpt-oss, DeepSeek, GLM)
+};
+
+// How the shared experts' width is read.
+enum class SharedExperts {
+    None,       // no key is read; shared-expert tensors, if any, are feed_forward_length wide
+    WidthKey,   // expert_shared_feed_forward_length; absent or 0: feed_forward_length (qwen35moe)
+    FromCount,  // expert_shared_count (required) experts of the routed width (DeepSeek, GLM)
+};
+
+// How final_logit_softcapping is read.
+enum class FinalSoftcap {
+    None,      // not read: no softcap
+    Optional,  // read (defaultFinalSoftcap when absent); 0 = none
+    Always,    // applied whatever it is: must be above 0 (gemma2: llama.cpp divides by it)
+};
+
 struct BlockDescription {
     std::string_view architecture;  // general.architecture value this block serves
     RopePairing rope = RopePairing::Adjacent;
@@ -58,25 +89,37 @@ struct BlockDescription {
     // attn_k_b / attn_v_b): q from attn_q or attn_q_a + norm + attn_q_b, a compressed kv from
     // attn_kv_a_mqa, the no-rope part of q absorbed through attn_k_b, one shared latent head.
     bool multiHeadLatentAttention = false;
-    // DeepSeek's converter writes rope.scaling.yarn_log_multiplier as 0.1 x mscale_all_dim:
-    // llama.cpp divides it by 0.1 and also takes it as mscale (deepseek2's YaRN fix).
+    // rope.scaling.yarn_log_multiplier is read (deepseek2 only), written by DeepSeek's converter
+    // as 0.1 x mscale_all_dim: llama.cpp divides it by 0.1 and also takes it as mscale (its YaRN fix).
     bool yarnLogMultiplierInTenths = false;
+    // deepseek2's load_arch_hparams: "lite" models (26 or 27 layers, or 48 with a 128256-token
+    // vocabulary) read no q_lora_rank; without expert_gating_func, GLM-4.7-Lite (47 or 48 layers,
+    // 154880 tokens) gates by sigmoid; attention.temperature_scale (not run here) is read.
+    bool deepseekLoadRules = false;
+    bool ropeWholeHead = false;  // rope.dimension_count must equal key_length (llama: "invalid n_rot")
+    // rope.dimension_sections is read but not run (glm4moe: multi-section rope for GLM-4.5V):
+    // a file whose sections turn it on (the first two above 0) is refused.
+    bool ropeSectionsRefused = false;
 
     // Hybrid stacks (Qwen3.5): Gated DeltaNet recurrent layers beside full attention; layer il is
     // full attention iff (il + 1) % full_attention_interval == 0 (this default when the key is
     // absent). 0 = every layer is attention.
     unsigned defaultFullAttentionInterval = 0;
 
-    // Sliding-window attention: llama.cpp's defaults when the keys are absent (window 0 = the
-    // architecture has none unless the file says so). Layer il is local when
-    // il % pattern < pattern - 1 (llama_hparams::set_swa_pattern).
+    // Sliding-window attention and llama.cpp's defaults when the keys are absent. Layer il is
+    // local when il % pattern < pattern - 1 (llama_hparams::set_swa_pattern).
+    SlidingWindows slidingWindows = SlidingWindows::None;
     long long defaultSlidingWindow = 0;
     unsigned defaultSlidingPattern = 0;
     SlidingRope slidingRope = SlidingRope::Default10000;
-    // Softcaps llama.cpp applies when the keys are absent (0 = none unless the file has the key).
-    bool attentionSoftcap = false;  // tanh(kq / cap) * cap before the softmax
+    // Softcaps, with llama.cpp's defaults when the keys are absent.
+    bool attentionSoftcap = false;  // attn_logit_softcapping: tanh(kq / cap) * cap before the softmax, cap above 0
     float defaultAttentionSoftcap = 0.0f;
+    FinalSoftcap finalSoftcap = FinalSoftcap::None;
     float defaultFinalSoftcap = 0.0f;
+    // The query scale of the 27B form (gemma2: 46 layers, gemma3: 62), which llama.cpp picks by the
+    // layer count: 1/sqrt(n_embd / n_head) instead of 1/sqrt(key_length). 0: none.
+    long long wideQueryScaleLayers = 0;
 
     // Norms and residual stream.
     bool embeddingScaled = false;  // token embeddings * sqrt(n_embd) (gemma)
@@ -86,15 +129,17 @@ struct BlockDescription {
     // Feed-forward.
     FeedForwardActivation activation = FeedForwardActivation::Silu;
     bool fusedGateUp = false;  // ffn_up.weight holds the gate rows, then the up rows (phi3)
-    ExpertGating gating = ExpertGating::Softmax;
-    // Without expert_shared_feed_forward_length the shared experts are expert_shared_count
-    // experts wide (DeepSeek, GLM); false: feed_forward_length wide (Qwen).
-    bool sharedExpertsFromCount = false;
-    // Experts' weights scale from `expert_weights_scale` (false: ignored, as qwen35moe does).
-    bool readsExpertWeightsScale = true;
+    ExpertGating gating = ExpertGating::Softmax;  // expert_gating_func absent or 0 (when read)
+    ExpertWidth expertWidth = ExpertWidth::FeedForwardLength;
+    SharedExperts sharedExperts = SharedExperts::None;
+    // leading_dense_block_count, expert_weights_scale, expert_weights_norm and expert_gating_func
+    // are read (DeepSeek, GLM); otherwise every layer routes, no scale, the block's norm and gating.
+    bool readsRoutingKeys = false;
     // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
-    // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides.
+    // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides
+    // where it is read.
     bool normalizeExpertWeights = true;
+    bool readsVocabSize = false;  // vocab_size is read (llama, deepseek2): only its type matters here
 
     // Gemma 4 (src/models/gemma4-iswa.cpp). Per-layer shapes: head_count, head_count_kv and
     // feed_forward_length may be per-layer arrays, sliding_window_pattern a per-layer bool array,

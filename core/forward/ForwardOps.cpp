@@ -48,8 +48,9 @@ void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t h
             const int kind = sector % 3;
             turns[static_cast<std::size_t>(i)] = sector < 3 * rope.sections[static_cast<std::size_t>(kind)];
         }
+    // ggml's rope_yarn: cos and sin times attn_factor, and YaRN's magnitude correction on top;
     // ggml_rope_yarn_corr_dims: the pair range over which YaRN blends.
-    float corrLow = 0.0f, corrHigh = 0.0f, mscale = 1.0f;
+    float corrLow = 0.0f, corrHigh = 0.0f, mscale = rope.attnFactor;
     if (rope.yarn) {
         const auto corrDim = [&](float beta) {
             return static_cast<float>(rope.dimensions)

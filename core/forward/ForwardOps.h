@@ -26,8 +26,9 @@ struct RopeParameters {
     // Multi-section rope (IMROPE) for text: the pairs of the t, h and w sections turn with the
     // position, the others (the fourth section) stay at position 0. All zero: plain rope.
     std::array<int, 4> sections{};
-    // YaRN (ggml's rope_yarn): ext_factor 1 blends interpolated and extrapolated angles by the
-    // ramp between the correction dims; cos and sin are scaled by attnFactor (1 + 0.1 ln(1/scale)).
+    // cos and sin are scaled by attnFactor (llama.cpp's attn_factor: rope.scaling.attn_factor,
+    // with YaRN's factor). YaRN (ggml's rope_yarn): ext_factor 1 blends interpolated and
+    // extrapolated angles by the ramp between the correction dims and scales by (1 + 0.1 ln(1/scale)) more.
     bool yarn = false;
     float attnFactor = 1.0f;
     float betaFast = 32.0f;
@@ -37,8 +38,7 @@ struct RopeParameters {
     bool asGgml = false;
 };
 
-// ggml_rope_ext without YaRN (ext_factor 0, attn_factor 1) on `heads` heads of `headSize` per
-// token; token t sits at position t.
+// ggml_rope_ext on `heads` heads of `headSize` per token; token t sits at position t.
 void applyRope(float* x, std::int64_t tokens, std::int64_t heads, std::int64_t headSize, const RopeParameters& rope);
 
 struct AttentionSpec {

@@ -91,7 +91,7 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
         std::copy_n(kvPe.begin() + t * (lora + rope) + lora, rope, kPe.begin() + t * rope);
     }
     const RopeParameters ropeParameters{h.block->rope, rope, h.ropeFreqBase, h.ropeFreqScale, {}, {},
-                                        h.ropeYarn, h.yarnAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
+                                        h.ropeYarn, h.ropeAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
                               c.options.emulatesLlamaCpp()};
     applyRope(kPe.data(), T, 1, rope, ropeParameters);
     latent = c.rmsNormed(latent, lora, *kvaNorm);
@@ -115,10 +115,9 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
         std::copy_n(latent.begin() + t * lora, lora, keys.begin() + t * keySize);
         std::copy_n(kPe.begin() + t * rope, rope, keys.begin() + t * keySize + lora);
     }
-    // kq_scale = mscale^2 / sqrt(key_length_mla), mscale from YaRN's attention factor and the
-    // log multiplier (1 without YaRN).
-    const float attnFactor = h.ropeYarn ? h.yarnAttnFactor : 1.0f;
-    const float original = attnFactor * (1.0f + 0.1f * std::log(1.0f / h.ropeFreqScale));
+    // kq_scale = mscale^2 / sqrt(key_length_mla), mscale from the rope's attention factor (YaRN's,
+    // times rope.scaling.attn_factor) and the log multiplier.
+    const float original = h.ropeAttnFactor * (1.0f + 0.1f * std::log(1.0f / h.ropeFreqScale));
     const float mscale = original * (1.0f + 0.1f * h.yarnLogMultiplier * std::log(1.0f / h.ropeFreqScale));
     const float scale = 1.0f * mscale * mscale / std::sqrt(static_cast<float>(headK));
     const AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulatesLlamaCpp(), c.options.executor};

@@ -1,6 +1,8 @@
 #pragma once
 // The numbers a forward pass needs, read from a model's metadata (`<arch>.*` keys) and checked
-// against its tensors, the way llama.cpp's llama_model_loader reads them, with its defaults.
+// against its tensors, the way llama.cpp's llama_model_loader reads them, with its defaults: each
+// key llama.cpp reads for the architecture, in the type it reads it (HyperparameterReader.h), and
+// no key it does not read.
 
 #include "core/base/Result.h"
 #include "core/forward/BlockDescription.h"
@@ -31,36 +33,41 @@ struct ModelHyperparameters {
     const BlockDescription* block = nullptr;
     std::int64_t vocabularySize = 0;  // rows of token_embd.weight
     std::int64_t embeddingLength = 0;
+    std::int64_t contextLength = 0;   // context_length (llama.cpp's n_ctx_train)
     std::int64_t layerCount = 0;
     std::int64_t feedForwardLength = 0;
     std::int64_t headCount = 0;
     std::int64_t headCountKv = 0;
     std::int64_t headDimension = 0;  // attention.key_length, default embedding / heads
-    std::int64_t valueDimension = 0; // attention.value_length, default headDimension
+    std::int64_t valueDimension = 0; // attention.value_length, default embedding / heads
     std::int64_t ropeDimensions = 0; // rope.dimension_count, default headDimension
     float ropeFreqBase = 10000.0f;
     float ropeFreqScale = 1.0f;      // 1 / rope.scaling.factor (linear and YaRN scaling)
     // YaRN (rope.scaling.type yarn), as llama_context sets it up: ext_factor 1, the attention
     // factor that cancels ggml's own magnitude correction, the correction dims from beta 32 / 1.
     bool ropeYarn = false;
-    float yarnAttnFactor = 1.0f;
+    // What rope multiplies cos and sin by (llama_context's yarn_attn_factor): YaRN's factor above
+    // times rope.scaling.attn_factor, which applies with or without YaRN.
+    float ropeAttnFactor = 1.0f;
     float yarnBetaFast = 32.0f;
     float yarnBetaSlow = 1.0f;
     float yarnLogMultiplier = 0.0f;        // rope.scaling.yarn_log_multiplier as llama.cpp keeps it
     std::int64_t yarnOriginalContext = 0;  // rope.scaling.original_context_length, default context_length
     float rmsEpsilon = 1e-5f;
-    float attentionScale = 0.0f;     // attention.scale; 0 = 1/sqrt(headDimension)
+    float attentionScale = 0.0f;     // the scores' scale when the block sets one; 0 = 1/sqrt(key length)
     float attentionSoftcap = 0.0f;   // attn_logit_softcapping when the block applies one; 0 = none
     float finalSoftcap = 0.0f;       // final_logit_softcapping; 0 = none
-    // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1.
+    // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1
+    // (every layer when the pattern is 0), or as slidingLayers says.
     std::int64_t slidingWindow = 0;
     std::int64_t slidingPattern = 0;
     float ropeFreqBaseSliding = 10000.0f;  // rope.freq_base_swa (or the block's default)
     float ropeFreqScaleSliding = 1.0f;
     std::array<int, 4> ropeSections{};  // rope.dimension_sections (multi-section rope), pairs per section
     // Hybrid stacks: layer il is recurrent (Gated DeltaNet) unless (il + 1) % interval == 0;
-    // 0 = no recurrent layers.
+    // 0 = no recurrent layers. attention.recurrent_layers (a flag per layer) overrides it.
     std::int64_t fullAttentionInterval = 0;
+    std::vector<char> recurrentLayers;  // [layerCount] from attention.recurrent_layers, else empty
     std::int64_t ssmConvKernel = 0;   // ssm.conv_kernel
     std::int64_t ssmStateSize = 0;    // ssm.state_size: key (and value) head size
     std::int64_t ssmGroupCount = 0;   // ssm.group_count: key heads
@@ -98,19 +105,27 @@ struct ModelHyperparameters {
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
     bool isExpertLayer(std::int64_t layer) const { return expertCount > 0 && layer >= leadingDenseLayers; }
-    bool isRecurrentLayer(std::int64_t layer) const { return fullAttentionInterval > 0 && (layer + 1) % fullAttentionInterval != 0; }
+    bool isRecurrentLayer(std::int64_t layer) const
+    {
+        if (!recurrentLayers.empty())
+            return recurrentLayers[static_cast<std::size_t>(layer)] != 0;
+        return fullAttentionInterval > 0 && (layer + 1) % fullAttentionInterval != 0;
+    }
     bool isSlidingLayer(std::int64_t layer) const
     {
         if (!slidingLayers.empty())
             return slidingWindow > 0 && slidingLayers[static_cast<std::size_t>(layer)] != 0;
-        return slidingWindow > 0 && slidingPattern > 0 && layer % slidingPattern < slidingPattern - 1;
+        // llama_hparams::set_swa_pattern: period 0 makes every layer slide.
+        return slidingWindow > 0 && (slidingPattern == 0 || layer % slidingPattern < slidingPattern - 1);
     }
-    std::vector<char> slidingLayers;  // per layer from a bool-array sliding_window_pattern, else empty
+    std::vector<char> slidingLayers;  // per layer from a per-layer sliding_window_pattern, else empty
 };
 
 // Fails naming the key or tensor when the model is not one the pass can run: an architecture
-// without a block description, a missing or inconsistent hyperparameter, rope scaling other
-// than none/linear/yarn, per-layer arrays where the block does not read them.
+// without a block description; a key llama.cpp requires missing; a key of another type than
+// llama.cpp reads, out of range, not finite, or an array of the wrong length; values that do not
+// fit each other or the tensors; what the pass does not run (rope scaling other than
+// none/linear/yarn, different values per layer where the block reads one).
 Result<ModelHyperparameters> readHyperparameters(const Model& model);
 
 }  // namespace gguf

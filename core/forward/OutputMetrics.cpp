@@ -79,6 +79,10 @@ Status OutputComparisonBuilder::addSequence(const ForwardResult& reference, cons
     if (m_layers.empty() && compareLayers) {
         m_layers.resize(static_cast<std::size_t>(hr.layerCount));
         m_result.mixtureOfExperts = hr.isMixtureOfExperts() && ho.expertCount == hr.expertCount && ho.expertUsedCount == hr.expertUsedCount;
+        if (!m_result.mixtureOfExperts && (hr.isMixtureOfExperts() || ho.isMixtureOfExperts()))
+            m_result.routingNote = "routing not compared: the reference routes to " + std::to_string(hr.expertUsedCount) + " of "
+                                 + std::to_string(hr.expertCount) + " experts, the other model to " + std::to_string(ho.expertUsedCount)
+                                 + " of " + std::to_string(ho.expertCount) + " (their MoE layouts differ)";
         if (m_result.mixtureOfExperts) {
             m_result.expertCountsReference.assign(m_layers.size(), std::vector<std::int64_t>(static_cast<std::size_t>(hr.expertCount)));
             m_result.expertCountsOther = m_result.expertCountsReference;
@@ -131,31 +135,51 @@ Status OutputComparisonBuilder::addSequence(const ForwardResult& reference, cons
             sums.minCosine = std::min(sums.minCosine, cosine);
             ++sums.positions;
         }
-        if (!m_result.mixtureOfExperts)
-            continue;
-        const std::int64_t k = hr.expertUsedCount;
-        auto& countsRef = m_result.expertCountsReference[static_cast<std::size_t>(layer)];
-        auto& countsOther = m_result.expertCountsOther[static_cast<std::size_t>(layer)];
-        auto& changed = m_result.routingChanged[static_cast<std::size_t>(layer)];
-        if (reference.selectedExperts[static_cast<std::size_t>((layer * n + firstScored) * k)] < 0)
-            continue;  // a dense layer of an MoE model
-        for (std::int64_t t = firstScored; t < n; ++t) {
-            const auto at = static_cast<std::size_t>((layer * n + t) * k);
-            std::vector<std::int32_t> a(reference.selectedExperts.begin() + at, reference.selectedExperts.begin() + at + k);
-            std::vector<std::int32_t> b(other.selectedExperts.begin() + at, other.selectedExperts.begin() + at + k);
-            for (std::int64_t s = 0; s < k; ++s) {
-                ++countsRef[static_cast<std::size_t>(a[static_cast<std::size_t>(s)])];
-                ++countsOther[static_cast<std::size_t>(b[static_cast<std::size_t>(s)])];
-            }
-            std::sort(a.begin(), a.end());
-            std::sort(b.begin(), b.end());
-            const bool differs = a != b;
-            changed.push_back(differs ? 1 : 0);
-            ++sums.routedTokens;
-            sums.changedTokens += differs ? 1 : 0;
-        }
+        if (m_result.mixtureOfExperts)
+            addRouting(reference, other, layer, firstScored, n);
     }
     return Ok{};
+}
+
+void OutputComparisonBuilder::addRouting(const ForwardResult& reference, const ForwardResult& other, std::int64_t layer, std::int64_t first,
+                                         std::int64_t n)
+{
+    const std::int64_t k = reference.hyperparameters.expertUsedCount;
+    const std::int64_t experts = reference.hyperparameters.expertCount;
+    const auto size = static_cast<std::size_t>(reference.hyperparameters.layerCount * n * k);
+    if (reference.selectedExperts.size() != size || other.selectedExperts.size() != size)
+        return;
+    // A layer routes in a run when its experts are chosen (-1: a dense layer, ForwardResult). A
+    // layer dense in either model has no router to compare: the files' MoE layouts differ there.
+    const auto routes = [&](const ForwardResult& run) {
+        const auto at = run.selectedExperts.begin() + (layer * n + first) * k;
+        return std::all_of(at, at + (n - first) * k, [experts](std::int32_t e) { return e >= 0 && e < experts; });
+    };
+    const bool inReference = routes(reference);
+    const bool inOther = routes(other);
+    LayerSums& sums = m_layers[static_cast<std::size_t>(layer)];
+    if (inReference != inOther)
+        sums.routedInOneOnly = true;
+    if (!inReference || !inOther)
+        return;
+    auto& countsRef = m_result.expertCountsReference[static_cast<std::size_t>(layer)];
+    auto& countsOther = m_result.expertCountsOther[static_cast<std::size_t>(layer)];
+    auto& changed = m_result.routingChanged[static_cast<std::size_t>(layer)];
+    for (std::int64_t t = first; t < n; ++t) {
+        const auto at = static_cast<std::size_t>((layer * n + t) * k);
+        std::vector<std::int32_t> a(reference.selectedExperts.begin() + at, reference.selectedExperts.begin() + at + k);
+        std::vector<std::int32_t> b(other.selectedExperts.begin() + at, other.selectedExperts.begin() + at + k);
+        for (std::int64_t s = 0; s < k; ++s) {
+            ++countsRef[static_cast<std::size_t>(a[static_cast<std::size_t>(s)])];
+            ++countsOther[static_cast<std::size_t>(b[static_cast<std::size_t>(s)])];
+        }
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        const bool differs = a != b;
+        changed.push_back(differs ? 1 : 0);
+        ++sums.routedTokens;
+        sums.changedTokens += differs ? 1 : 0;
+    }
 }
 
 OutputComparison OutputComparisonBuilder::finish() const
@@ -184,8 +208,16 @@ OutputComparison OutputComparisonBuilder::finish() const
         drift.meanCosine = sums.positions > 0 ? sums.cosineSum / double(sums.positions) : 1.0;
         drift.minCosine = sums.minCosine;
         drift.routingChangedFraction = sums.routedTokens > 0 ? double(sums.changedTokens) / double(sums.routedTokens) : 0.0;
+        drift.routingCompared = sums.routedTokens > 0;
         result.layers.push_back(drift);
     }
+    std::string oneOnly;
+    for (std::size_t layer = 0; layer < m_layers.size(); ++layer)
+        if (m_layers[layer].routedInOneOnly)
+            oneOnly += (oneOnly.empty() ? "" : ", ") + std::to_string(layer);
+    if (!oneOnly.empty())
+        result.routingNote = "routing compared where both models route: layer(s) " + oneOnly
+                           + " are dense in one model and routed in the other (their MoE layouts differ)";
     return result;
 }
 

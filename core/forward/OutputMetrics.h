@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace gguf {
@@ -48,6 +49,9 @@ struct LayerDrift {
     double minCosine = 1.0;
     // MoE: tokens whose selected expert set differs from the reference's / tokens.
     double routingChangedFraction = 0.0;
+    // MoE: both models route this layer's tokens; false for a layer dense in either (no router
+    // to compare), where routingChangedFraction is 0 and routingChanged empty.
+    bool routingCompared = false;
 };
 
 struct OutputComparison {
@@ -62,9 +66,13 @@ struct OutputComparison {
     // MoE: [layer][expert] how many (token, slot) choices went to the expert, in each run.
     std::vector<std::vector<std::int64_t>> expertCountsReference;
     std::vector<std::vector<std::int64_t>> expertCountsOther;
-    // MoE: [layer][token] 1 where the expert set differs (every evaluated token, in order).
+    // MoE: [layer][token] 1 where the expert set differs (every evaluated token, in order);
+    // empty for the layers whose routing is not compared.
     std::vector<std::vector<std::uint8_t>> routingChanged;
-    bool mixtureOfExperts = false;
+    bool mixtureOfExperts = false;  // both models route to the same number of experts, top-k alike
+    // Why routing is compared on fewer layers than the reference routes, or not at all: the two
+    // models' MoE layouts differ (expert count, top-k, which layers are dense). Empty otherwise.
+    std::string routingNote;
 };
 
 class OutputComparisonBuilder {
@@ -88,7 +96,10 @@ private:
         std::int64_t positions = 0;
         std::int64_t routedTokens = 0;
         std::int64_t changedTokens = 0;
+        bool routedInOneOnly = false;  // dense in one model, routed in the other
     };
+    // Adds one layer's routing of tokens [first, n) when both runs route it.
+    void addRouting(const ForwardResult& reference, const ForwardResult& other, std::int64_t layer, std::int64_t first, std::int64_t n);
     OutputComparison m_result;
     std::vector<LayerSums> m_layers;
     double m_nllReference = 0.0;

@@ -349,15 +349,17 @@ private slots:
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("type");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("kv heads per layer, too few") << "gemma4.attention.head_count_kv" << "[1, 1, 1]" << "arr[u32]" << "has 3 values for 6 layers";
+        QTest::newRow("kv heads per layer, too few") << "gemma4.attention.head_count_kv" << "[1, 1, 1]" << "arr[u32]"
+                                                     << "needs one value for each of the 6 layers, not 3";
         QTest::newRow("kv heads per layer, zero") << "gemma4.attention.head_count_kv" << "[1, 1, 0, 1, 1, 1]" << "arr[u32]"
-                                                  << "head_count_kv[2] must be a positive whole number";
+                                                  << "head_count_kv has type arr[u32] ([6 × u32] 1, 1, 0, 1, 1, 1)";
         QTest::newRow("kv heads do not divide") << "gemma4.attention.head_count_kv" << "3" << "u32" << "must divide its head_count";
         QTest::newRow("pattern too short") << "gemma4.attention.sliding_window_pattern" << "[true, false]" << "arr[bool]"
-                                           << "sliding_window_pattern has 2 values for 6 layers";
+                                           << "sliding_window_pattern has type arr[bool] ([2 × bool] true, false)";
         QTest::newRow("ffn per layer, too many") << "gemma4.feed_forward_length" << "[96, 96, 96, 96, 192, 192, 192]" << "arr[u32]"
-                                                 << "feed_forward_length has 7 values for 6 layers";
-        QTest::newRow("all layers shared") << "gemma4.attention.shared_kv_layers" << "6" << "u32" << "shared_kv_layers must be smaller";
+                                                 << "feed_forward_length has type arr[u32] ([7 × u32] 96";
+        QTest::newRow("all layers shared") << "gemma4.attention.shared_kv_layers" << "6" << "u32"
+                                           << "shared_kv_layers has type u32 (6); the forward pass needs a u32 from 0 to 5";
         QTest::newRow("shared from nothing") << "gemma4.attention.shared_kv_layers" << "5" << "u32" << "shares the KV of layer -1";
         QTest::newRow("shared from the wrong kind") << "gemma4.attention.shared_kv_layers" << "2" << "u32" << "shares the KV of layer 2";
         QTest::newRow("huge block count") << "gemma4.block_count" << "2147483648" << "u32" << "block_count";

@@ -576,8 +576,8 @@ private slots:
         QTest::newRow("experts without tensors") << QStringLiteral("experts") << QStringLiteral("blk.0.ffn_gate_inp.weight");
         // Held against the tensors before any buffer is sized by it (it used to end in bad_alloc).
         QTest::newRow("huge block count") << QStringLiteral("layers") << QStringLiteral("block_count");
-        // A per-layer array where the pass reads one value is refused, not read as absent.
-        QTest::newRow("per-layer kv heads") << QStringLiteral("kv-array") << QStringLiteral("head_count_kv is an array");
+        // A per-layer array of another length than the layers is refused, not read as absent.
+        QTest::newRow("per-layer kv heads") << QStringLiteral("kv-array") << QStringLiteral("head_count_kv has type arr[u32]");
     }
 
     void rejectsInconsistentModels()
@@ -588,13 +588,14 @@ private slots:
         const std::int64_t e = 32, ff = 64, vocab = 16;
         std::vector<std::pair<std::string, EncodedValue>> keys{
             {"general.architecture", EncodedValue::string("llama")},
+            {"llama.context_length", EncodedValue::u32(64)},
             {"llama.embedding_length", EncodedValue::u32(e)},
             {"llama.block_count", EncodedValue::u32(change == "layers" ? 1u << 31 : 1)},
             {"llama.feed_forward_length", EncodedValue::u32(change == "ff" ? 1u << 30 : ff)},
             {"llama.attention.head_count", EncodedValue::u32(change == "heads" ? 64 : 4)},
         };
-        const std::string fourHeads("\x04\0\0\0", 4);
-        keys.push_back({"llama.attention.head_count_kv", change == "kv-array" ? *EncodedValue::fixedArray(gguf::ValueType::U32, fourHeads)
+        const std::string fourHeadsTwice("\x04\0\0\0\x04\0\0\0", 8);  // two values for one layer
+        keys.push_back({"llama.attention.head_count_kv", change == "kv-array" ? *EncodedValue::fixedArray(gguf::ValueType::U32, fourHeadsTwice)
                                                                               : EncodedValue::u32(change == "kv" ? 3 : 4)});
         if (change != "no-epsilon")
             keys.push_back({"llama.attention.layer_norm_rms_epsilon", EncodedValue::f32(1e-5f)});
@@ -626,7 +627,8 @@ private slots:
         const std::int64_t e = 32, ff = 64, vocab = 16;
         const std::vector<std::pair<std::string, EncodedValue>> keys{
             {"general.architecture", EncodedValue::string("llama")}, {"llama.embedding_length", EncodedValue::u32(e)},
-            {"llama.block_count", EncodedValue::u32(1)},              {"llama.feed_forward_length", EncodedValue::u32(ff)},
+            {"llama.context_length", EncodedValue::u32(64)},         {"llama.block_count", EncodedValue::u32(1)},
+            {"llama.feed_forward_length", EncodedValue::u32(ff)},
             {"llama.attention.head_count", EncodedValue::u32(4)},    {"llama.attention.layer_norm_rms_epsilon", EncodedValue::f32(1e-5f)}};
         const std::vector<SmallTensor> tensors{{"token_embd.weight", {e, vocab}}, {"output_norm.weight", {e}},
                                                {"blk.0.attn_norm.weight", {e}},   {"blk.0.attn_q.weight", {e, e}},

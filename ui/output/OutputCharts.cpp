@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
 namespace {
@@ -111,21 +112,28 @@ bool drawRouterMap(QCustomPlot* plot, const gguf::OutputComparison& comparison, 
 {
     plot->clearPlottables();
     setChartTitle(plot, tr("Router disagreement: %1").arg(name));
-    if (!comparison.mixtureOfExperts || comparison.routingChanged.empty()) {
+    // A layer without a router comparison (dense in either model) has no row of tokens.
+    std::size_t widest = 0;
+    for (const auto& row : comparison.routingChanged)
+        widest = std::max(widest, row.size());
+    if (!comparison.mixtureOfExperts || widest == 0) {
         plot->replot();
         return false;
     }
     const int layers = static_cast<int>(comparison.routingChanged.size());
-    const int tokens = static_cast<int>(comparison.routingChanged.front().size());
+    const int tokens = static_cast<int>(widest);
     auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
     map->data()->setSize(tokens, layers);
     map->data()->setRange(QCPRange(0, tokens - 1), QCPRange(0, layers - 1));
-    for (int l = 0; l < layers; ++l)
+    for (int l = 0; l < layers; ++l) {
+        const auto& row = comparison.routingChanged[static_cast<std::size_t>(l)];
         for (int t = 0; t < tokens; ++t)
-            map->data()->setCell(t, l, comparison.routingChanged[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)]);
+            map->data()->setCell(t, l, static_cast<std::size_t>(t) < row.size() ? row[static_cast<std::size_t>(t)] : std::nan(""));
+    }
     QCPColorGradient gradient;
     gradient.setColorStopAt(0.0, QColor(0xf0f0f0));
     gradient.setColorStopAt(1.0, QColor(0xd62728));
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);  // dense layers stay blank
     map->setGradient(gradient);
     map->setDataRange(QCPRange(0, 1));
     map->setInterpolate(false);

@@ -366,8 +366,11 @@ void OutputErrorTab::showCandidate()
     m_text->setHtml(outputTokenHtml(name, c, m_tokens, [this](std::int32_t id) { return tokenText(id); }));
     const bool routed = drawRouterMap(m_router, c, name);
     m_views->setTabEnabled(RouterView, routed);
+    m_router->setToolTip(QString::fromStdString(c.routingNote));
     if (routed)
         m_routerPlaceholder->hide();
+    else if (!c.routingNote.empty())
+        m_routerPlaceholder->show(tr("No router map: %1.").arg(QString::fromStdString(c.routingNote)));
     else
         m_routerPlaceholder->show(tr("%1 has no experts to route: no router map.").arg(m_referenceName));
 }

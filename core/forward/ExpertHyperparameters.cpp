@@ -1,0 +1,111 @@
+// The MoE keys: the common ones and llama.cpp's checks of them (llama_model_base::load_hparams),
+// then what each architecture's load_arch_hparams reads (BlockDescription::expertWidth,
+// sharedExperts, readsRoutingKeys).
+
+#include "core/forward/HyperparameterParts.h"
+
+namespace gguf {
+
+namespace {
+
+constexpr std::int64_t kMaxExperts = 1024;  // LLAMA_MAX_EXPERTS
+
+// llama.cpp's GGML_ASSERTs on the expert counts (a failed one aborts llama.cpp; here a refusal).
+void checkExpertCounts(HyperparameterReader& r, const ModelHyperparameters& h)
+{
+    const std::string experts = std::to_string(h.expertCount);
+    if (h.expertCount == 0) {
+        if (h.expertUsedCount != 0)
+            r.refuse("expert_used_count", "a model without expert_count routes no experts");
+        else if (h.expertGroupCount != 0)
+            r.refuse("expert_group_count", "a model without expert_count has no expert groups");
+        return;
+    }
+    if (h.expertUsedCount == 0 || h.expertUsedCount > h.expertCount)
+        r.refuse("expert_used_count", "it must be from 1 to expert_count (" + experts + ")");
+    else if (h.expertGroupCount >= h.expertCount)
+        r.refuse("expert_group_count", "it must be below expert_count (" + experts + ")");
+    else if (h.expertGroupCount > 1
+             && (h.expertCount % h.expertGroupCount != 0 || h.expertCount / h.expertGroupCount < 2 || h.expertGroupUsedCount == 0
+                 || h.expertGroupUsedCount >= h.expertGroupCount))
+        r.refuse("expert_group_count", "it must divide expert_count (" + experts
+                                           + ") into groups of two or more experts, with expert_group_used_count from 1 to one below it");
+}
+
+void readRoutingKeys(HyperparameterReader& r, const Model& model, std::int64_t allLayers, ModelHyperparameters& h)
+{
+    const BlockDescription& block = *h.block;
+    h.leadingDenseLayers = r.count("leading_dense_block_count", 0, 0, allLayers);
+    h.expertWeightsScale = r.real("expert_weights_scale", 0.0f);
+    h.normalizeExpertWeights = r.flag("expert_weights_norm", block.normalizeExpertWeights);
+    // llama_expert_gating_func_type: 0 none (the architecture's default), 1 softmax, 2 sigmoid,
+    // 3 softmax of the selected; 4 (sqrt of softplus) is not run here.
+    const std::int64_t gating = r.count("expert_gating_func", 0);
+    if (!r.ok())
+        return;
+    h.expertGating = block.gating;
+    if (gating == 0 && block.deepseekLoadRules && (h.layerCount == 47 || h.layerCount == 48)
+        && declaredVocabularySize(r, model) == 154880)
+        h.expertGating = ExpertGating::Sigmoid;  // GLM-4.7-Lite converted as deepseek2
+    else if (gating == 1)
+        h.expertGating = ExpertGating::Softmax;
+    else if (gating == 2)
+        h.expertGating = ExpertGating::Sigmoid;
+    else if (gating == 3)
+        h.expertGating = ExpertGating::SoftmaxSelected;
+    else if (gating != 0)
+        r.refuse("expert_gating_func", "the forward pass runs 1 (softmax), 2 (sigmoid) and 3 (softmax of the selected)");
+}
+
+}  // namespace
+
+void readExpertKeys(HyperparameterReader& r, const Model& model, std::int64_t allLayers, ModelHyperparameters& h)
+{
+    const BlockDescription& block = *h.block;
+    h.expertUsedCount = oneForAllLayers(r, "expert_used_count", allLayers, 0, 0, kMaxExperts);
+    h.expertGroupCount = r.count("expert_group_count", 0, 0, kMaxExperts);
+    h.expertGroupUsedCount = r.count("expert_group_used_count", 0, 0, kMaxExperts);
+    if (!r.ok())
+        return;
+    checkExpertCounts(r, h);
+
+    switch (block.expertWidth) {
+    case ExpertWidth::FeedForwardLength:
+        h.expertFeedForwardLength = h.feedForwardLength;
+        break;
+    case ExpertWidth::KeyOrPerUsed: {
+        const std::int64_t width = oneForAllLayers(r, "expert_feed_forward_length", allLayers, 0, 0);
+        h.expertFeedForwardLength = width != 0 || h.expertUsedCount == 0 ? width : h.feedForwardLength / h.expertUsedCount;
+        break;
+    }
+    case ExpertWidth::Key:
+        h.expertFeedForwardLength = oneForAllLayers(r, "expert_feed_forward_length", allLayers, 0, 0);
+        break;
+    case ExpertWidth::KeyRequired:
+        h.expertFeedForwardLength = oneForAllLayers(r, "expert_feed_forward_length", allLayers, std::nullopt, 0);
+        break;
+    }
+    switch (block.sharedExperts) {
+    case SharedExperts::None:
+        h.sharedExpertFeedForwardLength = h.feedForwardLength;
+        break;
+    case SharedExperts::WidthKey: {
+        const std::int64_t width = r.count("expert_shared_feed_forward_length", 0);
+        h.sharedExpertFeedForwardLength = width != 0 ? width : h.feedForwardLength;
+        break;
+    }
+    case SharedExperts::FromCount:
+        h.sharedExpertFeedForwardLength = h.expertFeedForwardLength * r.requiredCount("expert_shared_count", 0, kMaxExperts);
+        break;
+    }
+    if (block.readsRoutingKeys)
+        readRoutingKeys(r, model, allLayers, h);
+    else {
+        h.expertGating = block.gating;
+        h.normalizeExpertWeights = block.normalizeExpertWeights;
+    }
+    if (r.ok() && h.expertCount > 0 && h.expertFeedForwardLength <= 0)
+        r.refuse("expert_feed_forward_length", "the experts need a width above 0");
+}
+
+}  // namespace gguf
