@@ -150,6 +150,42 @@ private slots:
         QCOMPARE(result.routingChanged[1], (std::vector<std::uint8_t>{1, 0, 1}));
     }
 
+    // A layer dense in either model (-1 for its experts, ForwardResult) has no router to
+    // compare: it counts no expert in either run (the other model's -1 once went to
+    // countsOther[-1], corrupting the heap) and the comparison says the layouts differ.
+    void denseLayerInEitherModelIsNotRouted()
+    {
+        // 3 layers, 3 tokens, width 2; 4 experts, 2 used. Layer 0 is dense in the other model,
+        // layer 2 in the reference; layer 1 routes in both.
+        auto ref = makeRun(3, 2, std::vector<float>(6, 0.0f));
+        auto other = ref;
+        for (auto* run : {&ref, &other}) {
+            run->hyperparameters.layerCount = 3;
+            run->hyperparameters.embeddingLength = 2;
+            run->hyperparameters.expertCount = 4;
+            run->hyperparameters.expertUsedCount = 2;
+            run->hidden.assign(3 * 3 * 2, 1.0f);
+        }
+        ref.selectedExperts = {0, 1, 2, 3, 1, 0, /* layer 1 */ 0, 1, 0, 1, 2, 3, /* layer 2 */ -1, -1, -1, -1, -1, -1};
+        other.selectedExperts = {-1, -1, -1, -1, -1, -1, /* layer 1 */ 0, 2, 1, 0, 3, 2, /* layer 2 */ 3, 2, 1, 0, 0, 1};
+        gguf::OutputComparisonBuilder builder;
+        QVERIFY(builder.addSequence(ref, other, std::vector<std::int32_t>{0, 1, 0}, 0, 2));
+        const auto result = builder.finish();
+        QVERIFY(result.mixtureOfExperts);
+        for (const std::size_t dense : {std::size_t{0}, std::size_t{2}}) {
+            QCOMPARE(result.expertCountsReference[dense], (std::vector<std::int64_t>{0, 0, 0, 0}));
+            QCOMPARE(result.expertCountsOther[dense], (std::vector<std::int64_t>{0, 0, 0, 0}));
+            QVERIFY(result.routingChanged[dense].empty());
+            QVERIFY(!result.layers[dense].routingCompared);
+            QCOMPARE(result.layers[dense].routingChangedFraction, 0.0);
+        }
+        QVERIFY(result.layers[1].routingCompared);
+        QCOMPARE(result.routingChanged[1], (std::vector<std::uint8_t>{1, 0, 0}));  // {0,1}->{0,2}, {0,1} and {2,3} the same
+        QCOMPARE(result.expertCountsOther[1], (std::vector<std::int64_t>{2, 1, 2, 1}));
+        QVERIFY2(result.routingNote.find("layer(s) 0, 2 are dense in one model and routed in the other") != std::string::npos,
+                 result.routingNote.c_str());
+    }
+
     void mismatchedRunsFail()
     {
         const auto a = makeRun(2, 4, std::vector<float>(8));
