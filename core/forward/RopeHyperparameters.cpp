@@ -53,6 +53,14 @@ void readRopeKeys(HyperparameterReader& r, ModelHyperparameters& h)
             r.refuse("rope.scaling.original_context_length", "YaRN rope scaling needs an original context (or context_length) above 0");
     }
     h.ropeAttnFactor *= attnFactor;  // with or without YaRN
+    // A finite factor can still make these overflow (a scale of 1e-45, a multiplier near the
+    // f32 maximum divided by 0.1): llama.cpp would compute inf and NaN logits.
+    if (!std::isfinite(h.ropeFreqScale))
+        r.refuse(r.has("rope.scaling.factor") ? "rope.scaling.factor" : "rope.scale_linear", "its inverse, the frequency scale, is not finite");
+    else if (!std::isfinite(h.yarnLogMultiplier))
+        r.refuse("rope.scaling.yarn_log_multiplier", "divided by 0.1 (as llama.cpp reads deepseek2's) it is not finite");
+    else if (!std::isfinite(h.ropeAttnFactor))
+        r.refuse("rope.scaling.attn_factor", "the attention factor it makes with YaRN's is not finite");
 }
 
 }  // namespace gguf

@@ -84,15 +84,23 @@ void HyperparameterReader::missing(std::string_view name)
     fail(m_reader + " needs metadata key " + key(name));
 }
 
-std::int64_t HyperparameterReader::count(std::string_view name, std::int64_t fallback, std::int64_t minimum, std::int64_t maximum)
+const MetadataEntry* HyperparameterReader::ofType(std::string_view name, ValueType type, const char* what)
 {
     const MetadataEntry* entry = find(name);
     if (!entry || m_error)
-        return fallback;
-    if (entry->value.type() != ValueType::U32) {
-        refuseEntry(*entry, m_reader + " needs a u32 (an unsigned 32-bit integer), as llama.cpp reads it");
-        return fallback;
+        return nullptr;
+    if (entry->value.type() != type) {
+        refuseEntry(*entry, m_reader + " needs " + what + ", as llama.cpp reads it");
+        return nullptr;
     }
+    return entry;
+}
+
+std::int64_t HyperparameterReader::count(std::string_view name, std::int64_t fallback, std::int64_t minimum, std::int64_t maximum)
+{
+    const MetadataEntry* entry = ofType(name, ValueType::U32, "a u32 (an unsigned 32-bit integer)");
+    if (!entry)
+        return fallback;
     return element(*entry, entry->value, minimum, maximum, "a u32 " + rangeText(minimum, maximum)).value_or(fallback);
 }
 
@@ -105,13 +113,9 @@ std::int64_t HyperparameterReader::requiredCount(std::string_view name, std::int
 
 float HyperparameterReader::real(std::string_view name, float fallback, float minimum, float maximum)
 {
-    const MetadataEntry* entry = find(name);
-    if (!entry || m_error)
+    const MetadataEntry* entry = ofType(name, ValueType::F32, "an f32 (a 32-bit float)");
+    if (!entry)
         return fallback;
-    if (entry->value.type() != ValueType::F32) {
-        refuseEntry(*entry, m_reader + " needs an f32 (a 32-bit float), as llama.cpp reads it");
-        return fallback;
-    }
     const auto value = static_cast<float>(*entry->value.toDouble());
     if (!std::isfinite(value) || value < minimum || value > maximum) {
         refuseEntry(*entry, m_reader + " needs a finite f32" + rangeText(minimum, maximum));
@@ -129,26 +133,14 @@ float HyperparameterReader::requiredReal(std::string_view name, float minimum, f
 
 bool HyperparameterReader::flag(std::string_view name, bool fallback)
 {
-    const MetadataEntry* entry = find(name);
-    if (!entry || m_error)
-        return fallback;
-    if (entry->value.type() != ValueType::Bool) {
-        refuseEntry(*entry, m_reader + " needs a bool, as llama.cpp reads it");
-        return fallback;
-    }
-    return *entry->value.toBool();
+    const MetadataEntry* entry = ofType(name, ValueType::Bool, "a bool");
+    return entry ? *entry->value.toBool() : fallback;
 }
 
 std::string HyperparameterReader::text(std::string_view name, std::string fallback)
 {
-    const MetadataEntry* entry = find(name);
-    if (!entry || m_error)
-        return fallback;
-    if (entry->value.type() != ValueType::String) {
-        refuseEntry(*entry, m_reader + " needs a string, as llama.cpp reads it");
-        return fallback;
-    }
-    return std::string(entry->value.toStringView());
+    const MetadataEntry* entry = ofType(name, ValueType::String, "a string");
+    return entry ? std::string(entry->value.toStringView()) : fallback;
 }
 
 std::optional<std::int64_t> HyperparameterReader::element(const MetadataEntry& entry, const MetadataValue& value, std::int64_t minimum,

@@ -77,6 +77,8 @@ public:
 
 private:
     const MetadataEntry* find(std::string_view name) const;
+    // The entry when present, after no refusal, and of `type`; refused (what: "a bool") when of another.
+    const MetadataEntry* ofType(std::string_view name, ValueType type, const char* what);
     std::string key(std::string_view name) const { return m_prefix + std::string(name); }
     // "<key> has type T (value); <reader> needs <what>" at the key's offset.
     void refuseEntry(const MetadataEntry& entry, const std::string& needs);

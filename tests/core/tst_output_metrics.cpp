@@ -29,6 +29,15 @@ gguf::ForwardResult makeRun(std::int64_t tokens, std::int64_t vocabulary, std::v
     return run;
 }
 
+// The shape of a small MoE run: `layers` layers of width 2, 4 experts of which 2 are used.
+void setMoeShape(gguf::ForwardResult& run, std::int64_t layers)
+{
+    run.hyperparameters.layerCount = layers;
+    run.hyperparameters.embeddingLength = 2;
+    run.hyperparameters.expertCount = 4;
+    run.hyperparameters.expertUsedCount = 2;
+}
+
 // softmax in long double
 std::vector<long double> probabilities(const std::vector<float>& logits, std::size_t first, std::size_t width)
 {
@@ -119,12 +128,8 @@ private slots:
         // 2 layers, 3 tokens, width 2; 4 experts, 2 used.
         auto ref = makeRun(3, 2, std::vector<float>(6, 0.0f));
         auto other = ref;
-        for (auto* run : {&ref, &other}) {
-            run->hyperparameters.layerCount = 2;
-            run->hyperparameters.embeddingLength = 2;
-            run->hyperparameters.expertCount = 4;
-            run->hyperparameters.expertUsedCount = 2;
-        }
+        setMoeShape(ref, 2);
+        setMoeShape(other, 2);
         ref.hidden = {1, 0, 0, 2, 3, 4, /* layer 1 */ 1, 1, 2, 2, -1, 0};
         other.hidden = {1, 0, 0, 2, 3, 4, /* layer 1 */ 1, -1, 2, 2.5f, -1, 0.5f};
         ref.selectedExperts = {0, 1, 2, 3, 1, 0, /* layer 1 */ 0, 1, 0, 1, 2, 3};
@@ -158,14 +163,9 @@ private slots:
         // 3 layers, 3 tokens, width 2; 4 experts, 2 used. Layer 0 is dense in the other model,
         // layer 2 in the reference; layer 1 routes in both.
         auto ref = makeRun(3, 2, std::vector<float>(6, 0.0f));
+        setMoeShape(ref, 3);
+        ref.hidden.assign(3 * 3 * 2, 1.0f);
         auto other = ref;
-        for (auto* run : {&ref, &other}) {
-            run->hyperparameters.layerCount = 3;
-            run->hyperparameters.embeddingLength = 2;
-            run->hyperparameters.expertCount = 4;
-            run->hyperparameters.expertUsedCount = 2;
-            run->hidden.assign(3 * 3 * 2, 1.0f);
-        }
         ref.selectedExperts = {0, 1, 2, 3, 1, 0, /* layer 1 */ 0, 1, 0, 1, 2, 3, /* layer 2 */ -1, -1, -1, -1, -1, -1};
         other.selectedExperts = {-1, -1, -1, -1, -1, -1, /* layer 1 */ 0, 2, 1, 0, 3, 2, /* layer 2 */ 3, 2, 1, 0, 0, 1};
         gguf::OutputComparisonBuilder builder;

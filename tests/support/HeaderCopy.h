@@ -6,11 +6,10 @@
 
 #include "core/edit/MetadataEdits.h"
 #include "core/gguf/Model.h"
-#include "core/write/ByteSink.h"
 #include "core/write/GgufWriter.h"
+#include "SmallModels.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -44,15 +43,7 @@ inline std::string writeHeaderCopy(const gguf::Model& model, const gguf::Metadat
         if (!added)
             return added.error().toString();
     }
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return "cannot create " + path;
-    gguf::DescriptorSink sink(fd, path);
-    const gguf::Status written = writer.write(sink);
-    const bool closed = ::close(fd) == 0;
-    if (!written)
-        return written.error().toString();
-    return closed ? std::string() : "cannot close " + path;
+    return writeWithoutSync(writer, path);
 }
 
 }  // namespace testsupport

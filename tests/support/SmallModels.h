@@ -18,8 +18,23 @@ struct SmallTensor {
     std::vector<std::int64_t> ne;  // f32
 };
 
-// Writes `path` (without fsync: the suites write thousands of these) and returns the error text,
-// empty on success. Element i of every tensor is float(i % 251) / 8, so no value is NaN.
+// What `writer` holds written to `path` (without fsync: the suites write thousands of these);
+// the error text, empty on success.
+inline std::string writeWithoutSync(const gguf::GgufWriter& writer, const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return "cannot create " + path;
+    gguf::DescriptorSink sink(fd, path);
+    const gguf::Status s = writer.write(sink);
+    const bool closed = ::close(fd) == 0;
+    if (!s)
+        return s.error().toString();
+    return closed ? std::string() : "cannot close " + path;
+}
+
+// Writes `path` (without fsync) and returns the error text, empty on success. Element i of every
+// tensor is float(i % 251) / 8, so no value is NaN.
 inline std::string writeSmallModel(const std::string& path, const std::vector<std::pair<std::string, gguf::EncodedValue>>& keys,
                                    const std::vector<SmallTensor>& tensors)
 {
@@ -39,15 +54,7 @@ inline std::string writeSmallModel(const std::string& path, const std::vector<st
         if (!added)
             return added.error().toString();
     }
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return "cannot create " + path;
-    gguf::DescriptorSink sink(fd, path);
-    const gguf::Status s = writer.write(sink);
-    const bool closed = ::close(fd) == 0;
-    if (!s)
-        return s.error().toString();
-    return closed ? std::string() : "cannot close " + path;
+    return writeWithoutSync(writer, path);
 }
 
 }  // namespace testsupport
