@@ -16,6 +16,7 @@ const BlockDescription& deepseek2BlockDescription()
         .multiHeadLatentAttention = true,
         .yarnLogMultiplierInTenths = true,
         .deepseekLoadRules = true,
+        .allowsNextN = true,
         .gating = ExpertGating::Softmax,
         .expertWidth = ExpertWidth::KeyRequired,
         .sharedExperts = SharedExperts::FromCount,

@@ -16,6 +16,7 @@ const BlockDescription& glm4MoeBlockDescription()
         .rope = RopePairing::Halves,
         .allowsProjectionBiases = true,
         .allowsQkNorm = true,
+        .allowsNextN = true,
         .ropeSectionsRefused = true,
         .feedForwardNorm = "post_attention_norm",
         .gating = ExpertGating::Sigmoid,

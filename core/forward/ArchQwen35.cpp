@@ -14,6 +14,7 @@ const BlockDescription& qwen35BlockDescription()
         .allowsQkNorm = true,
         .gatedAttention = true,
         .multiSectionRope = true,
+        .allowsNextN = true,
         .defaultFullAttentionInterval = 4,
         .feedForwardNorm = "post_attention_norm",
     };

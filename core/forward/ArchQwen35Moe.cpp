@@ -14,6 +14,7 @@ const BlockDescription& qwen35MoeBlockDescription()
         .allowsQkNorm = true,
         .gatedAttention = true,
         .multiSectionRope = true,
+        .allowsNextN = true,
         .defaultFullAttentionInterval = 4,
         .feedForwardNorm = "post_attention_norm",
         .gating = ExpertGating::Softmax,

@@ -97,6 +97,9 @@ struct BlockDescription {
     // 154880 tokens) gates by sigmoid; attention.temperature_scale (not run here) is read.
     bool deepseekLoadRules = false;
     bool ropeWholeHead = false;  // rope.dimension_count must equal key_length (llama: "invalid n_rot")
+    // NextN / MTP blocks after the trunk (nextn_predict_layers, blk.N.nextn.*) are loaded by
+    // llama.cpp (and not run for the logits); other architectures refuse them.
+    bool allowsNextN = false;
     // rope.dimension_sections is read but not run (glm4moe: multi-section rope for GLM-4.5V):
     // a file whose sections turn it on (the first two above 0) is refused.
     bool ropeSectionsRefused = false;

@@ -73,6 +73,22 @@ void readLatentAttentionKeys(HyperparameterReader& r, const Model& model, ModelH
                "value_length = kv_lora_rank and key_length_mla > rope.dimension_count");
 }
 
+// The NextN blocks llama.cpp loads after the trunk (blk.N.nextn.*): there when
+// nextn_predict_layers says so and the architecture has them, and not inside the trunk (which
+// would run them as ordinary layers). llama.cpp refuses a file whose tensors are not the ones
+// the keys ask for.
+Status checkNextNBlocks(HyperparameterReader& r, const Model& model, const ModelHyperparameters& h, std::int64_t nextn)
+{
+    const auto projection = [](std::int64_t layer) { return "blk." + std::to_string(layer) + ".nextn.eh_proj.weight"; };
+    if (nextn > 0 && !h.block->allowsNextN)
+        r.refuse("nextn_predict_layers", h.architecture + " has no NextN blocks in llama.cpp");
+    else if (nextn > 0 && !model.findTensor(projection(h.layerCount)))
+        r.refuse("nextn_predict_layers", "block " + std::to_string(h.layerCount) + " has no NextN tensors (" + projection(h.layerCount) + ")");
+    else if (model.findTensor(projection(h.layerCount - 1)))
+        r.refuse("nextn_predict_layers", "block " + std::to_string(h.layerCount - 1) + " holds NextN tensors but would run as a layer of the trunk");
+    return r.status();
+}
+
 // The softcaps of the block, with its defaults; one applied whatever it is must be above 0.
 void readSoftcaps(HyperparameterReader& r, ModelHyperparameters& h)
 {
@@ -167,6 +183,8 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     if (!r.ok())
         return r.error();
     h.layerCount = allLayers - nextn;
+    if (Status nextnBlocks = checkNextNBlocks(r, model, h, nextn); !nextnBlocks)
+        return nextnBlocks.error();
     // Per-layer head counts and FFN widths (gemma4) are read for every stored block; the first
     // layer's value stands for the model where one number is needed. Other blocks run one value.
     std::vector<std::int64_t> feedForward, heads, kvHeads;
@@ -204,15 +222,22 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         readRecurrentKeys(r, allLayers, h);
     if (block.multiHeadLatentAttention)
         readLatentAttentionKeys(r, model, h);
-    if (block.allowsPerLayerInputs)
+    if (block.allowsPerLayerInputs) {
         h.perLayerInputLength = r.requiredCount("embedding_length_per_layer_input", 0);
+        if (r.ok() && h.perLayerInputLength == 0 && model.findTensor("per_layer_token_embd.weight"))
+            r.refuse("embedding_length_per_layer_input", "the file has per-layer inputs (per_layer_token_embd.weight) that 0 leaves unused");
+    }
     readSlidingWindowKeys(r, h);
     if (!r.ok())
         return r.error();
 
     h.attentionScale = block.forcedAttentionScale;
-    if (block.wideQueryScaleLayers > 0 && h.layerCount == block.wideQueryScaleLayers)
+    if (block.wideQueryScaleLayers > 0 && h.layerCount == block.wideQueryScaleLayers) {
+        if (h.embeddingLength < h.headCount)
+            return modelError(model, r.prefix() + "attention.head_count is above embedding_length: the query scale 1/sqrt(n_embd / n_head) "
+                                                  "llama.cpp gives this form would be infinite");
         h.attentionScale = 1.0f / std::sqrt(static_cast<float>(h.embeddingLength / h.headCount));
+    }
     // Buffers are sized by the layer count (the hidden states keep every layer), so it is held
     // against the tensors: every layer has an attention norm.
     const std::string lastNorm = "blk." + std::to_string(h.layerCount - 1) + ".attn_norm.weight";

@@ -318,6 +318,13 @@ private slots:
         QTest::newRow("sliding head of another size") << "gemma3" << "gemma3.attention.key_length_swa" << "32" << "u32"
                                                       << "gemma3.attention.key_length_swa";
         QTest::newRow("all of the layers NextN") << "glm4moe" << "glm4moe.nextn_predict_layers" << "4" << "u32" << "glm4moe.nextn_predict_layers";
+        // Tensors that are not what the keys say: llama.cpp refuses the file.
+        QTest::newRow("NextN for an architecture without") << "llama" << "llama.nextn_predict_layers" << "1" << "u32"
+                                                          << "llama.nextn_predict_layers";
+        QTest::newRow("NextN block left in the trunk") << "glm4moe" << "glm4moe.nextn_predict_layers" << "" << "delete"
+                                                       << "block 3 holds NextN tensors";
+        QTest::newRow("per-layer inputs left unused") << "gemma4-e" << "gemma4.embedding_length_per_layer_input" << "0" << "u32"
+                                                      << "gemma4.embedding_length_per_layer_input";
         QTest::newRow("general.name as a number") << "qwen2" << "general.name" << "1" << "u32" << "general.name has type u32";
     }
 
