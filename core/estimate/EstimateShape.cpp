@@ -45,7 +45,10 @@ void markSlidingLayers(HyperparameterReader& r, EstimateShape& shape)
         shape.slidingWindow = 0;
         return;
     }
-    if (r.isArray("attention.sliding_window_pattern")) {
+    // Architectures that read the pattern as one flag per layer (into llama_hparams::is_swa_impl)
+    // take a single value as that flag for every layer, not as a period.
+    const bool flagsPerLayer = isOneOf(arch, {"gemma4", "gemma4-assistant", "cohere2moe", "mellum", "mimo2", "muse-glimmer", "step35"});
+    if (r.isArray("attention.sliding_window_pattern") || (flagsPerLayer && r.has("attention.sliding_window_pattern"))) {
         const auto flags = perLayer(r, "attention.sliding_window_pattern", n, HyperparameterReader::kMaxCount);
         for (std::size_t il = 0; il < n && il < flags.size(); ++il)
             shape.layers[il].slidingWindow = flags[il] != 0;

@@ -10,6 +10,7 @@
 
 #include "core/edit/MetadataEdits.h"
 #include "core/edit/ValueText.h"
+#include "core/estimate/EstimateShape.h"
 #include "core/forward/ModelHyperparameters.h"
 #include "HeaderCopy.h"
 #include "OpenFixture.h"
@@ -87,6 +88,20 @@ std::optional<gguf::Result<gguf::ModelHyperparameters>> readEdited(const QString
     if (!model)
         return std::nullopt;
     return gguf::readHyperparameters(*model);
+}
+
+// `folder`'s model with `key` set, as the memory estimate reads it.
+std::optional<gguf::Result<gguf::EstimateShape>> estimateEdited(const QString& folder, const QString& key,
+                                                                const std::optional<gguf::EncodedValue>& value)
+{
+    const auto original = folderModel(folder);
+    if (!original)
+        return std::nullopt;
+    QTemporaryDir dir;
+    const auto model = editedCopy(*original, key.toStdString(), value, dir);
+    if (!model)
+        return std::nullopt;
+    return gguf::readEstimateShape(*model);
 }
 
 // The changes a stored value gets, each with the type its refusal must name.
@@ -339,6 +354,50 @@ private slots:
         QVERIFY(read);
         QVERIFY2(!*read, qPrintable(QString::fromStdString(*read ? describe(**read) : std::string())));
         QVERIFY2(read->error().message.find(expected.toStdString()) != std::string::npos, read->error().message.c_str());
+    }
+
+    // The memory estimate reads the keys it shares with the pass through the same reader: the
+    // same refusal, the same sliding layers.
+    void estimateReadsKeysAsThePass_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<QString>("refusal");  // empty: both accept it
+        QTest::newRow("key length as a string") << "qwen35" << "qwen35.attention.key_length" << "64" << "str"
+                                                << "qwen35.attention.key_length has type string";
+        QTest::newRow("kv heads as i32") << "gemma3" << "gemma3.attention.head_count_kv" << "1" << "i32"
+                                         << "gemma3.attention.head_count_kv has type i32";
+        QTest::newRow("window as f32") << "gemma2" << "gemma2.attention.sliding_window" << "16" << "f32"
+                                       << "gemma2.attention.sliding_window has type f32";
+        QTest::newRow("block count above 512") << "llama" << "llama.block_count" << "513" << "u32" << "llama.block_count has type u32 (513)";
+        QTest::newRow("interval of 0") << "qwen35" << "qwen35.full_attention_interval" << "0" << "u32" << "qwen35.full_attention_interval";
+        QTest::newRow("gemma4 pattern as one flag") << "gemma4" << "gemma4.attention.sliding_window_pattern" << "1" << "u32" << "";
+        QTest::newRow("gemma2 period 0") << "gemma2" << "gemma2.attention.sliding_window_pattern" << "0" << "u32" << "";
+    }
+
+    void estimateReadsKeysAsThePass()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(QString, type);
+        QFETCH(QString, refusal);
+        const auto pass = readEdited(folder, key, typedValue(value, type));
+        const auto estimate = estimateEdited(folder, key, typedValue(value, type));
+        QVERIFY(pass && estimate);
+        if (!refusal.isEmpty()) {
+            QVERIFY(!*pass && !*estimate);
+            QVERIFY2(pass->error().message.find(refusal.toStdString()) != std::string::npos, pass->error().message.c_str());
+            QVERIFY2(estimate->error().message.find(refusal.toStdString()) != std::string::npos, estimate->error().message.c_str());
+            return;
+        }
+        QVERIFY2(*pass, *pass ? "" : pass->error().message.c_str());
+        QVERIFY2(*estimate, *estimate ? "" : estimate->error().message.c_str());
+        QCOMPARE((**estimate).layers.size(), static_cast<std::size_t>((**pass).layerCount));
+        for (std::int64_t il = 0; il < (**pass).layerCount; ++il)
+            QCOMPARE((**estimate).layers[static_cast<std::size_t>(il)].slidingWindow, (**pass).isSlidingLayer(il));
     }
 
     // Keys llama.cpp reads that change the network as llama.cpp changes it.
