@@ -11,7 +11,9 @@
 #include "TokenInput.h"
 #include "core/base/HumanFormat.h"
 #include "core/quantize/Quantize.h"
+#include "core/forward/ModelHyperparameters.h"
 #include "core/sensitivity/ScanFile.h"
+#include "core/sensitivity/ScanLayers.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>
@@ -173,26 +175,6 @@ int runScan(const std::vector<std::string>& words)
     options.chunkSize = chunk;
     options.maxTokens = maxTokens;
     options.layerStride = stride;
-    if (const auto list = args.value("--layers")) {
-        std::string item;
-        for (std::size_t i = 0; i <= list->size(); ++i) {
-            if (i < list->size() && (*list)[i] != ',') {
-                item += (*list)[i];
-                continue;
-            }
-            // A single block or a range FIRST-LAST.
-            const std::size_t dash = item.find('-');
-            const auto first = wholeNumber(item.substr(0, dash), 0, 1 << 20);
-            const auto last = dash == std::string::npos ? first : wholeNumber(item.substr(dash + 1), 0, 1 << 20);
-            if (!first || !last || *last < *first)
-                return reportFailure("--layers needs block numbers or ranges, 0,4,8-11, not '" + item + "'", 2);
-            for (long long l = *first; l <= *last; ++l)
-                if (std::find(options.layers.begin(), options.layers.end(), l) == options.layers.end())
-                    options.layers.push_back(l);
-            item.clear();
-        }
-        std::sort(options.layers.begin(), options.layers.end());
-    }
     std::size_t shard = 0, shardCount = 1;
     if (const auto text = args.value("--shard")) {
         const std::size_t slash = text->find('/');
@@ -207,6 +189,15 @@ int runScan(const std::vector<std::string>& words)
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
+    if (const auto list = args.value("--layers")) {
+        const auto hyperparameters = gguf::readHyperparameters(*model);
+        if (!hyperparameters)
+            return reportFailure(hyperparameters.error().toString());
+        auto layers = gguf::parseLayerList(*list, hyperparameters->layerCount);
+        if (!layers)
+            return reportFailure(layers.error().toString(), 2);
+        options.layers = std::move(*layers);
+    }
     std::shared_ptr<const gguf::ImportanceMatrix> imatrix;
     if (const auto path = args.value("--imatrix")) {
         imatrix = loadImatrixForModelOrReport(*path, *model);

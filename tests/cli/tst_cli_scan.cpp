@@ -1,6 +1,7 @@
 // `scan` and `plan --scan` through the CLI: shards merged give the one-process scan file byte
 // for byte; a scan killed half way resumes to the same file; the plan by measured KLD reports
-// "predicted_kld" and writes rules `convert --recipe` takes; wrong uses fail with one line.
+// "predicted_kld" and writes rules `convert --recipe` takes; wrong uses fail with one line, a
+// --layers range past the model's blocks among them.
 
 #include "CliRunner.h"
 #include "Fixtures.h"
@@ -117,6 +118,16 @@ private slots:
                                        QStringLiteral("--type"), base, QStringLiteral("--recipe"), rules, QStringLiteral("--quiet")});
         QVERIFY2(convert.finished && convert.exitCode == 0, qPrintable(convert.describe()));
         QCOMPARE(QFileInfo(m_dir.filePath(QStringLiteral("planned.gguf"))).size(), qint64(plan.value(QStringLiteral("file_bytes")).toDouble()));
+    }
+
+    // A range far past the model's two blocks is refused (it once ran for minutes first).
+    void hugeLayerRangeIsRefused()
+    {
+        QStringList arguments = scanArguments(m_dir.filePath(QStringLiteral("huge-range.json")));
+        arguments[arguments.indexOf(QStringLiteral("--layers")) + 1] = QStringLiteral("0-1048576");
+        const CliRun run = runCli(arguments);
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("layer 1048576 is not one of the model's 2 blocks"), qPrintable(run.describe()));
     }
 
     void wrongUsesFailWithOneLine()

@@ -14,6 +14,7 @@
 #include "core/recipe/MixPlanner.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
+#include "core/sensitivity/ScanLayers.h"
 #include "core/tokenize/Tokenizer.h"
 #include "core/types/GgmlType.h"
 
@@ -306,6 +307,32 @@ private slots:
         QVERIFY(older);
         QCOMPARE(older->identity.activations, std::string("f32"));
         QVERIFY(!parseScanRecord(std::string(text).replace(text.find(key), key.size(), "\"activations\":1,"), "x"));
+    }
+
+    // --layers: ascending, each block once; a block past the model's is refused before any range
+    // is expanded (0-1048576 on two blocks), and many ranges take time linear in the text.
+    void layerLists()
+    {
+        QCOMPARE(*parseLayerList("1,0,0-1", 2), (std::vector<std::int64_t>{0, 1}));
+        QCOMPARE(*parseLayerList("3,5-6,4-5", 8), (std::vector<std::int64_t>{3, 4, 5, 6}));
+        std::string many;
+        for (int i = 0; i < 200000; ++i)
+            many += "0-1,";
+        many += "1";
+        QCOMPARE(*parseLayerList(many, 2), (std::vector<std::int64_t>{0, 1}));
+        for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+                 {"0-1048576", "layer 1048576 is not one of the model's 2 blocks"},
+                 {"2", "layer 2 is not one of the model's 2 blocks"},
+                 {"1-0", "not '1-0'"},
+                 {"", "not ''"},
+                 {"0,,1", "not ''"},
+                 {"a", "not 'a'"},
+                 {"-1", "not '-1'"},
+                 {"99999999999999999999", "not '99999999999999999999'"}}) {
+            auto parsed = parseLayerList(text, 2);
+            QVERIFY2(!parsed, text.c_str());
+            QVERIFY2(parsed.error().message.find(expected) != std::string::npos, parsed.error().message.c_str());
+        }
     }
 
     void hostileScanFiles()
