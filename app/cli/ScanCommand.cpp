@@ -15,6 +15,7 @@
 #include "core/sensitivity/ScanFile.h"
 #include "core/sensitivity/ScanLayers.h"
 #include "core/types/GgmlType.h"
+#include "core/write/OutputLock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -104,6 +105,10 @@ int runMerge(const CliArguments& args)
     const auto out = args.value("-o");
     if (!out || args.positionals.empty())
         return reportFailure("scan --merge needs the parts and -o OUT: scan --merge A.json B.json ... -o scan.json", 2);
+    // Not into a file a scan is still writing (it would replace the merge at its next probe).
+    auto lock = gguf::OutputLock::acquire(*out);
+    if (!lock)
+        return reportFailure(lock.error().toString());
     std::vector<gguf::ScanRecord> parts;
     for (const std::string& path : args.positionals) {
         auto part = gguf::readScanFile(path);
@@ -135,6 +140,15 @@ int runScan(const std::vector<std::string>& words)
         return reportFailure(commandUsage("scan"), 2);
     if (args.has("--resume") && !args.has("-o"))
         return reportFailure("--resume needs -o, the scan file to resume", 2);
+    // Before anything else: a second scan writing the same file (a shard started twice, two
+    // shards given one -o) is refused now, not after the first's figures are overwritten.
+    std::optional<gguf::OutputLock> lock;
+    if (const auto out = args.value("-o")) {
+        auto taken = gguf::OutputLock::acquire(*out);
+        if (!taken)
+            return reportFailure(taken.error().toString());
+        lock.emplace(std::move(*taken));
+    }
 
     gguf::ScanOptions options;
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core

@@ -1,7 +1,7 @@
 // `scan` and `plan --scan` through the CLI: shards merged give the one-process scan file byte
 // for byte; a scan killed half way resumes to the same file; the plan by measured KLD reports
-// "predicted_kld" and writes rules `convert --recipe` takes; wrong uses fail with one line, a
-// --layers range past the model's blocks among them.
+// "predicted_kld" and writes rules `convert --recipe` takes; wrong uses fail with one line: a
+// second scan writing the same file, a --layers range past the model's blocks.
 
 #include "CliRunner.h"
 #include "Fixtures.h"
@@ -11,6 +11,10 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 using namespace testsupport;
 
@@ -118,6 +122,30 @@ private slots:
                                        QStringLiteral("--type"), base, QStringLiteral("--recipe"), rules, QStringLiteral("--quiet")});
         QVERIFY2(convert.finished && convert.exitCode == 0, qPrintable(convert.describe()));
         QCOMPARE(QFileInfo(m_dir.filePath(QStringLiteral("planned.gguf"))).size(), qint64(plan.value(QStringLiteral("file_bytes")).toDouble()));
+    }
+
+    // While another process holds the output's lock (this test, as a second scan would), a scan
+    // and a merge into that output are refused at once and write nothing.
+    void secondWriterIsRefused()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("shared.json"));
+        const QByteArray lockPath = QFile::encodeName(out + QStringLiteral(".lock"));
+        const int fd = ::open(lockPath.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX | LOCK_NB), 0);
+        const CliRun scan = runCli(scanArguments(out) << QStringLiteral("--shard") << QStringLiteral("2/2"));
+        const CliRun merge = runCli({QStringLiteral("scan"), QStringLiteral("--merge"), m_whole, QStringLiteral("-o"), out});
+        ::close(fd);
+        for (const CliRun& run : {scan, merge}) {
+            QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+            QVERIFY2(run.err.contains("another process is writing this output") && run.err.contains("shared.json.lock"), qPrintable(run.describe()));
+        }
+        QVERIFY(!QFileInfo::exists(out));
+        // Released, the output is free again, and a run leaves no lock file behind.
+        const CliRun free = runCli({QStringLiteral("scan"), QStringLiteral("--merge"), m_whole, QStringLiteral("-o"), out});
+        QVERIFY2(free.finished && free.exitCode == 0, qPrintable(free.describe()));
+        QVERIFY(!QFileInfo::exists(out + QStringLiteral(".lock")));
+        QVERIFY(!QFileInfo::exists(m_whole + QStringLiteral(".lock")));
     }
 
     // A range far past the model's two blocks is refused (it once ran for minutes first).

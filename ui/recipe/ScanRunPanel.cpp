@@ -5,6 +5,7 @@
 #include "core/base/EscapedText.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/types/GgmlType.h"
+#include "core/write/OutputLock.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/recipe/CalibrationTokens.h"
 #include "ui/common/FileDialogs.h"
@@ -180,6 +181,11 @@ void ScanRunPanel::start(const ScanRunSettings& settings)
     const QString scanFile = settings.scanFile;
     BackgroundJob* job = m_jobs.run(
         [model = m_model, options, text = settings.textFile.toStdString(), out = scanFile.toStdString()](const JobControl& control) -> gguf::Status {
+            // Held for the whole run: a scan from the command line (or another window) writing
+            // the same file is refused at once instead of overwriting this one's figures.
+            auto lock = gguf::OutputLock::acquire(out);
+            if (!lock)
+                return lock.error();
             auto tokens = calibrationTokens(*model, text);
             if (!tokens)
                 return tokens.error();
