@@ -12,6 +12,7 @@
 #include "core/base/HumanFormat.h"
 #include "core/quantize/Quantize.h"
 #include "core/forward/ModelHyperparameters.h"
+#include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/sensitivity/ScanLayers.h"
 #include "core/types/GgmlType.h"
@@ -110,10 +111,15 @@ int runMerge(const CliArguments& args)
     if (!lock)
         return reportFailure(lock.error().toString());
     std::vector<gguf::ScanRecord> parts;
+    gguf::ScanFileLimits limits;
     for (const std::string& path : args.positionals) {
-        auto part = gguf::readScanFile(path);
+        auto part = gguf::readScanFile(path, limits);
         if (!part)
             return reportFailure(part.error().toString());
+        if (parts.empty()) {  // the others are parts of its scan: no more groups than it has
+            limits.maxGroups = part->groups.size();
+            limits.groupsBound = "the first part has (" + std::to_string(part->groups.size()) + ")";
+        }
         parts.push_back(std::move(*part));
     }
     auto merged = gguf::mergeScanRecords(parts);
@@ -240,11 +246,12 @@ int runScan(const std::vector<std::string>& words)
     const auto out = args.value("-o");
     struct stat existing {};
     if (args.has("--resume") && ::stat(out->c_str(), &existing) == 0) {
-        auto saved = gguf::readScanFile(*out);
+        auto saved = gguf::readScanFile(*out, gguf::ScanFileLimits::forModel(*model));
         if (!saved)
             return reportFailure(saved.error().toString());
-        if (saved->identity.fingerprint != record.identity.fingerprint || saved->probes.size() != record.probes.size())
-            return reportFailure(*out + " is a scan of another model, text or settings; not resumed (remove it or name another -o)");
+        if (const std::string difference = gguf::scanDifference({*saved, "the file"}, {record, "this run"}, false); !difference.empty())
+            return reportFailure(*out + " is a scan of another model, text or settings (" + difference
+                                 + "); not resumed (remove it or name another -o)");
         record.figures = saved->figures;
         if (!quiet)
             std::fputs(("resuming: " + std::to_string(record.measured()) + " probes already measured\n").c_str(), stderr);
