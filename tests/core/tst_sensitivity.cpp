@@ -15,6 +15,7 @@
 #include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
+#include "core/sensitivity/ScanGrid.h"
 #include "core/sensitivity/ScanLayers.h"
 #include "core/tokenize/Tokenizer.h"
 #include "core/types/GgmlType.h"
@@ -522,6 +523,37 @@ private slots:
             QVERIFY2(!parsed, text.c_str());
             QVERIFY2(parsed.error().message.find(expected) != std::string::npos, parsed.error().message.c_str());
         }
+    }
+
+    // The heatmap's grid stays within its cells whatever blocks and roles a file names: block
+    // 1,000,000 gives two rows, not a million; thousands of roles and blocks give a truncated grid.
+    void gridIsBoundedWhateverTheFileNames()
+    {
+        ScanRecord record;
+        record.identity.types = {typeIdValue(GgmlTypeId::Q4_K)};
+        const auto addGroup = [&](const std::string& role, std::int64_t layer) {
+            record.groups.push_back(ScanGroup{"t" + std::to_string(record.groups.size()), role, layer, std::max<std::int64_t>(layer, 0), 256, 256, false});
+            record.probes.push_back({record.groups.size() - 1, record.identity.types[0]});
+            record.figures.push_back(ProbeFigures{0.5, 0.1, 0.9, -0.1, 10, 1});
+        };
+        addGroup("output", -1);
+        addGroup("attn_q", 1000000);
+        const ScanGrid far = buildScanGrid(record, record.identity.types[0]);
+        QVERIFY(far.condensed && !far.truncated);
+        QCOMPARE(far.layers, (std::vector<std::int64_t>{ScanGrid::kNoLayer, 1000000}));
+        QCOMPARE(far.measured, std::size_t(2));
+        QCOMPARE(far.layerLabel(1), std::string("blk.1000000"));
+        for (int i = 0; i < 3000; ++i)
+            addGroup("role" + std::to_string(i), 1000 * i);
+        const ScanGrid wide = buildScanGrid(record, record.identity.types[0]);
+        QVERIFY(wide.condensed && wide.truncated);
+        QVERIFY(wide.layers.size() * wide.roles.size() <= ScanGrid::kMaxCells);
+        QCOMPARE(wide.cells.size(), wide.layers.size());
+        QVERIFY(wide.measured > 0 && wide.measured < record.probes.size());
+        // A scan of a real model keeps its layer spacing.
+        const ScanGrid real = buildScanGrid(m_smallWhole, m_smallWhole.identity.types[0]);
+        QVERIFY(!real.condensed);
+        QCOMPARE(real.layers, (std::vector<std::int64_t>{ScanGrid::kNoLayer, 0, 1}));
     }
 
     void hostileScanFiles()
