@@ -7,13 +7,13 @@
 #include "core/sensitivity/ScanFile.h"
 
 #include "core/base/JsonReader.h"
+#include "core/base/JsonWriter.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -38,18 +38,6 @@ std::size_t indexOf(const std::array<const char*, N>& names, const std::string& 
         if (key == names[i])
             return i;
     return N;
-}
-
-// A figure as an error shows it.
-std::string shownNumber(double value)
-{
-    if (std::isnan(value))
-        return "nan";
-    if (std::isinf(value))
-        return value > 0 ? "inf" : "-inf";
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", value);
-    return text;
 }
 
 bool isSha256Hex(const std::string& text)
@@ -91,6 +79,11 @@ private:
         return s;
     }
     Status expect(JsonEvent wanted, const std::string& what);
+    // The members of the object just opened: read(i) reads the value of fields[i], each field at
+    // most once (`which` names the object in that error); a key this version does not know is
+    // skipped. `seen` says which fields came.
+    template <std::size_t N, typename Read>
+    Status members(const std::array<const char*, N>& fields, const std::string& which, std::array<bool, N>& seen, Read&& read);
     Result<std::string> text(const std::string& name, std::size_t maxBytes);
     Result<double> number(const std::string& name);
     Result<std::int64_t> integer(const std::string& name, std::int64_t low, std::int64_t high);
@@ -120,6 +113,29 @@ Status ScanFileParser::expect(JsonEvent wanted, const std::string& what)
     if (!event)
         return event.error();
     return *event == wanted ? Status(Ok{}) : Status(bad(what));
+}
+
+template <std::size_t N, typename Read>
+Status ScanFileParser::members(const std::array<const char*, N>& fields, const std::string& which, std::array<bool, N>& seen, Read&& read)
+{
+    for (;;) {
+        auto event = next();
+        if (!event)
+            return event.error();
+        if (*event == JsonEvent::EndObject)
+            return Ok{};
+        const std::size_t field = indexOf(fields, m_json.text());
+        if (field == N) {
+            if (Status s = skipValue(); !s)
+                return s;
+            continue;
+        }
+        if (seen[field])
+            return bad("\"" + m_json.text() + "\" twice in " + which);
+        seen[field] = true;
+        if (Status s = read(field); !s)
+            return s;
+    }
 }
 
 Result<std::string> ScanFileParser::text(const std::string& name, std::size_t maxBytes)
@@ -318,25 +334,14 @@ Status ScanFileParser::fingerprints()
     std::string* targets[] = {&parts.tensors, &parts.model, &parts.text, &parts.imatrix, &parts.arithmetic};
     if (Status s = expect(JsonEvent::BeginObject, "\"fingerprints\" is not an object"); !s)
         return s;
-    for (;;) {
-        auto event = next();
-        if (!event)
-            return event.error();
-        if (*event == JsonEvent::EndObject)
-            return Ok{};
-        const std::size_t part = indexOf(kParts, m_json.text());
-        if (part == kParts.size()) {
-            if (Status s = skipValue(); !s)
-                return s;
-            continue;
-        }
-        if (!targets[part]->empty())
-            return bad("\"" + m_json.text() + "\" twice in \"fingerprints\"");
+    std::array<bool, kParts.size()> seen{};
+    return members(kParts, "\"fingerprints\"", seen, [&](std::size_t part) -> Status {
         auto value = hash(kParts[part]);
         if (!value)
             return value.error();
         *targets[part] = *value;
-    }
+        return Ok{};
+    });
 }
 
 Status ScanFileParser::groups()
@@ -365,48 +370,32 @@ Status ScanFileParser::group()
     const std::string which = "group " + std::to_string(m_record.groups.size());
     ScanGroup group;
     std::array<bool, Count> seen{};
-    for (;;) {
-        auto event = next();
-        if (!event)
-            return event.error();
-        if (*event == JsonEvent::EndObject)
-            break;
-        const std::size_t field = indexOf(kFields, m_json.text());
-        if (field == Count) {
-            if (Status s = skipValue(); !s)
-                return s;
-            continue;
-        }
-        if (seen[field])
-            return bad(which + " has \"" + kFields[field] + "\" twice");
-        seen[field] = true;
-        Status stored = Ok{};
-        const auto store = [&](auto result, auto& target) {
-            if (result)
-                target = static_cast<std::remove_reference_t<decltype(target)>>(*result);
-            else
-                stored = result.error();
-        };
+    const auto store = [](auto result, auto& target) -> Status {
+        if (!result)
+            return result.error();
+        target = static_cast<std::remove_reference_t<decltype(target)>>(*result);
+        return Ok{};
+    };
+    Status read = members(kFields, which, seen, [&](std::size_t field) -> Status {
         switch (field) {
-        case Tensor: store(text(kFields[field], kMaxNameBytes), group.tensor); break;
-        case Role: store(text(kFields[field], kMaxNameBytes), group.role); break;
-        case Layer: store(integer(kFields[field], -1, kMaxLayer), group.layer); break;
-        case FirstLayer: store(integer(kFields[field], 0, kMaxLayer), group.firstLayer); break;
-        case Elements: store(integer(kFields[field], 1, kBig), group.elements); break;
-        case RowLength: store(integer(kFields[field], 1, kBig), group.rowLength); break;
-        case Importance: {
-            auto flag = next();
-            if (!flag)
-                return flag.error();
-            if (*flag != JsonEvent::True && *flag != JsonEvent::False)
-                return bad(which + ": \"importance\" is neither true nor false");
-            group.hasImportance = *flag == JsonEvent::True;
-            break;
+        case Tensor: return store(text(kFields[field], kMaxNameBytes), group.tensor);
+        case Role: return store(text(kFields[field], kMaxNameBytes), group.role);
+        case Layer: return store(integer(kFields[field], -1, kMaxLayer), group.layer);
+        case FirstLayer: return store(integer(kFields[field], 0, kMaxLayer), group.firstLayer);
+        case Elements: return store(integer(kFields[field], 1, kBig), group.elements);
+        case RowLength: return store(integer(kFields[field], 1, kBig), group.rowLength);
+        default: break;
         }
-        }
-        if (!stored)
-            return stored;
-    }
+        auto flag = next();
+        if (!flag)
+            return flag.error();
+        if (*flag != JsonEvent::True && *flag != JsonEvent::False)
+            return bad(which + ": \"importance\" is neither true nor false");
+        group.hasImportance = *flag == JsonEvent::True;
+        return Ok{};
+    });
+    if (!read)
+        return read;
     for (std::size_t field = Tensor; field < Importance; ++field)
         if (!seen[field])
             return bad(which + " has no \"" + kFields[field] + "\"");
@@ -446,21 +435,7 @@ Status ScanFileParser::probe()
     std::uint64_t figureOffsets[4] = {};
     std::int64_t counts[2] = {};        // positions, layers_rerun
     std::array<bool, Count> seen{};
-    for (;;) {
-        auto event = next();
-        if (!event)
-            return event.error();
-        if (*event == JsonEvent::EndObject)
-            break;
-        const std::size_t field = indexOf(kFields, m_json.text());
-        if (field == Count) {
-            if (Status s = skipValue(); !s)
-                return s;
-            continue;
-        }
-        if (seen[field])
-            return bad(which + " has \"" + kFields[field] + "\" twice");
-        seen[field] = true;
+    Status read = members(kFields, which, seen, [&](std::size_t field) -> Status {
         if (field == Group) {
             auto group = integer(kFields[field], 0, std::max<std::int64_t>(std::int64_t(m_record.groups.size()) - 1, 0));
             if (!group || m_record.groups.empty())
@@ -490,7 +465,10 @@ Status ScanFileParser::probe()
                 return value.error();
             counts[field - Positions] = *value;
         }
-    }
+        return Ok{};
+    });
+    if (!read)
+        return read;
     if (!seen[Group] || !seen[Type])
         return bad(which + " has no \"" + (seen[Group] ? "type" : "group") + "\"");
     which += " (" + m_record.groups[key.group].tensor + " as " + typeName(key.type) + ")";
@@ -522,7 +500,7 @@ Status ScanFileParser::probe()
                    {-1.0, 1.0, "a change of probability, from -1 to 1"}};
     for (std::size_t f = 0; f < 4; ++f)
         if (!(std::isfinite(figures[f]) && figures[f] >= ranges[f].low && figures[f] <= ranges[f].high))
-            return badAt(figureOffsets[f], which + ": \"" + kFields[Kld + f] + "\" is " + shownNumber(figures[f]) + ", not " + ranges[f].what);
+            return badAt(figureOffsets[f], which + ": \"" + kFields[Kld + f] + "\" is " + JsonWriter::numberText(figures[f]) + ", not " + ranges[f].what);
     m_record.figures.push_back(ProbeFigures{figures[0], figures[1], figures[2], figures[3], counts[0], counts[1]});
     return Ok{};
 }
