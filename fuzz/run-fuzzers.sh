@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-"fuzz_open_metadata fuzz_dequantize fuzz_writers fuzz_imatrix fuzz_tokenizer fuzz_rules fuzz_hyperparameters"}
+harnesses=${*:-"fuzz_open_metadata fuzz_dequantize fuzz_writers fuzz_imatrix fuzz_tokenizer fuzz_rules fuzz_hyperparameters fuzz_scan_file"}
 bin=build/asan/fuzz
 mkdir -p build/fuzz/artifacts
 # One harness: replay, then fuzz. Its output goes to its log; a failure prints the log's tail.

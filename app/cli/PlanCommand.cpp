@@ -8,6 +8,7 @@
 #include "core/base/HumanFormat.h"
 #include "core/base/JsonWriter.h"
 #include "core/recipe/MixPlanner.h"
+#include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/write/ByteSink.h"
@@ -91,13 +92,17 @@ int runPlan(const std::vector<std::string>& words)
     // With a scan the choices cost what the scan measured: the plan minimises the predicted KLD.
     std::optional<gguf::ScanRecord> scan;
     if (const auto path = args.value("--scan")) {
-        auto record = gguf::readScanFile(*path);
+        auto record = gguf::readScanFile(*path, gguf::ScanFileLimits::forModel(*model));
         if (!record)
             return reportFailure(record.error().toString());
         if (record->identity.importance.empty() == imatrixPath.has_value())
             return reportFailure(*path + (imatrixPath ? " was measured without an importance matrix; plan without --imatrix, or scan with it"
                                                       : " was measured with an importance matrix; give plan the same --imatrix"),
                                  2);
+        // Figures of another model (or another importance matrix) would plan this one by costs
+        // that are not its own.
+        if (gguf::Status s = gguf::checkScanForModel(*record, *model, tableOptions.importance); !s)
+            return reportFailure(*path + ": " + s.error().message);
         scan = std::move(*record);
     }
 

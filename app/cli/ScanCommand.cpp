@@ -11,8 +11,12 @@
 #include "TokenInput.h"
 #include "core/base/HumanFormat.h"
 #include "core/quantize/Quantize.h"
+#include "core/forward/ModelHyperparameters.h"
+#include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanFile.h"
+#include "core/sensitivity/ScanLayers.h"
 #include "core/types/GgmlType.h"
+#include "core/write/OutputLock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -102,11 +106,20 @@ int runMerge(const CliArguments& args)
     const auto out = args.value("-o");
     if (!out || args.positionals.empty())
         return reportFailure("scan --merge needs the parts and -o OUT: scan --merge A.json B.json ... -o scan.json", 2);
+    // Not into a file a scan is still writing (it would replace the merge at its next probe).
+    auto lock = gguf::OutputLock::acquire(*out);
+    if (!lock)
+        return reportFailure(lock.error().toString());
     std::vector<gguf::ScanRecord> parts;
+    gguf::ScanFileLimits limits;
     for (const std::string& path : args.positionals) {
-        auto part = gguf::readScanFile(path);
+        auto part = gguf::readScanFile(path, limits);
         if (!part)
             return reportFailure(part.error().toString());
+        if (parts.empty()) {  // the others are parts of its scan: no more groups than it has
+            limits.maxGroups = part->groups.size();
+            limits.groupsBound = "the first part has (" + std::to_string(part->groups.size()) + ")";
+        }
         parts.push_back(std::move(*part));
     }
     auto merged = gguf::mergeScanRecords(parts);
@@ -133,6 +146,15 @@ int runScan(const std::vector<std::string>& words)
         return reportFailure(commandUsage("scan"), 2);
     if (args.has("--resume") && !args.has("-o"))
         return reportFailure("--resume needs -o, the scan file to resume", 2);
+    // Before anything else: a second scan writing the same file (a shard started twice, two
+    // shards given one -o) is refused now, not after the first's figures are overwritten.
+    std::optional<gguf::OutputLock> lock;
+    if (const auto out = args.value("-o")) {
+        auto taken = gguf::OutputLock::acquire(*out);
+        if (!taken)
+            return reportFailure(taken.error().toString());
+        lock.emplace(std::move(*taken));
+    }
 
     gguf::ScanOptions options;
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
@@ -173,26 +195,6 @@ int runScan(const std::vector<std::string>& words)
     options.chunkSize = chunk;
     options.maxTokens = maxTokens;
     options.layerStride = stride;
-    if (const auto list = args.value("--layers")) {
-        std::string item;
-        for (std::size_t i = 0; i <= list->size(); ++i) {
-            if (i < list->size() && (*list)[i] != ',') {
-                item += (*list)[i];
-                continue;
-            }
-            // A single block or a range FIRST-LAST.
-            const std::size_t dash = item.find('-');
-            const auto first = wholeNumber(item.substr(0, dash), 0, 1 << 20);
-            const auto last = dash == std::string::npos ? first : wholeNumber(item.substr(dash + 1), 0, 1 << 20);
-            if (!first || !last || *last < *first)
-                return reportFailure("--layers needs block numbers or ranges, 0,4,8-11, not '" + item + "'", 2);
-            for (long long l = *first; l <= *last; ++l)
-                if (std::find(options.layers.begin(), options.layers.end(), l) == options.layers.end())
-                    options.layers.push_back(l);
-            item.clear();
-        }
-        std::sort(options.layers.begin(), options.layers.end());
-    }
     std::size_t shard = 0, shardCount = 1;
     if (const auto text = args.value("--shard")) {
         const std::size_t slash = text->find('/');
@@ -207,6 +209,15 @@ int runScan(const std::vector<std::string>& words)
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;
+    if (const auto list = args.value("--layers")) {
+        const auto hyperparameters = gguf::readHyperparameters(*model);
+        if (!hyperparameters)
+            return reportFailure(hyperparameters.error().toString());
+        auto layers = gguf::parseLayerList(*list, hyperparameters->layerCount);
+        if (!layers)
+            return reportFailure(layers.error().toString(), 2);
+        options.layers = std::move(*layers);
+    }
     std::shared_ptr<const gguf::ImportanceMatrix> imatrix;
     if (const auto path = args.value("--imatrix")) {
         imatrix = loadImatrixForModelOrReport(*path, *model);
@@ -235,11 +246,12 @@ int runScan(const std::vector<std::string>& words)
     const auto out = args.value("-o");
     struct stat existing {};
     if (args.has("--resume") && ::stat(out->c_str(), &existing) == 0) {
-        auto saved = gguf::readScanFile(*out);
+        auto saved = gguf::readScanFile(*out, gguf::ScanFileLimits::forModel(*model));
         if (!saved)
             return reportFailure(saved.error().toString());
-        if (saved->identity.fingerprint != record.identity.fingerprint || saved->probes.size() != record.probes.size())
-            return reportFailure(*out + " is a scan of another model, text or settings; not resumed (remove it or name another -o)");
+        if (const std::string difference = gguf::scanDifference({*saved, "the file"}, {record, "this run"}, false); !difference.empty())
+            return reportFailure(*out + " is a scan of another model, text or settings (" + difference
+                                 + "); not resumed (remove it or name another -o)");
         record.figures = saved->figures;
         if (!quiet)
             std::fputs(("resuming: " + std::to_string(record.measured()) + " probes already measured\n").c_str(), stderr);

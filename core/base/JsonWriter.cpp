@@ -72,20 +72,25 @@ void JsonWriter::value(std::int64_t number)
     m_out += std::to_string(number);
 }
 
+std::string JsonWriter::numberText(double number)
+{
+    if (std::isnan(number))
+        return "nan";
+    if (std::isinf(number))
+        return number > 0 ? "inf" : "-inf";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", number);
+    return text;
+}
+
 void JsonWriter::value(double number)
 {
-    if (std::isnan(number)) {
-        value(std::string_view("nan"));
-        return;
-    }
-    if (std::isinf(number)) {
-        value(std::string_view(number > 0 ? "inf" : "-inf"));
+    if (!std::isfinite(number)) {
+        value(std::string_view(numberText(number)));
         return;
     }
     separate();
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", number);
-    m_out += text;
+    m_out += numberText(number);
 }
 
 void JsonWriter::value(bool flag)

@@ -38,6 +38,9 @@ public:
     void null();
 
     static void appendEscaped(std::string& out, std::string_view text);
+    // How value(double) spells a number: 17 significant digits, which read back to the same
+    // double; "nan", "inf", "-inf" (which it writes as strings).
+    static std::string numberText(double number);
 
 private:
     void separate();

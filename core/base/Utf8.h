@@ -2,11 +2,34 @@
 // GGUF strings are length-prefixed bytes that should be, but need not be, UTF-8. Walking them
 // code point by code point lets every consumer show invalid bytes as U+FFFD instead of failing.
 
+#include <string>
 #include <string_view>
 
 namespace gguf {
 
 constexpr char32_t kReplacementCharacter = 0xFFFD;
+
+// Appends the UTF-8 form of `codePoint`; past U+10FFFF (which no UTF-8 holds) it appends U+FFFD.
+inline void appendUtf8(std::string& out, char32_t codePoint)
+{
+    if (codePoint < 0x80) {
+        out += static_cast<char>(codePoint);
+    } else if (codePoint < 0x800) {
+        out += static_cast<char>(0xC0 | (codePoint >> 6));
+        out += static_cast<char>(0x80 | (codePoint & 0x3F));
+    } else if (codePoint < 0x10000) {
+        out += static_cast<char>(0xE0 | (codePoint >> 12));
+        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (codePoint & 0x3F));
+    } else if (codePoint < 0x110000) {
+        out += static_cast<char>(0xF0 | (codePoint >> 18));
+        out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (codePoint & 0x3F));
+    } else {
+        appendUtf8(out, kReplacementCharacter);
+    }
+}
 
 // Calls `visit(codePoint, bytes)` for each code point; an invalid or truncated sequence yields
 // one U+FFFD per bad byte, with `bytes` the offending byte.

@@ -1,5 +1,6 @@
 #include "core/edit/ValueText.h"
 
+#include "core/base/JsonReader.h"
 #include "core/base/JsonWriter.h"
 #include "core/gguf/GgufParser.h"
 #include "core/gguf/MetadataFormat.h"
@@ -158,44 +159,40 @@ Result<EncodedValue> parseScalar(std::string_view text, ValueType type)
     return EncodedValue::string(text);
 }
 
-void appendUtf8(std::string& out, char32_t codePoint)
-{
-    if (codePoint < 0x80) {
-        out += static_cast<char>(codePoint);
-    } else if (codePoint < 0x800) {
-        out += static_cast<char>(0xC0 | (codePoint >> 6));
-        out += static_cast<char>(0x80 | (codePoint & 0x3F));
-    } else if (codePoint < 0x10000) {
-        out += static_cast<char>(0xE0 | (codePoint >> 12));
-        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (codePoint & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (codePoint >> 18));
-        out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (codePoint & 0x3F));
-    }
-}
-
 // A JSON-like list: elements of one type, strings as JSON strings, numbers and bools bare (or,
-// for numbers, quoted: JSON output writes NaN as "nan").
+// for numbers, quoted: JSON output writes NaN as "nan"), and the words a person types that JSON
+// has not (0x1f, nan, +5), each read as the element type reads it. The core's JSON reader, in its
+// lenient mode, takes the text apart.
 class ListParser {
 public:
-    explicit ListParser(std::string_view text) : m_text(text) {}
+    explicit ListParser(std::string_view text) : m_json(text, {}, readerOptions(text)) {}
 
     Result<EncodedValue> parseAll(const ValueTypeName& type)
     {
-        auto value = parseList(type, 0);
+        auto first = m_json.next();
+        if (!first)
+            return located(first.error());
+        auto value = parseList(type, *first, 0);
         if (!value)
             return value;
-        skipSpace();
-        if (m_at != m_text.size())
-            return fail("unexpected text after the closing ']'");
+        if (auto end = m_json.next(); !end)
+            return located(end.error());
         return value;
     }
 
 private:
-    Result<EncodedValue> parseList(const ValueTypeName& type, int depth)
+    static JsonReaderOptions readerOptions(std::string_view text)
+    {
+        JsonReaderOptions options;
+        // The list's own depth check comes first and names the reader's limit.
+        options.maxDepth = kMaxArrayDepth + 1;
+        // The text is in memory already: no string or word in it is longer.
+        options.maxStringBytes = options.maxLiteralBytes = text.size() + 1;
+        options.lenient = true;
+        return options;
+    }
+
+    Result<EncodedValue> parseList(const ValueTypeName& type, JsonEvent opening, int depth)
     {
         if (depth >= kMaxArrayDepth)
             return fail("arrays nested more than " + std::to_string(kMaxArrayDepth) + " deep (the most a GGUF file may hold and be read)");
@@ -204,136 +201,58 @@ private:
         const auto element = ValueTypeName::parse(type.elementTypeName);
         if (!element)
             return element.error();
-        skipSpace();
-        if (!take('['))
+        if (opening != JsonEvent::BeginArray)
             return fail("an array value is a list in brackets, e.g. [1, 2] or [\"a\", \"b\"]");
         std::vector<EncodedValue> elements;
-        skipSpace();
-        if (take(']'))
-            return EncodedValue::array(element->type, elements);
         for (;;) {
-            auto item = parseElement(*element, depth);
+            auto event = m_json.next();
+            if (!event)
+                return located(event.error());
+            if (*event == JsonEvent::EndArray)
+                break;
+            auto item = parseElement(*element, *event, depth);
             if (!item)
                 return item;
             elements.push_back(std::move(item.value()));
-            skipSpace();
-            if (take(']'))
-                break;
-            if (!take(','))
-                return fail("expected ',' or ']' after element " + std::to_string(elements.size() - 1));
         }
         return EncodedValue::array(element->type, elements);
     }
 
-    Result<EncodedValue> parseElement(const ValueTypeName& type, int depth)
+    Result<EncodedValue> parseElement(const ValueTypeName& type, JsonEvent event, int depth)
     {
-        skipSpace();
         if (type.type == ValueType::Array)
-            return parseList(type, depth + 1);
-        if (m_at < m_text.size() && m_text[m_at] == '"') {
-            auto text = parseString();
-            if (!text)
-                return text.error();
-            return withPosition(parseScalar(*text, type.type));
+            return parseList(type, event, depth + 1);
+        switch (event) {
+        case JsonEvent::String:
+            return located(parseScalar(m_json.text(), type.type));
+        case JsonEvent::Number:
+        case JsonEvent::True:
+        case JsonEvent::False:
+        case JsonEvent::Null:
+        case JsonEvent::Word:
+            if (type.type == ValueType::String)
+                return fail("a string in an array is written in double quotes");
+            return located(parseScalar(m_json.text(), type.type));
+        default:
+            return fail(std::string("a value of type ") + valueTypeName(type.type) + " expected");
         }
-        if (type.type == ValueType::String)
-            return fail("a string in an array is written in double quotes");
-        const std::size_t start = m_at;
-        while (m_at < m_text.size() && m_text[m_at] != ',' && m_text[m_at] != ']' && !isSpace(m_text[m_at]))
-            ++m_at;
-        return withPosition(parseScalar(m_text.substr(start, m_at - start), type.type));
     }
 
-    Result<std::string> parseString()
-    {
-        ++m_at;  // the opening quote
-        std::string out;
-        while (m_at < m_text.size()) {
-            const char c = m_text[m_at++];
-            if (c == '"')
-                return out;
-            if (c != '\\') {
-                out += c;
-                continue;
-            }
-            if (m_at >= m_text.size())
-                break;
-            const char e = m_text[m_at++];
-            switch (e) {
-            case '"': out += '"'; break;
-            case '\\': out += '\\'; break;
-            case '/': out += '/'; break;
-            case 'b': out += '\b'; break;
-            case 'f': out += '\f'; break;
-            case 'n': out += '\n'; break;
-            case 'r': out += '\r'; break;
-            case 't': out += '\t'; break;
-            case 'u': {
-                auto unit = hex4();
-                if (!unit)
-                    return unit.error();
-                char32_t codePoint = *unit;
-                if (codePoint >= 0xDC80 && codePoint <= 0xDCFF) {
-                    out += static_cast<char>(codePoint - 0xDC00);  // a raw byte (surrogateescape)
-                    break;
-                }
-                if (codePoint >= 0xD800 && codePoint <= 0xDBFF && m_text.substr(m_at, 2) == "\\u") {
-                    m_at += 2;
-                    auto low = hex4();
-                    if (!low)
-                        return low.error();
-                    if (*low < 0xDC00 || *low > 0xDFFF)
-                        return fail("a high surrogate not followed by a low one");
-                    codePoint = 0x10000 + ((codePoint - 0xD800) << 10) + (*low - 0xDC00);
-                } else if (codePoint >= 0xD800 && codePoint <= 0xDFFF) {
-                    return fail("a lone surrogate \\u" + std::string(m_text.substr(m_at - 4, 4)));
-                }
-                appendUtf8(out, codePoint);
-                break;
-            }
-            default: return fail(std::string("unknown escape \\") + e);
-            }
-        }
-        return fail("a string without its closing '\"'");
-    }
-
-    Result<char32_t> hex4()
-    {
-        unsigned value = 0;
-        if (m_at + 4 > m_text.size() || !parseWhole(m_text.substr(m_at, 4), value, 16))
-            return fail("\\u needs four hex digits");
-        m_at += 4;
-        return static_cast<char32_t>(value);
-    }
-
-    Result<EncodedValue> withPosition(Result<EncodedValue> value) const
+    // The reader's offset of the element or token at fault, as a position in the list.
+    Result<EncodedValue> located(Result<EncodedValue> value) const
     {
         if (value)
             return value;
-        return textError(value.error().message + " (at character " + std::to_string(m_at) + " of the list)");
+        return located(value.error());
     }
+    Error located(const Error& error) const
+    {
+        const std::uint64_t at = error.offset == Error::kNoOffset ? m_json.offset() : error.offset;
+        return textError(error.message + " (at character " + std::to_string(at) + " of the list)");
+    }
+    Error fail(const std::string& message) const { return located(Error{message, Error::kNoOffset, {}}); }
 
-    static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-    void skipSpace()
-    {
-        while (m_at < m_text.size() && isSpace(m_text[m_at]))
-            ++m_at;
-    }
-    bool take(char c)
-    {
-        if (m_at < m_text.size() && m_text[m_at] == c) {
-            ++m_at;
-            return true;
-        }
-        return false;
-    }
-    Error fail(const std::string& message) const
-    {
-        return textError(message + " (at character " + std::to_string(m_at) + " of the list)");
-    }
-
-    std::string_view m_text;
-    std::size_t m_at = 0;
+    JsonReader m_json;
 };
 
 void appendText(std::string& out, const MetadataValue& value, bool inList)

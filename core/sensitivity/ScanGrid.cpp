@@ -42,24 +42,39 @@ ScanGrid buildScanGrid(const ScanRecord& record, std::uint32_t type)
     bool modelRow = false;
     std::int64_t lastLayer = -1;
     std::map<std::string, std::size_t> column;
+    std::vector<std::int64_t> scanned;  // the blocks that have groups
     for (const ScanGroup& group : record.groups) {
         if (column.emplace(group.role, grid.roles.size()).second)
             grid.roles.push_back(group.role);
         modelRow |= group.layer < 0;
         lastLayer = std::max(lastLayer, group.layer);
+        if (group.layer >= 0)
+            scanned.push_back(group.layer);
     }
+    const std::size_t maxRows = ScanGrid::kMaxCells / std::max<std::size_t>(grid.roles.size(), 1);
     if (modelRow)
         grid.layers.push_back(ScanGrid::kNoLayer);
-    for (std::int64_t layer = 0; layer <= lastLayer; ++layer)
-        grid.layers.push_back(layer);
+    if (std::uint64_t(lastLayer + 1) + grid.layers.size() <= maxRows) {
+        for (std::int64_t layer = 0; layer <= lastLayer; ++layer)
+            grid.layers.push_back(layer);
+    } else {
+        std::sort(scanned.begin(), scanned.end());
+        scanned.erase(std::unique(scanned.begin(), scanned.end()), scanned.end());
+        grid.condensed = true;
+        grid.truncated = scanned.size() + grid.layers.size() > maxRows;
+        scanned.resize(std::min(scanned.size(), maxRows - std::min(maxRows, grid.layers.size())));
+        grid.layers.insert(grid.layers.end(), scanned.begin(), scanned.end());
+    }
     grid.cells.assign(grid.layers.size(), std::vector<std::optional<std::size_t>>(grid.roles.size()));
-    const std::size_t firstBlockRow = modelRow ? 1 : 0;
+    const auto firstBlockRow = grid.layers.begin() + (modelRow ? 1 : 0);
     for (std::size_t i = 0; i < record.probes.size() && i < record.figures.size(); ++i) {
         if (record.probes[i].type != type || !record.figures[i] || record.probes[i].group >= record.groups.size())
             continue;
         const ScanGroup& group = record.groups[record.probes[i].group];
-        const std::size_t row = group.layer < 0 ? 0 : firstBlockRow + static_cast<std::size_t>(group.layer);
-        grid.cells[row][column.at(group.role)] = i;
+        const auto found = group.layer < 0 ? grid.layers.begin() : std::lower_bound(firstBlockRow, grid.layers.end(), group.layer);
+        if (found == grid.layers.end() || *found != std::max<std::int64_t>(group.layer, ScanGrid::kNoLayer))
+            continue;  // a row left out of a truncated grid
+        grid.cells[std::size_t(found - grid.layers.begin())][column.at(group.role)] = i;
         ++grid.measured;
     }
     return grid;

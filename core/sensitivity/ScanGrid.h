@@ -16,6 +16,11 @@ namespace gguf {
 
 struct ScanGrid {
     static constexpr std::int64_t kNoLayer = -1;  // token_embd, output
+    // The most cells a grid holds: far above any model's layers x roles (an 80-block model with
+    // a dozen roles has about a thousand), so that a scan file naming block 1,000,000, or
+    // thousands of roles, cannot make the heatmap allocate gigabytes. Past it the rows are the
+    // scanned blocks only (`condensed`), and past that the last rows are left out (`truncated`).
+    static constexpr std::size_t kMaxCells = std::size_t{1} << 20;
 
     std::uint32_t type = 0;
     std::vector<std::string> roles;     // columns, in the order the groups first name them
@@ -24,6 +29,8 @@ struct ScanGrid {
     // when the scan has that probe and it is measured.
     std::vector<std::vector<std::optional<std::size_t>>> cells;
     std::size_t measured = 0;
+    bool condensed = false;
+    bool truncated = false;
 
     std::string layerLabel(std::size_t row) const;
 };

@@ -1,14 +1,15 @@
 #include "core/sensitivity/SensitivityScan.h"
 
-#include "core/base/Sha256.h"
 #include "core/forward/OutputMetrics.h"
 #include "core/forward/SimulatedQuantization.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/LlamaQuantRecipe.h"
+#include "core/sensitivity/ScanFingerprint.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -48,19 +49,6 @@ void splitName(std::string_view name, std::int64_t& layer, std::string& role)
     if (rest.ends_with(".weight"))
         rest.remove_suffix(7);
     role = std::string(rest);
-}
-
-void hashText(Sha256& hash, std::string_view text)
-{
-    const std::uint64_t size = text.size();
-    hash.update(&size, sizeof size);
-    hash.update(text.data(), text.size());
-}
-
-template <typename V>
-void hashValue(Sha256& hash, V value)
-{
-    hash.update(&value, sizeof value);
 }
 
 // The IQ types are scanned only with an importance matrix, and only for the groups it has
@@ -201,36 +189,12 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     id.activations = activationArithmeticName(o.activations);
     id.layerStride = o.layers.empty() ? o.layerStride : 1;
     id.layers = o.layers;
-    Sha256 hash;
-    hashText(hash, "gguf-explorer sensitivity scan 1");
-    for (const TensorInfo& tensor : reference.tensors()) {
-        hashText(hash, tensor.name);
-        hashValue(hash, tensor.typeId);
-        for (const std::int64_t n : tensor.ne)
-            hashValue(hash, n);
-        hashValue(hash, tensor.offset);
-    }
-    hashValue(hash, id.chunkSize);
-    hashValue(hash, o.bosToken);
-    hashValue(hash, o.accumulateInDouble);
-    hashText(hash, id.activations);
-    for (std::int64_t i = 0; i < id.tokens; ++i)
-        hashValue(hash, tokens[static_cast<std::size_t>(i)]);
-    for (const ProbeKey& probe : scan->m_probes) {
-        hashText(hash, scan->m_groups[probe.group].tensor);
-        hashValue(hash, probe.type);
-    }
-    for (const ScanGroup& group : scan->m_groups) {
-        if (!group.hasImportance)
-            continue;
-        const TensorInfo* tensor = reference.findTensor(group.tensor);
-        const std::size_t experts = static_cast<std::size_t>(std::max<std::int64_t>(tensor->ne[2], 1));
-        for (std::size_t e = 0; e < experts; ++e) {
-            const std::vector<float> weights = o.importance(group.tensor, e);
-            hash.update(weights.data(), weights.size() * sizeof(float));
-        }
-    }
-    id.fingerprint = Sha256::toHex(hash.finish());
+    id.fingerprint = scanFingerprint(reference, o, id, tokens, scan->m_groups, scan->m_probes);
+    id.parts.tensors = tensorShapesFingerprint(reference);
+    id.parts.model = tensorIndexFingerprint(reference);
+    id.parts.text = tokensFingerprint(tokens.first(static_cast<std::size_t>(id.tokens)), o.bosToken);
+    id.parts.imatrix = importanceFingerprint(reference, scan->m_groups, o.importance);
+    id.parts.arithmetic = arithmeticFingerprint(id.activations, o.accumulateInDouble);
 
     // The reference, once per chunk, with the residual stream after every layer.
     for (std::int64_t c = 0; c < chunks; ++c) {
@@ -343,6 +307,12 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
     figures.meanDeltaTopProbability = comparison.deltaTopProbability.mean;
     figures.positions = static_cast<std::int64_t>(comparison.kld.count);
     figures.layersRerun = m_layerCount - group.firstLayer + 1;
+    // A scan file holds only finite figures (a reader refuses others): an output that is not
+    // finite with this group quantized is an error to report, not a figure to plan by.
+    for (const double value : {figures.meanKld, figures.kldStandardError, figures.sameTopFraction, figures.meanDeltaTopProbability})
+        if (!std::isfinite(value))
+            return scanError("probe " + std::to_string(index) + " (" + group.tensor + " as " + typeName(probe.type) + ") gave a mean KLD of "
+                             + std::to_string(figures.meanKld) + ": the model's output with that group quantized is not finite");
     return figures;
 }
 

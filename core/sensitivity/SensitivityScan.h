@@ -85,9 +85,21 @@ using ProbeExecutor = std::function<void(std::size_t count, const std::function<
 // One after another on the calling thread (each pass uses every core by itself).
 ProbeExecutor sequentialExecutor();
 
+// The fingerprint's parts, each a SHA-256 in hex (ScanFingerprint.h), so that a comparison of
+// two scans, or of a scan and a model, can say what differs. Empty in files written before they
+// were recorded.
+struct ScanFingerprintParts {
+    std::string tensors;     // every tensor's name and shape
+    std::string model;       // every tensor's name, type, shape and offset: the reference file's index
+    std::string text;        // the tokens evaluated, and the BOS put first in each chunk
+    std::string imatrix;     // per group whether the importance matrix has weights for it, and they
+    std::string arithmetic;  // the activation arithmetic and the precision of the sums
+};
+
 struct ScanIdentity {
     std::string model;        // the reference file's path as given
     std::string fingerprint;  // SHA-256 over the settings, the tokens and the model's tensor index
+    ScanFingerprintParts parts;
     std::int64_t chunkSize = 0;
     std::int64_t tokens = 0;  // tokens evaluated (whole chunks)
     std::int64_t scoredPerChunk = 0;

@@ -4,6 +4,8 @@
 // (each byte that does not start a well-formed sequence becomes one U+FFFD), because a token id
 // depends on all of it.
 
+#include "core/base/Utf8.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -43,6 +45,6 @@ inline std::size_t sequenceLength(unsigned char lead)
 std::vector<char32_t> decodeUtf8(std::string_view text);
 // Appends the UTF-8 form of `codePoint`; past U+10FFFF (which decodeUtf8 can produce from
 // F5..F7 lead bytes, and llama.cpp fails on) it appends U+FFFD.
-void appendUtf8(std::string& out, char32_t codePoint);
+using gguf::appendUtf8;
 
 }  // namespace gguf::unicode

@@ -1,6 +1,8 @@
 // `scan` and `plan --scan` through the CLI: shards merged give the one-process scan file byte
 // for byte; a scan killed half way resumes to the same file; the plan by measured KLD reports
-// "predicted_kld" and writes rules `convert --recipe` takes; wrong uses fail with one line.
+// "predicted_kld" and writes rules `convert --recipe` takes; wrong uses fail with one line: a scan
+// of another model or with figures that are no KLD given to plan, a part of another scan given
+// to merge, a second scan writing the same file, a --layers range past the model's blocks.
 
 #include "CliRunner.h"
 #include "Fixtures.h"
@@ -11,6 +13,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 using namespace testsupport;
 
 namespace {
@@ -19,6 +25,25 @@ QByteArray fileBytes(const QString& path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
+}
+
+// `text` with the first value of `"key":` replaced by `value`.
+QByteArray withValue(QByteArray text, const QByteArray& key, const QByteArray& value)
+{
+    const qsizetype at = text.indexOf("\"" + key + "\":");
+    if (at < 0)
+        return {};
+    const qsizetype start = at + key.size() + 3;
+    qsizetype end = start;
+    while (end < text.size() && text[end] != ',' && text[end] != '}')
+        ++end;
+    return text.replace(start, end - start, value);
 }
 
 }  // namespace
@@ -117,6 +142,122 @@ private slots:
                                        QStringLiteral("--type"), base, QStringLiteral("--recipe"), rules, QStringLiteral("--quiet")});
         QVERIFY2(convert.finished && convert.exitCode == 0, qPrintable(convert.describe()));
         QCOMPARE(QFileInfo(m_dir.filePath(QStringLiteral("planned.gguf"))).size(), qint64(plan.value(QStringLiteral("file_bytes")).toDouble()));
+    }
+
+    // tiny-llama's scan given to plan another llama (three blocks, other shapes), which had it
+    // plan with the scan's figures and role averages for the rest; and to plan tiny-moe.
+    void planRefusesAScanOfAnotherModel_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("size");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("llama of other shapes") << fixturePath("llama.cpp/arch/llama/llama-F32.gguf") << QStringLiteral("1MB")
+                                               << QStringLiteral("output.weight has 131072 elements in rows of 256 in the scan, 49152 in rows of 128");
+        QTest::newRow("moe") << fixturePath("tiny-moe-F16.gguf") << QStringLiteral("30MB") << QStringLiteral("is not a tensor of this one");
+    }
+
+    void planRefusesAScanOfAnotherModel()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, size);
+        QFETCH(QString, expected);
+        const CliRun run = runCli({QStringLiteral("plan"), model, QStringLiteral("--size"), size, QStringLiteral("--scan"), m_whole});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("the scan is of another model") && run.err.contains(expected.toUtf8()), qPrintable(run.describe()));
+    }
+
+    // Figures that are no mean KL divergence are refused when read, naming the probe and value.
+    void planRefusesFiguresThatAreNoKld_data()
+    {
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("nan") << QByteArray("\"nan\"") << QStringLiteral("\"kld\" is nan");
+        QTest::newRow("-inf") << QByteArray("\"-inf\"") << QStringLiteral("\"kld\" is -inf");
+        QTest::newRow("negative") << QByteArray("-0.5") << QStringLiteral("\"kld\" is -0.5");
+    }
+
+    void planRefusesFiguresThatAreNoKld()
+    {
+        QFETCH(QByteArray, value);
+        QFETCH(QString, expected);
+        const QString edited = m_dir.filePath(QStringLiteral("kld-%1.json").arg(QString::fromLatin1(QTest::currentDataTag())));
+        QVERIFY(writeFile(edited, withValue(fileBytes(m_whole), "kld", value)));
+        const CliRun run = runCli({QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"),
+                                   QStringLiteral("--scan"), edited});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains(expected.toUtf8()) && run.err.contains("probe 0 (output.weight as q4_K)") && run.err.contains("(at byte "),
+                 qPrintable(run.describe()));
+    }
+
+    // A part with other labels, tokens, chunks or model, its fingerprint left as it was, is not
+    // merged: the refusal names what differs.
+    void mergeRefusesAPartOfAnotherScan_data()
+    {
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("tensor label") << QByteArray("tensor") << QByteArray("\"blk.1.attn_qq.weight\"") << QStringLiteral("group 0's tensors differ");
+        QTest::newRow("tokens") << QByteArray("tokens") << QByteArray("192") << QStringLiteral("the tokens differ: part 2 has 192, part 1 128");
+        QTest::newRow("chunk") << QByteArray("\"chunk_size\":64,\"tokens\":128,\"scored_per_chunk\":31")
+                               << QByteArray("\"chunk_size\":32,\"tokens\":128,\"scored_per_chunk\":15")
+                               << QStringLiteral("the chunks differ: part 2 has chunks of 32, part 1 chunks of 64");
+        QTest::newRow("model") << QByteArray("model") << QByteArray("\"/elsewhere/m.gguf\"") << QStringLiteral("the models differ");
+        QTest::newRow("types") << QByteArray("\"types\":[\"q4_K\",\"q8_0\"]") << QByteArray("\"types\":[\"q4_K\",\"q8_0\",\"q6_K\"]")
+                               << QStringLiteral("the types differ: part 2 has q4_K,q8_0,q6_K, part 1 q4_K,q8_0");
+        QTest::newRow("imatrix") << QByteArray("\"imatrix\":null") << QByteArray("\"imatrix\":\"/x.imatrix\"")
+                                 << QStringLiteral("the importance matrices differ: part 2 has /x.imatrix, part 1 none");
+        QTest::newRow("fingerprint") << QByteArray("fingerprint") << QByteArray('"' + QByteArray(64, 'f') + '"') << QStringLiteral("the fingerprint differs");
+    }
+
+    void mergeRefusesAPartOfAnotherScan()
+    {
+        QFETCH(QByteArray, key);
+        QFETCH(QByteArray, value);
+        QFETCH(QString, expected);
+        const QString edited = m_dir.filePath(QStringLiteral("part-%1.json").arg(QString::fromLatin1(QTest::currentDataTag()).replace(' ', '-')));
+        // A key in quotes: that text replaced as it is.
+        const QByteArray bytes = key.startsWith('"') ? fileBytes(m_whole).replace(key, value) : withValue(fileBytes(m_whole), key, value);
+        QVERIFY(!bytes.isEmpty() && bytes != fileBytes(m_whole));
+        QVERIFY(writeFile(edited, bytes));
+        const QString merged = m_dir.filePath(QStringLiteral("not-merged.json"));
+        const CliRun run = runCli({QStringLiteral("scan"), QStringLiteral("--merge"), m_whole, edited, QStringLiteral("-o"), merged});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("part 2 is not a part of the scan part 1 is of") && run.err.contains(expected.toUtf8()), qPrintable(run.describe()));
+        QVERIFY(!QFileInfo::exists(merged));
+    }
+
+    // While another process holds the output's lock (this test, as a second scan would), a scan
+    // and a merge into that output are refused at once and write nothing.
+    void secondWriterIsRefused()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("shared.json"));
+        const QByteArray lockPath = QFile::encodeName(out + QStringLiteral(".lock"));
+        const int fd = ::open(lockPath.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX | LOCK_NB), 0);
+        const CliRun scan = runCli(scanArguments(out) << QStringLiteral("--shard") << QStringLiteral("2/2"));
+        const CliRun merge = runCli({QStringLiteral("scan"), QStringLiteral("--merge"), m_whole, QStringLiteral("-o"), out});
+        ::close(fd);
+        for (const CliRun& run : {scan, merge}) {
+            QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+            QVERIFY2(run.err.contains("another process is writing this output") && run.err.contains("shared.json.lock"), qPrintable(run.describe()));
+        }
+        QVERIFY(!QFileInfo::exists(out));
+        // Released, the output is free again, and a run leaves no lock file behind.
+        const CliRun free = runCli({QStringLiteral("scan"), QStringLiteral("--merge"), m_whole, QStringLiteral("-o"), out});
+        QVERIFY2(free.finished && free.exitCode == 0, qPrintable(free.describe()));
+        QVERIFY(!QFileInfo::exists(out + QStringLiteral(".lock")));
+        QVERIFY(!QFileInfo::exists(m_whole + QStringLiteral(".lock")));
+    }
+
+    // A range far past the model's two blocks is refused (it once ran for minutes first).
+    void hugeLayerRangeIsRefused()
+    {
+        QStringList arguments = scanArguments(m_dir.filePath(QStringLiteral("huge-range.json")));
+        arguments[arguments.indexOf(QStringLiteral("--layers")) + 1] = QStringLiteral("0-1048576");
+        const CliRun run = runCli(arguments);
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QVERIFY2(run.err.contains("layer 1048576 is not one of the model's 2 blocks"), qPrintable(run.describe()));
     }
 
     void wrongUsesFailWithOneLine()

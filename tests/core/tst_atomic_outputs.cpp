@@ -1,6 +1,7 @@
 // Writes that end badly leave nothing half-done: a process killed while writing leaves no temp
 // file (SIGKILL included), an interrupt removes a named one, a split set is committed all or
-// nothing, and a set mixing the shards of two saves is refused when opened.
+// nothing, and a set mixing the shards of two saves is refused when opened. An output one run
+// rewrites again and again (a scan's file) is claimed by one run at a time, until it ends or dies.
 
 #include "FileBytes.h"
 #include "Fixtures.h"
@@ -10,6 +11,7 @@
 #include "core/gguf/SplitName.h"
 #include "core/write/AtomicFileSet.h"
 #include "core/write/ByteSink.h"
+#include "core/write/OutputLock.h"
 #include "core/write/TempFileCleanup.h"
 
 #include <QDir>
@@ -71,6 +73,7 @@ private slots:
     void setCommitReplacesEveryFile();
     void shardsOfOneSaveShareTheirId();
     void setMixingTwoSavesIsRefused();
+    void outputLockIsExclusiveAndDiesWithItsHolder();
 };
 
 void TestAtomicOutputs::killedWriteLeavesNothing()
@@ -222,6 +225,41 @@ void TestAtomicOutputs::setMixingTwoSavesIsRefused()
         QVERIFY2(QString::fromStdString(mixed.error().toString()).contains(QStringLiteral("mixes the files of two saves")), mixed.error().toString().c_str());
     }
     QVERIFY(gguf::Model::open(dir.filePath(QStringLiteral("two-00001-of-00002.gguf")).toStdString()));
+}
+
+// Held, the claim refuses a second one (in this process too: flock is per open file); released,
+// its file is gone; a holder killed by SIGKILL leaves the file but not the lock.
+void TestAtomicOutputs::outputLockIsExclusiveAndDiesWithItsHolder()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string target = dir.filePath(QStringLiteral("scan.json")).toStdString();
+    {
+        auto first = gguf::OutputLock::acquire(target);
+        QVERIFY2(first, first ? "" : first.error().toString().c_str());
+        QCOMPARE(first->lockPath(), target + ".lock");
+        auto second = gguf::OutputLock::acquire(target);
+        QVERIFY(!second);
+        QVERIFY2(second.error().toString().find("another process is writing this output") != std::string::npos, second.error().toString().c_str());
+        QVERIFY(QFile::exists(QString::fromStdString(target + ".lock")));
+    }
+    QCOMPARE(entriesOf(dir.path()), QStringList());
+    QVERIFY(gguf::OutputLock::acquire(target));
+    QVERIFY(gguf::OutputLock::acquire("-") && gguf::OutputLock::acquire("-")->lockPath().empty());
+
+    const int status = signalledWhileReady(
+        [&] {
+            auto lock = gguf::OutputLock::acquire(target);
+            if (!lock)
+                return false;
+            new gguf::OutputLock(std::move(*lock));  // held until the child dies
+            return true;
+        },
+        SIGKILL);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    QCOMPARE(entriesOf(dir.path()), QStringList{QStringLiteral("scan.json.lock")});
+    auto after = gguf::OutputLock::acquire(target);
+    QVERIFY2(after, after ? "" : after.error().toString().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAtomicOutputs)

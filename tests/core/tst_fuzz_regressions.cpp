@@ -1,7 +1,8 @@
 // Hostile inputs kept as regressions (tests/data/regressions, see its README) and the committed
 // fuzzing corpus (fuzz/corpus) replayed in the ordinary build and under the asan preset: each
 // file is rejected with the recorded message, or opens and survives everything a view does with
-// it (metadata rendering, dequantization, block scales, heatmap window, integrity check).
+// it (metadata rendering, dequantization, block scales, heatmap window, integrity check); the
+// scan files of fuzz_scan_file's corpus are read as scan files.
 
 #include "core/blocks/BlockScales.h"
 #include "core/kernels/Dequantize.h"
@@ -10,6 +11,7 @@
 #include "core/gguf/MetadataFormat.h"
 #include "core/gguf/Model.h"
 #include "core/blocks/TensorCheck.h"
+#include "core/sensitivity/ScanFile.h"
 
 #include <QDirIterator>
 #include <QFileInfo>
@@ -166,6 +168,16 @@ void TestFuzzRegressions::fuzzCorpusReplaysCleanly_data()
 void TestFuzzRegressions::fuzzCorpusReplaysCleanly()
 {
     QFETCH(QString, path);
+    if (path.contains(QStringLiteral("/fuzz_scan_file/"))) {  // scan files, not models
+        const auto record = gguf::readScanFile(path.toStdString());
+        if (!record) {
+            QVERIFY(!record.error().message.empty());
+            QVERIFY(record.error().offset == gguf::Error::kNoOffset || record.error().offset <= std::uint64_t(QFileInfo(path).size()));
+            return;
+        }
+        QVERIFY(gguf::parseScanRecord(gguf::scanRecordJson(*record), "written"));
+        return;
+    }
     const auto model = gguf::Model::open(path.toStdString());
     if (!model) {
         QVERIFY(!model.error().message.empty());

@@ -12,8 +12,11 @@
 #include "core/forward/SimulatedQuantization.h"
 #include "core/imatrix/ImportanceMatrix.h"
 #include "core/recipe/MixPlanner.h"
+#include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
+#include "core/sensitivity/ScanGrid.h"
+#include "core/sensitivity/ScanLayers.h"
 #include "core/tokenize/Tokenizer.h"
 #include "core/types/GgmlType.h"
 
@@ -21,6 +24,7 @@
 #include <QtTest>
 
 #include <cstring>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +83,56 @@ TypeMap typesOf(const ErrorTable& table, const Mix& mix)
     for (std::size_t t = 0; t < table.tensors.size(); ++t)
         types[std::string(table.tensors[t].tensor->name)] = mix.types[t];
     return types;
+}
+
+
+// `text` with the value of the `occurrence`-th `"key":` replaced by `value`; `at` gets where the
+// value starts.
+std::string withValue(const std::string& text, const std::string& key, int occurrence, const std::string& value, std::size_t& at)
+{
+    std::size_t found = std::string::npos;
+    for (int i = 0; i <= occurrence; ++i)
+        found = text.find("\"" + key + "\":", found == std::string::npos ? 0 : found + 1);
+    if (found == std::string::npos)
+        return text;
+    at = found + key.size() + 3;
+    const std::size_t end = text.find_first_of(",}", at);
+    return text.substr(0, at) + value + text.substr(end);
+}
+
+// A scan file edited one way, what the reader must say, and where.
+struct EditedScanFile {
+    const char* name;
+    std::string key;      // the value of this key (empty: no edit)
+    int occurrence;
+    std::string value;
+    std::string expected;
+    bool checkOffset;     // the error is at the edited value's first byte
+    std::size_t maxGroups;
+};
+
+const std::vector<EditedScanFile>& editedScanFiles()
+{
+    static const std::vector<EditedScanFile> cases = {
+        {"kld nan", "kld", 0, "\"nan\"", "probe 0 (output.weight as q4_K): \"kld\" is nan", true, kMaxScanGroups},
+        {"kld -inf", "kld", 1, "\"-inf\"", "probe 1 (output.weight as q8_0): \"kld\" is -inf", true, kMaxScanGroups},
+        {"kld negative", "kld", 2, "-0.001", "\"kld\" is -0.001, not a mean KL divergence", true, kMaxScanGroups},
+        {"kld_error inf", "kld_error", 0, "\"inf\"", "\"kld_error\" is inf", true, kMaxScanGroups},
+        {"same_top above 1", "same_top", 3, "1.5", "\"same_top\" is 1.5", true, kMaxScanGroups},
+        {"delta_p below -1", "delta_p", 0, "-2", "\"delta_p\" is -2", true, kMaxScanGroups},
+        {"probe twice", "type", 1, "\"q4_K\"", "probe 1 (output.weight as q4_K) comes twice", false, kMaxScanGroups},
+        {"type not scanned", "type", 0, "\"q6_K\"", "probe 0: type q6_K is not one of \"types\"", true, kMaxScanGroups},
+        {"group not in the file", "group", 2, "99", "probe 2 names no group", true, kMaxScanGroups},
+        {"two groups of a tensor", "tensor", 1, "\"output.weight\"", "two groups of tensor output.weight", false, kMaxScanGroups},
+        {"tensor name too long", "tensor", 0, "\"" + std::string(65, 'a') + "\"", "\"tensor\" is longer than 64 bytes", true, kMaxScanGroups},
+        {"probes_total", "probes_total", 0, "31", "\"probes_total\" says 31, the file has 32", false, kMaxScanGroups},
+        {"chunk and scored", "chunk_size", 0, "32", "\"scored_per_chunk\" is not the second half", false, kMaxScanGroups},
+        {"tokens not chunks", "tokens", 0, "100", "not a whole number of chunks", false, kMaxScanGroups},
+        {"fingerprint", "fingerprint", 0, "\"abc\"", "\"fingerprint\" is not a SHA-256", true, kMaxScanGroups},
+        {"duplicate key", "shard", 0, "", "\"types\" twice", false, kMaxScanGroups},
+        {"more groups than the model has", "", 0, "", "more groups than the model has tensors (3)", false, 3},
+    };
+    return cases;
 }
 
 }  // namespace
@@ -308,6 +362,200 @@ private slots:
         QVERIFY(!parseScanRecord(std::string(text).replace(text.find(key), key.size(), "\"activations\":1,"), "x"));
     }
 
+    // Each thing wrong in a scan file is refused as it is read, naming it (the probe and the
+    // value for a figure), at the byte of the value when the value is at fault; from a file as
+    // from memory.
+    void scanFilesRefusedAtTheFault_data()
+    {
+        QTest::addColumn<int>("row");
+        for (std::size_t i = 0; i < editedScanFiles().size(); ++i)
+            QTest::newRow(editedScanFiles()[i].name) << int(i);
+    }
+
+    void scanFilesRefusedAtTheFault()
+    {
+        QFETCH(int, row);
+        const EditedScanFile& edit = editedScanFiles()[std::size_t(row)];
+        const std::string good = scanRecordJson(m_smallWhole);
+        QVERIFY(parseScanRecord(good, "x"));
+        std::size_t at = 0;
+        std::string text = good;
+        if (std::string(edit.name) == "duplicate key")
+            text.insert(text.find("\"groups\":"), "\"types\":[],");
+        else if (!edit.key.empty())
+            text = withValue(good, edit.key, edit.occurrence, edit.value, at);
+        QVERIFY(text != good || edit.key.empty());
+        ScanFileLimits limits;
+        if (edit.maxGroups != kMaxScanGroups) {
+            limits.maxGroups = edit.maxGroups;
+            limits.groupsBound = "the model has tensors (3)";
+            std::size_t fourth = 0;
+            for (int i = 0; i < 4; ++i)
+                fourth = good.find("{\"tensor\":", fourth + 1);
+            at = fourth;
+        }
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("edited.json").toStdString();
+        std::ofstream(path, std::ios::binary) << text;
+        for (const auto& parsed : {parseScanRecord(text, path, limits), readScanFile(path, limits)}) {
+            QVERIFY2(!parsed, edit.name);
+            const std::string message = parsed.error().toString();
+            QVERIFY2(message.find(edit.expected) != std::string::npos, message.c_str());
+            QVERIFY2(message.starts_with(path + ": not a scan file: "), message.c_str());
+            if (edit.checkOffset || edit.maxGroups != kMaxScanGroups)
+                QCOMPARE(parsed.error().offset, std::uint64_t(at));
+            else
+                QVERIFY(parsed.error().offset <= text.size());
+        }
+    }
+
+    // A scan of another model (tiny-moe's, tiny-llama's with other shapes or tensors) is refused
+    // for planning and merging, naming what differs; so is one made with another imatrix.
+    void scanOfAnotherModelIsRefused()
+    {
+        QVERIFY(checkScanForModel(m_smallWhole, *m_llama, {}));
+        const auto moe = testsupport::openModelAt(fixturePath("tiny-moe-F16.gguf"));
+        QVERIFY(moe);
+        ScanOptions options;
+        options.executor = &gguf::ParallelRows::shared();
+        options.types = {typeIdValue(GgmlTypeId::Q4_K), typeIdValue(GgmlTypeId::Q8_0)};
+        options.chunkSize = kChunk;
+        options.bosToken = bosOf(*moe);
+        options.maxTokens = kChunk;
+        auto moeScan = SensitivityScan::prepare(*moe, m_calibration, options);
+        QVERIFY(moeScan);
+        const ScanRecord moeRecord = emptyRecord(**moeScan);
+        const auto refusal = [](const Status& status) { return status ? std::string() : status.error().message; };
+        const std::string byLlama = refusal(checkScanForModel(moeRecord, *m_llama, {}));
+        QVERIFY2(byLlama.find("the scan is of another model") != std::string::npos && byLlama.find("is not a tensor of this one") != std::string::npos,
+                 byLlama.c_str());
+        QVERIFY(!refusal(checkScanForModel(m_smallWhole, *moe, {})).empty());
+
+        ScanRecord shapes = m_smallWhole;  // every group still a tensor of the model, the rest not
+        shapes.identity.parts.tensors = std::string(64, '0');
+        QVERIFY(refusal(checkScanForModel(shapes, *m_llama, {})).find("its tensor names or shapes differ") != std::string::npos);
+        ScanRecord elements = m_smallWhole;
+        elements.groups[3].elements *= 2;
+        const std::string wrongElements = refusal(checkScanForModel(elements, *m_llama, {}));
+        QVERIFY2(wrongElements.find(elements.groups[3].tensor + " has " + std::to_string(elements.groups[3].elements) + " elements")
+                     != std::string::npos,
+                 wrongElements.c_str());
+
+        auto merged = mergeScanRecords({m_smallWhole, moeRecord});
+        QVERIFY(!merged);
+        QVERIFY2(merged.error().message.find("part 2 is not a part of the scan part 1 is of: the model's tensor names or shapes differ")
+                     != std::string::npos,
+                 merged.error().message.c_str());
+
+        // An imatrix scan planned with the same imatrix, and with other weights.
+        auto loaded = ImportanceMatrix::load(fixturePath("llama.cpp/tiny-llama.imatrix.gguf").toStdString());
+        QVERIFY(loaded);
+        const ImportanceLookup importance = lookupOf(std::make_shared<ImportanceMatrix>(std::move(*loaded)));
+        ScanOptions withImatrix;
+        withImatrix.executor = &gguf::ParallelRows::shared();
+        withImatrix.types = {typeIdValue(GgmlTypeId::Q4_K)};
+        withImatrix.chunkSize = kChunk;
+        withImatrix.maxTokens = kChunk;
+        withImatrix.importance = importance;
+        auto weighted = SensitivityScan::prepare(*m_llama, m_calibration, withImatrix);
+        QVERIFY(weighted);
+        const ScanRecord weightedRecord = emptyRecord(**weighted);
+        QVERIFY(checkScanForModel(weightedRecord, *m_llama, importance));
+        const ImportanceLookup doubled = [importance](std::string_view name, std::size_t expert) {
+            std::vector<float> weights = importance(name, expert);
+            for (float& w : weights)
+                w *= 2;
+            return weights;
+        };
+        QVERIFY(refusal(checkScanForModel(weightedRecord, *m_llama, doubled)).find("another importance matrix") != std::string::npos);
+    }
+
+    // A part that is not of the first part's scan is refused, naming the first difference, even
+    // when its fingerprint was left as it was.
+    void mergeNamesTheFirstDifference()
+    {
+        const ScanRecord& whole = m_smallWhole;
+        QVERIFY(scanDifference({whole, "a"}, {whole, "b"}, true).empty());
+        const std::vector<std::pair<std::function<void(ScanRecord&)>, std::string>> edits = {
+            {[](ScanRecord& r) { r.identity.tokens += kChunk; }, "the tokens differ: part 2 has 192, part 1 128"},
+            {[](ScanRecord& r) { r.identity.chunkSize = 32, r.identity.scoredPerChunk = 15; }, "the chunks differ: part 2 has chunks of 32"},
+            {[](ScanRecord& r) { r.probes[5].type = typeIdValue(GgmlTypeId::Q6_K); }, "probe 5's labels differ"},
+            {[](ScanRecord& r) { r.groups[2].tensor = "blk.9.attn_q.weight"; }, "group 2's tensors differ: part 2 has blk.9.attn_q.weight"},
+            {[](ScanRecord& r) { r.groups[2].elements += 256; }, "group 2's tensors differ"},
+            {[](ScanRecord& r) { r.identity.model = "/elsewhere/model.gguf"; }, "the models differ: part 2 has /elsewhere/model.gguf"},
+            {[](ScanRecord& r) { r.identity.activations = "f32"; }, "the activation arithmetics differ: part 2 has f32"},
+            {[](ScanRecord& r) { r.identity.types.pop_back(); }, "the types differ: part 2 has q4_K, part 1 q4_K,q8_0"},
+            {[](ScanRecord& r) { r.identity.importance = "other.imatrix"; }, "the importance matrices differ"},
+            {[](ScanRecord& r) { r.identity.parts.text = std::string(64, 'f'); }, "the text differs (other tokens)"},
+            {[](ScanRecord& r) { r.identity.parts.arithmetic = std::string(64, 'f'); }, "the arithmetic differs"},
+            {[](ScanRecord& r) { r.identity.fingerprint = std::string(64, 'f'); }, "the fingerprint differs"},
+        };
+        for (const auto& [edit, expected] : edits) {
+            ScanRecord part = whole;
+            edit(part);
+            auto merged = mergeScanRecords({whole, part});
+            QVERIFY2(!merged, expected.c_str());
+            QVERIFY2(merged.error().message.find(expected) != std::string::npos, merged.error().message.c_str());
+        }
+    }
+
+    // --layers: ascending, each block once; a block past the model's is refused before any range
+    // is expanded (0-1048576 on two blocks), and many ranges take time linear in the text.
+    void layerLists()
+    {
+        QCOMPARE(*parseLayerList("1,0,0-1", 2), (std::vector<std::int64_t>{0, 1}));
+        QCOMPARE(*parseLayerList("3,5-6,4-5", 8), (std::vector<std::int64_t>{3, 4, 5, 6}));
+        std::string many;
+        for (int i = 0; i < 200000; ++i)
+            many += "0-1,";
+        many += "1";
+        QCOMPARE(*parseLayerList(many, 2), (std::vector<std::int64_t>{0, 1}));
+        for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+                 {"0-1048576", "layer 1048576 is not one of the model's 2 blocks"},
+                 {"2", "layer 2 is not one of the model's 2 blocks"},
+                 {"1-0", "not '1-0'"},
+                 {"", "not ''"},
+                 {"0,,1", "not ''"},
+                 {"a", "not 'a'"},
+                 {"-1", "not '-1'"},
+                 {"99999999999999999999", "not '99999999999999999999'"}}) {
+            auto parsed = parseLayerList(text, 2);
+            QVERIFY2(!parsed, text.c_str());
+            QVERIFY2(parsed.error().message.find(expected) != std::string::npos, parsed.error().message.c_str());
+        }
+    }
+
+    // The heatmap's grid stays within its cells whatever blocks and roles a file names: block
+    // 1,000,000 gives two rows, not a million; thousands of roles and blocks give a truncated grid.
+    void gridIsBoundedWhateverTheFileNames()
+    {
+        ScanRecord record;
+        record.identity.types = {typeIdValue(GgmlTypeId::Q4_K)};
+        const auto addGroup = [&](const std::string& role, std::int64_t layer) {
+            record.groups.push_back(ScanGroup{"t" + std::to_string(record.groups.size()), role, layer, std::max<std::int64_t>(layer, 0), 256, 256, false});
+            record.probes.push_back({record.groups.size() - 1, record.identity.types[0]});
+            record.figures.push_back(ProbeFigures{0.5, 0.1, 0.9, -0.1, 10, 1});
+        };
+        addGroup("output", -1);
+        addGroup("attn_q", 1000000);
+        const ScanGrid far = buildScanGrid(record, record.identity.types[0]);
+        QVERIFY(far.condensed && !far.truncated);
+        QCOMPARE(far.layers, (std::vector<std::int64_t>{ScanGrid::kNoLayer, 1000000}));
+        QCOMPARE(far.measured, std::size_t(2));
+        QCOMPARE(far.layerLabel(1), std::string("blk.1000000"));
+        for (int i = 0; i < 3000; ++i)
+            addGroup("role" + std::to_string(i), 1000 * i);
+        const ScanGrid wide = buildScanGrid(record, record.identity.types[0]);
+        QVERIFY(wide.condensed && wide.truncated);
+        QVERIFY(wide.layers.size() * wide.roles.size() <= ScanGrid::kMaxCells);
+        QCOMPARE(wide.cells.size(), wide.layers.size());
+        QVERIFY(wide.measured > 0 && wide.measured < record.probes.size());
+        // A scan of a real model keeps its layer spacing.
+        const ScanGrid real = buildScanGrid(m_smallWhole, m_smallWhole.identity.types[0]);
+        QVERIFY(!real.condensed);
+        QCOMPARE(real.layers, (std::vector<std::int64_t>{ScanGrid::kNoLayer, 0, 1}));
+    }
+
     void hostileScanFiles()
     {
         ScanRecord record = emptyRecord(*m_small);
@@ -316,7 +564,9 @@ private slots:
         const std::vector<std::pair<std::string, std::string>> cases = {
             {"", "a value expected"},
             {"[1,2]", "not an object"},
-            {std::string(100000, '['), "nesting deeper"},
+            {std::string(100000, '['), "not an object"},
+            {"{\"format\":\"gguf-explorer sensitivity scan\",\"x\":" + std::string(100000, '['), "nesting deeper"},
+            {"{\"version\":1}", "\"format\""},
             {"{\"format\":\"other\"}", "\"format\""},
             {good.substr(0, good.size() / 2), "not a scan file"},
             {std::string(good).replace(good.find("\"group\":0"), 9, "\"group\":99"), "names no group"},
@@ -327,8 +577,10 @@ private slots:
         for (const auto& [text, expected] : cases) {
             auto parsed = parseScanRecord(text, "f.json");
             QVERIFY2(!parsed, expected.c_str());
-            QVERIFY2(parsed.error().message.find(expected) != std::string::npos, parsed.error().message.c_str());
-            QVERIFY(parsed.error().message.starts_with("f.json"));
+            const std::string message = parsed.error().toString();
+            QVERIFY2(message.find(expected) != std::string::npos, message.c_str());
+            QVERIFY(message.starts_with("f.json: not a scan file: "));
+            QVERIFY2(parsed.error().offset <= text.size(), message.c_str());
         }
         QVERIFY(!readScanFile("/nonexistent/scan.json"));
         QVERIFY(!readScanFile("/tmp"));

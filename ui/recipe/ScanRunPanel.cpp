@@ -3,8 +3,10 @@
 #include "ui/session/JobPoolExecutor.h"
 
 #include "core/base/EscapedText.h"
+#include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/types/GgmlType.h"
+#include "core/write/OutputLock.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/recipe/CalibrationTokens.h"
 #include "ui/common/FileDialogs.h"
@@ -180,6 +182,11 @@ void ScanRunPanel::start(const ScanRunSettings& settings)
     const QString scanFile = settings.scanFile;
     BackgroundJob* job = m_jobs.run(
         [model = m_model, options, text = settings.textFile.toStdString(), out = scanFile.toStdString()](const JobControl& control) -> gguf::Status {
+            // Held for the whole run: a scan from the command line (or another window) writing
+            // the same file is refused at once instead of overwriting this one's figures.
+            auto lock = gguf::OutputLock::acquire(out);
+            if (!lock)
+                return lock.error();
             auto tokens = calibrationTokens(*model, text);
             if (!tokens)
                 return tokens.error();
@@ -189,11 +196,11 @@ void ScanRunPanel::start(const ScanRunSettings& settings)
             gguf::ScanRecord record = gguf::emptyRecord(**scan);
             std::error_code missing;
             if (std::filesystem::exists(out, missing)) {
-                auto saved = gguf::readScanFile(out);
+                auto saved = gguf::readScanFile(out, gguf::ScanFileLimits::forModel(*model));
                 if (!saved)
                     return saved.error();
-                if (saved->identity.fingerprint != record.identity.fingerprint || saved->probes.size() != record.probes.size())
-                    return runError(out + " is a scan of another model, text or settings; choose another scan file");
+                if (const std::string difference = gguf::scanDifference({*saved, "the file"}, {record, "this run"}, false); !difference.empty())
+                    return runError(out + " is a scan of another model, text or settings (" + difference + "); choose another scan file");
                 record.figures = saved->figures;  // resumed: only the missing probes are measured
             }
             if (gguf::Status s = gguf::writeScanFile(out, record); !s)

@@ -1,6 +1,7 @@
 #include "ui/recipe/SensitivityView.h"
 
 #include "core/base/EscapedText.h"
+#include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/sensitivity/ScanGrid.h"
 #include "core/types/GgmlType.h"
@@ -196,15 +197,19 @@ void SensitivityView::showRecord(std::shared_ptr<const gguf::ScanRecord> record,
                        .arg(m_record->identity.tokens)
                        .arg(m_record->identity.chunkSize)
                        .arg(m_record->identity.importance.empty() ? QString() : tr(", with an imatrix"));
+    // The same check as plan --scan: the groups' shapes and the model's tensor names and shapes.
+    const gguf::Status fits = gguf::checkScanForModel(*m_record, *m_model, {});
     if (known < m_record->groups.size())
         text += tr(" %1 of its %2 groups are not tensors of this model: not used by the planner.").arg(m_record->groups.size() - known).arg(m_record->groups.size());
+    else if (!fits)
+        text += tr(" Not used by the planner: %1.").arg(QString::fromStdString(gguf::escapeForDisplay(fits.error().message)));
     else if (!complete)
         text += tr(" Partial: the planner needs every probe (resume the scan).");
     else
         text += tr(" The planner plans by the KLD it predicts.");
     m_summary->setText(text);
     showType();
-    emit scanChanged(complete && known == m_record->groups.size() ? m_record : nullptr);
+    emit scanChanged(complete && fits ? m_record : nullptr);
 }
 
 void SensitivityView::showType()

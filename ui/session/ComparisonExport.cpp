@@ -1,5 +1,6 @@
 #include "ui/session/ComparisonExport.h"
 
+#include "core/base/JsonWriter.h"
 #include "core/compare/ComparisonJson.h"
 #include "core/compare/SummaryErrorMetrics.h"
 #include "ui/session/ComparisonColumnTitle.h"
@@ -43,13 +44,7 @@ std::string csvField(const std::string& text)
 // The same rendering as JsonWriter: 17 significant digits round-trip a double; nan/inf spelled out.
 std::string csvNumber(double value)
 {
-    if (std::isnan(value))
-        return "nan";
-    if (std::isinf(value))
-        return value > 0 ? "inf" : "-inf";
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", value);
-    return text;
+    return gguf::JsonWriter::numberText(value);
 }
 
 }  // namespace
