@@ -48,9 +48,10 @@ int runConvert(const std::vector<std::string>& words)
     std::optional<gguf::ImportanceWeights> importance;
     if (const auto imatrixPath = args.value("--imatrix")) {
         // Checked as every command that reads an imatrix checks it (values, shapes, this model).
-        if (!loadImatrixForModelOrReport(*imatrixPath, *model))
+        const auto matrix = loadImatrixForModelOrReport(*imatrixPath, *model);
+        if (!matrix)
             return 1;
-        auto loaded = gguf::ImportanceWeights::load(*imatrixPath);
+        auto loaded = gguf::ImportanceWeights::of(*matrix);
         if (!loaded)
             return reportFailure("cannot read the importance matrix: " + loaded.error().toString());
         importance = std::move(*loaded);

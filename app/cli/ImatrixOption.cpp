@@ -6,6 +6,17 @@
 
 #include <cstdio>
 
+namespace {
+
+// "gguf-explorer-cli: warning: the importance matrix has no entry for ...", one line each.
+void warnAboutImatrixFit(const gguf::ImatrixFit& fit)
+{
+    for (const std::string& warning : fit.warnings())
+        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(warning).c_str());
+}
+
+}  // namespace
+
 std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const std::string& path, const gguf::Model& model,
                                                                           gguf::ImatrixCoverage* coverage,
                                                                           gguf::ImatrixValidation* validation)
@@ -15,19 +26,13 @@ std::shared_ptr<const gguf::ImportanceMatrix> loadImatrixForModelOrReport(const 
         reportFailure(loaded.error().toString());
         return nullptr;
     }
-    const gguf::ImatrixCoverage covered = gguf::imatrixCoverage(*loaded.value().matrix, model);
-    warnAboutImatrixCoverage(covered);
+    const gguf::ImatrixFit& fit = loaded.value().fit;
+    warnAboutImatrixFit(fit);
     if (coverage)
-        *coverage = covered;
+        *coverage = fit.coverage;
     if (validation)
-        *validation = std::move(loaded.value().validation);
+        *validation = fit.validation;
     return loaded.value().matrix;
-}
-
-void warnAboutImatrixCoverage(const gguf::ImatrixCoverage& coverage)
-{
-    if (coverage.worthWarning())
-        std::fprintf(stderr, "gguf-explorer-cli: warning: %s\n", shown(coverage.warning()).c_str());
 }
 
 void writeImatrixCoverageJson(gguf::JsonWriter& json, const gguf::ImatrixCoverage& coverage)

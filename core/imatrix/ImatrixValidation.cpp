@@ -195,6 +195,14 @@ ImatrixValidation validateImatrix(ImportanceMatrix& matrix, const Model& model)
     for (const TensorInfo& tensor : model.tensors())
         if (isMatrixWeight(tensor) && !matrix.find(tensor.name))
             out.uncoveredTensors.emplace_back(tensor.name);
+    // Not one entry for this model: llama-quantize would quantize every tensor blind, saying only
+    // "did not find weights" for each. Refused, and first, so it is the reason a refusal gives.
+    if (const std::size_t entries = matrix.entries().size(); entries > 0 && out.matchedEntries == 0)
+        out.issues.insert(out.issues.begin(),
+                          ImatrixIssue{ImatrixSeverity::Error, "", "", Error::kNoOffset,
+                                       "this importance matrix is of another model: "
+                                           + (entries == 1 ? std::string("its one entry names no tensor of this model")
+                                                           : "none of its " + std::to_string(entries) + " entries names a tensor of this model")});
     return out;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // Checks an importance matrix on its own (NaN/Inf, negative sums, zero or odd counts) and against
 // the model it is meant for (entries that match no tensor, column counts that differ from
-// ne[0], expert counts that differ from ne[2]). Every finding names the entry, the field and
-// the byte offset in the imatrix file. Against a model it also cuts legacy entries of expert
-// tensors into one row per expert, as llama-quantize does, so quantWeights(e) is per expert.
+// ne[0], expert counts that differ from ne[2], no entry naming a tensor of the model at all).
+// Every finding about an entry names it, the field and the byte offset in the imatrix file.
+// Against a model it also cuts legacy entries of expert tensors into one row per expert, as
+// llama-quantize does, so quantWeights(e) is per expert.
 
 #include "core/imatrix/ImportanceMatrix.h"
 
@@ -56,7 +57,8 @@ bool isMatrixWeight(const TensorInfo& tensor);
 
 // Content checks only.
 ImatrixValidation validateImatrix(const ImportanceMatrix& matrix);
-// Content checks plus the model; binds every entry that matches a tensor to its ne[0].
+// Content checks plus the model; binds every entry that matches a tensor to its ne[0]. Whether
+// the matrix may be used with the model: an error here refuses it (core/imatrix/ImatrixForModel.h).
 ImatrixValidation validateImatrix(ImportanceMatrix& matrix, const Model& model);
 
 }  // namespace gguf

@@ -11,7 +11,12 @@ Result<ImportanceWeights> ImportanceWeights::load(const std::string& path)
     auto loaded = ImportanceMatrix::load(path);
     if (!loaded)
         return loaded.error();
-    const ImportanceMatrix& matrix = loaded.value();
+    return of(loaded.value());
+}
+
+Result<ImportanceWeights> ImportanceWeights::of(const ImportanceMatrix& matrix)
+{
+    const std::string& path = matrix.path();
     ImportanceWeights result;
     result.m_path = path;
     result.m_chunkCount = static_cast<std::uint32_t>(std::max<std::int64_t>(0, matrix.chunkCount()));

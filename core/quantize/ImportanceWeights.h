@@ -14,9 +14,13 @@
 
 namespace gguf {
 
+class ImportanceMatrix;
+
 class ImportanceWeights {
 public:
     static Result<ImportanceWeights> load(const std::string& path);  // GGUF or legacy .dat
+    // The weights of a matrix already read (and maybe bound to a model: the same weights).
+    static Result<ImportanceWeights> of(const ImportanceMatrix& matrix);
 
     // The weights for rows of `columns` values of `weightName`'s expert `expert` (0 for a dense
     // tensor), or an empty span when the imatrix has no entry for the name.

@@ -85,7 +85,7 @@ private slots:
     void wrongModelWarnsAndShapeErrorsExitThree()
     {
         // The MoE model's imatrix on the dense model: the 8 expert and router entries match no
-        // tensor (warnings, exit 0); the dense FFN goes without importance.
+        // tensor (warnings, exit 0: its attention entries fit); the dense FFN goes without importance.
         auto run = runCli({"imatrix", fixturePath("llama.cpp/tiny-moe.imatrix.gguf"), "--model", fixturePath("tiny-llama-F32.gguf")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
         QString out = QString::fromUtf8(run.out);
@@ -117,6 +117,29 @@ private slots:
         out = QString::fromUtf8(run.out);
         QVERIFY2(out.contains("error: blk.0.attn_q.weight: shape: column count 128 differs from the tensor's ne[0] = 256"), qPrintable(out));
         QVERIFY(out.contains("(at byte 35)"));  // 4 + 4 + 19 + ncall + nval: where the values start
+
+        // A matrix none of whose entries names a tensor of the model is of another model: an
+        // error (every command that quantizes with it refuses it), not only a warning per entry.
+        bytes.clear();
+        const QByteArray moeName = "blk.0.ffn_up_exps.weight";
+        i32(1);
+        i32(std::int32_t(moeName.size()));
+        bytes.append(moeName);
+        i32(4);
+        i32(256);
+        for (int i = 0; i < 256; ++i) {
+            const float v = 1.0f;
+            bytes.append(reinterpret_cast<const char*>(&v), 4);
+        }
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(bytes);
+        file.close();
+        run = runCli({"imatrix", path, "--model", fixturePath("tiny-llama-F32.gguf")});
+        QCOMPARE(run.exitCode, 3);
+        out = QString::fromUtf8(run.out);
+        QVERIFY2(out.contains(": 1 error(s), 1 warning(s)\n  error: this importance matrix is of another model: its one entry names no tensor of "
+                              "this model\n  warning: blk.0.ffn_up_exps.weight: name: matches no tensor of the model"),
+                 qPrintable(out));
     }
 
     void compareWithImportance()
@@ -214,7 +237,8 @@ private slots:
         file.write(bytes);
         file.close();
         const auto run = runCli({"imatrix", path, "--model", fixturePath("tiny-llama-F32.gguf")});
-        QVERIFY2(run.exitCode == 0 && run.finished, qPrintable(run.describe()));
+        // Exit 3: its one entry names no tensor of the model, so it is of another model.
+        QVERIFY2(run.exitCode == 3 && run.finished, qPrintable(run.describe()));
         QVERIFY(!run.out.contains('\x1b'));
         QVERIFY(!run.out.contains("evil\nline"));
         QVERIFY2(run.out.contains("blk.0.\\x1b[31mevil\\nline.weight: name: matches no tensor"), run.out.constData());

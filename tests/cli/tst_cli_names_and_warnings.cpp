@@ -1,8 +1,9 @@
 // Names and warnings that must not mislead: --type always names a ggml type and --preset a
 // llama-quantize preset, in every command (a name that is both is refused where it would be
-// read either way); an importance matrix that leaves some of the model's matrices out is
-// reported on stderr and in the JSON by every command that takes one, as llama-quantize names
-// them; and simulating a type ggml makes only with importance weights over a whole model
+// read either way); an importance matrix that leaves some of the model's matrices out, or names
+// tensors the model does not have, is reported on stderr (and the JSON) by every command that
+// takes one, as llama-quantize names them, and one of another model (no entry names a tensor of
+// the model, or a row of another width) is refused by each with the reason; and simulating a type ggml makes only with importance weights over a whole model
 // skips, by name, the tensors the matrix has no entry for and compares the rest.
 
 #include "CliRunner.h"
@@ -12,8 +13,14 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <functional>
+#include <utility>
+#include <vector>
 
 using testsupport::fixturePath;
 
@@ -25,6 +32,45 @@ testsupport::CliRun cli(const QStringList& arguments)
 }
 
 const QString kTokens = QStringLiteral("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16");
+
+// A legacy .dat importance matrix (llama-imatrix's older format) with an entry of `values` ones
+// for each name, and the chunk trailer.
+QString legacyImatrix(const QTemporaryDir& dir, const QString& name, const std::vector<std::pair<QByteArray, int>>& entries)
+{
+    QByteArray bytes;
+    const auto i32 = [&bytes](std::int32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
+    i32(static_cast<std::int32_t>(entries.size()));
+    for (const auto& [tensor, values] : entries) {
+        i32(static_cast<std::int32_t>(tensor.size()));
+        bytes.append(tensor);
+        i32(1);  // ncall
+        i32(values);
+        for (int i = 0; i < values; ++i) {
+            const float one = 1.0f;
+            bytes.append(reinterpret_cast<const char*>(&one), 4);
+        }
+    }
+    i32(10);
+    i32(4);
+    bytes.append("data");
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        return {};
+    return path;
+}
+
+// Every command that takes --imatrix, on tiny-llama, with OUT for an output path.
+void addImatrixCommandRows(const QString& model, const std::function<void(const char*, const QStringList&)>& row)
+{
+    row("convert --type", {"convert", model, "OUT", "--type", "q4_K", "--quiet"});
+    row("convert --preset", {"convert", model, "OUT", "--preset", "Q4_K_M", "--quiet"});
+    row("compare --simulate", {"compare", model, "--simulate", "q4_K"});
+    row("kld --simulate", {"kld", model, "--tokens", kTokens, "--simulate", "Q4_K_M"});
+    row("plan", {"plan", model, "--size", "1.2MB", "--rows", "4"});
+    row("scan", {"scan", model, "--tokens", kTokens, "--chunk", "16", "--types", "q8_0", "--layers", "1", "--quiet", "-o", "OUT"});
+    row("recipe --preset", {"recipe", model, "--preset", "Q4_K_M"});
+}
 
 QString typeOf(const QString& file, const char* tensor)
 {
@@ -41,9 +87,11 @@ class TestCliNamesAndWarnings : public QObject {
 private slots:
     void initTestCase() { QVERIFY2(testsupport::cliIsExecutable(), qPrintable(testsupport::cliPath())); }
 
-    // tiny-moe's imatrix on tiny-llama: its attention entries fit, its expert entries match
-    // nothing, so 8 of tiny-llama's 16 matrices (the six dense ffn ones, token_embd, output)
-    // get no importance weights. Every command says so; with tiny-llama's own matrix none does.
+    // tiny-moe's imatrix on tiny-llama: its attention entries fit, its expert and router entries
+    // match nothing, so 8 of tiny-llama's 16 matrices (the six dense ffn ones, token_embd,
+    // output) get no importance weights. Every command says so, and that 8 of the matrix's 16
+    // entries go unused; it goes on, as llama-quantize does. With tiny-llama's own matrix none
+    // of it is said.
     void uncoveredMatricesAreNamed_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -55,6 +103,8 @@ private slots:
         QTest::newRow("plan") << QStringList{"plan", model, "--size", "1.2MB", "--rows", "4", "--json"} << "imatrix_coverage";
         QTest::newRow("kld") << QStringList{"kld", model, "--tokens", kTokens, "--type", "q8_0", "--json"} << "imatrix_coverage";
         QTest::newRow("compare") << QStringList{"compare", model, "--type", "q8_0", "--json"} << "importance_matrix";
+        QTest::newRow("scan") << QStringList{"scan", model, "--tokens", kTokens, "--chunk", "16", "--types", "q8_0", "--layers", "1", "--quiet", "-o", "OUT"}
+                              << QString();
     }
 
     void uncoveredMatricesAreNamed()
@@ -70,6 +120,10 @@ private slots:
                  qPrintable(mismatched.describe()));
         QVERIFY(mismatched.err.contains("blk.0.ffn_down.weight"));
         QCOMPARE(mismatched.err.count("the importance matrix has no entry"), 1);  // one line: a count and the first few names
+        QVERIFY2(mismatched.err.contains("warning: the importance matrix may be of another model: 8 of its 16 entries name no tensor of this "
+                                         "model (blk.0.ffn_down_exps.weight, blk.0.ffn_gate_exps.weight, blk.0.ffn_gate_inp.weight, "
+                                         "blk.0.ffn_up_exps.weight, ... (4 more)): they are unused"),
+                 qPrintable(mismatched.describe()));
         if (!jsonPath.isEmpty()) {
             const QJsonObject coverage = QJsonDocument::fromJson(mismatched.out).object()[jsonPath].toObject();
             QCOMPARE(coverage["uncovered_count"].toInt(), 8);
@@ -79,12 +133,53 @@ private slots:
 
         const auto matching = cli(arguments + QStringList{"--imatrix", fixturePath("llama.cpp/tiny-llama.imatrix.gguf")});
         QVERIFY2(matching.exitCode == 0, qPrintable(matching.describe()));
-        QVERIFY2(!matching.err.contains("no entry"), qPrintable(matching.describe()));
+        QVERIFY2(!matching.err.contains("no entry") && !matching.err.contains("another model"), qPrintable(matching.describe()));
         if (!jsonPath.isEmpty()) {
             // token_embd and output, which llama-imatrix leaves out by default: listed, not warned about.
             const QJsonObject coverage = QJsonDocument::fromJson(matching.out).object()[jsonPath].toObject();
             QCOMPARE(coverage["uncovered_count"].toInt(), 2);
         }
+    }
+
+    // An importance matrix of another model is refused by every command that takes one, with
+    // the reason, before anything is computed or written: one whose entries name none of the
+    // model's tensors (accepted before, every tensor then quantized blind with a warning), and
+    // one whose entry has rows of another width than its tensor (llama-quantize: "imatrix size
+    // 128 is different from tensor size 256"), named with both widths.
+    void anotherModelsImatrixIsRefused_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("imatrix");  // "none in common" or "narrow"
+        QTest::addColumn<QString>("reason");
+        const QString none = QStringLiteral("this importance matrix is of another model: none of its 2 entries names a tensor of this model");
+        const QString narrow = QStringLiteral("the importance matrix does not fit the model: error: blk.0.attn_q.weight: shape: column count 128 "
+                                              "differs from the tensor's ne[0] = 256");
+        addImatrixCommandRows(fixturePath("tiny-llama-F32.gguf"), [&](const char* name, const QStringList& arguments) {
+            QTest::newRow(qPrintable(QStringLiteral("%1, none in common").arg(QLatin1String(name)))) << arguments << "none in common" << none;
+            QTest::newRow(qPrintable(QStringLiteral("%1, narrow").arg(QLatin1String(name)))) << arguments << "narrow" << narrow;
+        });
+    }
+
+    void anotherModelsImatrixIsRefused()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, imatrix);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("out");
+        arguments.replaceInStrings(QRegularExpression("^OUT$"), out);
+        // tiny-moe's router and expert tensors, which tiny-llama does not have; or tiny-llama's
+        // attn_q with 128 columns where its rows have 256.
+        const QString path = imatrix == QLatin1String("narrow")
+                               ? legacyImatrix(dir, "narrow.imatrix.dat", {{"blk.0.attn_q.weight", 128}})
+                               : legacyImatrix(dir, "moe.imatrix.dat", {{"blk.0.ffn_gate_inp.weight", 256}, {"blk.0.ffn_up_exps.weight", 256 * 8}});
+        QVERIFY(!path.isEmpty());
+        const auto run = cli(arguments + QStringList{"--imatrix", path});
+        QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(reason.toUtf8()), qPrintable(run.describe()));
+        QVERIFY(run.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(out));
     }
 
     // An IQ type over the whole model with an imatrix: token_embd and output have no entry and

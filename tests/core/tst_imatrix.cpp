@@ -11,6 +11,7 @@
 #include "core/gguf/Model.h"
 #include "core/imatrix/ColumnImportance.h"
 #include "core/imatrix/ExpertRouting.h"
+#include "core/imatrix/ImatrixForModel.h"
 #include "core/imatrix/ImatrixStatistics.h"
 #include "core/imatrix/ImatrixValidation.h"
 #include "core/imatrix/ImportanceMatrix.h"
@@ -149,6 +150,7 @@ std::vector<float> ramp(std::size_t n, float start = 1.0f)
 }  // namespace
 
 class TestImatrix : public QObject {
+    QTemporaryDir m_dir;  // matrices made for the data-driven rows
     Q_OBJECT
 
 private slots:
@@ -164,6 +166,8 @@ private slots:
     void validatesAgainstItsModel();
     void validationFindsShapeAndNameProblems();
     void validationFindsBadNumbers();
+    void fitDecidesWhatIsRefusedAndWhatIsWarned_data();
+    void fitDecidesWhatIsRefusedAndWhatIsWarned();
     void malformedLegacyFiles_data();
     void malformedLegacyFiles();
     void everyLegacyTruncationFails();
@@ -402,6 +406,65 @@ void TestImatrix::validationFindsShapeAndNameProblems()
         }
     }
     QCOMPARE(found, 2);
+}
+
+// The one rule every user of a matrix with a model applies (fitImatrixToModel): a matrix of
+// another model is refused with the reason when none of its entries names a tensor of the model
+// (it used to pass with a warning, every tensor then quantized blind) or an entry's rows have
+// another width (llama-quantize: "imatrix size ... is different from tensor size"); entries and
+// matrices the two leave each other out are warned about, with counts and the first names, and
+// the matrix is used, as llama-quantize uses it.
+void TestImatrix::fitDecidesWhatIsRefusedAndWhatIsWarned_data()
+{
+    QTest::addColumn<QString>("imatrix");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("refusal");       // empty: used
+    QTest::addColumn<QStringList>("warnings");  // each a line's start, in order
+    const QString llama = QStringLiteral("tiny-llama-F32.gguf");
+    const QString moe = QStringLiteral("tiny-moe-F16.gguf");
+    QTest::newRow("its own model's") << llamaFixture("tiny-llama.imatrix.gguf") << llama << QString() << QStringList();
+    QTest::newRow("the MoE's own, legacy") << llamaFixture("tiny-moe.imatrix.dat") << moe << QString() << QStringList();
+    QTest::newRow("the MoE's on the dense model")
+        << llamaFixture("tiny-moe.imatrix.gguf") << llama << QString()
+        << QStringList{"the importance matrix may be of another model: 8 of its 16 entries name no tensor of this model (blk.0.ffn_down_exps.weight, "
+                       "blk.0.ffn_gate_exps.weight, blk.0.ffn_gate_inp.weight, blk.0.ffn_up_exps.weight, ... (4 more)): they are unused",
+                       "the importance matrix has no entry for 8 of the model's 16 matrices (blk.0.ffn_gate.weight, "};
+    QTest::newRow("the dense model's on the MoE")
+        << llamaFixture("tiny-llama.imatrix.gguf") << moe << QString()
+        << QStringList{"the importance matrix may be of another model: 6 of its 14 entries name no tensor of this model (blk.0.ffn_down.weight, ",
+                       "the importance matrix has no entry for 10 of the model's 18 matrices (blk.0.ffn_gate_inp.weight, "};
+    QTest::newRow("one layer's attention only")
+        << writeTemp(m_dir, "attn-q.dat", legacyFile({{"blk.0.attn_q.weight", 1, ramp(256)}})) << llama << QString()
+        << QStringList{"the importance matrix has no entry for 15 of the model's 16 matrices (blk.0.attn_k.weight, blk.0.attn_v.weight, "};
+    QTest::newRow("no name in common")
+        << writeTemp(m_dir, "moe-only.dat", legacyFile({{"blk.0.ffn_gate_inp.weight", 1, ramp(256)}, {"blk.0.ffn_up_exps.weight", 1, ramp(2048)}}))
+        << llama << "this importance matrix is of another model: none of its 2 entries names a tensor of this model" << QStringList();
+    QTest::newRow("rows of another width")
+        << writeTemp(m_dir, "narrow.dat", legacyFile({{"blk.0.attn_q.weight", 1, ramp(128)}, {"blk.0.attn_k.weight", 1, ramp(256)}})) << llama
+        << "the importance matrix does not fit the model: error: blk.0.attn_q.weight: shape: column count 128 differs from the tensor's ne[0] = 256 "
+           "(128 values, the tensor needs 256; llama-quantize stops with \"imatrix size is different from tensor size\") (at byte 35)"
+        << QStringList();
+}
+
+void TestImatrix::fitDecidesWhatIsRefusedAndWhatIsWarned()
+{
+    QFETCH(QString, imatrix);
+    QFETCH(QString, model);
+    QFETCH(QString, refusal);
+    QFETCH(QStringList, warnings);
+    const auto opened = testsupport::openFixtureModel(model);
+    QVERIFY(opened);
+    const auto fit = loadImatrixForModel(imatrix.toStdString(), *opened);
+    if (!refusal.isEmpty()) {
+        QVERIFY(!fit);
+        QCOMPARE(QString::fromStdString(fit.error().toString()), refusal);
+        return;
+    }
+    QVERIFY2(fit, fit ? "" : fit.error().toString().c_str());
+    const std::vector<std::string> said = fit->fit.warnings();
+    QCOMPARE(said.size(), std::size_t(warnings.size()));
+    for (qsizetype i = 0; i < warnings.size(); ++i)
+        QVERIFY2(QString::fromStdString(said[std::size_t(i)]).startsWith(warnings[i]), said[std::size_t(i)].c_str());
 }
 
 void TestImatrix::validationFindsBadNumbers()

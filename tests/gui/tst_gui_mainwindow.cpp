@@ -1,6 +1,7 @@
 // The main window's frame: a restored geometry pulled back onto the screen, the window title
-// naming the file of the current tab, distinct titles for Compare tabs, the Copy action, and
-// file dialogs that start in the open model's folder with their columns fitted.
+// naming the file of the current tab, distinct titles for Compare tabs, the Copy action, file
+// dialogs that start in the open model's folder with their columns fitted, and files opened
+// together (the command line, a drop, File › Open) each in its own tab.
 
 #include "Fixtures.h"
 #include "OpenFixture.h"
@@ -10,6 +11,7 @@
 #include "ui/recipe/RecipePage.h"
 #include "ui/shell/ConvertDialog.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/shell/ModelPage.h"
 #include "ui/shell/WindowPlacement.h"
 #include "ui/common/FileDialogs.h"
 
@@ -17,6 +19,11 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QUrl>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -89,6 +96,23 @@ QPushButton* pushButton(const QWidget& owner, const QString& text)
         if (button->text() == text)
             return button;
     return nullptr;
+}
+
+QStringList tabTexts(const MainWindow& window)
+{
+    QStringList texts;
+    for (int i = 0; i < window.tabs()->count(); ++i)
+        texts << window.tabs()->tabText(i);
+    return texts;
+}
+
+// Every tab of `window` holds a model page, but those whose text starts with "Error: ".
+bool modelPagesButErrors(const MainWindow& window)
+{
+    for (int i = 0; i < window.tabs()->count(); ++i)
+        if (!window.tabs()->tabText(i).startsWith(QLatin1String("Error: ")) && !qobject_cast<ModelPage*>(window.tabs()->widget(i)))
+            return false;
+    return true;
 }
 
 QAction* menuAction(const MainWindow& window, const QString& text)
@@ -263,6 +287,93 @@ private slots:
         QVERIFY2(available.contains(window.frameGeometry()),
                  qPrintable(QStringLiteral("%1,%2 %3x%4").arg(window.frameGeometry().x()).arg(window.frameGeometry().y())
                                 .arg(window.frameGeometry().width()).arg(window.frameGeometry().height())));
+        QSettings().clear();
+    }
+
+    // Files opened together, as `gguf-explorer A B C` opens them, each open in a tab of their
+    // own, in the order asked for, the last one in front. Each open used to make the one before
+    // it stale: only C opened, and A and B were dropped without a word.
+    void filesOpenedTogetherEachOpenInATab()
+    {
+        MainWindow window;
+        const QStringList names{QStringLiteral("tiny-llama-F32.gguf"), QStringLiteral("tiny-llama-Q4_K.gguf"), QStringLiteral("tiny-llama-Q8_0.gguf")};
+        for (const QString& name : names)
+            window.openFile(fixturePath(name));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), names.size(), kJobTimeoutMs);
+        QCOMPARE(tabTexts(window), names);
+        QVERIFY(modelPagesButErrors(window));
+        QCOMPARE(window.tabs()->currentIndex(), 2);
+        QCOMPARE(window.windowTitle(), QStringLiteral("tiny-llama-Q8_0.gguf — GGUF Explorer"));
+    }
+
+    // A drop of several files opens each of them.
+    void droppedFilesEachOpenInATab()
+    {
+        MainWindow window;
+        const QStringList names{QStringLiteral("tiny-llama-Q4_0.gguf"), QStringLiteral("tiny-llama-Q2_K.gguf")};
+        QMimeData files;
+        files.setUrls({QUrl::fromLocalFile(fixturePath(names[0])), QUrl::fromLocalFile(fixturePath(names[1]))});
+        // As a drag over the window delivers it: Qt hands the drop to the widget that took the enter.
+        QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &files, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(20, 20), Qt::CopyAction, &files, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &drop);
+        QVERIFY(drop.isAccepted());
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), names.size(), kJobTimeoutMs);
+        QCOMPARE(tabTexts(window), names);
+        QVERIFY(modelPagesButErrors(window));
+    }
+
+    // A file that cannot be opened among good ones: its own error tab, naming it, in its place;
+    // the others open.
+    void aBadFileAmongGoodOnesGetsItsOwnError()
+    {
+        MainWindow window;
+        window.openFile(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+        window.openFile(fixturePath(QStringLiteral("bad/bad_magic.gguf")));
+        window.openFile(fixturePath(QStringLiteral("tiny-llama-Q8_0.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 3, kJobTimeoutMs);
+        QCOMPARE(tabTexts(window),
+                 (QStringList{QStringLiteral("tiny-llama-Q4_K.gguf"), QStringLiteral("Error: bad_magic.gguf"), QStringLiteral("tiny-llama-Q8_0.gguf")}));
+        QVERIFY(modelPagesButErrors(window));
+        auto* error = qobject_cast<QLabel*>(window.tabs()->widget(1));
+        QVERIFY(error);
+        QVERIFY2(error->text().contains(QLatin1String("Could not open bad_magic.gguf")) && error->text().contains(QLatin1String("magic")),
+                 qPrintable(error->text()));
+    }
+
+    // File › Open takes several files at once and opens each.
+    void openDialogOpensSeveralFiles()
+    {
+        QSettings().clear();
+        QSettings().setValue(QStringLiteral("lastDirectory"), QFileInfo(fixturePath(QStringLiteral("tiny-llama-F32.gguf"))).absolutePath());
+        MainWindow window;
+        QAction* open = menuAction(window, QStringLiteral("&Open…"));
+        QVERIFY(open);
+        bool several = false;
+        QTimer poll;
+        poll.setInterval(10);
+        connect(&poll, &QTimer::timeout, this, [&several, &poll]() {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!dialog || !dialog->isVisible())
+                return;
+            poll.stop();
+            several = dialog->fileMode() == QFileDialog::ExistingFiles;
+            auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            if (!several || !name) {
+                dialog->reject();
+                return;
+            }
+            name->setText(QStringLiteral("\"tiny-llama-Q4_0.gguf\" \"tiny-llama-Q8_0.gguf\""));
+            QMetaObject::invokeMethod(dialog, "accept");  // as the Open button does
+        });
+        poll.start();
+        open->trigger();
+        QVERIFY2(several, "File › Open takes one file only");
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 2, kJobTimeoutMs);
+        QCOMPARE(tabTexts(window), (QStringList{QStringLiteral("tiny-llama-Q4_0.gguf"), QStringLiteral("tiny-llama-Q8_0.gguf")}));
+        QVERIFY(modelPagesButErrors(window));
         QSettings().clear();
     }
 

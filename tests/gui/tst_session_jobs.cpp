@@ -334,19 +334,30 @@ private slots:
         QCOMPARE(opened.at(0).at(0).toString(), path);
     }
 
-    void modelLoaderNewerOpenWins()
+    // Every open is a file to show: a second one started before the first ended loads beside it
+    // (it used to make the first stale, so of several files given at once only the last opened),
+    // and a file that fails ends in its own failed() while the others open.
+    void modelLoaderOpensEveryRequest()
     {
         ModelLoader loader;
         QSignalSpy opened(&loader, &ModelLoader::opened);
         QSignalSpy failed(&loader, &ModelLoader::failed);
-        loader.open(fixturePath(QStringLiteral("tiny-llama-F32.gguf")));
-        const QString newer = fixturePath(QStringLiteral("tiny-llama-Q4_0.gguf"));
-        loader.open(newer);
-        QVERIFY(opened.wait(kTimeoutMs));
-        watchThatNothingHappens();
-        QCOMPARE(opened.count(), 1);
-        QCOMPARE(opened.at(0).at(0).toString(), newer);
-        QCOMPARE(failed.count(), 0);
+        const QStringList paths{fixturePath(QStringLiteral("tiny-llama-F32.gguf")), fixturePath(QStringLiteral("tiny-llama-Q4_0.gguf")),
+                                fixturePath(QStringLiteral("tiny-llama-F32.gguf"))};
+        const QString missing = fixturePath(QStringLiteral("no-such-model.gguf"));
+        for (const QString& path : paths)
+            loader.open(path);
+        loader.open(missing);
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() == paths.size() && failed.count() == 1, kTimeoutMs);
+        QStringList openedPaths;
+        for (const QList<QVariant>& arguments : opened)
+            openedPaths << arguments.at(0).toString();
+        QStringList expected = paths;
+        openedPaths.sort();
+        expected.sort();
+        QCOMPARE(openedPaths, expected);
+        QCOMPARE(failed.at(0).at(0).toString(), missing);
+        QVERIFY(!loader.isLoading());
     }
 
     // A second start() replaces the first run: the first is cancelled and its end never arrives

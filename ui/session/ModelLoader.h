@@ -2,7 +2,9 @@
 // Opens a model (a path, or an http(s) / hf:// URL) on the job pool so the window never waits on
 // file or network I/O or parsing, and hands back the parsed model (a plain value) or the core's
 // error text through signals on the GUI thread. Every place of the GUI that opens a model goes
-// through openModel() below, so what opens in the window opens in a comparison too.
+// through openModel() below, so what opens in the window opens in a comparison too. Each open is
+// its own job: files opened together (several on the command line, in one drop or one Open)
+// load side by side, and each ends in its own opened() or failed().
 
 #include "core/gguf/Model.h"
 #include "ui/session/JobRunner.h"
@@ -21,13 +23,13 @@ class ModelLoader : public QObject {
     Q_OBJECT
 public:
     explicit ModelLoader(QObject* parent = nullptr);
-    // A newer request makes an older one stale: its result is dropped.
+    // Starts loading `path` beside the loads already running; none of them is dropped.
     void open(const QString& path);
-    // Stops the running request: a remote read stops at its next fetch, a local open's result is
-    // dropped; cancelled() follows, failed() and opened() do not.
+    // Stops every running load: a remote read stops at its next fetch, a local open's result is
+    // dropped; cancelled() follows for each, failed() and opened() do not.
     void cancel();
     bool isLoading() const { return m_jobs.isRunning(); }
-    // The running request's job (for progress displays), or null.
+    // The newest running load's job (for progress displays), or null.
     BackgroundJob* currentJob() const { return m_jobs.current(); }
 
 signals:

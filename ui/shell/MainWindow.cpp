@@ -43,12 +43,15 @@
 #include <QTabBar>
 #include <QTableView>
 #include <QTabWidget>
+#include <algorithm>
 
 namespace {
 constexpr int kMaxRecentFiles = 10;
 const char* const kRecentKey = "recentFiles";
 const char* const kLastDirKey = "lastDirectory";
 const char* const kGeometryKey = "mainWindow/geometry";
+// On the page of a tab that an open made: the number of that open, which orders the tabs.
+const char* const kOpenRequestProperty = "ggufxOpenRequest";
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWidget(this)), m_loader(new ModelLoader(this))
@@ -61,6 +64,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWi
     setCentralWidget(m_tabs);
     connect(m_loader, &ModelLoader::opened, this, &MainWindow::showModel);
     connect(m_loader, &ModelLoader::failed, this, &MainWindow::showError);
+    connect(m_loader, &ModelLoader::cancelled, this, [this](const QString& path) { takePendingOpen(path); });
     createMenus();
     m_cacheLabel = new QLabel(this);
     m_cacheLabel->setObjectName(QStringLiteral("cacheLabel"));
@@ -367,18 +371,49 @@ void MainWindow::chooseFile()
     const ModelPage* current = currentModelPage();
     const QString start = modelFolder(current ? QString::fromStdString(current->model().primary().path()) : QString(),
                                       settings.value(kLastDirKey).toString());
-    const QString path = askOpenFileName(this, tr("Open GGUF model"), start,
-                                                      tr("GGUF models (*.gguf);;All files (*)"));
-    if (path.isEmpty())
+    const QStringList paths = askOpenFileNames(this, tr("Open GGUF model"), start, tr("GGUF models (*.gguf);;All files (*)"));
+    if (paths.isEmpty())
         return;
-    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
-    openFile(path);
+    settings.setValue(kLastDirKey, QFileInfo(paths.front()).absolutePath());
+    for (const QString& path : paths)
+        openFile(path);
 }
 
 void MainWindow::openFile(const QString& path)
 {
     statusBar()->showMessage(tr("Opening %1…").arg(isModelUrl(path) ? path : QFileInfo(path).fileName()));
+    m_pendingOpens.emplace_back(m_nextOpenRequest++, path);
     m_loader->open(path);
+}
+
+quint64 MainWindow::takePendingOpen(const QString& path)
+{
+    const auto pending = std::find_if(m_pendingOpens.begin(), m_pendingOpens.end(), [&path](const auto& open) { return open.second == path; });
+    if (pending == m_pendingOpens.end())
+        return m_nextOpenRequest++;
+    const quint64 request = pending->first;
+    m_pendingOpens.erase(pending);
+    return request;
+}
+
+int MainWindow::addOpenedTab(quint64 request, QWidget* page, const QString& text)
+{
+    page->setProperty(kOpenRequestProperty, request);
+    int index = m_tabs->count();
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        const QVariant other = m_tabs->widget(i)->property(kOpenRequestProperty);
+        if (other.isValid() && other.toULongLong() > request) {
+            index = i;
+            break;
+        }
+    }
+    index = m_tabs->insertTab(index, page, text);
+    // A slow file that ends last does not pull the user away from the tab of a later one.
+    if (request > m_newestShownRequest) {
+        m_newestShownRequest = request;
+        m_tabs->setCurrentIndex(index);
+    }
+    return index;
 }
 
 void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Model> model)
@@ -398,14 +433,13 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const gguf::Mode
     connect(page, &ModelPage::unsavedEditsChanged, this, [this, page](bool unsaved) { markUnsavedEdits(page, unsaved); });
     const QString name = QFileInfo(path).fileName();
     QString tabText = name;
-    const int index = m_tabs->addTab(page, tabText.replace(QLatin1Char('&'), QLatin1String("&&")));
+    const int index = addOpenedTab(takePendingOpen(path), page, tabText.replace(QLatin1Char('&'), QLatin1String("&&")));
     m_tabs->tabBar()->setTabData(index, name);
     m_tabs->setTabToolTip(index, path);
     // A remote model reads its tensors over the network, slower and maybe failing: its tab says
     // so with the network-drive icon, the whole URL in the tool tip.
     if (isModelUrl(path))
         m_tabs->setTabIcon(index, style()->standardIcon(QStyle::SP_DriveNetIcon));
-    m_tabs->setCurrentIndex(index);
     rememberRecent(path);
     // The name, as on the tab; the tab's tool tip has the whole path.
     statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
@@ -421,10 +455,10 @@ void MainWindow::showError(const QString& path, const QString& message)
     label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     label->setMargin(16);
     label->setObjectName(QStringLiteral("errorLabel"));
-    const int index = m_tabs->addTab(label, tr("Error: %1").arg(QFileInfo(path).fileName()));
+    const int index = addOpenedTab(takePendingOpen(path), label, tr("Error: %1").arg(QFileInfo(path).fileName()));
     m_tabs->setTabToolTip(index, path);
-    m_tabs->setCurrentIndex(index);
-    statusBar()->showMessage(message);
+    // Of several files opened together, the one this message is about.
+    statusBar()->showMessage(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), message));
 }
 
 void MainWindow::rememberRecent(const QString& path)

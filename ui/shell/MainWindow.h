@@ -3,6 +3,8 @@
 // drop of .gguf files. Opening runs in the background; errors show in the window. The window
 // title names the file of the current tab; tabs and messages name files, the tab's tool tip
 // holds the whole path, and a model opened from a URL has the network icon on its tab. Closing a tab or the window with unsaved metadata edits asks first.
+// Files opened together (the command line, one drop, one Open of several files) load side by
+// side, each into its own tab (or error tab), the tabs in the order the files were asked for.
 
 #include "core/gguf/Model.h"
 
@@ -10,6 +12,8 @@
 #include <QPointer>
 #include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 class QLabel;
 class QMessageBox;
@@ -28,6 +32,7 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
+    // Opens `path` (a file or a URL) in a new tab once it is read; beside any opens still running.
     void openFile(const QString& path);
     QTabWidget* tabs() const { return m_tabs; }
     ModelPage* currentModelPage() const;
@@ -56,6 +61,11 @@ private:
     void chooseFile();
     void showModel(const QString& path, std::shared_ptr<const gguf::Model> model);
     void showError(const QString& path, const QString& message);
+    // The request number of the oldest open of `path` still pending, which has now ended.
+    quint64 takePendingOpen(const QString& path);
+    // Adds the tab of a finished open where the order of the requests puts it, and brings it
+    // forward unless the tab of a later request is already shown. Returns its index.
+    int addOpenedTab(quint64 request, QWidget* page, const QString& text);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void showCacheUsage(qint64 usedBytes, qint64 budgetBytes);
@@ -67,6 +77,12 @@ private:
 
     QTabWidget* m_tabs;
     ModelLoader* m_loader;
+    // The opens not yet ended, in the order they were asked for: (request number, path). A
+    // request's number stays on its tab, which keeps the tabs in the order of the requests
+    // whatever order the loads end in.
+    std::vector<std::pair<quint64, QString>> m_pendingOpens;
+    quint64 m_nextOpenRequest = 1;
+    quint64 m_newestShownRequest = 0;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_cacheLabel = nullptr;
     QLabel* m_jobsLabel = nullptr;
