@@ -312,6 +312,8 @@ std::string scanRecordJson(const ScanRecord& record)
     id.importance.empty() ? json.null() : json.value(id.importance);
     json.key("activations");
     json.value(id.activations);
+    json.key("attention");
+    json.value(id.attention);
     json.key("layer_stride");
     json.value(id.layerStride);
     json.key("layers");
@@ -407,6 +409,14 @@ Result<ScanRecord> parseScanRecord(std::string_view text, const std::string& whe
         id.activations = activationArithmeticName(ActivationArithmetic::Float32);
     else
         return f.bad("activations that is not a string");
+    if (const Json* attention = d.member("attention"); attention && attention->kind == Json::Kind::String)
+        id.attention = attention->text;
+    else if (!attention)
+        id.attention = id.activations == activationArithmeticName(ActivationArithmetic::LlamaCpp)
+                         ? kvCacheSettingsName({0, 0, FlashAttention::Off})
+                         : std::string("K f32, V f32, plain f32 attention");
+    else
+        return f.bad("attention that is not a string");
     auto types = f.array(d, "types");
     if (!types)
         return types.error();

@@ -199,6 +199,10 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     id.types = o.types;
     id.importance = o.importance ? (o.importanceLabel.empty() ? std::string("(given)") : o.importanceLabel) : std::string();
     id.activations = activationArithmeticName(o.activations);
+    ForwardOptions arithmetic;
+    arithmetic.activations = o.activations;
+    arithmetic.kvCache = o.kvCache;
+    id.attention = attentionArithmeticName(arithmetic);
     id.layerStride = o.layers.empty() ? o.layerStride : 1;
     id.layers = o.layers;
     Sha256 hash;
@@ -214,6 +218,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     hashValue(hash, o.bosToken);
     hashValue(hash, o.accumulateInDouble);
     hashText(hash, id.activations);
+    hashText(hash, id.attention);
     for (std::int64_t i = 0; i < id.tokens; ++i)
         hashValue(hash, tokens[static_cast<std::size_t>(i)]);
     for (const ProbeKey& probe : scan->m_probes) {
@@ -241,6 +246,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
         ForwardOptions forward;
         forward.accumulateInDouble = o.accumulateInDouble;
         forward.activations = o.activations;
+        forward.kvCache = o.kvCache;
         forward.cancel = cancel;
         forward.executor = o.executor;
         forward.firstLogitPosition = o.chunkSize / 2;  // the scored half: the probes read no logits before it
@@ -319,6 +325,7 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
         ForwardOptions forward;
         forward.accumulateInDouble = m_options.accumulateInDouble;
         forward.activations = m_options.activations;
+        forward.kvCache = m_options.kvCache;
         forward.executor = m_options.executor;
         forward.keepHiddenStates = false;
         forward.cancel = cancel;
