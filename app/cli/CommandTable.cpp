@@ -11,12 +11,23 @@ namespace {
 
 // ---- options, one list per command --------------------------------------------------------
 
-// The activation arithmetic of the commands that run forward passes (ActivationOption.h).
+// The arithmetic of the commands that run forward passes (ActivationOption.h). The default is
+// llama.cpp's CPU arithmetic, its KV cache and attention included.
 constexpr CliOption kF32Activations = {"--f32-activations", nullptr,
-                                       "f32 activations into every product: the model as its weights define it (slower; default: q8 activations "
-                                       "into quantized weights, as llama.cpp)"};
+                                       "f32 everywhere, f32 K and V, plain attention: the model as its weights define it (slower; default: "
+                                       "llama.cpp's CPU arithmetic)"};
+constexpr CliOption kQ8Activations = {"--q8-activations", nullptr,
+                                      "llama.cpp's q8 activations into quantized weights only, f32 elsewhere, f32 K and V, plain attention "
+                                      "(faster than the default)"};
 constexpr CliOption kLlamaActivations = {"--llama-activations", nullptr,
-                                         "all of llama.cpp's CPU rounding: also f16 activations into f16 weights, and its attention"};
+                                         "llama.cpp's CPU arithmetic (the default): q8 activations into quantized weights, f16 into f16 "
+                                         "weights, its KV cache, attention and activation functions"};
+// llama.cpp's KV cache and attention (KvCacheOption.h): `estimate` sizes the cache by them, the
+// forward passes round their keys and values and sum their attention by them.
+constexpr CliOption kKvType = {"--kv", "TYPE", "KV cache type for keys and values, as llama.cpp -ctk/-ctv (f16, q8_0, q4_0, ...; default f16)"};
+constexpr CliOption kKvKeyType = {"--kv-k", "TYPE", "KV cache type for keys"};
+constexpr CliOption kKvValueType = {"--kv-v", "TYPE", "KV cache type for values"};
+constexpr CliOption kFlashAttention = {"--flash-attn", "on|off|auto", "flash attention, as llama.cpp -fa (default auto: on for the CPU)"};
 
 constexpr CliOption kMetaOptions[] = {
     {"--json", nullptr, "every key and value as JSON"},
@@ -107,7 +118,12 @@ constexpr CliOption kScanOptions[] = {
     {"--layer-stride", "N", "probe every N-th block (token_embd and output always)"},
     {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"},
     kF32Activations,
+    kQ8Activations,
     kLlamaActivations,
+    kKvType,
+    kKvKeyType,
+    kKvValueType,
+    kFlashAttention,
     {"--shard", "I/N", "run only the I-th of N deterministic parts of the probes"},
     {"--merge", nullptr, "join scan files (shards) given as operands into -o"},
     {"-o", "SCAN.json", "the scan file, rewritten atomically after every probe"},
@@ -136,7 +152,12 @@ constexpr CliOption kLogitsOptions[] = {
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
     {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
     kF32Activations,
+    kQ8Activations,
     kLlamaActivations,
+    kKvType,
+    kKvKeyType,
+    kKvValueType,
+    kFlashAttention,
 };
 
 constexpr CliOption kKldOptions[] = {
@@ -152,15 +173,20 @@ constexpr CliOption kKldOptions[] = {
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
     {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
     kF32Activations,
+    kQ8Activations,
     kLlamaActivations,
+    kKvType,
+    kKvKeyType,
+    kKvValueType,
+    kFlashAttention,
 };
 
 constexpr CliOption kEstimateOptions[] = {
     {"--ctx", "N", "context length (default: the model's training context)"},
-    {"--kv", "TYPE", "KV cache type for keys and values, as llama.cpp -ctk/-ctv (f16, q8_0, q4_0, ...; default f16)"},
-    {"--kv-k", "TYPE", "KV cache type for keys"},
-    {"--kv-v", "TYPE", "KV cache type for values"},
-    {"--flash-attn", "on|off|auto", "flash attention, as llama.cpp -fa (default auto: on for the CPU)"},
+    kKvType,
+    kKvKeyType,
+    kKvValueType,
+    kFlashAttention,
     {"--batch", "N", "logical batch size, as llama.cpp -b (default 2048)"},
     {"--ubatch", "N", "micro-batch size, as llama.cpp -ub (default 512)"},
     {"--swa-full", "0|1", "full-size cache for sliding-window layers, as llama.cpp --swa-full (default 0)"},

@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "KvCacheOption.h"
 #include "ModelOpening.h"
 #include "core/base/HumanFormat.h"
 #include "core/base/JsonWriter.h"
@@ -136,27 +137,12 @@ int runEstimate(const std::vector<std::string>& words)
     options.batch = static_cast<std::uint32_t>(batch);
     options.ubatch = static_cast<std::uint32_t>(ubatch);
     options.fullSlidingWindow = swaFull == 1;
-    if (const auto mode = args.value("--flash-attn")) {
-        if (*mode == "on")
-            options.flashAttention = gguf::FlashAttention::On;
-        else if (*mode == "off")
-            options.flashAttention = gguf::FlashAttention::Off;
-        else if (*mode != "auto")
-            return reportFailure("--flash-attn takes on, off or auto, not '" + shown(*mode) + "'", 2);
-    }
-    for (const auto& [flag, target] : {std::pair{"--kv", 0}, std::pair{"--kv-k", 1}, std::pair{"--kv-v", 2}}) {
-        const auto name = args.value(flag);
-        if (!name)
-            continue;
-        const gguf::TypeTraits* type = gguf::findTypeByName(*name);
-        if (!type || !gguf::isKvCacheType(type->id))
-            return reportFailure(std::string(flag) + ": unknown cache type '" + shown(*name)
-                                     + "' (llama.cpp's: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)", 2);
-        if (target != 2)
-            options.keyType = type->id;
-        if (target != 1)
-            options.valueType = type->id;
-    }
+    const auto cache = kvCacheSettingsOrReport(args);
+    if (!cache)
+        return 2;
+    options.keyType = cache->keyType;
+    options.valueType = cache->valueType;
+    options.flashAttention = cache->flashAttention;
     const auto model = openModelOrReport(args.positionals[0]);
     if (!model)
         return 1;

@@ -270,10 +270,11 @@ int runKld(const std::vector<std::string>& words)
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
     options.accumulateInDouble = args.has("--exact");
     options.accumulateWithBlas = args.has("--sgemm");
-    const auto activations = activationArithmeticOrReport(args);
-    if (!activations)
+    const auto arithmetic = passArithmeticOrReport(args);
+    if (!arithmetic)
         return 2;
-    options.activations = *activations;
+    options.activations = arithmetic->activations;
+    options.kvCache = arithmetic->kvCache;
     std::vector<std::int32_t> tokens;
     if (const auto path = args.value("--llama-kld-base")) {
         auto base = gguf::readLlamaKldBase(*path);
@@ -320,8 +321,7 @@ int runKld(const std::vector<std::string>& words)
         json.value(static_cast<std::uint64_t>(tokens.size()));
         json.key("chunk_size");
         json.value(options.chunkSize);
-        json.key("activations");
-        json.value(gguf::activationArithmeticName(options.activations));
+        writePassArithmeticJson(json, *arithmetic);
         json.key("scored_positions");
         json.value(result->scoredPositions);
         json.key("peak_weight_bytes");
@@ -341,7 +341,7 @@ int runKld(const std::vector<std::string>& words)
         if (options.chunkSize > 0)
             out += " in chunks of " + std::to_string(options.chunkSize) + " (first token BOS, second half scored)";
         out += ", scored positions: " + std::to_string(result->scoredPositions) + "\n";
-        out += std::string("activations: ") + gguf::activationArithmeticName(options.activations) + "\n";
+        out += passArithmeticText(*arithmetic) + "\n";
         for (std::size_t i = 0; i < result->labels.size(); ++i)
             appendText(out, result->labels[i], result->comparisons[i]);
     }

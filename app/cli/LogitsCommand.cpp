@@ -11,6 +11,7 @@
 #include "core/write/ByteSink.h"
 
 #include <bit>
+#include <cstdio>
 #include <unistd.h>
 
 namespace {
@@ -63,10 +64,11 @@ int runLogits(const std::vector<std::string>& words)
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
     options.accumulateInDouble = args.has("--exact");
     options.accumulateWithBlas = args.has("--sgemm");
-    const auto activations = activationArithmeticOrReport(args);
-    if (!activations)
+    const auto arithmetic = passArithmeticOrReport(args);
+    if (!arithmetic)
         return 2;
-    options.activations = *activations;
+    options.activations = arithmetic->activations;
+    options.kvCache = arithmetic->kvCache;
     options.keepHiddenStates = args.has("--hidden");
     auto result = gguf::runForward(*model, *tokens, options);
     if (!result)
@@ -77,5 +79,7 @@ int runLogits(const std::vector<std::string>& words)
         return 1;
     if (const auto hidden = args.value("--hidden"); hidden && !writeFloatsOrReport(*hidden, result->hidden))
         return 1;
+    // The files hold only floats: the arithmetic they were computed in goes to stderr.
+    std::fprintf(stderr, "logits: %zu tokens, %s\n", tokens->size(), passArithmeticText(*arithmetic).c_str());
     return 0;
 }

@@ -158,10 +158,11 @@ int runScan(const std::vector<std::string>& words)
 
     gguf::ScanOptions options;
     options.executor = &gguf::ParallelRows::shared();  // GGUFX_THREADS, or every core
-    const auto activations = activationArithmeticOrReport(args);
-    if (!activations)
+    const auto arithmetic = passArithmeticOrReport(args);
+    if (!arithmetic)
         return 2;
-    options.activations = *activations;
+    options.activations = arithmetic->activations;
+    options.kvCache = arithmetic->kvCache;
     if (const auto list = args.value("--types")) {
         std::string item;
         for (std::size_t i = 0; i <= list->size(); ++i) {
@@ -238,8 +239,9 @@ int runScan(const std::vector<std::string>& words)
     if (!scan)
         return reportFailure(scan.error().toString());
     if (!quiet)
-        std::fprintf(stderr, "reference: %lld tokens in chunks of %lld, run in %s\n", static_cast<long long>((*scan)->identity().tokens),
-                     static_cast<long long>(chunk), duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()).c_str());
+        std::fprintf(stderr, "reference: %lld tokens in chunks of %lld, run in %s; %s\n", static_cast<long long>((*scan)->identity().tokens),
+                     static_cast<long long>(chunk), duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()).c_str(),
+                     passArithmeticText(*arithmetic).c_str());
     gguf::ScanRecord record = gguf::emptyRecord(**scan);
     if (shardCount > 1)
         record.shard = std::to_string(shard + 1) + "/" + std::to_string(shardCount);

@@ -52,13 +52,6 @@ std::uint64_t rowBytes(std::uint32_t typeId, std::uint64_t elements)
     return elements / traits->blockSize * traits->blockBytes;
 }
 
-bool isKvCacheType(std::uint32_t typeId)
-{
-    static constexpr std::array<std::uint32_t, 9> kTypes{0 /*f32*/, 1 /*f16*/, 30 /*bf16*/, 8 /*q8_0*/, 2 /*q4_0*/,
-                                                         3 /*q4_1*/, 20 /*iq4_nl*/, 6 /*q5_0*/, 7 /*q5_1*/};
-    return std::find(kTypes.begin(), kTypes.end(), typeId) != kTypes.end();
-}
-
 Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions& options)
 {
     const std::string path = model.primary().path();
@@ -75,7 +68,7 @@ Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions&
     const auto fail = [&](const std::string& message) { return Error{message, Error::kNoOffset, path}; };
 
     if (!isKvCacheType(options.keyType) || !isKvCacheType(options.valueType))
-        return fail("llama.cpp keeps the KV cache in f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0 or q5_1, not "
+        return fail(std::string("llama.cpp keeps the KV cache in one of ") + kvCacheTypeNames() + ", not "
                     + typeName(isKvCacheType(options.keyType) ? options.valueType : options.keyType));
     estimate.flashAttention = options.flashAttention != FlashAttention::Off;
     if (!estimate.flashAttention && findType(options.valueType) && findType(options.valueType)->blockSize > 1)

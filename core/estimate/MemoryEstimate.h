@@ -14,14 +14,13 @@
 
 #include "core/base/Result.h"
 #include "core/gguf/Model.h"
+#include "core/types/KvCacheSettings.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace gguf {
-
-enum class FlashAttention { Auto, On, Off };  // llama.cpp's --flash-attn; auto enables it where the device supports it
 
 struct EstimateOptions {
     std::uint64_t contextLength = 0;  // 0: the model's training context
@@ -73,9 +72,5 @@ Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions&
 // Bytes of one row of `elements` values of ggml type `typeId` (ggml_row_size); 0 when the type
 // is unknown or the count is not a whole number of blocks.
 std::uint64_t rowBytes(std::uint32_t typeId, std::uint64_t elements);
-
-// The cache types llama.cpp accepts for --cache-type-k/-v (f32, f16, bf16, q8_0, q4_0, q4_1,
-// iq4_nl, q5_0, q5_1).
-bool isKvCacheType(std::uint32_t typeId);
 
 }  // namespace gguf

@@ -1,6 +1,7 @@
 #include "core/forward/AttentionStep.h"
 
 #include "core/forward/ForwardOps.h"
+#include "core/forward/GgmlAttention.h"
 
 #include <cmath>
 
@@ -93,6 +94,27 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
     return Ok{};
 }
 
+// The head size every layer kept in `layer`'s cache shares (llama_kv_cache's n_embd_head_k_all /
+// _v_all), or 0 when they differ. A model with sliding-window layers keeps two caches, one for
+// those layers and one for the others; a layer that reads another's K/V keeps none.
+std::int64_t cachedHeadSize(const ModelHyperparameters& h, std::int64_t layer, bool keys)
+{
+    bool splitCache = false;
+    for (std::int64_t il = 0; il < h.layerCount; ++il)
+        splitCache = splitCache || h.layerShape(il).sliding;
+    std::int64_t size = 0;
+    for (std::int64_t il = 0; il < h.layerCount; ++il) {
+        const LayerShape& shape = h.layerShape(il);
+        if (h.isRecurrentLayer(il) || shape.kvSource != il || (splitCache && shape.sliding != h.layerShape(layer).sliding))
+            continue;
+        const std::int64_t own = keys ? shape.keyLength : shape.valueLength;
+        if (size != 0 && size != own)
+            return 0;
+        size = own;
+    }
+    return size;
+}
+
 // Per-head RMSNorm of q or k (attn_q_norm / attn_k_norm [head size]) when the file has it.
 Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::int64_t headSize, std::vector<float>& x)
 {
@@ -173,11 +195,20 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     auto sinks = block.hasAttentionSinks ? c.layerWeight(layer, "attn_sinks", {shape.headCount, 1, 1}) : Result<WeightMatrix>(WeightMatrix{});
     if (!sinks)
         return sinks.error();
-    const AttentionSpec spec{shape.headCount,        shape.headCountKv,
-                             shape.keyLength,        shape.valueLength,
-                             scale,                  h.attentionSoftcap,
-                             sliding ? h.slidingWindow : 0, sinks->view(),
-                             c.options.emulatesLlamaCpp(), c.options.executor};
+    AttentionSpec spec{shape.headCount,        shape.headCountKv,
+                       shape.keyLength,        shape.valueLength,
+                       scale,                  h.attentionSoftcap,
+                       sliding ? h.slidingWindow : 0, sinks->view(),
+                       c.options.emulatesLlamaCpp(), c.options.executor};
+    spec.cache = c.options.effectiveKvCache();
+    spec.ubatch = std::max<std::int64_t>(1, c.options.ubatchQueries);
+    if (const std::string problem = kvCacheProblem(spec.cache, shape.keyLength, shape.valueLength); !problem.empty())
+        return forwardError(c, "layer " + std::to_string(layer) + ": " + problem);
+    // llama_kv_cache rotates before a quantized cache when layer 0's head is a multiple of 64.
+    if (h.layerShape(0).keyLength % 64 == 0)
+        spec.keyRotation = keyRotationSize(spec.cache.keyType, cachedHeadSize(h, layer, true));
+    if (h.layerShape(0).valueLength % 64 == 0)
+        spec.valueRotation = valueRotationSize(spec.cache.valueType, cachedHeadSize(h, layer, false));
     // Every row attends, the zero queries before `from` too (their outputs go nowhere): the
     // attention products keep their whole shape, so the rows kept are a whole pass's bits
     // whatever kernel OpenBLAS picks for a shape (it has small-matrix paths on some CPUs). They

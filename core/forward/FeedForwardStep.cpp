@@ -2,12 +2,14 @@
 
 #include "core/forward/ExpertRouting.h"
 #include "core/forward/ForwardOps.h"
-#include "core/forward/GgmlAttention.h"
+#include "core/forward/GgmlDots.h"
 
 #include "core/base/RowRanges.h"
+#include "core/kernels/Dequantize.h"
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace gguf {
@@ -124,18 +126,44 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
 
 namespace {
 
-// One expert's product. ggml's MUL_MAT_ID sums an f32 expert with ggml_vec_dot_f32 row by row
-// (not tinyBLAS as MUL_MAT does), which is followed when emulating llama.cpp's arithmetic: the
-// f16 GELU table downstream turns a last-bit difference into an f16 step.
+// One expert's product. ggml's MUL_MAT_ID sums an f32 or f16 expert row by row with the type's
+// vec_dot (ggml_vec_dot_f32, or ggml_vec_dot_f16 of the activations rounded to f16), not with
+// tinyBLAS as MUL_MAT does; that is followed when emulating llama.cpp's arithmetic. A last-bit
+// difference there moves the next layer's router now and then (tiny-moe F16: 11 of 128
+// positions) and turns into a whole f16 step through the f16 GELU table.
 void expertProduct(const PassContext& c, const float* x, std::int64_t n, const WeightMatrix& w, float* y)
 {
-    if (!(c.options.emulatesLlamaCpp() && w.storedType == 0 && w.activationRounding == ActivationRounding::None)) {
+    const bool f32 = w.storedType == 0 && w.activationRounding == ActivationRounding::None;
+    const bool f16 = w.storedType == 1 && w.activationRounding == ActivationRounding::F16;
+    if (!c.options.emulatesLlamaCpp() || !(f32 || f16)) {
         multiplyWeights(x, n, w, c.accumulation, y);
         return;
     }
-    for (std::int64_t t = 0; t < n; ++t)
-        for (std::int64_t r = 0; r < w.rows; ++r)
-            y[t * w.rows + r] = vecDotF32(w.data() + r * w.columns, x + t * w.columns, w.columns);
+    std::vector<float> rounded;
+    if (f16) {
+        rounded.assign(x, x + n * w.columns);
+        roundActivations(ActivationRounding::F16, rounded, w.columns);
+        x = rounded.data();
+    }
+    // A deferred matrix is read a tile of rows at a time, as the other products read it.
+    constexpr std::int64_t kTileRows = 64;
+    std::vector<float> tile;
+    for (std::int64_t first = 0; first < w.rows; first += kTileRows) {
+        const std::int64_t count = std::min(kTileRows, w.rows - first);
+        const float* rows = nullptr;
+        if (w.deferred()) {
+            tile.resize(static_cast<std::size_t>(count * w.columns));
+            const auto begin = w.sourceRowBegin + static_cast<std::uint64_t>(first);
+            if (!dequantizeRows(*w.source, begin, begin + static_cast<std::uint64_t>(count), tile))
+                std::fill(tile.begin(), tile.end(), std::numeric_limits<float>::quiet_NaN());  // as MatrixProduct does
+            rows = tile.data();
+        } else {
+            rows = w.data() + first * w.columns;
+        }
+        for (std::int64_t t = 0; t < n; ++t)
+            for (std::int64_t r = 0; r < count; ++r)
+                y[t * w.rows + first + r] = (f16 ? vecDotF16 : vecDotF32)(rows + r * w.columns, x + t * w.columns, w.columns);
+    }
 }
 
 // An expert some tokens were routed to: its index and those slots (t * used + s).

@@ -4,6 +4,7 @@
 // an f32 model matches llama.cpp to rounding.
 
 #include "core/forward/BlockDescription.h"
+#include "core/types/KvCacheSettings.h"
 
 #include <array>
 #include <cstdint>
@@ -54,6 +55,13 @@ struct AttentionSpec {
     // Heads run side by side on it (null: the calling thread); each head's sums are the same
     // whichever thread runs it (OpenBLAS runs one thread per call, BlasLibrary.h).
     TaskExecutor* executor = nullptr;
+    // With asGgml: llama.cpp's KV cache, the types K and V are rounded to and whether flash
+    // attention sums them (GgmlAttention.h); and, before a quantized cache, the size of the
+    // Walsh-Hadamard rotation llama.cpp applies to q and k, and to v and the output (0: none).
+    KvCacheSettings cache{0, 0, FlashAttention::Off};
+    std::int64_t keyRotation = 0;
+    std::int64_t valueRotation = 0;
+    std::int64_t ubatch = 512;  // ForwardOptions::ubatchQueries
 };
 
 // Causal self-attention with grouped-query heads: q [tokens, heads * keySize], k [tokens,

@@ -13,6 +13,11 @@
 
 namespace gguf {
 
+std::string attentionArithmeticName(const ForwardOptions& options)
+{
+    return options.emulatesLlamaCpp() ? kvCacheSettingsName(options.kvCache) : "K f32, V f32, plain f32 attention";
+}
+
 std::span<const float> ForwardResult::logitsAt(std::int64_t position) const
 {
     const auto width = static_cast<std::size_t>(hyperparameters.vocabularySize);

@@ -9,11 +9,13 @@
 #include "core/forward/ModelHyperparameters.h"
 #include "core/forward/WeightLoader.h"
 #include "core/gguf/Model.h"
+#include "core/types/KvCacheSettings.h"
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace gguf {
@@ -23,10 +25,25 @@ inline constexpr std::int64_t kMaxForwardTokens = 16384;
 
 struct ForwardOptions {
     // What the activations go through before each product (ActivationRounding.h): by default
-    // llama.cpp's q8 quantization before quantized weights (integer products), f32 elsewhere.
-    ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;
+    // all of llama.cpp's CPU rounding (q8 activations into quantized weights, f16 into f16
+    // weights, its attention and activation functions), so that a pass gives llama.cpp's logits.
+    ActivationArithmetic activations = ActivationArithmetic::LlamaCpp;
     // All of llama.cpp's rounding, its attention and activation functions included.
     bool emulatesLlamaCpp() const { return activations == ActivationArithmetic::LlamaCpp; }
+    // llama.cpp's KV cache in its arithmetic (GgmlAttention.h): K and V rounded to these types
+    // as they are stored, attention summed with or without flash attention. The defaults are
+    // llama.cpp's (f16, flash attention auto = on for the CPU). The other arithmetics keep f32
+    // keys and values and plain f32 attention (effectiveKvCache).
+    KvCacheSettings kvCache;
+    KvCacheSettings effectiveKvCache() const
+    {
+        return emulatesLlamaCpp() ? kvCache : KvCacheSettings{0, 0, FlashAttention::Off};
+    }
+    // How many of this sequence's queries llama.cpp evaluates in one ubatch: which of its
+    // attention kernels sums a query depends on that count (GgmlAttention.h, ubatchQueries).
+    // 512 for a sequence decoded alone (llama.cpp's default -ub); llama-perplexity's chunks
+    // share their ubatches (llamaPerplexityUbatch, OutputComparisonRun.h).
+    std::int64_t ubatchQueries = 512;
     // Matrix products summed in double (cblas_dgemm), the slow exact mode; by default they are
     // summed in float lanes in ggml's order, or with cblas_sgemm when accumulateWithBlas is set
     // (MatrixProduct.h).
@@ -57,6 +74,10 @@ struct ForwardOptions {
     // are the residual entering the layer and -1.
     std::int64_t firstLogitPosition = 0;
 };
+
+// What a pass's attention is, for a result to name: in llama.cpp's arithmetic its cache and
+// flash attention ("K f16, V f16, flash attention on"), else "K f32, V f32, plain f32 attention".
+std::string attentionArithmeticName(const ForwardOptions& options);
 
 struct ForwardResult {
     ModelHyperparameters hyperparameters;

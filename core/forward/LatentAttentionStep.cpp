@@ -1,6 +1,7 @@
 #include "core/forward/LatentAttentionStep.h"
 
 #include "core/forward/ForwardOps.h"
+#include "core/forward/GgmlAttention.h"
 
 #include <cmath>
 
@@ -120,7 +121,14 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
     const float original = h.ropeAttnFactor * (1.0f + 0.1f * std::log(1.0f / h.ropeFreqScale));
     const float mscale = original * (1.0f + 0.1f * h.yarnLogMultiplier * std::log(1.0f / h.ropeFreqScale));
     const float scale = 1.0f * mscale * mscale / std::sqrt(static_cast<float>(headK));
-    const AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulatesLlamaCpp(), c.options.executor};
+    AttentionSpec spec{heads, 1, keySize, lora, scale, 0.0f, 0, {}, c.options.emulatesLlamaCpp(), c.options.executor};
+    // The cache keeps K alone; V is a view of its first `lora` values, so it takes K's type
+    // (and without flash attention a quantized K is a quantized V). No rotation here.
+    spec.cache = c.options.effectiveKvCache();
+    spec.ubatch = std::max<std::int64_t>(1, c.options.ubatchQueries);
+    spec.cache.valueType = spec.cache.keyType;
+    if (const std::string problem = kvCacheProblem(spec.cache, keySize, lora); !problem.empty())
+        return forwardError(c, "layer " + std::to_string(layer) + ": " + problem);
     // Every row attends, as in AttentionStep.cpp: the products keep their whole shape.
     std::vector<float> mixed(static_cast<std::size_t>(T * heads * lora));
     causalAttention(queries.data(), keys.data(), latent.data(), T, spec, mixed.data());

@@ -50,6 +50,14 @@ std::string mismatchWithReference(const Model& reference, const Model& other)
 
 }  // namespace
 
+std::int64_t llamaPerplexityUbatch(std::int64_t chunkSize, std::int64_t index, std::int64_t chunks)
+{
+    constexpr std::int64_t kBatch = 2048, kUbatch = 512;
+    const std::int64_t perBatch = std::max<std::int64_t>(1, kBatch / std::max<std::int64_t>(1, chunkSize));
+    const std::int64_t together = std::min(perBatch, chunks - index / perBatch * perBatch);
+    return std::max<std::int64_t>(1, kUbatch / std::max<std::int64_t>(1, together));
+}
+
 Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::vector<OutputCandidate>& candidates,
                                             std::span<const std::int32_t> tokens, const OutputRunOptions& options)
 {
@@ -71,11 +79,14 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
     std::vector<OutputComparisonBuilder> builders(candidates.size());
     const std::int64_t passes = chunks * static_cast<std::int64_t>(candidates.size() + 1);
     std::int64_t done = 0;
+    std::int64_t ubatch = 512;
     const auto base = [&](const WeightTransform& transform) {
         ForwardOptions forward;
+        forward.ubatchQueries = ubatch;
         forward.accumulateInDouble = options.accumulateInDouble;
         forward.accumulateWithBlas = options.accumulateWithBlas;
         forward.activations = options.activations;
+        forward.kvCache = options.kvCache;
         forward.cancel = options.cancel;
         forward.transform = transform;
         forward.executor = options.executor;
@@ -86,6 +97,7 @@ Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::v
         std::vector<std::int32_t> sequence(tokens.begin() + c * chunk, tokens.begin() + (c + 1) * chunk);
         if (options.chunkSize > 0 && options.bosToken >= 0)
             sequence.front() = options.bosToken;
+        ubatch = options.chunkSize > 0 ? llamaPerplexityUbatch(chunk, c, chunks) : 512;
         auto referenceRun = runForward(reference, sequence, base({}));
         if (!referenceRun)
             return referenceRun.error();

@@ -7,6 +7,7 @@
 #include "core/forward/ActivationRounding.h"
 #include "core/forward/OutputMetrics.h"
 #include "core/forward/SimulatedQuantization.h"
+#include "core/types/KvCacheSettings.h"
 
 #include <atomic>
 #include <functional>
@@ -33,7 +34,8 @@ struct OutputRunOptions {
     std::int32_t bosToken = -1;
     bool accumulateInDouble = false;  // ForwardOptions: the exact (double) sums
     bool accumulateWithBlas = false;  // ForwardOptions: cblas_sgemm sums
-    ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;  // ForwardOptions::activations
+    ActivationArithmetic activations = ActivationArithmetic::LlamaCpp;  // ForwardOptions::activations
+    KvCacheSettings kvCache;                                            // ForwardOptions::kvCache
     TaskExecutor* executor = nullptr;  // ForwardOptions: where the passes' products run
     const std::atomic<bool>* cancel = nullptr;
     // Forward passes done / total, after each one.
@@ -46,6 +48,13 @@ struct OutputRunResult {
     std::int64_t scoredPositions = 0;
     std::uint64_t peakWeightBytes = 0;           // the most f32 weight bytes any pass held at once
 };
+
+// How many queries of chunk `index` (of `chunks` of `chunkSize` tokens) llama-perplexity
+// --kl-divergence evaluates per ubatch, with its defaults -b 2048 and -ub 512: it decodes
+// max(1, 2048 / chunkSize) chunks at once as separate sequences and splits each ubatch equally
+// between them (llama_batch_allocr::split_equal), so each of s chunks advances 512 / s queries
+// at a time; the last group may hold fewer chunks. ForwardOptions::ubatchQueries.
+std::int64_t llamaPerplexityUbatch(std::int64_t chunkSize, std::int64_t index, std::int64_t chunks);
 
 Result<OutputRunResult> compareModelOutputs(const Model& reference, const std::vector<OutputCandidate>& candidates,
                                             std::span<const std::int32_t> tokens, const OutputRunOptions& options);

@@ -38,12 +38,14 @@ inline int bestIndex(float x)
 }
 
 // One super-block of `superSize` values (32 for IQ4_NL, 256 for IQ4_XS). Returns the f16 bits of
-// d; fills scales[] (one per block) and L[superSize].
+// d; fills scales[] (one per block) and L[superSize]. `tries` is ggml's ntry: 7 from
+// ggml_quantize_chunk; -1 from quantize_row_iq4_nl_ref, which starts from the opposite sign
+// and searches no further scales.
 struct SuperBlockFit {
     float maxScale = 0.0f;
 };
 
-void fitBlocks(const float* x, int superSize, const float* qw, float* scales, std::uint8_t* L, SuperBlockFit& fit)
+void fitBlocks(const float* x, int superSize, const float* qw, float* scales, std::uint8_t* L, SuperBlockFit& fit, int tries = kTries)
 {
     float sigma2 = 0.0f;
     for (int j = 0; j < superSize; ++j)
@@ -76,7 +78,7 @@ void fitBlocks(const float* x, int superSize, const float* qw, float* scales, st
             std::memset(Lb, 0, kBlock);
             continue;
         }
-        float d = -max / float(kValues[0]);
+        float d = tries > 0 ? -max / float(kValues[0]) : max / float(kValues[0]);
         float id = 1.0f / d;
         float sumqx = 0.0f;
         float sumq2 = 0.0f;
@@ -89,7 +91,7 @@ void fitBlocks(const float* x, int superSize, const float* qw, float* scales, st
         }
         d = sumq2 > 0.0f ? sumqx / sumq2 : 0.0f;
         float best = d * sumqx;
-        for (int itry = -kTries; itry <= kTries; ++itry) {
+        for (int itry = -tries; itry <= tries; ++itry) {
             id = (float(itry) + float(kValues[0])) / max;
             sumqx = 0.0f;
             sumq2 = 0.0f;
@@ -119,17 +121,21 @@ void packLevels(const std::uint8_t* L, int superSize, std::uint8_t* q4)
             q4[16 * i + j] = static_cast<std::uint8_t>(L[32 * i + j] | (L[32 * i + 16 + j] << 4));
 }
 
-void quantizeNlBlock(const float* x, const float* qw, std::uint8_t* dst)
+// `tries` as fitBlocks; with none (the reference) the levels of the first fit are kept, not
+// picked again for the final scale.
+void quantizeNlBlock(const float* x, const float* qw, std::uint8_t* dst, int tries = kTries)
 {
     using B = blocks::IQ4_NL;
     float scale = 0.0f;
-    std::uint8_t L[kBlock];
+    std::uint8_t L[kBlock] = {};
     SuperBlockFit fit;
-    fitBlocks(x, kBlock, qw, &scale, L, fit);
+    fitBlocks(x, kBlock, qw, &scale, L, fit, tries);
     storeF16(dst + B::d, scale);
-    const float id = scale != 0.0f ? 1.0f / scale : 0.0f;
-    for (int j = 0; j < kBlock; ++j)
-        L[j] = static_cast<std::uint8_t>(bestIndex(id * x[j]));
+    if (tries > 0) {
+        const float id = scale != 0.0f ? 1.0f / scale : 0.0f;
+        for (int j = 0; j < kBlock; ++j)
+            L[j] = static_cast<std::uint8_t>(bestIndex(id * x[j]));
+    }
     packLevels(L, kBlock, dst + B::qs);
 }
 
@@ -174,6 +180,12 @@ void quantizeRowIQ4_NL(const float* x, std::uint8_t* dst, std::int64_t n, const 
 {
     for (std::int64_t ib = 0; ib < n / kBlock; ++ib)
         quantizeNlBlock(x + kBlock * ib, weights ? weights + kBlock * ib : nullptr, dst + blocks::IQ4_NL::bytes * ib);
+}
+
+void quantizeRowIQ4_NLReference(const float* x, std::uint8_t* dst, std::int64_t n)
+{
+    for (std::int64_t ib = 0; ib < n / kBlock; ++ib)
+        quantizeNlBlock(x + kBlock * ib, nullptr, dst + blocks::IQ4_NL::bytes * ib, -1);
 }
 
 void quantizeRowIQ4_XS(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights)

@@ -31,6 +31,9 @@ void quantizeQ8_K(const float* src, std::uint8_t* dst, std::size_t blockCount);
 // IQ4_NL / IQ4_XS without importance: ggml_quantize_chunk's quantize_iq4_nl / quantize_iq4_xs
 // (the weighted search with x^2 weights), not the simpler quantize_row_iq4_*_ref.
 void quantizeIQ4_NL(const float* src, std::uint8_t* dst, std::size_t blockCount);
+// quantize_row_iq4_nl_ref: one row of `n` values as ggml-cpu's from_float stores it (a copy into
+// an iq4_nl KV cache), which searches fewer scales than ggml_quantize_chunk.
+void quantizeRowIQ4_NLReference(const float* x, std::uint8_t* dst, std::int64_t n);
 void quantizeIQ4_XS(const float* src, std::uint8_t* dst, std::size_t blockCount);
 
 // IQ3_XXS / IQ3_S without importance: ggml's quantize_iq3_xxs / quantize_iq3_s with x^2 weights.

@@ -85,6 +85,8 @@ std::string scanDifference(const NamedScan& a, const NamedScan& b, bool compareP
         return differ("the chunks", "chunks of " + std::to_string(x.chunkSize), "chunks of " + std::to_string(y.chunkSize));
     if (x.activations != y.activations)
         return differ("the activation arithmetics", x.activations, y.activations);
+    if (x.attention != y.attention)
+        return differ("the KV caches and attention", x.attention, y.attention);
     if (x.importance.empty() != y.importance.empty() || (comparePaths && x.importance != y.importance))
         return differ("the importance matrices", x.importance.empty() ? "none" : x.importance, y.importance.empty() ? "none" : y.importance);
     if (x.types != y.types)

@@ -75,6 +75,8 @@ Status emitRecordJson(const ScanRecord& record, const std::function<Status(std::
     id.importance.empty() ? json.null() : json.value(id.importance);
     json.key("activations");
     json.value(id.activations);
+    json.key("attention");
+    json.value(id.attention);
     json.key("layer_stride");
     json.value(id.layerStride);
     json.key("layers");

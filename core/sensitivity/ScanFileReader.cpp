@@ -9,6 +9,7 @@
 #include "core/base/JsonReader.h"
 #include "core/base/JsonWriter.h"
 #include "core/types/GgmlType.h"
+#include "core/types/KvCacheSettings.h"
 
 #include <algorithm>
 #include <array>
@@ -54,12 +55,12 @@ public:
 private:
     // The top-level keys, in the order scanRecordJson writes them.
     enum Key : std::size_t {
-        Format, Version, ModelPath, Fingerprint, Fingerprints, ChunkSize, Tokens, Scored, Types, Imatrix, Activations, LayerStride,
-        Layers, Shard, ProbesTotal, ProbesMeasured, Groups, Probes, KeyCount
+        Format, Version, ModelPath, Fingerprint, Fingerprints, ChunkSize, Tokens, Scored, Types, Imatrix, Activations, Attention,
+        LayerStride, Layers, Shard, ProbesTotal, ProbesMeasured, Groups, Probes, KeyCount
     };
     static constexpr std::array<const char*, KeyCount> kKeys = {
         "format", "version", "model", "fingerprint", "fingerprints", "chunk_size", "tokens", "scored_per_chunk", "types",
-        "imatrix", "activations", "layer_stride", "layers", "shard", "probes_total", "probes_measured", "groups", "probes"};
+        "imatrix", "activations", "attention", "layer_stride", "layers", "shard", "probes_total", "probes_measured", "groups", "probes"};
 
     Error bad(const std::string& what) const { return m_json.error("not a scan file: " + what); }
     Error badAt(std::uint64_t offset, const std::string& what) const { return m_json.errorAt(offset, "not a scan file: " + what); }
@@ -214,6 +215,10 @@ Result<ScanRecord> ScanFileParser::parse()
         return s.error();
     if (!m_seen[Activations])  // written before the default became q8 activations: f32 ones
         m_record.identity.activations = activationArithmeticName(ActivationArithmetic::Float32);
+    if (!m_seen[Attention])  // written before the KV cache was a setting: f32 K and V, no flash attention
+        m_record.identity.attention = m_record.identity.activations == activationArithmeticName(ActivationArithmetic::LlamaCpp)
+                                          ? kvCacheSettingsName({0, 0, FlashAttention::Off})
+                                          : std::string("K f32, V f32, plain f32 attention");
     if (Status s = finish(); !s)
         return s.error();
     return std::move(m_record);
@@ -269,6 +274,7 @@ Status ScanFileParser::member(Key key)
             }
         return bad("unknown activations '" + *activations + "'");
     }
+    case Attention: return store(text(name, kMaxPathBytes), id.attention);
     case LayerStride: return store(integer(name, 1, kBig), id.layerStride);
     case Layers: return layers();
     case Shard: return store(text(name, kMaxShardBytes), m_record.shard);

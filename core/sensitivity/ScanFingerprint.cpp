@@ -97,11 +97,12 @@ std::string importanceFingerprint(const Model& model, const std::vector<ScanGrou
     return hexOf(hash);
 }
 
-std::string arithmeticFingerprint(std::string_view activations, bool accumulateInDouble)
+std::string arithmeticFingerprint(std::string_view activations, std::string_view attention, bool accumulateInDouble)
 {
     Sha256 hash;
     hashText(hash, "arithmetic 1");
     hashText(hash, activations);
+    hashText(hash, attention);
     hashValue(hash, accumulateInDouble);
     return hexOf(hash);
 }
@@ -116,6 +117,7 @@ std::string scanFingerprint(const Model& model, const ScanOptions& options, cons
     hashValue(hash, options.bosToken);
     hashValue(hash, options.accumulateInDouble);
     hashText(hash, identity.activations);
+    hashText(hash, identity.attention);
     for (std::int64_t i = 0; i < identity.tokens; ++i)
         hashValue(hash, tokens[static_cast<std::size_t>(i)]);
     for (const ProbeKey& probe : probes) {

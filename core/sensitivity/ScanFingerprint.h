@@ -23,7 +23,7 @@ std::string tokensFingerprint(std::span<const std::int32_t> tokens, std::int32_t
 // Per group whether `importance` has weights for its tensor, and the weights of each expert.
 // Every group must name a tensor of `model`.
 std::string importanceFingerprint(const Model& model, const std::vector<ScanGroup>& groups, const ImportanceLookup& importance);
-std::string arithmeticFingerprint(std::string_view activations, bool accumulateInDouble);
+std::string arithmeticFingerprint(std::string_view activations, std::string_view attention, bool accumulateInDouble);
 
 // The whole fingerprint: the model's tensor index, the settings, the tokens evaluated, the probes
 // and the importance weights, as every scan file since the first has hashed them.

@@ -187,6 +187,10 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     id.types = o.types;
     id.importance = o.importance ? (o.importanceLabel.empty() ? std::string("(given)") : o.importanceLabel) : std::string();
     id.activations = activationArithmeticName(o.activations);
+    ForwardOptions arithmetic;
+    arithmetic.activations = o.activations;
+    arithmetic.kvCache = o.kvCache;
+    id.attention = attentionArithmeticName(arithmetic);
     id.layerStride = o.layers.empty() ? o.layerStride : 1;
     id.layers = o.layers;
     id.fingerprint = scanFingerprint(reference, o, id, tokens, scan->m_groups, scan->m_probes);
@@ -194,7 +198,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
     id.parts.model = tensorIndexFingerprint(reference);
     id.parts.text = tokensFingerprint(tokens.first(static_cast<std::size_t>(id.tokens)), o.bosToken);
     id.parts.imatrix = importanceFingerprint(reference, scan->m_groups, o.importance);
-    id.parts.arithmetic = arithmeticFingerprint(id.activations, o.accumulateInDouble);
+    id.parts.arithmetic = arithmeticFingerprint(id.activations, id.attention, o.accumulateInDouble);
 
     // The reference, once per chunk, with the residual stream after every layer.
     for (std::int64_t c = 0; c < chunks; ++c) {
@@ -205,6 +209,7 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
         ForwardOptions forward;
         forward.accumulateInDouble = o.accumulateInDouble;
         forward.activations = o.activations;
+        forward.kvCache = o.kvCache;
         forward.cancel = cancel;
         forward.executor = o.executor;
         forward.firstLogitPosition = o.chunkSize / 2;  // the scored half: the probes read no logits before it
@@ -283,6 +288,7 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
         ForwardOptions forward;
         forward.accumulateInDouble = m_options.accumulateInDouble;
         forward.activations = m_options.activations;
+        forward.kvCache = m_options.kvCache;
         forward.executor = m_options.executor;
         forward.keepHiddenStates = false;
         forward.cancel = cancel;

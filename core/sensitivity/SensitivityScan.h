@@ -47,8 +47,10 @@ struct ScanOptions {
     ImportanceLookup importance;        // empty: no imatrix (IQ types need one)
     std::string importanceLabel;        // the imatrix file named in the scan file
     bool accumulateInDouble = false;    // the forward pass's default sums, as `kld` uses them
-    // The passes' activation arithmetic (ForwardOptions::activations), as `kld` uses it.
-    ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;
+    // The passes' activation arithmetic and KV cache (ForwardOptions::activations, ::kvCache),
+    // as `kld` uses them.
+    ActivationArithmetic activations = ActivationArithmetic::LlamaCpp;
+    KvCacheSettings kvCache;
     // Where each pass's products and quantizations run (null: the calling thread); not a setting
     // of the scan (the figures do not depend on it), so not in its fingerprint.
     TaskExecutor* executor = nullptr;
@@ -108,6 +110,10 @@ struct ScanIdentity {
     // activationArithmeticName of the passes' arithmetic; "f32" in files written before the
     // default became q8 activations, which did not record it.
     std::string activations = activationArithmeticName(ActivationArithmetic::QuantizedAsLlamaCpp);
+    // attentionArithmeticName of the passes; in files written before it was recorded, f32 K and
+    // V with the attention their activations implied (llama.cpp's without flash attention, else
+    // plain f32).
+    std::string attention;
     std::int64_t layerStride = 1;
     std::vector<std::int64_t> layers;
 };

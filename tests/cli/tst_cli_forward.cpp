@@ -37,14 +37,20 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("oracle");
         QTest::addColumn<QStringList>("extra");
-        QTest::newRow("tiny-llama-F32 P2") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P2") << QStringList{};
-        QTest::newRow("tiny-moe F32 P3") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{};
+        // The oracle files were made with an f32 KV cache and flash attention off; llama.cpp's
+        // arithmetic (the default) is given those explicitly, --f32-activations keeps them.
+        const QStringList oracleCache{QStringLiteral("--kv"), QStringLiteral("f32"), QStringLiteral("--flash-attn"), QStringLiteral("off")};
+        const QString f32 = QStringLiteral("--f32-activations");
+        QTest::newRow("tiny-llama-F32 P2") << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P2") << oracleCache;
+        QTest::newRow("tiny-moe F32 P3, f32 activations") << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{f32};
         QTest::newRow("tiny-moe F32 P3, exact sums")
-            << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{QStringLiteral("--exact")};
+            << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F32.P3") << QStringList{f32, QStringLiteral("--exact")};
         QTest::newRow("tiny-llama-F32 P1, cblas_sgemm sums")
-            << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P1") << QStringList{QStringLiteral("--sgemm")};
-        QTest::newRow("tiny-moe Q4_K P1, llama.cpp's activations")
-            << QStringLiteral("tiny-moe-Q4_K.gguf") << QStringLiteral("tiny-moe-Q4_K.P1") << QStringList{QStringLiteral("--llama-activations")};
+            << QStringLiteral("tiny-llama-F32.gguf") << QStringLiteral("tiny-llama-F32.P1") << QStringList{f32, QStringLiteral("--sgemm")};
+        QTest::newRow("tiny-moe F16 P1, llama.cpp's arithmetic")
+            << QStringLiteral("tiny-moe-F16.gguf") << QStringLiteral("tiny-moe-F16.P1") << oracleCache;
+        QTest::newRow("tiny-moe Q4_K P1, --llama-activations")
+            << QStringLiteral("tiny-moe-Q4_K.gguf") << QStringLiteral("tiny-moe-Q4_K.P1") << QStringList{QStringLiteral("--llama-activations")} + oracleCache;
     }
 
     void logitsMatchOracle()

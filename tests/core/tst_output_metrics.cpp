@@ -326,29 +326,31 @@ private slots:
             QVERIFY(c.kld.mean < llamaKld);
         }
 
-        // With llama.cpp's arithmetic emulated the figures agree closely (what is left:
+        // In llama.cpp's arithmetic, the default (OutputRunOptions{}: its f16 KV cache and flash
+        // attention too, as llama-perplexity ran), the figures agree closely (what is left:
         // llama-perplexity keeps the base log-probabilities in 16 bits, and the K-quant products
-        // are not summed in ggml's order, so a near-tie between two top tokens can go either
-        // way): measured within 1.2 % (KLD) and three positions of 504 (same top; Q8_0 exact).
-        options.activations = gguf::ActivationArithmetic::LlamaCpp;
-        auto emulated = gguf::compareModelOutputs(*reference, {{"q", other.get(), 0}}, base->tokens, options);
-        QVERIFY(emulated);
-        const auto& e = emulated->comparisons[0];
-        qInfo("  with llama.cpp's activation quantization: mean KLD %.6f, same top %.3f %%, PPL(Q) %.4f", e.kld.mean, 100 * e.sameTopFraction,
-              e.perplexityOther);
-        QVERIFY(std::abs(e.kld.mean / llamaKld - 1.0) < 0.02);
-        QVERIFY(std::abs(e.sameTopFraction - llamaTop) < 3.5 / 504);
-
-        // The default (llama.cpp's q8 activations into quantized weights, f32 elsewhere, which
-        // OutputRunOptions{} gives) is as close, Q8_0 included: measured within 0.6 % (KLD) and
-        // three positions (same top).
+        // are not all summed in ggml's order, so a near-tie between two top tokens can go either
+        // way): measured within 0.16 % (KLD; Q8_0 to the printed digits, PPL(Q) too) and four
+        // positions of 504 (same top: Q8_0 and Q2_K none, Q4_K two, imat-Q4_K_M four).
         options.activations = gguf::OutputRunOptions{}.activations;
         auto byDefault = gguf::compareModelOutputs(*reference, {{"q", other.get(), 0}}, base->tokens, options);
         QVERIFY(byDefault);
         const auto& d = byDefault->comparisons[0];
-        qInfo("  by default: mean KLD %.6f, same top %.3f %%, PPL(Q) %.4f", d.kld.mean, 100 * d.sameTopFraction, d.perplexityOther);
-        QVERIFY(std::abs(d.kld.mean / llamaKld - 1.0) < 0.02);
-        QVERIFY(std::abs(d.sameTopFraction - llamaTop) < 3.5 / 504);
+        qInfo("  by default (llama.cpp's arithmetic): mean KLD %.6f, same top %.3f %%, PPL(Q) %.4f", d.kld.mean, 100 * d.sameTopFraction,
+              d.perplexityOther);
+        QVERIFY(std::abs(d.kld.mean / llamaKld - 1.0) < 0.005);
+        QVERIFY(std::abs(d.sameTopFraction - llamaTop) < 4.5 / 504);
+
+        // With q8 activations alone (llama.cpp's q8 activations into quantized weights, f32
+        // elsewhere, an f32 cache) they are nearly as close: measured within 0.6 % (KLD) and
+        // three positions (same top).
+        options.activations = gguf::ActivationArithmetic::QuantizedAsLlamaCpp;
+        auto q8 = gguf::compareModelOutputs(*reference, {{"q", other.get(), 0}}, base->tokens, options);
+        QVERIFY(q8);
+        const auto& e = q8->comparisons[0];
+        qInfo("  with q8 activations: mean KLD %.6f, same top %.3f %%, PPL(Q) %.4f", e.kld.mean, 100 * e.sameTopFraction, e.perplexityOther);
+        QVERIFY(std::abs(e.kld.mean / llamaKld - 1.0) < 0.02);
+        QVERIFY(std::abs(e.sameTopFraction - llamaTop) < 3.5 / 504);
     }
 
     void moeRoutingChangesUnderQuantization()

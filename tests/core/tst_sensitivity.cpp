@@ -332,34 +332,51 @@ private slots:
         QCOMPARE(scanRecordJson(resumed), scanRecordJson(whole));
     }
 
-    // The passes' activation arithmetic is a setting of the scan: in its fingerprint (a file made
-    // with another one is not resumed) and named in the file; a file without the name was made
-    // before the default became q8 activations, with f32 ones.
+    // The passes' arithmetic is a setting of the scan: its activations and its KV cache are in
+    // its fingerprint (a file made with others is not resumed) and named in the file; a file
+    // without the activations was made before the default became q8 activations, with f32
+    // ones, and one without the attention with an f32 cache (flash attention off in llama.cpp's
+    // arithmetic, else plain f32 attention).
     void activationArithmeticIsASetting()
     {
-        QCOMPARE(m_small->identity().activations, std::string("quantized-as-llama.cpp"));
+        QCOMPARE(m_small->identity().activations, std::string("llama.cpp"));
+        QCOMPARE(m_small->identity().attention, std::string("K f16, V f16, flash attention on"));
         ScanOptions options;  // smallScan's, but for the arithmetic
         options.executor = &gguf::ParallelRows::shared();
         options.types = {typeIdValue(GgmlTypeId::Q4_K), typeIdValue(GgmlTypeId::Q8_0)};
         options.chunkSize = kChunk;
         options.bosToken = bosOf(*m_llama);
         options.maxTokens = 2 * kChunk;
+        options.kvCache = {typeIdValue(GgmlTypeId::Q8_0), typeIdValue(GgmlTypeId::Q8_0), FlashAttention::Auto};
+        auto q8Cache = SensitivityScan::prepare(*m_llama, m_calibration, options);
+        QVERIFY(q8Cache);
+        QCOMPARE((*q8Cache)->identity().attention, std::string("K q8_0, V q8_0, flash attention on"));
+        QVERIFY((*q8Cache)->identity().fingerprint != m_small->identity().fingerprint);
+        options.kvCache = {};
         options.activations = ActivationArithmetic::Float32;
         auto f32 = SensitivityScan::prepare(*m_llama, m_calibration, options);
         QVERIFY(f32);
         QCOMPARE((*f32)->identity().activations, std::string("f32"));
+        QCOMPARE((*f32)->identity().attention, std::string("K f32, V f32, plain f32 attention"));
         QVERIFY((*f32)->identity().fingerprint != m_small->identity().fingerprint);
 
         const std::string text = scanRecordJson(emptyRecord(*m_small));
-        const std::string key = "\"activations\":\"quantized-as-llama.cpp\",";
-        QVERIFY(text.find(key) != std::string::npos);
+        const std::string key = "\"activations\":\"llama.cpp\",";
+        const std::string attention = "\"attention\":\"K f16, V f16, flash attention on\",";
+        QVERIFY(text.find(key) != std::string::npos && text.find(attention) != std::string::npos);
         auto parsed = parseScanRecord(text, "x");
         QVERIFY(parsed);
-        QCOMPARE(parsed->identity.activations, std::string("quantized-as-llama.cpp"));
-        auto older = parseScanRecord(std::string(text).erase(text.find(key), key.size()), "x");
+        QCOMPARE(parsed->identity.activations, std::string("llama.cpp"));
+        QCOMPARE(parsed->identity.attention, std::string("K f16, V f16, flash attention on"));
+        auto withoutAttention = parseScanRecord(std::string(text).erase(text.find(attention), attention.size()), "x");
+        QVERIFY(withoutAttention);
+        QCOMPARE(withoutAttention->identity.attention, std::string("K f32, V f32, flash attention off"));
+        auto older = parseScanRecord(std::string(text).erase(text.find(attention), attention.size()).erase(text.find(key), key.size()), "x");
         QVERIFY(older);
         QCOMPARE(older->identity.activations, std::string("f32"));
+        QCOMPARE(older->identity.attention, std::string("K f32, V f32, plain f32 attention"));
         QVERIFY(!parseScanRecord(std::string(text).replace(text.find(key), key.size(), "\"activations\":1,"), "x"));
+        QVERIFY(!parseScanRecord(std::string(text).replace(text.find(attention), attention.size(), "\"attention\":1,"), "x"));
     }
 
     // Each thing wrong in a scan file is refused as it is read, naming it (the probe and the

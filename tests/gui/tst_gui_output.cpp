@@ -10,6 +10,7 @@
 #include "app/threads/ParallelRows.h"
 #include "core/compare/ModelComparison.h"
 #include "core/forward/OutputComparisonRun.h"
+#include "core/types/GgmlType.h"
 #include "OpenFixture.h"
 #include "ui/output/OutputErrorTab.h"
 #include "Waits.h"
@@ -266,13 +267,13 @@ private slots:
         QVERIFY(comparison);
         OutputErrorTab tab(*comparison);
         tab.setTokens(QStringLiteral("1,2,3,4,5,6,7,8"));
-        QCOMPARE(tab.activations()->currentData().toInt(), static_cast<int>(gguf::ActivationArithmetic::QuantizedAsLlamaCpp));
+        QCOMPARE(tab.activations()->currentData().toInt(), static_cast<int>(gguf::ActivationArithmetic::LlamaCpp));
         std::vector<double> shown;
-        for (const auto arithmetic : {gguf::ActivationArithmetic::QuantizedAsLlamaCpp, gguf::ActivationArithmetic::Float32,
-                                      gguf::ActivationArithmetic::LlamaCpp}) {
+        for (const auto arithmetic : {gguf::ActivationArithmetic::LlamaCpp, gguf::ActivationArithmetic::QuantizedAsLlamaCpp,
+                                      gguf::ActivationArithmetic::Float32}) {
             const bool hadFigures = tab.result() != nullptr;
             tab.activations()->setCurrentIndex(tab.activations()->findData(static_cast<int>(arithmetic)));
-            QCOMPARE(tab.figuresAreStale(), hadFigures && arithmetic != gguf::ActivationArithmetic::QuantizedAsLlamaCpp);
+            QCOMPARE(tab.figuresAreStale(), hadFigures && arithmetic != gguf::ActivationArithmetic::LlamaCpp);
             QVERIFY(runAndWait(tab));
             QVERIFY(!tab.figuresAreStale());
             QVERIFY(tab.figuresInput().contains(tab.activations()->currentText()));
@@ -288,6 +289,51 @@ private slots:
         }
         QVERIFY(shown[0] != shown[1]);
         QVERIFY(shown[1] != shown[2]);
+    }
+
+    // The KV cache and flash attention reach the pass in llama.cpp's arithmetic, with
+    // llama.cpp's defaults (f16, auto), and the figures name them; in the other arithmetics
+    // the boxes are off and change nothing.
+    void kvCacheChoiceReachesThePass()
+    {
+        const auto comparison = comparisonOf({QStringLiteral("tiny-moe-F16.gguf"), QStringLiteral("tiny-moe-Q4_K.gguf")});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        const std::vector<std::int32_t> tokens{1, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120};
+        tab.setTokens(QStringLiteral("1,20,30,40,50,60,70,80,90,100,110,120"));
+        QCOMPARE(tab.cacheType()->currentText(), QStringLiteral("f16"));
+        QCOMPARE(tab.flashAttention()->currentData().toInt(), static_cast<int>(gguf::FlashAttention::Auto));
+        struct Choice {
+            const char* type;
+            gguf::FlashAttention flash;
+            const char* named;
+        };
+        std::vector<double> shown;
+        for (const Choice& choice : {Choice{"f16", gguf::FlashAttention::Auto, "K f16, V f16, flash attention on"},
+                                     Choice{"q8_0", gguf::FlashAttention::Auto, "K q8_0, V q8_0, flash attention on"},
+                                     Choice{"f16", gguf::FlashAttention::Off, "K f16, V f16, flash attention off"}}) {
+            const bool hadFigures = tab.result() != nullptr;
+            tab.cacheType()->setCurrentText(QString::fromLatin1(choice.type));
+            tab.flashAttention()->setCurrentIndex(tab.flashAttention()->findData(static_cast<int>(choice.flash)));
+            QCOMPARE(tab.figuresAreStale(), hadFigures);
+            QVERIFY(runAndWait(tab));
+            QVERIFY2(tab.figuresInput().contains(QLatin1String(choice.named)), qPrintable(tab.figuresInput()));
+            gguf::OutputRunOptions options;
+            options.executor = &gguf::ParallelRows::shared();
+            options.kvCache = {gguf::findTypeByName(choice.type)->id, gguf::findTypeByName(choice.type)->id, choice.flash};
+            auto direct = gguf::compareModelOutputs(*comparison->models()[comparison->referenceIndex()],
+                                                    {{"q4", comparison->columns()[0].model.get(), 0}}, tokens, options);
+            QVERIFY(direct);
+            QCOMPARE(tab.result()->comparisons[0].kld.mean, direct->comparisons[0].kld.mean);
+            shown.push_back(direct->comparisons[0].kld.mean);
+        }
+        QVERIFY(shown[0] != shown[1] && shown[0] != shown[2] && shown[1] != shown[2]);
+        tab.activations()->setCurrentIndex(tab.activations()->findData(static_cast<int>(gguf::ActivationArithmetic::Float32)));
+        QVERIFY(!tab.cacheType()->isEnabled() && !tab.flashAttention()->isEnabled());
+        QVERIFY(runAndWait(tab));
+        QVERIFY(tab.figuresInput().contains(QLatin1String("K f32, V f32, plain f32 attention")));
+        tab.cacheType()->setCurrentText(QStringLiteral("q4_0"));
+        QVERIFY(!tab.figuresAreStale());
     }
 
     void denseModelHasNoRouterMap()

@@ -4,6 +4,7 @@
 // `<name>.hidden.f32` [n_layer, n_tokens, n_embd], float32 little-endian.
 
 #include "Fixtures.h"
+#include "core/types/KvCacheSettings.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -18,6 +19,11 @@
 #include <vector>
 
 namespace testsupport {
+
+// The KV cache and attention of every llama.cpp oracle here and in fixtures/llama.cpp/arch
+// (type_k = type_v = GGML_TYPE_F32, flash attention disabled): a pass compared with them uses
+// it explicitly, since the pass's default is llama.cpp's own (f16, flash attention on).
+inline constexpr gguf::KvCacheSettings kOracleKvCache{0, 0, gguf::FlashAttention::Off};
 
 struct LogitsOracle {
     bool loaded = false;

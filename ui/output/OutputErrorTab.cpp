@@ -2,6 +2,7 @@
 
 #include "core/compare/ModelComparison.h"
 #include "core/forward/ActivationRounding.h"
+#include "core/forward/ForwardPass.h"
 #include "core/gguf/Vocabulary.h"
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPalette.h"
@@ -11,6 +12,7 @@
 #include "ui/output/OutputText.h"
 #include "ui/session/ComparisonColumnTitle.h"
 #include "ui/common/FileDialogs.h"
+#include "ui/common/KvCacheBoxes.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -48,6 +50,7 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     : QWidget(parent), m_reference(comparison.models()[comparison.referenceIndex()]),
       m_referenceName(QFileInfo(QString::fromStdString(m_reference->primary().path())).fileName()), m_run(new OutputRun(this)),
       m_inputKind(new QComboBox(this)), m_tokenEdit(new QLineEdit(this)), m_activations(new QComboBox(this)),
+      m_cacheType(newCacheTypeBox(this)), m_flashAttention(newFlashAttentionBox(this)),
       m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_exportButton(new QPushButton(tr("Export…"), this)), m_progress(new QProgressBar(this)), m_status(new QLabel(this)),
       m_figuresFor(new QLabel(this)), m_summary(new QLabel(this)), m_candidate(new QComboBox(this)), m_views(new QTabWidget(this)),
@@ -110,14 +113,27 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     });
 
     m_activations->setObjectName(QStringLiteral("outputActivations"));
-    m_activations->addItem(tr("q8 activations, as llama.cpp"), static_cast<int>(gguf::ActivationArithmetic::QuantizedAsLlamaCpp));
+    m_activations->addItem(tr("llama.cpp's arithmetic"), static_cast<int>(gguf::ActivationArithmetic::LlamaCpp));
+    m_activations->addItem(tr("q8 activations only"), static_cast<int>(gguf::ActivationArithmetic::QuantizedAsLlamaCpp));
     m_activations->addItem(tr("f32 activations"), static_cast<int>(gguf::ActivationArithmetic::Float32));
-    m_activations->addItem(tr("all of llama.cpp's rounding"), static_cast<int>(gguf::ActivationArithmetic::LlamaCpp));
-    m_activations->setToolTip(tr("q8: the activations into quantized weights are quantized to q8_0 / q8_K as llama.cpp's CPU backend "
-                                 "does, and those products run in integers (fast); f32 elsewhere.\n"
-                                 "f32: the model as its weights define it (slower on quantized files).\n"
-                                 "All of llama.cpp's rounding: also f16 activations into f16 weights, and its attention: llama.cpp's numbers."));
-    connect(m_activations, &QComboBox::currentIndexChanged, this, [this] { updateStaleness(); });
+    m_activations->setToolTip(tr("llama.cpp's arithmetic: everything its CPU backend rounds (q8 activations into quantized weights, "
+                                 "f16 into f16 weights, the KV cache and attention chosen beside): llama-perplexity's numbers.\n"
+                                 "q8 activations only: those into quantized weights, f32 elsewhere, an f32 cache and plain attention "
+                                 "(faster).\n"
+                                 "f32: the model as its weights define it (slower on quantized files)."));
+    m_cacheType->setObjectName(QStringLiteral("outputCacheType"));
+    m_flashAttention->setObjectName(QStringLiteral("outputFlashAttention"));
+    // The cache applies to llama.cpp's arithmetic; the other two keep f32 keys and values.
+    const auto cacheApplies = [this] {
+        const bool llama = m_activations->currentData().toInt() == static_cast<int>(gguf::ActivationArithmetic::LlamaCpp);
+        m_cacheType->setEnabled(llama);
+        m_flashAttention->setEnabled(llama);
+    };
+    for (QComboBox* box : {m_activations, m_cacheType, m_flashAttention})
+        connect(box, &QComboBox::currentIndexChanged, this, [this, cacheApplies] {
+            cacheApplies();
+            updateStaleness();
+        });
     m_cancelButton->setEnabled(false);
     m_exportButton->setEnabled(false);
     // The bar keeps its place while hidden: the views under it never jump when a run starts or ends.
@@ -152,6 +168,10 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     controls->addWidget(m_inputKind);
     controls->addWidget(m_tokenEdit, 1);
     controls->addWidget(m_activations);
+    controls->addWidget(new QLabel(tr("KV:"), this));
+    controls->addWidget(m_cacheType);
+    controls->addWidget(new QLabel(tr("Flash attention:"), this));
+    controls->addWidget(m_flashAttention);
     controls->addWidget(m_runButton);
     controls->addWidget(m_cancelButton);
     controls->addWidget(new QLabel(tr("Show:"), this));
@@ -227,7 +247,13 @@ QString OutputErrorTab::inputText() const
 
 OutputErrorTab::Input OutputErrorTab::currentInput() const
 {
-    return {isTextInput(), m_tokenEdit->text().trimmed(), m_activations->currentData().toInt()};
+    Input input{isTextInput(), m_tokenEdit->text().trimmed(), m_activations->currentData().toInt(), {}};
+    // Only llama.cpp's arithmetic has a cache: in the others its choice changes nothing.
+    if (input.activations == static_cast<int>(gguf::ActivationArithmetic::LlamaCpp)) {
+        input.kvCache.keyType = input.kvCache.valueType = m_cacheType->currentData().toUInt();
+        input.kvCache.flashAttention = static_cast<gguf::FlashAttention>(m_flashAttention->currentData().toInt());
+    }
+    return input;
 }
 
 bool OutputErrorTab::isRunning() const
@@ -289,7 +315,7 @@ void OutputErrorTab::run()
     m_status->setText(tr("Running %n forward pass(es)…", nullptr, static_cast<int>(m_candidates.size() + 1)));
     if (!m_result)
         coverCharts(tr("Running…"));
-    m_run->start(m_reference, m_candidates, std::move(runInput), static_cast<gguf::ActivationArithmetic>(input.activations));
+    m_run->start(m_reference, m_candidates, std::move(runInput), static_cast<gguf::ActivationArithmetic>(input.activations), input.kvCache);
 }
 
 void OutputErrorTab::showRunFailed(const QString& message, bool cancelled)
@@ -330,10 +356,14 @@ void OutputErrorTab::showResult(std::shared_ptr<const gguf::OutputRunResult> res
     m_result = std::move(result);
     m_tokens = tokens;
     m_resultInput = m_pendingInput;
-    m_resultDescription = tr("%1 positions scored on %2, %3")
+    gguf::ForwardOptions arithmetic;  // what the passes ran with, named as the CLI names it
+    arithmetic.activations = static_cast<gguf::ActivationArithmetic>(m_resultInput.activations);
+    arithmetic.kvCache = m_resultInput.kvCache;
+    m_resultDescription = tr("%1 positions scored on %2, %3 (%4)")
                               .arg(m_result->scoredPositions)
                               .arg(outputInputDescription(m_resultInput.isText, m_resultInput.text, m_tokens.size()))
-                              .arg(m_activations->itemText(m_activations->findData(m_resultInput.activations)));
+                              .arg(m_activations->itemText(m_activations->findData(m_resultInput.activations)))
+                              .arg(QString::fromStdString(gguf::attentionArithmeticName(arithmetic)));
     m_progress->setVisible(false);
     m_runButton->setEnabled(true);
     m_cancelButton->setEnabled(false);

@@ -60,6 +60,10 @@ public:
     QComboBox* inputKind() const { return m_inputKind; }
     // What the passes do to the activations: an ActivationArithmetic per item (its data).
     QComboBox* activations() const { return m_activations; }
+    // llama.cpp's KV cache in its arithmetic: the type of K and V (a ggml type id per item) and
+    // flash attention (a gguf::FlashAttention per item); llama.cpp's defaults, f16 and auto.
+    QComboBox* cacheType() const { return m_cacheType; }
+    QComboBox* flashAttention() const { return m_flashAttention; }
     QTabWidget* views() const { return m_views; }
     QProgressBar* progressBar() const { return m_progress; }
     // Exports the view on top (a plot by suffix, the text as HTML); empty on success.
@@ -84,6 +88,7 @@ private:
         bool isText = false;
         QString text;
         int activations = 0;  // a gguf::ActivationArithmetic
+        gguf::KvCacheSettings kvCache;
         bool operator==(const Input&) const = default;
     };
     Input currentInput() const;
@@ -112,6 +117,8 @@ private:
     QComboBox* m_inputKind;
     QLineEdit* m_tokenEdit;
     QComboBox* m_activations;
+    QComboBox* m_cacheType;
+    QComboBox* m_flashAttention;
     QPushButton* m_runButton;
     QPushButton* m_cancelButton;
     QPushButton* m_exportButton;

@@ -2,7 +2,7 @@
 
 #include "core/base/HumanFormat.h"
 #include "core/estimate/MemoryEstimate.h"
-#include "core/types/GgmlType.h"
+#include "ui/common/KvCacheBoxes.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -70,17 +70,10 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     m_context->setSuffix(tr(" tokens"));
     m_context->setGroupSeparatorShown(true);
     m_context->setToolTip(tr("-c / --ctx-size: any number of tokens (llama.cpp pads it to a multiple of 256)"));
-    m_cacheType = new QComboBox(this);
+    m_cacheType = newCacheTypeBox(this);
     m_cacheType->setObjectName(QStringLiteral("cacheTypeBox"));
-    for (const char* type : {"f16", "q8_0", "q4_0", "f32", "bf16", "q4_1", "iq4_nl", "q5_0", "q5_1"})
-        m_cacheType->addItem(QString::fromLatin1(type), gguf::findTypeByName(type)->id);
-    m_cacheType->setToolTip(tr("--cache-type-k / --cache-type-v"));
-    m_flashAttention = new QComboBox(this);
+    m_flashAttention = newFlashAttentionBox(this);
     m_flashAttention->setObjectName(QStringLiteral("flashAttentionBox"));
-    m_flashAttention->addItem(tr("auto"), static_cast<int>(gguf::FlashAttention::Auto));
-    m_flashAttention->addItem(tr("on"), static_cast<int>(gguf::FlashAttention::On));
-    m_flashAttention->addItem(tr("off"), static_cast<int>(gguf::FlashAttention::Off));
-    m_flashAttention->setToolTip(tr("--flash-attn: a quantized V cache needs it"));
     const gguf::EstimateOptions defaults;
     m_batch = spinBox(QStringLiteral("batchBox"), 1, 1 << 20, static_cast<int>(defaults.batch), this);
     m_batch->setToolTip(tr("--batch-size"));

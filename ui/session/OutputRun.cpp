@@ -45,11 +45,11 @@ gguf::Result<std::vector<std::int32_t>> tokensOf(const gguf::Model& reference, c
 }  // namespace
 
 void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, OutputRunInput input,
-                      gguf::ActivationArithmetic activations)
+                      gguf::ActivationArithmetic activations, gguf::KvCacheSettings kvCache)
 {
     // The work owns shared pointers to everything it reads.
     BackgroundJob* job = m_jobs.run(
-        [reference, activations, candidates = std::move(candidates), input = std::move(input)](const JobControl& control)
+        [reference, activations, kvCache, candidates = std::move(candidates), input = std::move(input)](const JobControl& control)
             -> gguf::Result<OutputRunValue> {
             auto tokenized = tokensOf(*reference, input);
             if (!tokenized)
@@ -62,6 +62,7 @@ void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<
             options.cancel = control.cancelFlag();
             options.executor = &JobPoolExecutor::instance();  // the passes' products on the one pool
             options.activations = activations;
+            options.kvCache = kvCache;
             options.progress = [&control](std::int64_t done, std::int64_t total) {
                 control.setProgress(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));
             };

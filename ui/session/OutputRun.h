@@ -9,6 +9,7 @@
 #include "core/forward/OutputComparisonRun.h"
 #include "core/gguf/Model.h"
 #include "core/gguf/Vocabulary.h"
+#include "core/types/KvCacheSettings.h"
 #include "ui/session/JobRunner.h"
 
 #include <QObject>
@@ -35,9 +36,10 @@ public:
     explicit OutputRun(QObject* parent = nullptr);
     ~OutputRun() override;
 
-    // `activations`: what the passes do to the activations (ForwardOptions::activations).
+    // `activations`: what the passes do to the activations, `kvCache` their KV cache and attention
+    // in llama.cpp's arithmetic (ForwardOptions::activations, ::kvCache); llama.cpp's by default.
     void start(std::shared_ptr<const gguf::Model> reference, std::vector<OutputRunCandidate> candidates, OutputRunInput input,
-               gguf::ActivationArithmetic activations = gguf::ActivationArithmetic::QuantizedAsLlamaCpp);
+               gguf::ActivationArithmetic activations = gguf::ActivationArithmetic::LlamaCpp, gguf::KvCacheSettings kvCache = {});
     void cancel();
     bool isRunning() const;
 
