@@ -79,6 +79,19 @@ Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions&
     estimate.flashAttention = options.flashAttention != FlashAttention::Off;
     if (!estimate.flashAttention && findType(options.valueType) && findType(options.valueType)->blockSize > 1)
         return fail("a quantized V cache (" + typeName(options.valueType) + ") needs flash attention: llama.cpp refuses it with --flash-attn off");
+    // With flash attention llama.cpp also wants every head a whole number of a quantized type's blocks.
+    for (const auto& [typeId, value] : {std::pair{options.keyType, false}, std::pair{options.valueType, true}}) {
+        const TypeTraits* type = findType(typeId);
+        if (!estimate.flashAttention || !type || type->blockSize <= 1)
+            continue;
+        for (std::size_t il = 0; il < shape.layers.size(); ++il) {
+            const std::uint64_t head = value ? shape.layers[il].valueLength : shape.layers[il].keyLength;
+            if (head % type->blockSize != 0)
+                return fail("layer " + std::to_string(il) + " has heads of " + std::to_string(head) + (value ? " values" : " keys")
+                            + ", not a whole number of blocks of " + typeName(typeId) + ": llama.cpp refuses this "
+                            + (value ? "V" : "K") + " cache with flash attention");
+        }
+    }
     if (options.flashAttention == FlashAttention::Auto)
         estimate.notes.push_back("flash attention auto is counted as on, as llama.cpp enables it on the CPU and on GPUs that support it");
     if (options.ubatch == 0 || options.batch == 0 || options.sequences == 0)

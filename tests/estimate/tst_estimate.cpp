@@ -328,6 +328,17 @@ void TestEstimate::badInputIsAnError()
     estimate = gguf::estimateMemory(*odd, options);
     QVERIFY(!estimate);
     QVERIFY2(estimate.error().message.find("whole number of blocks") != std::string::npos, estimate.error().message.c_str());
+
+    // 2 KV heads of 48: rows of 96 are whole q8_0 blocks, heads are not. llama.cpp refuses such a
+    // K cache with flash attention ("does not divide n_embd_head_k"), and takes it without.
+    const auto heads48 = writeModel(m_dir.filePath("heads48.gguf"), attention("llama", 2, 192, 4, 2));
+    options.flashAttention = gguf::FlashAttention::On;
+    estimate = gguf::estimateMemory(*heads48, options);
+    QVERIFY(!estimate);
+    QVERIFY2(estimate.error().message.find("layer 0 has heads of 48 keys, not a whole number of blocks of q8_0") != std::string::npos,
+             estimate.error().message.c_str());
+    options.flashAttention = gguf::FlashAttention::Off;
+    QVERIFY(gguf::estimateMemory(*heads48, options));
 }
 
 void TestEstimate::slidingCacheCells_data()
