@@ -104,8 +104,9 @@ Result<MemoryEstimate> estimateMemory(const Model& model, const EstimateOptions&
     if (context > kMaxContext)
         return fail("a context of " + std::to_string(context) + " tokens is more than llama.cpp supports (" + std::to_string(kMaxContext) + ")");
     estimate.contextLength = padded(context, kContextPadding);
-    // llama_context: n_batch = min(n_ctx, n_batch) for causal models, n_ubatch = min(n_batch, n_ubatch).
-    const std::uint64_t ubatch = std::min<std::uint64_t>({options.ubatch, options.batch, estimate.contextLength});
+    // llama_context: n_batch = min(n_ctx, n_batch) for causal models, n_ubatch = min(n_batch, n_ubatch),
+    // with n_ctx as asked for: it is padded to 256 only after.
+    const std::uint64_t ubatch = std::min<std::uint64_t>({options.ubatch, options.batch, context});
 
     // Weights, by the device llama.cpp puts each layer on.
     const std::uint64_t ngl = options.gpuLayers < 0 ? n_layer + 1 : static_cast<std::uint64_t>(options.gpuLayers);
