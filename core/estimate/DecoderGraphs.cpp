@@ -61,7 +61,7 @@ void buildDecoderGraph(LlmGraph& m)
         factors = m.weight("rope_factors_long.weight");
 
     const auto layers = static_cast<std::size_t>(m.hp.graphLayers);
-    for (std::size_t il = 0; il < layers; ++il) {
+    for (std::size_t il = 0; il < layers && !g.overflowed(); ++il) {
         const EstimateLayer& layer = m.shape.layers[il];
         TensorId residual = inpL;
         TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"), m.weight(il, "attn_norm.bias"));

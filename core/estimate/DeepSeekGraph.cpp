@@ -37,7 +37,7 @@ void buildDeepSeekGraph(LlmGraph& m)
     const std::int64_t nope = headK - ropeDims;
 
     const auto layers = static_cast<std::size_t>(m.hp.graphLayers);
-    for (std::size_t il = 0; il < layers; ++il) {
+    for (std::size_t il = 0; il < layers && !g.overflowed(); ++il) {
         const auto heads = static_cast<std::int64_t>(m.shape.layers[il].heads);
         TensorId residual = inpL;
         TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"));

@@ -126,7 +126,7 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, FfnActivation activation, 
     // The chosen experts' outputs, views of `out`, all added to the graph before their sum.
     const GraphTensor o = g.tensor(out);
     std::vector<TensorId> parts;
-    for (std::int64_t i = 0; i < used; ++i) {
+    for (std::int64_t i = 0; i < used && !g.overflowed(); ++i) {
         parts.push_back(g.view(out, {embedding, tokens}, {o.nb[2]}, o.nb[1] * static_cast<std::uint64_t>(i)));
         g.expand(parts.back());
     }

@@ -72,7 +72,7 @@ void buildGemmaGraph(LlmGraph& m)
         perLayer = perLayerInputs(m, inpL);
 
     const auto layers = static_cast<std::size_t>(m.hp.graphLayers);
-    for (std::size_t il = 0; il < layers; ++il) {
+    for (std::size_t il = 0; il < layers && !g.overflowed(); ++il) {
         const EstimateLayer& layer = m.shape.layers[il];
         const auto head = static_cast<std::int64_t>(layer.keyLength);
         const auto heads = static_cast<std::int64_t>(layer.heads);

@@ -140,7 +140,7 @@ void buildQwen35Graph(LlmGraph& m)
     const TensorId outputIds = m.inputOutputIds();
 
     const auto layers = static_cast<std::size_t>(m.hp.graphLayers);
-    for (std::size_t il = 0; il < layers; ++il) {
+    for (std::size_t il = 0; il < layers && !g.overflowed(); ++il) {
         const TensorId residual = inpL;
         TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"));
         g.expand(cur);

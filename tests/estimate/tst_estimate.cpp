@@ -79,6 +79,7 @@ private slots:
     void cacheTypesAndFlashAttention();
     void gpuLayersSplitWeightsAndCache();
     void badInputIsAnError();
+    void graphsTooLargeAreNotEstimated();
 
 private:
     QTemporaryDir m_dir;
@@ -486,6 +487,33 @@ void TestEstimate::cacheTypesAndFlashAttention()
     QVERIFY(off && on);
     QVERIFY(!off->flashAttention && on->flashAttention);
     QVERIFY(on->computeBuffer < off->computeBuffer);
+}
+
+// A header may declare a graph no machine runs: 100,000 layers, or 2^32 cells. The compute
+// buffer is then left out with a note, after building at most ComputeGraph::kMaxTensors tensors
+// (and no product of the graph's sizes may overflow on the way).
+void TestEstimate::graphsTooLargeAreNotEstimated()
+{
+    const auto layers = writeModel(m_dir.filePath("deep.gguf"), attention("llama", 100000, 64, 4, 4));
+    QVERIFY(layers);
+    auto estimate = gguf::estimateMemory(*layers, {});
+    QVERIFY2(estimate, estimate ? "" : estimate.error().message.c_str());
+    QCOMPARE(estimate->computeBuffer, std::uint64_t{0});
+    const auto notEstimated = [](const gguf::MemoryEstimate& e) {
+        return std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) { return n.find("not estimated") != std::string::npos; });
+    };
+    QVERIFY(notEstimated(*estimate));
+
+    const auto wide = writeModel(m_dir.filePath("wide.gguf"), attention("llama", 2, 64, 4, 4));
+    gguf::EstimateOptions options;
+    options.contextLength = std::uint64_t{1} << 32;
+    estimate = gguf::estimateMemory(*wide, options);
+    QVERIFY2(estimate, estimate ? "" : estimate.error().message.c_str());
+    QCOMPARE(estimate->computeBuffer, std::uint64_t{0});
+    QVERIFY(notEstimated(*estimate));
+    options.contextLength = std::uint64_t{1} << 20;  // large, yet modelled
+    estimate = gguf::estimateMemory(*wide, options);
+    QVERIFY(estimate && estimate->computeBuffer > (std::uint64_t{1} << 20) * 512 * 2);
 }
 
 QTEST_GUILESS_MAIN(TestEstimate)
