@@ -29,6 +29,11 @@ struct LayoutBuilder {
     }
     void set(const std::string& key, EncodedValue value) { layout.metadata.emplace_back(key, std::move(value)); }
     void u32(const std::string& key, std::uint32_t value) { set(arch + "." + key, EncodedValue::u32(value)); }
+    void u32(std::initializer_list<std::pair<const char*, std::uint32_t>> values)
+    {
+        for (const auto& [key, value] : values)
+            u32(key, value);
+    }
     void f32(const std::string& key, float value) { set(arch + "." + key, EncodedValue::f32(value)); }
     void tensor(const std::string& name, std::uint32_t type, std::vector<std::int64_t> ne)
     {
@@ -37,6 +42,46 @@ struct LayoutBuilder {
     void layer(int il, const std::string& role, std::uint32_t type, std::vector<std::int64_t> ne)
     {
         tensor("blk." + std::to_string(il) + "." + role, type, std::move(ne));
+    }
+    // attn_norm, the Q, K, V and output projections (of `type`, V of `valueType`), their biases,
+    // and the per-head Q and K norms.
+    void attention(int il, std::int64_t embd, std::int64_t heads, std::int64_t kvHeads, std::int64_t head, std::uint32_t type,
+                   std::uint32_t valueType, bool biases, bool qkNorm)
+    {
+        layer(il, "attn_norm.weight", F32, {embd});
+        for (const auto& [role, rows] : {std::pair{"attn_q", heads * head}, {"attn_k", kvHeads * head}, {"attn_v", kvHeads * head}}) {
+            layer(il, std::string(role) + ".weight", std::string(role) == "attn_v" ? valueType : type, {embd, rows});
+            if (biases)
+                layer(il, std::string(role) + ".bias", F32, {rows});
+        }
+        if (qkNorm) {
+            layer(il, "attn_q_norm.weight", F32, {head});
+            layer(il, "attn_k_norm.weight", F32, {head});
+        }
+        layer(il, "attn_output.weight", type, {heads * head, embd});
+        if (biases)
+            layer(il, "attn_output.bias", F32, {embd});
+    }
+    // The router and the routed experts' gate, up (of `type`) and down (of `downType`) projections.
+    void experts(int il, std::int64_t embd, std::int64_t ff, std::int64_t count, std::uint32_t type, std::uint32_t downType, bool biases)
+    {
+        layer(il, "ffn_gate_inp.weight", F32, {embd, count});
+        if (biases)
+            layer(il, "ffn_gate_inp.bias", F32, {count});
+        for (const char* role : {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"}) {
+            const bool down = std::string(role) == "ffn_down_exps";
+            layer(il, std::string(role) + ".weight", down ? downType : type, {down ? ff : embd, down ? embd : ff, count});
+            if (biases)
+                layer(il, std::string(role) + ".bias", F32, {down ? embd : ff, count});
+        }
+    }
+    // The output norm and, unless the embeddings are tied (type 0 here), the output projection.
+    ModelLayout finish(std::int64_t embedding, std::int64_t vocabulary, std::uint32_t outputType)
+    {
+        tensor("output_norm.weight", F32, {embedding});
+        if (outputType != F32)
+            tensor("output.weight", outputType, {embedding, vocabulary});
+        return layout;
     }
 };
 
@@ -48,15 +93,14 @@ ModelLayout deepSeekV3()
     constexpr std::int64_t embd = 7168, vocab = 129280, heads = 128, qLora = 1536, kvLora = 512, rope = 64, nope = 128, v = 128;
     constexpr std::int64_t denseFf = 18432, expertFf = 2048, experts = 256;
     LayoutBuilder b("DeepSeek-V3", "deepseek2", vocab);
-    for (const auto& [key, value] : std::initializer_list<std::pair<const char*, std::uint32_t>>{
-             {"context_length", 163840}, {"embedding_length", 7168}, {"block_count", 61}, {"feed_forward_length", 18432},
-             {"attention.head_count", 128}, {"attention.head_count_kv", 1}, {"leading_dense_block_count", 3},
-             {"attention.q_lora_rank", 1536}, {"attention.kv_lora_rank", 512}, {"attention.key_length", 576},
-             {"attention.value_length", 512}, {"attention.key_length_mla", 192}, {"attention.value_length_mla", 128},
-             {"expert_feed_forward_length", 2048}, {"expert_count", 256}, {"expert_shared_count", 1}, {"expert_used_count", 8},
-             {"expert_group_count", 8}, {"expert_group_used_count", 4}, {"expert_gating_func", 2}, {"rope.dimension_count", 64},
-             {"rope.scaling.original_context_length", 4096}})
-        b.u32(key, value);
+    b.u32({
+        {"context_length", 163840}, {"embedding_length", 7168}, {"block_count", 61}, {"feed_forward_length", 18432},
+        {"attention.head_count", 128}, {"attention.head_count_kv", 1}, {"leading_dense_block_count", 3},
+        {"attention.q_lora_rank", 1536}, {"attention.kv_lora_rank", 512}, {"attention.key_length", 576},
+        {"attention.value_length", 512}, {"attention.key_length_mla", 192}, {"attention.value_length_mla", 128},
+        {"expert_feed_forward_length", 2048}, {"expert_count", 256}, {"expert_shared_count", 1}, {"expert_used_count", 8},
+        {"expert_group_count", 8}, {"expert_group_used_count", 4}, {"expert_gating_func", 2}, {"rope.dimension_count", 64},
+        {"rope.scaling.original_context_length", 4096}});
     b.f32("attention.layer_norm_rms_epsilon", 1e-6f);
     b.f32("rope.freq_base", 10000.0f);
     b.f32("expert_weights_scale", 2.5f);
@@ -82,18 +126,13 @@ ModelLayout deepSeekV3()
             b.layer(il, "ffn_down.weight", Q6_K, {denseFf, embd});
             continue;
         }
-        b.layer(il, "ffn_gate_inp.weight", F32, {embd, experts});
+        b.experts(il, embd, expertFf, experts, Q4_K, Q6_K, false);
         b.layer(il, "exp_probs_b.bias", F32, {experts});
-        b.layer(il, "ffn_gate_exps.weight", Q4_K, {embd, expertFf, experts});
-        b.layer(il, "ffn_up_exps.weight", Q4_K, {embd, expertFf, experts});
-        b.layer(il, "ffn_down_exps.weight", Q6_K, {expertFf, embd, experts});
         b.layer(il, "ffn_gate_shexp.weight", Q4_K, {embd, expertFf});
         b.layer(il, "ffn_up_shexp.weight", Q4_K, {embd, expertFf});
         b.layer(il, "ffn_down_shexp.weight", Q6_K, {expertFf, embd});
     }
-    b.tensor("output_norm.weight", F32, {embd});
-    b.tensor("output.weight", Q6_K, {embd, vocab});
-    return b.layout;
+    return b.finish(embd, vocab, Q6_K);
 }
 
 // gpt-oss-120b: 36 layers alternating a 128-token window and full attention, 64 heads of 64 (8 KV
@@ -102,41 +141,23 @@ ModelLayout gptOss120b()
 {
     constexpr std::int64_t embd = 2880, vocab = 201088, heads = 64, kvHeads = 8, head = 64, experts = 128, ff = 2880;
     LayoutBuilder b("gpt-oss-120b", "gpt-oss", vocab);
-    for (const auto& [key, value] : std::initializer_list<std::pair<const char*, std::uint32_t>>{
-             {"context_length", 131072}, {"embedding_length", 2880}, {"block_count", 36}, {"feed_forward_length", 2880},
-             {"attention.head_count", 64}, {"attention.head_count_kv", 8}, {"attention.key_length", 64},
-             {"attention.value_length", 64}, {"expert_count", 128}, {"expert_used_count", 4}, {"expert_feed_forward_length", 2880},
-             {"attention.sliding_window", 128}, {"rope.scaling.original_context_length", 4096}})
-        b.u32(key, value);
+    b.u32({
+        {"context_length", 131072}, {"embedding_length", 2880}, {"block_count", 36}, {"feed_forward_length", 2880},
+        {"attention.head_count", 64}, {"attention.head_count_kv", 8}, {"attention.key_length", 64},
+        {"attention.value_length", 64}, {"expert_count", 128}, {"expert_used_count", 4}, {"expert_feed_forward_length", 2880},
+        {"attention.sliding_window", 128}, {"rope.scaling.original_context_length", 4096}});
     b.f32("attention.layer_norm_rms_epsilon", 1e-5f);
     b.f32("rope.freq_base", 150000.0f);
     b.set("gpt-oss.rope.scaling.type", EncodedValue::string("yarn"));
     b.f32("rope.scaling.factor", 32.0f);
     b.tensor("token_embd.weight", Q8_0, {embd, vocab});
     for (int il = 0; il < 36; ++il) {
-        b.layer(il, "attn_norm.weight", F32, {embd});
-        b.layer(il, "attn_q.weight", Q8_0, {embd, heads * head});
-        b.layer(il, "attn_q.bias", F32, {heads * head});
-        b.layer(il, "attn_k.weight", Q8_0, {embd, kvHeads * head});
-        b.layer(il, "attn_k.bias", F32, {kvHeads * head});
-        b.layer(il, "attn_v.weight", Q8_0, {embd, kvHeads * head});
-        b.layer(il, "attn_v.bias", F32, {kvHeads * head});
-        b.layer(il, "attn_output.weight", Q8_0, {heads * head, embd});
-        b.layer(il, "attn_output.bias", F32, {embd});
+        b.attention(il, embd, heads, kvHeads, head, Q8_0, Q8_0, true, false);
         b.layer(il, "attn_sinks.weight", F32, {heads});
         b.layer(il, "post_attention_norm.weight", F32, {embd});
-        b.layer(il, "ffn_gate_inp.weight", F32, {embd, experts});
-        b.layer(il, "ffn_gate_inp.bias", F32, {experts});
-        b.layer(il, "ffn_gate_exps.weight", MXFP4, {embd, ff, experts});
-        b.layer(il, "ffn_gate_exps.bias", F32, {ff, experts});
-        b.layer(il, "ffn_up_exps.weight", MXFP4, {embd, ff, experts});
-        b.layer(il, "ffn_up_exps.bias", F32, {ff, experts});
-        b.layer(il, "ffn_down_exps.weight", MXFP4, {ff, embd, experts});
-        b.layer(il, "ffn_down_exps.bias", F32, {embd, experts});
+        b.experts(il, embd, ff, experts, MXFP4, MXFP4, true);
     }
-    b.tensor("output_norm.weight", F32, {embd});
-    b.tensor("output.weight", Q8_0, {embd, vocab});
-    return b.layout;
+    return b.finish(embd, vocab, Q8_0);
 }
 
 // Qwen3-235B-A22B: 94 layers, 64 heads of 128 (4 KV heads) with QK-norm, 128 experts (top 8).
@@ -144,31 +165,19 @@ ModelLayout qwen3Moe235b()
 {
     constexpr std::int64_t embd = 4096, vocab = 151936, heads = 64, kvHeads = 4, head = 128, experts = 128, ff = 1536;
     LayoutBuilder b("Qwen3-235B-A22B", "qwen3moe", vocab);
-    for (const auto& [key, value] : std::initializer_list<std::pair<const char*, std::uint32_t>>{
-             {"context_length", 40960}, {"embedding_length", 4096}, {"block_count", 94}, {"feed_forward_length", 12288},
-             {"attention.head_count", 64}, {"attention.head_count_kv", 4}, {"attention.key_length", 128},
-             {"attention.value_length", 128}, {"expert_count", 128}, {"expert_used_count", 8}, {"expert_feed_forward_length", 1536}})
-        b.u32(key, value);
+    b.u32({
+        {"context_length", 40960}, {"embedding_length", 4096}, {"block_count", 94}, {"feed_forward_length", 12288},
+        {"attention.head_count", 64}, {"attention.head_count_kv", 4}, {"attention.key_length", 128},
+        {"attention.value_length", 128}, {"expert_count", 128}, {"expert_used_count", 8}, {"expert_feed_forward_length", 1536}});
     b.f32("attention.layer_norm_rms_epsilon", 1e-6f);
     b.f32("rope.freq_base", 1000000.0f);
     b.tensor("token_embd.weight", Q4_K, {embd, vocab});
     for (int il = 0; il < 94; ++il) {
-        b.layer(il, "attn_norm.weight", F32, {embd});
-        b.layer(il, "attn_q.weight", Q4_K, {embd, heads * head});
-        b.layer(il, "attn_k.weight", Q4_K, {embd, kvHeads * head});
-        b.layer(il, "attn_v.weight", Q6_K, {embd, kvHeads * head});
-        b.layer(il, "attn_q_norm.weight", F32, {head});
-        b.layer(il, "attn_k_norm.weight", F32, {head});
-        b.layer(il, "attn_output.weight", Q4_K, {heads * head, embd});
+        b.attention(il, embd, heads, kvHeads, head, Q4_K, Q6_K, false, true);
         b.layer(il, "ffn_norm.weight", F32, {embd});
-        b.layer(il, "ffn_gate_inp.weight", F32, {embd, experts});
-        b.layer(il, "ffn_gate_exps.weight", Q4_K, {embd, ff, experts});
-        b.layer(il, "ffn_up_exps.weight", Q4_K, {embd, ff, experts});
-        b.layer(il, "ffn_down_exps.weight", Q6_K, {ff, embd, experts});
+        b.experts(il, embd, ff, experts, Q4_K, Q6_K, false);
     }
-    b.tensor("output_norm.weight", F32, {embd});
-    b.tensor("output.weight", Q6_K, {embd, vocab});
-    return b.layout;
+    return b.finish(embd, vocab, Q6_K);
 }
 
 // Gemma-3-27B: 62 layers, five 1024-token sliding layers to one global, 32 heads of 128 (16 KV
@@ -177,24 +186,17 @@ ModelLayout gemma3x27b()
 {
     constexpr std::int64_t embd = 5376, vocab = 262208, heads = 32, kvHeads = 16, head = 128, ff = 21504;
     LayoutBuilder b("Gemma-3-27B", "gemma3", vocab);
-    for (const auto& [key, value] : std::initializer_list<std::pair<const char*, std::uint32_t>>{
-             {"context_length", 131072}, {"embedding_length", 5376}, {"block_count", 62}, {"feed_forward_length", 21504},
-             {"attention.head_count", 32}, {"attention.head_count_kv", 16}, {"attention.key_length", 128},
-             {"attention.value_length", 128}, {"attention.sliding_window", 1024}})
-        b.u32(key, value);
+    b.u32({
+        {"context_length", 131072}, {"embedding_length", 5376}, {"block_count", 62}, {"feed_forward_length", 21504},
+        {"attention.head_count", 32}, {"attention.head_count_kv", 16}, {"attention.key_length", 128},
+        {"attention.value_length", 128}, {"attention.sliding_window", 1024}});
     b.f32("attention.layer_norm_rms_epsilon", 1e-6f);
     b.f32("rope.freq_base", 1000000.0f);
     b.set("gemma3.rope.scaling.type", EncodedValue::string("linear"));
     b.f32("rope.scaling.factor", 8.0f);
     b.tensor("token_embd.weight", Q6_K, {embd, vocab});
     for (int il = 0; il < 62; ++il) {
-        b.layer(il, "attn_norm.weight", F32, {embd});
-        b.layer(il, "attn_q.weight", Q4_K, {embd, heads * head});
-        b.layer(il, "attn_k.weight", Q4_K, {embd, kvHeads * head});
-        b.layer(il, "attn_v.weight", Q6_K, {embd, kvHeads * head});
-        b.layer(il, "attn_q_norm.weight", F32, {head});
-        b.layer(il, "attn_k_norm.weight", F32, {head});
-        b.layer(il, "attn_output.weight", Q4_K, {heads * head, embd});
+        b.attention(il, embd, heads, kvHeads, head, Q4_K, Q6_K, false, true);
         b.layer(il, "post_attention_norm.weight", F32, {embd});
         b.layer(il, "ffn_norm.weight", F32, {embd});
         b.layer(il, "ffn_gate.weight", Q4_K, {embd, ff});
@@ -202,8 +204,7 @@ ModelLayout gemma3x27b()
         b.layer(il, "ffn_down.weight", Q6_K, {ff, embd});
         b.layer(il, "post_ffw_norm.weight", F32, {embd});
     }
-    b.tensor("output_norm.weight", F32, {embd});
-    return b.layout;
+    return b.finish(embd, vocab, F32);
 }
 
 std::uint64_t bytesOf(const LayoutTensor& tensor)
