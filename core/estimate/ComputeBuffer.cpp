@@ -1,75 +1,58 @@
 #include "core/estimate/ComputeBuffer.h"
 
+#include "core/estimate/ArchitectureGraphs.h"
+#include "core/estimate/GraphAllocator.h"
+
 #include <algorithm>
 
 namespace gguf {
 
-namespace {
-constexpr std::uint64_t kF32 = 4;
-constexpr std::uint64_t kF16 = 2;
-// Token ids, positions and the cache row indices: a few small i32/i64 inputs per token.
-constexpr std::uint64_t kInputBytesPerToken = 16;
-
-constexpr std::uint64_t kSaturated = ~std::uint64_t{0};
-
-// Products and sums that stop at kSaturated: a header can declare any size, and the caller
-// reports a saturated figure instead of a wrapped one.
-std::uint64_t mul(std::uint64_t a, std::uint64_t b)
+GraphBuilder graphBuilderFor(std::string_view architecture)
 {
-    std::uint64_t product = 0;
-    return __builtin_mul_overflow(a, b, &product) ? kSaturated : product;
+    static constexpr std::pair<std::string_view, GraphBuilder> kBuilders[] = {
+        {"llama", buildDecoderGraph},   {"qwen2", buildDecoderGraph},      {"qwen3", buildDecoderGraph},
+        {"qwen3moe", buildDecoderGraph}, {"phi3", buildDecoderGraph},      {"glm4moe", buildDecoderGraph},
+        {"gpt-oss", buildDecoderGraph}, {"gemma2", buildGemmaGraph},       {"gemma3", buildGemmaGraph},
+        {"gemma4", buildGemmaGraph},    {"deepseek2", buildDeepSeekGraph}, {"qwen35", buildQwen35Graph},
+        {"qwen35moe", buildQwen35Graph},
+    };
+    const auto it = std::find_if(std::begin(kBuilders), std::end(kBuilders), [&](const auto& row) { return row.first == architecture; });
+    return it == std::end(kBuilders) ? nullptr : it->second;
 }
 
-std::uint64_t mul(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d = 1)
+ComputeBufferEstimate estimateComputeBuffer(const Model& model, const EstimateShape& shape, const ComputeBufferInputs& inputs)
 {
-    return mul(mul(a, b), mul(c, d));
-}
+    ComputeBufferEstimate result;
+    const GraphBuilder builder = graphBuilderFor(shape.architecture);
+    result.exact = builder != nullptr;
 
-std::uint64_t add(std::uint64_t a, std::uint64_t b)
-{
-    std::uint64_t sum = 0;
-    return __builtin_add_overflow(a, b, &sum) ? kSaturated : sum;
-}
+    // Bounds far past any real model that keep every product of two or three of the graph's
+    // dimensions below 2^63 (the header's widths are already below 2^24).
+    constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 24, kMaxCells = std::uint64_t{1} << 31, kMaxRow = std::uint64_t{1} << 24;
+    const bool rowsInBounds = std::all_of(shape.layers.begin(), shape.layers.end(), [&](const EstimateLayer& l) {
+        return l.keyRow() <= kMaxRow && l.valueRow() <= kMaxRow && l.heads * std::max(l.keyLength, l.valueLength) <= kMaxRow;
+    });
+    if (inputs.tokens > kMaxTokens || inputs.fullCells > kMaxCells || inputs.slidingCells > kMaxCells || !rowsInBounds)
+        return {0, result.exact, false};
 
-// The widest tensor a block computes besides the residual stream, in values per token.
-std::uint64_t widestIntermediate(const EstimateShape& shape, const EstimateLayer& layer)
-{
-    std::uint64_t width = layer.widestActivation;
-    if (!layer.recurrent) {
-        // A gated Q projection yields [query, gate] per head, and the query is then copied out.
-        width = std::max(width, mul(layer.heads, layer.keyLength, layer.gatedQuery ? 3 : 1));
-        if (shape.mla)
-            width = std::max(width, mul(2, layer.heads, shape.kvLoraRank));
-    }
-    return width;
-}
-}  // namespace
+    GraphSettings settings;
+    settings.tokens = static_cast<std::int64_t>(inputs.tokens);
+    settings.fullCells = static_cast<std::int64_t>(inputs.fullCells);
+    settings.slidingCells = static_cast<std::int64_t>(inputs.slidingCells);
+    settings.flashAttention = inputs.flashAttention;
+    settings.keyType = findType(inputs.keyType);
+    settings.valueType = findType(inputs.valueType);
+    if (!settings.keyType || !settings.valueType)
+        return {0, result.exact, false};
 
-std::uint64_t estimateComputeBuffer(const EstimateShape& shape, const ComputeBufferInputs& inputs)
-{
-    const std::uint64_t t = inputs.tokens;
-    std::uint64_t widest = 0;
-    std::uint64_t scores = 0;  // f32 KQ of the largest attention layer, without flash attention
-    for (const EstimateLayer& layer : shape.layers) {
-        widest = std::max(widest, widestIntermediate(shape, layer));
-        if (!layer.recurrent && layer.kvHeads) {
-            const std::uint64_t cells = layer.slidingWindow ? inputs.slidingCells : inputs.fullCells;
-            scores = std::max(scores, mul(cells, t, layer.heads, kF32));
-        }
-    }
-    const std::uint64_t maskElement = inputs.flashAttention ? kF16 : kF32;
-    std::uint64_t masks = 0;
-    if (shape.hasFullLayers())
-        masks = add(masks, mul(inputs.fullCells, t, maskElement));
-    if (shape.hasSlidingLayers())
-        masks = add(masks, mul(inputs.slidingCells, t, maskElement));
-
-    const std::uint64_t embedding = mul(shape.embedding, t, kF32);
-    const std::uint64_t block = mul(add(add(mul(3, shape.embedding), widest), shape.perLayerInputs), t, kF32);
-    const std::uint64_t logits = mul(shape.vocabulary, t, kF32);
-    const std::uint64_t output = std::max(add(logits, embedding), add(std::min(logits, block), block));
-    const std::uint64_t peak = inputs.flashAttention ? output : std::max(add(scores, block), output);
-    return add(add(mul(kInputBytesPerToken, t), masks), peak);
+    const GraphHyperparameters hp = readGraphHyperparameters(model, shape);
+    ComputeGraph graph;
+    LlmGraph llm(graph, model, shape, hp, settings);
+    (builder ? builder : buildDecoderGraph)(llm);
+    if (graph.overflowed() || !llm.weightsInBounds())
+        return {0, result.exact, false};
+    result.bytes = reserveGraphBuffer(graph);
+    return result;
 }
 
 }  // namespace gguf

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <string_view>
 
 namespace gguf {
@@ -138,44 +137,6 @@ void markRecurrentLayers(HyperparameterReader& r, EstimateShape& shape)
     }
 }
 
-// blk.N.<rest> → N and <rest>; nullopt for tensors outside the blocks.
-std::optional<std::pair<std::size_t, std::string_view>> blockTensor(std::string_view name)
-{
-    if (name.rfind("blk.", 0) != 0)
-        return std::nullopt;
-    std::size_t layer = 0;
-    const auto [end, ec] = std::from_chars(name.data() + 4, name.data() + name.size(), layer);
-    if (ec != std::errc{} || end == name.data() + name.size() || *end != '.')
-        return std::nullopt;
-    return std::pair{layer, name.substr(static_cast<std::size_t>(end - name.data()) + 1)};
-}
-
-// The widths of what each layer's graph computes per token, from its tensors' shapes: the FFN
-// (dense, fused gate+up, routed experts x top-k, shared experts), the input projection of a
-// recurrent layer, and whether the Q projection carries an output gate.
-void readActivationWidths(HyperparameterReader& r, const Model& model, EstimateShape& shape)
-{
-    // expert_used_count per layer (get_key_or_arr); the widest layer counts.
-    const auto usedPerLayer = perLayer(r, "expert_used_count", shape.layers.size(), kMaxHeads);
-    const std::uint64_t used = usedPerLayer.empty() ? 0 : *std::max_element(usedPerLayer.begin(), usedPerLayer.end());
-    for (const TensorInfo& tensor : model.tensors()) {
-        const auto block = blockTensor(tensor.name);
-        if (!block || block->first >= shape.layers.size())
-            continue;
-        EstimateLayer& layer = shape.layers[block->first];
-        const std::string_view role = block->second;
-        const auto rows = static_cast<std::uint64_t>(std::clamp<std::int64_t>(tensor.ne[1], 0, kMaxWidth));
-        std::uint64_t width = 0;
-        if (role == "ffn_up.weight" || role == "ffn_gate.weight" || role == "ffn_up_shexp.weight" || role == "ssm_in.weight"
-            || role == "attn_qkv.weight")
-            width = rows;
-        else if (role == "ffn_up_exps.weight" || role == "ffn_gate_exps.weight" || role == "ffn_gate_up_exps.weight")
-            width = rows * used;
-        else if (role == "attn_q.weight")
-            layer.gatedQuery = layer.heads && layer.keyLength && rows == 2 * layer.heads * layer.keyLength;
-        layer.widestActivation = std::max(layer.widestActivation, width);
-    }
-}
 }  // namespace
 
 bool EstimateShape::hasSlidingLayers() const
@@ -244,13 +205,11 @@ Result<EstimateShape> readEstimateShape(const Model& model)
     if (!shape.mla && shape.kvLoraRank)
         shape.notes.push_back("MLA weights without key_length_mla/value_length_mla: llama.cpp runs them unabsorbed, with a full K and V cache");
 
-    shape.perLayerInputs = scalar(r, "embedding_length_per_layer_input", 0) * n;
     shape.vocabulary = scalar(r, "vocab_size", 0);
     if (!shape.vocabulary) {
         const MetadataEntry* tokens = model.findMetadata("tokenizer.ggml.tokens");
         shape.vocabulary = tokens ? std::min<std::uint64_t>(tokens->value.arrayLength(), kMaxWidth) : 0;
     }
-    readActivationWidths(r, model, shape);
     if (!r.ok())
         return r.error();
 

@@ -1,8 +1,7 @@
 #pragma once
 // The hyperparameters the memory estimate needs, read from a model's header the way llama.cpp's
 // loader reads them (llama_hparams): per-layer head counts and head sizes, which layers slide,
-// which are recurrent, which share another layer's cache, MLA, the recurrent state sizes, and the
-// widths of the intermediate activations (from the tensor shapes, which say what the graph builds).
+// which are recurrent, which share another layer's cache, MLA, the recurrent state sizes.
 
 #include "core/base/Result.h"
 #include "core/gguf/Model.h"
@@ -21,8 +20,6 @@ struct EstimateLayer {
     bool slidingWindow = false;
     bool recurrent = false;   // a state-space / linear-attention layer: recurrent state, no KV
     bool ownsCache = true;    // false: reads the cache of an earlier layer (KV sharing)
-    bool gatedQuery = false;  // the Q projection also yields an output gate (Qwen3.5/Qwen3-Next)
-    std::uint64_t widestActivation = 0;  // widest FFN / input-projection output per token, values
 
     std::uint64_t keyRow() const { return kvHeads * keyLength; }      // n_embd_k_gqa
     std::uint64_t valueRow() const { return kvHeads * valueLength; }  // n_embd_v_gqa
@@ -35,7 +32,6 @@ struct EstimateShape {
     std::uint64_t slidingWindow = 0;
     bool mla = false;              // DeepSeek-style latent attention: the cache keeps K only
     std::uint64_t kvLoraRank = 0;
-    std::uint64_t perLayerInputs = 0;  // Gemma-3n/4 per-layer embeddings, values per token in all
     std::uint64_t convState = 0;       // recurrent state per recurrent layer and sequence (n_embd_r)
     std::uint64_t ssmState = 0;        // (n_embd_s)
     std::vector<EstimateLayer> layers;

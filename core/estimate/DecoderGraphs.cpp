@@ -1,0 +1,109 @@
+// The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
+// glm4-moe.cpp and openai-moe.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// residual, norm, FFN or experts, residual) and differ in the details each names below.
+
+#include "core/estimate/ArchitectureGraphs.h"
+
+namespace gguf {
+
+namespace {
+struct DecoderStyle {
+    bool qkNorm = false;          // Qwen3: RMS norm of Q and K per head (GLM-4.5: when present)
+    bool scaledQuery = false;     // Phi-3: Q scaled before attention
+    bool residualFirst = false;   // Phi-3 adds (residual, FFN) after the FFN where the others add (FFN, residual)
+    bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
+    bool sharedExpert = false;    // GLM-4.5: routed + shared experts
+    bool sinks = false;           // gpt-oss: attention sinks, sliding window, rows picked after the loop
+    FfnActivation dense = FfnActivation::Silu;
+    FfnActivation experts = FfnActivation::Silu;
+};
+
+DecoderStyle styleOf(const std::string& arch)
+{
+    DecoderStyle s;
+    if (arch == "qwen3" || arch == "qwen3moe" || arch == "glm4moe")
+        s.qkNorm = true;
+    if (arch == "phi3") {
+        s.scaledQuery = true;
+        s.residualFirst = true;
+        s.dense = FfnActivation::SwigluFused;
+    }
+    if (arch == "glm4moe") {
+        s.postAttentionNorm = true;
+        s.sharedExpert = true;
+    }
+    if (arch == "gpt-oss") {
+        s.postAttentionNorm = true;
+        s.sinks = true;
+        s.experts = FfnActivation::SwigluOai;
+    }
+    return s;
+}
+
+TensorId rope(LlmGraph& m, TensorId x, TensorId positions, TensorId factors)
+{
+    return m.g.sameAs(GraphOp::Rope, x, positions, factors);
+}
+}  // namespace
+
+void buildDecoderGraph(LlmGraph& m)
+{
+    ComputeGraph& g = m.g;
+    const DecoderStyle style = styleOf(m.shape.architecture);
+    TensorId inpL = m.inputEmbedding();
+    const TensorId positions = m.inputPositions();
+    const AttentionInputs attention = m.attentionInputs(style.sinks ? CacheKind::SlidingKeysAndValues : CacheKind::KeysAndValues);
+    const TensorId outputIds = m.inputOutputIds();
+    // Llama 3's rope_freqs, Phi-3's long or short factors: a weight either way, which one does not
+    // change what is allocated.
+    TensorId factors = m.weight("rope_freqs.weight");
+    if (factors == kNoTensor)
+        factors = m.weight("rope_factors_long.weight");
+
+    const auto layers = static_cast<std::size_t>(m.hp.graphLayers);
+    for (std::size_t il = 0; il < layers && !g.overflowed(); ++il) {
+        const EstimateLayer& layer = m.shape.layers[il];
+        TensorId residual = inpL;
+        TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"), m.weight(il, "attn_norm.bias"));
+        QkvProjection p = m.qkv(il, cur, static_cast<std::int64_t>(layer.keyLength), static_cast<std::int64_t>(layer.heads),
+                                static_cast<std::int64_t>(layer.kvHeads));
+        if (style.qkNorm && m.weight(il, "attn_q_norm.weight") != kNoTensor)
+            p.q = m.norm(p.q, m.weight(il, "attn_q_norm.weight"));
+        p.q = rope(m, p.q, positions, factors);
+        if (style.qkNorm && m.weight(il, "attn_k_norm.weight") != kNoTensor)
+            p.k = m.norm(p.k, m.weight(il, "attn_k_norm.weight"));
+        p.k = rope(m, p.k, positions, factors);
+        if (style.scaledQuery)
+            p.q = g.sameAs(GraphOp::Scale, p.q);
+        cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,
+                          style.sinks ? m.weight(il, "attn_sinks.weight") : kNoTensor);
+        if (il + 1 == layers && !style.sinks) {
+            cur = m.outputRows(cur, outputIds);
+            residual = m.outputRows(residual, outputIds);
+        }
+        const TensorId ffnInput = g.sameAs(GraphOp::Add, cur, residual);
+        const char* normRole = style.postAttentionNorm ? "post_attention_norm" : "ffn_norm";
+        cur = m.norm(ffnInput, m.weight(il, std::string(normRole) + ".weight"), m.weight(il, std::string(normRole) + ".bias"));
+        const bool moe = m.weight(il, "ffn_gate_inp.weight") != kNoTensor && static_cast<std::int64_t>(il) >= m.hp.denseLeadingLayers;
+        if (!moe) {
+            cur = m.ffn(il, cur, "", style.dense);
+        } else if (style.sharedExpert) {
+            const TensorId routed = m.moeFfn(il, cur, style.experts);
+            const TensorId shared = m.ffn(il, cur, "_shexp", FfnActivation::Silu);
+            cur = g.sameAs(GraphOp::Add, routed, shared);
+        } else {
+            cur = m.moeFfn(il, cur, style.experts);
+        }
+        cur = style.residualFirst ? g.sameAs(GraphOp::Add, ffnInput, cur) : g.sameAs(GraphOp::Add, cur, ffnInput);
+        inpL = cur;
+    }
+    TensorId cur = inpL;
+    if (style.sinks) {
+        g.markOutput(cur);  // the hidden state before the output rows (res->t_h_nextn)
+        cur = m.outputRows(cur, outputIds);
+    }
+    cur = m.outputNorm(cur);
+    m.logits(cur);
+}
+
+}  // namespace gguf

@@ -1,0 +1,44 @@
+#pragma once
+// The hyperparameters that shape llama.cpp's compute graph beyond the attention layout of
+// EstimateShape: experts and their routing, leading dense layers, softcaps, recurrent layers'
+// sizes, per-layer inputs, rope positions. Read from the header with llama.cpp's defaults for
+// the architecture (llama_model::load_hparams at 80fb11a).
+
+#include "core/estimate/EstimateShape.h"
+#include "core/gguf/Model.h"
+
+#include <cstdint>
+
+namespace gguf {
+
+enum class ExpertGating { Softmax = 1, Sigmoid = 2, SoftmaxWeight = 3 };
+
+struct GraphHyperparameters {
+    std::int64_t graphLayers = 0;  // layers the graph runs (a NextN/MTP block is not)
+    std::int64_t experts = 0;
+    std::int64_t expertsUsed = 0;
+    std::int64_t expertGroups = 0;
+    std::int64_t expertGroupsUsed = 0;
+    ExpertGating gating = ExpertGating::Softmax;
+    bool normalizeExpertWeights = false;
+    bool scaleExpertWeights = false;  // a scale other than 0 and 1
+    std::int64_t denseLeadingLayers = 0;
+    bool attentionSoftcap = false;
+    bool finalSoftcap = false;
+    bool attentionTemperature = false;  // DeepSeek's per-position query scale input
+    std::int64_t positionsPerToken = 1;  // 4 for multi-section rope
+    std::int64_t ropeDimensions = 0;     // n_rot
+    std::int64_t mlaKeyLength = 0;       // DeepSeek's per-head sizes before absorption (nope + rope, v)
+    std::int64_t mlaValueLength = 0;
+    // Gated DeltaNet (Qwen3.5): d_inner, d_state, groups (key heads), value heads, conv kernel.
+    std::int64_t ssmInner = 0;
+    std::int64_t ssmState = 0;
+    std::int64_t ssmGroups = 0;
+    std::int64_t ssmValueHeads = 0;
+    std::int64_t ssmConvKernel = 0;
+    std::int64_t embeddingPerLayer = 0;  // Gemma 3n/4 per-layer inputs, values per layer
+};
+
+GraphHyperparameters readGraphHyperparameters(const Model& model, const EstimateShape& shape);
+
+}  // namespace gguf
