@@ -203,6 +203,9 @@ constexpr CliOption kImatrixOptions[] = {
     {"--model", "MODEL", "validate the matrix against a model"},
     {"--json", nullptr, "the report as JSON"},
     {"--top", "N", "the N most important columns per tensor (default 8)"},
+    {"-o", "OUT", "write the matrix to OUT instead, as llama-imatrix writes it: .dat = legacy format, else GGUF"},
+    {"--output-format", "FORMAT", "with -o: gguf or dat, whatever OUT's name (llama-imatrix's --output-format)"},
+    {"--chunk", "N", "with -o: the chunk size of the run, llama-imatrix's -c (default: the file's own; 512 for a .dat)"},
 };
 
 // ---- the commands -------------------------------------------------------------------------
@@ -258,7 +261,7 @@ const CliCommand kCommands[] = {
      kEstimateOptions, runEstimate},
     {"download", "URL -o DIR", "save a remote model (every shard) with resume and SHA-256 verification", kDownloadOptions,
      runDownload},
-    {"imatrix", "FILE", "an importance matrix (llama-imatrix .gguf or .dat): coverage, validation, statistics; exit 3 if invalid",
+    {"imatrix", "FILE", "an importance matrix (llama-imatrix .gguf or .dat): coverage, validation, statistics; exit 3 if invalid; -o converts",
      kImatrixOptions, runImatrix},
 };
 

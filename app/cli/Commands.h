@@ -31,3 +31,8 @@ int runKld(const std::vector<std::string>& words);
 int runEstimate(const std::vector<std::string>& words);
 int runDownload(const std::vector<std::string>& words);
 int runImatrix(const std::vector<std::string>& words);
+// imatrix FILE -o OUT (ImatrixConvert.cpp): the matrix written in either of llama-imatrix's formats.
+namespace gguf {
+class ImportanceMatrix;
+}
+int runImatrixConversion(const CliArguments& args, const gguf::ImportanceMatrix& matrix);

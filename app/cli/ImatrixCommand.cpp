@@ -285,6 +285,8 @@ int runImatrix(const std::vector<std::string>& words)
     if (!loaded)
         return reportFailure(loaded.error().toString());
     gguf::ImportanceMatrix matrix = std::move(loaded.value());
+    if (args.has("-o"))
+        return runImatrixConversion(args, matrix);
     gguf::ImatrixValidation validation;
     if (const auto modelPath = args.value("--model")) {
         const auto model = openModelOrReport(*modelPath);
