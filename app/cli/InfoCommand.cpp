@@ -37,7 +37,7 @@ int runInfo(const std::vector<std::string>& words)
     std::printf("file:            %s", shown(primary.path()).c_str());
     if (model->shards().size() > 1)
         std::printf(" (%zu shards)", model->shards().size());
-    std::printf("\nformat:         GGUF v%u, %s-endian%s, alignment %llu\n", primary.version(), primary.bigEndian() ? "big" : "little",
+    std::printf("\nformat:          GGUF v%u, %s-endian%s, alignment %llu\n", primary.version(), primary.bigEndian() ? "big" : "little",
                 primary.magic() == "FUGG" ? " (FUGG magic)" : "", static_cast<unsigned long long>(primary.alignment()));
     std::printf("architecture:    %s\n", summary.architecture.empty() ? "(not set)" : shown(summary.architecture).c_str());
     std::printf("name:            %s\n", summary.name.empty() ? "(not set)" : shown(summary.name).c_str());
@@ -51,7 +51,7 @@ int runInfo(const std::vector<std::string>& words)
     const std::string arch = summary.architecture;
     for (const char* key : {"context_length", "block_count", "embedding_length", "expert_count", "expert_used_count"}) {
         if (const auto value = model->metadataUInt(arch + "." + key))
-            std::printf("%-17s%llu\n", (std::string(key) + ":").c_str(), static_cast<unsigned long long>(*value));
+            std::printf("%-16s %llu\n", (std::string(key) + ":").c_str(), static_cast<unsigned long long>(*value));
     }
     std::printf("types:\n");
     for (const gguf::TypeTotal& total : summary.typeTotals) {

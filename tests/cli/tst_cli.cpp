@@ -25,6 +25,7 @@ private slots:
 
     void tensorsJsonMatchesManifest();
     void tensorsFilter();
+    void infoLabelsAreSeparated();
     void exportToStdoutMatchesManifest_data();
     void exportToStdoutMatchesManifest();
     void exportNpyToFile();
@@ -71,6 +72,29 @@ void TestCli::tensorsJsonMatchesManifest()
         QCOMPARE(ne, expected.ne);
         QCOMPARE(actual.value(QLatin1String("offset")).toInteger(-1), qint64(expected.offset));
         QCOMPARE(actual.value(QLatin1String("nbytes")).toInteger(-1), qint64(expected.nbytes));
+    }
+}
+
+// Every line of `info` is "label: value" with the values in one column: a label as long as
+// the column ("embedding_length:256") used to run into its value.
+void TestCli::infoLabelsAreSeparated()
+{
+    for (const QString& model : {m_moe, fixturePath(QStringLiteral("tiny-llama-F32.gguf"))}) {
+        const CliRun run = runCli({QStringLiteral("info"), model});
+        QCOMPARE(run.exitCode, 0);
+        int checked = 0;
+        for (const QByteArray& line : run.out.split('\n')) {
+            if (line.isEmpty() || line.startsWith(' ') || line.endsWith(':'))
+                continue;  // the per-type table and its heading
+            const int colon = line.indexOf(':');
+            int value = colon + 1;
+            while (value < line.size() && line[value] == ' ')
+                ++value;
+            QVERIFY2(colon > 0 && value > colon + 1 && value == std::max(17, colon + 2), line.constData());
+            ++checked;
+        }
+        QVERIFY(checked >= 12);
+        QVERIFY2(run.out.contains("\nembedding_length: "), run.out.constData());
     }
 }
 

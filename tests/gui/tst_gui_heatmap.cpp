@@ -4,6 +4,7 @@
 // keeps a locked colour scale and ticks only whole rows and columns; placeholders instead of
 // empty axes; a 1-D tensor drawn as a line of its values.
 
+#include "DequantizeWhole.h"
 #include "Fixtures.h"
 #include "IdleWatch.h"
 #include "OneTensorHeader.h"
@@ -19,6 +20,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QRegularExpression>
 #include <QSet>
 #include <QLabel>
 #include <QLineEdit>
@@ -405,6 +407,60 @@ private slots:
             QVERIFY(hover->height() >= hover->fontMetrics().height());
             QCOMPARE(view.heatmap->allZeroNote(), QString());
         }
+    }
+
+    // The readout names the rows and columns the value under the pointer is of. Zoomed out,
+    // a cell is the mean of several rows: it used to name one row (not always one of them) and
+    // give the mean of others ("row 201: 0.1466758" was row 200's value).
+    void hoverNamesTheRowsOfItsValue()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(model);
+        const gguf::TensorInfo* tensor = model->findTensor("token_embd.weight");
+        QVERIFY(tensor);
+        const std::vector<float> values = dequantizeWhole(*tensor);
+        QVERIFY(!values.empty());
+        const auto width = static_cast<std::uint64_t>(tensor->ne[0]);
+        HeatmapWithProgress view(700, 500);
+        QVERIFY(QTest::qWaitForWindowExposed(&view.window));
+        auto* hover = view.heatmap->findChild<QLabel*>(QStringLiteral("hoverLabel"));
+        QVERIFY(hover);
+        view.heatmap->setSlice(wholeSlice(model, "token_embd.weight"));
+        QVERIFY(waitShown(view.heatmap));
+
+        const QRegularExpression readout(QStringLiteral("^rows? (\\d+)(?:\u2013(\\d+))?, columns? (\\d+)(?:\u2013(\\d+))?: (?:mean )?(\\S+)(?: \\(.*\\))?$"));
+        QCustomPlot* plot = view.heatmap->plot();
+        const QRect area = plot->axisRect()->rect();
+        int aggregated = 0;
+        for (int step = 1; step < 24; ++step) {
+            const QPointF at(area.left() + area.width() * step / 24.0, area.top() + area.height() * ((step * 7) % 24) / 24.0);
+            QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(plot, &move);
+            const QRegularExpressionMatch match = readout.match(hover->text());
+            QVERIFY2(match.hasMatch(), qPrintable(hover->text()));
+            const std::uint64_t firstRow = match.captured(1).toULongLong();
+            const std::uint64_t lastRow = match.captured(2).isEmpty() ? firstRow : match.captured(2).toULongLong();
+            const std::uint64_t firstColumn = match.captured(3).toULongLong();
+            const std::uint64_t lastColumn = match.captured(4).isEmpty() ? firstColumn : match.captured(4).toULongLong();
+            double sum = 0.0;
+            for (std::uint64_t row = firstRow; row <= lastRow; ++row)
+                for (std::uint64_t column = firstColumn; column <= lastColumn; ++column)
+                    sum += values[row * width + column];
+            const double mean = sum / static_cast<double>((lastRow - firstRow + 1) * (lastColumn - firstColumn + 1));
+            const double shown = match.captured(5).toDouble();
+            QVERIFY2(std::fabs(shown - mean) <= 1e-5 * std::max(1.0, std::fabs(mean)),
+                     qPrintable(QStringLiteral("%1: the mean of those weights is %2").arg(hover->text()).arg(mean, 0, 'g', 9)));
+            aggregated += lastRow > firstRow ? 1 : 0;
+        }
+        QVERIFY2(aggregated > 0, "every readout was of one row: the view was not zoomed out");
+
+        // Zoomed in to single weights: the one under the pointer, to the last digit.
+        QVERIFY(zoomTo(view.heatmap, QCPRange(9.5, 19.5), QCPRange(99.5, 109.5)));
+        const QString text = hoverAtCentre(view.heatmap, hover);
+        const QRegularExpressionMatch match = readout.match(text);
+        QVERIFY2(match.hasMatch() && match.captured(2).isEmpty() && match.captured(4).isEmpty(), qPrintable(text));
+        const float value = values[match.captured(1).toULongLong() * width + match.captured(3).toULongLong()];
+        QCOMPARE(match.captured(5), QString::number(static_cast<double>(value), 'g', 9));
     }
 
     // A line's value axis is labelled with the values' own precision: each tick label reads as

@@ -4,6 +4,9 @@
 // manifest's tensor list.
 
 #include "Fixtures.h"
+#include "core/edit/ValueText.h"
+#include "core/edit/ModelSaver.h"
+#include "core/edit/MetadataEdits.h"
 #include "core/base/HumanFormat.h"
 #include "Manifest.h"
 #include "OpenFixture.h"
@@ -95,6 +98,7 @@ private slots:
     void manyTypesKeepTheirOwnColours();
     void typeColoursAreTheTypesOwn();
     void estimateTakesAnyContext();
+    void estimateStartsAtTheTrainingContext();
     void estimateOffersEveryCacheType();
 };
 
@@ -395,6 +399,28 @@ void TestGuiOverview::estimateTakesAnyContext()
     box.contextBox()->setValue(700);
     QCOMPARE(box.contextSlider()->value(), 10);
     QCOMPARE(box.contextLength(), std::uint64_t{700});
+}
+
+// A training context that is not a power of two is the default context itself, as llama.cpp's
+// -c 0: it used to be the power of two above it (65,536 for Qwen3-235B's 40,960).
+void TestGuiOverview::estimateStartsAtTheTrainingContext()
+{
+    const auto original = gguf::Model::open(fixturePath(QStringLiteral("tiny-llama-F32.gguf")).toStdString());
+    QVERIFY(original);
+    auto encoded = gguf::parseValueText("40960", "u32");
+    QVERIFY(encoded);
+    gguf::MetadataEdits edits;
+    edits.set("llama.context_length", *encoded);
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("ctx40960.gguf")).toStdString();
+    QVERIFY(gguf::saveModelAs(*original.value(), edits, path));
+    const auto model = gguf::Model::open(path);
+    QVERIFY(model);
+    MemoryEstimateBox box(model.value());
+    QCOMPARE(box.contextLength(), std::uint64_t{40960});
+    QCOMPARE(box.contextBox()->value(), 40960);
+    QCOMPARE(box.contextSlider()->value(), 16);  // the slider's nearest power, at or above it
+    QVERIFY2(box.resultLabel()->toolTip().contains("Context: 40,960 tokens"), qPrintable(box.resultLabel()->toolTip()));
 }
 
 // Every KV cache type llama.cpp takes, each estimated (a quantized V cache with flash attention).

@@ -69,6 +69,23 @@ private slots:
         QCOMPARE(scale->axis()->tickLabelColor(), QColor(0x10, 0x10, 0x10));
     }
 
+    // Numbers have a zero line; categories have none: their first category sits at 0, and a
+    // line there ran through the first bar of every category chart.
+    void categoryAxesHaveNoZeroLine()
+    {
+        QCustomPlot plot;
+        followPalette(&plot);
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        ticker->addTick(0, QStringLiteral("f32"));
+        ticker->addTick(1, QStringLiteral("q4_K"));
+        plot.xAxis->setTicker(ticker);
+        plot.xAxis->setRange(-0.5, 1.5);
+        plot.yAxis->setRange(-1, 1);
+        plot.replot();
+        QCOMPARE(plot.xAxis->grid()->zeroLinePen().style(), Qt::NoPen);
+        QVERIFY(plot.yAxis->grid()->zeroLinePen().style() != Qt::NoPen);
+    }
+
     void appViewsAreDarkUnderADarkPalette()
     {
         QApplication::setPalette(darkPalette());

@@ -180,6 +180,39 @@ private slots:
         QVERIFY(!image.isNull() && image.width() > 100);
     }
 
+    // Before a scan is opened, and after it is closed, the plot is empty; it used to be one
+    // solid square, the colour map's default cells stretched over the whole plot.
+    void emptyHeatmapIsNotASolidSquare()
+    {
+        // The share of the plot's pixels that are not the background (the hatch of undefined
+        // cells covers a small part; drawn cells cover it all).
+        const auto paintedCells = [](ScanHeatmapPlot& heatmap) {
+            const QImage image = heatmap.plot()->toPixmap(500, 400).toImage();
+            const QRect area = heatmap.plot()->axisRect()->rect().adjusted(4, 4, -4, -4);
+            const QColor background = heatmap.plot()->palette().color(QPalette::Base);
+            int painted = 0;
+            int all = 0;
+            for (int y = area.top(); y < area.bottom(); y += 3)
+                for (int x = area.left(); x < area.right(); x += 3, ++all)
+                    painted += image.pixelColor(x, y) != background ? 1 : 0;
+            return double(painted) / all;
+        };
+        ScanHeatmapPlot heatmap;
+        heatmap.resize(500, 400);
+        heatmap.QWidget::show();
+        QVERIFY2(paintedCells(heatmap) < 0.3, qPrintable(QString::number(paintedCells(heatmap))));
+
+        const auto model = testsupport::openFixtureModel("tiny-llama-F32.gguf");
+        QVERIFY(model);
+        const auto record = madeUpScan(*model, {typeId("q2_K")});
+        QVERIFY(record);
+        heatmap.show(record, typeId("q2_K"));
+        QVERIFY(heatmap.colorMap()->visible());
+        QVERIFY2(paintedCells(heatmap) > 0.6, qPrintable(QString::number(paintedCells(heatmap))));  // cells drawn: the check can fail
+        heatmap.show(nullptr, typeId("q2_K"));
+        QVERIFY2(paintedCells(heatmap) < 0.3, qPrintable(QString::number(paintedCells(heatmap))));
+    }
+
     void partialScanIsShownButNotPlanned()
     {
         const auto model = testsupport::openFixtureModel("tiny-llama-F32.gguf");

@@ -21,7 +21,10 @@ void colourAxis(QCPAxis* axis, const QColor& text, const QColor& grid, const QCo
     axis->setLabelColor(text);
     axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
     axis->grid()->setSubGridPen(QPen(grid, 0, Qt::DotLine));
-    axis->grid()->setZeroLinePen(QPen(zeroLine, 0));
+    // A category axis (text ticks) has no zero: its first category sits at 0, and a zero line
+    // there is a stray rule through the first bar.
+    const bool categories = !axis->ticker().dynamicCast<QCPAxisTickerText>().isNull();
+    axis->grid()->setZeroLinePen(categories ? QPen(Qt::NoPen) : QPen(zeroLine, 0));
 }
 
 // Replots when the application or the widget switches palette (a theme change at run time).

@@ -634,21 +634,46 @@ void ZoomableMatrixView::displayLine(const gguf::HeatmapGrid& grid, const std::v
     }
 }
 
+QString ZoomableMatrixView::spanText(const QString& one, const QString& many, CellSpan span)
+{
+    return span.single() ? QStringLiteral("%1 %2").arg(one).arg(span.first)
+                         : QStringLiteral("%1 %2\u2013%3").arg(many).arg(span.first).arg(span.last);
+}
+
+namespace {
+
+// The cell drawn under plot coordinate `coord`: display() lays `cells` cells evenly over
+// [begin - 0.5, end - 0.5), whatever rows each holds, so the pointer picks a drawn cell, and the
+// reducer says which source rows that cell holds.
+std::optional<ZoomableMatrixView::CellSpan> cellUnder(double coord, std::uint64_t begin, std::uint64_t end, std::uint32_t cells,
+                                                      std::uint32_t& index)
+{
+    if (end <= begin || cells == 0)
+        return std::nullopt;
+    const double at = (coord - (static_cast<double>(begin) - 0.5)) * cells / static_cast<double>(end - begin);
+    if (!(at >= 0.0 && at < static_cast<double>(cells)))
+        return std::nullopt;
+    index = static_cast<std::uint32_t>(at);
+    return ZoomableMatrixView::CellSpan{gguf::heatmapCellStart(begin, end, cells, index),
+                                        gguf::heatmapCellStart(begin, end, cells, index + 1) - 1};
+}
+
+}  // namespace
+
 void ZoomableMatrixView::showHover(QMouseEvent* event)
 {
     if (!m_shownCells || m_shownGrid.rows == 0)
         return;
     const gguf::HeatmapRegion& r = m_shownGrid.region;
-    const double column = std::floor(m_plot->xAxis->pixelToCoord(event->position().x()) + 0.5);
-    const double row = isLine() ? 0.0 : std::floor(m_plot->yAxis->pixelToCoord(event->position().y()) + 0.5);
-    if (column < static_cast<double>(r.columnBegin) || column >= static_cast<double>(r.columnEnd) || row < static_cast<double>(r.rowBegin)
-        || row >= static_cast<double>(r.rowEnd)) {
+    std::uint32_t cellColumn = 0;
+    std::uint32_t cellRow = 0;
+    const auto columns = cellUnder(m_plot->xAxis->pixelToCoord(event->position().x()), r.columnBegin, r.columnEnd, m_shownGrid.columns, cellColumn);
+    const auto rows = isLine() ? std::optional<CellSpan>(CellSpan{r.rowBegin, r.rowEnd - 1})
+                               : cellUnder(m_plot->yAxis->pixelToCoord(event->position().y()), r.rowBegin, r.rowEnd, m_shownGrid.rows, cellRow);
+    if (!columns || !rows) {
         m_hover->clear();
         return;
     }
-    const auto cellColumn = static_cast<std::uint32_t>((column - r.columnBegin) * m_shownGrid.columns / (r.columnEnd - r.columnBegin));
-    const auto cellRow = static_cast<std::uint32_t>((row - r.rowBegin) * m_shownGrid.rows / (r.rowEnd - r.rowBegin));
     const float value = (*m_shownCells)[static_cast<std::size_t>(cellRow) * m_shownGrid.columns + cellColumn];
-    const bool exact = m_shownGrid.columns == r.columnEnd - r.columnBegin && m_shownGrid.rows == r.rowEnd - r.rowBegin;
-    m_hover->setText(hoverText(row, column, value, exact));
+    m_hover->setText(hoverText(*rows, *columns, value));
 }

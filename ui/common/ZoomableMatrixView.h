@@ -52,6 +52,14 @@ class ColourRangeBox;
 class ZoomableMatrixView : public QWidget {
     Q_OBJECT
 public:
+    // The source rows or columns one shown cell stands for, first and last included: the
+    // reducer's cell (gguf::heatmapCellStart), so a readout never names a row the value is not
+    // of. Zoomed out, one cell is the aggregate of several.
+    struct CellSpan {
+        std::uint64_t first = 0;
+        std::uint64_t last = 0;
+        bool single() const { return first == last; }
+    };
     // Fills `out` with grid rows [first, last); runs on a pool thread, so it owns what it reads.
     using BandWork = std::function<gguf::Status(const gguf::HeatmapGrid& grid, std::uint32_t first, std::uint32_t last, std::span<float> out,
                                                 const std::atomic<bool>* cancelled)>;
@@ -127,8 +135,10 @@ protected:
     virtual QString jobDescription() const = 0;
     // Cache key for a computed grid of the current matrix, or empty to compute every time.
     virtual QString cacheKey(const gguf::HeatmapGrid&) const { return {}; }
-    // The hover line for the element (row, column); `exact` when one cell is one element.
-    virtual QString hoverText(double row, double column, float value, bool exact) const = 0;
+    // The hover line for the cell under the pointer: its rows and columns and its value.
+    virtual QString hoverText(CellSpan rows, CellSpan columns, float value) const = 0;
+    // "row 7" or "rows 6–9": `one` and `many` are the words for one and for several.
+    static QString spanText(const QString& one, const QString& many, CellSpan span);
     // Said over the plot when every cell shown is 0 (a white map reads as "nothing there").
     virtual QString allZeroText() const;
     // Bytes computing `region` would fetch from a server now (gguf::mappedBytesToFetch); 0 when

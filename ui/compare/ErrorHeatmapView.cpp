@@ -110,16 +110,23 @@ QString ErrorHeatmapView::jobDescription() const
     return m_expert ? tr("Error heatmap of expert %1").arg(*m_expert) : tr("Error heatmap");
 }
 
-QString ErrorHeatmapView::hoverText(double row, double column, float value, bool) const
+QString ErrorHeatmapView::hoverText(CellSpan rows, CellSpan columns, float value) const
 {
-    const std::uint64_t rows = rowsPerExpert();
-    if (rows > 0 && m_expert)
-        return tr("expert %1, row %2, column %3: error %4").arg(*m_expert).arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7);
-    if (rows > 0)
-        return tr("expert %1, row %2, column %3: error %4")
-            .arg(static_cast<std::uint64_t>(row) / rows)
-            .arg(static_cast<std::uint64_t>(row) % rows)
-            .arg(column)
-            .arg(static_cast<double>(value), 0, 'g', 7);
-    return tr("row %1, column %2: error %3").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7);
+    const QString columnText = spanText(tr("column"), tr("columns"), columns);
+    const QString error = rows.single() && columns.single() ? tr("error %1").arg(static_cast<double>(value), 0, 'g', 7)
+                                                            : tr("%1 error %2").arg(aggregateLabel().toLower()).arg(static_cast<double>(value), 0, 'g', 7);
+    const std::uint64_t perExpert = rowsPerExpert();
+    if (perExpert > 0 && m_expert)
+        return tr("expert %1, %2, %3: %4").arg(*m_expert).arg(spanText(tr("row"), tr("rows"), rows), columnText, error);
+    // A flattened expert tensor: rows counted within their expert; a cell across an expert
+    // boundary names both ends.
+    if (perExpert > 0) {
+        const std::uint64_t firstExpert = rows.first / perExpert;
+        const std::uint64_t lastExpert = rows.last / perExpert;
+        const QString rowText = firstExpert == lastExpert
+                                    ? tr("expert %1, %2").arg(firstExpert).arg(spanText(tr("row"), tr("rows"), {rows.first % perExpert, rows.last % perExpert}))
+                                    : tr("expert %1 row %2 \u2013 expert %3 row %4").arg(firstExpert).arg(rows.first % perExpert).arg(lastExpert).arg(rows.last % perExpert);
+        return tr("%1, %2: %3").arg(rowText, columnText, error);
+    }
+    return tr("%1, %2: %3").arg(spanText(tr("row"), tr("rows"), rows), columnText, error);
 }

@@ -27,7 +27,7 @@ protected:
     BandWork bandWork() const override;
     QString jobDescription() const override;
     QString allZeroText() const override;
-    QString hoverText(double row, double column, float value, bool exact) const override;
+    QString hoverText(CellSpan rows, CellSpan columns, float value) const override;
 
 private:
     bool hasCell() const;

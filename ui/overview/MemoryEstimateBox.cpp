@@ -63,10 +63,11 @@ MemoryEstimateBox::MemoryEstimateBox(std::shared_ptr<const gguf::Model> model, Q
     m_slider->setObjectName(QStringLiteral("contextSlider"));
     m_slider->setRange(kMinContextPower, maxPower);
     m_slider->setPageStep(1);
-    m_slider->setValue(maxPower);
     m_slider->setToolTip(tr("Powers of two from 512 to the training context; type any other size in the box"));
-    m_context = spinBox(QStringLiteral("contextBox"), 1, kMaxContextTokens,
-                        static_cast<int>(std::min<std::uint64_t>(std::uint64_t{1} << maxPower, kMaxContextTokens)), this);
+    // The training context itself, as llama.cpp's default (-c 0) takes it: the slider's power
+    // of two above it (65,536 for a 40,960-token model) is a context the model never saw.
+    m_context = spinBox(QStringLiteral("contextBox"), 1, kMaxContextTokens, static_cast<int>(std::min<std::uint64_t>(trained, kMaxContextTokens)), this);
+    m_slider->setValue(sliderPosition(contextLength(), m_slider));
     m_context->setSuffix(tr(" tokens"));
     m_context->setGroupSeparatorShown(true);
     m_context->setToolTip(tr("-c / --ctx-size: any number of tokens (llama.cpp pads it to a multiple of 256)"));

@@ -42,6 +42,7 @@ ScanHeatmapPlot::ScanHeatmapPlot(QWidget* parent) : QWidget(parent), m_plot(new 
     m_plot->yAxis->setLabel(tr("layer"));
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
+    m_map->setVisible(false);  // no cells until show() has some: its default cells would be one solid square
     m_scale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
@@ -93,6 +94,12 @@ void ScanHeatmapPlot::show(std::shared_ptr<const gguf::ScanRecord> record, std::
         }
     if (!std::isfinite(low))
         low = high = 1e-6;
+    // Nothing measured for this type (or no scan): no cells at all. The one cell the map keeps
+    // would otherwise paint the whole plot as one solid square of a KLD nobody measured.
+    const bool empty = rows == 0 || columns == 0;
+    if (empty)
+        m_map->data()->setCell(0, 0, std::nan(""));
+    m_map->setVisible(!empty);
     m_map->setDataRange(QCPRange(low, high > low ? high : low * 10));
     std::vector<QString> roleLabels, layerLabels;
     for (const std::string& role : m_grid.roles)
@@ -103,7 +110,7 @@ void ScanHeatmapPlot::show(std::shared_ptr<const gguf::ScanRecord> record, std::
     m_plot->yAxis->setTicker(textTicker(layerLabels, 24));
     m_plot->xAxis->setRange(-0.5, std::max(columns, 1) - 0.5);
     m_plot->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
-    m_hover->clear();
+    m_hover->setText(empty && m_record ? tr("No probe of %1 in this scan.").arg(QString::fromStdString(gguf::typeName(type))) : QString());
     m_plot->replot();
 }
 

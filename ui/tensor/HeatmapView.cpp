@@ -77,14 +77,15 @@ QString HeatmapView::allZeroText() const
     return tr("Every weight shown is 0 (an all-zero tensor, or all-zero blocks here).");
 }
 
-QString HeatmapView::hoverText(double row, double column, float value, bool exact) const
+QString HeatmapView::hoverText(CellSpan rows, CellSpan columns, float value) const
 {
-    if (m_slice.slice.rowCount == 1)
-        return exact ? tr("element %1: %2").arg(column).arg(static_cast<double>(value), 0, 'g', 9)
-                     : tr("element %1: %2 (%3 of a cell)").arg(column).arg(static_cast<double>(value), 0, 'g', 7).arg(aggregateLabel().toLower());
-    return exact ? tr("row %1, column %2: %3").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 9)
-                 : tr("row %1, column %2: %3 (%4 of a cell)").arg(row).arg(column).arg(static_cast<double>(value), 0, 'g', 7)
-                       .arg(aggregateLabel().toLower());
+    // One weight: its value to the last digit. Several: name them all, and what the cell holds.
+    const bool vector = m_slice.slice.rowCount == 1;
+    const QString where = vector ? spanText(tr("element"), tr("elements"), columns)
+                                 : spanText(tr("row"), tr("rows"), rows) + QStringLiteral(", ") + spanText(tr("column"), tr("columns"), columns);
+    if (rows.single() && columns.single())
+        return tr("%1: %2").arg(where).arg(static_cast<double>(value), 0, 'g', 9);
+    return tr("%1: %2 %3").arg(where, aggregateLabel().toLower()).arg(static_cast<double>(value), 0, 'g', 7);
 }
 
 // Whole rows: the reducer dequantizes the rows under a region, whatever its columns.

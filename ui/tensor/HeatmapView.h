@@ -20,7 +20,7 @@ protected:
     QString jobDescription() const override;
     QString cacheKey(const gguf::HeatmapGrid& grid) const override;
     QString allZeroText() const override;
-    QString hoverText(double row, double column, float value, bool exact) const override;
+    QString hoverText(CellSpan rows, CellSpan columns, float value) const override;
     std::uint64_t bytesToFetch(const gguf::HeatmapRegion& region) const override;
 
 private:
