@@ -100,8 +100,34 @@ bool integerProductApplies(const TensorInfo& tensor, ActivationRounding rounding
 }
 }  // namespace
 
+// llama.cpp multiplies the product of `X.weight` by a companion `X.scale` (and checks an
+// `X.input_scale`) wherever a file has one: the per-tensor "scale2" of NVFP4 conversions
+// (llama-model.cpp, the generic pass over every layer). The pass applies the ones of its own
+// architectures (gemma4's expert output scale and router input scale, read by FeedForwardStep);
+// any other would be a tensor the network needs and the pass ignores, so it refuses.
+Status WeightLoader::refuseUnappliedScales(const TensorInfo& tensor) const
+{
+    const std::string_view name(tensor.name);
+    constexpr std::string_view kWeight = ".weight";
+    if (name.size() <= kWeight.size() || name.substr(name.size() - kWeight.size()) != kWeight)
+        return Ok{};
+    const std::string stem(name.substr(0, name.size() - kWeight.size()));
+    for (const char* suffix : {".scale", ".input_scale"}) {
+        const std::string companion = stem + suffix;
+        const bool applied = std::string_view(suffix) == ".scale"
+                             && (stem.ends_with(".ffn_down_exps") || stem.ends_with(".ffn_gate_inp"));
+        if (const TensorInfo* found = m_model.findTensor(companion); found && !applied)
+            return Error{"tensor " + companion + " scales the product of " + std::string(name)
+                             + " (as NVFP4 conversions do); the forward pass does not apply it yet, and refuses rather than run another network",
+                         found->infoOffset, m_model.primary().path()};
+    }
+    return Ok{};
+}
+
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
 {
+    if (Status s = refuseUnappliedScales(tensor); !s)
+        return s;
     // A tensor the transform leaves as stored is read exactly as without one.
     if (!m_transform.changes(tensor))
         return fillFrom(tensor, rowBegin, rowEnd, false, matrix);

@@ -151,6 +151,7 @@ public:
 
 private:
     Status fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix);
+    Status refuseUnappliedScales(const TensorInfo& tensor) const;
     // `transformed`: the values go through the transform's `apply` after dequantization.
     Status fillFrom(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, bool transformed, WeightMatrix& matrix);
     // Encodes rows with the transform's `encode` and reads them as a stored tensor.

@@ -570,6 +570,22 @@ private slots:
 
     // Hostile hyperparameters and shapes: a precise error naming the key or tensor, never a
     // crash or an allocation sized by the bad field.
+    // A companion .scale of a weight (an NVFP4 conversion's per-tensor scale, which llama.cpp
+    // multiplies into the product) is never ignored: the logits used to be the same with every
+    // scale at 0 or at 2. The file without them still runs.
+    void weightScalesAreNotIgnored()
+    {
+        const auto scaled = openModelAt(fixturePath(QStringLiteral("llama.cpp/types/tiny-llama-NVFP4-scaled.gguf")));
+        QVERIFY(scaled);
+        auto result = gguf::runForward(*scaled, std::vector<std::int32_t>{1, 2, 3});
+        QVERIFY(!result);
+        QVERIFY2(result.error().message.find("blk.0.attn_q.scale scales the product of blk.0.attn_q.weight") != std::string::npos,
+                 result.error().message.c_str());
+        const auto plain = openModelAt(fixturePath(QStringLiteral("tiny-llama-NVFP4.gguf")));
+        QVERIFY(plain);
+        QVERIFY(gguf::runForward(*plain, std::vector<std::int32_t>{1, 2, 3}));
+    }
+
     void rejectsInconsistentModels_data()
     {
         QTest::addColumn<QString>("change");
