@@ -16,9 +16,9 @@ float sumLanes(const float* l)
 }
 
 // Four 8-lane accumulators over 32-value steps, as ggml's vec_dot_f16 / vec_dot_bf16 keep them;
-// `fused`: each step an fma, else a rounded product then an add.
-template <bool fused>
-GGUFX_FMA_CLONES void accumulateSteps(const float* x, const float* y, std::int64_t steps, float (&sum)[4][8])
+// `fused`: each step an fma, else a rounded product then an add. A plain flag, not a template
+// parameter: clang does not clone templates for target_clones.
+GGUFX_FMA_CLONES void accumulateSteps(const float* x, const float* y, std::int64_t steps, bool fused, float (&sum)[4][8])
 {
     for (std::int64_t i = 0; i < steps * 32; i += 32)
         for (int j = 0; j < 4; ++j)
@@ -62,7 +62,7 @@ float vecDotF32(const float* x, const float* y, std::int64_t n)
 {
     float sum[4][8] = {};
     const std::int64_t steps = n / 32;
-    accumulateSteps<true>(x, y, steps, sum);
+    accumulateSteps(x, y, steps, true, sum);
     float total = reduceLanes(sum[0]);
     for (std::int64_t i = steps * 32; i < n; ++i)
         total += x[i] * y[i];
@@ -73,7 +73,7 @@ float vecDotF16(const float* x, const float* y, std::int64_t n)
 {
     float sum[4][8] = {};
     const std::int64_t steps = n / 32;
-    accumulateSteps<true>(x, y, steps, sum);
+    accumulateSteps(x, y, steps, true, sum);
     return static_cast<float>(static_cast<double>(reduceLanes(sum[0])) + leftovers(x, y, steps * 32, n));
 }
 
@@ -81,7 +81,7 @@ float vecDotBf16(const float* x, const float* y, std::int64_t n)
 {
     float sum[4][8] = {};
     const std::int64_t steps = n / 32;
-    accumulateSteps<false>(x, y, steps, sum);
+    accumulateSteps(x, y, steps, false, sum);
     return static_cast<float>(static_cast<double>(sumLanes(sum[0])) + leftovers(x, y, steps * 32, n));
 }
 

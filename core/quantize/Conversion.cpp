@@ -275,7 +275,7 @@ Result<ConversionPlan> convertModel(const Model& input, const std::string& outpu
     for (const ConversionTensorPlan& entry : plan->tensors) {
         const TensorInfo& tensor = *entry.source;
         TensorSpec spec{std::string(tensor.name), entry.target.typeId, {}};
-        for (std::uint32_t d = 0; d < std::max<std::uint32_t>(tensor.nDims, 1); ++d)
+        for (std::uint32_t d = 0; d < ggmlDimensionCount(tensor); ++d)
             spec.ne.push_back(tensor.ne[d]);  // a stored scalar (0 dims) is written as [1]
         TensorDataProducer produce;
         if (entry.target.quantize) {

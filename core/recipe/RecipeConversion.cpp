@@ -40,7 +40,7 @@ Status writeRecipeMetadata(GgufWriter& writer, const Model& input, std::uint32_t
 TensorSpec specOf(const TensorInfo& tensor, std::uint32_t typeId)
 {
     TensorSpec spec{std::string(tensor.name), typeId, {}};
-    for (std::uint32_t d = 0; d < std::max<std::uint32_t>(tensor.nDims, 1); ++d)
+    for (std::uint32_t d = 0; d < ggmlDimensionCount(tensor); ++d)
         spec.ne.push_back(tensor.ne[d]);  // a stored scalar (0 dims) is written as [1]
     return spec;
 }

@@ -362,4 +362,12 @@ Status GgufWriter::writeFile(const std::string& path, const std::function<Status
     return (*sink)->commit();
 }
 
+std::uint32_t ggmlDimensionCount(const TensorInfo& tensor)
+{
+    for (std::uint32_t d = 4; d > 1; --d)
+        if (tensor.ne[d - 1] > 1)
+            return d;
+    return 1;
+}
+
 }  // namespace gguf

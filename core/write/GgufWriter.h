@@ -55,6 +55,11 @@ struct TensorSpec {
     std::vector<std::int64_t> ne;
 };
 
+// The dimensions ggml's writer records for a tensor of `tensor`'s shape: up to the last one above
+// 1, at least one (ggml_n_dims), whatever the source's header said: llama-quantize writes a
+// [4, 1, 64, 1] tensor as [4, 1, 64].
+std::uint32_t ggmlDimensionCount(const TensorInfo& tensor);
+
 // Writes exactly the tensor's bytes, in storage order, into `out` (in as many pieces as it
 // likes). Writing more or fewer bytes than the tensor's size is an error; so is returning one.
 using TensorDataProducer = std::function<Status(ByteSink& out)>;

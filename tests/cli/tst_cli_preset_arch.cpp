@@ -41,8 +41,9 @@ struct QuantizeCommand {
 std::optional<QuantizeCommand> readCommand(const QString& folder, const QString& command)
 {
     QStringList words = command.split(' ', Qt::SkipEmptyParts);
-    if (words.isEmpty() || words.takeFirst() != "llama-quantize")
+    if (words.isEmpty() || (words.first() != "llama-quantize" && words.first() != "quantize"))
         return std::nullopt;
+    words.removeFirst();
     QuantizeCommand parts;
     QStringList positionals;
     for (int i = 0; i < words.size(); ++i) {
@@ -98,7 +99,8 @@ private slots:
             for (const QJsonValue& value : QJsonDocument::fromJson(text).object()["models"].toArray()) {
                 const QJsonObject model = value.toObject();
                 const QString command = model["made_by"].toString();
-                if (!command.startsWith("llama-quantize "))
+                // The first folders name the tool llama-quantize, the newest ones "quantize".
+                if (!command.startsWith("llama-quantize ") && !command.startsWith("quantize "))
                     continue;
                 const QString file = model["file"].toString();
                 QStringList types;

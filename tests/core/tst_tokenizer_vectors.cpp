@@ -367,6 +367,9 @@ void TokenizerVectorsTest::architectureVocabulariesSpellTheirText_data()
     // text there, only for the random token lists): every F32 model of llama.cpp/arch.
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("kind");
+    // Pre-tokenizers of the newest fixtures that this build does not split yet: their files
+    // must be refused with the pre-tokenizer named, never tokenized another way.
+    const QStringList unsupportedPre = {QStringLiteral("kimi-k2")};
     const QDir arch(fixturePath("llama.cpp/arch"));
     const QStringList folders = arch.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
     QVERIFY2(folders.size() >= 15, qPrintable(folders.join(' ')));
@@ -377,9 +380,11 @@ void TokenizerVectorsTest::architectureVocabulariesSpellTheirText_data()
         const QJsonObject manifest = QJsonDocument::fromJson(readWholeFile(arch.filePath(folder + "/manifest.json"))).object();
         const QJsonObject tokenizer = manifest.value("tokenizer").toObject();
         const QString model = tokenizer.value("model").toString();
-        const QString kind = model == "llama"    ? QStringLiteral("SentencePiece BPE (llama)")
-                             : model == "gemma4" ? QStringLiteral("SentencePiece-style BPE (gemma4)")
-                                                 : QStringLiteral("byte-level BPE (pre-tokenizer %1").arg(tokenizer.value("pre").toString());
+        const QString pre = tokenizer.value("pre").toString();
+        const QString kind = unsupportedPre.contains(pre) ? QStringLiteral("unsupported pre-tokenizer '%1'").arg(pre)
+                             : model == "llama"           ? QStringLiteral("SentencePiece BPE (llama)")
+                             : model == "gemma4"          ? QStringLiteral("SentencePiece-style BPE (gemma4)")
+                                                          : QStringLiteral("byte-level BPE (pre-tokenizer %1").arg(pre);
         QTest::newRow(qPrintable(folder)) << path << kind;
     }
 }
@@ -393,6 +398,11 @@ void TokenizerVectorsTest::architectureVocabulariesSpellTheirText()
     const auto model = openModelAt(path);
     QVERIFY(model);
     auto tokenizer = gguf::Tokenizer::fromModel(*model);
+    if (kind.startsWith(QStringLiteral("unsupported"))) {
+        QVERIFY(!tokenizer);
+        QVERIFY2(QString::fromStdString(tokenizer.error().message).startsWith(kind), tokenizer.error().message.c_str());
+        return;
+    }
     QVERIFY2(tokenizer, tokenizer ? "" : tokenizer.error().message.c_str());
     QVERIFY2(QString::fromStdString(tokenizer.value().description()).startsWith(kind), tokenizer.value().description().c_str());
     QByteArray text = readWholeFile("/usr/share/common-licenses/GPL-3").left(20000);

@@ -494,15 +494,16 @@ void TestEstimate::cacheTypesAndFlashAttention()
 // (and no product of the graph's sizes may overflow on the way).
 void TestEstimate::graphsTooLargeAreNotEstimated()
 {
+    // 100,000 layers: past llama.cpp's 512 (LLAMA_MAX_LAYERS), refused by name as llama.cpp
+    // refuses the file, before any graph is built.
     const auto layers = writeModel(m_dir.filePath("deep.gguf"), attention("llama", 100000, 64, 4, 4));
     QVERIFY(layers);
     auto estimate = gguf::estimateMemory(*layers, {});
-    QVERIFY2(estimate, estimate ? "" : estimate.error().message.c_str());
-    QCOMPARE(estimate->computeBuffer, std::uint64_t{0});
+    QVERIFY(!estimate);
+    QVERIFY2(estimate.error().message.find("llama.block_count") != std::string::npos, estimate.error().message.c_str());
     const auto notEstimated = [](const gguf::MemoryEstimate& e) {
         return std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) { return n.find("not estimated") != std::string::npos; });
     };
-    QVERIFY(notEstimated(*estimate));
 
     const auto wide = writeModel(m_dir.filePath("wide.gguf"), attention("llama", 2, 64, 4, 4));
     gguf::EstimateOptions options;
