@@ -8,19 +8,17 @@
 
 #include "CliRunner.h"
 #include "Fixtures.h"
+#include "LegacyImatrixFile.h"
 #include "OpenFixture.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <functional>
-#include <utility>
-#include <vector>
 
 using testsupport::fixturePath;
 
@@ -32,33 +30,6 @@ testsupport::CliRun cli(const QStringList& arguments)
 }
 
 const QString kTokens = QStringLiteral("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16");
-
-// A legacy .dat importance matrix (llama-imatrix's older format) with an entry of `values` ones
-// for each name, and the chunk trailer.
-QString legacyImatrix(const QTemporaryDir& dir, const QString& name, const std::vector<std::pair<QByteArray, int>>& entries)
-{
-    QByteArray bytes;
-    const auto i32 = [&bytes](std::int32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
-    i32(static_cast<std::int32_t>(entries.size()));
-    for (const auto& [tensor, values] : entries) {
-        i32(static_cast<std::int32_t>(tensor.size()));
-        bytes.append(tensor);
-        i32(1);  // ncall
-        i32(values);
-        for (int i = 0; i < values; ++i) {
-            const float one = 1.0f;
-            bytes.append(reinterpret_cast<const char*>(&one), 4);
-        }
-    }
-    i32(10);
-    i32(4);
-    bytes.append("data");
-    const QString path = dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-        return {};
-    return path;
-}
 
 // Every command that takes --imatrix, on tiny-llama, with OUT for an output path.
 void addImatrixCommandRows(const QString& model, const std::function<void(const char*, const QStringList&)>& row)
@@ -171,8 +142,8 @@ private slots:
         // tiny-moe's router and expert tensors, which tiny-llama does not have; or tiny-llama's
         // attn_q with 128 columns where its rows have 256.
         const QString path = imatrix == QLatin1String("narrow")
-                               ? legacyImatrix(dir, "narrow.imatrix.dat", {{"blk.0.attn_q.weight", 128}})
-                               : legacyImatrix(dir, "moe.imatrix.dat", {{"blk.0.ffn_gate_inp.weight", 256}, {"blk.0.ffn_up_exps.weight", 256 * 8}});
+                               ? testsupport::writeLegacyImatrix(dir, "narrow.imatrix.dat", {{"blk.0.attn_q.weight", 128}})
+                               : testsupport::writeLegacyImatrix(dir, "moe.imatrix.dat", {{"blk.0.ffn_gate_inp.weight", 256}, {"blk.0.ffn_up_exps.weight", 256 * 8}});
         QVERIFY(!path.isEmpty());
         const auto run = cli(arguments + QStringList{"--imatrix", path});
         QVERIFY2(run.failedWithOneLine(), qPrintable(run.describe()));

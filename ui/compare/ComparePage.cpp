@@ -20,7 +20,8 @@
 #include "ui/compare/TensorErrorView.h"
 #include "ui/imatrix/ColumnErrorView.h"
 #include "core/compare/NothingCompared.h"
-#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImatrixForModel.h"
+#include "core/types/GgmlType.h"
 #include "ui/common/FileDialogs.h"
 
 #include <QComboBox>
@@ -103,15 +104,24 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
     QStringList importanceIssues;
     if (importance) {
         // The reference decides the shapes the matrix must fit: find it as the comparison will
-        // (pairing tensors reads no data, so this costs what the comparison below costs).
+        // (pairing tensors reads no data, so this costs what the comparison below costs). A
+        // simulated column that needs no weights lets one file alone pair, as `compare` probes it.
         gguf::ComparisonOptions probeOptions;
-        probeOptions.simulatedTypes = {};
+        probeOptions.simulatedTypes = {gguf::typeIdValue(gguf::GgmlTypeId::Q8_0)};
         auto probe = gguf::ModelComparison::create(models, probeOptions);
         if (probe) {
-            const gguf::ImatrixValidation validation = gguf::validateImatrix(*importance, probe->reference());
-            for (const gguf::ImatrixIssue& issue : validation.issues)
-                if (issue.severity != gguf::ImatrixSeverity::Note)
-                    importanceIssues << QString::fromStdString(issue.toString());
+            // What every user of a matrix is told (core/imatrix/ImatrixForModel.h) first, then
+            // the findings it comes from.
+            const auto fit = gguf::fitImatrixToModel(*importance, probe->reference());
+            if (!fit) {
+                importanceIssues << QString::fromStdString(fit.error().toString());
+            } else {
+                for (const std::string& warning : fit->warnings())
+                    importanceIssues << QString::fromStdString(warning);
+                for (const gguf::ImatrixIssue& issue : fit->validation.issues)
+                    if (issue.severity != gguf::ImatrixSeverity::Note)
+                        importanceIssues << QString::fromStdString(issue.toString());
+            }
         }
         // Simulated columns then quantize as llama-quantize --imatrix: each expert's rows with its weights.
         options.importance = importance;

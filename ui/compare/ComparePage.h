@@ -36,9 +36,9 @@ class CompareExpertsTab;
 class ComparePage : public QWidget {
     Q_OBJECT
 public:
-    // `importance` (may be null): bound to the reference (validateImatrix), it weighs the figures
+    // `importance` (may be null): bound to the reference (fitImatrixToModel), it weighs the figures
     // (the two importance metrics join the metric lists) and the simulated columns quantize with
-    // it as llama-quantize --imatrix does; its problems show at the top.
+    // it as llama-quantize --imatrix does; its warnings and problems show at the top.
     ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models, std::vector<std::uint32_t> simulatedTypes,
                 QWidget* parent = nullptr, std::shared_ptr<gguf::ImportanceMatrix> importance = nullptr);
 

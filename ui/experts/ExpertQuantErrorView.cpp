@@ -5,7 +5,8 @@
 #include "ui/common/StartWhenShown.h"
 #include "ui/experts/ExpertQuantErrorPanel.h"
 #include "ui/session/ExpertQuantErrorJob.h"
-#include "ui/session/LoadedImatrix.h"
+#include "core/base/EscapedText.h"
+#include "core/imatrix/ImatrixForModel.h"
 #include "core/quantize/Quantize.h"
 #include "ui/session/BackgroundJob.h"
 #include "ui/session/ExpertQuantErrorModel.h"
@@ -21,6 +22,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <qcustomplot.h>
 
 namespace {
@@ -95,9 +97,14 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
     }
     m_panel->setColumnBrushes(brushes);
     m_panel->model()->reset(m_tensor ? static_cast<std::uint64_t>(m_tensor->ne[2]) : 0, labels);
-    m_panel->message()->setText(m_tensor ? tr("Error of each expert quantized to the chosen types%1, against the %2 values stored in this file.")
-                                      .arg(hasImportanceMatrix() ? tr(" with the importance matrix's weights") : QString(), typeLabel(m_tensor->typeId))
-                                : QString());
+    QString message = m_tensor ? tr("Error of each expert quantized to the chosen types%1, against the %2 values stored in this file.")
+                                     .arg(hasImportanceMatrix() ? tr(" with the importance matrix's weights") : QString(), typeLabel(m_tensor->typeId))
+                               : QString();
+    // What the last matrix chosen for this model was told: kept with the figures, whatever runs.
+    if (m_tensor && m_importanceModel == m_source)
+        for (const QString& note : m_importanceNotes)
+            message += QStringLiteral("\n⚠ ") + note;
+    m_panel->message()->setText(message);
     if (m_source && m_tensor && !m_types.empty())
         m_startWhenShown->request();
     else
@@ -157,30 +164,40 @@ void ExpertQuantErrorView::setImportanceMatrixPath(const QString& path)
     m_imatrixJobs.renew();  // another matrix was chosen: the older one's result is dropped
     m_importance.reset();
     m_importanceModel.reset();
+    m_importanceNotes.clear();
     if (path.isEmpty()) {
         m_imatrixButton->setText(tr("Importance matrix…"));
         setTypes(m_types);
         QMetaObject::invokeMethod(this, [this] { emit importanceMatrixLoaded(true, {}); }, Qt::QueuedConnection);
         return;
     }
-    // Reading and binding the matrix is file I/O and a scan of every entry: on the pool.
+    // Reading and binding the matrix is file I/O and a scan of every entry: on the pool. It is
+    // checked against the model as every user of a matrix checks it (ImatrixForModel.h): refused
+    // with the reason, or used with its warnings under the figures.
     auto model = m_source;
-    const auto ended = [this, model, path](std::shared_ptr<const LoadedImatrix> loaded, const JobOutcome& outcome) {
+    const auto ended = [this, model, path](std::optional<gguf::ImatrixForModel> loaded, const JobOutcome& outcome) {
         const bool succeeded = outcome.isDone();
+        m_importanceModel = model;
         if (succeeded) {
-            m_importance = std::move(loaded);
-            m_importanceModel = model;
+            m_importance = std::move(loaded->matrix);
+            for (const std::string& warning : loaded->fit.warnings())
+                m_importanceNotes << QString::fromStdString(gguf::escapeForDisplay(warning));
             m_imatrixButton->setText(tr("Weighted by %1").arg(QFileInfo(path).fileName()));
         } else {
             m_imatrixButton->setText(tr("Importance matrix…"));
-            m_panel->message()->setText(tr("Cannot read the importance matrix: %1").arg(outcome.message()));
+            m_importanceNotes << tr("Cannot use the importance matrix: %1").arg(outcome.message());
         }
         setTypes(m_types);  // restarts with (or without) the weights
         emit importanceMatrixLoaded(succeeded, succeeded ? QString() : outcome.message());
     };
-    m_imatrixJobs.run([path, model](const JobControl&) { return LoadedImatrix::load(path, model.get()); },
-                      [ended](std::shared_ptr<const LoadedImatrix> loaded) { ended(std::move(loaded), JobOutcome::done()); },
-                      [ended](const JobOutcome& outcome) { ended(nullptr, outcome); });
+    m_imatrixJobs.run(
+        [path, model](const JobControl&) -> gguf::Result<gguf::ImatrixForModel> {
+            if (!model)
+                return gguf::Error{"no model to check the importance matrix against", gguf::Error::kNoOffset, {}};
+            return gguf::loadImatrixForModel(path.toStdString(), *model);
+        },
+        [ended](gguf::ImatrixForModel loaded) { ended(std::move(loaded), JobOutcome::done()); },
+        [ended](const JobOutcome& outcome) { ended(std::nullopt, outcome); });
     m_imatrixButton->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
 }
 
@@ -209,7 +226,7 @@ void ExpertQuantErrorView::typesChosen()
 
 void ExpertQuantErrorView::start()
 {
-    const std::shared_ptr<const gguf::ImportanceMatrix> matrix = hasImportanceMatrix() ? m_importance->matrix : nullptr;
+    const std::shared_ptr<const gguf::ImportanceMatrix> matrix = hasImportanceMatrix() ? m_importance : nullptr;
     auto created = pairTensorForQuantError(m_source, *m_tensor, m_types, matrix);
     if (!created || created->rows().size() != 1) {
         m_panel->message()->setText(created ? tr("the tensor could not be paired") : QString::fromStdString(created.error().toString()));

@@ -3,19 +3,23 @@
 // to each chosen type (as `convert --type T` would write it) and compared with the values this
 // file stores, through the compare work's ModelComparison ("simulated" columns). One chunk per
 // (expert, type) on the pool (ExpertQuantErrorJob.h); a table and a grouped bar chart of the
-// chosen metric (ExpertQuantErrorPanel.h) fill in as chunks finish. Work starts when the view is first shown for a tensor. With an importance
-// matrix (optional; read and bound to the model on the pool) each expert is quantized with its
-// own weights as llama-quantize --imatrix does, and the types ggml makes only with one
-// (requiresImportance: IQ1_S, IQ2_XXS, IQ2_XS) can be chosen; the metric list then also offers
+// chosen metric (ExpertQuantErrorPanel.h) fill in as chunks finish. Work starts when the view is
+// first shown for a tensor. With an importance matrix (optional; read, checked and bound to the
+// model on the pool as every user of one is, core/imatrix/ImatrixForModel.h: refused with the
+// reason, or its warnings shown with the figures) each expert is quantized with its own weights
+// as llama-quantize --imatrix does, and the types ggml makes only with one (requiresImportance:
+// IQ1_S, IQ2_XXS, IQ2_XS) can be chosen; the metric list then also offers
 // the importance-weighted figures (ImportanceErrorMetrics.h), each expert's from its own weights.
 
 #include "core/compare/ErrorMetrics.h"
 #include "ui/experts/ExpertQuantErrorPanel.h"
 #include "core/gguf/Model.h"
+#include "core/imatrix/ImportanceMatrix.h"
 #include "ui/session/JobRunner.h"
 #include "ui/session/PartialResults.h"
 
 #include <QPointer>
+#include <QStringList>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -24,7 +28,6 @@ class QToolButton;
 class BackgroundJob;
 class JobProgressBar;
 class StartWhenShown;
-struct LoadedImatrix;
 
 class ExpertQuantErrorView : public QWidget {
     Q_OBJECT
@@ -68,7 +71,10 @@ private:
     JobRunner m_jobs{this};
     std::shared_ptr<PartialResults<gguf::ErrorMetrics>> m_pending;
     QToolButton* m_imatrixButton;
-    std::shared_ptr<const LoadedImatrix> m_importance;  // bound to m_importanceModel
+    std::shared_ptr<const gguf::ImportanceMatrix> m_importance;  // bound to m_importanceModel
+    // The model the last matrix chosen was checked against, and what that said (its warnings, or
+    // why it was refused), shown with the figures of that model's tensors.
     std::shared_ptr<const gguf::Model> m_importanceModel;
+    QStringList m_importanceNotes;
     JobRunner m_imatrixJobs{this};
 };

@@ -68,6 +68,15 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     });
     controls->addStretch(1);
     recipeLayout->addLayout(controls);
+    // What the chosen matrix leaves out of this model, or names that it does not have: it is used
+    // all the same, as llama-quantize uses it.
+    m_imatrixWarning = new QLabel(recipe);
+    m_imatrixWarning->setObjectName(QStringLiteral("recipeImatrixWarning"));
+    m_imatrixWarning->setTextFormat(Qt::PlainText);
+    m_imatrixWarning->setWordWrap(true);
+    m_imatrixWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_imatrixWarning->setVisible(false);
+    recipeLayout->addWidget(m_imatrixWarning);
     auto* split = new QSplitter(Qt::Vertical, recipe);
     auto* gridBox = new QWidget(split);
     auto* gridLayout = new QVBoxLayout(gridBox);
@@ -260,18 +269,18 @@ void RecipePage::loadImatrix(const QString& path)
     auto model = m_model;
     const std::string file = path.toStdString();
     m_imatrixJobs.run(
-        [model, file](const JobControl&) -> gguf::Result<std::shared_ptr<const gguf::ImportanceMatrix>> {
-            auto read = gguf::loadImatrixForModel(file, *model);
-            if (!read)
-                return read.error();
-            return read.value().matrix;
-        },
-        [this, path](std::shared_ptr<const gguf::ImportanceMatrix> matrix) {
+        [model, file](const JobControl&) { return gguf::loadImatrixForModel(file, *model); },
+        [this, path](gguf::ImatrixForModel loaded) {
             m_imatrixLoading = false;
             m_imatrixPick->setEnabled(true);
-            m_importance = std::move(matrix);
+            m_importance = std::move(loaded.matrix);
             m_importancePath = path;
             m_imatrixFile->setText(QString::fromStdString(gguf::escapeForDisplay(QFileInfo(path).fileName().toStdString())));
+            QStringList warnings;
+            for (const std::string& warning : loaded.fit.warnings())
+                warnings << QStringLiteral("⚠ ") + QString::fromStdString(gguf::escapeForDisplay(warning));
+            m_imatrixWarning->setText(warnings.join(QLatin1Char('\n')));
+            m_imatrixWarning->setVisible(!warnings.isEmpty());
             m_planner->setImportance(m_importance, m_importancePath);
             m_sensitivity->setImportance(m_importance, m_importancePath);
             m_imatrix->setChecked(true);

@@ -51,8 +51,9 @@ public:
     bool convertPlan(const QString& path);
 
     // Reads an importance matrix (either format) in the background and checks it against the
-    // model; once loaded, the planner measures with its weights and Convert quantizes with them,
-    // as llama-quantize --imatrix does. imatrixLoaded reports the end.
+    // model (refused with the reason, or loaded with its warnings shown under the controls); once
+    // loaded, the planner measures with its weights and Convert quantizes with them, as
+    // llama-quantize --imatrix does. imatrixLoaded reports the end.
     void loadImatrix(const QString& path);
     std::shared_ptr<const gguf::ImportanceMatrix> importance() const { return m_importance; }
     QPushButton* imatrixButton() const { return m_imatrixPick; }
@@ -74,6 +75,7 @@ private:
     QCheckBox* m_imatrix;
     QPushButton* m_imatrixPick;
     QLabel* m_imatrixFile;
+    QLabel* m_imatrixWarning;  // the loaded matrix's warnings (ImatrixForModel.h), one a line; hidden when none
     std::shared_ptr<const gguf::ImportanceMatrix> m_importance;
     QString m_importancePath;
     bool m_imatrixLoading = false;

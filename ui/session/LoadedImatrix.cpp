@@ -1,6 +1,8 @@
 #include "ui/session/LoadedImatrix.h"
 
+#include "core/base/EscapedText.h"
 #include "core/gguf/Model.h"
+#include "core/imatrix/ImatrixForModel.h"
 
 gguf::Result<std::shared_ptr<const LoadedImatrix>> LoadedImatrix::load(const QString& path, const gguf::Model* model)
 {
@@ -12,6 +14,10 @@ gguf::Result<std::shared_ptr<const LoadedImatrix>> LoadedImatrix::load(const QSt
     if (model) {
         result->validation = gguf::validateImatrix(*matrix, *model);
         result->modelPath = QString::fromStdString(model->primary().path());
+        result->refusal = QString::fromStdString(gguf::escapeForDisplay(gguf::imatrixRefusal(result->validation)));
+        if (result->refusal.isEmpty())
+            for (const std::string& warning : gguf::imatrixCoverage(*matrix, *model).warnings())
+                result->warnings << QString::fromStdString(gguf::escapeForDisplay(warning));
     } else {
         result->validation = gguf::validateImatrix(*matrix);
     }

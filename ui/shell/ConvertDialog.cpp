@@ -2,7 +2,9 @@
 
 #include "ui/session/JobPoolExecutor.h"
 #include "core/quantize/Conversion.h"
+#include "core/base/EscapedText.h"
 #include "core/base/HumanFormat.h"
+#include "core/imatrix/ImatrixForModel.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/ModelShape.h"
 #include "core/recipe/QuantPresets.h"
@@ -30,6 +32,12 @@ namespace {
 constexpr int kPreviewDebounceMs = 300;
 constexpr int kPresetRole = Qt::UserRole + 1;  // a preset's name; pure types have their id in Qt::UserRole
 constexpr int kProgressSteps = 10000;          // a tenth of a percent: a large file moves from its first gigabyte
+
+// A chosen importance matrix that fits the model: its weights, and what the user is told about it.
+struct ChosenImportance {
+    std::shared_ptr<const gguf::ImportanceWeights> weights;
+    std::vector<std::string> warnings;
+};
 
 QString presetText(const gguf::QuantPreset& preset)
 {
@@ -71,6 +79,7 @@ ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* 
     m_imatrix->setPlaceholderText(tr("none (llama-imatrix output, .gguf or .dat)"));
     m_imatrix->setClearButtonEnabled(true);
     m_imatrixNote->setObjectName(QStringLiteral("imatrixNote"));
+    m_imatrixNote->setTextFormat(Qt::PlainText);  // names from the file, not markup
     m_imatrixNote->setWordWrap(true);
     connect(m_imatrix, &QLineEdit::editingFinished, this, [this]() {
         if (m_imatrix->text().trimmed() != (m_importance ? QString::fromStdString(m_importance->path()) : QString()))
@@ -252,26 +261,34 @@ void ConvertDialog::setImportanceMatrixPath(const QString& path)
         QMetaObject::invokeMethod(this, [this] { emit importanceMatrixLoaded(true, {}); }, Qt::QueuedConnection);
         return;
     }
-    // Reading the matrix is file I/O: on the job pool; Convert waits for it.
+    // Reading the matrix is file I/O: on the job pool; Convert waits for it. It is checked against
+    // the model as every user of a matrix checks it (core/imatrix/ImatrixForModel.h): refused
+    // with the reason, or taken with its warnings shown under it.
     m_imatrixNote->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     m_convert->setEnabled(false);
     m_imatrixJobs.run(
-        [path](const JobControl&) -> gguf::Result<std::shared_ptr<const gguf::ImportanceWeights>> {
-            auto weights = gguf::ImportanceWeights::load(path.toStdString());
+        [path, model = m_input](const JobControl&) -> gguf::Result<ChosenImportance> {
+            auto loaded = gguf::loadImatrixForModel(path.toStdString(), *model);
+            if (!loaded)
+                return loaded.error();
+            auto weights = gguf::ImportanceWeights::of(*loaded.value().matrix);
             if (!weights)
                 return weights.error();
-            return std::make_shared<const gguf::ImportanceWeights>(std::move(weights.value()));
+            return ChosenImportance{std::make_shared<const gguf::ImportanceWeights>(std::move(weights.value())), loaded.value().fit.warnings()};
         },
-        [this](std::shared_ptr<const gguf::ImportanceWeights> weights) {
-            m_importance = std::move(weights);
-            m_imatrixNote->setText(tr("%n entr(y/ies), %1 chunk(s); covered tensors are quantized with its weights.", nullptr,
-                                      static_cast<int>(m_importance->entryCount()))
-                                       .arg(m_importance->chunkCount()));
+        [this](ChosenImportance chosen) {
+            m_importance = std::move(chosen.weights);
+            QString note = tr("%n entr(y/ies), %1 chunk(s); covered tensors are quantized with its weights.", nullptr,
+                              static_cast<int>(m_importance->entryCount()))
+                               .arg(m_importance->chunkCount());
+            for (const std::string& warning : chosen.warnings)
+                note += QStringLiteral("\n⚠ ") + QString::fromStdString(gguf::escapeForDisplay(warning));
+            m_imatrixNote->setText(note);
             updatePreview();
             emit importanceMatrixLoaded(true, QString());
         },
         [this](const JobOutcome& outcome) {
-            m_imatrixNote->setText(tr("Cannot read the importance matrix: %1").arg(outcome.message()));
+            m_imatrixNote->setText(tr("Cannot use the importance matrix: %1").arg(outcome.message()));
             updatePreview();
             emit importanceMatrixLoaded(false, outcome.message());
         });

@@ -7,9 +7,11 @@
 // cancel, the bytes written so far and the time left. The output file name is proposed from the
 // input's and the target's (until the user types another). The core refuses to write over an
 // input; its error is shown as is. An importance
-// matrix (optional, llama-imatrix output in either format) is read on the job pool when chosen;
-// with it the tensors it covers are quantized as llama-quantize --imatrix does, and the types
-// ggml makes only with one (requiresImportance) are refused without it, with the reason.
+// matrix (optional, llama-imatrix output in either format) is read on the job pool when chosen
+// and checked against the model as every user of one checks it (core/imatrix/ImatrixForModel.h):
+// refused with the reason, or taken with its warnings shown under it; with it the tensors it
+// covers are quantized as llama-quantize --imatrix does, and the types ggml makes only with one
+// (requiresImportance) are refused without it, with the reason.
 
 #include "core/quantize/Conversion.h"
 #include "core/quantize/ImportanceWeights.h"
@@ -64,7 +66,7 @@ public slots:
 signals:
     // Once per startConversion(); `message` is the core's error, "cancelled", or empty.
     void conversionFinished(bool succeeded, const QString& message);
-    // After setImportanceMatrixPath(): `message` is the reader's error, or empty.
+    // After setImportanceMatrixPath(): `message` is why the matrix is refused, or empty.
     void importanceMatrixLoaded(bool succeeded, const QString& message);
 
 private:

@@ -44,14 +44,23 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
             attachImportanceStrip(modelPage->tensorPage(), imatrix);
         // The model's matrix from now on, for Compare, Recipe and Convert to start with, while
         // its page is open; one that does not fit the model is only shown.
-        if (modelPage && imatrix->validation.count(gguf::ImatrixSeverity::Error) == 0) {
+        if (modelPage && imatrix->refusal.isEmpty()) {
             modelPage->setImportanceMatrixPath(file);
             QObject::connect(page, &QObject::destroyed, modelPage, [modelPage, file]() {
                 if (modelPage && modelPage->importanceMatrixPath() == file)
                     modelPage->setImportanceMatrixPath(QString());
             });
         }
-        window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(QFileInfo(file).fileName()), 5000);
+        // Said where it was chosen, as the CLI says it on stderr: why it is not the model's
+        // matrix, or what using it would leave out. Kept on screen until the next message.
+        const QString name = QFileInfo(file).fileName();
+        if (!imatrix->refusal.isEmpty())
+            window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1, not used with %2: %3")
+                                                 .arg(name, QFileInfo(imatrix->modelPath).fileName(), imatrix->refusal));
+        else if (!imatrix->warnings.isEmpty())
+            window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1 — ⚠ %2").arg(name, imatrix->warnings.join(QStringLiteral("; ⚠ "))));
+        else
+            window->statusBar()->showMessage(MainWindow::tr("Opened importance matrix %1").arg(name), 5000);
     });
     QObject::connect(loader, &ImatrixLoader::failed, window, [window, loader](const QString& file, const QString& message) {
         loader->deleteLater();
