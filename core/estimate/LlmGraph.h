@@ -39,8 +39,8 @@ struct CacheInputs {
 
 // How the layer's attention reaches its cache (which build_attn overload llama.cpp calls).
 enum class CacheKind {
-    KeysAndValues,         // llm_graph_input_attn_kv: stores Q, V, K in that order
-    SlidingKeysAndValues,  // llm_graph_input_attn_kv_iswa: Q, K, V; a layer may share another's
+    KeysAndValues,         // llm_graph_input_attn_kv: Q, V, K enter the graph in that order
+    SlidingKeysAndValues,  // llm_graph_input_attn_kv_iswa: Q, K, V; a layer may read another's cache
     KeysOnly,              // llm_graph_input_attn_k (MLA): V is a view of the cached K
 };
 
