@@ -223,14 +223,16 @@ TensorId ComputeGraph::getRows(TensorId a, TensorId rows)
 TensorId ComputeGraph::setRows(TensorId destination, TensorId values, TensorId rows)
 {
     const TensorId t = viewOf(destination, GraphOp::SetRows);
-    at(t).src = {values, rows, destination, kNoTensor, kNoTensor, kNoTensor};
+    if (t > 0)
+        at(t).src = {values, rows, destination, kNoTensor, kNoTensor, kNoTensor};
     return t;
 }
 
 TensorId ComputeGraph::cpy(TensorId a, TensorId destination)
 {
     const TensorId t = viewOf(destination, GraphOp::Cpy);
-    at(t).src = {a, destination, kNoTensor, kNoTensor, kNoTensor, kNoTensor};
+    if (t > 0)
+        at(t).src = {a, destination, kNoTensor, kNoTensor, kNoTensor, kNoTensor};
     return t;
 }
 

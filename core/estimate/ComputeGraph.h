@@ -96,7 +96,11 @@ public:
 
     // ggml_build_forward_expand: appends `t` and what it depends on, not yet in the graph.
     void expand(TensorId t);
-    void markOutput(TensorId t) { at(t).output = true; }
+    void markOutput(TensorId t)
+    {
+        if (t > 0)
+            at(t).output = true;
+    }
 
     // A copy: building the graph grows it, which would leave a reference dangling.
     GraphTensor tensor(TensorId t) const { return stored(t); }

@@ -13,9 +13,8 @@ struct DecoderStyle {
     bool residualFirst = false;   // Phi-3 adds (residual, FFN) after the FFN where the others add (FFN, residual)
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
     bool sharedExpert = false;    // GLM-4.5: routed + shared experts
-    bool sinks = false;           // gpt-oss: attention sinks, sliding window, rows picked after the loop
+    bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
     FfnActivation dense = FfnActivation::Silu;
-    FfnActivation experts = FfnActivation::Silu;
 };
 
 DecoderStyle styleOf(const std::string& arch)
@@ -35,7 +34,6 @@ DecoderStyle styleOf(const std::string& arch)
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
         s.sinks = true;
-        s.experts = FfnActivation::SwigluOai;
     }
     return s;
 }
@@ -52,7 +50,7 @@ void buildDecoderGraph(LlmGraph& m)
     const DecoderStyle style = styleOf(m.shape.architecture);
     TensorId inpL = m.inputEmbedding();
     const TensorId positions = m.inputPositions();
-    const AttentionInputs attention = m.attentionInputs(style.sinks ? CacheKind::SlidingKeysAndValues : CacheKind::KeysAndValues);
+    const AttentionInputs attention = m.attentionInputs(m.shape.hasSlidingLayers() ? CacheKind::SlidingKeysAndValues : CacheKind::KeysAndValues);
     const TensorId outputIds = m.inputOutputIds();
     // Llama 3's rope_freqs, Phi-3's long or short factors: a weight either way, which one does not
     // change what is allocated.
@@ -88,11 +86,11 @@ void buildDecoderGraph(LlmGraph& m)
         if (!moe) {
             cur = m.ffn(il, cur, "", style.dense);
         } else if (style.sharedExpert) {
-            const TensorId routed = m.moeFfn(il, cur, style.experts);
+            const TensorId routed = m.moeFfn(il, cur);
             const TensorId shared = m.ffn(il, cur, "_shexp", FfnActivation::Silu);
             cur = g.sameAs(GraphOp::Add, routed, shared);
         } else {
-            cur = m.moeFfn(il, cur, style.experts);
+            cur = m.moeFfn(il, cur);
         }
         cur = style.residualFirst ? g.sameAs(GraphOp::Add, ffnInput, cur) : g.sameAs(GraphOp::Add, cur, ffnInput);
         inpL = cur;

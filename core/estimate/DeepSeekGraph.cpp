@@ -92,7 +92,7 @@ void buildDeepSeekGraph(LlmGraph& m)
         if (static_cast<std::int64_t>(il) < m.hp.denseLeadingLayers) {
             cur = m.ffn(il, cur, "", FfnActivation::Silu);
         } else {
-            const TensorId routed = m.moeFfn(il, cur, FfnActivation::Silu);
+            const TensorId routed = m.moeFfn(il, cur);
             const TensorId shared = m.ffn(il, cur, "_shexp", FfnActivation::Silu);
             cur = g.sameAs(GraphOp::Add, routed, shared);
         }

@@ -45,7 +45,7 @@ TensorId LlmGraph::ffn(std::size_t il, TensorId x, std::string_view suffix, FfnA
     return cur;
 }
 
-TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, FfnActivation activation, TensorId logits)
+TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, TensorId logits)
 {
     const std::int64_t n = hp.experts;
     const std::int64_t used = hp.expertsUsed;
@@ -117,8 +117,8 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, FfnActivation activation, 
         up = experts("ffn_up_exps", "ffn_up_exps", input);
         gate = weight(il, "ffn_gate_exps.weight") != kNoTensor ? experts("ffn_gate_exps", "ffn_gate_exps", input) : kNoTensor;
     }
+    // SiLU, GELU and SwiGLU-OAI alike: one result the shape of the gate (or of up without one).
     TensorId cur = gate != kNoTensor ? g.glu(gate, up) : g.sameAs(GraphOp::Unary, up);
-    (void)activation;  // SiLU, GELU and SwiGLU-OAI shape their result alike
     TensorId out = experts("ffn_down_exps", "ffn_down_exps", cur);
     out = g.sameAs(GraphOp::Mul, out, weights);
     g.expand(out);

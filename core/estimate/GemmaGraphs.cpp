@@ -52,7 +52,7 @@ TensorId gemma4Ffn(LlmGraph& m, std::size_t il, TensorId attnOut)
     router = g.sameAs(GraphOp::Scale, router);
     router = g.sameAs(GraphOp::Mul, router, m.weight(il, "ffn_gate_inp.scale"));
     const TensorId logits = g.mulMat(m.weight(il, "ffn_gate_inp.weight"), router);
-    moe = m.moeFfn(il, moe, FfnActivation::Gelu, logits);
+    moe = m.moeFfn(il, moe, logits);
     moe = layerNorm(m, il, moe, "post_ffw_norm_2");
     return g.sameAs(GraphOp::Add, mlp, moe);
 }

@@ -39,8 +39,8 @@ struct CacheInputs {
 
 // How the layer's attention reaches its cache (which build_attn overload llama.cpp calls).
 enum class CacheKind {
-    KeysAndValues,         // llm_graph_input_attn_kv: stores Q, V, K in that order
-    SlidingKeysAndValues,  // llm_graph_input_attn_kv_iswa: Q, K, V; a layer may share another's
+    KeysAndValues,         // llm_graph_input_attn_kv: Q, V, K enter the graph in that order
+    SlidingKeysAndValues,  // llm_graph_input_attn_kv_iswa: Q, K, V; a layer may read another's cache
     KeysOnly,              // llm_graph_input_attn_k (MLA): V is a view of the cached K
 };
 
@@ -56,7 +56,9 @@ struct QkvProjection {
     TensorId v = kNoTensor;
 };
 
-enum class FfnActivation { Silu, Gelu, SwigluFused, SwigluOai };
+// What build_ffn applies between the projections: a (gated) SiLU or GELU, or SwiGLU over a fused
+// gate+up projection, which halves its width.
+enum class FfnActivation { Silu, Gelu, SwigluFused };
 
 class LlmGraph {
 public:
@@ -97,7 +99,7 @@ public:
     // one) and ffn_down<suffix>, with their biases and scales.
     TensorId ffn(std::size_t il, TensorId x, std::string_view suffix, FfnActivation activation);
     // build_moe_ffn for layer il; `logits` replaces the router's product when the caller made it.
-    TensorId moeFfn(std::size_t il, TensorId x, FfnActivation activation, TensorId logits = kNoTensor);
+    TensorId moeFfn(std::size_t il, TensorId x, TensorId logits = kNoTensor);
 
     // The last layer keeps only the rows of the outputs (all of them in the worst case).
     TensorId outputRows(TensorId x, TensorId outputIds) { return g.getRows(x, outputIds); }

@@ -120,7 +120,7 @@ TensorId qwen35Ffn(LlmGraph& m, std::size_t il, TensorId x)
     ComputeGraph& g = m.g;
     if (m.weight(il, "ffn_gate_inp.weight") == kNoTensor)
         return m.ffn(il, x, "", FfnActivation::Silu);
-    const TensorId routed = m.moeFfn(il, x, FfnActivation::Silu);
+    const TensorId routed = m.moeFfn(il, x);
     if (m.weight(il, "ffn_up_shexp.weight") == kNoTensor)
         return routed;
     TensorId shared = m.ffn(il, x, "_shexp", FfnActivation::Silu);
