@@ -114,12 +114,7 @@ int runConvertPreset(const std::vector<std::string>& givenWords)
         if (!imatrix)
             return 1;
         options.importance = importanceLookupOf(imatrix);
-        gguf::ImatrixProvenance provenance;
-        provenance.file = *imatrixPath;
-        provenance.dataset = imatrix->datasets().empty() ? std::string{} : imatrix->datasets().front();
-        provenance.entries = static_cast<std::uint32_t>(imatrix->entries().size());
-        provenance.chunks = static_cast<std::uint32_t>(std::max<std::int64_t>(0, imatrix->chunkCount()));
-        options.imatrix = provenance;
+        options.imatrix = gguf::imatrixProvenanceOf(*imatrix, *imatrixPath);
     }
     recipeOptions.hasImatrix = imatrix != nullptr;
     recipeOptions.preset = preset;

@@ -82,11 +82,13 @@ int runPlan(const std::vector<std::string>& words)
     // it (each expert's rows with its weights, errors weighted by them), which also makes the
     // IQ1/IQ2/IQ3 types and their presets candidates.
     std::optional<gguf::ImatrixCoverage> coverage;
+    std::optional<gguf::ImatrixProvenance> imatrixKeys;  // what `convert --imatrix` with the same path writes
     if (imatrixPath) {
         const auto imatrix = loadImatrixForModelOrReport(*imatrixPath, *model, &coverage.emplace());
         if (!imatrix)
             return 1;
         tableOptions.importance = importanceLookupOf(imatrix);
+        imatrixKeys = gguf::imatrixProvenanceOf(*imatrix, *imatrixPath);
     }
 
     // With a scan the choices cost what the scan measured: the plan minimises the predicted KLD.
@@ -115,7 +117,7 @@ int runPlan(const std::vector<std::string>& words)
             return reportFailure(applied.error().toString());
     }
     const char* figureName = scan ? "predicted_kld" : "error";
-    auto context = gguf::makePlanContext(*model, *table, imatrixPath.has_value());
+    auto context = gguf::makePlanContext(*model, *table, imatrixKeys.has_value(), imatrixKeys);
     if (!context)
         return reportFailure(context.error().toString());
     const auto presets = gguf::evaluatePresets(*context);

@@ -158,21 +158,17 @@ std::vector<std::uint32_t> typesOf(const PlanContext& context, const std::vector
 
 }  // namespace
 
-Result<PlanContext> makePlanContext(const Model& model, const ErrorTable& table, bool hasImatrix)
+Result<PlanContext> makePlanContext(const Model& model, const ErrorTable& table, bool hasImatrix,
+                                    const std::optional<ImatrixProvenance>& imatrixKeys)
 {
-    std::optional<ImatrixProvenance> provenance;
-    if (hasImatrix)
-        provenance = ImatrixProvenance{};  // the keys' sizes barely matter; count them in
-    auto layout = recipeFileLayout(model, provenance);
+    auto layout = recipeFileLayout(model, imatrixKeys);
     if (!layout)
         return layout.error();
     PlanContext context;
     context.model = &model;
     context.table = &table;
     context.layout = *layout;
-    context.hasImatrix = hasImatrix;
-    if (hasImatrix)
-        context.layout.headerBytes += 512;  // the imatrix file name and dataset strings
+    context.hasImatrix = hasImatrix || imatrixKeys.has_value();
     return context;
 }
 

@@ -10,6 +10,7 @@
 #include "core/recipe/RecipeConversion.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,12 @@ struct PlanContext {
     bool hasImatrix = false;
 };
 
-Result<PlanContext> makePlanContext(const Model& model, const ErrorTable& table, bool hasImatrix);
+// `hasImatrix`: llama-quantize's recipe rules as with --imatrix. `imatrixKeys`: the
+// quantize.imatrix.* keys the output will carry (imatrixProvenanceOf with the path as it will be
+// given), counted in the header so that every predicted size is the size `convert` writes; none
+// when the output will have none (a recipe shown "with an imatrix" but converted without one).
+Result<PlanContext> makePlanContext(const Model& model, const ErrorTable& table, bool hasImatrix,
+                                    const std::optional<ImatrixProvenance>& imatrixKeys = std::nullopt);
 
 // The figures of a given assignment.
 Mix evaluateMix(const PlanContext& context, std::vector<std::uint32_t> types);

@@ -1,5 +1,6 @@
 #include "core/recipe/RecipeConversion.h"
 
+#include "core/imatrix/ImportanceMatrix.h"
 #include "core/quantize/ConversionSteps.h"
 #include "core/quantize/Quantize.h"
 #include "core/write/ByteSink.h"
@@ -46,6 +47,16 @@ TensorSpec specOf(const TensorInfo& tensor, std::uint32_t typeId)
 }
 
 }  // namespace
+
+ImatrixProvenance imatrixProvenanceOf(const ImportanceMatrix& matrix, std::string pathAsGiven)
+{
+    ImatrixProvenance provenance;
+    provenance.file = std::move(pathAsGiven);
+    provenance.dataset = matrix.datasets().empty() ? std::string{} : matrix.datasets().front();
+    provenance.entries = static_cast<std::uint32_t>(matrix.entries().size());
+    provenance.chunks = static_cast<std::uint32_t>(std::clamp<std::int64_t>(matrix.chunkCount(), 0, UINT32_MAX));
+    return provenance;
+}
 
 Result<RecipeFileLayout> recipeFileLayout(const Model& input, const std::optional<ImatrixProvenance>& imatrix)
 {

@@ -33,6 +33,12 @@ struct ImatrixProvenance {
     std::uint32_t chunks = 0;    // quantize.imatrix.chunks_count; 0: not written
 };
 
+class ImportanceMatrix;
+// The keys llama-quantize --imatrix PATH writes for `matrix`: PATH exactly as it was given (it
+// records its argv verbatim: a relative path stays relative, nothing is made absolute), the
+// first dataset, the entry count and the chunk count.
+ImatrixProvenance imatrixProvenanceOf(const ImportanceMatrix& matrix, std::string pathAsGiven);
+
 struct RecipeConversionOptions {
     TaskExecutor* executor = nullptr;             // quantizes row chunks; null: the calling thread alone
     std::uint64_t chunkElements = std::uint64_t{1} << 20;  // per chunk, rounded to whole rows

@@ -399,7 +399,7 @@ private slots:
         const auto convert = cli({"convert", fixturePath(model), out, "--type", plan["base_preset"].toString(), "--recipe", rules, "--imatrix",
                                   fixturePath(imatrix), "--quiet"});
         QVERIFY2(convert.exitCode == 0, qPrintable(convert.describe()));
-        QVERIFY(QFileInfo(out).size() <= plan["file_bytes"].toInteger());
+        QCOMPARE(QFileInfo(out).size(), plan["file_bytes"].toInteger());  // the quantize.imatrix.* keys counted exactly
         if (!bpw)
             QVERIFY(double(QFileInfo(out).size()) <= limit);
         const auto recipe = cli({"recipe", out, "--json"});
@@ -413,6 +413,32 @@ private slots:
                     ++checked;
                 }
         QCOMPARE(checked, planned.size());
+    }
+
+    // The sizes plan predicts with an imatrix are llama-quantize's: run where `public` names the
+    // fixtures' llama.cpp folder with the path llama-quantize was given, every preset's size is
+    // its file's size to the byte.
+    void planPresetSizesWithAnImatrixAreLlamaQuantizes()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::link(fixturePath("llama.cpp"), dir.filePath("public")));
+        const auto run = testsupport::runProgram(testsupport::cliPath(),
+                                                 {"plan", fixturePath("tiny-llama-F32.gguf"), "--size", "1MB", "--rows", "2", "--imatrix",
+                                                  "public/tiny-llama.imatrix.gguf", "--json"},
+                                                 dir.path());
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        int checked = 0;
+        for (const QJsonValue& preset : QJsonDocument::fromJson(run.out).object()["presets"].toArray()) {
+            const QJsonObject p = preset.toObject();
+            const QFileInfo real(fixturePath("llama.cpp/tiny-llama-imat-" + p["preset"].toString() + ".gguf"));
+            if (!real.exists())
+                continue;
+            QVERIFY2(p["evaluated"].toBool(), qPrintable(p["preset"].toString()));
+            QVERIFY2(p["file_bytes"].toInteger() == real.size(), qPrintable(QStringLiteral("%1: predicted %2, llama-quantize wrote %3")
+                                                                                  .arg(p["preset"].toString()).arg(p["file_bytes"].toInteger()).arg(real.size())));
+            ++checked;
+        }
+        QVERIFY2(checked >= 20, qPrintable(QString::number(checked)));
     }
 
     void planWeightsTheErrorsOnlyWithAnImatrix()

@@ -239,7 +239,14 @@ private slots:
         QVERIFY(!page.importance());
         QVERIFY(!page.plannerView()->weighted());
         loaded.clear();
-        page.loadImatrix(fixturePath("llama.cpp/tiny-llama.imatrix.gguf"));
+        // The path as the user typed it, relative to the working folder, as llama-quantize takes
+        // it from its command line: there `public` named the fixtures' llama.cpp folder.
+        QTemporaryDir work;
+        QVERIFY(QFile::link(fixturePath("llama.cpp"), work.filePath("public")));
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(work.path()));
+        const auto restore = qScopeGuard([&before] { QDir::setCurrent(before); });
+        page.loadImatrix(QStringLiteral("public/tiny-llama.imatrix.gguf"));
         QVERIFY(loaded.count() == 1 || loaded.wait(testsupport::kHangGuardMs));
         QVERIFY2(loaded.first().at(0).toBool(), qPrintable(loaded.first().at(1).toString()));
         QVERIFY(page.importance());
@@ -259,6 +266,17 @@ private slots:
         for (const auto& point : planner.presets())
             iq2Measured |= point.preset->name == "IQ2_XXS" && point.evaluated;
         QVERIFY(iq2Measured);
+        // Every preset's size is the size of llama-quantize's file with this matrix (the keys it
+        // adds, the path as typed, are in the header).
+        int sized = 0;
+        for (const auto& point : planner.presets()) {
+            const QFileInfo real(fixturePath("llama.cpp/tiny-llama-imat-" + QString::fromUtf8(point.preset->name.data(), int(point.preset->name.size())) + ".gguf"));
+            if (real.exists() && point.evaluated) {
+                QCOMPARE(point.mix.fileBytes, std::uint64_t(real.size()));
+                ++sized;
+            }
+        }
+        QVERIFY(sized >= 20);
 
         page.showPreset("Q4_K_M");
         QTemporaryDir dir;
@@ -278,7 +296,16 @@ private slots:
             QCOMPARE(a.nbytes, b.nbytes);
             QVERIFY2(std::memcmp(a.data, b.data, b.nbytes) == 0, std::string(b.name).c_str());
         }
-        QVERIFY(!ours->metadataString("quantize.imatrix.file").empty());
+        QCOMPARE(ours->metadataString("quantize.imatrix.file"), std::string("public/tiny-llama.imatrix.gguf"));
+        QVERIFY2(testsupport::readWholeFile(dir.filePath("imat.gguf")) == testsupport::readWholeFile(fixturePath("llama.cpp/tiny-llama-imat-Q4_K_M.gguf")),
+                 "not byte-identical to llama-quantize's output");
+
+        // The plan, converted, is the size the planner said.
+        converted.clear();
+        QVERIFY(page.convertPlan(dir.filePath("plan.gguf")));
+        QVERIFY(converted.count() == 1 || converted.wait(testsupport::kHangGuardMs));
+        QVERIFY2(converted.first().at(0).toBool(), qPrintable(converted.first().at(1).toString()));
+        QCOMPARE(std::uint64_t(QFileInfo(dir.filePath("plan.gguf")).size()), planner.result()->mix.fileBytes);
     }
 
     void openedFromTheMainWindow()

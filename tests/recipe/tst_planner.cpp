@@ -7,8 +7,10 @@
 #include "TestPools.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
+#include "core/imatrix/ImportanceMatrix.h"
 #include "core/kernels/Dequantize.h"
 #include "core/recipe/MixPlanner.h"
+#include "core/recipe/RecipeConversion.h"
 
 #include <QtTest>
 
@@ -121,6 +123,72 @@ private slots:
         QVERIFY(!find("IQ2_XXS").evaluated);  // it cannot make iq2_xxs without them
         QVERIFY(find("Q4_K_M").mix.error < find("Q4_K_S").mix.error);
         QVERIFY(find("Q6_K").mix.error < find("Q5_K_M").mix.error);
+    }
+
+    // With an importance matrix the output carries the quantize.imatrix.* keys, whose lengths
+    // (the path as given) are in the header: every preset's predicted size is the size of
+    // llama-quantize's file made with `--imatrix public/tiny-llama.imatrix.gguf`, and a plan's is
+    // the size `convert` writes for it, with and without the matrix.
+    void imatrixSizesAreTheSizesWritten()
+    {
+        auto loaded = ImportanceMatrix::load(fixturePath("llama.cpp/tiny-llama.imatrix.gguf").toStdString());
+        QVERIFY(loaded);
+        const auto matrix = std::make_shared<const ImportanceMatrix>(std::move(*loaded));
+        const ImportanceLookup importance = [matrix](std::string_view name, std::size_t expert) {
+            const ImportanceEntry* entry = matrix->find(name);
+            return entry ? entry->quantWeights(expert) : std::vector<float>{};
+        };
+        const ImatrixProvenance keys = imatrixProvenanceOf(*matrix, "public/tiny-llama.imatrix.gguf");
+        QCOMPARE(keys.file, std::string("public/tiny-llama.imatrix.gguf"));
+        ErrorTableOptions options;
+        options.sampleRows = 2;  // the sizes do not depend on the figures
+        options.importance = importance;
+        auto weighted = measureErrorTable(*m_model, options);
+        QVERIFY(weighted);
+        auto context = makePlanContext(*m_model, *weighted, true, keys);
+        QVERIFY(context);
+        const auto presets = evaluatePresets(*context);
+        int checked = 0;
+        for (const PresetOnFrontier& point : presets) {
+            const QString name = QString::fromUtf8(point.preset->name.data(), int(point.preset->name.size()));
+            const QString real = fixturePath("llama.cpp/tiny-llama-imat-" + name + ".gguf");
+            if (QFile::exists(real)) {
+                QVERIFY2(point.evaluated, qPrintable(name + ": " + QString::fromStdString(point.why)));
+                QVERIFY2(point.mix.fileBytes == std::uint64_t(QFileInfo(real).size()),
+                         qPrintable(QStringLiteral("%1: predicted %2, llama-quantize wrote %3").arg(name).arg(point.mix.fileBytes).arg(QFileInfo(real).size())));
+                ++checked;
+            }
+        }
+        QVERIFY2(checked >= 20, qPrintable(QString::number(checked)));
+
+        // A plan between two presets, written by the conversion `convert --preset BASE --recipe`
+        // runs, with the matrix and its keys and without.
+        QTemporaryDir dir;
+        for (const bool withImatrix : {true, false}) {
+            auto planContext = withImatrix ? context : makePlanContext(*m_model, m_table, false);
+            QVERIFY(planContext);
+            const auto planPresets = withImatrix ? presets : evaluatePresets(*planContext);
+            auto plan = planMix(*planContext, planPresets, Budget{Budget::Kind::FileBytes, 900000});
+            QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+            auto rules = rulesForMix(*planContext, planPresets, plan->mix);
+            QVERIFY2(rules, rules ? "" : rules.error().message.c_str());
+            QVERIFY(!rules->rules.empty());
+            RecipeOptions recipeOptions;
+            recipeOptions.preset = rules->basePreset;
+            recipeOptions.hasImatrix = withImatrix;
+            recipeOptions.rules = rules->rules;
+            auto recipe = computeRecipe(readModelShape(*m_model), m_model->tensors(), recipeOptions);
+            QVERIFY(recipe && recipe->refusal.empty());
+            RecipeConversionOptions conversion;
+            if (withImatrix) {
+                conversion.importance = importance;
+                conversion.imatrix = keys;
+            }
+            const QString out = dir.filePath(withImatrix ? "plan-imatrix.gguf" : "plan.gguf");
+            auto written = convertWithRecipe(*m_model, *recipe, out.toStdString(), conversion);
+            QVERIFY2(written, written ? "" : written.error().toString().c_str());
+            QCOMPARE(std::uint64_t(QFileInfo(out).size()), plan->mix.fileBytes);
+        }
     }
 
     void budgetsAreKeptAndPresetsBeaten()

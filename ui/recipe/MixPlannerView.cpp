@@ -273,9 +273,21 @@ void MixPlannerView::setImatrixPresent(bool present)
     }
 }
 
+std::optional<gguf::ImatrixProvenance> MixPlannerView::imatrixKeys() const
+{
+    if (!m_importance)
+        return std::nullopt;
+    return gguf::imatrixProvenanceOf(*m_importance, m_importancePath.toStdString());
+}
+
 void MixPlannerView::setImportance(std::shared_ptr<const gguf::ImportanceMatrix> matrix, const QString& path)
 {
-    m_importancePath = matrix ? path : QString();
+    const QString keptPath = matrix ? path : QString();
+    if (keptPath != m_importancePath) {  // the path's length is in the file's header: other sizes
+        m_importancePath = keptPath;
+        m_context.reset();
+        m_scanContext.reset();
+    }
     if (matrix == m_importance)
         return;
     m_importance = std::move(matrix);
@@ -394,7 +406,7 @@ bool MixPlannerView::prepareScanContext(QString& note)
         note = tr("The scan cannot be used: %1; planned by weight error.").arg(QString::fromStdString(gguf::escapeForDisplay(applied.error().message)));
         return false;
     }
-    auto context = gguf::makePlanContext(*m_model, *table, m_imatrix);
+    auto context = gguf::makePlanContext(*m_model, *table, m_imatrix, imatrixKeys());
     if (!context) {
         note = QString::fromStdString(context.error().toString());
         return false;
@@ -409,7 +421,7 @@ bool MixPlannerView::prepareScanContext(QString& note)
 void MixPlannerView::planFromTable()
 {
     if (!m_context) {
-        auto context = gguf::makePlanContext(*m_model, *m_table, m_imatrix);
+        auto context = gguf::makePlanContext(*m_model, *m_table, m_imatrix, imatrixKeys());
         if (!context) {
             showFailure(QString::fromStdString(context.error().toString()));
             return;

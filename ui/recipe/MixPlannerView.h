@@ -94,6 +94,9 @@ private:
     void showResult(const QString& scanNote);
     void showFailure(const QString& message);
     void setPlanActions(bool enabled);
+    // The quantize.imatrix.* keys a conversion of the plan writes (the page converts with the
+    // loaded matrix and its path as chosen), so that the sizes shown are the sizes written.
+    std::optional<gguf::ImatrixProvenance> imatrixKeys() const;
 
     std::shared_ptr<const gguf::Model> m_model;
     std::shared_ptr<gguf::ErrorTable> m_table;

@@ -225,12 +225,7 @@ void RecipePage::startConversion(const QString& path)
                 const gguf::ImportanceEntry* entry = importance->find(name);
                 return entry ? entry->quantWeights(expert) : std::vector<float>{};
             };
-            gguf::ImatrixProvenance provenance;
-            provenance.file = importancePath;
-            provenance.dataset = importance->datasets().empty() ? std::string{} : importance->datasets().front();
-            provenance.entries = static_cast<std::uint32_t>(importance->entries().size());
-            provenance.chunks = static_cast<std::uint32_t>(std::max<std::int64_t>(0, importance->chunkCount()));
-            conversion.imatrix = provenance;
+            conversion.imatrix = gguf::imatrixProvenanceOf(*importance, importancePath);  // the path as chosen or typed
         }
         conversion.cancel = control.cancelFlag();
         conversion.progress = [&control](std::uint64_t done, std::uint64_t total) { control.setProgress(done, total); };
