@@ -10,6 +10,7 @@
 #include "QuantChoices.h"
 #include "TokenInput.h"
 #include "core/base/JsonWriter.h"
+#include "core/forward/KldTextChunks.h"
 #include "core/forward/LlamaKldBase.h"
 #include "core/forward/OutputComparisonRun.h"
 #include "core/quantize/QuantizationPolicy.h"
@@ -25,9 +26,6 @@
 #include <unordered_map>
 
 namespace {
-
-// llama-perplexity's default context (-c 512), the window of a long --text-file.
-constexpr std::int64_t kDefaultTextChunk = 512;
 
 std::string format(const char* pattern, double a, double b = 0.0)
 {
@@ -292,8 +290,8 @@ int runKld(const std::vector<std::string>& words)
     // A text longer than one window is evaluated as llama-perplexity does: independent windows of
     // 512 tokens unless --chunk says otherwise (one pass over all of it would also exceed what
     // one pass may hold).
-    if (args.has("--text-file") && !args.has("--chunk") && static_cast<std::int64_t>(tokens.size()) > kDefaultTextChunk)
-        options.chunkSize = kDefaultTextChunk;
+    if (args.has("--text-file") && !args.has("--chunk"))
+        options.chunkSize = gguf::kldTextChunkSize(tokens.size());
     if (const auto chunk = args.value("--chunk")) {
         char* end = nullptr;
         const long long n = std::strtoll(chunk->c_str(), &end, 10);

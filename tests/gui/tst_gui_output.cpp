@@ -7,6 +7,7 @@
 // with Qt's global pool busy.
 
 #include "ui/compare/ComparePage.h"
+#include "CliRunner.h"
 #include "app/threads/ParallelRows.h"
 #include "core/compare/ModelComparison.h"
 #include "core/forward/OutputComparisonRun.h"
@@ -19,6 +20,10 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSpinBox>
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QSemaphore>
@@ -356,6 +361,52 @@ private slots:
         const auto run = std::find_if(buttons.begin(), buttons.end(), [](QPushButton* b) { return b->text() == QStringLiteral("Run"); });
         QVERIFY(run != buttons.end());
         QVERIFY(!(*run)->isEnabled());
+    }
+
+    // A text file runs as `kld --text-file` runs it: llama-perplexity's windows of 512 tokens by
+    // default (the window shown), the first token of each BOS, the second half scored; the tab's
+    // figures are the CLI's on the same file, to the last digit the CLI prints.
+    void textFileGivesTheCliFigures()
+    {
+        QTemporaryDir dir;
+        const QString text = dir.filePath(QStringLiteral("text.txt"));
+        QFile file(text);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        for (int line = 0; line < 16; ++line)
+            file.write(QStringLiteral("Line %1: the keeper counted %2 ships and wrote their names in a book.\n").arg(line).arg(line * 7 % 13).toUtf8());
+        file.close();
+        const auto comparison = comparisonOf({QStringLiteral("tiny-llama-F32.gguf"), QStringLiteral("tiny-llama-Q4_K.gguf")});
+        QVERIFY(comparison);
+        OutputErrorTab tab(*comparison);
+        QCOMPARE(tab.chunkSize()->value(), 512);
+        tab.setTextFile(text);
+        QVERIFY(tab.isTextFileInput());
+        QVERIFY(runAndWait(tab));
+        const auto result = tab.result();
+        QVERIFY(result && result->comparisons.size() == 1);
+
+        const auto cli = runProgram(cliPath(), {QStringLiteral("kld"), fixturePath(QStringLiteral("tiny-llama-F32.gguf")),
+                                                fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")), QStringLiteral("--text-file"), text,
+                                                QStringLiteral("--json")});
+        QVERIFY2(cli.exitCode == 0, qPrintable(cli.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(cli.out).object();
+        QCOMPARE(root.value(QStringLiteral("chunk_size")).toInteger(), qint64{512});
+        const qint64 tokens = root.value(QStringLiteral("tokens")).toInteger();
+        QVERIFY2(tokens > 1024, qPrintable(QString::number(tokens)));  // two windows or more
+        QCOMPARE(qint64(result->scoredPositions), root.value(QStringLiteral("scored_positions")).toInteger());
+        QCOMPARE(qint64(result->scoredPositions), tokens / 512 * (512 - 1 - 256));
+        const QJsonObject kld = root.value(QStringLiteral("models")).toArray().at(0).toObject().value(QStringLiteral("kld")).toObject();
+        const gguf::OutputComparison& ours = result->comparisons.front();
+        QCOMPARE(ours.kld.mean, kld.value(QStringLiteral("mean")).toDouble());
+        QCOMPARE(ours.kld.maximum, kld.value(QStringLiteral("maximum")).toDouble());
+        QCOMPARE(ours.kld.median, kld.value(QStringLiteral("median")).toDouble());
+        qInfo("text file, %lld tokens in windows of 512: %lld positions, mean KLD %.9g in the tab, %.9g from kld --text-file", tokens,
+              qint64(result->scoredPositions), ours.kld.mean, kld.value(QStringLiteral("mean")).toDouble());
+        QVERIFY2(tab.figuresInput().contains(QStringLiteral("chunks of 512")), qPrintable(tab.figuresInput()));
+
+        // Another window is another input: the figures are stale until run again.
+        tab.chunkSize()->setValue(128);
+        QVERIFY(tab.figuresAreStale());
     }
 
     void comparePageCarriesTheTab()

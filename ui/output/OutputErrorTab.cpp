@@ -3,6 +3,7 @@
 #include "core/compare/ModelComparison.h"
 #include "core/forward/ActivationRounding.h"
 #include "core/forward/ForwardPass.h"
+#include "core/forward/KldTextChunks.h"
 #include "core/gguf/Vocabulary.h"
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPalette.h"
@@ -23,6 +24,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QTabWidget>
@@ -33,7 +35,7 @@
 
 namespace {
 
-enum InputKind { TextInput, IdsInput };
+enum InputKind { TextInput, IdsInput, TextFileInput };
 enum View { DriftView, HistogramView, TokensView, RouterView };
 
 // Real text by default, through the model's tokenizer: ids 1..32 are mostly byte tokens, on which
@@ -57,6 +59,18 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
       m_drift(new QCustomPlot(this)), m_histogram(new QCustomPlot(this)), m_router(new QCustomPlot(this)), m_text(new QTextBrowser(this))
 {
     setObjectName(QStringLiteral("outputErrorTab"));
+    m_chooseFile = new QPushButton(tr("Choose…"), this);
+    m_chooseFile->setObjectName(QStringLiteral("outputChooseTextFile"));
+    m_chooseFile->setToolTip(tr("A text file to run, as kld --text-file and llama-perplexity -f"));
+    m_chunk = new QSpinBox(this);
+    m_chunk->setObjectName(QStringLiteral("outputChunk"));
+    m_chunk->setRange(4, static_cast<int>(gguf::kMaxForwardTokens));
+    m_chunk->setValue(static_cast<int>(gguf::kDefaultKldTextChunk));
+    m_chunk->setPrefix(tr("chunks of "));
+    m_chunk->setSuffix(tr(" tokens"));
+    m_chunk->setToolTip(tr("A text file is cut as llama-perplexity -c N and kld --text-file --chunk N cut it: windows of N tokens, "
+                           "the first token of each BOS, the second half of each scored (512, their default). A text no longer "
+                           "than one window is one sequence. The same file and window give the CLI's figures."));
     m_tokenEdit->setObjectName(QStringLiteral("outputTokens"));
     m_inputKind->setObjectName(QStringLiteral("outputInputKind"));
     m_candidate->setObjectName(QStringLiteral("outputCandidate"));
@@ -88,7 +102,9 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
 
     m_inputKind->addItem(tr("Text"));
     m_inputKind->addItem(tr("Token ids"));
-    m_inputKind->setToolTip(tr("Text goes through the reference's tokenizer (BOS included, as llama.cpp); token ids are run as given"));
+    m_inputKind->addItem(tr("Text file"));
+    m_inputKind->setToolTip(tr("Text goes through the reference's tokenizer (BOS included, as llama.cpp); token ids are run as given; "
+                               "a text file is run in llama-perplexity's windows, as kld --text-file"));
     // The ids offered when the model has no tokenizer: BOS (if any) and the next ids.
     QStringList ids;
     const auto* embeddings = m_reference->findTensor("token_embd.weight");
@@ -98,14 +114,30 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     const bool hasTokenizer = !m_reference->metadataString("tokenizer.ggml.model").empty();
     m_inputKind->setItemData(TextInput, QString::fromLatin1(kDefaultText));
     m_inputKind->setItemData(IdsInput, ids.join(QLatin1Char(',')));
+    m_inputKind->setItemData(TextFileInput, QString());
     m_inputKind->setCurrentIndex(hasTokenizer ? TextInput : IdsInput);
     m_tokenEdit->setText(m_inputKind->currentData().toString());
     m_tokenEdit->setToolTip(tr("The text to run, or token ids separated by commas"));
     // The edit keeps what was typed for each kind, so switching back and forth loses nothing.
-    connect(m_inputKind, &QComboBox::currentIndexChanged, this, [this](int kind) {
+    const auto fileControls = [this] {
+        const bool file = isTextFileInput();
+        m_chooseFile->setVisible(file);
+        m_chunk->setVisible(file);
+        m_tokenEdit->setPlaceholderText(file ? tr("a text file") : QString());
+    };
+    fileControls();
+    connect(m_inputKind, &QComboBox::currentIndexChanged, this, [this, fileControls](int kind) {
         const QSignalBlocker blocker(m_tokenEdit);
         m_tokenEdit->setText(m_inputKind->itemData(kind).toString());
+        fileControls();
         updateStaleness();
+    });
+    connect(m_chunk, &QSpinBox::valueChanged, this, &OutputErrorTab::updateStaleness);
+    connect(m_chooseFile, &QPushButton::clicked, this, [this] {
+        const QString path = askOpenFileName(this, tr("Text file"), QFileInfo(m_tokenEdit->text()).absolutePath(),
+                                             tr("Text files (*.txt *.raw *.md);;All files (*)"));
+        if (!path.isEmpty())
+            m_tokenEdit->setText(path);
     });
     connect(m_tokenEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_inputKind->setItemData(m_inputKind->currentIndex(), text);
@@ -167,6 +199,8 @@ OutputErrorTab::OutputErrorTab(const gguf::ModelComparison& comparison, QWidget*
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_inputKind);
     controls->addWidget(m_tokenEdit, 1);
+    controls->addWidget(m_chooseFile);
+    controls->addWidget(m_chunk);
     controls->addWidget(m_activations);
     controls->addWidget(new QLabel(tr("KV:"), this));
     controls->addWidget(m_cacheType);
@@ -235,9 +269,21 @@ void OutputErrorTab::setText(const QString& text)
     m_tokenEdit->setText(text);
 }
 
+void OutputErrorTab::setTextFile(const QString& path, int chunk)
+{
+    m_inputKind->setCurrentIndex(TextFileInput);
+    m_tokenEdit->setText(path);
+    m_chunk->setValue(chunk);
+}
+
 bool OutputErrorTab::isTextInput() const
 {
     return m_inputKind->currentIndex() == TextInput;
+}
+
+bool OutputErrorTab::isTextFileInput() const
+{
+    return m_inputKind->currentIndex() == TextFileInput;
 }
 
 QString OutputErrorTab::inputText() const
@@ -247,7 +293,8 @@ QString OutputErrorTab::inputText() const
 
 OutputErrorTab::Input OutputErrorTab::currentInput() const
 {
-    Input input{isTextInput(), m_tokenEdit->text().trimmed(), m_activations->currentData().toInt(), {}};
+    Input input{m_inputKind->currentIndex(), m_tokenEdit->text().trimmed(), isTextFileInput() ? m_chunk->value() : 0,
+                m_activations->currentData().toInt(), {}};
     // Only llama.cpp's arithmetic has a cache: in the others its choice changes nothing.
     if (input.activations == static_cast<int>(gguf::ActivationArithmetic::LlamaCpp)) {
         input.kvCache.keyType = input.kvCache.valueType = m_cacheType->currentData().toUInt();
@@ -285,8 +332,15 @@ void OutputErrorTab::run()
 {
     const Input input = currentInput();
     OutputRunInput runInput;
-    runInput.isText = input.isText;
-    if (input.isText) {
+    runInput.isText = input.kind == TextInput;
+    if (input.kind == TextFileInput) {
+        if (input.text.isEmpty()) {
+            m_status->setText(tr("Choose a text file to run."));
+            return;
+        }
+        runInput.textFile = input.text.toStdString();
+        runInput.chunk = input.chunk;
+    } else if (input.kind == TextInput) {
         if (input.text.isEmpty()) {
             m_status->setText(tr("Type a text to run, or choose token ids."));
             return;
@@ -361,7 +415,9 @@ void OutputErrorTab::showResult(std::shared_ptr<const gguf::OutputRunResult> res
     arithmetic.kvCache = m_resultInput.kvCache;
     m_resultDescription = tr("%1 positions scored on %2, %3 (%4)")
                               .arg(m_result->scoredPositions)
-                              .arg(outputInputDescription(m_resultInput.isText, m_resultInput.text, m_tokens.size()))
+                              .arg(m_resultInput.kind == TextFileInput
+                                       ? outputTextFileDescription(m_resultInput.text, m_tokens.size(), gguf::kldTextChunkSize(m_tokens.size(), m_resultInput.chunk))
+                                       : outputInputDescription(m_resultInput.kind == TextInput, m_resultInput.text, m_tokens.size()))
                               .arg(m_activations->itemText(m_activations->findData(m_resultInput.activations)))
                               .arg(QString::fromStdString(gguf::attentionArithmeticName(arithmetic)));
     m_progress->setVisible(false);

@@ -1,6 +1,8 @@
 #pragma once
 // The Compare page's "Output" tab: runs the reference and every compared file or simulated type
-// on a text (through the reference's tokenizer) or on token ids (core/forward) and shows where
+// on a text (through the reference's tokenizer), on token ids, or on a text file cut into
+// llama-perplexity's windows exactly as `kld --text-file` cuts it (window size shown, 512 by
+// default: the same file gives the CLI's figures) (core/forward) and shows where
 // the quantization error grows and flips tokens: residual-stream drift per layer (one line per
 // compared model), the histogram of per-position KL divergence, the tokens coloured by KLD with
 // top-token flips marked (hover: the two top tokens), and for MoE models a layers x tokens map of
@@ -32,6 +34,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QSpinBox;
 class QTabWidget;
 class QTextBrowser;
 class PlotPlaceholder;
@@ -45,7 +48,11 @@ public:
     // The input: token ids separated by commas or spaces, or text for the reference's tokenizer.
     void setTokens(const QString& ids);
     void setText(const QString& text);
+    // A text file, run in windows of `chunk` tokens (a text no longer than one window is one
+    // sequence), as `kld --text-file FILE [--chunk N]`.
+    void setTextFile(const QString& path, int chunk = 512);
     bool isTextInput() const;
+    bool isTextFileInput() const;
     QString inputText() const;
     void run();
     void cancel();
@@ -58,6 +65,7 @@ public:
     QTextBrowser* tokenText() const { return m_text; }
     QComboBox* candidateChooser() const { return m_candidate; }
     QComboBox* inputKind() const { return m_inputKind; }
+    QSpinBox* chunkSize() const { return m_chunk; }  // the window of a text file
     // What the passes do to the activations: an ActivationArithmetic per item (its data).
     QComboBox* activations() const { return m_activations; }
     // llama.cpp's KV cache in its arithmetic: the type of K and V (a ggml type id per item) and
@@ -85,8 +93,9 @@ signals:
 
 private:
     struct Input {
-        bool isText = false;
-        QString text;
+        int kind = 0;  // an InputKind
+        QString text;  // the text, the ids, or the text file's path
+        int chunk = 0;  // a text file's window
         int activations = 0;  // a gguf::ActivationArithmetic
         gguf::KvCacheSettings kvCache;
         bool operator==(const Input&) const = default;
@@ -116,6 +125,8 @@ private:
     OutputRun* m_run;
     QComboBox* m_inputKind;
     QLineEdit* m_tokenEdit;
+    QPushButton* m_chooseFile;
+    QSpinBox* m_chunk;
     QComboBox* m_activations;
     QComboBox* m_cacheType;
     QComboBox* m_flashAttention;

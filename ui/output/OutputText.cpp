@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QStringList>
 #include <algorithm>
@@ -73,4 +74,15 @@ QString outputInputDescription(bool isText, const QString& text, std::size_t tok
     if (ids.size() > kShownIds)
         shown += QStringLiteral(", …");
     return tr("%1 token ids (%2)").arg(tokenCount).arg(shown);
+}
+
+QString outputTextFileDescription(const QString& path, std::size_t tokenCount, std::int64_t chunk)
+{
+    const QString name = QFileInfo(path).fileName();
+    if (chunk <= 0)
+        return tr("the text file %1 (%2 tokens, one sequence)").arg(name).arg(tokenCount);
+    return tr("the text file %1 (%2 tokens in chunks of %3, the first token BOS, the second half scored, as kld --text-file)")
+        .arg(name)
+        .arg(tokenCount)
+        .arg(chunk);
 }

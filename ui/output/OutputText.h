@@ -19,3 +19,6 @@ QString outputTokenHtml(const QString& name, const gguf::OutputComparison& compa
                         const std::function<QString(std::int32_t)>& tokenText);
 // "the text “The old lighthouse…” (52 tokens)" or "40 token ids (3, 56, 109, …)".
 QString outputInputDescription(bool isText, const QString& text, std::size_t tokenCount);
+// "the text file corpus.txt (1,203 tokens in chunks of 512, the first token BOS, the second half
+// scored, as kld --text-file)", or "… (300 tokens, one sequence)" when `chunk` is 0.
+QString outputTextFileDescription(const QString& path, std::size_t tokenCount, std::int64_t chunk);

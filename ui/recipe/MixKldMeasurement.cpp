@@ -3,7 +3,7 @@
 #include "ui/session/JobPoolExecutor.h"
 
 #include "core/forward/OutputComparisonRun.h"
-#include "ui/recipe/CalibrationTokens.h"
+#include "ui/session/CalibrationTokens.h"
 
 namespace {
 

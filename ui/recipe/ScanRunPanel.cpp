@@ -8,7 +8,7 @@
 #include "core/types/GgmlType.h"
 #include "core/write/OutputLock.h"
 #include "ui/common/ExportLocation.h"
-#include "ui/recipe/CalibrationTokens.h"
+#include "ui/session/CalibrationTokens.h"
 #include "ui/common/FileDialogs.h"
 
 #include <QDir>

@@ -1,7 +1,9 @@
 #include "ui/session/OutputRun.h"
 
-#include "ui/session/JobPoolExecutor.h"
+#include "core/forward/KldTextChunks.h"
 #include "core/tokenize/Tokenizer.h"
+#include "ui/session/CalibrationTokens.h"
+#include "ui/session/JobPoolExecutor.h"
 
 OutputRun::OutputRun(QObject* parent) : QObject(parent) {}
 
@@ -29,6 +31,12 @@ struct OutputRunValue {
 
 gguf::Result<std::vector<std::int32_t>> tokensOf(const gguf::Model& reference, const OutputRunInput& input)
 {
+    if (!input.textFile.empty()) {
+        auto ids = calibrationTokens(reference, input.textFile);
+        if (ids && ids->size() < 2)
+            return gguf::Error{"the text file gives " + std::to_string(ids->size()) + " token(s); at least two are needed", gguf::Error::kNoOffset, input.textFile};
+        return ids;
+    }
     if (!input.isText)
         return input.ids;
     auto tokenizer = gguf::Tokenizer::fromModel(reference);
@@ -63,6 +71,11 @@ void OutputRun::start(std::shared_ptr<const gguf::Model> reference, std::vector<
             options.executor = &JobPoolExecutor::instance();  // the passes' products on the one pool
             options.activations = activations;
             options.kvCache = kvCache;
+            if (!input.textFile.empty()) {  // as kld --text-file: llama-perplexity's windows
+                options.chunkSize = gguf::kldTextChunkSize(tokens.size(), input.chunk);
+                if (const auto bos = reference->metadataUInt("tokenizer.ggml.bos_token_id"); options.chunkSize > 0 && bos && *bos <= 0x7FFFFFFF)
+                    options.bosToken = static_cast<std::int32_t>(*bos);
+            }
             options.progress = [&control](std::int64_t done, std::int64_t total) {
                 control.setProgress(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));
             };

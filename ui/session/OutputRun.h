@@ -15,6 +15,7 @@
 #include <QObject>
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 struct OutputRunCandidate {
@@ -23,11 +24,16 @@ struct OutputRunCandidate {
     std::uint32_t simulatedType = 0;
 };
 
-// What the passes run on: text through the reference's tokenizer, or token ids as given.
+// What the passes run on: text through the reference's tokenizer, token ids as given, or a text
+// file as `kld --text-file` runs it: read whole and tokenized as llama-perplexity -f does
+// (calibrationTokens), then cut into windows of `chunk` tokens by the one rule of
+// core/forward/KldTextChunks.h (the first token of each BOS, the second half scored).
 struct OutputRunInput {
     bool isText = false;
     QString text;
     std::vector<std::int32_t> ids;
+    std::string textFile;  // when set, the input (isText, text and ids are not used)
+    std::int64_t chunk = 0;
 };
 
 class OutputRun : public QObject {

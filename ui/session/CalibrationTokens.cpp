@@ -1,4 +1,4 @@
-#include "ui/recipe/CalibrationTokens.h"
+#include "ui/session/CalibrationTokens.h"
 
 #include "core/tokenize/Tokenizer.h"
 
