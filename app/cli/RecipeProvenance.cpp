@@ -19,18 +19,6 @@ namespace {
 
 constexpr int kNotIdentical = 3;
 
-// Why the bytes may differ when only the imatrix is off: the file's own record of one.
-std::string imatrixHint(const gguf::Model& file, bool withImatrix)
-{
-    const std::string recorded = file.metadataString("quantize.imatrix.file");
-    const bool hasRecord = file.findMetadata("quantize.imatrix.entries_count") != nullptr || !recorded.empty();
-    if (hasRecord && !withImatrix)
-        return "the file records an importance matrix (quantize.imatrix.file = " + shown(recorded) + "); give it with --imatrix";
-    if (!hasRecord && withImatrix)
-        return "the file records no importance matrix (no quantize.imatrix.* keys); try without --imatrix";
-    return {};
-}
-
 void writeJson(const std::string& filePath, const std::string& sourcePath, const std::optional<std::string>& imatrixPath,
                const gguf::ProvenanceCheck& check, const std::optional<gguf::ImatrixCoverage>& coverage, const std::string& hint)
 {
@@ -143,8 +131,7 @@ int runRecipeProvenance(const CliArguments& args, std::vector<gguf::TensorTypeRu
         return reportFailure(check.error().toString());
     if (!inputsUnchangedOrReport())
         return 1;
-    const bool dataDiffers = check->firstDifference && check->firstDifference->kind == gguf::ProvenanceDifferenceKind::Data;
-    const std::string hint = dataDiffers ? imatrixHint(*file, imatrixPath.has_value()) : std::string();
+    const std::string hint = gguf::provenanceImatrixHint(*file, *check);
     if (args.has("--json")) {
         writeJson(file->primary().path(), sourcePath, imatrixPath, *check, coverage, hint);
         return check->identical() ? 0 : kNotIdentical;
@@ -153,20 +140,11 @@ int runRecipeProvenance(const CliArguments& args, std::vector<gguf::TensorTypeRu
     std::string text = "file:   " + shown(file->primary().path()) + "\nsource: " + shown(sourcePath)
                      + (imatrixPath ? " with the importance matrix " + shown(*imatrixPath) : std::string(" without an importance matrix"))
                      + "\npreset: " + preset + " (" + presetOrigin(*check) + ")\n";
-    if (check->identical()) {
-        text += "identical: every one of the " + std::to_string(check->tensorCount) + " tensors has the type, the place and the bytes ("
-              + gguf::formatGrouped(check->bytesCompared) + " in all) llama-quantize " + preset + " gives it from this source"
-              + (imatrixPath ? " with this importance matrix" : "") + "\n";
-    } else {
-        const gguf::ProvenanceDifference& d = *check->firstDifference;
-        text += "not identical: " + shown(d.message) + "\n";
-        if (check->typeDifferences > 1)
-            text += "  " + std::to_string(check->typeDifferences) + " tensors have another type or shape than llama-quantize gives them\n";
-        if (dataDiffers)
-            text += "  the " + std::to_string(check->tensorsCompared) + " tensors before it are identical\n";
-        if (!hint.empty())
-            text += "  hint: " + hint + "\n";
-    }
+    text += shown(gguf::provenanceVerdict(*check)) + "\n";
+    for (const std::string& line : gguf::provenanceDetails(*check))
+        text += "  " + line + "\n";
+    if (!hint.empty())
+        text += "  hint: " + shown(hint) + "\n";
     writeStdout(text);
     return check->identical() ? 0 : kNotIdentical;
 }

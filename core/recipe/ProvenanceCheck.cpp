@@ -1,5 +1,6 @@
 #include "core/recipe/ProvenanceCheck.h"
 
+#include "core/base/HumanFormat.h"
 #include "core/gguf/RemoteRegion.h"
 #include "core/quantize/ConversionSteps.h"
 #include "core/recipe/ModelShape.h"
@@ -237,6 +238,41 @@ Result<ProvenanceCheck> checkProvenance(const Model& file, const Model& source, 
         check.bytesCompared += stored.nbytes;
     }
     return check;
+}
+
+std::string provenanceVerdict(const ProvenanceCheck& check)
+{
+    if (check.firstDifference)
+        return "not identical: " + check.firstDifference->message;
+    const std::string preset = check.preset ? std::string(check.preset->name) : std::string("?");
+    return "identical: every one of the " + std::to_string(check.tensorCount) + " tensors has the type, the place and the bytes ("
+         + formatGrouped(check.bytesCompared) + " in all) llama-quantize " + preset + " gives it from this source"
+         + (check.withImatrix ? " with this importance matrix" : "");
+}
+
+std::vector<std::string> provenanceDetails(const ProvenanceCheck& check)
+{
+    std::vector<std::string> lines;
+    if (!check.firstDifference)
+        return lines;
+    if (check.typeDifferences > 1)
+        lines.push_back(std::to_string(check.typeDifferences) + " tensors have another type or shape than llama-quantize gives them");
+    if (check.firstDifference->kind == ProvenanceDifferenceKind::Data)
+        lines.push_back("the " + std::to_string(check.tensorsCompared) + " tensors before it are identical");
+    return lines;
+}
+
+std::string provenanceImatrixHint(const Model& file, const ProvenanceCheck& check)
+{
+    if (!check.firstDifference || check.firstDifference->kind != ProvenanceDifferenceKind::Data)
+        return {};
+    const std::string recorded = file.metadataString("quantize.imatrix.file");
+    const bool hasRecord = file.findMetadata("quantize.imatrix.entries_count") != nullptr || !recorded.empty();
+    if (hasRecord && !check.withImatrix)
+        return "the file records an importance matrix (quantize.imatrix.file = " + recorded + "); give it with --imatrix";
+    if (!hasRecord && check.withImatrix)
+        return "the file records no importance matrix (no quantize.imatrix.* keys); try without --imatrix";
+    return {};
 }
 
 }  // namespace gguf

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gguf {
 
@@ -67,5 +68,17 @@ struct ProvenanceCheck {
 // a recipe llama-quantize would refuse (an imatrix is needed and none given), a tensor that
 // cannot be made, an unreadable source or file.
 Result<ProvenanceCheck> checkProvenance(const Model& file, const Model& source, const ProvenanceOptions& options);
+
+// The answer in one sentence, as `recipe FILE --source S` and the Recipe page give it:
+// "identical: every one of the 21 tensors has the type, the place and the bytes (1,234,567 in
+// all) llama-quantize Q4_K_M gives it from this source[ with this importance matrix]", or
+// "not identical: " and the first difference.
+std::string provenanceVerdict(const ProvenanceCheck& check);
+// What the check adds under a difference: how many tensors have another type or shape, how many
+// before a data difference are identical; one line each.
+std::vector<std::string> provenanceDetails(const ProvenanceCheck& check);
+// Why the bytes may differ when only the imatrix is off (for a data difference): the file's own
+// record of one (its quantize.imatrix.* keys) against the check's; empty when they agree.
+std::string provenanceImatrixHint(const Model& file, const ProvenanceCheck& check);
 
 }  // namespace gguf

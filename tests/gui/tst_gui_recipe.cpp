@@ -7,7 +7,12 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "core/base/HumanFormat.h"
+#include "core/recipe/MixSummary.h"
+#include "core/recipe/ProvenanceCheck.h"
+#include "core/recipe/RecipeAudit.h"
 #include "core/recipe/RecipeGrid.h"
+#include "ui/recipe/ProvenanceView.h"
 #include "ui/recipe/FrontierPlot.h"
 #include "ui/recipe/MixPlannerView.h"
 #include "ui/recipe/RecipeAuditView.h"
@@ -28,6 +33,7 @@
 #include <QTableView>
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QSignalSpy>
@@ -306,6 +312,54 @@ private slots:
         QVERIFY(converted.count() == 1 || converted.wait(testsupport::kHangGuardMs));
         QVERIFY2(converted.first().at(0).toBool(), qPrintable(converted.first().at(1).toString()));
         QCOMPARE(std::uint64_t(QFileInfo(dir.filePath("plan.gguf")).size()), planner.result()->mix.fileBytes);
+    }
+
+    // The Provenance section answers what `recipe FILE --source S [--imatrix I]` answers, in the
+    // core's words: llama-quantize's Q4_K_M with the imatrix is identical to what that source and
+    // matrix give; without the matrix the first differing tensor is named, with the hint that the
+    // file records one. Above it the mix in words, nominal and effective bpw, the fallbacks.
+    void provenanceAnswersAsTheCli()
+    {
+        const auto model = testsupport::openModelAt(fixturePath("llama.cpp/tiny-llama-imat-Q4_K_M.gguf"));
+        QVERIFY(model);
+        RecipePage page(model);
+        ProvenanceView& view = *page.provenanceView();
+        const gguf::MixSummary mix = gguf::summarizeMix(*model, gguf::auditRecipe(*model));
+        const QString mixText = view.mixLabel()->text();
+        QVERIFY2(mixText.contains(QString::fromStdString(mix.label)), qPrintable(mixText));
+        QVERIFY2(mixText.contains(QStringLiteral("nominal %1 (q4_K)").arg(QString::fromStdString(gguf::formatFixed(mix.nominalBitsPerWeight, 3)))), qPrintable(mixText));
+        QVERIFY2(mixText.contains(QStringLiteral("effective %1").arg(QString::fromStdString(gguf::formatFixed(mix.effectiveBitsPerWeight, 3)))), qPrintable(mixText));
+        QVERIFY2(mixText.contains(QStringLiteral("Fallbacks: none")), qPrintable(mixText));
+
+        QSignalSpy loaded(&page, &RecipePage::imatrixLoaded);
+        page.loadImatrix(fixturePath("llama.cpp/tiny-llama.imatrix.gguf"));
+        QVERIFY(loaded.count() == 1 || loaded.wait(testsupport::kHangGuardMs));
+        QVERIFY(loaded.first().at(0).toBool());
+        QSignalSpy checked(&view, &ProvenanceView::checkFinished);
+        view.check(fixturePath("tiny-llama-F32.gguf"));
+        QVERIFY(checked.count() == 1 || checked.wait(testsupport::kHangGuardMs));
+        QVERIFY2(checked.first().at(0).toBool(), qPrintable(checked.first().at(1).toString()));
+        QVERIFY(view.result() && view.result()->identical() && view.result()->withImatrix);
+        QVERIFY2(view.verdictLabel()->text().contains(QString::fromStdString(gguf::provenanceVerdict(*view.result()))), qPrintable(view.verdictLabel()->text()));
+        QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("identical: every one of the 21 tensors")));
+        QVERIFY(!view.differenceTable()->isVisibleTo(&view));
+
+        // Without the matrix: the first tensor llama-quantize quantizes with it differs.
+        page.imatrixBox()->setChecked(false);
+        checked.clear();
+        view.check(fixturePath("tiny-llama-F32.gguf"));
+        QVERIFY(checked.count() == 1 || checked.wait(testsupport::kHangGuardMs));
+        QVERIFY2(checked.first().at(0).toBool(), qPrintable(checked.first().at(1).toString()));
+        QVERIFY(view.result() && !view.result()->identical() && !view.result()->withImatrix);
+        const gguf::ProvenanceDifference& difference = *view.result()->firstDifference;
+        QCOMPARE(difference.kind, gguf::ProvenanceDifferenceKind::Data);
+        QVERIFY(view.differenceTable()->isVisibleTo(&view));
+        QCOMPARE(view.differenceTable()->item(0, 0)->text(), QString::fromStdString(difference.tensor));
+        QCOMPARE(view.differenceTable()->item(0, 1)->text(), QStringLiteral("data"));
+        QVERIFY(difference.tensor.rfind("blk.", 0) == 0);  // token_embd and output have no imatrix entry: identical
+        const QString verdict = view.verdictLabel()->text();
+        QVERIFY2(verdict.contains(QStringLiteral("not identical: ")), qPrintable(verdict));
+        QVERIFY2(verdict.contains(QStringLiteral("records an importance matrix")), qPrintable(verdict));
     }
 
     void openedFromTheMainWindow()

@@ -4,6 +4,8 @@
 #include "ui/common/ExportLocation.h"
 #include "core/base/HumanFormat.h"
 #include "ui/recipe/MixPlannerView.h"
+#include "core/recipe/MixSummary.h"
+#include "ui/recipe/ProvenanceView.h"
 #include "core/recipe/RecipeAudit.h"
 #include "ui/recipe/RecipeAuditView.h"
 #include "core/recipe/RecipeGrid.h"
@@ -124,6 +126,8 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
 
     m_audit = new RecipeAuditView(m_sections);
     m_sections->addTab(m_audit, tr("Audit"));
+    m_provenance = new ProvenanceView(m_model, m_sections);
+    m_sections->addTab(m_provenance, tr("Provenance"));
     m_planner = new MixPlannerView(m_model, m_sections);
     m_sections->addTab(m_planner, tr("Planner"));
     m_sensitivity = new SensitivityView(m_model, m_sections);
@@ -140,6 +144,7 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     // The audit reads only metadata and tensor infos, already in memory: no I/O on this thread.
     const gguf::RecipeAudit audit = gguf::auditRecipe(*m_model);
     m_audit->showAudit(audit);
+    m_provenance->showMix(gguf::summarizeMix(*m_model, audit));
     m_imatrix->setChecked(audit.assumedImatrix);
     m_planner->setImatrixPresent(audit.assumedImatrix);
     if (audit.expected)
@@ -149,6 +154,7 @@ RecipePage::RecipePage(std::shared_ptr<const gguf::Model> model, QWidget* parent
     connect(m_imatrix, &QCheckBox::toggled, this, [this](bool on) {
         m_planner->setImportance(on ? m_importance : nullptr, m_importancePath);
         m_sensitivity->setImportance(on ? m_importance : nullptr, m_importancePath);
+        m_provenance->setImportance(on ? m_importance : nullptr, m_importancePath);
         m_planner->setImatrixPresent(on);
         refreshGrid();
     });
@@ -278,6 +284,7 @@ void RecipePage::loadImatrix(const QString& path)
             m_imatrixWarning->setVisible(!warnings.isEmpty());
             m_planner->setImportance(m_importance, m_importancePath);
             m_sensitivity->setImportance(m_importance, m_importancePath);
+            m_provenance->setImportance(m_importance, m_importancePath);
             m_imatrix->setChecked(true);
             refreshGrid();
             emit imatrixLoaded(true, m_imatrixFile->text());

@@ -2,7 +2,8 @@
 // The recipe page of a model: the layers x roles grid of what the file stores, or of what
 // llama-quantize would make of it for a preset (with or without an imatrix, with --tensor-type
 // rules typed in, previewed in size and bpw before anything is written); the audit of the
-// file's label; the mix planner with its size/error frontier; and the sensitivity scan (opened
+// file's label; whether the file is stock llama-quantize output of a source (and imatrix), with
+// its mix in words; the mix planner with its size/error frontier; and the sensitivity scan (opened
 // from a scan file or run here), whose complete figures the planner then plans by.
 
 #include "core/gguf/Model.h"
@@ -13,6 +14,7 @@
 #include <memory>
 
 class MixPlannerView;
+class ProvenanceView;
 class QProgressBar;
 class QPushButton;
 class QCheckBox;
@@ -32,6 +34,7 @@ public:
     QString title() const;
     RecipeGridView* gridView() const { return m_grid; }
     RecipeAuditView* auditView() const { return m_audit; }
+    ProvenanceView* provenanceView() const { return m_provenance; }
     MixPlannerView* plannerView() const { return m_planner; }
     SensitivityView* sensitivityView() const { return m_sensitivity; }
     QTabWidget* sections() const { return m_sections; }
@@ -87,6 +90,7 @@ private:
     JobRunner m_imatrixJobs{this};
     RecipeGridView* m_grid;
     RecipeAuditView* m_audit;
+    ProvenanceView* m_provenance;
     MixPlannerView* m_planner;
     SensitivityView* m_sensitivity;
 };
