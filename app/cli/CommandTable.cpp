@@ -104,6 +104,8 @@ constexpr CliOption kPlanOptions[] = {
     {"-o", "RULES", "write the plan as --tensor-type rules (for convert --recipe or llama-quantize)"},
     {"--rows", "N", "rows measured per tensor to estimate the error (default 64)"},
     {"--scan", "SCAN.json", "choose by the KLD a sensitivity scan measured (scan -o), not by weight error"},
+    {"--text-file", "F", "with --scan: the scan's text; the plan and the best presets that fit are measured on its held-out part, the plan offered only where it wins"},
+    {"--held-out", "N", "with --text-file: at most N held-out tokens (default 2048)"},
     {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
     {"--json", nullptr, "the plan as JSON"},
 };

@@ -10,11 +10,17 @@
 #include "core/recipe/MixPlanner.h"
 #include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanCosts.h"
+#include "core/sensitivity/HeldOutCheck.h"
 #include "core/sensitivity/ScanFile.h"
+#include "core/sensitivity/ScanFingerprint.h"
+#include "TokenInput.h"
 #include "core/write/ByteSink.h"
 
-#include <optional>
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <span>
+#include <unordered_map>
 #include <utility>
 
 namespace {
@@ -42,6 +48,129 @@ std::string rulesFileText(const gguf::PlanRules& rules)
     std::string text;
     for (const gguf::TensorTypeRule& rule : rules.rules)
         text += gguf::formatTensorTypeRule(rule) + "\n";
+    return text;
+}
+
+// The types of a mix by tensor name, for an in-memory quantization of it.
+std::unordered_map<std::string, std::uint32_t> typesByName(const gguf::ErrorTable& table, const gguf::Mix& mix)
+{
+    std::unordered_map<std::string, std::uint32_t> types;
+    for (std::size_t t = 0; t < table.tensors.size() && t < mix.types.size(); ++t)
+        types.emplace(std::string(table.tensors[t].tensor->name), mix.types[t]);
+    return types;
+}
+
+gguf::ActivationArithmetic arithmeticNamed(const std::string& name)
+{
+    for (const auto arithmetic : {gguf::ActivationArithmetic::Float32, gguf::ActivationArithmetic::QuantizedAsLlamaCpp, gguf::ActivationArithmetic::LlamaCpp})
+        if (name == gguf::activationArithmeticName(arithmetic))
+            return arithmetic;
+    return gguf::ActivationArithmetic::QuantizedAsLlamaCpp;
+}
+
+// The plan and the presets of its size (the two largest that fit the budget, whatever types the
+// scan measured: `presets` are evaluated on the weight table), measured on the text past the
+// scan's tokens.
+gguf::Result<gguf::HeldOutResult> measureOnHeldOutText(const gguf::Model& model, const gguf::ScanRecord& scan, const std::vector<std::int32_t>& text,
+                                                        std::int64_t most, const gguf::ErrorTable& table, const gguf::PlanResult& plan,
+                                                        const std::vector<gguf::PresetOnFrontier>& presets, const gguf::Budget& budget,
+                                                        const gguf::ImportanceLookup& importance, gguf::TaskExecutor* executor)
+{
+    std::int32_t bos = -1;
+    if (const auto id = model.metadataUInt("tokenizer.ggml.bos_token_id"); id && *id <= 0x7FFFFFFF)
+        bos = static_cast<std::int32_t>(*id);
+    auto heldOut = gguf::heldOutTokens(text, scan.identity.tokens, scan.identity.chunkSize, most);
+    if (!heldOut)
+        return heldOut.error();
+    // Held out only if the scan saw exactly the text before it.
+    const std::span<const std::int32_t> scanned(text.data(), static_cast<std::size_t>(scan.identity.tokens));
+    if (!scan.identity.parts.text.empty() && gguf::tokensFingerprint(scanned, bos) != scan.identity.parts.text)
+        return gguf::Error{"the text is not the one the scan was measured on (its first " + std::to_string(scan.identity.tokens)
+                               + " tokens differ): give the scan's --text-file",
+                           gguf::Error::kNoOffset, {}};
+    std::vector<const gguf::PresetOnFrontier*> fitting;
+    for (const gguf::PresetOnFrontier& point : presets)
+        if (point.evaluated && gguf::fitsBudget(point.mix, budget, table.totalElements))
+            fitting.push_back(&point);
+    std::sort(fitting.begin(), fitting.end(), [](const auto* a, const auto* b) { return a->mix.fileBytes > b->mix.fileBytes; });
+    std::vector<gguf::MixToMeasure> mixes{{"plan", typesByName(table, plan.mix)}};
+    for (std::size_t i = 0; i < fitting.size() && i < 2; ++i)
+        mixes.push_back({std::string(fitting[i]->preset->name), typesByName(table, fitting[i]->mix)});
+    gguf::HeldOutOptions options;
+    options.chunkSize = scan.identity.chunkSize;
+    options.bosToken = bos;
+    options.activations = arithmeticNamed(scan.identity.activations);
+    options.importance = importance;
+    options.executor = executor;
+    return gguf::measureHeldOut(model, mixes, *heldOut, options);
+}
+
+// "base_preset" and "rules" as members.
+void writeRulesJson(gguf::JsonWriter& json, const gguf::PlanRules& rules)
+{
+    json.key("base_preset");
+    json.value(rules.basePreset->name);
+    json.key("rules");
+    json.beginArray();
+    for (const gguf::TensorTypeRule& rule : rules.rules)
+        json.value(gguf::formatTensorTypeRule(rule));
+    json.endArray();
+}
+
+void writeHeldOutJson(gguf::JsonWriter& json, const gguf::HeldOutResult& heldOut, std::int64_t chunkSize)
+{
+    json.key("held_out");
+    json.beginObject();
+    json.key("tokens");
+    json.value(heldOut.tokens);
+    json.key("chunk_size");
+    json.value(chunkSize);
+    json.key("positions");
+    json.value(heldOut.positions);
+    json.key("mixes");
+    json.beginArray();
+    for (std::size_t m = 0; m < heldOut.mixes.size(); ++m) {
+        const gguf::MeasuredMix& mix = heldOut.mixes[m];
+        json.beginObject();
+        json.key("label");
+        json.value(mix.label);
+        json.key("mean_kld");
+        json.value(mix.meanKld);
+        json.key("mean_kld_error");
+        json.value(mix.meanError);
+        json.key("median_kld");
+        json.value(mix.medianKld);
+        if (m > 0) {  // this preset's KLD minus the plan's, position by position
+            json.key("difference_mean");
+            json.value(mix.differenceMean);
+            json.key("difference_error");
+            json.value(mix.differenceError);
+            json.key("difference_median");
+            json.value(mix.differenceMedian);
+        }
+        json.endObject();
+    }
+    json.endArray();
+    json.key("best_preset");
+    json.value(heldOut.mixes[heldOut.bestPreset].label);
+    json.key("plan_wins");
+    json.value(heldOut.planWins);
+    json.endObject();
+}
+
+std::string heldOutText(const gguf::HeldOutResult& heldOut, std::int64_t chunkSize)
+{
+    std::string text = "\nmeasured on " + std::to_string(heldOut.tokens) + " held-out tokens (chunks of " + std::to_string(chunkSize) + ", "
+                     + std::to_string(heldOut.positions) + " positions scored), mean KLD ± its standard error, median:\n";
+    for (const gguf::MeasuredMix& mix : heldOut.mixes)
+        text += "  " + mix.label + std::string(10 - std::min<std::size_t>(mix.label.size(), 9), ' ') + figure("%.6f", mix.meanKld) + " ± "
+              + figure("%.6f", mix.meanError) + "  median " + figure("%.6f", mix.medianKld) + "\n";
+    const gguf::MeasuredMix& best = heldOut.mixes[heldOut.bestPreset];
+    text += "  " + best.label + " minus plan, per position: " + figure("%.6f", best.differenceMean) + " ± " + figure("%.6f", best.differenceError)
+          + ", median " + figure("%.6f", best.differenceMedian) + "\n";
+    text += heldOut.planWins ? "  the plan wins by more than twice the difference's standard error: the plan is offered\n"
+                             : "  the plan does not beat " + best.label + " by more than twice the difference's standard error: " + best.label
+                                   + " is the better choice, and is offered (and written with -o) instead\n";
     return text;
 }
 
@@ -108,9 +237,29 @@ int runPlan(const std::vector<std::string>& words)
         scan = std::move(*record);
     }
 
+    if (args.has("--text-file") && !scan)
+        return reportFailure("--text-file is the scan's text: it needs --scan", 2);
+    std::int64_t heldOutMost = 2048;
+    if (const auto text = args.value("--held-out")) {
+        char* end = nullptr;
+        heldOutMost = std::strtoll(text->c_str(), &end, 10);
+        if (text->empty() || *end != '\0' || heldOutMost < 4 || heldOutMost > (std::int64_t{1} << 30))
+            return reportFailure("--held-out must be a whole number of tokens from 4 to 1073741824", 2);
+    }
+    std::optional<std::vector<std::int32_t>> calibration;
+    if (const auto path = args.value("--text-file")) {
+        calibration = tokenizeTextFileOrReport(*model, *path);
+        if (!calibration)
+            return 2;
+    }
     auto table = gguf::measureErrorTable(*model, tableOptions);
     if (!table)
         return reportFailure(table.error().toString());
+    // The presets to measure a plan against are those of its size whatever types the scan
+    // measured: evaluated on the table before the scan's costs replace its figures.
+    std::optional<gguf::ErrorTable> weightTable;
+    if (calibration)
+        weightTable = *table;
     if (scan) {
         auto applied = gguf::applyScanCosts(*table, *scan);
         if (!applied)
@@ -127,6 +276,22 @@ int runPlan(const std::vector<std::string>& words)
     auto rules = gguf::rulesForMix(*context, presets, plan->mix);
     if (!rules)
         return reportFailure(rules.error().message);
+    // Measured before it is offered: where the best preset that fits is as good (within the
+    // difference's uncertainty), the preset is offered and written instead.
+    std::optional<gguf::HeldOutResult> heldOut;
+    if (calibration) {
+        auto weightContext = gguf::makePlanContext(*model, *weightTable, imatrixKeys.has_value(), imatrixKeys);
+        if (!weightContext)
+            return reportFailure(weightContext.error().toString());
+        auto measured = measureOnHeldOutText(*model, *scan, *calibration, heldOutMost, *table, *plan, gguf::evaluatePresets(*weightContext), *budget, tableOptions.importance,
+                                             tableOptions.executor);
+        if (!measured)
+            return reportFailure(measured.error().toString());
+        heldOut = std::move(*measured);
+    }
+    gguf::PlanRules offered = *rules;
+    if (heldOut && !heldOut->planWins)
+        offered = gguf::PlanRules{gguf::findQuantPreset(heldOut->mixes[heldOut->bestPreset].label), {}};
     if (!inputsUnchangedOrReport())
         return 1;
     if (const auto out = args.value("-o")) {
@@ -134,7 +299,7 @@ int runPlan(const std::vector<std::string>& words)
         auto sink = gguf::openOutputFile(*out);
         if (!sink)
             return reportFailure(sink.error().toString());
-        const std::string text = rulesFileText(*rules);
+        const std::string text = rulesFileText(offered);
         if (gguf::Status s = (*sink)->write(text.data(), text.size()); !s)
             return reportFailure(s.error().toString());
         if (gguf::Status s = (*sink)->commit(); !s)
@@ -150,7 +315,7 @@ int runPlan(const std::vector<std::string>& words)
         else
             writeStdout(text);
     };
-    const std::string base(rules->basePreset->name);
+    const std::string base(offered.basePreset->name);
     if (args.has("--json")) {
         std::string out;
         gguf::JsonWriter json(out);
@@ -178,13 +343,7 @@ int runPlan(const std::vector<std::string>& words)
         json.value(plan->mix.bitsPerWeight);
         json.key(figureName);
         json.value(plan->mix.error);
-        json.key("base_preset");
-        json.value(base);
-        json.key("rules");
-        json.beginArray();
-        for (const gguf::TensorTypeRule& rule : rules->rules)
-            json.value(gguf::formatTensorTypeRule(rule));
-        json.endArray();
+        writeRulesJson(json, *rules);
         json.key("tensors");
         json.beginObject();
         for (std::size_t t = 0; t < table->tensors.size(); ++t) {
@@ -195,6 +354,16 @@ int runPlan(const std::vector<std::string>& words)
         json.endObject();
         json.key("best_preset_within_budget");
         plan->bestPresetWithin ? json.value(plan->bestPresetWithin->name) : json.null();
+        if (heldOut)
+            writeHeldOutJson(json, *heldOut, scan->identity.chunkSize);
+        // What is offered (and written with -o): the plan's rules over its base preset, or a
+        // preset alone when the measurement says it is the better choice.
+        json.key("offered");
+        json.beginObject();
+        json.key("kind");
+        json.value(heldOut && !heldOut->planWins ? "preset" : "plan");
+        writeRulesJson(json, offered);
+        json.endObject();
         json.key("presets");
         json.beginArray();
         for (const gguf::PresetOnFrontier& point : presets) {
@@ -239,13 +408,19 @@ int runPlan(const std::vector<std::string>& words)
     text += "\n";
     for (std::size_t t = 0; t < table->tensors.size(); ++t)
         text += "  " + shown(table->tensors[t].tensor->name) + "  " + gguf::typeName(plan->mix.types[t]) + "\n";
-    text += "\nas rules over " + base + (rules->rules.empty() ? " (none needed)" : "") + ":\n";
-    if (!rules->rules.empty())
-        text += "  " + commandText(gguf::formatTensorTypeArguments(rules->rules)) + "\n";
-    text += "  llama-quantize" + std::string(args.has("-o") ? " --tensor-type-file " + shown(*args.value("-o")) : " --tensor-type ...")
+    if (heldOut)
+        text += heldOutText(*heldOut, scan->identity.chunkSize);
+    const bool presetAlone = heldOut && !heldOut->planWins;  // offered instead of the plan: no rules
+    if (presetAlone)
+        text += "\noffered: " + base + " itself:\n";
+    else
+        text += "\nas rules over " + base + (offered.rules.empty() ? " (none needed)" : "") + ":\n";
+    if (!offered.rules.empty())
+        text += "  " + commandText(gguf::formatTensorTypeArguments(offered.rules)) + "\n";
+    const bool rulesFile = args.has("-o") && !presetAlone;
+    text += "  llama-quantize" + std::string(rulesFile ? " --tensor-type-file " + shown(*args.value("-o")) : presetAlone ? "" : " --tensor-type ...")
           + " MODEL OUT.gguf " + base + "\n";
-    text += "  gguf-explorer-cli convert MODEL OUT.gguf --preset " + base
-          + (args.has("-o") ? " --recipe " + shown(*args.value("-o")) : std::string()) + "\n";
+    text += "  gguf-explorer-cli convert MODEL OUT.gguf --preset " + base + (rulesFile ? " --recipe " + shown(*args.value("-o")) : std::string()) + "\n";
     reportText(text);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "Fixtures.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -146,6 +147,64 @@ private slots:
 
     // tiny-llama's scan given to plan another llama (three blocks, other shapes), which had it
     // plan with the scan's figures and role averages for the rest; and to plan tiny-moe.
+    // A plan is measured before it is offered: with the scan's text, the plan and the best presets
+    // within the budget are run on the tokens past the scan's 128, and the plan is offered only
+    // when it beats the best of them by more than twice the paired difference's standard error
+    // (the median difference agreeing); otherwise that preset is offered and written.
+    void planIsMeasuredOnHeldOutText()
+    {
+        const QString rules = m_dir.filePath(QStringLiteral("held-out-rules.txt"));
+        const CliRun run = runCli({QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"),
+                                   QStringLiteral("--scan"), m_whole, QStringLiteral("--text-file"), m_text, QStringLiteral("--held-out"),
+                                   QStringLiteral("256"), QStringLiteral("--json"), QStringLiteral("-o"), rules});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonObject root = QJsonDocument::fromJson(run.out).object();
+        const QJsonObject heldOut = root.value(QStringLiteral("held_out")).toObject();
+        QCOMPARE(heldOut.value(QStringLiteral("tokens")).toInt(), 256);
+        QCOMPARE(heldOut.value(QStringLiteral("positions")).toInt(), 4 * (64 - 1 - 32));
+        const QJsonArray mixes = heldOut.value(QStringLiteral("mixes")).toArray();
+        QVERIFY(mixes.size() >= 2);
+        QCOMPARE(mixes[0].toObject().value(QStringLiteral("label")).toString(), QStringLiteral("plan"));
+        const QString best = heldOut.value(QStringLiteral("best_preset")).toString();
+        QJsonObject bestMix;
+        for (const QJsonValue& mix : mixes) {
+            const QJsonObject m = mix.toObject();
+            QVERIFY(m.value(QStringLiteral("mean_kld")).toDouble() > 0);
+            QVERIFY(m.value(QStringLiteral("mean_kld_error")).toDouble() > 0);
+            if (m.value(QStringLiteral("label")).toString() == best)
+                bestMix = m;
+        }
+        QVERIFY(!bestMix.isEmpty());
+        const double difference = bestMix.value(QStringLiteral("difference_mean")).toDouble();
+        const double error = bestMix.value(QStringLiteral("difference_error")).toDouble();
+        const bool wins = difference > 2 * error && bestMix.value(QStringLiteral("difference_median")).toDouble() > 0;
+        QCOMPARE(heldOut.value(QStringLiteral("plan_wins")).toBool(), wins);
+        qInfo("held out: plan %.6f, %s %.6f; %s minus plan %.6f +- %.6f: %s offered", mixes[0].toObject().value(QStringLiteral("mean_kld")).toDouble(),
+              qPrintable(best), bestMix.value(QStringLiteral("mean_kld")).toDouble(), qPrintable(best), difference, error, wins ? "the plan" : "the preset");
+        const QJsonObject offered = root.value(QStringLiteral("offered")).toObject();
+        QCOMPARE(offered.value(QStringLiteral("kind")).toString(), wins ? QStringLiteral("plan") : QStringLiteral("preset"));
+        const QJsonObject plan = root.value(QStringLiteral("plan")).toObject();
+        if (wins) {
+            QCOMPARE(offered.value(QStringLiteral("rules")).toArray(), plan.value(QStringLiteral("rules")).toArray());
+        } else {
+            QCOMPARE(offered.value(QStringLiteral("base_preset")).toString(), best);
+            QVERIFY(offered.value(QStringLiteral("rules")).toArray().isEmpty());
+            QVERIFY(fileBytes(rules).isEmpty());  // the preset alone: no rules
+        }
+
+        // The text must be the scan's, and long enough to hold a chunk past it.
+        const QString other = m_dir.filePath(QStringLiteral("other.txt"));
+        QVERIFY(writeFile(other, QByteArray(3000, 'x')));
+        CliRun refused = runCli({QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"),
+                                 QStringLiteral("--scan"), m_whole, QStringLiteral("--text-file"), other});
+        QVERIFY2(refused.failedWithOneLine() && refused.err.contains("not the one the scan was measured on"), qPrintable(refused.describe()));
+        const QString shortText = m_dir.filePath(QStringLiteral("short.txt"));
+        QVERIFY(writeFile(shortText, fileBytes(m_text).left(40)));
+        refused = runCli({QStringLiteral("plan"), fixturePath("tiny-llama-F32.gguf"), QStringLiteral("--size"), QStringLiteral("1.3MB"),
+                          QStringLiteral("--scan"), m_whole, QStringLiteral("--text-file"), shortText});
+        QVERIFY2(refused.failedWithOneLine(), qPrintable(refused.describe()));
+    }
+
     void planRefusesAScanOfAnotherModel_data()
     {
         QTest::addColumn<QString>("model");

@@ -12,6 +12,7 @@
 #include "core/forward/SimulatedQuantization.h"
 #include "core/imatrix/ImportanceMatrix.h"
 #include "core/recipe/MixPlanner.h"
+#include "core/sensitivity/HeldOutCheck.h"
 #include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
@@ -642,6 +643,44 @@ private slots:
         qInfo("tiny-moe + imatrix at Q3_K_L's size: plan KLD %.6f, Q3_K_L %.6f", planned, preset);
         QVERIFY(planned > 0 && preset > 0);
         QVERIFY(planned <= preset);
+    }
+
+    // The held-out decision: a plan that is the preset's own mix does not win (a difference of
+    // nothing is no reason to offer it); a plan that quantizes every matrix to q8_0 beats an all-q4_K
+    // mix by far more than twice the paired difference's standard error; too short a text, or a
+    // text shorter than the scan's tokens, leaves no held-out chunk.
+    void heldOutMeasurementDecides()
+    {
+        TypeMap q4k, q8;
+        for (const TensorInfo& tensor : m_llama->tensors())
+            if (tensor.nDims >= 2) {
+                q4k[std::string(tensor.name)] = findTypeByName("q4_K")->id;
+                q8[std::string(tensor.name)] = findTypeByName("q8_0")->id;
+            }
+        auto tokens = heldOutTokens(m_heldOut, 64, kChunk, 2 * kChunk);
+        QVERIFY(tokens);
+        QCOMPARE(tokens->size(), std::size_t(2 * kChunk));
+        QVERIFY(std::equal(tokens->begin(), tokens->end(), m_heldOut.begin() + 64));
+        HeldOutOptions options;
+        options.chunkSize = kChunk;
+        options.bosToken = bosOf(*m_llama);
+        options.executor = &gguf::ParallelRows::shared();
+        auto same = measureHeldOut(*m_llama, {{"plan", q4k}, {"Q4_K", q4k}}, *tokens, options);
+        QVERIFY2(same, same ? "" : same.error().toString().c_str());
+        QCOMPARE(same->mixes[1].differenceMean, 0.0);
+        QVERIFY(!same->planWins);
+        auto better = measureHeldOut(*m_llama, {{"plan", q8}, {"Q4_K", q4k}, {"Q4_K again", q4k}}, *tokens, options);
+        QVERIFY(better);
+        QCOMPARE(better->positions, std::int64_t(2 * (kChunk - 1 - kChunk / 2)));
+        QCOMPARE(better->bestPreset, std::size_t(1));  // a tie keeps the first
+        QVERIFY(better->mixes[1].differenceMean > 2 * better->mixes[1].differenceError);
+        QVERIFY(better->planWins);
+        qInfo("held out: q8_0 plan %.6f, q4_K %.6f, difference %.6f +- %.6f", better->mixes[0].meanKld, better->mixes[1].meanKld,
+              better->mixes[1].differenceMean, better->mixes[1].differenceError);
+        QVERIFY(!heldOutTokens(m_heldOut, std::int64_t(m_heldOut.size()) - kChunk + 1, kChunk, 0));
+        QVERIFY(!heldOutTokens(m_heldOut, std::int64_t(m_heldOut.size()) + 5, kChunk, 0));
+        QVERIFY(!heldOutTokens(m_heldOut, -1, kChunk, 0));
+        QVERIFY(!measureHeldOut(*m_llama, {{"plan", q4k}}, *tokens, options));
     }
 
     // Planned by the scan's measured KLD at the sizes of Q3_K_M, Q4_K_M and Q5_K_M: on held-out

@@ -1,0 +1,86 @@
+#include "core/sensitivity/HeldOutCheck.h"
+
+#include "core/forward/OutputComparisonRun.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace gguf {
+
+namespace {
+
+Error heldOutError(const std::string& message)
+{
+    return Error{message, Error::kNoOffset, {}};
+}
+
+}  // namespace
+
+Result<std::vector<std::int32_t>> heldOutTokens(std::span<const std::int32_t> tokens, std::int64_t scanTokens, std::int64_t chunkSize,
+                                                 std::int64_t most)
+{
+    if (scanTokens < 0)
+        return heldOutError("the scan's token count " + std::to_string(scanTokens) + " is negative");
+    if (chunkSize < 4)
+        return heldOutError("the scan's chunk size " + std::to_string(chunkSize) + " is too small to measure on");
+    const auto total = static_cast<std::int64_t>(tokens.size());
+    std::int64_t left = scanTokens < total ? total - scanTokens : 0;
+    if (most > 0)
+        left = std::min(left, most);
+    left -= left % chunkSize;
+    if (left < chunkSize)
+        return heldOutError("the text has " + std::to_string(total) + " tokens: no chunk of " + std::to_string(chunkSize)
+                            + " is left past the scan's " + std::to_string(scanTokens) + " to measure the plan on (give a longer text)");
+    return std::vector<std::int32_t>(tokens.begin() + scanTokens, tokens.begin() + scanTokens + left);
+}
+
+Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<MixToMeasure>& mixes, std::span<const std::int32_t> tokens,
+                                     const HeldOutOptions& options)
+{
+    if (mixes.size() < 2)
+        return heldOutError("nothing to measure the plan against: no preset fits the budget");
+    std::vector<OutputCandidate> candidates;
+    for (const MixToMeasure& mix : mixes) {
+        OutputCandidate candidate;
+        candidate.label = mix.label;
+        candidate.simulation.recipeTypes = std::make_shared<const std::unordered_map<std::string, std::uint32_t>>(mix.types);
+        candidate.simulation.importance = options.importance;
+        candidates.push_back(std::move(candidate));
+    }
+    OutputRunOptions run;
+    run.chunkSize = options.chunkSize;
+    run.bosToken = options.bosToken;
+    run.activations = options.activations;
+    run.executor = options.executor;
+    auto measured = compareModelOutputs(reference, candidates, tokens, run);
+    if (!measured)
+        return measured.error();
+
+    HeldOutResult result;
+    result.tokens = static_cast<std::int64_t>(tokens.size());
+    result.positions = measured->scoredPositions;
+    const auto& plan = measured->comparisons.front().positions;
+    for (std::size_t m = 0; m < mixes.size(); ++m) {
+        const OutputComparison& c = measured->comparisons[m];
+        MeasuredMix figures{mixes[m].label, c.kld.mean, c.kld.meanError, c.kld.median, 0.0, 0.0, 0.0};
+        if (m > 0) {
+            // Paired by position: the same tokens in both runs, so the text's own difficulty cancels.
+            std::vector<double> differences;
+            for (std::size_t p = 0; p < c.positions.size() && p < plan.size(); ++p)
+                differences.push_back(c.positions[p].kld - plan[p].kld);
+            const Summary d = summarize(std::move(differences));
+            figures.differenceMean = d.mean;
+            figures.differenceError = d.meanError;
+            figures.differenceMedian = d.median;
+            if (result.bestPreset == 0 || figures.meanKld < result.mixes[result.bestPreset].meanKld)
+                result.bestPreset = m;
+        }
+        result.mixes.push_back(std::move(figures));
+    }
+    const MeasuredMix& best = result.mixes[result.bestPreset];
+    result.planWins = best.differenceMean > 2.0 * best.differenceError && best.differenceMedian > 0.0;
+    return result;
+}
+
+}  // namespace gguf

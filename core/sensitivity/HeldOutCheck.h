@@ -1,0 +1,65 @@
+#pragma once
+// A plan is measured before it is offered: the planned mix and the best presets within the same
+// budget, each quantized in memory as its file would hold it, run against the reference on text
+// the scan did not see (the calibration text past the scan's tokens), in the scan's chunks, as
+// `kld` measures a written file. The plan is offered only when it beats the best of those
+// presets by more than the difference's uncertainty: the per-position KLD differences (the same
+// positions in both) give a mean and its standard error, and the plan must win by more than
+// twice that error (the median of the differences, a statistic a few outlying positions cannot
+// move, must agree in sign). Otherwise the preset is the better choice.
+
+#include "core/base/Result.h"
+#include "core/base/TaskExecutor.h"
+#include "core/forward/ActivationRounding.h"
+#include "core/gguf/Model.h"
+#include "core/recipe/RecipeConversion.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gguf {
+
+struct MixToMeasure {
+    std::string label;
+    std::unordered_map<std::string, std::uint32_t> types;  // tensor name -> type
+};
+
+struct MeasuredMix {
+    std::string label;
+    double meanKld = 0.0;
+    double meanError = 0.0;    // standard error of the mean
+    double medianKld = 0.0;
+    double differenceMean = 0.0;    // against the first mix (the plan): this mix's KLD minus the plan's, per position
+    double differenceError = 0.0;   // its standard error
+    double differenceMedian = 0.0;
+};
+
+struct HeldOutOptions {
+    std::int64_t chunkSize = 128;
+    std::int32_t bosToken = -1;
+    ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;
+    ImportanceLookup importance;  // the scan's matrix: the mixes quantized with it
+    TaskExecutor* executor = nullptr;
+};
+
+struct HeldOutResult {
+    std::vector<MeasuredMix> mixes;   // the plan first, then the presets
+    std::int64_t tokens = 0;
+    std::int64_t positions = 0;
+    std::size_t bestPreset = 0;       // index into mixes (>= 1) of the lowest measured mean KLD
+    bool planWins = false;            // by more than twice the difference's standard error, the median agreeing
+};
+
+// The held-out tokens: whole chunks of `tokens` past the first `scanTokens`, at most `most`
+// tokens (0: all). Fails when not one chunk is left.
+Result<std::vector<std::int32_t>> heldOutTokens(std::span<const std::int32_t> tokens, std::int64_t scanTokens, std::int64_t chunkSize,
+                                                 std::int64_t most);
+
+// `mixes[0]` is the plan, the others presets (at least one).
+Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<MixToMeasure>& mixes, std::span<const std::int32_t> tokens,
+                                     const HeldOutOptions& options);
+
+}  // namespace gguf
