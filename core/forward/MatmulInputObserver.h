@@ -24,10 +24,10 @@ public:
     virtual void denseProduct(const std::string& weight, const float* x, std::int64_t rows, std::int64_t columns) = 0;
 
     // Expert `expert` of `experts` in `weight` multiplies the rows routed to it, in token order:
-    // row r is token slots[r] / used, which chose the expert in place slots[r] % used (0 = the
+    // row r is token choices[r] / used, which chose the expert in place choices[r] % used (0 = the
     // router's first choice), as the pass's routing lists them (t * used + s).
     virtual void expertProduct(const std::string& weight, std::int64_t expert, std::int64_t experts, const float* x,
-                               std::span<const std::int64_t> slots, std::int64_t used, std::int64_t columns) = 0;
+                               std::span<const std::int64_t> choices, std::int64_t used, std::int64_t columns) = 0;
 };
 
 // The one-line hooks of the steps: nothing when no observer listens (the name is then not built).
@@ -43,10 +43,10 @@ void observeLayerProduct(MatmulInputObserver* observer, std::int64_t layer, cons
 
 // Expert rows of `weight` (a tensor name), as MatmulInputObserver::expertProduct.
 inline void observeExpertProduct(MatmulInputObserver* observer, const std::string& weight, std::int64_t expert, std::int64_t experts,
-                                 const float* x, std::span<const std::int64_t> slots, std::int64_t used, std::int64_t columns)
+                                 const float* x, std::span<const std::int64_t> choices, std::int64_t used, std::int64_t columns)
 {
-    if (observer && !slots.empty())
-        observer->expertProduct(weight, expert, experts, x, slots, used, columns);
+    if (observer && !choices.empty())
+        observer->expertProduct(weight, expert, experts, x, choices, used, columns);
 }
 
 }  // namespace gguf

@@ -89,16 +89,16 @@ void ImatrixCollector::denseProduct(const std::string& weight, const float* x, s
 }
 
 void ImatrixCollector::expertProduct(const std::string& weight, std::int64_t expert, std::int64_t experts, const float* x,
-                                     std::span<const std::int64_t> slots, std::int64_t used, std::int64_t columns)
+                                     std::span<const std::int64_t> choices, std::int64_t used, std::int64_t columns)
 {
     if (expert < 0 || expert >= experts || used <= 0 || columns <= 0)
         return;
     // ggml's order: per ubatch, slot after slot, tokens in order within a slot.
-    std::vector<std::size_t> order(slots.size());
+    std::vector<std::size_t> order(choices.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     const auto key = [&](std::size_t r) {
-        const std::int64_t token = slots[r] / used;
-        return std::tuple(token / m_ubatchRows, slots[r] % used, token);
+        const std::int64_t token = choices[r] / used;
+        return std::tuple(token / m_ubatchRows, choices[r] % used, token);
     };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
     std::lock_guard lock(m_mutex);
@@ -108,7 +108,7 @@ void ImatrixCollector::expertProduct(const std::string& weight, std::int64_t exp
     float* acc = e->values.data() + expert * columns;
     for (std::size_t r : order)
         addSquares(acc, x + static_cast<std::int64_t>(r) * columns, columns);
-    e->counts[static_cast<std::size_t>(expert)] += static_cast<std::int64_t>(slots.size());
+    e->counts[static_cast<std::size_t>(expert)] += static_cast<std::int64_t>(choices.size());
     if (!allFinite(acc, static_cast<std::size_t>(columns)))
         fail("non-finite values in the importance of " + weight + " (expert " + std::to_string(expert) + ")");
 }

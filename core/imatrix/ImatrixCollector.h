@@ -27,7 +27,7 @@ public:
 
     void denseProduct(const std::string& weight, const float* x, std::int64_t rows, std::int64_t columns) override;
     void expertProduct(const std::string& weight, std::int64_t expert, std::int64_t experts, const float* x,
-                       std::span<const std::int64_t> slots, std::int64_t used, std::int64_t columns) override;
+                       std::span<const std::int64_t> choices, std::int64_t used, std::int64_t columns) override;
 
     // The first problem met (a non-finite sum, a matrix seen with two widths), or Ok.
     Status status() const;
