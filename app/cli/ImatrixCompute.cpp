@@ -13,7 +13,6 @@
 #include "core/forward/ForwardPass.h"
 #include "core/imatrix/ImatrixComputation.h"
 #include "core/imatrix/ImatrixWriter.h"
-#include "core/tokenize/Tokenizer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -40,17 +39,6 @@ std::optional<std::int64_t> wholeNumberOrReport(const CliArguments& args, const 
         return std::nullopt;
     }
     return n;
-}
-
-// The BOS llama-imatrix puts first in every chunk: the model's, when its tokenizer adds one.
-std::int32_t chunkBos(const gguf::Model& model)
-{
-    const auto bos = model.metadataUInt("tokenizer.ggml.bos_token_id");
-    auto tokenizer = gguf::Tokenizer::fromModel(model);
-    if (!bos || *bos > 0x7FFFFFFF || !tokenizer)
-        return -1;
-    const std::vector<std::int32_t> empty = tokenizer->encode("", true, false);
-    return !empty.empty() && empty.front() == static_cast<std::int32_t>(*bos) ? static_cast<std::int32_t>(*bos) : -1;
 }
 
 std::string expertList(const std::vector<gguf::UnderRoutedExpert>& experts)
@@ -93,7 +81,7 @@ int runImatrixComputation(const CliArguments& args)
         return 2;
     options.chunkSize = *chunk;
     options.chunkLimit = *chunks;
-    options.bosToken = chunkBos(*model);
+    options.bosToken = gguf::imatrixChunkBos(*model);
     options.processOutput = args.has("--process-output");
     options.dataset = textPath;  // llama-imatrix records the -f path as given
     options.activations = arithmetic->activations;

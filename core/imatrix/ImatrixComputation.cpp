@@ -2,6 +2,7 @@
 
 #include "core/forward/ForwardPass.h"
 #include "core/imatrix/ImatrixCollector.h"
+#include "core/tokenize/Tokenizer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,6 +82,30 @@ Result<ImatrixRunResult> computeImatrix(const Model& model, std::span<const std:
     if (!options.dataset.empty())
         result.sums.datasets.push_back(options.dataset);
     return result;
+}
+
+std::int32_t imatrixChunkBos(const Model& model)
+{
+    const auto bos = model.metadataUInt("tokenizer.ggml.bos_token_id");
+    auto tokenizer = Tokenizer::fromModel(model);
+    if (!bos || *bos > 0x7FFFFFFF || !tokenizer)
+        return -1;
+    // Whether the tokenizer adds BOS shows in what it makes of no text.
+    const std::vector<std::int32_t> empty = tokenizer->encode("", true, false);
+    return !empty.empty() && empty.front() == static_cast<std::int32_t>(*bos) ? static_cast<std::int32_t>(*bos) : -1;
+}
+
+Result<ImatrixRunResult> computeImatrixFromText(const Model& model, std::string_view text, bool parseSpecial, ImatrixRunOptions options)
+{
+    if (text.size() > Tokenizer::kMaxTextBytes)
+        return runError("the text holds " + std::to_string(text.size() >> 20) + " MiB; at most "
+                        + std::to_string(Tokenizer::kMaxTextBytes >> 20) + " MiB are tokenized at once");
+    auto tokenizer = Tokenizer::fromModel(model);
+    if (!tokenizer)
+        return tokenizer.error();
+    const std::vector<std::int32_t> tokens = tokenizer->encode(text, true, parseSpecial);
+    options.bosToken = imatrixChunkBos(model);
+    return computeImatrix(model, tokens, options);
 }
 
 std::vector<UnderRoutedExpert> underRoutedExperts(const ImatrixSums& sums, std::int64_t fewest)

@@ -18,6 +18,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gguf {
@@ -53,6 +54,15 @@ struct ImatrixRunResult {
 
 // llama-imatrix's refusals apply: fewer than two chunks' tokens, a chunk under 2 tokens.
 Result<ImatrixRunResult> computeImatrix(const Model& model, std::span<const std::int32_t> tokens, const ImatrixRunOptions& options);
+
+// The BOS llama-imatrix puts first in every chunk: the model's, when its tokenizer adds one
+// (llama_vocab_get_add_bos); -1 otherwise.
+std::int32_t imatrixChunkBos(const Model& model);
+
+// computeImatrix over `text` tokenized with the model's tokenizer as llama-imatrix tokenizes it
+// (BOS as the model asks, special-token text parsed only with `parseSpecial`), the chunks'
+// BOS set by imatrixChunkBos. A text beyond Tokenizer::kMaxTextBytes is refused.
+Result<ImatrixRunResult> computeImatrixFromText(const Model& model, std::string_view text, bool parseSpecial, ImatrixRunOptions options);
 
 // The experts of every entry that got fewer than `fewest` tokens (no tokens when fewest is 1),
 // by entry name and expert; dense entries are not experts and never listed.
