@@ -7,6 +7,7 @@
 #include "Commands.h"
 
 #include "ActivationOption.h"
+#include "ImatrixOutputFormat.h"
 #include "ModelOpening.h"
 #include "TokenInput.h"
 #include "app/threads/ParallelRows.h"
@@ -59,12 +60,9 @@ int runImatrixComputation(const CliArguments& args)
     if (args.positionals.size() != 1 || !args.has("-o"))
         return reportFailure("usage: gguf-explorer-cli imatrix MODEL --text-file T -o OUT.gguf|OUT.dat [--chunk N] [--chunks N]", 2);
     const std::string output = *args.value("-o");
-    gguf::ImatrixOutputFormat format = gguf::imatrixFormatForPath(output);
-    if (const auto named = args.value("--output-format")) {
-        if (*named != "gguf" && *named != "dat")
-            return reportFailure("--output-format must be gguf or dat", 2);
-        format = *named == "dat" ? gguf::ImatrixOutputFormat::LegacyDat : gguf::ImatrixOutputFormat::Gguf;
-    }
+    gguf::ImatrixOutputFormat format = gguf::ImatrixOutputFormat::Gguf;
+    if (!imatrixOutputFormatOrReport(args, output, format))
+        return 2;
     gguf::ImatrixRunOptions options;
     const auto chunk = wholeNumberOrReport(args, "--chunk", kDefaultChunk, 2, gguf::kMaxForwardTokens);
     const auto chunks = wholeNumberOrReport(args, "--chunks", -1, 1, 1 << 30);

@@ -5,6 +5,7 @@
 #include "core/forward/MatmulInputObserver.h"
 
 #include <cmath>
+#include <string_view>
 
 namespace gguf {
 
@@ -79,7 +80,7 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
     c.noteHeld(wqkv->heldBytes() + wgate->heldBytes() + wbeta->heldBytes() + walpha->heldBytes() + kernel->heldBytes());
     std::vector<float> mixed, z, beta, alpha;
     for (const char* name : {"attn_qkv", "attn_gate", "ssm_beta", "ssm_alpha"})
-        observeLayerProduct(c.options.matmulInputs, layer, name, normed, width, name[5] == 'g' ? from : 0);
+        observeLayerProduct(c.options.matmulInputs, layer, name, normed, width, std::string_view(name) == "attn_gate" ? from : 0);
     c.project(normed, T, *wqkv, WeightMatrix{}, mixed);
     c.projectRowsFrom(normed, from, *wgate, WeightMatrix{}, z);  // the output gate: only the rows kept
     c.project(normed, T, *wbeta, WeightMatrix{}, beta);

@@ -5,6 +5,7 @@
 
 #include "CliRunner.h"
 #include "FileBytes.h"
+#include "ImatrixOracle.h"
 #include "Fixtures.h"
 
 #include <QFile>
@@ -15,17 +16,8 @@ using testsupport::contentOf;
 using testsupport::fixturePath;
 using testsupport::runCli;
 
-namespace {
-
-// The text every oracle ran over, named as given: the files record the path.
-const QString kText = QStringLiteral("/usr/share/common-licenses/GPL-3");
-
-QString oraclePath(const QString& name)
-{
-    return QStringLiteral(GGUFX_SOURCE_DIR "/tests/data/imatrix-oracle/") + name;
-}
-
-}  // namespace
+using testsupport::imatrixOraclePath;
+const QString& kText = testsupport::kImatrixText;
 
 class TestCliImatrixCompute : public QObject {
     Q_OBJECT
@@ -48,13 +40,13 @@ private slots:
         const QString moe = fixturePath("tiny-moe-F16.gguf");
         QTest::newRow("tiny-llama, 2 chunks, --process-output")
             << llama << "out.gguf" << QStringList{"--chunk", "128", "--chunks", "2", "--process-output"}
-            << oraclePath("tiny-llama-2chunks-output.imatrix.gguf");
+            << imatrixOraclePath("tiny-llama-2chunks-output.imatrix.gguf");
         QTest::newRow("tiny-moe, 2 chunks") << moe << "out.gguf" << QStringList{"--chunk", "128", "--chunks", "2"}
-                                            << oraclePath("tiny-moe-2chunks.imatrix.gguf");
+                                            << imatrixOraclePath("tiny-moe-2chunks.imatrix.gguf");
         // 600 tokens are two of llama.cpp's ubatches (512 + 88): each expert is summed ubatch by
         // ubatch, slot by slot within each.
         QTest::newRow("tiny-moe, one chunk of 600") << moe << "out.gguf" << QStringList{"--chunk", "600", "--chunks", "1"}
-                                                    << oraclePath("tiny-moe-600.imatrix.gguf");
+                                                    << imatrixOraclePath("tiny-moe-600.imatrix.gguf");
 #ifndef GGUFX_SANITIZED
         // The shared fixtures' whole runs of tiny-llama (about a second of CPU each; tiny-moe's
         // takes ten, its oracle here is llama-imatrix's shorter runs above).
@@ -90,7 +82,7 @@ private slots:
                                  "128", "--chunks", "2", "--quiet"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
         QVERIFY2(run.err.contains("per-expert token counts of 6 matrices are not kept"), run.err.constData());
-        const auto converted = runCli({"imatrix", oraclePath("tiny-moe-2chunks.imatrix.gguf"), "-o", dir.filePath("oracle.dat")});
+        const auto converted = runCli({"imatrix", imatrixOraclePath("tiny-moe-2chunks.imatrix.gguf"), "-o", dir.filePath("oracle.dat")});
         QVERIFY2(converted.exitCode == 0, qPrintable(converted.describe()));
         QCOMPARE(contentOf(dir.filePath("own.dat")), contentOf(dir.filePath("oracle.dat")));
     }

@@ -4,6 +4,7 @@
 // llama-imatrix converts it.
 
 #include "Fixtures.h"
+#include "ImatrixOracle.h"
 #include "OpenFixture.h"
 #include "Waits.h"
 #include "ui/imatrix/ComputeImatrixDialog.h"
@@ -24,16 +25,8 @@
 using testsupport::fixturePath;
 using testsupport::kHangGuardMs;
 
-namespace {
-
-const QString kText = QStringLiteral("/usr/share/common-licenses/GPL-3");
-
-QString oraclePath(const QString& name)
-{
-    return QStringLiteral(GGUFX_SOURCE_DIR "/tests/data/imatrix-oracle/") + name;
-}
-
-}  // namespace
+using testsupport::imatrixOraclePath;
+const QString& kText = testsupport::kImatrixText;
 
 class TestGuiImatrixCompute : public QObject {
     Q_OBJECT
@@ -58,7 +51,7 @@ private slots:
         QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
         QVERIFY2(dialog.statusText().contains("2 chunks of 128 tokens") && dialog.statusText().contains("433.6435"),
                  qPrintable(dialog.statusText()));
-        QVERIFY(testsupport::readWholeFile(dir.filePath("computed.gguf")) == testsupport::readWholeFile(oraclePath("tiny-llama-2chunks-output.imatrix.gguf")));
+        QVERIFY(testsupport::readWholeFile(dir.filePath("computed.gguf")) == testsupport::readWholeFile(imatrixOraclePath("tiny-llama-2chunks-output.imatrix.gguf")));
     }
 
     // Cancelled, the run writes nothing and says so.
