@@ -208,6 +208,19 @@ constexpr CliOption kImatrixOptions[] = {
     {"-o", "OUT", "write the matrix to OUT instead, as llama-imatrix writes it: .dat = legacy format, else GGUF"},
     {"--output-format", "FORMAT", "with -o: gguf or dat, whatever OUT's name (llama-imatrix's --output-format)"},
     {"--chunk", "N", "with -o: the chunk size of the run, llama-imatrix's -c (default: the file's own; 512 for a .dat)"},
+    {"--text-file", "T", "compute a matrix instead: FILE is the model, run over text T as llama-imatrix -f T (-o OUT needed)"},
+    {"--chunks", "N", "with --text-file: at most N chunks (llama-imatrix's --chunks)"},
+    {"--process-output", nullptr, "with --text-file: also collect output.weight (llama-imatrix's --process-output)"},
+    {"--parse-special", nullptr, "with --text-file: text spelling a special token becomes it (llama-imatrix's --parse-special)"},
+    {"--min-expert-tokens", "N", "with --text-file: fail when an expert gets fewer than N tokens"},
+    {"--quiet", nullptr, "with --text-file: no progress on stderr"},
+    kF32Activations,
+    kQ8Activations,
+    kLlamaActivations,
+    kKvType,
+    kKvKeyType,
+    kKvValueType,
+    kFlashAttention,
 };
 
 // ---- the commands -------------------------------------------------------------------------
@@ -263,7 +276,8 @@ const CliCommand kCommands[] = {
      kEstimateOptions, runEstimate},
     {"download", "URL -o DIR", "save a remote model (every shard) with resume and SHA-256 verification", kDownloadOptions,
      runDownload},
-    {"imatrix", "FILE", "an importance matrix (llama-imatrix .gguf or .dat): coverage, validation, statistics; exit 3 if invalid; -o converts",
+    {"imatrix", "FILE", "an importance matrix (llama-imatrix .gguf or .dat): coverage, validation, statistics; exit 3 if invalid; -o converts; "
+                        "MODEL --text-file T -o OUT computes one",
      kImatrixOptions, runImatrix},
 };
 

@@ -36,3 +36,5 @@ namespace gguf {
 class ImportanceMatrix;
 }
 int runImatrixConversion(const CliArguments& args, const gguf::ImportanceMatrix& matrix);
+// imatrix MODEL --text-file T -o OUT (ImatrixCompute.cpp): a matrix computed as llama-imatrix does.
+int runImatrixComputation(const CliArguments& args);

@@ -1,4 +1,5 @@
-// `imatrix FILE [--model MODEL] [--json] [--top N]`: what an importance matrix covers (tensors,
+// `imatrix FILE [--model MODEL] [--json] [--top N]` (FILE --text-file T -o OUT computes a matrix
+// instead, ImatrixCompute.cpp): what an importance matrix covers (tensors,
 // chunks, datasets), whether it fits the model, llama-imatrix's statistics, the MoE routing map
 // with never/rarely routed experts, and each tensor's most important input columns.
 // Exit status 3 when the validation found errors (llama-quantize would refuse or misuse it).
@@ -273,6 +274,8 @@ int runImatrix(const std::vector<std::string>& words)
     const CliArguments args = CliArguments::parse(words, "imatrix");
     if (!args.error.empty() || args.positionals.size() != 1)
         return reportFailure(args.error.empty() ? commandUsage("imatrix") : args.error, 2);
+    if (args.has("--text-file"))
+        return runImatrixComputation(args);
     ImatrixReport report;
     if (const auto top = args.value("--top")) {
         char* end = nullptr;

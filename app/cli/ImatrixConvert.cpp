@@ -4,6 +4,7 @@
 // is said on stderr.
 
 #include "Commands.h"
+#include "ImatrixOutputFormat.h"
 #include "ModelOpening.h"
 #include "core/imatrix/ImatrixSums.h"
 #include "core/imatrix/ImatrixWriter.h"
@@ -30,15 +31,25 @@ void warn(const std::string& message) { std::fprintf(stderr, "gguf-explorer-cli:
 
 }  // namespace
 
+bool imatrixOutputFormatOrReport(const CliArguments& args, const std::string& output, gguf::ImatrixOutputFormat& format)
+{
+    format = gguf::imatrixFormatForPath(output);
+    if (const auto named = args.value("--output-format")) {
+        if (*named != "gguf" && *named != "dat") {
+            reportFailure("--output-format must be gguf or dat", 2);
+            return false;
+        }
+        format = *named == "dat" ? gguf::ImatrixOutputFormat::LegacyDat : gguf::ImatrixOutputFormat::Gguf;
+    }
+    return true;
+}
+
 int runImatrixConversion(const CliArguments& args, const gguf::ImportanceMatrix& matrix)
 {
     const std::string output = *args.value("-o");
-    gguf::ImatrixOutputFormat format = gguf::imatrixFormatForPath(output);
-    if (const auto named = args.value("--output-format")) {
-        if (*named != "gguf" && *named != "dat")
-            return reportFailure("--output-format must be gguf or dat", 2);
-        format = *named == "dat" ? gguf::ImatrixOutputFormat::LegacyDat : gguf::ImatrixOutputFormat::Gguf;
-    }
+    gguf::ImatrixOutputFormat format = gguf::ImatrixOutputFormat::Gguf;
+    if (!imatrixOutputFormatOrReport(args, output, format))
+        return 2;
     std::int64_t chunk = matrix.chunkSize() > 0 ? matrix.chunkSize() : kLlamaImatrixDefaultChunk;
     if (const auto given = args.value("--chunk")) {
         char* end = nullptr;

@@ -34,7 +34,7 @@ std::optional<std::vector<std::int32_t>> parseTokenListOrReport(const std::strin
     return ids;
 }
 
-std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Model& model, const std::string& path)
+std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Model& model, const std::string& path, bool parseSpecial)
 {
     std::string text;
     if (!readTextFileOrReport(path, text))
@@ -45,7 +45,7 @@ std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Mo
         return std::nullopt;
     }
     // As llama-tokenize and llama-perplexity: BOS as the model asks, special-token text parsed.
-    std::vector<std::int32_t> ids = tokenizer.value().encode(text, true, true);
+    std::vector<std::int32_t> ids = tokenizer.value().encode(text, true, parseSpecial);
     if (ids.empty()) {
         reportFailure(path + " gives no tokens", 2);
         return std::nullopt;

@@ -13,5 +13,7 @@
 std::optional<std::vector<std::int32_t>> parseTokenListOrReport(const std::string& text);
 
 // The text of `path` tokenized with the model's own tokenizer, BOS as the model asks and special-
-// token text parsed (as llama-perplexity reads its text); nullopt after reporting why not.
-std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Model& model, const std::string& path);
+// token text parsed unless `parseSpecial` is false (llama-perplexity parses it, llama-imatrix
+// only with --parse-special); nullopt after reporting why not.
+std::optional<std::vector<std::int32_t>> tokenizeTextFileOrReport(const gguf::Model& model, const std::string& path,
+                                                                  bool parseSpecial = true);

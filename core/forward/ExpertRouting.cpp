@@ -1,6 +1,7 @@
 #include "core/forward/ExpertRouting.h"
 
 #include "core/forward/ForwardOps.h"
+#include "core/forward/MatmulInputObserver.h"
 
 #include <algorithm>
 #include <functional>
@@ -53,6 +54,7 @@ Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>&
         return choiceBias.error();
     c.noteHeld(router->heldBytes());
     std::vector<float> probs;
+    observeLayerProduct(c.options.matmulInputs, layer, "ffn_gate_inp", normed, h.embeddingLength);
     c.project(normed, c.tokens, *router, *routerBias, probs);
     if (h.expertGating == ExpertGating::Softmax)
         softmaxRows(probs.data(), c.tokens, experts);

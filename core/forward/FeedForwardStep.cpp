@@ -3,6 +3,7 @@
 #include "core/forward/ExpertRouting.h"
 #include "core/forward/ForwardOps.h"
 #include "core/forward/GgmlDots.h"
+#include "core/forward/MatmulInputObserver.h"
 
 #include "core/base/RowRanges.h"
 #include "core/kernels/Dequantize.h"
@@ -50,7 +51,9 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
         if (!*w)
             return w->error();
     c.noteHeld(gate->heldBytes() + up->heldBytes());
+    observeLayerProduct(c.options.matmulInputs, layer, names.gate, normed, width);
     c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
+    observeLayerProduct(c.options.matmulInputs, layer, names.up, normed, width);
     c.project(normed, c.tokens, *up, WeightMatrix{}, u);
     c.recycle({&gate, &up});
     auto down = c.layerWeight(layer, names.down, {ff, width, 1});
@@ -58,6 +61,7 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
         return down.error();
     c.noteHeld(down->heldBytes());
     applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
+    observeLayerProduct(c.options.matmulInputs, layer, names.down, g, ff);
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};
@@ -80,6 +84,7 @@ Status addSharedExpert(PassContext& c, std::int64_t layer, const std::vector<flo
         return gate.error();
     if (gate->present()) {
         std::vector<float> g;
+        observeLayerProduct(c.options.matmulInputs, layer, "ffn_gate_inp_shexp", normed, width);
         c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
         sigmoid(g.data(), g.size());
         for (std::int64_t t = 0; t < c.tokens; ++t)
@@ -107,6 +112,7 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
         return up.error();
     c.noteHeld(up->heldBytes());
     std::vector<float> fused;
+    observeLayerProduct(c.options.matmulInputs, layer, "ffn_up", normed, width);
     c.project(normed, c.tokens, *up, WeightMatrix{}, fused);
     c.recycle({&up});
     std::vector<float> g(static_cast<std::size_t>(c.tokens * ff)), u(g.size());
@@ -119,6 +125,7 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
         return down.error();
     c.noteHeld(down->heldBytes());
     applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
+    observeLayerProduct(c.options.matmulInputs, layer, "ffn_down", g, ff);
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};
@@ -257,13 +264,16 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size());
         if (!up) {
             std::vector<float> both(static_cast<std::size_t>(n * 2 * ff));
+            observeExpertProduct(c.options.matmulInputs, gateUpName, expert.index, experts, x.data(), expert.slots, used, width);
             expertProduct(c, x.data(), n, gateOrBoth, both.data());
             for (std::int64_t r = 0; r < n; ++r) {
                 std::copy_n(both.begin() + r * 2 * ff, ff, g.begin() + r * ff);
                 std::copy_n(both.begin() + r * 2 * ff + ff, ff, u.begin() + r * ff);
             }
         } else {
+            observeExpertProduct(c.options.matmulInputs, gateName, expert.index, experts, x.data(), expert.slots, used, width);
             expertProduct(c, x.data(), n, gateOrBoth, g.data());
+            observeExpertProduct(c.options.matmulInputs, upName, expert.index, experts, x.data(), expert.slots, used, width);
             expertProduct(c, x.data(), n, *up, u.data());
         }
         addBias(upBias, expert.index, u, n, ff);
@@ -275,6 +285,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         const std::int64_t e = expert.index;
         const auto n = static_cast<std::int64_t>(expert.slots.size());
         std::vector<float> d(static_cast<std::size_t>(n * width));
+        observeExpertProduct(c.options.matmulInputs, downName, e, experts, g.data(), expert.slots, used, ff);
         expertProduct(c, g.data(), n, down, d.data());
         addBias(downBias, e, d, n, width);
         if (downScale->present()) {

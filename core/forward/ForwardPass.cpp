@@ -3,6 +3,7 @@
 #include "core/forward/AttentionStep.h"
 #include "core/forward/FeedForwardStep.h"
 #include "core/forward/LatentAttentionStep.h"
+#include "core/forward/MatmulInputObserver.h"
 #include "core/forward/ForwardOps.h"
 #include "core/forward/PassContext.h"
 #include "core/forward/PerLayerInputStep.h"
@@ -179,6 +180,7 @@ Status PassRunner::output(const std::vector<float>& residual, std::vector<float>
     const std::int64_t skipped = m_c.options.firstLogitPosition;
     const float* input = normed.data() + skipped * width;
     float* const outputRows = logits.data() + skipped * vocabulary;
+    observeProduct(m_c.options.matmulInputs, name, input, m_c.tokens - skipped, width);
     for (std::int64_t first = 0; first < vocabulary; first += kOutputRowsPerChunk) {
         if (m_c.cancelled())
             return cancelledError();

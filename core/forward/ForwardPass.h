@@ -6,6 +6,7 @@
 // whatever the model size. One pass serves every architecture with a BlockDescription.
 
 #include "core/base/Result.h"
+#include "core/forward/MatmulInputObserver.h"
 #include "core/forward/ModelHyperparameters.h"
 #include "core/forward/WeightLoader.h"
 #include "core/gguf/Model.h"
@@ -73,6 +74,8 @@ struct ForwardOptions {
     // same way), apart from its keys and values: that layer's hidden state and experts before it
     // are the residual entering the layer and -1.
     std::int64_t firstLogitPosition = 0;
+    // Shown the input of every product with a weight matrix (MatmulInputObserver.h); may be null.
+    MatmulInputObserver* matmulInputs = nullptr;
 };
 
 // What a pass's attention is, for a result to name: in llama.cpp's arithmetic its cache and

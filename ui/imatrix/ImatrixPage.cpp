@@ -1,5 +1,9 @@
 #include "ui/imatrix/ImatrixPage.h"
 
+#include "core/base/EscapedText.h"
+#include "core/imatrix/ImatrixSums.h"
+#include "core/imatrix/ImatrixWriter.h"
+#include "ui/common/FileDialogs.h"
 #include "ui/imatrix/ExpertRoutingMap.h"
 #include "ui/imatrix/ImatrixStatisticsView.h"
 #include "ui/imatrix/ImportanceStrip.h"
@@ -8,7 +12,9 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QHBoxLayout>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -32,7 +38,8 @@ ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* 
     : QWidget(parent), m_imatrix(std::move(imatrix)), m_summary(new QLabel(this)), m_issues(new QListWidget(this)),
       m_coverage(new QTableWidget(this)), m_routing(new ExpertRoutingMap(this)), m_tensor(new QComboBox(this)),
       m_columns(new ImportanceStrip(this)),
-      m_statistics(new ImatrixStatisticsView(m_imatrix->statistics, QFileInfo(text(m_imatrix->matrix->path())).fileName(), this))
+      m_statistics(new ImatrixStatisticsView(m_imatrix->statistics, QFileInfo(text(m_imatrix->matrix->path())).fileName(), this)),
+      m_saveAs(new QPushButton(tr("Save As…"), this)), m_saveStatus(new QLabel(this))
 {
     setObjectName(QStringLiteral("imatrixPage"));
     m_summary->setObjectName(QStringLiteral("imatrixSummary"));
@@ -130,9 +137,17 @@ ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* 
     split->addWidget(m_issues);
     split->addWidget(tabs);
     split->setStretchFactor(1, 4);
+    m_saveAs->setObjectName(QStringLiteral("imatrixSaveAs"));
+    m_saveAs->setToolTip(tr("Write the matrix again as llama-imatrix writes it: GGUF, or its legacy .dat"));
+    connect(m_saveAs, &QPushButton::clicked, this, &ImatrixPage::chooseSaveAs);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(m_saveAs, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_summary);
+    layout->addLayout(top);
+    layout->addWidget(m_saveStatus);
     layout->addWidget(split, 1);
+    m_saveStatus->hide();
 
     connect(m_tensor, qOverload<int>(&QComboBox::currentIndexChanged), this, &ImatrixPage::showEntry);
     m_columns->setImatrix(m_imatrix);
@@ -150,4 +165,52 @@ void ImatrixPage::showEntry(int index)
     if (index < 0 || static_cast<std::size_t>(index) >= entries.size())
         return;
     m_columns->showEntry(entries[static_cast<std::size_t>(index)], std::nullopt);
+}
+
+void ImatrixPage::chooseSaveAs()
+{
+    const QFileInfo current(text(m_imatrix->matrix->path()));
+    const QString path = askSaveFileName(this, tr("Save importance matrix as"), current.absolutePath(),
+                                         tr("Importance matrix, GGUF (*.gguf);;Legacy llama-imatrix .dat (*.dat)"));
+    if (!path.isEmpty())
+        saveAs(path);
+}
+
+void ImatrixPage::saveAs(const QString& path)
+{
+    // llama-imatrix's chunk size when its run gave none (a .dat records none): -c 512.
+    constexpr std::int64_t kDefaultChunk = 512;
+    m_saveAs->setEnabled(false);
+    m_saveStatus->show();
+    m_saveStatus->setText(tr("Saving %1…").arg(QFileInfo(path).fileName()));
+    m_saveJobs.run(
+        [matrix = m_imatrix->matrix, path](const JobControl&) -> gguf::Result<QString> {
+            const std::int64_t chunk = matrix->chunkSize() > 0 ? matrix->chunkSize() : kDefaultChunk;
+            auto sums = gguf::sumsOf(*matrix, chunk);
+            if (!sums)
+                return sums.error();
+            const std::string file = path.toStdString();
+            auto notes = gguf::writeImatrix(*sums, chunk, gguf::imatrixFormatForPath(file), file);
+            if (!notes)
+                return notes.error();
+            QStringList said;
+            if (!notes->perExpertCountsDropped.empty())
+                said << tr("the per-expert token counts of %1 matrices are not kept").arg(notes->perExpertCountsDropped.size());
+            if (!notes->skippedNoData.empty())
+                said << tr("%1 matrices without tokens are left out").arg(notes->skippedNoData.size());
+            if (matrix->chunkSize() <= 0)
+                said << tr("the .dat records no chunk size: counts assume llama-imatrix's default of 512 tokens");
+            return said.join(QStringLiteral("; "));
+        },
+        [this, path](const QString& notes) {
+            m_saveAs->setEnabled(true);
+            m_saveStatus->setText(notes.isEmpty() ? tr("Saved %1").arg(QFileInfo(path).fileName())
+                                                  : tr("Saved %1 — %2").arg(QFileInfo(path).fileName(), notes));
+            emit saved(true, notes);
+        },
+        [this](const JobOutcome& outcome) {
+            m_saveAs->setEnabled(true);
+            m_saveStatus->setText(tr("Not saved: %1").arg(QString::fromStdString(gguf::escapeForDisplay(outcome.message().toStdString()))));
+            emit saved(false, outcome.message());
+        });
 }

@@ -2,7 +2,9 @@
 // One importance matrix, per model: what it covers (tensors, experts, tokens, chunks, datasets),
 // how it fits the model it was opened for (every validation finding with its byte offset), the
 // MoE routing map, the most important columns of each tensor and llama-imatrix's statistics.
+// Save As… writes it again in either of llama-imatrix's formats (as `imatrix FILE -o OUT`).
 
+#include "ui/session/JobRunner.h"
 #include "ui/session/LoadedImatrix.h"
 
 #include <QWidget>
@@ -13,6 +15,7 @@ class ImportanceStrip;
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QPushButton;
 class QTableWidget;
 
 class ImatrixPage : public QWidget {
@@ -29,9 +32,20 @@ public:
     QComboBox* tensorCombo() const { return m_tensor; }
     ImportanceStrip* columns() const { return m_columns; }
     ImatrixStatisticsView* statistics() const { return m_statistics; }
+    QLabel* saveStatus() const { return m_saveStatus; }
+
+public slots:
+    // Writes the matrix to `path` in the background, as llama-imatrix would (.dat by its name,
+    // else GGUF; a .dat input's unknown chunk size taken as llama-imatrix's default, 512).
+    void saveAs(const QString& path);
+
+signals:
+    // Once per saveAs(): `message` is the error, or what the file could not keep.
+    void saved(bool succeeded, const QString& message);
 
 private:
     void showEntry(int index);
+    void chooseSaveAs();
 
     std::shared_ptr<const LoadedImatrix> m_imatrix;
     QLabel* m_summary;
@@ -41,4 +55,7 @@ private:
     QComboBox* m_tensor;
     ImportanceStrip* m_columns;
     ImatrixStatisticsView* m_statistics;
+    QPushButton* m_saveAs;
+    QLabel* m_saveStatus;
+    JobRunner m_saveJobs{this};
 };

@@ -113,6 +113,8 @@ void MainWindow::createMenus()
     });
     file->addAction(tr("Open &Importance Matrix…"), this, [this]() { chooseImportanceMatrix(this); })
         ->setObjectName(QStringLiteral("openImportanceMatrixAction"));
+    file->addAction(tr("Compute Importance Matrix from &Text…"), this, [this]() { computeImportanceMatrix(this); })
+        ->setObjectName(QStringLiteral("computeImportanceMatrixAction"));
     file->addSeparator();
     file->addAction(tr("Compare &Quant Levels…"), this, [this]() {
         const ModelPage* current = modelPageInView();

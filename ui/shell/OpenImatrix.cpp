@@ -3,6 +3,7 @@
 #include "ui/common/FileDialogs.h"
 #include "ui/session/ImatrixLoader.h"
 #include "ui/common/ExportLocation.h"
+#include "ui/imatrix/ComputeImatrixDialog.h"
 #include "ui/imatrix/ImatrixPage.h"
 #include "ui/imatrix/ImportanceStrip.h"
 #include "ui/shell/MainWindow.h"
@@ -67,4 +68,21 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
         window->statusBar()->showMessage(MainWindow::tr("Could not open importance matrix %1: %2").arg(QFileInfo(file).fileName(), message));
     });
     loader->load(path, modelPage ? modelPage->sharedModel() : nullptr);
+}
+
+void computeImportanceMatrix(MainWindow* window)
+{
+    ModelPage* modelPage = window->currentModelPage();
+    if (!modelPage) {
+        window->statusBar()->showMessage(MainWindow::tr("Open a model first: the matrix is computed with its forward pass"), 5000);
+        return;
+    }
+    auto* dialog = new ComputeImatrixDialog(modelPage->sharedModel(), window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    QObject::connect(dialog, &ComputeImatrixDialog::computationFinished, window,
+                     [window](bool succeeded, const QString&, const QString& output) {
+                         if (succeeded)
+                             openImportanceMatrix(window, output);
+                     });
+    dialog->show();
 }
