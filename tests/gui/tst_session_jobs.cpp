@@ -29,6 +29,9 @@
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QtTest>
+#include <atomic>
+#include <optional>
+#include <vector>
 
 using namespace testsupport;
 
@@ -401,6 +404,43 @@ private slots:
         for (const std::atomic<int>& count : runs)
             QCOMPARE(count.load(), 1);
         QCOMPARE(JobPoolExecutor::instance().threadCount(), static_cast<unsigned>(threads));
+    }
+
+    // An interactive request goes ahead of a background sweep's queued chunks: a token search
+    // waited 40 s behind 130 similarity jobs. The pool is held busy while both queue, so the order
+    // they start in is the pool's choice alone; the search starts before most of the sweep's
+    // chunks (threads freed at the same moment take sweep chunks while it starts: a loose bound).
+    void interactiveJobsGoAheadOfBackgroundOnes()
+    {
+        const int threads = jobPool()->maxThreadCount();
+        QSemaphore started;
+        QSemaphore open;
+        for (int i = 0; i < threads; ++i)
+            jobPool()->start([&started, &open]() {
+                started.release();
+                open.acquire();
+            });
+        started.acquire(threads);
+        QObject owner;
+        constexpr int kSweepChunks = 200;
+        std::atomic<int> sweepRan{0};
+        JobRunner sweep(&owner, JobPriority::Background);
+        bool sweepDone = false;
+        sweep.runChunks(
+            kSweepChunks, [&sweepRan](int, const JobControl&) -> gguf::Result<int> { return ++sweepRan; },
+            [&sweepDone](std::vector<int>) { sweepDone = true; });
+        std::atomic<int> ranBeforeSearch{-1};
+        JobRunner search(&owner, JobPriority::Interactive);
+        std::optional<int> found;
+        search.run([&sweepRan, &ranBeforeSearch](const JobControl&) -> gguf::Result<int> {
+            ranBeforeSearch = sweepRan.load();
+            return 42;
+        }, [&found](int value) { found = value; });
+        open.release(threads);
+        QTRY_VERIFY_WITH_TIMEOUT(found.has_value() && sweepDone, kTimeoutMs);
+        QCOMPARE(*found, 42);
+        QVERIFY2(ranBeforeSearch.load() < kSweepChunks / 2, qPrintable(QString::number(ranBeforeSearch.load())));
+        QCOMPARE(sweepRan.load(), kSweepChunks);
     }
 
     // ExpertScan is a job owner, not a widget: it announces each job so that a view may show it.
