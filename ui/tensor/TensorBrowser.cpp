@@ -127,6 +127,13 @@ void TensorBrowser::setFilterText(const QString& text)
     m_filter->setText(text);
 }
 
+void TensorBrowser::clearFilter()
+{
+    m_filter->setText(QString());
+    m_debounce->stop();
+    applyFilter();
+}
+
 void TensorBrowser::setGroupedByLayer(bool grouped)
 {
     m_groupToggle->setChecked(grouped);

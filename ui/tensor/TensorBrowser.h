@@ -28,6 +28,7 @@ public:
     explicit TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* parent = nullptr);
 
     void setFilterText(const QString& text);  // as if typed, debounce included
+    void clearFilter();                       // at once, no debounce
     void setGroupedByLayer(bool grouped);
     QTableView* tableView() const { return m_table; }
     QTreeView* treeView() const { return m_tree; }
