@@ -107,9 +107,9 @@ void FindEverywhereDialog::search(const QString& text)
     if (needle.isEmpty() || !m_model)
         return;
     const auto contains = [&needle](const QString& haystack) { return haystack.contains(needle, Qt::CaseInsensitive); };
-    const auto more = [this](QTreeWidgetItem* group, int shown, int all) {
+    const auto more = [](QTreeWidgetItem* group, int shown, int all) {
         if (all > shown)
-            new QTreeWidgetItem(group, {tr("… and %1 more").arg(all - shown)});
+            new QTreeWidgetItem(group, {FindEverywhereDialog::tr("… and %1 more").arg(all - shown)});
     };
 
     QList<int> pages;
