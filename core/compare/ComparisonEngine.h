@@ -24,7 +24,9 @@
 // - Once a call of a cell is cancelled or fails, every other call of that cell (waiting or yet
 //   to come) returns the same outcome, Failed ones with a copy of the first error: a cell is
 //   computed whole or not at all.
-// - results() only after every unit returned Done. The engine refers to `comparison`, which must
+// - results() only once no call is running. After every unit returned Done it holds every cell;
+//   after a run stopped (cancelled, failed) only the cells that finished, the totals over those
+//   (a cell's histogram joins its column's when the cell finishes). The engine refers to `comparison`, which must
 //   outlive it. At most one range's two float buffers per concurrent call are held at any time.
 
 #include "core/compare/ModelComparison.h"

@@ -531,6 +531,7 @@ Status HttpFile::judge(Transfer& t, bool first, bool& retry)
         }
         if (t.received == declared) {
             m_silentSince.reset();
+            m_silentTries = 0;
             return Ok{};
         }
         t.lastProblem = t.lastProblem.empty() ? "the response ended early" : t.lastProblem;
@@ -546,22 +547,27 @@ Status HttpFile::judge(Transfer& t, bool first, bool& retry)
     if (t.status >= 400)
         t.lastProblem = httpStatusMessage(t.status, tokenSent);
     ++t.failedTries;
-    // Silence is counted over the file, from the first unanswered try since the last answer.
+    // Silence is counted over the file, from the first unanswered try since the last answer, and
+    // so are its tries: a try that fails at once after other transfers' long silence is not
+    // "1 try over 55 s".
     std::chrono::milliseconds silentFor{0};
+    int silentTries = 0;
     {
         std::lock_guard lock(m_mutex);
         if (t.status != 0) {
             m_silentSince.reset();
+            m_silentTries = 0;
         } else {
             if (!m_silentSince)
                 m_silentSince = t.startedAt;
             silentFor = since(*m_silentSince);
+            silentTries = ++m_silentTries;
         }
     }
     const bool silent = t.status == 0;
     if (silent && (silentFor >= m_options.unreachableAfter || t.failedTries >= m_options.maxAttempts)) {
-        const std::string message = "cannot reach the server: no answer in " + std::to_string(t.failedTries)
-                                  + (t.failedTries == 1 ? " try" : " tries") + " over " + secondsText(silentFor) + " (" + t.lastProblem + ")";
+        const std::string message = "cannot reach the server: no answer in " + std::to_string(silentTries)
+                                  + (silentTries == 1 ? " try" : " tries") + " over " + secondsText(silentFor) + " (the last: " + t.lastProblem + ")";
         std::lock_guard lock(m_mutex);
         m_unreachableAt = Clock::now();
         m_unreachable = message;

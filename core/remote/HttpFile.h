@@ -77,6 +77,7 @@ private:
     bool m_opened = false;  // the first response fixed size and validators
     std::string m_changed;  // set once a response came from another version of the file
     std::optional<Clock::time_point> m_silentSince;
+    int m_silentTries = 0;  // unanswered tries of every transfer since m_silentSince
     std::optional<Clock::time_point> m_unreachableAt;
     std::string m_unreachable;
     std::atomic<std::uint64_t> m_bytesReceived{0};

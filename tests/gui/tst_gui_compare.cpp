@@ -13,6 +13,9 @@
 #include "ui/shell/ConvertDialog.h"
 #include "core/kernels/Dequantize.h"
 #include "ui/compare/ErrorHeatmapView.h"
+#include "core/gguf/ByteRangeSource.h"
+#include "core/gguf/GgufFile.h"
+#include "core/gguf/MappedFile.h"
 #include "Fixtures.h"
 #include "IdleWatch.h"
 #include "ui/compare/LayerErrorChart.h"
@@ -24,6 +27,7 @@
 #include <QBoxLayout>
 #include <QSpinBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QPushButton>
 #include <QGuiApplication>
 #include <QScopeGuard>
@@ -44,9 +48,33 @@
 #include <QTreeWidget>
 #include <qcustomplot.h>
 
+#include <cstring>
+
 using namespace testsupport;
 
 namespace {
+
+// The bytes of a file, served as a remote file whose server stops answering past `limit`.
+class StopsAnswering final : public gguf::ByteRangeSource {
+public:
+    StopsAnswering(QByteArray bytes, std::uint64_t limit) : m_bytes(std::move(bytes)), m_limit(limit) {}
+    std::uint64_t size() const override { return static_cast<std::uint64_t>(m_bytes.size()); }
+    gguf::Status read(const std::vector<gguf::ByteRange>& ranges) override
+    {
+        for (const gguf::ByteRange& range : ranges) {
+            if (range.offset + range.out.size() > m_limit)
+                return gguf::Error{"cannot reach the server", gguf::Error::kNoOffset, {}};
+            std::memcpy(range.out.data(), m_bytes.constData() + range.offset, range.out.size());
+        }
+        return gguf::Ok{};
+    }
+    gguf::Status checkUnchanged() const override { return gguf::Ok{}; }
+    std::uint64_t preferredReadSize() const override { return 4096; }  // small reads: the tensors before the limit read
+
+private:
+    QByteArray m_bytes;
+    std::uint64_t m_limit;
+};
 constexpr int kJobTimeoutMs = testsupport::kHangGuardMs;
 
 std::uint32_t typeId(const char* name)
@@ -561,8 +589,9 @@ private slots:
         QCOMPARE(page.tableModel()->columnCount(), ComparisonTableModel::FixedColumnCount + 2);
     }
 
-    // The dialog brings back the last list, and the open model joins it checked
-    // only when it is the same model (architecture, tensor names); otherwise it says why.
+    // The dialog brings back the last list and the open model joins it checked; the earlier
+    // run's files stay checked only when they are the same model (architecture, tensor names),
+    // otherwise they are unchecked and the note says why (they stayed checked, the open model not).
     void compareDialogChecksTheOpenFileOnlyWhenItFits()
     {
         QSettings().remove(QStringLiteral("compareDialog"));
@@ -583,8 +612,9 @@ private slots:
             QSignalSpy checked(&dialog, &CompareDialog::openFileChecked);
             QVERIFY(checked.wait(kJobTimeoutMs));
             QCOMPARE(checked.first().at(0).toBool(), false);
-            QCOMPARE(dialog.checkedFiles(), (QStringList{f32, q2}));
+            QCOMPARE(dialog.checkedFiles(), (QStringList{fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf"))}));
             QVERIFY2(dialog.openFileNote().contains(QLatin1String("tensors")), qPrintable(dialog.openFileNote()));
+            QVERIFY2(dialog.openFileNote().contains(QLatin1String("tiny-llama-F32.gguf, tiny-llama-Q2_K.gguf")), qPrintable(dialog.openFileNote()));
             QCOMPARE(dialog.addFilesFolder(), QFileInfo(f32).absolutePath());
         }
 
@@ -687,6 +717,47 @@ private slots:
         QVERIFY(expected && shown->cells[0][0]);
         QVERIFY(sameMetrics(*shown->cells[0][0], *expected->cells[0][0]));
         QVERIFY(sameMetrics(shown->columnTotals[0], expected->columnTotals[0]));
+    }
+
+    // A run that fails part way (a remote file whose server stops answering past some byte)
+    // keeps the cells it finished; the others say they will not come ("—"), none waits forever
+    // ("…"), and the status says what the totals cover.
+    void failedRunKeepsTheCellsItFinished()
+    {
+        const QString path = fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        auto local = openModelAt(path);
+        QVERIFY(local);
+        const std::uint64_t dataOffset = local->primary().dataOffset();
+        const std::uint64_t limit = dataOffset + (static_cast<std::uint64_t>(bytes.size()) - dataOffset) * 3 / 5;
+        auto mapped = gguf::MappedFile::openFrom("tiny-llama-Q4_K.gguf", std::make_shared<StopsAnswering>(bytes, limit));
+        QVERIFY2(mapped, mapped ? "" : mapped.error().toString().c_str());
+        std::shared_ptr<const gguf::MappedFile> shared = std::move(mapped.value());
+        auto half = gguf::Model::open("tiny-llama-Q4_K.gguf", [shared](const std::string&) { return gguf::GgufFile::parse(shared); });
+        QVERIFY2(half, half ? "" : half.error().toString().c_str());
+        auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        QVERIFY(f32);
+        ComparePage page({f32, half.value()}, {});
+        QSignalSpy finished(&page, &ComparePage::comparisonFinished);
+        QVERIFY(finished.wait(kJobTimeoutMs));
+        QVERIFY(!finished.first().at(0).toBool());
+        QAbstractItemModel* table = page.proxyModel();
+        int figures = 0;
+        int dashes = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const QString text = table->index(row, ComparisonTableModel::FixedColumnCount).data().toString();
+            QVERIFY2(text != QStringLiteral("…"), qPrintable(table->index(row, 0).data().toString()));
+            if (text == QStringLiteral("—"))
+                ++dashes;
+            else if (!text.isEmpty() && (text[0].isDigit() || text[0] == QLatin1Char('-')))
+                ++figures;
+        }
+        QVERIFY2(figures > 0 && dashes > 0, qPrintable(QStringLiteral("%1 figures, %2 dashes").arg(figures).arg(dashes)));
+        auto* status = page.findChild<QLabel*>(QStringLiteral("statusLabel"));
+        QVERIFY(status);
+        QVERIFY2(status->text().contains(QStringLiteral(". %1 cell(s) computed before it stopped").arg(figures)), qPrintable(status->text()));
     }
 
     // Cancelling while ranges of a cell wait for their turn ends the run, and leaves the pool

@@ -38,6 +38,7 @@
 #include <QListWidget>
 #include <QSemaphore>
 #include <QSettings>
+#include <QFontMetrics>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -103,8 +104,8 @@ private slots:
     }
 
     // Two checked files of different models (neither the open one): the dialog refuses them,
-    // by the rule it checks the open model with; and its note about the open model goes when
-    // the person checks that model anyway.
+    // by the rule it checks the open model with; the earlier files of another model are unchecked
+    // beside the open one, and the note saying so goes when the person checks one anyway.
     void dialogRefusesFilesOfTwoModelsAndDropsTheStaleNote()
     {
         const QString llama = fixturePath(QStringLiteral("tiny-llama-F32.gguf"));
@@ -134,7 +135,9 @@ private slots:
         QCOMPARE(checked.first().at(0).toBool(), false);
         QVERIFY(!dialog.openFileNote().isEmpty());
         auto* files = dialog.findChild<QListWidget*>(QStringLiteral("filesList"));
-        files->item(0)->setCheckState(Qt::Checked);
+        QCOMPARE(files->item(0)->checkState(), Qt::Checked);
+        QCOMPARE(files->item(1)->checkState(), Qt::Unchecked);
+        files->item(1)->setCheckState(Qt::Checked);  // the person wants it after all: the note is stale
         QCOMPARE(dialog.openFileNote(), QString());
         QSettings().remove(QStringLiteral("compareDialog"));
     }
@@ -312,6 +315,46 @@ private slots:
         QVERIFY(hasPlotExport(diffChart.plot()));
         MixPlannerView planner(f16);
         QVERIFY(hasPlotExport(planner.findChild<QCustomPlot*>(QStringLiteral("frontierPlot"))));
+    }
+
+    // 94 layers and "other" on the Diff's per-layer axis, zoomed to the last layers on a narrow
+    // chart: the last layer number does not run into "other" ("93" overlapped it); the labels
+    // left keep the two-digit gap the other axes keep.
+    void diffLayerAxisKeepsOtherApart()
+    {
+        gguf::ModelDiff diff;
+        for (std::uint32_t layer = 0; layer <= 94; ++layer) {
+            gguf::LayerDifference entry;
+            if (layer < 94)
+                entry.layer = layer;
+            entry.metrics.count = 1;
+            entry.metrics.relativeRmse = 0.01 * (1 + layer % 7);
+            diff.layers.push_back(entry);
+        }
+        LayerDiffChart chart;
+        chart.resize(300, 300);
+        chart.setDiff(&diff);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QCPAxis* axis = chart.plot()->xAxis;
+        axis->setRange(87.5, 94.5);  // zoomed in with the wheel: a label for every layer
+        chart.plot()->replot();
+        chart.plot()->replot();  // the second layout has the axis rect the ticks were made for
+        const QVector<double> ticks = axis->tickVector();
+        const QVector<QString> labels = axis->tickVectorLabels();
+        QVERIFY(ticks.size() > 2);
+        QCOMPARE(labels.last(), QStringLiteral("other"));
+        const QFontMetrics metrics(axis->tickLabelFont());
+        const double gap = metrics.horizontalAdvance(QStringLiteral("00"));
+        const QString pixelsPerLayer = QString::number(axis->coordToPixel(1.0) - axis->coordToPixel(0.0));
+        for (qsizetype i = 1; i < ticks.size(); ++i) {
+            const double apart = axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[i - 1]);
+            double needed = (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) / 2.0;
+            if (i == ticks.size() - 1)
+                needed += gap;
+            QVERIFY2(apart >= needed, qPrintable(QStringLiteral("\"%1\" and \"%2\": %3 px apart, %4 needed (%5 px per layer)")
+                                                     .arg(labels[i - 1], labels[i]).arg(apart).arg(needed).arg(pixelsPerLayer)));
+        }
     }
 
     // The expert picker of the Tensor tab drives the histograms and the scatter, not only the

@@ -91,6 +91,29 @@ private slots:
         QCOMPARE(dialog.findChild<QProgressBar*>()->text(), QStringLiteral("100.0 %"));
     }
 
+    // Cancel is not a failure, and its line does not stay above the next run's progress.
+    void cancelSaysCancelledAndTheNextRunStartsClean()
+    {
+        const auto model = testsupport::openFixtureModel("tiny-llama-F32.gguf");
+        QVERIFY(model);
+        QTemporaryDir dir;
+        ConvertDialog dialog(model);
+        dialog.setTargetType("Q8_0");
+        dialog.setOutputPath(dir.filePath("out.gguf"));
+        QSignalSpy finished(&dialog, &ConvertDialog::conversionFinished);
+        dialog.startConversion();
+        dialog.cancelConversion();  // before its end reaches the dialog: the run ends as cancelled
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QVERIFY(!finished.first().at(0).toBool());
+        QVERIFY2(!dialog.warningsText().contains(QStringLiteral("failed")), qPrintable(dialog.warningsText()));
+        QVERIFY2(dialog.warningsText().contains(QStringLiteral("cancelled")), qPrintable(dialog.warningsText()));
+        finished.clear();
+        dialog.startConversion();
+        QVERIFY2(!dialog.warningsText().contains(QStringLiteral("cancelled")), qPrintable(dialog.warningsText()));
+        QVERIFY(finished.count() == 1 || finished.wait(testsupport::kHangGuardMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+    }
+
     void writtenBytesFollowThePlan()
     {
         WrittenBytes bytes;

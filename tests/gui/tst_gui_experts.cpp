@@ -3,6 +3,7 @@
 // manifest, the similarity matrix equal to a computation written out here, cancellation, export
 // read back and hashed, and the "no experts" page of a dense model.
 
+#include "core/compare/ErrorMetrics.h"
 #include "core/kernels/Dequantize.h"
 #include "ui/common/DivergingGradient.h"
 #include "ui/experts/ExpertGridView.h"
@@ -25,11 +26,14 @@
 #include "Manifest.h"
 #include "SliceDigest.h"
 #include "SmallModels.h"
+#include "BigLayouts.h"
 #include "core/quantize/Quantize.h"
 #include "Waits.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QFontMetrics>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -52,6 +56,30 @@ namespace {
 
 constexpr int kTimeoutMs = testsupport::kHangGuardMs;
 const QString kMoe = QStringLiteral("tiny-moe-Q4_K.gguf");
+
+// The resident size (KiB) of the mapping holding `address`, from /proc/self/smaps; -1 if none.
+qint64 residentKiBOfMappingAt(const void* address)
+{
+    QFile smaps(QStringLiteral("/proc/self/smaps"));
+    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text))
+        return -1;
+    const auto target = reinterpret_cast<quintptr>(address);
+    bool inside = false;
+    for (QByteArray line = smaps.readLine(); !line.isEmpty(); line = smaps.readLine()) {
+        const qsizetype dash = line.indexOf('-');
+        const qsizetype space = line.indexOf(' ');
+        if (dash > 0 && space > dash && !line.contains(QByteArrayLiteral(": "))) {
+            bool okBegin = false, okEnd = false;
+            const quintptr begin = line.left(dash).toULongLong(&okBegin, 16);
+            const quintptr end = line.mid(dash + 1, space - dash - 1).toULongLong(&okEnd, 16);
+            inside = okBegin && okEnd && begin <= target && target < end;
+            continue;
+        }
+        if (inside && line.startsWith("Rss:"))
+            return line.mid(4).trimmed().split(' ').value(0).toLongLong();
+    }
+    return -1;
+}
 
 QString nameOf(const gguf::TensorInfo& tensor)
 {
@@ -307,6 +335,70 @@ private slots:
             QCOMPARE(bars->at(e)->value, page.statisticsModel()->statistics(static_cast<std::uint64_t>(e))->statistics.rms);
     }
 
+    // Across layers reads every expert of every layer once: each expert's mapped pages are
+    // released when it is done, so the resident memory does not grow with the model (it grew
+    // 1.7 -> 15.1 GB on a 94-layer model and stayed after Cancel).
+    void acrossLayersReleasesWhatItRead()
+    {
+        auto model = openModelAt(fixturePath(QStringLiteral("tiny-moe-F16.gguf")));
+        QVERIFY(model);
+        std::vector<LayerExpertHeatmap::LayerTensor> layers;
+        std::uint64_t bytes = 0;
+        for (std::uint32_t layer = 0; layer < 2; ++layer) {
+            const gguf::TensorInfo* tensor = model->findTensor("blk." + std::to_string(layer) + ".ffn_up_exps.weight");
+            QVERIFY(tensor);
+            layers.push_back({layer, tensor});
+            bytes += tensor->nbytes;
+        }
+        const void* where = layers.front().tensor->data;
+        const qint64 before = residentKiBOfMappingAt(where);
+        QVERIFY(before >= 0);
+        JobProgressBar progress;
+        LayerExpertHeatmap view(&progress);
+        view.resize(800, 600);
+        view.setTensors(model, layers);
+        QSignalSpy ready(&view, &LayerExpertHeatmap::statisticsReady);
+        view.show();
+        QVERIFY(ready.wait(kTimeoutMs));
+        QVERIFY(view.result(1, 7).has_value());
+        const qint64 grown = residentKiBOfMappingAt(where) - before;
+        QVERIFY2(grown * 1024 < static_cast<qint64>(bytes / 4),
+                 qPrintable(QStringLiteral("%1 KiB resident after reading %2 KiB").arg(grown).arg(bytes / 1024)));
+    }
+
+    // 94 layers on a short axis: every layer's number would run into the next; the labels are
+    // thinned (every 2nd, 5th, 10th…) to fit, and stay on layer rows.
+    void acrossLayersLabelsDoNotOverlap()
+    {
+        testsupport::ModelLayout layout;
+        layout.name = "94 layers";
+        for (int layer = 0; layer < 94; ++layer)
+            layout.tensors.push_back({"blk." + std::to_string(layer) + ".ffn_up_exps.weight", 0, {32, 2, 4}});
+        auto model = testsupport::openLayout(layout);
+        QVERIFY2(model, model ? "" : model.error().toString().c_str());
+        std::vector<LayerExpertHeatmap::LayerTensor> layers;
+        for (std::uint32_t layer = 0; layer < 94; ++layer)
+            layers.push_back({layer, model.value()->findTensor("blk." + std::to_string(layer) + ".ffn_up_exps.weight")});
+        JobProgressBar progress;
+        LayerExpertHeatmap view(&progress);
+        view.resize(700, 420);
+        view.setTensors(model.value(), layers);
+        QSignalSpy ready(&view, &LayerExpertHeatmap::statisticsReady);
+        view.show();
+        QVERIFY(ready.wait(kTimeoutMs));
+        view.plot()->replot();
+        const QVector<double> ticks = view.plot()->yAxis->tickVector();
+        const QVector<QString> labels = view.plot()->yAxis->tickVectorLabels();
+        QVERIFY(ticks.size() > 1);
+        QCOMPARE(labels.size(), ticks.size());
+        const double line = QFontMetrics(view.plot()->yAxis->tickLabelFont()).height();
+        for (qsizetype i = 1; i < ticks.size(); ++i) {
+            const double apart = std::abs(view.plot()->yAxis->coordToPixel(ticks[i]) - view.plot()->yAxis->coordToPixel(ticks[i - 1]));
+            QVERIFY2(apart >= line, qPrintable(QStringLiteral("%1 and %2: %3 px apart, a line is %4").arg(labels[i - 1], labels[i]).arg(apart).arg(line)));
+            QCOMPARE(labels[i], QString::number(ticks[i]));
+        }
+    }
+
     void layersByExpertsHeatmap()
     {
         auto model = openModelAt(fixturePath(kMoe));
@@ -406,6 +498,47 @@ private slots:
         }
     }
 
+    // Experts that are all zeros are summarized as ranges ("1-3,5"), not listed one number each
+    // (a 128-expert layer gave 128 numbers); all of them say "all N experts".
+    void zeroExpertsAreSummarized()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("zeroed.gguf"));
+        QVERIFY(QFile::copy(fixturePath(QStringLiteral("tiny-moe-F16.gguf")), path));
+        QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner));
+        std::uint64_t start = 0;
+        std::uint64_t expertBytes = 0;
+        {
+            auto original = openModelAt(path);
+            QVERIFY(original);
+            const gguf::TensorInfo* tensor = original->findTensor("blk.0.ffn_up_exps.weight");
+            QVERIFY(tensor && tensor->ne[2] == 8);
+            start = original->primary().dataOffset() + tensor->offset;
+            expertBytes = tensor->nbytes / 8;
+        }
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            for (const int expert : {1, 2, 3, 5}) {
+                QVERIFY(file.seek(static_cast<qint64>(start + expertBytes * static_cast<std::uint64_t>(expert))));
+                QCOMPARE(file.write(QByteArray(static_cast<qsizetype>(expertBytes), '\0')), static_cast<qint64>(expertBytes));
+            }
+        }
+        auto model = openModelAt(path);
+        QVERIFY(model);
+        JobProgressBar progress;
+        ExpertSimilarityView view(&progress);
+        view.resize(800, 600);
+        view.show();
+        QSignalSpy ready(&view, &ExpertSimilarityView::similarityReady);
+        view.setTensors(model, model->findTensor("blk.0.ffn_up_exps.weight"), nullptr);
+        QVERIFY(ready.count() > 0 || ready.wait(kTimeoutMs));
+        auto* message = view.findChild<QLabel*>(QStringLiteral("similarityMessage"));
+        QVERIFY(message);
+        QVERIFY2(message->text().contains(QStringLiteral("4 experts (1-3,5) are all zeros")), qPrintable(message->text()));
+    }
+
     // Each expert quantized to q8_0 in memory and compared: the view's RMSE equals one computed
     // here with the quantizer and kernel directly, and q2_K loses more than q8_0 for every expert.
     void quantizationErrorPerExpert()
@@ -438,6 +571,43 @@ private slots:
             const double rmse = std::sqrt(squares / static_cast<double>(values.size()));
             QVERIFY2(std::abs(q8Error->rmse - rmse) <= 1e-12 * rmse, qPrintable(QStringLiteral("expert %1").arg(e)));
             QCOMPARE(q8Error->count, values.size());
+        }
+    }
+
+    // Another file of the model compared with the open one, expert by expert (the tab only
+    // re-quantized the open file): the Q2_K file's stored experts against the F16 ones, as a
+    // column before the types, with the RMSE of the two files' values.
+    void quantizationErrorAgainstAnotherFile()
+    {
+        auto f16 = openModelAt(fixturePath(QStringLiteral("tiny-moe-F16.gguf")));
+        QVERIFY(f16);
+        ExpertsPage page(f16);
+        page.resize(1200, 900);
+        page.show();
+        QVERIFY(page.selectProjection(gguf::ExpertProjection::Up));
+        ExpertQuantErrorView* view = page.quantError();
+        QSignalSpy opened(view, &ExpertQuantErrorView::otherFileOpened);
+        view->addOtherFile(fixturePath(QStringLiteral("tiny-moe-Q2_K.gguf")));
+        QVERIFY(opened.count() > 0 || opened.wait(kTimeoutMs));
+        QVERIFY2(opened.first().at(0).toBool(), qPrintable(opened.first().at(1).toString()));
+        view->setTypes({gguf::typeIdValue(gguf::GgmlTypeId::Q8_0)});
+        QSignalSpy ready(view, &ExpertQuantErrorView::errorsReady);
+        page.tabs()->setCurrentWidget(view);
+        QVERIFY(ready.wait(kTimeoutMs));
+        const ExpertQuantErrorModel* errors = view->model();
+        QCOMPARE(errors->columnLabels(), (QStringList{QStringLiteral("tiny-moe-Q2_K.gguf"), QStringLiteral("q8_0")}));
+        const gguf::TensorInfo& reference = *page.currentTensor();
+        const gguf::TensorInfo* stored = view->otherFiles().front()->findTensor(reference.name);
+        QVERIFY(stored);
+        for (std::uint64_t e = 0; e < 8; ++e) {
+            const std::vector<float> a = dequantizeExpert(reference, e);
+            const std::vector<float> b = dequantizeExpert(*stored, e);
+            gguf::ErrorAccumulator alone;
+            alone.add(a, b);
+            const auto& shown = errors->metrics(e, 0);
+            QVERIFY(shown);
+            QVERIFY2(shown->rmse == alone.result().rmse, qPrintable(QStringLiteral("expert %1").arg(e)));
+            QVERIFY(errors->metrics(e, 1));
         }
     }
 

@@ -384,6 +384,24 @@ private slots:
         QCOMPARE(seen, QString());
     }
 
+    // A model opened as an importance matrix: the whole reason, in a tab of its own (the status
+    // bar cut it short), the window otherwise as it was.
+    void aModelOpenedAsAMatrixSaysWhyInFull()
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        openImportanceMatrix(&window, fixturePath("tiny-llama-Q4_K.gguf"));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kHangGuardMs);
+        auto* label = qobject_cast<QLabel*>(window.tabs()->currentWidget());
+        QVERIFY(label);
+        QCOMPARE(label->objectName(), QStringLiteral("errorLabel"));
+        QVERIFY2(label->text().contains(QStringLiteral("Could not open tiny-llama-Q4_K.gguf")), qPrintable(label->text()));
+        QVERIFY2(label->text().contains(QStringLiteral("not an importance matrix")), qPrintable(label->text()));
+        QVERIFY(label->wordWrap());
+        QCOMPARE(window.tabs()->tabToolTip(0), fixturePath("tiny-llama-Q4_K.gguf"));
+    }
+
     void fileMenuOpensPageAndStrip()
     {
         MainWindow window;

@@ -803,14 +803,33 @@ private slots:
         QCOMPARE(tab->model()->expertCount(), std::uint64_t(0));
         QVERIFY2(tab->messageText().contains(QLatin1String("no experts")), qPrintable(tab->messageText()));
 
-        // Without a matrix the run keeps no per-expert sums, and the tab says so.
+        // Without a matrix the tab computes the plain figures of two real files itself (they were
+        // refused: "kept when the comparison has an importance matrix"), each expert's alone.
         ComparePage plain({pair.reference, pair.quant}, {}, nullptr, nullptr);
         QSignalSpy plainFinished(&plain, &ComparePage::comparisonFinished);
         QVERIFY(plainFinished.wait(kHangGuardMs));
+        plain.resize(1200, 800);
+        plain.show();
+        CompareExpertsTab* plainTab = plain.expertsTab();
+        plain.findChild<QTabWidget*>(QStringLiteral("compareTabs"))->setCurrentWidget(plainTab);  // computed only when shown
         const std::size_t up = rowNamed(*plain.comparison(), "blk.0.ffn_up_exps.weight");
         plain.tableView()->setCurrentIndex(plain.proxyModel()->mapFromSource(plain.tableModel()->index(static_cast<int>(up), 0)));
-        QCOMPARE(plain.expertsTab()->model()->expertCount(), std::uint64_t(0));
-        QVERIFY2(plain.expertsTab()->messageText().contains(QLatin1String("importance matrix")), qPrintable(plain.expertsTab()->messageText()));
+        QCOMPARE(plainTab->model()->expertCount(), std::uint64_t(8));
+        QTRY_VERIFY_WITH_TIMEOUT(plainTab->messageText().contains(QLatin1String("unweighted")), kHangGuardMs);
+        QCOMPARE(plainTab->model()->metric(), Metric::Rmse);
+        const gguf::TensorInfo& upTensor = *plain.comparison()->rows()[up].reference;
+        const std::uint64_t upTotal = upTensor.elementCount();
+        const std::uint64_t upPerExpert = upTotal / 8;
+        std::vector<float> values(upTotal), other(upTotal);
+        QVERIFY(plain.comparison()->reconstruct(up, 0, {0, upTotal}, values, other));
+        for (std::uint64_t e = 0; e < 8; ++e) {
+            gguf::ErrorAccumulator alone;
+            alone.add(std::span<const float>(values).subspan(e * upPerExpert, upPerExpert),
+                      std::span<const float>(other).subspan(e * upPerExpert, upPerExpert));
+            const auto& shown = plainTab->model()->metrics(e, 0);
+            QVERIFY(shown);
+            QVERIFY(shown->rmse == alone.result().rmse);
+        }
     }
 
     // A column a tensor cannot be compared with is listed disabled with the reason, the tab falls

@@ -13,6 +13,11 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ModelPage.h"
 #include "ui/shell/WindowPlacement.h"
+#include "ui/shell/ThemeChoice.h"
+#include "ui/shell/FindEverywhere.h"
+#include "ui/common/QuantTypeColour.h"
+#include "ui/tensor/TensorBrowser.h"
+#include "core/types/GgmlType.h"
 #include "ui/common/FileDialogs.h"
 
 #include <QAction>
@@ -32,16 +37,21 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QLabel>
 #include <QStatusBar>
 #include <QGuiApplication>
 #include <QScreen>
+#include <QStyle>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
+#include <QWindow>
 #include <QtTest>
+#include <qcustomplot.h>
+#include <QMenu>
 
 using namespace testsupport;
 
@@ -290,6 +300,144 @@ private slots:
         QSettings().clear();
     }
 
+    // At QT_SCALE_FACTOR=2 a 1920×1080 screen is 960×540 (less a panel): the main window with a
+    // model open and the Convert dialog fit it, title bar and buttons included (the window opened
+    // taller than the screen, the dialog's buttons below its edge).
+    void windowsFitAScaledScreen()
+    {
+        const QRect small(0, 0, 960, 510);
+        const int titleBar = QApplication::style()->pixelMetric(QStyle::PM_TitleBarHeight);
+        MainWindow window;
+        window.openFile(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        fitWindowIntoScreen(&window, small);
+        QVERIFY2(window.height() + titleBar <= small.height() && window.width() <= small.width(),
+                 qPrintable(QStringLiteral("%1x%2, at least %3x%4").arg(window.width()).arg(window.height())
+                                .arg(window.minimumSizeHint().width()).arg(window.minimumSizeHint().height())));
+        QVERIFY(small.contains(window.geometry()));
+
+        const auto model = openFixture(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(model);
+        ConvertDialog dialog(model);
+        fitWindowIntoScreen(&dialog, small);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY2(dialog.height() + titleBar <= small.height(),
+                 qPrintable(QStringLiteral("%1 high, at least %2").arg(dialog.height()).arg(dialog.minimumSizeHint().height())));
+        QPushButton* convert = pushButton(dialog, QStringLiteral("Convert"));
+        QVERIFY(convert);
+        QVERIFY(dialog.rect().contains(QRect(convert->mapTo(&dialog, QPoint(0, 0)), convert->size())));
+    }
+
+    // View › Theme › Dark: the window and its plots turn dark (their backgrounds and axes), the
+    // plots' colours keep their meaning (a type's colour is the same); System brings back the
+    // palette the app started with. The screenshot goes to docs/screenshots/dark-mode.png.
+    void darkThemeFromTheViewMenu()
+    {
+        const QPalette started = QApplication::palette();
+        const QColor q4 = quantTypeColour(gguf::typeIdValue(gguf::GgmlTypeId::Q4_K));
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        window.openFile(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        auto* menu = window.findChild<QMenu*>(QStringLiteral("themeMenu"));
+        QVERIFY(menu);
+        const auto themeAction = [menu](const QString& text) -> QAction* {
+            for (QAction* action : menu->actions())
+                if (action->text() == text)
+                    return action;
+            return nullptr;
+        };
+        QVERIFY(themeAction(QStringLiteral("&Dark")) && themeAction(QStringLiteral("&System")));
+        QVERIFY(themeAction(QStringLiteral("&System"))->isChecked());
+        themeAction(QStringLiteral("&Dark"))->trigger();
+        QVERIFY(paletteIsDark(QApplication::palette()));
+        QCOMPARE(savedTheme(), Theme::Dark);
+        QCOMPARE(quantTypeColour(gguf::typeIdValue(gguf::GgmlTypeId::Q4_K)), q4);
+        auto* page = qobject_cast<ModelPage*>(window.tabs()->widget(0));
+        QVERIFY(page);
+        page->showTensorsPage();
+        page->tensorBrowser()->selectTensor(static_cast<int>(page->model().findTensor("blk.1.ffn_up_exps.weight") - page->model().tensors().data()));
+        auto* plot = page->findChild<QCustomPlot*>();
+        QVERIFY(plot);
+        QTRY_VERIFY(plot->xAxis->tickLabelColor().lightness() > 160);
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(folder);
+        QTest::qWait(50);
+        QVERIFY(window.grab().save(folder + QStringLiteral("/dark-mode.png")));
+        themeAction(QStringLiteral("&System"))->trigger();
+        QCOMPARE(QApplication::palette().color(QPalette::Window), started.color(QPalette::Window));
+        QCOMPARE(savedTheme(), Theme::System);
+        QTRY_VERIFY(plot->xAxis->tickLabelColor().lightness() < 128);
+    }
+
+    // Ctrl+K: one search over the pages, metadata keys and values, tensors and tokens, grouped by
+    // kind; choosing a tensor shows it on the Tensors page. The screenshot goes to
+    // docs/screenshots/find-everywhere.png.
+    void findEverywhereSearchesEveryKind()
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        window.openFile(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        auto* page = qobject_cast<ModelPage*>(window.tabs()->widget(0));
+        QVERIFY(page);
+        QTest::keyClick(window.windowHandle(), Qt::Key_K, Qt::ControlModifier);
+        auto* dialog = window.findChild<FindEverywhereDialog*>();
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+
+        QSignalSpy tokens(dialog, &FindEverywhereDialog::tokensSearched);
+        dialog->searchField()->setText(QStringLiteral("llama"));
+        dialog->search(QStringLiteral("llama"));
+        QVERIFY(tokens.count() > 0 || tokens.wait(kJobTimeoutMs));
+        QTreeWidgetItem* metadata = dialog->group(FindEverywhereDialog::Kind::Metadata);
+        QVERIFY(metadata && metadata->childCount() > 0);  // general.architecture = llama
+        bool architecture = false;
+        for (int i = 0; i < metadata->childCount(); ++i)
+            architecture = architecture || metadata->child(i)->text(0).startsWith(QStringLiteral("general.architecture = llama"));
+        QVERIFY(architecture);
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(folder);
+        QTest::qWait(50);
+        QVERIFY(dialog->grab().save(folder + QStringLiteral("/find-everywhere.png")));
+
+        tokens.clear();
+        dialog->searchField()->setText(QStringLiteral("attn_q"));
+        dialog->search(QStringLiteral("attn_q"));
+        QVERIFY(tokens.count() > 0 || tokens.wait(kJobTimeoutMs));
+        QTreeWidgetItem* tensors = dialog->group(FindEverywhereDialog::Kind::Tensor);
+        QVERIFY(tensors);
+        QCOMPARE(tensors->childCount(), static_cast<int>(std::count_if(page->model().tensors().begin(), page->model().tensors().end(),
+                                                                        [](const auto& t) { return t.name.find("attn_q") != std::string_view::npos; })));
+        QVERIFY(dialog->group(FindEverywhereDialog::Kind::Page) == nullptr);
+        const QString chosen = tensors->child(0)->text(0);
+        dialog->activate(tensors->child(0));
+        QCOMPARE(page->pages()->currentIndex(), page->pages()->indexOf(page->tensorBrowser()->parentWidget()));
+        const std::string_view shown = page->model().tensors()[static_cast<std::size_t>(page->tensorBrowser()->currentTensor())].name;
+        QCOMPARE(QString::fromUtf8(shown.data(), static_cast<qsizetype>(shown.size())), chosen);
+
+        // A page by name (the window active again, as the desktop makes it once the dialog is gone).
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(window.windowHandle(), Qt::Key_K, Qt::ControlModifier);
+        FindEverywhereDialog* again = nullptr;
+        const auto shownDialog = [&again, &window]() {
+            for (FindEverywhereDialog* candidate : window.findChildren<FindEverywhereDialog*>())
+                again = candidate->isVisible() ? candidate : again;
+            return again != nullptr;
+        };
+        QTRY_VERIFY(shownDialog());
+        again->search(QStringLiteral("tokenizer"));
+        QTreeWidgetItem* pages = again->group(FindEverywhereDialog::Kind::Page);
+        QVERIFY(pages && pages->childCount() == 1);
+        again->activate(pages->child(0));
+        QCOMPARE(page->pages()->tabText(page->pages()->currentIndex()).remove(QLatin1Char('&')), QStringLiteral("Tokenizer"));
+    }
+
     // Files opened together, as `gguf-explorer A B C` opens them, each open in a tab of their
     // own, in the order asked for, the last one in front. Each open used to make the one before
     // it stale: only C opened, and A and B were dropped without a word.
@@ -375,6 +523,69 @@ private slots:
         QCOMPARE(tabTexts(window), (QStringList{QStringLiteral("tiny-llama-Q4_0.gguf"), QStringLiteral("tiny-llama-Q8_0.gguf")}));
         QVERIFY(modelPagesButErrors(window));
         QSettings().clear();
+    }
+
+    // The documented keys reach their actions through the window, as a person types them:
+    // Ctrl+Shift+S (Save As), Ctrl+Tab / Ctrl+PgUp between the tabs; Ctrl+F searches the page in
+    // view (it jumped from Metadata to the Tensors page, and did nothing on a comparison).
+    void documentedKeysWork()
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        window.openFile(fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf")));
+        window.openFile(fixturePath(QStringLiteral("tiny-llama-Q8_0.gguf")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 2, kJobTimeoutMs);
+        QCOMPARE(window.tabs()->currentIndex(), 1);
+        QWindow* keys = window.windowHandle();
+        QTest::keyClick(keys, Qt::Key_PageUp, Qt::ControlModifier);
+        QCOMPARE(window.tabs()->currentIndex(), 0);
+        QTest::keyClick(keys, Qt::Key_Tab, Qt::ControlModifier);
+        QCOMPARE(window.tabs()->currentIndex(), 1);
+        QTest::keyClick(keys, Qt::Key_PageDown, Qt::ControlModifier);  // wraps around
+        QCOMPARE(window.tabs()->currentIndex(), 0);
+
+        auto* page = qobject_cast<ModelPage*>(window.tabs()->widget(0));
+        QVERIFY(page);
+        QWidget* metadata = page->pages()->widget(1);
+        page->pages()->setCurrentWidget(metadata);
+        QTest::keyClick(keys, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(page->pages()->currentWidget(), metadata);
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(metadata->findChild<QLineEdit*>(QStringLiteral("metadataFilter"))));
+        page->pages()->setCurrentIndex(0);  // the Overview has no search: the Tensors page's filter
+        QTest::keyClick(keys, Qt::Key_F, Qt::ControlModifier);
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(page->findChild<QLineEdit*>(QStringLiteral("tensorFilter"))));
+
+        const auto f32 = openFixture(QStringLiteral("tiny-llama-F32.gguf"));
+        const auto q4 = openFixture(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(f32 && q4);
+        ComparePage* compare = window.showComparison({f32, q4}, {});
+        QCOMPARE(window.tabs()->currentWidget(), compare);
+        auto* inner = compare->findChild<QTabWidget*>(QString(), Qt::FindDirectChildrenOnly);
+        QVERIFY(inner);
+        inner->setCurrentIndex(1);  // Per layer: the filter is on the Table tab
+        QTest::keyClick(keys, Qt::Key_F, Qt::ControlModifier);
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(compare->findChild<QLineEdit*>(QStringLiteral("filterEdit"))));
+        QCOMPARE(inner->currentIndex(), 0);
+
+        window.tabs()->setCurrentWidget(page);
+        bool asked = false;
+        QTimer poll;
+        poll.setInterval(10);
+        connect(&poll, &QTimer::timeout, [&asked, &poll]() {
+            if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                poll.stop();
+                asked = dialog->acceptMode() == QFileDialog::AcceptSave;
+                dialog->reject();
+            }
+        });
+        poll.start();
+        QTest::keyClick(keys, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(asked);
+        QSignalSpy finished(compare, &ComparePage::comparisonFinished);
+        if (compare->isComputing())
+            QVERIFY(finished.wait(kJobTimeoutMs));
     }
 
     void titleNamesTheFileAndCompareTabsDiffer()

@@ -34,6 +34,7 @@
 #include <QPushButton>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QDialogButtonBox>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -108,6 +109,7 @@ private slots:
     void editedArraysPageAndExpand();
     void editorChecksRanges();
     void editAndSaveThroughThePage();
+    void untouchedValueAndTakenKeyAreNoEdits();
     void elementEditThroughThePage();
     void specialTokenPickedFromVocabulary();
     void diffPageShowsTheDiff();
@@ -286,6 +288,42 @@ void TestGuiMetadataEdit::editAndSaveThroughThePage()
     page.saveAs(QString::fromStdString(model->primary().path()));
     QVERIFY(waitFor(refused));
     QVERIFY(!refused.first().at(0).toBool());
+}
+
+// OK on an untouched value is no edit; Add Key with a name the model has keeps the dialog open
+// and says why (it closed, and the status bar said so afterwards); the key of an edited value is
+// text, not a field that looks typeable.
+void TestGuiMetadataEdit::untouchedValueAndTakenKeyAreNoEdits()
+{
+    const auto model = openFixtureModel("tiny-llama-Q4_K.gguf");
+    QVERIFY(model);
+    MetadataPage page(model);
+    page.show();
+    page.view()->setCurrentIndex(proxyIndexOfKey(page, "general.name"));
+    MetadataValueEditor* editor = page.editCurrent();
+    QVERIFY(editor);
+    QVERIFY(!editor->findChild<QLineEdit*>(QStringLiteral("editorKey"))->isVisibleTo(editor));
+    auto* keyText = editor->findChild<QLabel*>(QStringLiteral("editorKeyText"));
+    QVERIFY(keyText && keyText->isVisibleTo(editor));
+    QCOMPARE(keyText->text(), QStringLiteral("general.name"));
+    QVERIFY(!editor->changed());
+    editor->accept();
+    QVERIFY(!page.treeModel()->hasEdits());
+    QVERIFY(!page.hasUnsavedEdits());
+
+    MetadataValueEditor* adder = page.addKey();
+    QVERIFY(adder);
+    QTRY_VERIFY(adder->isVisible());
+    adder->setKey("general.name");
+    QVERIFY(!adder->canAccept());
+    QVERIFY2(adder->problem().contains(QStringLiteral("already has a key general.name")), qPrintable(adder->problem()));
+    auto* buttons = adder->findChild<QDialogButtonBox*>();
+    QVERIFY(buttons);
+    QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QVERIFY(adder->isVisible());
+    adder->setKey("general.name_too");
+    QVERIFY(adder->canAccept());
+    adder->reject();
 }
 
 void TestGuiMetadataEdit::elementEditThroughThePage()

@@ -4,23 +4,17 @@
 
 #include "ui/tensor/HeatmapView.h"
 #include "ui/common/JobProgressBar.h"
+#include "ui/common/LogAxisTicker.h"
 #include "ui/common/PlotPalette.h"
+#include "ui/shell/ThemeChoice.h"
 
 #include <QApplication>
 #include <QtTest>
 #include <qcustomplot.h>
 
-namespace {
+#include <cmath>
 
-QPalette darkPalette()
-{
-    QPalette dark;
-    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-    dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
-    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
-    return dark;
-}
+namespace {
 
 QPalette lightPalette()
 {
@@ -44,9 +38,34 @@ QColor backgroundOf(QCustomPlot* plot)
 class TestGuiPalette : public QObject {
     Q_OBJECT
 private slots:
+    // A log axis labels enough values to be read: a drift chart between 0.03 and 0.3 showed
+    // "0.1" alone (QCPAxisTickerLog labels powers of ten only).
+    void logAxisLabelsEnoughValues()
+    {
+        const auto same = [](const QVector<double>& shown, const QVector<double>& expected) {
+            if (shown.size() != expected.size())
+                return false;
+            for (qsizetype i = 0; i < shown.size(); ++i)
+                if (std::abs(shown[i] - expected[i]) > 1e-12 * expected[i])
+                    return false;
+            return true;
+        };
+        QVERIFY(same(LogAxisTicker::tickValues(0.03, 0.3), {0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.2, 0.3}));
+        QVERIFY(same(LogAxisTicker::tickValues(0.015, 0.9), {0.02, 0.05, 0.1, 0.2, 0.5}));
+        QVERIFY(same(LogAxisTicker::tickValues(1e-4, 10.0), {1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0}));
+        QVERIFY(LogAxisTicker::tickValues(1e-30, 1e10).size() <= 10);
+        QVERIFY(LogAxisTicker::tickValues(0.0, 1.0).isEmpty());
+        QCustomPlot plot;
+        LogAxisTicker::install(plot.yAxis);
+        plot.yAxis->setRange(0.03, 0.3);
+        plot.resize(400, 300);
+        plot.replot();
+        QVERIFY(plot.yAxis->tickVectorLabels().size() >= 3);
+    }
+
     void plotFollowsTheApplicationPalette()
     {
-        QApplication::setPalette(darkPalette());
+        QApplication::setPalette(darkThemePalette());  // View › Theme › Dark
         QCustomPlot plot;
         followPalette(&plot);
         plot.legend->setVisible(true);
@@ -88,7 +107,7 @@ private slots:
 
     void appViewsAreDarkUnderADarkPalette()
     {
-        QApplication::setPalette(darkPalette());
+        QApplication::setPalette(darkThemePalette());  // View › Theme › Dark
         JobProgressBar progress;
         HeatmapView view(&progress);
         view.plot()->replot();

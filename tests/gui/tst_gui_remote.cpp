@@ -11,6 +11,7 @@
 
 #include "core/base/HumanFormat.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/diff/DiffPage.h"
 #include "core/estimate/MemoryEstimate.h"
 #include "core/gguf/Model.h"
 #include "ui/overview/MemoryEstimateBox.h"
@@ -28,6 +29,10 @@
 #include <QTimer>
 #include <QFile>
 #include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QSettings>
 #include <QSlider>
 #include <QStandardPaths>
@@ -43,6 +48,27 @@ QString estimateText(const QWidget& box)
     const auto* label = box.findChild<QLabel*>(QStringLiteral("estimateLabel"));
     return label ? label->text() : QString();
 }
+
+// tiny-llama-Q4_K.gguf over HTTP from a local server, for as long as this lives.
+struct ServedFixture {
+    QTemporaryDir root;
+    QTemporaryDir work;
+    testsupport::LocalWebServer server;
+    QString url;
+    std::string error;
+
+    bool start()
+    {
+        if (!QFile::link(testsupport::fixturePath("tiny-llama-Q4_K.gguf"), root.filePath("tiny-llama-Q4_K.gguf"))) {
+            error = "cannot link the fixture";
+            return false;
+        }
+        if (!server.start(root.path().toStdString(), work.path().toStdString(), error))
+            return false;
+        url = QString::fromStdString(server.url("/tiny-llama-Q4_K.gguf"));
+        return true;
+    }
+};
 
 QString bytes(std::uint64_t n)
 {
@@ -63,12 +89,9 @@ private slots:
 
     void urlOpensInATabWithoutBlockingTheWindow()
     {
-        QTemporaryDir root, work;
-        QVERIFY(QFile::link(testsupport::fixturePath("tiny-llama-Q4_K.gguf"), root.filePath("tiny-llama-Q4_K.gguf")));
-        testsupport::LocalWebServer server;
-        std::string error;
-        QVERIFY2(server.start(root.path().toStdString(), work.path().toStdString(), error), error.c_str());
-        const QString url = QString::fromStdString(server.url("/tiny-llama-Q4_K.gguf"));
+        ServedFixture served;
+        QVERIFY2(served.start(), served.error.c_str());
+        const QString url = served.url;
         QVERIFY(isModelUrl(url) && isModelUrl("hf://a/b/c.gguf") && !isModelUrl("/tmp/x.gguf"));
 
         MainWindow window;
@@ -84,7 +107,7 @@ private slots:
         // Remembered as the URL, not as a path under the working folder.
         QCOMPARE(QSettings().value("recentFiles").toStringList().value(0), url);
 
-        window.openFile(QString::fromStdString(server.url("/missing.gguf")));
+        window.openFile(QString::fromStdString(served.server.url("/missing.gguf")));
         QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 2, kJobTimeoutMs);
         const auto* error404 = window.tabs()->widget(1)->findChild<QLabel*>(QStringLiteral("errorLabel"));
         QVERIFY(qobject_cast<QLabel*>(window.tabs()->widget(1)) || error404);
@@ -96,12 +119,9 @@ private slots:
     // it through the window's loader (it used to be opened as a local path and fail).
     void urlModelOpensInCompareQuantLevels()
     {
-        QTemporaryDir root, work;
-        QVERIFY(QFile::link(testsupport::fixturePath("tiny-llama-Q4_K.gguf"), root.filePath("tiny-llama-Q4_K.gguf")));
-        testsupport::LocalWebServer server;
-        std::string error;
-        QVERIFY2(server.start(root.path().toStdString(), work.path().toStdString(), error), error.c_str());
-        const QString url = QString::fromStdString(server.url("/tiny-llama-Q4_K.gguf"));
+        ServedFixture served;
+        QVERIFY2(served.start(), served.error.c_str());
+        const QString url = served.url;
         CompareDialog dialog(url);
         QCOMPARE(dialog.checkedFiles(), QStringList{url});
         dialog.setSimulatedTypeChecked(QStringLiteral("q8_0"), true);
@@ -111,6 +131,62 @@ private slots:
         QCOMPARE(dialog.models().size(), std::size_t{1});
         QVERIFY(dialog.models()[0]);
         QCOMPARE(dialog.models()[0]->tensors().size(), testsupport::openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"))->tensors().size());
+    }
+
+    // A model open from a URL is offered in Compare Quant Levels and Diff With from another tab
+    // (the file dialogs take no URL: "File not found"), and the diff reads it remotely.
+    void remoteTabIsOfferedToCompareAndDiff()
+    {
+        ServedFixture served;
+        QVERIFY2(served.start(), served.error.c_str());
+        const QString url = served.url;
+        MainWindow window;
+        window.openFile(url);
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 1, kJobTimeoutMs);
+        window.openFile(testsupport::fixturePath("tiny-llama-Q8_0.gguf"));
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabs()->count(), 2, kJobTimeoutMs);
+        QCOMPARE(window.tabs()->currentIndex(), 1);
+        auto* local = qobject_cast<ModelPage*>(window.tabs()->widget(1));
+        QVERIFY(local);
+        QCOMPARE(window.openModelPaths(local), QStringList{url});
+
+        QStringList offered;
+        QTimer poll;
+        poll.setInterval(10);
+        connect(&poll, &QTimer::timeout, [&offered, &poll]() {
+            if (auto* dialog = qobject_cast<CompareDialog*>(QApplication::activeModalWidget())) {
+                poll.stop();
+                auto* files = dialog->findChild<QListWidget*>(QStringLiteral("filesList"));
+                for (int i = 0; files && i < files->count(); ++i)
+                    offered << files->item(i)->text();
+                QVERIFY(dialog->findChild<QPushButton*>(QStringLiteral("addUrlButton")));
+                dialog->reject();
+            }
+        });
+        poll.start();
+        QAction* compare = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->text() == QStringLiteral("Compare &Quant Levels…"))
+                compare = action;
+        QVERIFY(compare);
+        compare->trigger();
+        QVERIFY2(offered.contains(url), qPrintable(offered.join(QLatin1Char('\n'))));
+
+        auto* menu = window.findChild<QMenu*>(QStringLiteral("diffWithOpenTabMenu"));
+        QVERIFY(menu);
+        emit menu->aboutToShow();
+        QAction* remote = nullptr;
+        for (QAction* action : menu->actions())
+            if (action->text() == url)
+                remote = action;
+        QVERIFY(remote);
+        remote->trigger();
+        QCOMPARE(window.tabs()->count(), 3);
+        auto* diff = qobject_cast<DiffPage*>(window.tabs()->widget(2));
+        QVERIFY(diff);
+        QSignalSpy finished(diff, &DiffPage::finished);
+        QVERIFY(finished.count() > 0 || finished.wait(kJobTimeoutMs));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
     }
 
     void openUrlActionAsksAndOpens()

@@ -41,6 +41,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QTextDocument>
+#include <QTextTable>
 #include <qcustomplot.h>
 
 using namespace testsupport;
@@ -204,6 +206,53 @@ private slots:
         screenshot(QStringLiteral("tensor-distribution"));
     }
 
+    // A tensor of zeros: the histogram says so instead of drawing empty axes, and the summary's
+    // names keep a gap from their numbers ("mean-0.00013" read as one word).
+    void zeroTensorSaysEveryValueIsZero()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("zeros.gguf"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(testsupport::oneTensorHeader("zeros", 0, 64, 8));  // 0: F32
+            file.write(QByteArray(64 * 8 * 4, '\0'));
+        }
+        ModelPage* page = openAndWait(path);
+        QVERIFY(page);
+        selectTensor(page, QStringLiteral("zeros"));
+        DistributionView* distribution = page->tensorPage()->distribution();
+        QTRY_VERIFY_WITH_TIMEOUT(distribution->result().has_value(), kJobTimeoutMs);
+        QVERIFY2(distribution->placeholderText().startsWith(QStringLiteral("Every value is 0")), qPrintable(distribution->placeholderText()));
+        auto* summary = distribution->findChild<QLabel*>(QStringLiteral("statisticsLabel"));
+        QVERIFY(summary);
+        QTextDocument document;
+        document.setHtml(summary->text());
+        QTextTable* table = nullptr;
+        for (QTextFrame* frame : document.rootFrame()->childFrames())
+            table = table ? table : qobject_cast<QTextTable*>(frame);
+        QVERIFY(table);
+        QVERIFY(table->cellAt(3, 0).format().toTableCellFormat().rightPadding() >= 8);
+    }
+
+    // Beside the Expert picker a long header wraps instead of being cut.
+    void longHeaderWrapsBesideTheExpertPicker()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(model);
+        TensorViewPage page;
+        page.resize(520, 600);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setTensor(model, model->findTensor("blk.1.ffn_up_exps.weight"));
+        auto* header = page.findChild<QLabel*>(QStringLiteral("tensorHeader"));
+        QVERIFY(header);
+        QVERIFY(header->wordWrap());
+        QTRY_VERIFY(header->height() >= header->heightForWidth(header->width()));
+        QVERIFY(header->heightForWidth(header->width()) > header->fontMetrics().height());  // two lines at this width
+    }
+
     void blockViewsDecodeTheBlocks()
     {
         ModelPage* page = openAndWait(fixturePath(QStringLiteral("tiny-moe-Q4_K.gguf")));
@@ -360,6 +409,71 @@ private slots:
         screenshot(QStringLiteral("file-changed"));
     }
 
+    // The tree and the table highlight the one tensor shown: Alt+Down in the tree moves through the
+    // tree's order and stays grouped (it jumped to the flat table and picked its first row), a
+    // tree row highlighted by an older choice no longer looks current (clicking it did nothing),
+    // and a filter never swaps the shown tensor for a neighbour nobody chose.
+    void treeAndTableAgreeOnTheShownTensor()
+    {
+        auto model = openFixtureModel(QStringLiteral("tiny-moe-Q4_K.gguf"));
+        QVERIFY(model);
+        TensorBrowser browser(model);
+        browser.resize(700, 600);
+        browser.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&browser));
+        QSignalSpy shown(&browser, &TensorBrowser::tensorSelected);
+        const auto tensorAt = [&](const QModelIndex& treeRow) {
+            return browser.treeProxy()->mapToSource(treeRow).data(TensorTreeModel::TensorIndexRole).toInt();
+        };
+        browser.setGroupedByLayer(true);
+        QSortFilterProxyModel* tree = browser.treeProxy();
+        const QModelIndex layer1 = tree->index(1, 0);
+        QVERIFY(tree->rowCount(layer1) >= 3);
+        const int first = tensorAt(tree->index(0, 0, layer1));
+        const int second = tensorAt(tree->index(1, 0, layer1));
+        browser.treeView()->setCurrentIndex(tree->index(0, 0, layer1));
+        QCOMPARE(browser.currentTensor(), first);
+        browser.selectAdjacent(+1);
+        QVERIFY(browser.treeView()->isVisible());
+        QCOMPARE(browser.currentTensor(), second);
+        QCOMPARE(shown.last().at(0).toInt(), second);
+        QCOMPARE(tensorAt(browser.treeView()->currentIndex()), second);
+        browser.selectAdjacent(-1);
+        QCOMPARE(browser.currentTensor(), first);
+
+        // Choose another tensor in the flat table; back in the tree, the old row is no longer
+        // highlighted, and clicking it shows it again.
+        browser.setGroupedByLayer(false);
+        const int other = browser.tableProxy()->mapToSource(browser.tableProxy()->index(0, 0)).row();
+        QVERIFY(other != first);
+        browser.tableView()->setCurrentIndex(browser.tableProxy()->index(0, 0));
+        QCOMPARE(browser.currentTensor(), other);
+        browser.setGroupedByLayer(true);
+        QCOMPARE(tensorAt(browser.treeView()->currentIndex()), other);
+        const QModelIndex firstRow = tree->index(0, 0, tree->index(1, 0));
+        browser.treeView()->scrollTo(firstRow);
+        QTest::mouseClick(browser.treeView()->viewport(), Qt::LeftButton, {}, browser.treeView()->visualRect(firstRow).center());
+        QCOMPARE(browser.currentTensor(), first);
+        QCOMPARE(shown.last().at(0).toInt(), first);
+
+        // A filter that hides the shown tensor: nothing else is shown or highlighted; cleared,
+        // the tensor is highlighted again.
+        const int emitted = static_cast<int>(shown.count());
+        const std::string_view stored = model->tensors()[static_cast<std::size_t>(first)].name;
+        const QString name = QString::fromUtf8(stored.data(), static_cast<qsizetype>(stored.size()));
+        browser.setFilterText(QStringLiteral("^(?!%1$)").arg(QRegularExpression::escape(name)));
+        QTRY_COMPARE_WITH_TIMEOUT(browser.tableProxy()->rowCount(), static_cast<int>(model->tensors().size()) - 1, kJobTimeoutMs);
+        QCOMPARE(shown.count(), emitted);
+        QCOMPARE(browser.currentTensor(), first);
+        QVERIFY(browser.treeView()->selectionModel()->selectedRows().isEmpty());
+        QVERIFY(browser.tableView()->selectionModel()->selectedRows().isEmpty());
+        browser.setFilterText(QString());
+        QTRY_COMPARE_WITH_TIMEOUT(browser.tableProxy()->rowCount(), static_cast<int>(model->tensors().size()), kJobTimeoutMs);
+        QCOMPARE(shown.count(), emitted);
+        QCOMPARE(tensorAt(browser.treeView()->currentIndex()), first);
+        QCOMPARE(browser.tableProxy()->mapToSource(browser.tableView()->currentIndex()).row(), first);
+    }
+
     // Counts follow the filter, the Shape column fits, the header never widens
     // the page, and Row values gives the value column the room.
     void layoutFitsTheContent()
@@ -399,9 +513,15 @@ private slots:
         modelPage.showTensorsPage();
         QVERIFY(QTest::qWaitForWindowExposed(&modelPage));
         QTableView* pane = modelPage.tensorBrowser()->tableView();
-        QVERIFY2(pane->columnViewportPosition(TensorTableModel::Shape) + pane->columnWidth(TensorTableModel::Shape) <= pane->viewport()->width(),
-                 qPrintable(QStringLiteral("%1 + %2 > %3").arg(pane->columnViewportPosition(TensorTableModel::Shape))
-                                .arg(pane->columnWidth(TensorTableModel::Shape)).arg(pane->viewport()->width())));
+        // Bits/weight too: the pane ended inside it ("4." for 4.50).
+        for (const int column : {int(TensorTableModel::Shape), int(TensorTableModel::BitsPerWeight)})
+            QVERIFY2(pane->columnViewportPosition(column) + pane->columnWidth(column) <= pane->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1: %2 + %3 > %4").arg(column).arg(pane->columnViewportPosition(column))
+                                    .arg(pane->columnWidth(column)).arg(pane->viewport()->width())));
+        for (int row = 0; row < all; ++row) {
+            const QString bits = pane->model()->index(row, TensorTableModel::BitsPerWeight).data().toString();
+            QVERIFY2(metrics.horizontalAdvance(bits) < pane->columnWidth(TensorTableModel::BitsPerWeight), qPrintable(bits));
+        }
         for (int row = 0; row < all; ++row) {
             const QString name = pane->model()->index(row, TensorTableModel::Name).data().toString();
             QVERIFY2(metrics.horizontalAdvance(name) < pane->columnWidth(TensorTableModel::Name), qPrintable(name));

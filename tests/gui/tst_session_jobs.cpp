@@ -29,11 +29,51 @@
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QtTest>
+#include <atomic>
+#include <optional>
+#include <vector>
 
 using namespace testsupport;
 
 namespace {
 constexpr int kTimeoutMs = 20000;
+
+// Every thread of the job pool held until letGo() or release(): what queues meanwhile starts in
+// the order the pool chooses once they are free.
+class PoolHeldBusy {
+public:
+    PoolHeldBusy() : m_threads(jobPool()->maxThreadCount())
+    {
+        for (int i = 0; i < m_threads; ++i)
+            jobPool()->start([this]() {
+                m_started.release();
+                m_open.acquire();
+            });
+        m_started.acquire(m_threads);
+    }
+    PoolHeldBusy(const PoolHeldBusy&) = delete;
+    PoolHeldBusy& operator=(const PoolHeldBusy&) = delete;
+    ~PoolHeldBusy() { release(); }
+    int threads() const { return m_threads; }
+    void letGo()
+    {
+        if (!m_free)
+            m_open.release(m_threads);
+        m_free = true;
+    }
+    // Lets go and waits for the pool to be idle (the holders are done with this object).
+    bool release()
+    {
+        letGo();
+        return jobPool()->waitForDone(kTimeoutMs);
+    }
+
+private:
+    int m_threads;
+    QSemaphore m_started;
+    QSemaphore m_open;
+    bool m_free = false;
+};
 
 JobOutcome runToEnd(BackgroundJob& job)
 {
@@ -385,22 +425,43 @@ private slots:
     // thread runs what no helper took.
     void jobPoolExecutorRunsEveryTaskWithThePoolBusy()
     {
-        const int threads = jobPool()->maxThreadCount();
-        QSemaphore started;
-        QSemaphore open;
-        for (int i = 0; i < threads; ++i)
-            jobPool()->start([&started, &open]() {
-                started.release();
-                open.acquire();
-            });
-        started.acquire(threads);
+        PoolHeldBusy busy;
+        const int threads = busy.threads();
         std::vector<std::atomic<int>> runs(100);
         JobPoolExecutor::instance().run(runs.size(), [&runs](std::size_t task) { ++runs[task]; });
-        open.release(threads);
-        QVERIFY(jobPool()->waitForDone(kTimeoutMs));
+        QVERIFY(busy.release());
         for (const std::atomic<int>& count : runs)
             QCOMPARE(count.load(), 1);
         QCOMPARE(JobPoolExecutor::instance().threadCount(), static_cast<unsigned>(threads));
+    }
+
+    // An interactive request goes ahead of a background sweep's queued chunks: a token search
+    // waited 40 s behind 130 similarity jobs. The pool is held busy while both queue, so the order
+    // they start in is the pool's choice alone; the search starts before most of the sweep's
+    // chunks (threads freed at the same moment take sweep chunks while it starts: a loose bound).
+    void interactiveJobsGoAheadOfBackgroundOnes()
+    {
+        PoolHeldBusy busy;
+        QObject owner;
+        constexpr int kSweepChunks = 200;
+        std::atomic<int> sweepRan{0};
+        JobRunner sweep(&owner, JobPriority::Background);
+        bool sweepDone = false;
+        sweep.runChunks(
+            kSweepChunks, [&sweepRan](int, const JobControl&) -> gguf::Result<int> { return ++sweepRan; },
+            [&sweepDone](std::vector<int>) { sweepDone = true; });
+        std::atomic<int> ranBeforeSearch{-1};
+        JobRunner search(&owner, JobPriority::Interactive);
+        std::optional<int> found;
+        search.run([&sweepRan, &ranBeforeSearch](const JobControl&) -> gguf::Result<int> {
+            ranBeforeSearch = sweepRan.load();
+            return 42;
+        }, [&found](int value) { found = value; });
+        busy.letGo();
+        QTRY_VERIFY_WITH_TIMEOUT(found.has_value() && sweepDone, kTimeoutMs);
+        QCOMPARE(*found, 42);
+        QVERIFY2(ranBeforeSearch.load() < kSweepChunks / 2, qPrintable(QString::number(ranBeforeSearch.load())));
+        QCOMPARE(sweepRan.load(), kSweepChunks);
     }
 
     // ExpertScan is a job owner, not a widget: it announces each job so that a view may show it.

@@ -30,15 +30,14 @@ void FittedAxisTicker::generate(const QCPRange& range, const QLocale& locale, QC
         *tickLabels = labels;
 }
 
-double FittedAxisTicker::axisLength() const
+double FittedAxisTicker::axisLength(const QCPAxis* axis)
 {
-    const QCPAxisRect* rect = m_axis->axisRect();
-    const bool horizontal = m_axis->orientation() == Qt::Horizontal;
-    // Ticks are made before the layout places the axis rect, so after a resize the rect still has
-    // its old size. The plot's viewport already has the new one; when the rect spans it (one
-    // column or row of axis rects), the new length is the viewport less the last margins.
-    const QCPLayoutGrid* layout = m_axis->parentPlot()->plotLayout();
-    const QRect viewport = m_axis->parentPlot()->viewport();
+    const QCPAxisRect* rect = axis->axisRect();
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    // The plot's viewport already has the new size; when the rect spans it (one column or row of
+    // axis rects), the new length is the viewport less the last margins.
+    const QCPLayoutGrid* layout = axis->parentPlot()->plotLayout();
+    const QRect viewport = axis->parentPlot()->viewport();
     if (horizontal && layout->columnCount() == 1)
         return viewport.width() - (rect->outerRect().width() - rect->width());
     if (!horizontal && layout->rowCount() == 1)
@@ -58,7 +57,7 @@ bool FittedAxisTicker::labelsApart(const QCPRange& range, const QVector<double>&
         const QRect box = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip | Qt::AlignCenter, label);
         return horizontal ? box.width() : box.height();
     };
-    const double pixelsPerUnit = axisLength() / range.size();
+    const double pixelsPerUnit = axisLength(m_axis) / range.size();
     for (qsizetype i = 1; i < ticks.size(); ++i) {
         const double apart = std::abs(ticks[i] - ticks[i - 1]) * pixelsPerUnit;
         if (apart < (extent(labels[i - 1]) + extent(labels[i])) / 2.0 + gap)

@@ -13,13 +13,14 @@ public:
     FittedAxisTicker(QCPAxis* axis, int maximumTickCount);
     // Installs a FittedAxisTicker on `axis`.
     static void install(QCPAxis* axis, int maximumTickCount);
+    // `axis`'s length in pixels for the layout being made (ticks are made before the layout
+    // places the axis rect, so after a resize the rect still has its old size).
+    static double axisLength(const QCPAxis* axis);
 
     void generate(const QCPRange& range, const QLocale& locale, QChar formatChar, int precision, QVector<double>& ticks,
                   QVector<double>* subTicks, QVector<QString>* tickLabels) override;
 
 private:
-    // The axis's length in pixels for the layout being made.
-    double axisLength() const;
     bool labelsApart(const QCPRange& range, const QVector<double>& ticks, const QVector<QString>& labels) const;
 
     QCPAxis* m_axis;

@@ -1,5 +1,7 @@
 #include "ui/compare/CompareDialog.h"
 
+#include "ui/shell/OpenUrl.h"
+
 #include "ui/session/ModelLoader.h"
 #include "core/types/GgmlType.h"
 #include "core/quantize/Quantize.h"
@@ -78,8 +80,11 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
     updateTypeAvailability();
 
     auto* addButton = new QPushButton(tr("Add Files…"), this);
+    auto* addUrlButton = new QPushButton(tr("Add URL…"), this);
+    addUrlButton->setObjectName(QStringLiteral("addUrlButton"));
     auto* removeButton = new QPushButton(tr("Remove"), this);
     connect(addButton, &QPushButton::clicked, this, &CompareDialog::chooseFiles);
+    connect(addUrlButton, &QPushButton::clicked, this, &CompareDialog::chooseUrl);
     connect(removeButton, &QPushButton::clicked, this, [this]() {
         delete m_files->currentItem();
         updateOkButton();
@@ -98,6 +103,7 @@ CompareDialog::CompareDialog(const QString& currentModelPath, QWidget* parent)
 
     auto* fileButtons = new QHBoxLayout;
     fileButtons->addWidget(addButton);
+    fileButtons->addWidget(addUrlButton);
     fileButtons->addWidget(removeButton);
     fileButtons->addStretch(1);
     auto* layout = new QVBoxLayout(this);
@@ -197,6 +203,24 @@ void CompareDialog::chooseFiles()
         addFile(path);
 }
 
+void CompareDialog::chooseUrl()
+{
+    const QString url = askForModelUrl(this);
+    if (!url.isEmpty())
+        addFile(url);
+}
+
+void CompareDialog::offerOpenModels(const QStringList& paths)
+{
+    for (const QString& path : paths) {
+        bool listed = false;
+        for (int i = 0; i < m_files->count() && !listed; ++i)
+            listed = m_files->item(i)->text() == path;
+        if (!listed)
+            addFile(path, false);
+    }
+}
+
 // A comparison needs a second file or at least one simulated type.
 void CompareDialog::updateOkButton()
 {
@@ -205,11 +229,14 @@ void CompareDialog::updateOkButton()
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(enough && !m_openJobs.isRunning());
     if (!m_openJobs.isRunning())
         m_message->setText(enough ? QString() : tr("Check two files, or one file and a type to simulate."));
-    // The note says why the open model was left unchecked: once the user checks it or removes
-    // it, the note is stale.
+    // The note says why the earlier files were unchecked: once the person checks one of them
+    // again, or the open model leaves the comparison, it is stale.
     if (!m_openFileNote->text().isEmpty() && !m_fitJobs.isRunning()) {
         QListWidgetItem* item = m_files->count() > 0 && m_files->item(0)->text() == m_openFile ? m_files->item(0) : nullptr;
-        if (!item || item->checkState() == Qt::Checked) {
+        bool stale = !item || item->checkState() != Qt::Checked;
+        for (int i = 1; i < m_files->count() && !stale; ++i)
+            stale = m_files->item(i)->checkState() == Qt::Checked && m_uncheckedForOpenFile.contains(m_files->item(i)->text());
+        if (stale) {
             m_openFileNote->clear();
             m_openFileNote->setVisible(false);
         }

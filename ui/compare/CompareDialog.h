@@ -28,11 +28,16 @@ class QProgressBar;
 class CompareDialog : public QDialog {
     Q_OBJECT
 public:
-    // `currentModelPath` (may be empty) is listed first; checked when it is the only file or
-    // fits the others (openFileChecked() reports that decision).
+    // `currentModelPath` (may be empty) is listed first and checked. The files checked in an
+    // earlier run stay checked only when they are the open model's (same architecture and
+    // tensor names); files of another model are unchecked, and the note says why
+    // (openFileChecked() reports that decision).
     explicit CompareDialog(const QString& currentModelPath = {}, QWidget* parent = nullptr);
 
     void addFile(const QString& path, bool checked = true);
+    // The models open in the window's other tabs, local files and URLs alike: listed unchecked
+    // when not listed already.
+    void offerOpenModels(const QStringList& paths);
     void setSimulatedTypeChecked(const QString& typeName, bool checked);
     QStringList checkedFiles() const;
     std::vector<std::uint32_t> simulatedTypes() const;
@@ -43,7 +48,7 @@ public:
     QString importanceMatrixPath() const;
     // Why a type cannot be checked now (empty when it can), also its item's tooltip.
     QString typeUnavailableReason(const QString& typeName) const;
-    // Why the open model was left unchecked; empty while checking or when it fits.
+    // Why the earlier run's files were unchecked; empty while checking or when they fit.
     QString openFileNote() const;
     // What the dialog says under the lists: why OK is disabled, or why the files were refused.
     QString message() const;
@@ -56,8 +61,8 @@ public:
     std::shared_ptr<gguf::ImportanceMatrix> importanceMatrix() const { return m_importance; }
 
 signals:
-    // Once the open model has been checked against the other files: `fits` says whether it
-    // was checked.
+    // Once the open model has been checked against the earlier run's files: `fits` says whether
+    // they stayed checked beside it.
     void openFileChecked(bool fits);
 
 public slots:
@@ -66,6 +71,7 @@ public slots:
 
 private:
     void chooseFiles();
+    void chooseUrl();  // a remote file: the file dialog takes no URL
     void updateOkButton();
     void updateTypeAvailability();
     // In CompareDialogFileList.cpp: the remembered list, the open model's place in it.
@@ -88,6 +94,7 @@ private:
     JobRunner m_openJobs{this};  // opening the checked files
     JobRunner m_fitJobs{this};   // whether the open model fits the others
     QString m_openFile;
+    QStringList m_uncheckedForOpenFile;  // earlier files of another model, unchecked for the open one
     std::vector<std::shared_ptr<const gguf::Model>> m_models;
     std::shared_ptr<gguf::ImportanceMatrix> m_importance;
 };

@@ -5,6 +5,7 @@
 
 #include "core/compare/ComparableModels.h"
 #include "ui/session/ModelLoader.h"
+#include "ui/shell/OpenUrl.h"
 
 #include <QFileInfo>
 #include <QLabel>
@@ -21,7 +22,7 @@ void CompareDialog::restoreFiles()
     const QSettings settings;
     const QStringList checked = settings.value(kCheckedKey).toStringList();
     for (const QString& path : settings.value(kFilesKey).toStringList())
-        if (QFileInfo(path).isFile())  // moved or deleted since: not offered again
+        if (isModelUrl(path) || QFileInfo(path).isFile())  // a file moved or deleted since: not offered again
             addFile(path, checked.contains(path));
 }
 
@@ -68,7 +69,7 @@ void CompareDialog::addOpenFile(const QString& path)
     const QStringList others = checkedFiles();
     auto* item = new QListWidgetItem(path);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(others.isEmpty() ? Qt::Checked : Qt::Unchecked);
+    item->setCheckState(Qt::Checked);  // the model in view is what the person wants compared
     m_files->insertItem(0, item);
     updateOkButton();
     if (others.isEmpty()) {
@@ -76,8 +77,8 @@ void CompareDialog::addOpenFile(const QString& path)
         return;
     }
 
-    // Reading the other headers is file I/O: it runs on the job pool, and the open model stays
-    // unchecked until it is known to fit.
+    // Reading the other headers is file I/O: it runs on the job pool; the earlier run's files
+    // are unchecked if they turn out to be another model's.
     m_openFileNote->setText(tr("Checking whether %1 fits the other files…").arg(QFileInfo(path).fileName()));
     m_openFileNote->setVisible(true);
     prepareModelOpen(path);
@@ -112,13 +113,25 @@ void CompareDialog::showFitResult(const QString& why)
     if (why.isEmpty()) {
         m_openFileNote->setVisible(false);
         m_openFileNote->clear();
-        item->setCheckState(Qt::Checked);
         emit openFileChecked(true);
         return;
     }
-    const QString note = tr("%1 is not checked: it does not fit the other files (%2).").arg(QFileInfo(m_openFile).fileName(), why);
+    // A comparison of files of two models pairs few tensors: the open model wins, the earlier
+    // run's files of another model are unchecked (still listed, for a comparison of their own).
+    QStringList names;
+    m_uncheckedForOpenFile.clear();
+    for (int i = 1; i < m_files->count(); ++i) {
+        QListWidgetItem* other = m_files->item(i);
+        if (other->checkState() != Qt::Checked)
+            continue;
+        other->setCheckState(Qt::Unchecked);
+        m_uncheckedForOpenFile << other->text();
+        names << QFileInfo(other->text()).fileName();
+    }
+    const QString note = tr("Unchecked %1 from an earlier comparison: not the model %2 is (%3).")
+                             .arg(names.join(QStringLiteral(", ")), QFileInfo(m_openFile).fileName(), why);
     m_openFileNote->setText(note);
     m_openFileNote->setVisible(true);
-    item->setToolTip(note);
+    updateOkButton();
     emit openFileChecked(false);
 }

@@ -2,6 +2,7 @@
 
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPlaceholder.h"
+#include "ui/common/StartWhenShown.h"
 #include "ui/compare/ComparisonColumnStyle.h"
 #include "ui/experts/ExpertQuantErrorPanel.h"
 #include "ui/session/ComparisonColumnTitle.h"
@@ -14,7 +15,8 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
-CompareExpertsTab::CompareExpertsTab(QWidget* parent) : QWidget(parent), m_panel(new ExpertQuantErrorPanel({}, this))
+CompareExpertsTab::CompareExpertsTab(QWidget* parent)
+    : QWidget(parent), m_panel(new ExpertQuantErrorPanel({}, this)), m_startWhenShown(new StartWhenShown(this, [this]() { runPlainFigures(); }))
 {
     setObjectName(QStringLiteral("compareExpertsTab"));
     using Metric = ExpertQuantErrorModel::Metric;
@@ -48,13 +50,17 @@ void CompareExpertsTab::setComparison(std::shared_ptr<const gguf::ModelCompariso
     m_comparison = std::move(comparison);
     m_results.reset();
     m_row.reset();
+    m_plainRow.reset();
+    m_plain.reset();
+    m_plainJobs.renew();
     refresh();
 }
 
 void CompareExpertsTab::setResults(std::shared_ptr<const gguf::ComparisonResults> results)
 {
     m_results = std::move(results);
-    refresh();
+    if (m_comparison && m_comparison->importance())  // the plain figures do not come from the run
+        refresh();
 }
 
 void CompareExpertsTab::setTensorRow(std::size_t row)
@@ -82,8 +88,27 @@ QString CompareExpertsTab::placeholderText() const
     return m_placeholder->text();
 }
 
+QStringList CompareExpertsTab::columnLabels()
+{
+    QStringList labels;
+    QList<QBrush> brushes;
+    for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
+        labels << comparisonColumnTitle(*m_comparison, c);
+        brushes << comparisonColumnBrush(*m_comparison, c);
+    }
+    m_panel->setColumnBrushes(brushes);
+    return labels;
+}
+
 void CompareExpertsTab::refresh()
 {
+    if (m_comparison && !m_comparison->importance() && m_row && m_plainRow == m_row)
+        return;  // its plain figures are shown, or on their way
+    m_plainJobs.cancel();  // another tensor's: its end is not shown
+    m_plainJobs.renew();
+    m_startWhenShown->drop();
+    m_plain.reset();
+    m_plainRow.reset();
     m_panel->model()->reset(0, {});
     if (!m_comparison) {
         showEmpty(tr("The comparison could not be created, so there is no tensor to show."));
@@ -101,21 +126,14 @@ void CompareExpertsTab::refresh()
         return;
     }
     if (!m_comparison->importance()) {
-        showEmpty(tr("Per-expert figures are kept when the comparison has an importance matrix: compare with one to see "
-                              "%1's experts.").arg(name));
+        startPlainFigures(*m_row, experts, name);
         return;
     }
     if (!m_results) {
         showEmpty(tr("%1: each expert's figures come with the comparison's results.").arg(name));
         return;
     }
-    QStringList labels;
-    QList<QBrush> brushes;
-    for (std::size_t c = 0; c < m_comparison->columns().size(); ++c) {
-        labels << comparisonColumnTitle(*m_comparison, c);
-        brushes << comparisonColumnBrush(*m_comparison, c);
-    }
-    m_panel->setColumnBrushes(brushes);
+    const QStringList labels = columnLabels();
     const bool any = *m_row < m_results->expertCells.size()
                      && std::any_of(m_results->expertCells[*m_row].begin(), m_results->expertCells[*m_row].end(),
                                     [](const std::vector<gguf::ErrorMetrics>& cell) { return !cell.empty(); });
@@ -131,4 +149,57 @@ void CompareExpertsTab::refresh()
     }
     m_placeholder->hide();
     m_panel->message()->setText(tr("%1: each expert's error per compared column, weighed by that expert's own importance row.").arg(name));
+}
+
+// The plain figures (no weights) of every expert of `row` against each column, other files
+// included, computed as the Experts page computes them for simulated types.
+void CompareExpertsTab::startPlainFigures(std::size_t row, std::uint64_t experts, const QString& name)
+{
+    using Metric = ExpertQuantErrorModel::Metric;
+    m_plainRow = row;
+    m_panel->model()->reset(experts, columnLabels());
+    QComboBox* metrics = m_panel->metricCombo();
+    const int weighted = static_cast<int>(Metric::RelativeWeightedError);
+    if (metrics->currentData().toInt() == weighted || metrics->currentData().toInt() == static_cast<int>(Metric::WeightedSquaredError))
+        metrics->setCurrentIndex(metrics->findData(static_cast<int>(Metric::Rmse)));
+    m_placeholder->hide();
+    m_panel->message()->setText(tr("%1: each expert's error per compared column is computed when this tab is shown…").arg(name));
+    m_startWhenShown->request();  // reads the tensor in every file: only for a person looking
+}
+
+void CompareExpertsTab::runPlainFigures()
+{
+    if (!m_comparison || !m_plainRow)
+        return;
+    const std::size_t row = *m_plainRow;
+    const gguf::TensorInfo& tensor = *m_comparison->rows()[row].reference;
+    const QString name = QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size()));
+    m_panel->message()->setText(tr("%1: computing each expert's error per compared column…").arg(name));
+    const ExpertQuantErrorJob started = startExpertQuantErrorJob(
+        m_plainJobs, m_comparison, nullptr, nullptr,
+        [this, name](const JobOutcome& outcome, bool) {
+            collectPlainFigures();
+            if (!outcome.isDone()) {
+                m_panel->message()->setText(outcome.isCancelled() ? tr("Cancelled; showing the experts finished so far.") : outcome.message());
+                if (outcome.isCancelled())
+                    m_startWhenShown->requestOnNextShow();
+                return;
+            }
+            m_panel->message()->setText(tr("%1: each expert's error per compared column (no importance matrix: unweighted figures).").arg(name));
+        },
+        row);
+    m_plain = started.results;
+    m_plainJobs.onChunkDone(started.job, [this]() { collectPlainFigures(); });
+}
+
+void CompareExpertsTab::collectPlainFigures()
+{
+    if (!m_plain)
+        return;
+    const int columns = m_panel->model()->typeColumnCount();
+    if (columns <= 0)
+        return;
+    m_plain->takeNew([&](std::size_t slot, const gguf::ErrorMetrics& metrics) {
+        m_panel->model()->setMetrics(slot / static_cast<std::size_t>(columns), static_cast<int>(slot % static_cast<std::size_t>(columns)), metrics);
+    });
 }

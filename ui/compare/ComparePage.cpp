@@ -1,4 +1,5 @@
 #include "ui/compare/ComparePage.h"
+#include "ui/common/PageSearch.h"
 #include "ui/output/OutputErrorTab.h"
 
 #include "ui/common/ExportLocation.h"
@@ -176,8 +177,21 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const gguf::Model>> models,
 
     m_run = new ComparisonRun(m_comparison, this);
     connect(m_run, &ComparisonRun::finished, this, &ComparePage::showResults);
-    connect(m_run, &ComparisonRun::failed, this, [this](const JobOutcome& outcome) {
-        m_status->setText(outcome.isCancelled() ? tr("Comparison cancelled.") : tr("Comparison failed: %1").arg(outcome.message()));
+    connect(m_run, &ComparisonRun::failed, this, [this](const JobOutcome& outcome, std::shared_ptr<const gguf::ComparisonResults> finishedCells) {
+        // The cells finished before the end stay: a server that stops answering mid-run does
+        // not cost the tensors already done.
+        const QString stopped = outcome.isCancelled() ? tr("the comparison was cancelled") : tr("the comparison failed");
+        m_model->setStopped(stopped);
+        const std::size_t computed = finishedCells ? computedCells(*finishedCells) : 0;
+        if (computed > 0)
+            showCells(std::move(finishedCells));
+        QString why = outcome.message();
+        while (why.endsWith(QLatin1Char('.')))
+            why.chop(1);
+        QString text = outcome.isCancelled() ? tr("Comparison cancelled.") : tr("Comparison failed: %1.").arg(why);
+        if (computed > 0)
+            text += QLatin1Char(' ') + tr("%n cell(s) computed before it stopped are shown; the totals cover those only.", nullptr, static_cast<int>(computed));
+        m_status->setText(text);
         emit comparisonFinished(false, outcome.message());
     });
     m_run->start();
@@ -190,6 +204,7 @@ void ComparePage::buildTableTab(QWidget* tab)
 {
     m_filter = new QLineEdit(tab);
     m_filter->setObjectName(QStringLiteral("filterEdit"));
+    markPageSearch(m_filter);
     m_filter->setPlaceholderText(tr("Filter tensors (regular expression)"));
     m_filter->setClearButtonEnabled(true);
     m_filterDebounce = new QTimer(this);
@@ -298,7 +313,15 @@ void ComparePage::applyFilter()
         m_proxy->setFilterFixedString(text);
 }
 
-void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> results)
+std::size_t ComparePage::computedCells(const gguf::ComparisonResults& results)
+{
+    std::size_t computed = 0;
+    for (const std::size_t count : results.columnTensorCounts)
+        computed += count;
+    return computed;
+}
+
+void ComparePage::showCells(std::shared_ptr<const gguf::ComparisonResults> results)
 {
     m_results = std::move(results);
     m_model->setResults(m_results);
@@ -307,10 +330,12 @@ void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> res
     m_chart->setComparison(m_comparison, m_results);
     m_tensorView->setResults(m_results);
     m_expertsTab->setResults(m_results);
-    std::size_t computed = 0;
-    for (const std::size_t count : m_results->columnTensorCounts)
-        computed += count;
-    m_status->setText(tr("%n cell(s) computed.", nullptr, static_cast<int>(computed)));
+}
+
+void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> results)
+{
+    showCells(std::move(results));
+    m_status->setText(tr("%n cell(s) computed.", nullptr, static_cast<int>(computedCells(*m_results))));
     emit comparisonFinished(true, {});
 }
 

@@ -79,6 +79,8 @@ private:
     void buildTableTab(QWidget* tab);
     void applyFilter();
     void showResults(std::shared_ptr<const gguf::ComparisonResults> results);
+    void showCells(std::shared_ptr<const gguf::ComparisonResults> results);  // finished or not
+    static std::size_t computedCells(const gguf::ComparisonResults& results);
     void chooseExport();
     void showSelectedTensor();
 

@@ -1,10 +1,13 @@
 #include "ui/diff/LayerDiffChart.h"
 
+#include "ui/common/FittedAxisTicker.h"
+
 #include "ui/common/PlotPalette.h"
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPlaceholder.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -15,9 +18,11 @@
 namespace {
 
 // Layer numbers on 1-2-5 steps (never between two layers), and "other" at one key past the
-// last layer where the tensors outside the layers stand.
+// last layer where the tensors outside the layers stand; a layer label that "other" would
+// overlap is left out ("93" ran into it).
 class LayerAxisTicker : public QCPAxisTicker {
 public:
+    explicit LayerAxisTicker(QCPAxis* axis) : m_axis(axis) {}
     void setOtherKey(std::optional<double> key) { m_otherKey = key; }
 
 protected:
@@ -32,8 +37,19 @@ protected:
         const double last = m_otherKey ? *m_otherKey - 1.0 : range.upper;
         for (double tick = std::max(0.0, std::ceil(range.lower / tickStep) * tickStep); tick <= std::min(range.upper, last); tick += tickStep)
             ticks << tick;
-        if (m_otherKey && range.contains(*m_otherKey))
+        if (m_otherKey && range.contains(*m_otherKey)) {
+            const QFontMetrics metrics(m_axis->tickLabelFont());
+            const double pixelsPerKey = FittedAxisTicker::axisLength(m_axis) / std::max(range.size(), 1e-9);
+            const double otherHalf = metrics.horizontalAdvance(LayerDiffChart::tr("other")) / 2.0;
+            const double gap = metrics.horizontalAdvance(QStringLiteral("00"));
+            while (!ticks.isEmpty()) {
+                const double labelHalf = metrics.horizontalAdvance(QString::number(std::llround(ticks.last()))) / 2.0;
+                if ((*m_otherKey - ticks.last()) * pixelsPerKey >= otherHalf + labelHalf + gap)
+                    break;
+                ticks.removeLast();
+            }
             ticks << *m_otherKey;
+        }
         return ticks;
     }
     QString getTickLabel(double tick, const QLocale&, QChar, int) override
@@ -42,6 +58,7 @@ protected:
     }
 
 private:
+    QCPAxis* m_axis;
     std::optional<double> m_otherKey;
 };
 
@@ -67,7 +84,7 @@ LayerDiffChart::LayerDiffChart(QWidget* parent) : QWidget(parent), m_figure(new 
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
-    m_plot->xAxis->setTicker(QSharedPointer<LayerAxisTicker>::create());
+    m_plot->xAxis->setTicker(QSharedPointer<LayerAxisTicker>::create(m_plot->xAxis));
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Per layer, B against A:"), this));

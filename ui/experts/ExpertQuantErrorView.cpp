@@ -11,6 +11,8 @@
 #include "ui/session/BackgroundJob.h"
 #include "ui/session/ExpertQuantErrorModel.h"
 #include "ui/common/FileDialogs.h"
+#include "ui/session/ModelLoader.h"
+#include "ui/shell/OpenUrl.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -37,9 +39,29 @@ QString typeLabel(std::uint32_t typeId)
 
 ExpertQuantErrorView::ExpertQuantErrorView(JobProgressBar* progress, QWidget* parent)
     : QWidget(parent), m_progress(progress), m_typeButton(new QToolButton(this)), m_types{kQ2_K, kQ8_0},
-      m_startWhenShown(new StartWhenShown(this, [this]() { start(); })), m_imatrixButton(new QToolButton(this))
+      m_startWhenShown(new StartWhenShown(this, [this]() { start(); })), m_imatrixButton(new QToolButton(this)),
+      m_compareWithButton(new QToolButton(this))
 {
-    m_panel = new ExpertQuantErrorPanel({new QLabel(tr("Quantize each expert to:"), this), m_typeButton, m_imatrixButton}, this);
+    m_panel = new ExpertQuantErrorPanel({new QLabel(tr("Quantize each expert to:"), this), m_typeButton, m_imatrixButton, m_compareWithButton}, this);
+    // Other files of the model: their stored experts against this file's (re-quantizing the open
+    // file was the only comparison).
+    m_compareWithButton->setObjectName(QStringLiteral("compareWithButton"));
+    m_compareWithButton->setText(tr("Compare with…"));
+    m_compareWithButton->setPopupMode(QToolButton::InstantPopup);
+    auto* compareMenu = new QMenu(m_compareWithButton);
+    compareMenu->addAction(tr("Add File…"), this, [this]() {
+        const QString folder = m_source ? QFileInfo(QString::fromStdString(m_source->primary().path())).absolutePath() : QString();
+        const QString path = askOpenFileName(this, tr("Compare With"), folder, tr("GGUF models (*.gguf);;All files (*)"));
+        if (!path.isEmpty())
+            addOtherFile(path);
+    });
+    compareMenu->addAction(tr("Add URL…"), this, [this]() {
+        const QString url = askForModelUrl(this);
+        if (!url.isEmpty())
+            addOtherFile(url);
+    });
+    compareMenu->addAction(tr("Remove Files"), this, [this]() { setOtherFiles({}); });
+    m_compareWithButton->setMenu(compareMenu);
     m_typeButton->setObjectName(QStringLiteral("quantTypesButton"));
     m_typeButton->setText(tr("Types"));
     m_typeButton->setPopupMode(QToolButton::InstantPopup);
@@ -89,12 +111,8 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
     m_tensor = tensor;
     updateTypeAvailability();  // a matrix read for another model does not weigh this one
     updateMetricChoices();
-    QStringList labels;
-    QList<QBrush> brushes;  // each type in its colour on the Compare page too
-    for (const std::uint32_t type : m_types) {
-        labels << typeLabel(type);
-        brushes << QBrush(quantTypeColour(type));
-    }
+    QList<QBrush> brushes;
+    const QStringList labels = columnLabels(&brushes);
     m_panel->setColumnBrushes(brushes);
     m_panel->model()->reset(m_tensor ? static_cast<std::uint64_t>(m_tensor->ne[2]) : 0, labels);
     QString message = m_tensor ? tr("Error of each expert quantized to the chosen types%1, against the %2 values stored in this file.")
@@ -105,7 +123,7 @@ void ExpertQuantErrorView::setTensor(std::shared_ptr<const gguf::Model> model, c
         for (const QString& note : m_importanceNotes)
             message += QStringLiteral("\n⚠ ") + note;
     m_panel->message()->setText(message);
-    if (m_source && m_tensor && !m_types.empty())
+    if (m_source && m_tensor && (!m_types.empty() || !m_others.empty()))
         m_startWhenShown->request();
     else
         m_startWhenShown->drop();
@@ -227,19 +245,20 @@ void ExpertQuantErrorView::typesChosen()
 void ExpertQuantErrorView::start()
 {
     const std::shared_ptr<const gguf::ImportanceMatrix> matrix = hasImportanceMatrix() ? m_importance : nullptr;
-    auto created = pairTensorForQuantError(m_source, *m_tensor, m_types, matrix);
+    auto created = pairTensorForQuantError(m_source, *m_tensor, m_types, matrix, m_others);
     if (!created || created->rows().size() != 1) {
         m_panel->message()->setText(created ? tr("the tensor could not be paired") : QString::fromStdString(created.error().toString()));
         return;
     }
     auto comparison = std::make_shared<const gguf::ModelComparison>(std::move(*created));
     QStringList notes;
-    for (std::size_t c = 0; c < comparison->columns().size(); ++c) {
+    const QStringList labels = columnLabels(nullptr);
+    for (std::size_t c = 0; c < comparison->columns().size() && c < static_cast<std::size_t>(labels.size()); ++c) {
         const gguf::ComparisonCell& cell = comparison->rows()[0].cells[c];
         if (!cell.ok())
-            notes << QStringLiteral("%1: %2").arg(typeLabel(m_types[c]), QString::fromStdString(cell.problem));
+            notes << QStringLiteral("%1: %2").arg(labels[static_cast<qsizetype>(c)], QString::fromStdString(cell.problem));
         else if (!cell.note.empty())
-            notes << QStringLiteral("%1: %2").arg(typeLabel(m_types[c]), QString::fromStdString(cell.note));
+            notes << QStringLiteral("%1: %2").arg(labels[static_cast<qsizetype>(c)], QString::fromStdString(cell.note));
     }
     if (!notes.isEmpty())
         m_panel->message()->setText(m_panel->message()->text() + QLatin1Char('\n') + notes.join(QLatin1Char('\n')));
@@ -279,3 +298,43 @@ void ExpertQuantErrorView::collect()
     });
 }
 
+
+QStringList ExpertQuantErrorView::columnLabels(QList<QBrush>* brushes) const
+{
+    QStringList labels;
+    for (const auto& other : m_others) {
+        labels << QFileInfo(QString::fromStdString(other->primary().path())).fileName();
+        const gguf::TensorInfo* stored = m_tensor ? other->findTensor(m_tensor->name) : nullptr;
+        if (brushes)
+            *brushes << QBrush(stored ? quantTypeColour(stored->typeId) : QColor(Qt::gray));
+    }
+    for (const std::uint32_t type : m_types) {
+        labels << typeLabel(type);
+        if (brushes)
+            *brushes << QBrush(quantTypeColour(type));  // each type in its colour on the Compare page too
+    }
+    return labels;
+}
+
+void ExpertQuantErrorView::setOtherFiles(std::vector<std::shared_ptr<const gguf::Model>> others)
+{
+    m_others = std::move(others);
+    setTensor(m_source, m_tensor);
+}
+
+void ExpertQuantErrorView::addOtherFile(const QString& path)
+{
+    // Reading a header is file (or network) I/O: on the pool.
+    prepareModelOpen(path);
+    m_openJobs.run([path](const JobControl&) { return openModel(path); },
+                   [this](std::shared_ptr<const gguf::Model> model) {
+                       m_others.push_back(std::move(model));
+                       setTensor(m_source, m_tensor);
+                       emit otherFileOpened(true, {});
+                   },
+                   [this, path](const JobOutcome& outcome) {
+                       const QString message = outcome.isCancelled() ? tr("cancelled") : outcome.message();
+                       m_panel->message()->setText(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), message));
+                       emit otherFileOpened(false, message);
+                   });
+}

@@ -2,7 +2,8 @@
 // What quantization does to each expert: every expert of the current tensor quantized in memory
 // to each chosen type (as `convert --type T` would write it) and compared with the values this
 // file stores, through the compare work's ModelComparison ("simulated" columns). One chunk per
-// (expert, type) on the pool (ExpertQuantErrorJob.h); a table and a grouped bar chart of the
+// (expert, type) on the pool (ExpertQuantErrorJob.h); other files of the model can be compared too
+// ("Compare with…": their stored experts, as columns before the types); a table and a grouped bar chart of the
 // chosen metric (ExpertQuantErrorPanel.h) fill in as chunks finish. Work starts when the view is
 // first shown for a tensor. With an importance matrix (optional; read, checked and bound to the
 // model on the pool as every user of one is, core/imatrix/ImatrixForModel.h: refused with the
@@ -34,6 +35,12 @@ class ExpertQuantErrorView : public QWidget {
 public:
     ExpertQuantErrorView(JobProgressBar* progress, QWidget* parent = nullptr);
     void setTensor(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo* tensor);
+    // Other files of the model whose stored experts are compared too (a Q2_K file against the
+    // open F16 one), as columns before the types. "Compare with…" opens them.
+    void setOtherFiles(std::vector<std::shared_ptr<const gguf::Model>> others);
+    const std::vector<std::shared_ptr<const gguf::Model>>& otherFiles() const { return m_others; }
+    // Opens `path` (a file or a URL) on the pool and adds it to otherFiles() (otherFileOpened).
+    void addOtherFile(const QString& path);
     // Type ids to compare at (default q2_K and q8_0); types without a quantizer are ignored.
     void setTypes(const std::vector<std::uint32_t>& typeIds);
     const std::vector<std::uint32_t>& types() const { return m_types; }
@@ -53,6 +60,7 @@ public:
 signals:
     void errorsReady();
     void importanceMatrixLoaded(bool succeeded, const QString& message);
+    void otherFileOpened(bool succeeded, const QString& message);
 
 private:
     void start();
@@ -60,6 +68,7 @@ private:
     void typesChosen();
     void updateTypeAvailability();
     void updateMetricChoices();
+    QStringList columnLabels(QList<QBrush>* brushes) const;  // the other files, then the types
 
     JobProgressBar* m_progress;
     QToolButton* m_typeButton;
@@ -77,4 +86,7 @@ private:
     std::shared_ptr<const gguf::Model> m_importanceModel;
     QStringList m_importanceNotes;
     JobRunner m_imatrixJobs{this};
+    std::vector<std::shared_ptr<const gguf::Model>> m_others;
+    QToolButton* m_compareWithButton;
+    JobRunner m_openJobs{this};  // opening the files to compare with
 };

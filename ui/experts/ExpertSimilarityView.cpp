@@ -1,5 +1,7 @@
 #include "ui/experts/ExpertSimilarityView.h"
 
+#include "ui/session/ExpertSelection.h"
+
 #include "ui/common/PlotPalette.h"
 
 #include "ui/session/BackgroundJob.h"
@@ -219,13 +221,17 @@ bool ExpertSimilarityView::isZeroExpert(std::uint64_t expert) const
 
 QString ExpertSimilarityView::zeroExpertsNote() const
 {
-    QStringList zero;
+    std::vector<std::uint64_t> zero;
     for (std::uint64_t e = 0; e < m_expertCount; ++e)
         if (isZeroExpert(e))
-            zero << QString::number(e);
-    if (zero.isEmpty())
+            zero.push_back(e);
+    if (zero.empty())
         return {};
-    return tr("Hatched cells are undefined: expert(s) %1 are all zeros, and a zero vector has no direction to compare.").arg(zero.join(QStringLiteral(", ")));
+    // As ranges ("0-127", "3,5-9"), and every one named as such: 128 numbers in a row said less.
+    const QString which = zero.size() == m_expertCount ? tr("all %1 experts are").arg(m_expertCount)
+                        : zero.size() == 1             ? tr("expert %1 is").arg(zero.front())
+                                                       : tr("%1 experts (%2) are").arg(zero.size()).arg(formatExpertSelection(zero));
+    return tr("Hatched cells are undefined: %1 all zeros, and a zero vector has no direction to compare.").arg(which);
 }
 
 void ExpertSimilarityView::showHover(QMouseEvent* event)

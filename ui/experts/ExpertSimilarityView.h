@@ -59,8 +59,8 @@ private:
     const gguf::TensorInfo* m_experts = nullptr;
     const gguf::TensorInfo* m_router = nullptr;
     StartWhenShown* m_startWhenShown;
-    JobRunner m_similarityJobs{this};
-    JobRunner m_routerJobs{this};
+    JobRunner m_similarityJobs{this, JobPriority::Background};
+    JobRunner m_routerJobs{this, JobPriority::Background};
     std::uint64_t m_expertCount = 0;
     std::vector<double> m_cosine;
     std::vector<double> m_routerNorms;

@@ -1,7 +1,9 @@
 #pragma once
 // One statistic of every expert in every MoE layer, as a layers × experts heatmap for one
 // projection. A single background job computes all (layer, expert) statistics in parallel and
-// the map fills in as they finish; switching the statistic only redraws. Work starts when the
+// the map fills in as they finish (redrawn a few times a second, not once per cell); each
+// expert's mapped file pages are released once read, so a model of a hundred layers does not
+// pile up gigabytes of resident memory; switching the statistic only redraws. Work starts when the
 // view is first shown for a projection (it reads every expert of every layer).
 
 #include "core/experts/ExpertAnalysis.h"
@@ -21,6 +23,7 @@ class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
 class QLabel;
+class QTimer;
 class JobProgressBar;
 class StartWhenShown;
 
@@ -52,6 +55,7 @@ private:
     using Results = PartialResults<gguf::ExpertStatistics>;
     void start();
     void collect();
+    void collectAndDisplay();
     void display();
     void showHover(QMouseEvent* event);
     ExpertStatisticKind statistic() const;
@@ -67,7 +71,8 @@ private:
     std::vector<LayerTensor> m_layers;
     std::uint64_t m_expertCount = 0;
     StartWhenShown* m_startWhenShown;
-    JobRunner m_jobs{this};
+    QTimer* m_redraw;  // draws the cells a running job finished, at most once per interval
+    JobRunner m_jobs{this, JobPriority::Background};
     std::shared_ptr<Results> m_pending;  // filled by the workers of the current job
     std::vector<std::optional<gguf::ExpertStatistics>> m_results;  // layer row × expert, collected on this thread
 };

@@ -1,4 +1,5 @@
 #include "ui/metadata/MetadataPage.h"
+#include "ui/common/PageSearch.h"
 
 #include "ui/common/FileDialogs.h"
 #include "ui/common/CopySelection.h"
@@ -114,6 +115,7 @@ MetadataPage::MetadataPage(std::shared_ptr<const gguf::Model> model, QWidget* pa
     m_view->setColumnWidth(MetadataTreeModel::Type, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 14);
 
     m_filter->setObjectName(QStringLiteral("metadataFilter"));
+    markPageSearch(m_filter);
     m_filter->setPlaceholderText(tr("Filter keys"));
     m_filter->setClearButtonEnabled(true);
     m_filterDelay->setSingleShot(true);
@@ -286,6 +288,8 @@ MetadataValueEditor* MetadataPage::editIndex(const QModelIndex& sourceIndex)
                                          QString::fromStdString(element.typeName()), QString::fromStdString(gguf::valueAsText(element)), this);
         const auto elementIndex = static_cast<std::uint64_t>(index.row());
         connect(editor, &QDialog::accepted, this, [this, editor, row, elementIndex] {
+            if (!editor->changed())
+                return;  // OK on the value as it was: no edit
             if (const auto edited = editor->value()) {
                 if (const auto status = m_tree->setElement(row, elementIndex, *edited); !status)
                     emit statusMessage(false, QString::fromStdString(status.error().message));
@@ -307,6 +311,8 @@ MetadataValueEditor* MetadataPage::editIndex(const QModelIndex& sourceIndex)
         editor = new MetadataValueEditor(MetadataValueEditor::Mode::EditValue, m_model, key, QString::fromStdString(value.typeName()),
                                          QString::fromStdString(gguf::valueAsText(value)), this);
         connect(editor, &QDialog::accepted, this, [this, editor, row] {
+            if (!editor->changed())
+                return;  // OK on the value as it was: no edit
             if (auto edited = editor->value()) {
                 m_tree->setValue(row, std::move(*edited));
                 selectTopRow(row);
@@ -328,6 +334,9 @@ MetadataValueEditor* MetadataPage::addKey()
     if (!m_tree->model())
         return nullptr;
     auto* editor = new MetadataValueEditor(MetadataValueEditor::Mode::AddKey, m_model, QString(), QStringLiteral("str"), QString(), this);
+    // A name the model has already keeps the dialog open and says so (it closed, and the status
+    // bar said it afterwards).
+    editor->setKeyTaken([this](const QString& key) { return m_tree->rowOfKey(key.toUtf8().toStdString()) >= 0; });
     connect(editor, &QDialog::accepted, this, [this, editor] {
         auto value = editor->value();
         if (!value)

@@ -1,4 +1,5 @@
 #include "ui/metadata/MetadataValueEditor.h"
+#include "ui/shell/WindowPlacement.h"
 
 #include "core/edit/ValueText.h"
 #include "core/gguf/Vocabulary.h"
@@ -62,7 +63,18 @@ MetadataValueEditor::MetadataValueEditor(Mode mode, std::shared_ptr<const gguf::
     m_editors->addWidget(m_text);
 
     auto* form = new QFormLayout;
-    form->addRow(tr("Key:"), m_key);
+    if (mode == Mode::EditValue) {
+        // The key is not up for editing: text, not a field that looks typeable.
+        auto* keyText = new QLabel(this);
+        keyText->setObjectName(QStringLiteral("editorKeyText"));
+        keyText->setTextFormat(Qt::PlainText);
+        keyText->setText(key);
+        keyText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_key->hide();
+        form->addRow(tr("Key:"), keyText);
+    } else {
+        form->addRow(tr("Key:"), m_key);
+    }
     form->addRow(tr("Type:"), m_type);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -90,7 +102,9 @@ MetadataValueEditor::MetadataValueEditor(Mode mode, std::shared_ptr<const gguf::
     connect(m_text, &QPlainTextEdit::textChanged, this, &MetadataValueEditor::validate);
     showEditorForType();
     setValueText(valueText);
+    m_openedWith = this->valueText();
     resize(pageFor(typeName) == TextPage || m_picker ? QSize(760, 520) : QSize(480, 160));
+    fitWindowIntoScreen(this);  // a small (or scaled) screen keeps the buttons on it
 }
 
 QString MetadataValueEditor::key() const { return m_key->text(); }
@@ -136,6 +150,19 @@ std::optional<gguf::EncodedValue> MetadataValueEditor::value() const
     return std::move(parsed.value());
 }
 
+bool MetadataValueEditor::changed() const
+{
+    const auto now = value();
+    const auto before = gguf::parseValueText(toBytes(m_openedWith), toBytes(typeName()));
+    return !now || !before || now->type != before->type || now->payload != before->payload;
+}
+
+void MetadataValueEditor::setKeyTaken(std::function<bool(const QString& key)> taken)
+{
+    m_keyTaken = std::move(taken);
+    validate();
+}
+
 QString MetadataValueEditor::problem() const
 {
     return m_problem->text();
@@ -153,6 +180,8 @@ void MetadataValueEditor::validate()
         problem = tr("Give the key a name.");
     else if (m_mode == Mode::AddKey && key().startsWith(QLatin1String("split.")))
         problem = tr("split.* keys describe the shard layout; Save As writes them.");
+    else if (m_mode == Mode::AddKey && m_keyTaken && m_keyTaken(key().trimmed()))
+        problem = tr("The model already has a key %1; edit it instead.").arg(key().trimmed());
     if (problem.isEmpty()) {
         const auto type = gguf::ValueTypeName::parse(toBytes(typeName()));
         if (!type) {

@@ -10,6 +10,7 @@
 #include "core/write/GgufWriter.h"
 
 #include <QDialog>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -39,6 +40,11 @@ public:
     void setValueText(const QString& text);
     // The value as typed, when it is valid for the type.
     std::optional<gguf::EncodedValue> value() const;
+    // Whether the value differs from the one the editor opened with (OK on an untouched value
+    // is no edit).
+    bool changed() const;
+    // Adding a key: `taken(key)` says the model has it already; OK stays disabled and says so.
+    void setKeyTaken(std::function<bool(const QString& key)> taken);
     QString problem() const;  // why OK is disabled; empty when it is not
     bool canAccept() const;
     SpecialTokenPicker* tokenPicker() const { return m_picker; }
@@ -57,4 +63,6 @@ private:
     QLabel* m_problem;
     QDialogButtonBox* m_buttons;
     SpecialTokenPicker* m_picker = nullptr;
+    QString m_openedWith;                       // the value text the editor opened with
+    std::function<bool(const QString&)> m_keyTaken;
 };

@@ -45,6 +45,6 @@ private:
     QTableView* m_view;
     QLabel* m_status;
     QTimer* m_delay;
-    JobRunner m_building{this};   // the vocabulary
-    JobRunner m_searching{this};  // ids matching the search
+    JobRunner m_building{this, JobPriority::Interactive};   // the vocabulary
+    JobRunner m_searching{this, JobPriority::Interactive};  // ids matching the search
 };

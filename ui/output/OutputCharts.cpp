@@ -1,5 +1,7 @@
 #include "ui/output/OutputCharts.h"
 
+#include "ui/common/LogAxisTicker.h"
+
 #include <QCoreApplication>
 #include <algorithm>
 #include <cmath>
@@ -41,8 +43,7 @@ void setUpDriftPlot(QCustomPlot* plot)
 {
     plot->xAxis->setLabel(tr("layer (blk.N)"));
     plot->yAxis->setLabel(tr("residual stream relative RMSE"));
-    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    LogAxisTicker::install(plot->yAxis);  // 1-2-5 labels: QCPAxisTickerLog labelled 0.03-0.3 as "0.1" alone
     plot->xAxis->setTicker(wholeNumberTicker());
     plot->legend->setVisible(true);
 }

@@ -15,7 +15,7 @@ struct BackgroundJob::State {
     ChunkWork work;
 };
 
-BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
+BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent, JobPriority priority)
     : QObject(parent), m_state(std::make_shared<State>()), m_chunkCount(chunkCount)
 {
     m_state->work = std::move(work);
@@ -28,8 +28,9 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
     }
     QPointer<BackgroundJob> self(this);
     for (int chunk = 0; chunk < chunkCount; ++chunk) {
-        jobPool()->start([state = m_state, self, chunk]() {
+        jobPool()->start([state = m_state, self, chunk, priority]() {
             yieldToGuiThread();
+            setCurrentJobPriority(priority);
             // A chunk skipped after cancel() reports nothing: the flag itself decides the outcome.
             QString error;
             if (!state->cancelled.load(std::memory_order_relaxed)) {
@@ -45,7 +46,7 @@ BackgroundJob::BackgroundJob(int chunkCount, ChunkWork work, QObject* parent)
                         self->chunkDone(error);
                 },
                 Qt::QueuedConnection);
-        });
+        }, static_cast<int>(priority));
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/base/Result.h"
 #include "ui/session/JobOutcome.h"
+#include "ui/session/JobPool.h"
 
 #include <QObject>
 #include <QString>
@@ -21,8 +22,9 @@ public:
     using ChunkWork = std::function<gguf::Status(int chunk, const std::atomic<bool>& cancelled)>;
 
     // Starts `chunkCount` calls of `work` (chunk = 0 .. chunkCount-1), in any order and in
-    // parallel. `work` must keep alive whatever it reads (capture shared pointers).
-    BackgroundJob(int chunkCount, ChunkWork work, QObject* parent = nullptr);
+    // parallel, queued on the pool with `priority`. `work` must keep alive whatever it reads
+    // (capture shared pointers).
+    BackgroundJob(int chunkCount, ChunkWork work, QObject* parent = nullptr, JobPriority priority = JobPriority::Normal);
     ~BackgroundJob() override;
 
     void cancel();

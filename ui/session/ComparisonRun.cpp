@@ -69,6 +69,9 @@ void ComparisonRun::start()
             return gguf::Ok{};
         },
         [this, state](const std::vector<gguf::Ok>&) { emit finished(std::make_shared<gguf::ComparisonResults>(state->engine.results())); },
-        [this](const JobOutcome& outcome) { emit failed(outcome); });
+        // Every chunk has returned by now, so no unit is adding to a cell any more.
+        [this, state](const JobOutcome& outcome) {
+            emit failed(outcome, std::make_shared<gguf::ComparisonResults>(state->engine.results()));
+        });
     connect(job, &BackgroundJob::progress, this, &ComparisonRun::progress);
 }

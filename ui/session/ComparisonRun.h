@@ -26,10 +26,13 @@ public:
 signals:
     void progress(int doneChunks, int totalChunks);
     void finished(std::shared_ptr<const gguf::ComparisonResults> results);
-    void failed(const JobOutcome& outcome);  // cancelled after cancel()
+    // Cancelled (after cancel()) or failed; `finishedCells` holds the cells computed before it
+    // stopped (the others empty, the totals over those cells only): a remote file that stops
+    // answering mid-run does not cost the tensors already done.
+    void failed(const JobOutcome& outcome, std::shared_ptr<const gguf::ComparisonResults> finishedCells);
 
 private:
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::uint64_t m_chunkElements;
-    JobRunner m_jobs{this};  // a newer start() makes an older run's end stale
+    JobRunner m_jobs{this, JobPriority::Background};  // a newer start() makes an older run's end stale
 };

@@ -43,6 +43,7 @@ void ComparisonTableModel::setComparison(std::shared_ptr<const gguf::ModelCompar
     beginResetModel();
     m_comparison = std::move(comparison);
     m_results.reset();
+    m_stopped.clear();
     m_columnTypes.clear();
     if (m_comparison)
         for (std::size_t c = 0; c < m_comparison->columns().size(); ++c)
@@ -53,6 +54,13 @@ void ComparisonTableModel::setComparison(std::shared_ptr<const gguf::ModelCompar
 void ComparisonTableModel::setResults(std::shared_ptr<const gguf::ComparisonResults> results)
 {
     m_results = std::move(results);
+    if (rowCount() > 0 && columnCount() > FixedColumnCount)
+        emit dataChanged(index(0, FixedColumnCount), index(rowCount() - 1, columnCount() - 1));
+}
+
+void ComparisonTableModel::setStopped(const QString& why)
+{
+    m_stopped = why;
     if (rowCount() > 0 && columnCount() > FixedColumnCount)
         emit dataChanged(index(0, FixedColumnCount), index(rowCount() - 1, columnCount() - 1));
 }
@@ -116,7 +124,9 @@ QVariant ComparisonTableModel::metricData(int row, std::size_t column, int role)
     case Qt::DisplayRole:
         if (!cell.ok())
             return cellStatusText(cell.status);
-        return computed ? formatMetric(metric.valueIn(**metrics)) : QStringLiteral("…");
+        if (computed)
+            return formatMetric(metric.valueIn(**metrics));
+        return m_stopped.isEmpty() ? QStringLiteral("…") : QStringLiteral("—");
     case SortRole: {
         // Cells without a figure sort after every number, whatever the direction's meaning.
         if (!computed)
@@ -127,6 +137,8 @@ QVariant ComparisonTableModel::metricData(int row, std::size_t column, int role)
     case Qt::ToolTipRole: {
         if (!cell.ok())
             return QString::fromStdString(cell.problem);
+        if (!computed && !m_stopped.isEmpty())
+            return tr("Not computed: %1").arg(m_stopped);
         QString tip = tr("%1 as %2").arg(metric.displayName(), QString::fromStdString(gguf::typeName(cell.typeId)));
         if (otherType)
             tip += QLatin1Char('\n') + tr("This tensor is %1, not the column's %2.")

@@ -2,7 +2,7 @@
 // The whole-model comparison as a table: one row per reference tensor, the tensor's name, layer,
 // kind and type, then one column per compared file or simulated type showing the chosen metric.
 // Cells that cannot be computed say why (missing, shape mismatch, undecodable, no imatrix entry); cells not yet
-// computed show an ellipsis. SortRole gives plain numbers so the proxy sorts numerically. A cell
+// computed show an ellipsis, or a dash once the run stopped without them. SortRole gives plain numbers so the proxy sorts numerically. A cell
 // whose stored type is neither its column's nor the reference's (a Q6_K tensor in a Q4_K_M file,
 // not an f32 norm kept as it was) says so in its tooltip and gives that type through
 // CellTypeRole, which the page draws as a swatch.
@@ -25,6 +25,9 @@ public:
 
     void setComparison(std::shared_ptr<const gguf::ModelComparison> comparison);
     void setResults(std::shared_ptr<const gguf::ComparisonResults> results);
+    // The run stopped (failed, cancelled): cells without a figure will not get one. `why` is
+    // their tool tip.
+    void setStopped(const QString& why);
     // Index into comparisonMetrics().
     void setMetric(int metric);
     int metric() const { return m_metric; }
@@ -45,6 +48,7 @@ private:
 
     std::shared_ptr<const gguf::ModelComparison> m_comparison;
     std::shared_ptr<const gguf::ComparisonResults> m_results;
+    QString m_stopped;  // why cells without a figure have none; empty while the run may still give one
     std::vector<std::uint32_t> m_columnTypes;  // comparisonColumnType of each column, found once
     int m_metric = 0;
 };

@@ -23,7 +23,8 @@ bool ExpertQuantErrorJob::entryFitsTensor() const
 
 gguf::Result<gguf::ModelComparison> pairTensorForQuantError(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo& tensor,
                                                            const std::vector<std::uint32_t>& types,
-                                                           std::shared_ptr<const gguf::ImportanceMatrix> matrix)
+                                                           std::shared_ptr<const gguf::ImportanceMatrix> matrix,
+                                                           const std::vector<std::shared_ptr<const gguf::Model>>& others)
 {
     gguf::ComparisonOptions options;
     options.referenceIndex = 0;
@@ -32,14 +33,16 @@ gguf::Result<gguf::ModelComparison> pairTensorForQuantError(std::shared_ptr<cons
     options.includeTensor = [name](std::string_view candidate) { return candidate == name; };
     // Bound to this model when it was read: each expert's rows get that expert's weights.
     options.importance = std::move(matrix);
-    return gguf::ModelComparison::create({std::move(model)}, options);
+    std::vector<std::shared_ptr<const gguf::Model>> models{std::move(model)};
+    models.insert(models.end(), others.begin(), others.end());
+    return gguf::ModelComparison::create(std::move(models), options);
 }
 
 ExpertQuantErrorJob startExpertQuantErrorJob(JobRunner& runner, std::shared_ptr<const gguf::ModelComparison> comparison,
                                              std::shared_ptr<const gguf::ImportanceMatrix> matrix, const gguf::ImportanceEntry* entry,
-                                             ExpertQuantErrorEnd onEnd)
+                                             ExpertQuantErrorEnd onEnd, std::size_t row)
 {
-    const gguf::TensorInfo& tensor = *comparison->rows()[0].reference;
+    const gguf::TensorInfo& tensor = *comparison->rows()[row].reference;
     const auto experts = static_cast<std::uint64_t>(tensor.ne[2]);
     const auto columns = static_cast<std::uint64_t>(comparison->columns().size());
     const std::uint64_t expertElements = static_cast<std::uint64_t>(tensor.ne[0]) * static_cast<std::uint64_t>(tensor.ne[1]);
@@ -53,13 +56,13 @@ ExpertQuantErrorJob startExpertQuantErrorJob(JobRunner& runner, std::shared_ptr<
     const auto fits = [weights] { return weights->importance.has_value(); };
     started.job = runner.runChunks(
         static_cast<int>(experts * columns),
-        [comparison, results = started.results, columns, expertElements, step, matrix, entry, weights](int chunk, const JobControl& control) -> gguf::Status {
+        [comparison, row, results = started.results, columns, expertElements, step, matrix, entry, weights](int chunk, const JobControl& control) -> gguf::Status {
         const std::uint64_t expert = static_cast<std::uint64_t>(chunk) / columns;
         const auto column = static_cast<std::size_t>(static_cast<std::uint64_t>(chunk) % columns);
-        if (!comparison->rows()[0].cells[column].ok())
+        if (!comparison->rows()[row].cells[column].ok())
             return gguf::Ok{};  // explained in the message; the cell stays empty
         if (matrix && entry)
-            std::call_once(weights->once, [&] { weights->importance = gguf::tensorImportance(entry, *comparison->rows()[0].reference); });
+            std::call_once(weights->once, [&] { weights->importance = gguf::tensorImportance(entry, *comparison->rows()[row].reference); });
         const gguf::TensorImportance* importance = weights->importance ? &*weights->importance : nullptr;
         gguf::ErrorAccumulator accumulator;
         std::vector<float> reference;
@@ -71,7 +74,7 @@ ExpertQuantErrorJob startExpertQuantErrorJob(JobRunner& runner, std::shared_ptr<
             const gguf::ElementRange range{begin, std::min(begin + step, (expert + 1) * expertElements)};
             reference.resize(static_cast<std::size_t>(range.size()));
             other.resize(reference.size());
-            if (gguf::Status s = comparison->reconstruct(0, column, range, reference, other); !s)
+            if (gguf::Status s = comparison->reconstruct(row, column, range, reference, other); !s)
                 return s;
             if (importance) {  // the plain figures exactly as add() makes them, the weighted sums on top
                 w.resize(reference.size());

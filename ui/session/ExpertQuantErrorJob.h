@@ -1,7 +1,8 @@
 #pragma once
 // The computation behind the Experts page's Quantization error tab: every expert of one tensor
 // quantized in memory to each chosen type and compared with the values the file stores, through
-// a ModelComparison of that tensor alone whose columns are the types ("simulated"). One pool
+// a ModelComparison of that tensor alone whose columns are the types ("simulated") or other open
+// files of the model; also the Compare page's plain per-expert figures of one row. One pool
 // chunk per (expert, type); each publishes its figures as it finishes. With an importance matrix
 // each expert's rows are quantized with that expert's own weights (as llama-quantize --imatrix
 // does), and its weighted figures use the same weights.
@@ -26,11 +27,13 @@ struct ImportanceEntry;
 
 using ExpertQuantErrorResults = PartialResults<gguf::ErrorMetrics>;
 
-// Pairs only `tensor` of `model` (no tensor data is read), one simulated column per type; with
-// `matrix` (bound to `model`), the columns quantize with its weights.
+// Pairs only `tensor` of `model` (no tensor data is read): first one column per file of `others`
+// (other files of the model: their stored values), then one simulated column per type; with
+// `matrix` (bound to `model`), the simulated columns quantize with its weights.
 gguf::Result<gguf::ModelComparison> pairTensorForQuantError(std::shared_ptr<const gguf::Model> model, const gguf::TensorInfo& tensor,
                                                            const std::vector<std::uint32_t>& types,
-                                                           std::shared_ptr<const gguf::ImportanceMatrix> matrix);
+                                                           std::shared_ptr<const gguf::ImportanceMatrix> matrix,
+                                                           const std::vector<std::shared_ptr<const gguf::Model>>& others = {});
 
 struct ExpertQuantWeights;
 
@@ -49,9 +52,10 @@ struct ExpertQuantErrorJob {
 // How the job ended, and whether the matrix's entry fitted the tensor (see entryFitsTensor()).
 using ExpertQuantErrorEnd = std::function<void(const JobOutcome& outcome, bool entryFitsTensor)>;
 
-// Runs the chunks for the one-row `comparison` (from pairTensorForQuantError) as a new request of
+// Runs the chunks for row `row` of `comparison` (the one row from pairTensorForQuantError, or a
+// 3-D tensor of a whole-model comparison: its columns may be other files) as a new request of
 // `runner`; `onEnd` runs once unless a newer request came first. `entry`: the matrix's entry for
 // the tensor, or null for no weighted figures; `matrix` keeps it alive.
 ExpertQuantErrorJob startExpertQuantErrorJob(JobRunner& runner, std::shared_ptr<const gguf::ModelComparison> comparison,
                                              std::shared_ptr<const gguf::ImportanceMatrix> matrix, const gguf::ImportanceEntry* entry,
-                                             ExpertQuantErrorEnd onEnd);
+                                             ExpertQuantErrorEnd onEnd, std::size_t row = 0);

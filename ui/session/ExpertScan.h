@@ -58,5 +58,5 @@ private:
     const gguf::TensorInfo* m_tensor = nullptr;
     std::set<std::uint64_t> m_heatmapsPending;  // on their way, for the current tensor
     std::map<std::uint64_t, std::shared_ptr<const std::vector<float>>> m_heatmaps;  // finished (64 KiB each)
-    JobRunner m_jobs{this};
+    JobRunner m_jobs{this, JobPriority::Background};
 };

@@ -33,3 +33,17 @@ void yieldToGuiThread()
     // means jobs compete with the GUI as equals.
     ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kBackgroundNice);
 }
+
+namespace {
+thread_local JobPriority t_currentPriority = JobPriority::Normal;
+}
+
+JobPriority currentJobPriority()
+{
+    return t_currentPriority;
+}
+
+void setCurrentJobPriority(JobPriority priority)
+{
+    t_currentPriority = priority;
+}

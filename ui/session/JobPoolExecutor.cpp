@@ -49,11 +49,15 @@ void JobPoolExecutor::run(std::size_t taskCount, const std::function<void(std::s
             s.allDone.notify_all();
     };
     const std::size_t helpers = std::min<std::size_t>(taskCount, threadCount()) - 1;
+    const JobPriority priority = currentJobPriority();  // helpers queue as their job does
     for (std::size_t h = 0; h < helpers; ++h)
-        jobPool()->start([state, drain]() {
-            yieldToGuiThread();
-            drain(*state);
-        });
+        jobPool()->start(
+            [state, drain, priority]() {
+                yieldToGuiThread();
+                setCurrentJobPriority(priority);
+                drain(*state);
+            },
+            static_cast<int>(priority));
     drain(*state);
     std::unique_lock lock(state->mutex);
     state->allDone.wait(lock, [&] { return state->finished == state->count; });

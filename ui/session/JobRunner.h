@@ -9,7 +9,9 @@
 // late result never overwrites a newer one, whatever order the pool finishes them in (as hotspot's
 // JobTracker::startJob(job, setData)). A cancelled or failed job reaches `onStop` instead, once,
 // unless it is stale; a stale or cancelled job's value is dropped. Work polls JobControl for
-// cancellation and may report progress through it. GUI thread only.
+// cancellation and may report progress through it. A runner's jobs queue on the pool with the
+// runner's priority (JobPool.h): an owner that answers typing or pointing says Interactive, one
+// that sweeps a whole model says Background. GUI thread only.
 
 #include "ui/session/BackgroundJob.h"
 #include "ui/session/JobTracker.h"
@@ -90,7 +92,7 @@ public:
         void operator()(const JobOutcome&) const {}
     };
 
-    explicit JobRunner(QObject* owner) : m_owner(owner) {}
+    explicit JobRunner(QObject* owner, JobPriority priority = JobPriority::Normal) : m_owner(owner), m_priority(priority) {}
     JobRunner(const JobRunner&) = delete;
     JobRunner& operator=(const JobRunner&) = delete;
 
@@ -179,7 +181,7 @@ private:
                 (*chunkValues)[static_cast<std::size_t>(chunk)].emplace(std::move(result).value());
                 return gguf::Ok{};
             },
-            m_owner);
+            m_owner, m_priority);
         progress->job = job;
         m_tracker.track(job, m_owner,
                         [chunkValues, setData = std::move(setData), onStop = std::move(onStop)](const JobOutcome& outcome) mutable {
@@ -197,5 +199,6 @@ private:
     }
 
     QObject* m_owner;
+    JobPriority m_priority;
     JobTracker m_tracker;
 };

@@ -1,5 +1,7 @@
 #include "ui/session/TensorTreeModel.h"
 
+#include <algorithm>
+
 #include <QRegularExpression>
 #include <map>
 
@@ -88,4 +90,15 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const
 QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     return m_columns.headerData(section, orientation, role);
+}
+
+QModelIndex TensorTreeModel::indexOfTensor(int tensorIndex, int column) const
+{
+    for (std::size_t g = 0; g < m_groups.size(); ++g) {
+        const std::vector<int>& members = m_groups[g].tensors;
+        const auto found = std::find(members.begin(), members.end(), tensorIndex);
+        if (found != members.end())
+            return index(static_cast<int>(found - members.begin()), column, index(static_cast<int>(g), 0));
+    }
+    return {};
 }

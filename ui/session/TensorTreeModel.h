@@ -24,6 +24,8 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    // The row of tensor `tensorIndex` (index into Model::tensors()); invalid when there is none.
+    QModelIndex indexOfTensor(int tensorIndex, int column = 0) const;
 
 private:
     struct Group {

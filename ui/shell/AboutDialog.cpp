@@ -1,4 +1,5 @@
 #include "ui/shell/AboutDialog.h"
+#include "ui/shell/WindowPlacement.h"
 
 #include "core/base/HumanFormat.h"
 #include "core/types/GgmlType.h"
@@ -58,4 +59,5 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent)
     layout->addWidget(types, 1);
     layout->addWidget(buttons);
     resize(560, 620);
+    fitWindowIntoScreen(this);  // a small (or scaled) screen keeps the buttons on it
 }

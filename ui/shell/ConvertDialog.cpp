@@ -1,4 +1,5 @@
 #include "ui/shell/ConvertDialog.h"
+#include "ui/shell/WindowPlacement.h"
 
 #include "ui/session/JobPoolExecutor.h"
 #include "core/quantize/Conversion.h"
@@ -144,6 +145,7 @@ ConvertDialog::ConvertDialog(std::shared_ptr<const gguf::Model> input, QWidget* 
     layout->addWidget(m_written);
     layout->addLayout(buttons);
     resize(760, 560);
+    fitWindowIntoScreen(this);  // a small (or scaled) screen keeps the buttons on it
     proposeOutput();
     updatePreview();
 }
@@ -453,6 +455,7 @@ void ConvertDialog::startConversion()
             succeeded, stopped);
     }
     m_convertJobs.onWorkProgress(job, [this](quint64 done, quint64 total) { showWritten(done, total); });
+    updatePreview();  // the plan's lines again, not the last run's end above this run's progress
     m_clock.start();
     m_progress->setValue(0);
     m_progress->setFormat(percentText(0.0));
@@ -481,9 +484,14 @@ void ConvertDialog::conversionEnded(const JobOutcome& outcome, const QString& ou
         m_written->setText(conversionProgressText(m_writtenBytes.totalBytes(), m_writtenBytes.totalBytes(), 1.0, double(m_clock.elapsed()) / 1000.0));
     else
         m_written->clear();
-    m_warnings->setText(succeeded ? tr("Wrote %1.").arg(output.toHtmlEscaped())
-                                  : tr("<b>Conversion failed:</b> %1").arg(message.toHtmlEscaped()));
-    emit conversionFinished(succeeded, succeeded ? QString() : message);
+    // Cancelling is the person's choice, not a failure of the conversion.
+    if (succeeded)
+        m_warnings->setText(tr("Wrote %1.").arg(output.toHtmlEscaped()));
+    else if (outcome.isCancelled())
+        m_warnings->setText(tr("Conversion cancelled."));
+    else
+        m_warnings->setText(tr("<b>Conversion failed:</b> %1").arg(message.toHtmlEscaped()));
+    emit conversionFinished(succeeded, succeeded ? QString() : outcome.isCancelled() ? tr("Conversion cancelled.") : message);
 }
 
 void ConvertDialog::cancelConversion()

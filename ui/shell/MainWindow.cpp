@@ -17,8 +17,11 @@
 #include "ui/session/ResultCache.h"
 #include "ui/common/CopySelection.h"
 #include "ui/shell/WindowPlacement.h"
+#include "ui/shell/ThemeChoice.h"
+#include "ui/shell/FindEverywhere.h"
 #include "ui/shell/OpenUrl.h"
 #include "ui/tensor/TensorBrowser.h"
+#include "ui/common/PageSearch.h"
 #include "ui/shell/OpenImatrix.h"
 #include "ui/imatrix/ImatrixPage.h"
 
@@ -44,6 +47,7 @@
 #include <QTableView>
 #include <QTabWidget>
 #include <algorithm>
+#include <type_traits>
 
 namespace {
 constexpr int kMaxRecentFiles = 10;
@@ -57,6 +61,9 @@ const char* const kOpenRequestProperty = "ggufxOpenRequest";
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_tabs(new QTabWidget(this)), m_loader(new ModelLoader(this))
 {
     setWindowTitle(tr("GGUF Explorer"));
+    // The theme chosen in an earlier session (View › Theme); System leaves the desktop's palette.
+    if (const Theme theme = savedTheme(); theme != Theme::System)
+        applyTheme(theme, false);
     setAcceptDrops(true);
     m_tabs->setTabsClosable(true);
     m_tabs->setDocumentMode(true);
@@ -96,6 +103,26 @@ MainWindow::~MainWindow()
     disconnect(&ResultCache::instance(), nullptr, this, nullptr);
 }
 
+namespace {
+// `keys`, then the platform's keys for `standard` that are not among them.
+template <class... Keys>
+QList<QKeySequence> withPlatformKeys(Keys... keys)
+{
+    QList<QKeySequence> all;
+    const auto add = [&all](const auto& key) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(key)>, QKeySequence::StandardKey>) {
+            for (const QKeySequence& platform : QKeySequence::keyBindings(key))
+                if (!all.contains(platform))
+                    all.append(platform);
+        } else if (!all.contains(key)) {
+            all.append(key);
+        }
+    };
+    (add(keys), ...);
+    return all;
+}
+}  // namespace
+
 void MainWindow::createMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -119,6 +146,7 @@ void MainWindow::createMenus()
     file->addAction(tr("Compare &Quant Levels…"), this, [this]() {
         const ModelPage* current = modelPageInView();
         CompareDialog dialog(current ? QString::fromStdString(current->model().primary().path()) : QString(), this);
+        dialog.offerOpenModels(openModelPaths(current));  // remote tabs too: the file dialog takes no URL
         if (current && !current->importanceMatrixPath().isEmpty())
             dialog.setImportanceMatrixPath(current->importanceMatrixPath());
         if (dialog.exec() != QDialog::Accepted)
@@ -147,7 +175,7 @@ void MainWindow::createMenus()
             page->loadImatrix(current->importanceMatrixPath());
         m_tabs->setCurrentIndex(m_tabs->addTab(page, uniqueTabTitle(page->title())));
     });
-    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this]() {
+    QAction* saveAs = file->addAction(tr("Save &As…"), this, [this]() {
         ModelPage* current = currentModelPage();
         auto* metadata = current ? current->findChild<MetadataPage*>() : nullptr;
         if (!metadata) {
@@ -156,6 +184,9 @@ void MainWindow::createMenus()
         }
         metadata->chooseSaveAs();
     });
+    // Ctrl+Shift+S everywhere: QKeySequence::SaveAs is empty on desktops whose platform theme
+    // names no Save As key (plain X11, offscreen), and the guide documents this one.
+    saveAs->setShortcuts(withPlatformKeys(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), QKeySequence::SaveAs));
     file->addAction(tr("&Diff With…"), this, [this]() {
         const ModelPage* current = currentModelPage();
         if (!current) {
@@ -167,19 +198,51 @@ void MainWindow::createMenus()
         if (!path.isEmpty())
             showDiff(current->sharedModel(), path);
     });
+    // A remote file: the file dialog takes no URL ("File not found"); and the models open in
+    // the other tabs, remote ones included.
+    file->addAction(tr("Diff With U&RL…"), this, [this]() {
+        const ModelPage* current = currentModelPage();
+        if (!current) {
+            statusBar()->showMessage(tr("Open a model to diff first"), 5000);
+            return;
+        }
+        const QString url = askForModelUrl(this);
+        if (!url.isEmpty())
+            showDiff(current->sharedModel(), url);
+    });
+    QMenu* diffWithTab = file->addMenu(tr("Diff With Open &Tab"));
+    diffWithTab->setObjectName(QStringLiteral("diffWithOpenTabMenu"));
+    connect(diffWithTab, &QMenu::aboutToShow, this, [this, diffWithTab]() {
+        diffWithTab->clear();
+        const ModelPage* current = currentModelPage();
+        const QStringList others = openModelPaths(current);
+        for (const QString& path : others)
+            diffWithTab->addAction(path, this, [this, path]() {
+                if (const ModelPage* page = currentModelPage())
+                    showDiff(page->sharedModel(), path);
+            });
+        if (!current || others.isEmpty())
+            diffWithTab->addAction(current ? tr("No other model is open") : tr("Open a model to diff first"))->setEnabled(false);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Find Tensor"), QKeySequence::Find, this, [this]() {
-        if (auto* page = currentModelPage()) {
-            page->showTensorsPage();
-            if (auto* filter = page->tensorBrowser()->findChild<QLineEdit*>(QStringLiteral("tensorFilter"))) {
-                filter->setFocus();
-                filter->selectAll();
-            }
+    // The search of the page in view (Metadata's key filter, the Tokenizer's search, a
+    // comparison's filter); the Tensors page's filter from a model page that has none.
+    view->addAction(tr("&Find"), QKeySequence::Find, this, [this]() {
+        ModelPage* model = currentModelPage();
+        QWidget* page = model ? model->pages()->currentWidget() : m_tabs->currentWidget();
+        QLineEdit* field = pageSearchIn(page);
+        if (!field && model) {
+            model->showTensorsPage();
+            page = model->pages()->currentWidget();
+            field = pageSearchIn(page);
         }
+        if (field)
+            focusPageSearch(field, page);
     });
+    view->addAction(tr("Find &Everywhere…"), QKeySequence(Qt::CTRL | Qt::Key_K), this, &MainWindow::findEverywhere);
     view->addAction(tr("&Next Tensor"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this]() {
         if (auto* page = currentModelPage())
             page->tensorBrowser()->selectAdjacent(+1);
@@ -189,6 +252,19 @@ void MainWindow::createMenus()
             page->tensorBrowser()->selectAdjacent(-1);
     });
     view->addSeparator();
+    // Between the window's tabs, as browsers do (QTabWidget's own Ctrl+Tab reaches it only
+    // while the focus is on its tab bar).
+    const auto stepTab = [this](int step) {
+        if (m_tabs->count() > 1)
+            m_tabs->setCurrentIndex((m_tabs->currentIndex() + step + m_tabs->count()) % m_tabs->count());
+    };
+    view->addAction(tr("Ne&xt Tab"), this, [stepTab]() { stepTab(+1); })
+        ->setShortcuts(withPlatformKeys(QKeySequence(Qt::CTRL | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageDown), QKeySequence::NextChild));
+    view->addAction(tr("Pre&vious Tab"), this, [stepTab]() { stepTab(-1); })
+        ->setShortcuts(withPlatformKeys(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageUp),
+                                        QKeySequence::PreviousChild));
+    view->addSeparator();
+    view->addMenu(createThemeMenu(this));
     view->addAction(tr("Result &Cache Budget…"), this, [this]() {
         bool ok = false;
         const int mib = QInputDialog::getInt(this, tr("Result cache budget"), tr("Memory for finished heatmaps and statistics (MiB):"),
@@ -301,20 +377,56 @@ void MainWindow::markUnsavedEdits(ModelPage* page, bool unsaved)
 
 void MainWindow::fitToScreen()
 {
-    const QScreen* screen = QGuiApplication::screenAt(frameGeometry().center());
-    if (!screen)
-        screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
-    if (!screen)
+    fitWindowIntoScreen(this);
+}
+
+void MainWindow::findEverywhere()
+{
+    ModelPage* page = currentModelPage();
+    if (!page) {
+        statusBar()->showMessage(tr("Open a model to search it first"), 5000);
         return;
-    const QRect frame = frameGeometry();
-    const QRect fitted = clampedToScreen(frame, screen->availableGeometry());
-    if (fitted == frame)
-        return;
-    // The frame's margins (zero until the window manager has decorated it) come off the client
-    // size, so the whole window, title bar included, ends up on the screen.
-    const QMargins margins(geometry().left() - frame.left(), geometry().top() - frame.top(), frame.right() - geometry().right(),
-                           frame.bottom() - geometry().bottom());
-    setGeometry(fitted.marginsRemoved(margins));
+    }
+    QStringList pages;
+    for (int i = 0; i < page->pages()->count(); ++i)
+        pages << page->pages()->tabText(i).remove(QLatin1Char('&'));
+    auto* dialog = new FindEverywhereDialog(page->sharedModel(), pages, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &FindEverywhereDialog::chosen, this, [page = QPointer<ModelPage>(page)](int kind, const QString& name, int index) {
+        if (!page)
+            return;
+        const auto searchPage = [&page](const char* field, const QString& text) {
+            if (auto* edit = page->findChild<QLineEdit*>(QLatin1String(field))) {
+                focusPageSearch(edit, page);
+                edit->setText(text);
+            }
+        };
+        switch (static_cast<FindEverywhereDialog::Kind>(kind)) {
+        case FindEverywhereDialog::Kind::Page: page->pages()->setCurrentIndex(index); break;
+        case FindEverywhereDialog::Kind::Metadata: searchPage("metadataFilter", name); break;
+        case FindEverywhereDialog::Kind::Token: searchPage("tokenSearch", name); break;
+        case FindEverywhereDialog::Kind::Tensor:
+            page->showTensorsPage();
+            page->tensorBrowser()->clearFilter();
+            page->tensorBrowser()->selectTensor(index);
+            break;
+        }
+    });
+    dialog->open();
+}
+
+QStringList MainWindow::openModelPaths(const ModelPage* except) const
+{
+    QStringList paths;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        const auto* page = qobject_cast<ModelPage*>(m_tabs->widget(i));
+        if (!page || page == except)
+            continue;
+        const QString path = QString::fromStdString(page->model().primary().path());
+        if (!paths.contains(path))
+            paths << path;
+    }
+    return paths;
 }
 
 QString MainWindow::uniqueTabTitle(const QString& title) const

@@ -39,9 +39,17 @@ public:
     // The current model page, or on an importance-matrix tab the page of the model it was opened
     // for: what Compare, Recipe and Convert start from.
     ModelPage* modelPageInView() const;
+    // View › Find Everywhere (Ctrl+K) over the current model page: a dialog; its choice is shown.
+    void findEverywhere();
+    // The files (paths or URLs) of the models open in tabs, but `except`'s.
+    QStringList openModelPaths(const ModelPage* except = nullptr) const;
     // Opens a Compare tab; its title differs from every other tab's ("… (2)").
     ComparePage* showComparison(const std::vector<std::shared_ptr<const gguf::Model>>& models, const std::vector<std::uint32_t>& simulatedTypes,
                                 std::shared_ptr<gguf::ImportanceMatrix> importance = nullptr);
+
+    // A file that could not be opened: a tab with the whole message (the status bar cuts a long
+    // one), and a line in the status bar.
+    void showError(const QString& path, const QString& message);
 
     // Opens a Diff tab: `a` (an open model) against the file at `pathB`.
     DiffPage* showDiff(std::shared_ptr<const gguf::Model> a, const QString& pathB);
@@ -60,7 +68,6 @@ private:
     void createMenus();
     void chooseFile();
     void showModel(const QString& path, std::shared_ptr<const gguf::Model> model);
-    void showError(const QString& path, const QString& message);
     // The request number of the oldest open of `path` still pending, which has now ended.
     quint64 takePendingOpen(const QString& path);
     // Adds the tab of a finished open where the order of the requests puts it, and brings it

@@ -65,7 +65,8 @@ void openImportanceMatrix(MainWindow* window, const QString& path)
     });
     QObject::connect(loader, &ImatrixLoader::failed, window, [window, loader](const QString& file, const QString& message) {
         loader->deleteLater();
-        window->statusBar()->showMessage(MainWindow::tr("Could not open importance matrix %1: %2").arg(QFileInfo(file).fileName(), message));
+        // In a tab, whole: the status bar cut the reason short (a model opened as a matrix).
+        window->showError(file, MainWindow::tr("It is not an importance matrix this app reads: %1").arg(message));
     });
     loader->load(path, modelPage ? modelPage->sharedModel() : nullptr);
 }

@@ -1,5 +1,9 @@
 #include "ui/shell/WindowPlacement.h"
 
+#include <QGuiApplication>
+#include <QScreen>
+#include <QStyle>
+#include <QWidget>
 #include <algorithm>
 
 QRect clampedToScreen(const QRect& frame, const QRect& available)
@@ -12,4 +16,27 @@ QRect clampedToScreen(const QRect& frame, const QRect& available)
     clamped.moveLeft(std::clamp(clamped.left(), available.left(), available.right() - clamped.width() + 1));
     clamped.moveTop(std::clamp(clamped.top(), available.top(), available.bottom() - clamped.height() + 1));
     return clamped;
+}
+
+void fitWindowIntoScreen(QWidget* window, QRect available)
+{
+    if (available.isEmpty()) {
+        const QScreen* screen = window->isVisible() ? QGuiApplication::screenAt(window->frameGeometry().center()) : nullptr;
+        if (!screen)
+            screen = window->screen() ? window->screen() : QGuiApplication::primaryScreen();
+        if (!screen)
+            return;
+        available = screen->availableGeometry();
+    }
+    QRect frame = window->frameGeometry();
+    QMargins margins(window->geometry().left() - frame.left(), window->geometry().top() - frame.top(),
+                     frame.right() - window->geometry().right(), frame.bottom() - window->geometry().bottom());
+    if (margins.isNull() && !window->isVisible()) {  // not decorated yet: room for a title bar
+        margins.setTop(window->style()->pixelMetric(QStyle::PM_TitleBarHeight, nullptr, window));
+        frame = window->geometry().marginsAdded(margins);
+    }
+    const QRect fitted = clampedToScreen(frame, available);
+    if (fitted == frame)
+        return;
+    window->setGeometry(fitted.marginsRemoved(margins));
 }

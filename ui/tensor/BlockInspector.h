@@ -33,5 +33,5 @@ private:
     QSpinBox* m_block;
     QTextBrowser* m_view;
     SliceRef m_slice;
-    JobRunner m_jobs{this};
+    JobRunner m_jobs{this, JobPriority::Interactive};
 };

@@ -135,17 +135,26 @@ void DistributionView::display()
     m_plot->xAxis->setRange(h.lower() - width, h.upper() + width);
     m_plot->yAxis->setRange(0, peak * 1.05);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+    // One value throughout (a zeroed tensor): a histogram of one bin of no width draws nothing,
+    // so the plot says it.
+    const std::uint64_t finite = s.finiteCount;
+    if (finite > 0 && s.min == s.max)
+        m_placeholder->show(finite == s.count ? tr("Every value is %1.").arg(number(s.min))
+                                              : tr("Every finite value is %1.").arg(number(s.min)));
+    else
+        m_placeholder->hide();
 
-    m_summary->setText(tr("<table>"
-                          "<tr><td>count</td><td align=right>%1</td></tr>"
-                          "<tr><td>min</td><td align=right>%2</td></tr>"
-                          "<tr><td>max</td><td align=right>%3</td></tr>"
-                          "<tr><td>mean</td><td align=right>%4</td></tr>"
-                          "<tr><td>std</td><td align=right>%5</td></tr>"
-                          "<tr><td>rms</td><td align=right>%6</td></tr>"
-                          "<tr><td>zeros</td><td align=right>%7</td></tr>"
-                          "<tr><td>NaN</td><td align=right>%8</td></tr>"
-                          "<tr><td>Inf</td><td align=right>%9</td></tr>"
+    // The names keep a gap from their right-aligned numbers ("mean-0.00013" read as one word).
+    m_summary->setText(tr("<table cellspacing=0>"
+                          "<tr><td style='padding-right:12px'>count</td><td align=right>%1</td></tr>"
+                          "<tr><td style='padding-right:12px'>min</td><td align=right>%2</td></tr>"
+                          "<tr><td style='padding-right:12px'>max</td><td align=right>%3</td></tr>"
+                          "<tr><td style='padding-right:12px'>mean</td><td align=right>%4</td></tr>"
+                          "<tr><td style='padding-right:12px'>std</td><td align=right>%5</td></tr>"
+                          "<tr><td style='padding-right:12px'>rms</td><td align=right>%6</td></tr>"
+                          "<tr><td style='padding-right:12px'>zeros</td><td align=right>%7</td></tr>"
+                          "<tr><td style='padding-right:12px'>NaN</td><td align=right>%8</td></tr>"
+                          "<tr><td style='padding-right:12px'>Inf</td><td align=right>%9</td></tr>"
                           "</table>")
                            .arg(s.count)
                            .arg(number(s.min), number(s.max), number(s.mean), number(s.stddev), number(s.rms))

@@ -33,6 +33,6 @@ private:
     QSpinBox* m_count;
     QTableWidget* m_table;
     SliceRef m_slice;
-    JobRunner m_jobs{this};
+    JobRunner m_jobs{this, JobPriority::Interactive};
     std::vector<float> m_values;
 };

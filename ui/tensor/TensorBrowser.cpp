@@ -1,4 +1,5 @@
 #include "ui/tensor/TensorBrowser.h"
+#include "ui/common/PageSearch.h"
 
 #include "ui/session/TensorTableModel.h"
 #include "ui/session/TensorTreeModel.h"
@@ -65,6 +66,7 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_treeProxy = createProxy(m_treeModel, this, true);
 
     m_filter->setObjectName(QStringLiteral("tensorFilter"));
+    markPageSearch(m_filter);
     m_filter->setPlaceholderText(tr("Filter tensors (substring or regular expression)"));
     m_filter->setClearButtonEnabled(true);
     m_debounce->setSingleShot(true);
@@ -95,7 +97,7 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     fitColumns();
     installCopyAction(m_table);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) { emitCurrent(current, false); });
+            [this](const QModelIndex& current) { onCurrentRowChanged(current, false); });
 
     m_tree->setObjectName(QStringLiteral("tensorTree"));
     m_tree->setModel(m_treeProxy);
@@ -106,7 +108,7 @@ TensorBrowser::TensorBrowser(std::shared_ptr<const gguf::Model> model, QWidget* 
     m_tree->setColumnWidth(TensorTableModel::Shape, m_table->columnWidth(TensorTableModel::Shape));
     installCopyAction(m_tree);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) { emitCurrent(current, true); });
+            [this](const QModelIndex& current) { onCurrentRowChanged(current, true); });
 
     m_stack->addWidget(m_table);
     m_stack->addWidget(m_tree);
@@ -125,12 +127,20 @@ void TensorBrowser::setFilterText(const QString& text)
     m_filter->setText(text);
 }
 
+void TensorBrowser::clearFilter()
+{
+    m_filter->setText(QString());
+    m_debounce->stop();
+    applyFilter();
+}
+
 void TensorBrowser::setGroupedByLayer(bool grouped)
 {
     m_groupToggle->setChecked(grouped);
     m_stack->setCurrentWidget(grouped ? static_cast<QWidget*>(m_tree) : m_table);
     if (grouped)
         m_tree->expandAll();
+    highlightCurrent();
 }
 
 void TensorBrowser::applyFilter()
@@ -142,10 +152,15 @@ void TensorBrowser::applyFilter()
     m_patternError = pattern.isValid() ? QString() : pattern.errorString();
     if (!pattern.isValid())
         pattern.setPattern(QRegularExpression::escape(text));
+    // Rows leaving under the filter move a view's current row to a neighbour: that is not the
+    // user choosing it, so the tensor shown stays and the views highlight it again (or nothing).
+    m_syncing = true;
     m_tableProxy->setFilterRegularExpression(pattern);
     m_treeProxy->setFilterRegularExpression(pattern);
+    m_syncing = false;
     if (m_groupToggle->isChecked())
         m_tree->expandAll();
+    highlightCurrent();
     updateMatchCount();
 }
 
@@ -164,7 +179,8 @@ void TensorBrowser::updateMatchCount()
 void TensorBrowser::fitColumns()
 {
     // Every row, not only the ones on screen: the widest shape is often a 3-D expert tensor far
-    // down. Name, Type and Shape fit whole, so a pane as wide as sizeHint() shows all three.
+    // down. Name, Type, Shape and Bits/weight fit whole, so a pane as wide as sizeHint() shows
+    // all four (at 1280 px the pane ended inside Bits/weight: "4.").
     const QFontMetrics metrics(m_table->font());
     const int padding = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 2 * metrics.averageCharWidth();
     const auto fit = [&](int column, int cap) {
@@ -176,29 +192,65 @@ void TensorBrowser::fitColumns()
     fit(TensorTableModel::Name, 30 * metrics.averageCharWidth() + padding);  // a pathological name is elided, not the pane widened
     fit(TensorTableModel::Type, 12 * metrics.averageCharWidth() + padding);
     fit(TensorTableModel::Shape, std::numeric_limits<int>::max());
+    fit(TensorTableModel::BitsPerWeight, std::numeric_limits<int>::max());
 }
 
 QSize TensorBrowser::sizeHint() const
 {
     const int columns = m_table->columnWidth(TensorTableModel::Name) + m_table->columnWidth(TensorTableModel::Type)
-                      + m_table->columnWidth(TensorTableModel::Shape);
+                      + m_table->columnWidth(TensorTableModel::Shape) + m_table->columnWidth(TensorTableModel::BitsPerWeight);
     const int chrome = 2 * m_table->frameWidth() + m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table);
     return {columns + chrome, QWidget::sizeHint().height()};
 }
 
-void TensorBrowser::emitCurrent(const QModelIndex& proxyIndex, bool fromTree)
+void TensorBrowser::onCurrentRowChanged(const QModelIndex& proxyIndex, bool fromTree)
 {
-    if (!proxyIndex.isValid()) {
-        emit tensorSelected(-1);
+    if (m_syncing || !proxyIndex.isValid())
         return;
-    }
     if (fromTree) {
-        const QVariant tensor = m_treeProxy->mapToSource(proxyIndex).data(TensorTreeModel::TensorIndexRole);
-        if (tensor.toInt() >= 0)
-            emit tensorSelected(tensor.toInt());
+        const int tensor = m_treeProxy->mapToSource(proxyIndex).data(TensorTreeModel::TensorIndexRole).toInt();
+        if (tensor >= 0)  // a group row shows nothing new
+            showTensor(tensor);
         return;
     }
-    emit tensorSelected(m_tableProxy->mapToSource(proxyIndex).row());
+    showTensor(m_tableProxy->mapToSource(proxyIndex).row());
+}
+
+void TensorBrowser::showTensor(int tensorIndex)
+{
+    const bool changed = tensorIndex != m_current;
+    m_current = tensorIndex;
+    highlightCurrent();
+    if (changed)
+        emit tensorSelected(tensorIndex);
+}
+
+void TensorBrowser::highlightCurrent()
+{
+    m_syncing = true;
+    const auto highlight = [](QAbstractItemView* view, const QModelIndex& index) {
+        if (!index.isValid()) {
+            view->selectionModel()->clear();  // the shown tensor is filtered out: no other row stands for it
+            return;
+        }
+        view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        view->scrollTo(index);
+    };
+    const bool any = m_current >= 0;
+    highlight(m_table, any ? m_tableProxy->mapFromSource(m_tableModel->index(m_current, 0)) : QModelIndex());
+    highlight(m_tree, any ? m_treeProxy->mapFromSource(m_treeModel->indexOfTensor(m_current)) : QModelIndex());
+    m_syncing = false;
+}
+
+std::vector<QModelIndex> TensorBrowser::treeTensorRows() const
+{
+    std::vector<QModelIndex> rows;
+    for (int group = 0; group < m_treeProxy->rowCount(); ++group) {
+        const QModelIndex parent = m_treeProxy->index(group, 0);
+        for (int row = 0; row < m_treeProxy->rowCount(parent); ++row)
+            rows.push_back(m_treeProxy->index(row, 0, parent));
+    }
+    return rows;
 }
 
 void TensorBrowser::selectTensor(int tensorIndex)
@@ -206,19 +258,28 @@ void TensorBrowser::selectTensor(int tensorIndex)
     const QModelIndex proxyIndex = m_tableProxy->mapFromSource(m_tableModel->index(tensorIndex, 0));
     if (!proxyIndex.isValid())
         return;
-    setGroupedByLayer(false);
-    m_table->setCurrentIndex(proxyIndex);
-    m_table->scrollTo(proxyIndex);
+    showTensor(tensorIndex);
 }
 
 void TensorBrowser::selectAdjacent(int step)
 {
-    if (m_groupToggle->isChecked())
-        setGroupedByLayer(false);
+    if (m_groupToggle->isChecked()) {
+        // In layer order, as the tree lists them, skipping the group rows; grouping stays on.
+        const std::vector<QModelIndex> rows = treeTensorRows();
+        if (rows.empty())
+            return;
+        const QModelIndex current = m_treeProxy->mapFromSource(m_treeModel->indexOfTensor(m_current));
+        const auto at = std::find(rows.begin(), rows.end(), current);
+        const int position = at != rows.end() ? static_cast<int>(at - rows.begin()) : (step > 0 ? -1 : static_cast<int>(rows.size()));
+        const int next = std::clamp(position + step, 0, static_cast<int>(rows.size()) - 1);
+        showTensor(m_treeProxy->mapToSource(rows[static_cast<std::size_t>(next)]).data(TensorTreeModel::TensorIndexRole).toInt());
+        return;
+    }
     const int rows = m_tableProxy->rowCount();
     if (rows == 0)
         return;
-    const int current = m_table->currentIndex().isValid() ? m_table->currentIndex().row() : (step > 0 ? -1 : rows);
-    const int next = std::clamp(current + step, 0, rows - 1);
-    m_table->setCurrentIndex(m_tableProxy->index(next, 0));
+    const QModelIndex current = m_tableProxy->mapFromSource(m_tableModel->index(m_current, 0));
+    const int position = current.isValid() ? current.row() : (step > 0 ? -1 : rows);
+    const int next = std::clamp(position + step, 0, rows - 1);
+    showTensor(m_tableProxy->mapToSource(m_tableProxy->index(next, 0)).row());
 }

@@ -70,6 +70,9 @@ TensorViewPage::TensorViewPage(QWidget* parent)
     // the splitter beside the page each time another tensor is selected. The tooltip has it all.
     m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_header->setMinimumWidth(0);
+    // A long header (an expert tensor's name, shape and size beside the Expert picker) wraps
+    // onto a second line instead of being cut.
+    m_header->setWordWrap(true);
     m_header->setObjectName(QStringLiteral("tensorHeader"));
     m_expert->setObjectName(QStringLiteral("expertSpin"));
     connect(m_expert, &QSpinBox::valueChanged, this, &TensorViewPage::selectExpert);

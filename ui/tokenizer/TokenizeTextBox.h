@@ -55,6 +55,6 @@ private:
     QPlainTextEdit* m_ids = nullptr;
     QTableWidget* m_pieces = nullptr;
     QTimer* m_delay = nullptr;
-    JobRunner m_building{this};
-    JobRunner m_encoding{this};
+    JobRunner m_building{this, JobPriority::Interactive};
+    JobRunner m_encoding{this, JobPriority::Interactive};
 };

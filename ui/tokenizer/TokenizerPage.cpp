@@ -1,4 +1,5 @@
 #include "ui/tokenizer/TokenizerPage.h"
+#include "ui/common/PageSearch.h"
 
 #include "ui/tokenizer/TokenQuery.h"
 #include "ui/tokenizer/TokenizeTextBox.h"
@@ -86,6 +87,7 @@ QWidget* TokenizerPage::createTablePane()
     auto* pane = new QWidget(this);
     m_search = new QLineEdit(pane);
     m_search->setObjectName(QStringLiteral("tokenSearch"));
+    markPageSearch(m_search);
     m_search->setPlaceholderText(tr("Search tokens (text or id)"));
     m_search->setToolTip(tr("Matches the token's text, not its escaped display: type \\n, \\t, \\xHH or \\u{…} for the characters "
                             "the table shows escaped. A number also finds the token with that id."));

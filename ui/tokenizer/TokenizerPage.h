@@ -70,6 +70,6 @@ private:
 
     // One runner per kind of job: a newer search makes the older one stale (its result never
     // reaches the table) and cancels it.
-    JobRunner m_indexing{this};
-    JobRunner m_searching{this};  // ids to show
+    JobRunner m_indexing{this, JobPriority::Interactive};
+    JobRunner m_searching{this, JobPriority::Interactive};  // ids to show
 };
