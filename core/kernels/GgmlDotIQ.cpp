@@ -225,9 +225,12 @@ void panelChain(const std::uint8_t* row, const Q8Activations& x, qdot::TokenSpan
         },
         [&](float& acc, const Panel& panel, std::int64_t t, std::int64_t k) {
             const std::int8_t* a = x.valuesOf(t) + 256 * k;
+            // The super-block's integer sum, formed in lanes (exact in any order).
+            std::int32_t lanes[8] = {};
+            addLaneProducts(panel.weights, a, 256, panel.block.scale16, lanes);
             std::int32_t sum = 0;
-            for (int v = 0; v < 256; ++v)
-                sum += panel.block.scale16[v / 16] * panel.weights[v] * a[v];
+            for (const std::int32_t lane : lanes)
+                sum += lane;
             acc = std::fma(static_cast<float>(sum), (panel.block.d * factor) * x.scalesOf(t)[k], acc);
         },
         [](float acc) { return acc; });

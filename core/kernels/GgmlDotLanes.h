@@ -23,10 +23,26 @@ constexpr int laneOf(int v)
 // lanes[l] = the sum over values v of `count` (a multiple of 32) in lane l of
 // scale16[v / 16] * w[v] * a[v]: the integer sums of a super-block whose weights carry a scale
 // per 16 values (none: all 1).
-inline void addLaneProducts(const std::int8_t* w, const std::int8_t* a, int count, const int* scale16, std::int32_t* lanes)
+inline void addLaneProductsScalar(const std::int8_t* w, const std::int8_t* a, int count, const int* scale16, std::int32_t* lanes)
 {
     for (int v = 0; v < count; ++v)
         lanes[laneOf(v)] += (scale16 ? scale16[v / 16] : 1) * w[v] * a[v];
+}
+
+// With AVX2 the same sums come from ggml's instructions (LaneProductsAvx2.cpp): the kernels
+// spend most of their time here.
+void addLaneProductsAvx2(const std::int8_t* w, const std::int8_t* a, int count, const int* scale16, std::int32_t* lanes);
+bool laneProductsHaveAvx2();
+
+inline void addLaneProducts(const std::int8_t* w, const std::int8_t* a, int count, const int* scale16, std::int32_t* lanes)
+{
+#if GGUFX_X86_KERNELS
+    if (count % 32 == 0 && laneProductsHaveAvx2()) {
+        addLaneProductsAvx2(w, a, count, scale16, lanes);
+        return;
+    }
+#endif
+    addLaneProductsScalar(w, a, count, scale16, lanes);
 }
 
 // lanes[l] = fma(d, float(sums[l]), lanes[l]) for the 8 lanes.

@@ -91,10 +91,12 @@ inline void blockLanes(const Block32& block, const Q8Activations& x, std::int64_
 
 inline std::int32_t blockDot(const Block32& block, const Q8Activations& x, std::int64_t token, std::int64_t k)
 {
-    const std::int8_t* a = x.valuesOf(token) + 32 * k;
+    // Summed in lanes (exact in any order), where AVX2 forms them fastest.
+    std::int32_t lanes[8] = {};
+    addLaneProducts(block.w, x.valuesOf(token) + 32 * k, 32, nullptr, lanes);
     std::int32_t dot = 0;
-    for (int v = 0; v < 32; ++v)
-        dot += block.w[v] * a[v];
+    for (const std::int32_t lane : lanes)
+        dot += lane;
     return dot;
 }
 

@@ -1,5 +1,6 @@
 #include "core/kernels/QuantizedDot.h"
 
+#include "core/kernels/GgmlDotLanes.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/KernelIsa.h"
 #include "core/kernels/QuantizedDotVector.h"
@@ -205,6 +206,14 @@ int quantizedDotKernel()
     return 0;
 #endif
 }
+
+namespace ggmldot {
+bool laneProductsHaveAvx2()
+{
+    static const bool has = quantizedDotKernel() >= 1;
+    return has;
+}
+}  // namespace ggmldot
 
 bool hasVectorDot(RowDotFn dot)
 {

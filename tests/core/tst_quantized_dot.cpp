@@ -12,6 +12,7 @@
 // (Their bits against llama.cpp's own are tst_forward_types' and the oracle's.)
 
 #include "core/forward/ActivationRounding.h"
+#include "core/kernels/GgmlDotLanes.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/QuantizedDot.h"
 #include "core/quantize/FloatEncode.h"
@@ -352,6 +353,47 @@ private slots:
             QCOMPARE(int(x.valuesOf(2)[17]), -127);
             QCOMPARE(int(x.valuesOf(2)[200]), 127);
         }
+    }
+
+    // The AVX2 lane sums every kernel adds with are the scalar loop's, for weights and scales
+    // at the ends of their ranges (|w| up to 128: vpmaddubsw must not saturate), with and
+    // without a scale per 16 values, over one block and a super-block.
+    void laneSumsMatchScalar_data()
+    {
+        QTest::addColumn<int>("count");
+        QTest::addColumn<bool>("scaled");
+        for (const int count : {32, 256})
+            for (const bool scaled : {false, true})
+                QTest::newRow(qPrintable(QStringLiteral("%1 values%2").arg(count).arg(scaled ? QStringLiteral(", scaled") : QString())))
+                    << count << scaled;
+    }
+
+    void laneSumsMatchScalar()
+    {
+        QFETCH(int, count);
+        QFETCH(bool, scaled);
+        if (!ggmldot::laneProductsHaveAvx2())
+            QSKIP("this CPU has no AVX2");
+        std::mt19937 random(77u + static_cast<unsigned>(count));
+        std::uniform_int_distribution<int> weight(-128, 127), activation(-127, 127), scale(-64, 127);
+        std::vector<std::int8_t> w(static_cast<std::size_t>(count)), a(w.size());
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            w[i] = static_cast<std::int8_t>(weight(random));
+            a[i] = static_cast<std::int8_t>(activation(random));
+        }
+        // The extremes: -128 against -127 and 127 in one pair of values.
+        w[0] = w[1] = -128;
+        a[0] = -127;
+        a[1] = 127;
+        int scales[16];
+        for (int& s : scales)
+            s = scale(random);
+        std::int32_t expected[8] = {1, -2, 3, -4, 5, -6, 7, -8};
+        std::int32_t actual[8] = {1, -2, 3, -4, 5, -6, 7, -8};
+        ggmldot::addLaneProductsScalar(w.data(), a.data(), count, scaled ? scales : nullptr, expected);
+        ggmldot::addLaneProductsAvx2(w.data(), a.data(), count, scaled ? scales : nullptr, actual);
+        for (int l = 0; l < 8; ++l)
+            QCOMPARE(actual[l], expected[l]);
     }
 };
 
