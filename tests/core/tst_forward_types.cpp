@@ -1,24 +1,26 @@
 // The forward pass on every ggml type llama.cpp runs, against llama.cpp's own logits
 // (fixtures/llama.cpp/types/, its README: llama.cpp 80fb11a, the CPU backend's haswell variant,
-// extra buffer types on, so repacked layouts and the IQ panel take part), one row per file,
-// token list and arithmetic:
+// f32 KV cache, flash attention off, extra buffer types on, so repacked layouts and the IQ panel
+// take part), one row per file, token list and arithmetic:
 //  - the dense files tiny-llama-<TYPE> (every 2-D weight in one type) and the NVFP4 file with
-//    per-tensor scales, with --llama-activations and in the default arithmetic (q8 activations
-//    into quantized weights, f32 elsewhere); F16 and BF16 only with the former (the default keeps
-//    their activations f32 by design);
+//    per-tensor scales, in llama.cpp's arithmetic (the default) and with q8 activations only
+//    (--q8-activations: q8 activations into quantized weights, f32 elsewhere); F16 and F32 only
+//    in the former (the q8 arithmetic keeps their activations f32 by design);
 //  - the MoE files tiny-moe-<TYPE>, written here by the converter from tiny-moe-F16 (llama-quantize
-//    --pure: every tensor's type as its log says, which is checked), with --llama-activations: an
+//    --pure: every tensor's type as its log says, which is checked), in llama.cpp's arithmetic: an
 //    expert router turns a last-bit difference into another expert, so these rows need llama.cpp's
 //    products to the bit, mul_mat_id's included.
 // Bound: max |ours - llama.cpp| / max |llama.cpp| <= 1e-3 at every position (the README's). Each
 // type's products are llama.cpp's to the bit (its activation type and its kernels' summation
-// order, CpuProduct in the type table), and with --llama-activations so are the logits (measured:
-// 0 on every quantized file): a kernel summed in another order, or activations quantized to
-// another type, moves a position past the bound through the q8 roundings downstream. The
-// default's attention and activation functions are plain f32, not ggml's: a last-bit difference
-// there crosses a q8 rounding now and then and moves the logits by 1e-2 (13 of its 46 rows), so
-// its rows are held, as tst_forward_architectures holds them, to no further from llama.cpp than
-// with f32 activations plus the bound.
+// order, CpuProduct in the type table), and in llama.cpp's arithmetic so are the logits
+// (measured: 0 on every file): a kernel summed in another order, or activations quantized to
+// another type, moves a position past the bound through the q8 roundings downstream (before the
+// kernels followed ggml's order, 35 of the 88 rows in llama.cpp's arithmetic were past it). The
+// q8 arithmetic's attention is plain f32, not ggml's: a last-bit difference there (from the
+// third position on) crosses a q8 rounding now and then and moves the logits by 1e-2 (13 of its
+// 46 rows), so its rows are held to no further from llama.cpp than with f32 activations plus the
+// bound, and its first position, which attention does not mix, to the bound itself.
+// Under the sanitizers only P1 runs (the suite must stay within seconds there).
 
 #include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
@@ -37,12 +39,19 @@
 
 #include <map>
 #include <memory>
+#include <span>
 
 using namespace testsupport;
 
 namespace {
 
 constexpr double kBound = 1e-3;
+
+#if defined(GGUFX_SANITIZED)
+constexpr const char* kSequences[] = {"P1"};
+#else
+constexpr const char* kSequences[] = {"P1", "P2"};
+#endif
 
 QString typesDir()
 {
@@ -142,8 +151,8 @@ private slots:
                 for (const bool llama : {false, true}) {
                     if (!llama && (floatWeights || !dense))
                         continue;
-                    for (const char* sequence : {"P1", "P2"})
-                        QTest::newRow(qPrintable(model + QLatin1Char(' ') + QLatin1String(sequence) + (llama ? " llama.cpp activations" : " default")))
+                    for (const char* sequence : kSequences)
+                        QTest::newRow(qPrintable(model + QLatin1Char(' ') + QLatin1String(sequence) + (llama ? " llama.cpp arithmetic" : " q8 activations")))
                             << model << QString::fromLatin1(sequence) << llama;
                 }
             }
@@ -172,7 +181,12 @@ private slots:
         }
         const auto tokens = oracleTokens(family, sequence);
         const std::vector<float> reference = readFloats(typesDir() + QLatin1Char('/') + model + QLatin1Char('.') + sequence + QStringLiteral(".logits.f32"));
-        const auto errorWith = [&](gguf::ActivationArithmetic arithmetic) -> double {
+        // The worst position's error, and the first position's.
+        struct Errors {
+            double worst = 1e30;
+            double first = 1e30;
+        };
+        const auto errorsWith = [&](gguf::ActivationArithmetic arithmetic) -> Errors {
             gguf::ForwardOptions options;
             options.executor = &gguf::ParallelRows::shared();
             options.activations = arithmetic;
@@ -182,17 +196,20 @@ private slots:
             const auto result = gguf::runForward(*opened, tokens, options);
             if (!result || result->logits.size() != reference.size()) {
                 qWarning("%s", result ? "logits of another size" : result.error().toString().c_str());
-                return 1e30;
+                return {};
             }
-            return worstRowError(result->logits, reference, static_cast<std::size_t>(result->hyperparameters.vocabularySize));
+            const auto width = static_cast<std::size_t>(result->hyperparameters.vocabularySize);
+            return {worstRowError(result->logits, reference, width),
+                    relativeRowError(std::span<const float>(result->logits).first(width), std::span<const float>(reference).first(width))};
         };
-        const double error = errorWith(llamaActivations ? gguf::ActivationArithmetic::LlamaCpp : gguf::ActivationArithmetic::QuantizedAsLlamaCpp);
+        const Errors errors = errorsWith(llamaActivations ? gguf::ActivationArithmetic::LlamaCpp : gguf::ActivationArithmetic::QuantizedAsLlamaCpp);
         double bound = kBound;
         if (!llamaActivations && !model.endsWith(QLatin1String("-F32")))
-            bound += errorWith(gguf::ActivationArithmetic::Float32);
-        qInfo("%s %s%s: worst position %.3g (bound %.3g)", qPrintable(model), qPrintable(sequence),
-              llamaActivations ? " (llama.cpp activations)" : " (default)", error, bound);
-        QVERIFY2(error <= bound, qPrintable(QString::number(error)));
+            bound += errorsWith(gguf::ActivationArithmetic::Float32).worst;
+        qInfo("%s %s%s: worst position %.3g (bound %.3g), first %.3g", qPrintable(model), qPrintable(sequence),
+              llamaActivations ? " (llama.cpp arithmetic)" : " (q8 activations)", errors.worst, bound, errors.first);
+        QVERIFY2(errors.first <= kBound, qPrintable(QString::number(errors.first)));
+        QVERIFY2(errors.worst <= bound, qPrintable(QString::number(errors.worst)));
     }
 };
 
