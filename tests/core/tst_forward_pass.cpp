@@ -7,6 +7,7 @@
 
 #include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
+#include "core/kernels/Dequantize.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
 #include "SmallModels.h"
@@ -210,16 +211,17 @@ private slots:
         QVERIFY(tight * 4 >= 3 * static_cast<int>(reference.tokens.size()));
         QVERIFY(meanDelta(plain->logits) < meanDelta(fullResult->logits));
 
-        // The q8 mode quantizes the activations into quantized weights as llama.cpp does (f32
-        // elsewhere, the oracle's f32 cache): measured, its mean |delta| is at most 1/100 of the
-        // f32 mode's, and with the integer products (Q8_0, Q4_K) its worst row within 3.5e-6
-        // (Q8_0: 0). Q2_K's products are not in ggml's order, and one boundary flip reached
-        // 1.4e-2 (P1).
+        // The q8 mode quantizes the activations into quantized weights as llama.cpp does, with
+        // llama.cpp's products (f32 elsewhere, the oracle's f32 cache). Its plain attention
+        // differs from ggml's in the last bit from the third position on, which now and then
+        // crosses a q8 rounding further on (Q4_K P2: 3.3e-2 worst, mean |delta| 4.3e-3 against
+        // the f32 mode's 1.4e-2; Q2_K P1: 1.4e-2): it is held nearer to llama.cpp than the f32
+        // mode on the whole, and to the bound at the first position, which attention does not mix.
         const double q8Error = worstRowError(byQ8->logits, reference.logits, static_cast<std::size_t>(reference.vocabulary));
         qInfo("  q8 activations: worst logits %.3g, mean |delta| %.3g", q8Error, meanDelta(byQ8->logits));
-        QVERIFY(meanDelta(byQ8->logits) * 20 < meanDelta(plain->logits));
-        if (!oracle.contains(QLatin1String("Q2_K")))
-            QVERIFY2(q8Error < kBound, qPrintable(QString::number(q8Error)));
+        QVERIFY(meanDelta(byQ8->logits) * 2 < meanDelta(plain->logits));
+        const double q8First = relativeRowError(std::span<const float>(byQ8->logits).first(width), std::span<const float>(reference.logits).first(width));
+        QVERIFY2(q8First < kBound, qPrintable(QString::number(q8First)));
     }
 
     // Quantized and f16 matrices are dequantized a tile at a time inside the products (deferred);
@@ -306,9 +308,13 @@ private slots:
                 const std::size_t skipped = static_cast<std::size_t>(first) * all->logitsAt(0).size();
                 // OpenBLAS picks its kernel by the matrix's shape (a small-matrix path for a few rows
                 // on some CPUs), so fewer token rows may sum in another order: the same values to
-                // float rounding, not the same bits. Every other way of summing is ours: the bits.
+                // float rounding, not the same bits. So does llama.cpp for a repacked Q4_K output
+                // matrix (gemm for each four token rows, gemv for the rest): its logits of the
+                // positions it is asked for depend on how many there are, and ours follow them.
+                // Every other way of summing is ours and does not depend on the count: the bits.
+                const bool countDependent = whole.accumulateWithBlas || (emulate && model.contains(QLatin1String("Q4_K")));
                 const auto sameFrom = [&](const std::vector<float>& a, const std::vector<float>& b, std::size_t from) {
-                    if (!whole.accumulateWithBlas)
+                    if (!countDependent)
                         return std::memcmp(a.data() + from, b.data() + from, (b.size() - from) * sizeof(float)) == 0;
                     float worst = 0.0f, largest = 0.0f;
                     for (std::size_t i = from; i < b.size(); ++i) {
@@ -570,20 +576,36 @@ private slots:
 
     // Hostile hyperparameters and shapes: a precise error naming the key or tensor, never a
     // crash or an allocation sized by the bad field.
-    // A companion .scale of a weight (an NVFP4 conversion's per-tensor scale, which llama.cpp
-    // multiplies into the product) is never ignored: the logits used to be the same with every
-    // scale at 0 or at 2. The file without them still runs.
-    void weightScalesAreNotIgnored()
+    // A companion .scale of a weight (an NVFP4 conversion's per-tensor scale) multiplies its
+    // products, as llama.cpp's build_lora_mm does: the logits used to be the same with every
+    // scale at 0 or at 2, then the file was refused. Its logits now differ from the unscaled
+    // file's as llama.cpp's do (by about max|logit|; tst_forward_types holds them to llama.cpp's),
+    // and every view's dequantization gives the effective values, the stored ones times the scale.
+    void weightScalesAreApplied()
     {
         const auto scaled = openModelAt(fixturePath(QStringLiteral("llama.cpp/types/tiny-llama-NVFP4-scaled.gguf")));
-        QVERIFY(scaled);
-        auto result = gguf::runForward(*scaled, std::vector<std::int32_t>{1, 2, 3});
-        QVERIFY(!result);
-        QVERIFY2(result.error().message.find("blk.0.attn_q.scale scales the product of blk.0.attn_q.weight") != std::string::npos,
-                 result.error().message.c_str());
         const auto plain = openModelAt(fixturePath(QStringLiteral("tiny-llama-NVFP4.gguf")));
-        QVERIFY(plain);
-        QVERIFY(gguf::runForward(*plain, std::vector<std::int32_t>{1, 2, 3}));
+        QVERIFY(scaled && plain);
+        const std::vector<std::int32_t> tokens{1, 2, 3};
+        const auto withScales = gguf::runForward(*scaled, tokens);
+        const auto without = gguf::runForward(*plain, tokens);
+        QVERIFY2(withScales, withScales ? "" : withScales.error().toString().c_str());
+        QVERIFY(without);
+        const auto width = static_cast<std::size_t>(without->hyperparameters.vocabularySize);
+        QVERIFY(worstRowError(withScales->logits, without->logits, width) > 0.1);
+
+        const gguf::TensorInfo* weight = scaled->findTensor("blk.0.attn_q.weight");
+        const gguf::TensorInfo* scale = scaled->findTensor("blk.0.attn_q.scale");
+        QVERIFY(weight && scale && weight->outputScale == scale);
+        float factor = 0.0f;
+        std::memcpy(&factor, scale->data, sizeof factor);
+        QVERIFY(factor != 1.0f);
+        const auto columns = static_cast<std::size_t>(weight->ne[0]);
+        std::vector<float> stored(columns), effective(columns);
+        QVERIFY(gguf::dequantizeRows(*weight, 0, 1, stored, gguf::WeightValues::Stored));
+        QVERIFY(gguf::dequantizeRows(*weight, 0, 1, effective));
+        for (std::size_t i = 0; i < columns; ++i)
+            QCOMPARE(effective[i], stored[i] * factor);
     }
 
     void rejectsInconsistentModels_data()
