@@ -9,6 +9,7 @@
 #include "ui/tensor/DistributionView.h"
 #include "ui/tensor/HeatmapView.h"
 #include "core/base/HumanFormat.h"
+#include "core/gguf/CompanionScales.h"
 #include "ui/common/JobProgressBar.h"
 #include "ui/common/PlotExport.h"
 #include "ui/tensor/RowValuesView.h"
