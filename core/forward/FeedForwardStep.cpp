@@ -154,7 +154,7 @@ void expertProduct(const PassContext& c, const float* x, std::int64_t n, const W
         if (w.deferred()) {
             tile.resize(static_cast<std::size_t>(count * w.columns));
             const auto begin = w.sourceRowBegin + static_cast<std::uint64_t>(first);
-            if (!dequantizeRows(*w.source, begin, begin + static_cast<std::uint64_t>(count), tile))
+            if (!dequantizeRows(*w.source, begin, begin + static_cast<std::uint64_t>(count), tile, WeightValues::Stored))
                 std::fill(tile.begin(), tile.end(), std::numeric_limits<float>::quiet_NaN());  // as MatrixProduct does
             rows = tile.data();
         } else {

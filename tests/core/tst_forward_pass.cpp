@@ -8,6 +8,9 @@
 #include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
 #include "core/kernels/Dequantize.h"
+#include "core/quantize/Conversion.h"
+#include "core/quantize/FloatEncode.h"
+#include "core/kernels/HalfFloat.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
 #include "SmallModels.h"
@@ -596,6 +599,93 @@ private slots:
         QVERIFY(gguf::dequantizeRows(*weight, 0, 1, effective));
         for (std::size_t i = 0; i < columns; ++i)
             QCOMPARE(effective[i], stored[i] * factor);
+    }
+
+    // A conversion re-quantizes a scaled weight's stored values and keeps its companion scale,
+    // as llama-quantize does: converting the effective values (stored times scale) would apply
+    // the scale twice in the converted file. To f32 the NVFP4 values are exact.
+    void conversionKeepsStoredValues()
+    {
+        const auto scaled = openModelAt(fixturePath(QStringLiteral("llama.cpp/types/tiny-llama-NVFP4-scaled.gguf")));
+        QVERIFY(scaled);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("f32.gguf")).toStdString();
+        gguf::ConversionOptions options;
+        options.targetType = 0;
+        QVERIFY(gguf::convertModel(*scaled, path, options));
+        const auto converted = openModelAt(QString::fromStdString(path));
+        QVERIFY(converted);
+        const gguf::TensorInfo* before = scaled->findTensor("blk.0.attn_q.weight");
+        const gguf::TensorInfo* after = converted->findTensor("blk.0.attn_q.weight");
+        QVERIFY(before && after && after->typeId == 0 && after->outputScale);
+        const auto columns = static_cast<std::size_t>(before->ne[0]);
+        std::vector<float> stored(columns), written(columns);
+        QVERIFY(gguf::dequantizeRows(*before, 0, 1, stored, gguf::WeightValues::Stored));
+        QVERIFY(gguf::dequantizeRows(*after, 0, 1, written, gguf::WeightValues::Stored));
+        QVERIFY(stored == written);
+    }
+
+    // A per-expert companion scale multiplies each expert's product once, in every arithmetic:
+    // tiny-moe-F16 with every ffn_down_exps.scale 2 gives the bits of the same file with those
+    // expert weights doubled (exact in f16, and so in every product) and no scale. A path that
+    // multiplied the effective values (stored times scale) and then the product by the scale
+    // doubled it twice (llama.cpp's arithmetic read deferred f16 experts that way).
+    void expertScalesMultiplyOnce()
+    {
+        const auto source = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        QVERIFY(source);
+        QTemporaryDir dir;
+        const auto write = [&](const QString& name, bool scaled) -> std::shared_ptr<const gguf::Model> {
+            gguf::GgufWriter writer;
+            if (!writer.copyMetadata(source->primary()))
+                return nullptr;
+            std::vector<std::string> scales;
+            for (const auto& tensor : source->tensors()) {
+                gguf::TensorSpec spec{std::string(tensor.name), tensor.typeId, {}};
+                for (std::uint32_t d = 0; d < tensor.nDims; ++d)
+                    spec.ne.push_back(tensor.ne[d]);
+                const gguf::TensorInfo* info = &tensor;
+                const bool down = std::string_view(tensor.name).ends_with("ffn_down_exps.weight");
+                if (down && scaled)
+                    scales.push_back(std::string(tensor.name.substr(0, tensor.name.size() - 6)) + "scale");
+                const bool doubled = down && !scaled;
+                if (!writer.addTensor(spec, [info, doubled](gguf::ByteSink& out) {
+                        if (!doubled)
+                            return out.write(info->data, info->nbytes);
+                        std::vector<std::uint8_t> bytes(info->data, info->data + info->nbytes);
+                        for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) {
+                            const auto half = static_cast<std::uint16_t>(bytes[i] | (bytes[i + 1] << 8));
+                            const std::uint16_t twice = gguf::quantize::f32ToF16Bits(2.0f * gguf::f16ToF32(half));
+                            bytes[i] = static_cast<std::uint8_t>(twice & 0xFF);
+                            bytes[i + 1] = static_cast<std::uint8_t>(twice >> 8);
+                        }
+                        return out.write(bytes.data(), bytes.size());
+                    }))
+                    return nullptr;
+            }
+            for (const std::string& scaleName : scales) {
+                const std::vector<float> twos(8, 2.0f);
+                if (!writer.addTensor({scaleName, 0, {8}}, [twos](gguf::ByteSink& out) { return out.write(twos.data(), twos.size() * sizeof(float)); }))
+                    return nullptr;
+            }
+            const std::string path = dir.filePath(name).toStdString();
+            return writer.writeFile(path) ? openModelAt(QString::fromStdString(path)) : nullptr;
+        };
+        const auto scaled = write(QStringLiteral("scaled.gguf"), true);
+        const auto doubled = write(QStringLiteral("doubled.gguf"), false);
+        QVERIFY(scaled && doubled);
+        QVERIFY(scaled->findTensor("blk.0.ffn_down_exps.weight")->outputScale);
+        const std::vector<std::int32_t> tokens{1, 7, 42, 300, 5, 9, 200, 17, 33, 2, 64};
+        for (const auto arithmetic : {gguf::ActivationArithmetic::LlamaCpp, gguf::ActivationArithmetic::QuantizedAsLlamaCpp,
+                                      gguf::ActivationArithmetic::Float32}) {
+            gguf::ForwardOptions options;
+            options.executor = &gguf::ParallelRows::shared();
+            options.activations = arithmetic;
+            const auto a = gguf::runForward(*scaled, tokens, options);
+            const auto b = gguf::runForward(*doubled, tokens, options);
+            QVERIFY2(a && b, a ? (b ? "" : b.error().toString().c_str()) : a.error().toString().c_str());
+            QVERIFY2(a->logits == b->logits, gguf::activationArithmeticName(arithmetic));
+        }
     }
 
     void rejectsInconsistentModels_data()
