@@ -3,6 +3,7 @@
 #include "core/gguf/MetadataFormat.h"
 #include "ModelOpening.h"
 #include "core/analysis/Statistics.h"
+#include "core/gguf/CompanionScales.h"
 
 #include <cstdio>
 
@@ -32,6 +33,12 @@ int runStats(const std::vector<std::string>& words)
         return 1;
     const gguf::Statistics& s = result->statistics;
     const gguf::Histogram& h = result->histogram;
+    // The values are the weight's effective ones when it has a companion scale (CompanionScales.h).
+    std::optional<std::uint64_t> shownExpert;
+    if (const auto text = args.value("--expert"))
+        shownExpert = std::strtoull(text->c_str(), nullptr, 10);
+    const std::string companions =
+        gguf::companionSummary(*slice->tensor, shownExpert, [&](std::string_view name) { return model->findTensor(name); });
 
     std::string out;
     if (args.has("--json")) {
@@ -49,6 +56,8 @@ int runStats(const std::vector<std::string>& words)
         json.key("zeros"), json.value(s.zeroCount);
         json.key("nans"), json.value(s.nanCount);
         json.key("infs"), json.value(s.infCount);
+        if (!companions.empty())
+            json.key("companions"), json.value(companions);
         json.key("histogram");
         json.beginObject();
         json.key("lower"), json.value(h.lower());
@@ -73,6 +82,8 @@ int runStats(const std::vector<std::string>& words)
         line("zeros:   ", std::to_string(s.zeroCount));
         line("NaN:     ", std::to_string(s.nanCount));
         line("Inf:     ", std::to_string(s.infCount));
+        if (!companions.empty())
+            line("values:  ", companions);
         out += "histogram:\n";
         std::uint64_t peak = 1;
         for (const std::uint64_t count : h.counts())

@@ -3,6 +3,7 @@
 #include "core/base/JsonWriter.h"
 #include "ModelOpening.h"
 #include "core/base/UserPattern.h"
+#include "core/gguf/CompanionScales.h"
 
 #include <cstdio>
 
@@ -39,9 +40,12 @@ int runTensors(const std::vector<std::string>& words)
     gguf::JsonWriter json(out);
     if (asJson)
         json.beginArray();
+    const auto find = [&](std::string_view name) { return model->findTensor(name); };
     for (const gguf::TensorInfo& tensor : model->tensors()) {
         if (filter && !filter->foundIn(tensor.name))
             continue;
+        // A companion scale changes the values every view shows (CompanionScales.h).
+        const std::string companions = gguf::companionSummary(tensor, std::nullopt, find);
         if (asJson) {
             json.beginObject();
             json.key("name"), json.value(tensor.name);
@@ -59,6 +63,8 @@ int runTensors(const std::vector<std::string>& words)
                 json.key("bits_per_weight"), json.value(tensor.traits->bitsPerWeight());
             if (model->shards().size() > 1)
                 json.key("shard"), json.value(tensor.shard);
+            if (!companions.empty())
+                json.key("companions"), json.value(companions);
             json.endObject();
         } else {
             char line[512];
@@ -66,6 +72,8 @@ int runTensors(const std::vector<std::string>& words)
                           gguf::typeName(tensor.typeId).c_str(), shapeText(tensor).c_str(), gguf::formatBytes(tensor.nbytes).c_str(),
                           static_cast<unsigned long long>(tensor.offset));
             out += line;
+            if (!companions.empty())
+                out += "    " + companions + "\n";
         }
     }
     if (asJson) {

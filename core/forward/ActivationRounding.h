@@ -1,9 +1,9 @@
 #pragma once
 // What llama.cpp's CPU backend does to the activations before a product with a weight of a given
-// type (ggml-cpu's vec_dot_type): f16 and bf16 weights see the activations rounded to f16 / bf16;
-// legacy quants (q4_0 ... q8_0, iq4_nl, mxfp4) see them quantized to q8_0 (32-value blocks, f16
-// scale); K-quants, i-quants and ternary types to q8_K (256-value blocks, f32 scale). Emulating
-// it lets our pass reproduce llama.cpp's numbers for a file, not only the file's weights.
+// type (ggml-cpu's vec_dot_type, CpuProduct::activations in the type table): f16 and bf16
+// weights see the activations rounded to f16 / bf16; quantized weights see them quantized to
+// q8_0, q8_1 (32-value blocks, f16 scale) or q8_K (256-value blocks, f32 scale). Emulating it
+// lets our pass reproduce llama.cpp's numbers for a file, not only the file's weights.
 
 #include <cstdint>
 #include <span>
@@ -11,9 +11,10 @@
 namespace gguf {
 
 // Q8_1 rounds as Q8_0 does; it is the q8_1 of q4_1 / q5_1 weights, whose products also take
-// each block's activation sum from the q8_1 block's f16 `s` (q8_1SumErrors).
+// each block's activation sum from the q8_1 block's f16 `s` (QuantizedDot.h).
 enum class ActivationRounding { None, F16, Bf16, Q8_0, Q8_1, Q8_K };
 
+// The rounding of the type's CpuProduct::activations; None for f32 and unknown types.
 ActivationRounding llamaCppActivationRounding(std::uint32_t weightTypeId);
 
 // What a forward pass does to the activations before each product (ForwardOptions::activations).
@@ -41,13 +42,7 @@ ActivationRounding activationRoundingFor(ActivationArithmetic arithmetic, std::u
 const char* activationArithmeticName(ActivationArithmetic arithmetic);
 
 // Rounds `values` (rows of `rowLength`, a multiple of the block size for the q8 kinds) in place
-// to what the quantized activations dequantize to.
+// to what the quantized activations dequantize to (QuantizedDot.h's quantizer, then scale * q).
 void roundActivations(ActivationRounding rounding, std::span<float> values, std::int64_t rowLength);
-
-// For q8_1 activations (rows of `rowLength`, a multiple of 32): per 32-value block, the stored
-// block sum s = f16(d * sum(q)) minus the sum of the dequantized values f16(d) * sum(q), as
-// [rows, rowLength / 32]. A q4_1 / q5_1 product in ggml adds min * s per block, so it differs
-// from the product of the dequantized values by sum_b min_b * error_b.
-void q8_1SumErrors(std::span<const float> values, std::int64_t rowLength, std::span<float> errors);
 
 }  // namespace gguf

@@ -161,7 +161,7 @@ void expertProduct(const PassContext& c, const float* x, std::int64_t n, const W
         if (w.deferred()) {
             tile.resize(static_cast<std::size_t>(count * w.columns));
             const auto begin = w.sourceRowBegin + static_cast<std::uint64_t>(first);
-            if (!dequantizeRows(*w.source, begin, begin + static_cast<std::uint64_t>(count), tile))
+            if (!dequantizeRows(*w.source, begin, begin + static_cast<std::uint64_t>(count), tile, WeightValues::Stored))
                 std::fill(tile.begin(), tile.end(), std::numeric_limits<float>::quiet_NaN());  // as MatrixProduct does
             rows = tile.data();
         } else {
@@ -171,6 +171,7 @@ void expertProduct(const PassContext& c, const float* x, std::int64_t n, const W
             for (std::int64_t r = 0; r < count; ++r)
                 y[t * w.rows + first + r] = (f16 ? vecDotF16 : vecDotF32)(rows + r * w.columns, x + t * w.columns, w.columns);
     }
+    applyOutputScale(w, n, y);
 }
 
 // An expert some tokens were routed to: its index and those slots (t * used + s).
@@ -184,9 +185,9 @@ struct RoutedExpert {
 // with other tasks.
 bool readsInPlace(const WeightMatrix& w)
 {
-    if (!w.deferred() || !w.blockMins.empty())
+    if (!w.deferred())
         return false;
-    return w.integerProduct || (w.columns % 8 == 0 && !w.ggmlBlockLanes);
+    return w.integerProduct || w.columns % 8 == 0;
 }
 
 // The routed experts of one layer on `input`, given the router's choice: each expert's gated FFN
@@ -225,9 +226,9 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
     auto gateBias = c.loader.load(layerTensorName(layer, "ffn_gate_exps", "bias"), {ff, experts, 1}, false);
     auto upBias = c.loader.load(layerTensorName(layer, "ffn_up_exps", "bias"), {ff, experts, 1}, false);
     auto downBias = c.loader.load(layerTensorName(layer, "ffn_down_exps", "bias"), {width, experts, 1}, false);
-    // One output scale per expert (gemma4's ffn_down_exps.scale).
-    auto downScale = c.loader.load(layerTensorName(layer, "ffn_down_exps", "scale"), {experts, 1, 1}, false);
-    for (const Result<WeightMatrix>* w : {&gateBias, &upBias, &downBias, &downScale})
+    // Scales per expert (gemma4's ffn_down_exps.scale, NVFP4's) are the loader's: each expert's
+    // product is multiplied by its own (WeightMatrix::outputScale), before the bias.
+    for (const Result<WeightMatrix>* w : {&gateBias, &upBias, &downBias})
         if (!*w)
             return w->error();
     const auto addBias = [](const Result<WeightMatrix>& bias, std::int64_t expert, std::vector<float>& y, std::int64_t rows, std::int64_t n) {
@@ -288,11 +289,6 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         observeExpertProduct(c.options.matmulInputs, downName, e, experts, g.data(), expert.slots, used, ff);
         expertProduct(c, g.data(), n, down, d.data());
         addBias(downBias, e, d, n, width);
-        if (downScale->present()) {
-            const float s = downScale->data()[e];
-            for (float& value : d)
-                value *= s;  // ffn_moe_down_scaled, before the router weight
-        }
         for (std::int64_t r = 0; r < n; ++r) {
             const std::int64_t slot = expert.slots[static_cast<std::size_t>(r)];
             const float w = weights[static_cast<std::size_t>(slot)];
@@ -370,7 +366,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
             downIntoSlots(expert, g, *m[2]);
             c.recycle({&m[2]});
         }
-    c.recycle({&gateBias, &upBias, &downBias, &downScale});
+    c.recycle({&gateBias, &upBias, &downBias});
     out.assign(input.size(), 0.0f);
     for (std::int64_t t = 0; t < c.tokens; ++t)
         for (std::int64_t s = 0; s < used; ++s) {

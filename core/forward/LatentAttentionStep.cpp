@@ -29,8 +29,13 @@ void multiplyPerHead(PassContext& c, const std::vector<float>& x, std::int64_t x
         slice.rows = rows;
         slice.storedType = w.storedType;
         slice.activationRounding = w.activationRounding;
-        slice.ggmlBlockLanes = w.ggmlBlockLanes;
         slice.ggmlFloatLanes = w.ggmlFloatLanes;
+        // One head's matrix of the 3-D weight: its blocks for the integer product.
+        slice.integerProduct = w.integerProduct;
+        slice.productKind = w.productKind;
+        slice.source = w.source;
+        slice.sourceRowBegin = w.sourceRowBegin + static_cast<std::uint64_t>(h * rows);
+        slice.executor = w.executor;
         multiplyWeights(xh.data(), tokens, slice, c.accumulation, yh.data());
         for (std::int64_t t = 0; t < tokens; ++t)
             std::copy_n(yh.begin() + t * rows, rows, y.begin() + ((from + t) * heads + h) * rows);

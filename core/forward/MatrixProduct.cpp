@@ -9,11 +9,14 @@
 #include "core/kernels/LanePanel.h"
 #include "core/kernels/LaneProduct.h"
 #include "core/kernels/QuantizedDot.h"
+#include "core/quantize/Quantize.h"
+#include "core/types/GgmlType.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace gguf {
@@ -41,34 +44,6 @@ void multiplyInDouble(const float* x, std::int64_t tokens, const float* weights,
         for (std::int64_t t = 0; t < tokens; ++t)
             for (std::int64_t r = 0; r < count; ++r)
                 y[t * yStride + first + r] = static_cast<float>(yd[static_cast<std::size_t>(t * count + r)]);
-    });
-}
-
-// ggml-cpu's q8_0-activation products on x86 (tinyBLAS_Q0_AVX and ggml_vec_dot_q*_q8_0): per
-// output, 8 float lanes; for each 32-block, lane l gets fma(dA * dW, the integer dot of values
-// 4l..4l+3, lane); then the lanes are summed ((0+4)+(2+6))+((1+5)+(3+7)). With x and w the
-// dequantized values, the 4-value dot in double is exactly dA * dW * that integer dot, and
-// adding it to the lane in double then rounding is the fma.
-void ggmlBlockLaneProduct(const float* x, std::int64_t tokens, const float* weights, std::int64_t rows, std::int64_t columns, float* y,
-                          std::int64_t yStride, TaskExecutor* executor)
-{
-    const std::int64_t blocks = columns / 32;
-    forEachRange(executor, planRowRanges(0, static_cast<std::uint64_t>(rows), executorThreads(executor)), [&](RowRange range) {
-        for (auto r = static_cast<std::int64_t>(range.begin); r < static_cast<std::int64_t>(range.end); ++r) {
-            const float* w = weights + r * columns;
-            for (std::int64_t t = 0; t < tokens; ++t) {
-                const float* a = x + t * columns;
-                float lanes[8] = {};
-                for (std::int64_t b = 0; b < blocks; ++b)
-                    for (int l = 0; l < 8; ++l) {
-                        const std::int64_t i = b * 32 + l * 4;
-                        const double dot = static_cast<double>(a[i]) * w[i] + static_cast<double>(a[i + 1]) * w[i + 1]
-                                         + static_cast<double>(a[i + 2]) * w[i + 2] + static_cast<double>(a[i + 3]) * w[i + 3];
-                        lanes[l] = static_cast<float>(static_cast<double>(lanes[l]) + dot);
-                    }
-                y[t * yStride + r] = ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
-            }
-        }
     });
 }
 
@@ -137,39 +112,48 @@ void deferredLaneProduct(const float* x, std::int64_t tokens, const WeightMatrix
         }
         tile.resize(static_cast<std::size_t>(range.size()) * static_cast<std::size_t>(columns));
         // The load dequantized a row of this tensor, so this cannot fail for want of a kernel.
-        if (!dequantizeRows(*weight.source, weight.sourceRowBegin + range.begin, weight.sourceRowBegin + range.end, tile))
+        if (!dequantizeRows(*weight.source, weight.sourceRowBegin + range.begin, weight.sourceRowBegin + range.end, tile, WeightValues::Stored))
             std::fill(tile.begin(), tile.end(), std::numeric_limits<float>::quiet_NaN());
         laneProductRows(x, tokens, tile.data(), columns, 0, rangeRows, y + range.begin, yStride, scratch);
     });
 }
 
-// The integer product of a deferred quantized weight (kernels/QuantizedDot.h): the activations
-// are quantized once, then each range of rows multiplies its stored blocks against them on the
-// pass's threads. A range's blocks (about 256 KB) stay in L2 while the tokens pass over them.
+// The integer product of a quantized weight (kernels/QuantizedDot.h): the activations are
+// quantized once, then each range of rows multiplies its stored blocks against them on the
+// pass's threads, each token with the kernel llama.cpp's CPU backend would use for it
+// (planProduct). A range's blocks (about 256 KB) stay in L2 while the tokens pass over them.
 void integerProduct(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride)
 {
-    const QuantizedWeight type = *quantizedWeightOfType(weight.storedType, weight.source->ne[1] % 8 == 0);
+    const TensorInfo& tensor = *weight.source;
+    const TypeTraits& type = *tensor.traits;
     thread_local Q8Activations activations;
-    quantizeActivations(activationKindOf(type), x, tokens, weight.columns, activations);
-    const std::int64_t rowBytes = bytesPerRow(type, weight.columns);
-    const std::uint8_t* first = weight.source->data + weight.sourceRowBegin * static_cast<std::uint64_t>(rowBytes);
+    quantizeActivations(*q8KindOf(type.cpu.activations), x, tokens, weight.columns, activations);
+    // llama.cpp keeps a weight that get_rows also reads (the token embedding, when the output
+    // matrix is tied to it) in its plain layout.
+    const bool repackable = std::string_view(tensor.name) != "token_embd.weight";
+    const ProductPlan plan = planProduct(type, weight.productKind, tensor.ne[1], weight.columns, tokens, repackable);
+    const auto rowBytes = static_cast<std::int64_t>(quantizedSize(type, static_cast<std::uint64_t>(weight.columns)));
+    const std::uint8_t* first = tensor.data + weight.sourceRowBegin * static_cast<std::uint64_t>(rowBytes);
     TaskExecutor* executor = weight.executor;
     const auto threads = static_cast<std::int64_t>(executorThreads(executor));
     // About 256 KB of blocks per range, and a few ranges per thread so the threads end together.
     std::int64_t perRange = std::clamp<std::int64_t>(256 * 1024 / rowBytes, 4, 64);
     if (threads > 1)
         perRange = std::max<std::int64_t>(1, std::min(perRange, weight.rows / (4 * threads)));
-    // The 512-bit kernels lay out 32 rows (K-quants: Q4KProductAvx512.cpp, Q6KProductAvx512.cpp)
+    // The vector kernels lay out 32 rows (K-quants: Q4KProductAvx512.cpp, Q6KProductAvx512.cpp)
     // or 16 (Q8_0, Q4_0: LegacyProductAvx512.cpp) at a time: their ranges are whole 32-row
     // chunks, on one thread a single range.
-    if (type == QuantizedWeight::Q4_K_8x8 || type == QuantizedWeight::Q6_K || type == QuantizedWeight::Q8_0
-        || type == QuantizedWeight::Q4_0)
+    if (hasVectorDot(plan.first) || hasVectorDot(plan.rest))
         perRange = threads > 1 ? std::max<std::int64_t>(32, weight.rows / (4 * threads) / 32 * 32) : weight.rows;
     const auto ranges = fixedRowRanges(0, static_cast<std::uint64_t>(weight.rows), static_cast<std::uint64_t>(perRange));
     const Q8Activations& shared = activations;
     forEachRange(executor, ranges, [&](RowRange range) {
-        quantizedDotRows(type, first + range.begin * static_cast<std::uint64_t>(rowBytes), static_cast<std::int64_t>(range.size()), shared,
-                         y + range.begin, yStride);
+        const std::uint8_t* rows = first + range.begin * static_cast<std::uint64_t>(rowBytes);
+        const auto count = static_cast<std::int64_t>(range.size());
+        if (plan.split > 0)
+            quantizedDotRows(plan.first, rows, rowBytes, count, shared, {0, plan.split}, y + range.begin, yStride);
+        if (plan.split < tokens)
+            quantizedDotRows(plan.rest, rows, rowBytes, count, shared, {plan.split, tokens - plan.split}, y + range.begin, yStride);
     });
 }
 
@@ -203,15 +187,16 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
     });
 }
 
-void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
-                     std::int64_t yStride)
+namespace {
+
+// The product with the weight's stored values (without its companion scale).
+void multiplyStored(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y, std::int64_t stride)
 {
-    const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
-    if (weight.integerProduct && weight.deferred() && tokens > 0) {
+    if (weight.integerProduct && tokens > 0) {
         integerProduct(x, tokens, weight, y, stride);
         return;
     }
-    if (weight.deferred() && tokens > 0 && !weight.ggmlBlockLanes && weight.columns % 8 == 0
+    if (weight.deferred() && tokens > 0 && weight.columns % 8 == 0
         && (accumulation == Accumulation::Lanes || weight.ggmlFloatLanes)) {
         const float* input = x;
         std::vector<float> rounded;
@@ -221,7 +206,6 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
             input = rounded.data();
         }
         deferredLaneProduct(input, tokens, weight, y, stride);
-        addBlockMinimumTerm(x, tokens, weight, y, stride);
         return;
     }
     if (weight.ggmlFloatLanes && tokens > 0) {
@@ -234,29 +218,27 @@ void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& we
         ggmlFloatLaneProduct(x, tokens, weight.data(), weight.rows, weight.columns, y, stride, weight.executor);
         return;
     }
-    if (weight.ggmlBlockLanes && tokens > 0) {
-        std::vector<float> rounded(x, x + tokens * weight.columns);
-        roundActivations(weight.activationRounding, rounded, weight.columns);
-        ggmlBlockLaneProduct(rounded.data(), tokens, weight.data(), weight.rows, weight.columns, y, stride, weight.executor);
-        return;
-    }
     multiplyWeights(x, tokens, weight.data(), weight.rows, weight.columns, weight.activationRounding, accumulation, y, stride, weight.executor);
-    addBlockMinimumTerm(x, tokens, weight, y, stride);
 }
 
-void addBlockMinimumTerm(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t stride)
+}  // namespace
+
+void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
+                     std::int64_t yStride)
 {
-    const std::int64_t blocks = weight.columns / 32;
-    if (weight.blockMins.size() != static_cast<std::size_t>(weight.rows * blocks) || blocks == 0 || tokens == 0)
+    const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
+    multiplyStored(x, tokens, weight, accumulation, y, stride);
+    applyOutputScale(weight, tokens, y, stride);
+}
+
+void applyOutputScale(const WeightMatrix& weight, std::int64_t tokens, float* y, std::int64_t yStride)
+{
+    if (weight.outputScale == 1.0f)
         return;
-    // y += errors x mins^T: the q8_1 `s` of each activation block against its exact sum.
-    std::vector<float> errors(static_cast<std::size_t>(tokens * blocks));
-    q8_1SumErrors({x, static_cast<std::size_t>(tokens * weight.columns)}, weight.columns, errors);
-    std::vector<float> correction(static_cast<std::size_t>(tokens * weight.rows));
-    multiplyInDouble(errors.data(), tokens, weight.blockMins.data(), weight.rows, blocks, correction.data(), weight.rows, weight.executor);
+    const std::int64_t stride = yStride > 0 ? yStride : weight.rows;
     for (std::int64_t t = 0; t < tokens; ++t)
         for (std::int64_t r = 0; r < weight.rows; ++r)
-            y[t * stride + r] += correction[static_cast<std::size_t>(t * weight.rows + r)];
+            y[t * stride + r] = y[t * stride + r] * weight.outputScale;  // ggml_mul(product, scale)
 }
 
 }  // namespace gguf

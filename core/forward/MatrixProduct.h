@@ -29,13 +29,14 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
                      ActivationRounding rounding, Accumulation accumulation, float* y, std::int64_t yStride, TaskExecutor* executor);
 
 // The same with a whole WeightMatrix (its first slice), y with row stride `yStride` (0 =
-// weight.rows), on the weight's executor; with its block minimums, ggml's q8_1 block-sum term is
-// reproduced.
+// weight.rows), on the weight's executor; a weight with an integer product multiplies its
+// stored blocks as llama.cpp does. The product is then multiplied by the weight's companion
+// scale (WeightMatrix::outputScale), as llama.cpp's build_lora_mm does.
 void multiplyWeights(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y,
                      std::int64_t yStride = 0);
 
-// With q8_1 activations (the weight's blockMins set): y += the q8_1 block-sum term of ggml's
-// product for the unrounded activations x (q8_1SumErrors); nothing otherwise.
-void addBlockMinimumTerm(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t yStride);
+// y[t, r] *= weight.outputScale for `tokens` rows of y (row stride yStride, 0 = weight.rows):
+// for a product computed without multiplyWeights.
+void applyOutputScale(const WeightMatrix& weight, std::int64_t tokens, float* y, std::int64_t yStride = 0);
 
 }  // namespace gguf

@@ -45,7 +45,9 @@ Status encodeRows(const SimulationSpec& spec, TaskExecutor* executor, const Tens
                      Error::kNoOffset, {}};
     const std::uint64_t rows = rowEnd - rowBegin;
     std::vector<float> dequantized(rows * columns);
-    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, dequantized, executor); !done)
+    // The stored values: the simulated tensor keeps the weight's companion scale, as a converter
+    // keeps the scale tensor, and the pass applies it to the products.
+    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, dequantized, executor, WeightValues::Stored); !done)
         return done;
     const std::span<const float> values = dequantized;
     const std::uint64_t rowBytes = quantizedSize(*type, columns);

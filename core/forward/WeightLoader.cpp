@@ -1,8 +1,8 @@
 #include "core/forward/WeightLoader.h"
 
+#include "core/gguf/CompanionScales.h"
 #include "core/gguf/RemoteRegion.h"
 #include "core/kernels/Dequantize.h"
-#include "core/kernels/HalfFloat.h"
 #include "core/kernels/ParallelDequantize.h"
 #include "core/kernels/QuantizedDot.h"
 #include "core/quantize/Quantize.h"
@@ -28,7 +28,7 @@ void WeightMatrix::materialize() const
 {
     values.resize(size());
     // The load checked the type; a failure here (none is known) leaves NaN rather than garbage.
-    if (!dequantizeRowsParallel(*source, sourceRowBegin, sourceRowBegin + static_cast<std::uint64_t>(rows), values, executor))
+    if (!dequantizeRowsParallel(*source, sourceRowBegin, sourceRowBegin + static_cast<std::uint64_t>(rows), values, executor, WeightValues::Stored))
         std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
 }
 
@@ -69,65 +69,36 @@ std::uint64_t WeightLoader::spareBytes() const
 }
 
 namespace {
-// The f16 `m` of every block of rows [rowBegin, rowEnd) of a q4_1 / q5_1 tensor (bytes 2..3 of
-// each block: d, then m), when its data is in local memory.
-void readBlockMins(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::vector<float>& mins)
-{
-    const bool q4 = tensor.typeId == typeIdValue(GgmlTypeId::Q4_1);
-    const std::uint64_t blockBytes = q4 ? 20 : 24;
-    const auto blocks = static_cast<std::uint64_t>(tensor.ne[0]) / 32;
-    if (!tensor.data || isRemoteAddress(tensor.data) || tensor.bigEndian)
-        return;
-    mins.resize((rowEnd - rowBegin) * blocks);
-    for (std::uint64_t r = rowBegin; r < rowEnd; ++r)
-        for (std::uint64_t b = 0; b < blocks; ++b) {
-            const std::uint8_t* block = tensor.data + (r * blocks + b) * blockBytes;
-            const auto bits = static_cast<std::uint16_t>(block[2] | (block[3] << 8));
-            mins[(r - rowBegin) * blocks + b] = f16ToF32(bits);
-        }
-}
-// Whether the product with `tensor` can run in integers (kernels/QuantizedDot.h): a type with an
-// integer kernel, the activations quantized as that kernel takes them, whole blocks per row, and
-// the blocks in local little-endian memory.
+// Whether the products with `tensor` can run llama.cpp's kernels on its blocks (QuantizedDot.h):
+// a type llama.cpp's CPU backend multiplies, the activations quantized as it takes them, whole
+// blocks per row, and the blocks in local little-endian memory.
 bool integerProductApplies(const TensorInfo& tensor, ActivationRounding rounding)
 {
-    const auto type = quantizedWeightOfType(tensor.typeId, tensor.ne[1] % 8 == 0);
-    if (!type || !tensor.data || isRemoteAddress(tensor.data) || tensor.bigEndian)
+    const TypeTraits* type = findType(tensor.typeId);
+    if (!type || !type->cpu.vecDot || !tensor.data || isRemoteAddress(tensor.data) || tensor.bigEndian)
         return false;
-    const Q8Kind kind = activationKindOf(*type);
-    const ActivationRounding expected = kind == Q8Kind::Q8_0 ? ActivationRounding::Q8_0 : ActivationRounding::Q8_K;
-    return rounding == expected && tensor.ne[0] % Q8Activations::blockSize(kind) == 0;
+    const std::optional<Q8Kind> kind = q8KindOf(type->cpu.activations);
+    return kind && rounding == llamaCppActivationRounding(tensor.typeId) && tensor.ne[0] % type->blockSize == 0
+        && tensor.ne[0] % Q8Activations::blockSize(*kind) == 0;
 }
 }  // namespace
 
-// llama.cpp multiplies the product of `X.weight` by a companion `X.scale` (and checks an
-// `X.input_scale`) wherever a file has one: the per-tensor "scale2" of NVFP4 conversions
-// (llama-model.cpp, the generic pass over every layer). The pass applies the ones of its own
-// architectures (gemma4's expert output scale and router input scale, read by FeedForwardStep);
-// any other would be a tensor the network needs and the pass ignores, so it refuses.
-Status WeightLoader::refuseUnappliedScales(const TensorInfo& tensor) const
-{
-    const std::string_view name(tensor.name);
-    constexpr std::string_view kWeight = ".weight";
-    if (name.size() <= kWeight.size() || name.substr(name.size() - kWeight.size()) != kWeight)
-        return Ok{};
-    const std::string stem(name.substr(0, name.size() - kWeight.size()));
-    for (const char* suffix : {".scale", ".input_scale"}) {
-        const std::string companion = stem + suffix;
-        const bool applied = std::string_view(suffix) == ".scale"
-                             && (stem.ends_with(".ffn_down_exps") || stem.ends_with(".ffn_gate_inp"));
-        if (const TensorInfo* found = m_model.findTensor(companion); found && !applied)
-            return Error{"tensor " + companion + " scales the product of " + std::string(name)
-                             + " (as NVFP4 conversions do); the forward pass does not apply it yet, and refuses rather than run another network",
-                         found->infoOffset, m_model.primary().path()};
-    }
-    return Ok{};
-}
-
 Status WeightLoader::fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix)
 {
-    if (Status s = refuseUnappliedScales(tensor); !s)
-        return s;
+    // The companion scale of the matrix's expert (rows of one expert) or of the whole weight;
+    // an input scale is loaded and checked, as llama.cpp does, and not applied.
+    if (Status companions = checkCompanions(tensor, [this](std::string_view name) { return m_model.findTensor(name); }); !companions)
+        return Error{companions.error().message, companions.error().offset, m_model.primary().path()};
+    const std::uint64_t rowsPerMatrix = static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.ne[1], 1));
+    const Result<float> scale = outputScaleOf(tensor, tensor.ne[2] > 1 && matrix.slices == 1 ? rowBegin / rowsPerMatrix : 0);
+    if (!scale)
+        return Error{scale.error().message, scale.error().offset, m_model.primary().path()};
+    if (tensor.outputScale && tensor.ne[2] > 1 && matrix.slices > 1)
+        return Error{"tensor '" + std::string(tensor.name) + "' is read as one matrix per head, but has a scale per expert ('"
+                         + std::string(tensor.outputScale->name) + "')",
+                     tensor.outputScale->infoOffset, m_model.primary().path()};
+    matrix.outputScale = *scale;
+
     // A tensor the transform leaves as stored is read exactly as without one.
     if (!m_transform.changes(tensor))
         return fillFrom(tensor, rowBegin, rowEnd, false, matrix);
@@ -169,13 +140,11 @@ Status WeightLoader::fillFrom(const TensorInfo& tensor, std::uint64_t rowBegin, 
     const std::uint64_t count = (rowEnd - rowBegin) * static_cast<std::uint64_t>(tensor.ne[0]);
     matrix.ggmlFloatLanes = m_arithmetic == ActivationArithmetic::LlamaCpp && !transformed && tensor.ne[0] % 8 == 0
                          && (tensor.typeId == typeIdValue(GgmlTypeId::F32) || tensor.typeId == typeIdValue(GgmlTypeId::F16));
-    matrix.blockMins.clear();
-    matrix.ggmlBlockLanes = matrix.activationRounding == ActivationRounding::Q8_0 && !transformed && tensor.ne[0] % 32 == 0
-                         && (tensor.typeId == typeIdValue(GgmlTypeId::Q8_0) || tensor.typeId == typeIdValue(GgmlTypeId::Q4_0)
-                             || tensor.typeId == typeIdValue(GgmlTypeId::Q5_0) || tensor.typeId == typeIdValue(GgmlTypeId::IQ4_NL));
     matrix.integerProduct = integerProductApplies(tensor, matrix.activationRounding) && !transformed && m_deferMatrices;
-    if (matrix.activationRounding == ActivationRounding::Q8_1 && !transformed)
-        readBlockMins(tensor, rowBegin, rowEnd, matrix.blockMins);
+    if (matrix.integerProduct) {
+        matrix.source = &tensor;
+        matrix.sourceRowBegin = rowBegin;
+    }
     if (tensor.typeId == typeIdValue(GgmlTypeId::F32) && !tensor.bigEndian && !transformed && tensor.data
         && !isRemoteAddress(tensor.data)
         && reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0) {
@@ -183,20 +152,16 @@ Status WeightLoader::fillFrom(const TensorInfo& tensor, std::uint64_t rowBegin, 
         return Ok{};
     }
     // Matrices (not norms, biases or single embedding rows) of local data are deferred: products
-    // dequantize them a tile at a time. One row is dequantized here so that a type without a
-    // dequantization fails at load, as it would otherwise.
-    // Not with ggml's block order (ggmlBlockLanes), whose product needs the whole copy.
+    // dequantize them a tile at a time, or multiply their blocks. One row is dequantized here so
+    // that a type without a dequantization fails at load, as it would otherwise.
     if (matrix.integerProduct && rowEnd - rowBegin >= kDeferredMinimumRows && matrix.slices == 1) {
         matrix.values.clear();
-        matrix.source = &tensor;
-        matrix.sourceRowBegin = rowBegin;
         return Ok{};
     }
-    matrix.integerProduct = false;
-    if (m_deferMatrices && !matrix.ggmlBlockLanes && !transformed && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data)
+    if (m_deferMatrices && !matrix.integerProduct && !transformed && !tensor.bigEndian && tensor.data && !isRemoteAddress(tensor.data)
         && rowEnd - rowBegin >= kDeferredMinimumRows && matrix.slices == 1 && tensor.ne[0] % 8 == 0) {
         std::vector<float> probe(static_cast<std::size_t>(tensor.ne[0]));
-        if (Status done = dequantizeRows(tensor, rowBegin, rowBegin + 1, probe); !done)
+        if (Status done = dequantizeRows(tensor, rowBegin, rowBegin + 1, probe, WeightValues::Stored); !done)
             return done;
         matrix.values.clear();
         matrix.source = &tensor;
@@ -216,7 +181,7 @@ Status WeightLoader::fillFrom(const TensorInfo& tensor, std::uint64_t rowBegin, 
         m_spare.erase(m_spare.begin() + static_cast<std::ptrdiff_t>(best));
     }
     matrix.values.resize(count);
-    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, matrix.values, m_executor); !done)
+    if (Status done = dequantizeRowsParallel(tensor, rowBegin, rowEnd, matrix.values, m_executor, WeightValues::Stored); !done)
         return done;
     if (transformed)
         return m_transform.apply(tensor, rowBegin, matrix.values);
@@ -237,6 +202,7 @@ Result<WeightMatrix> WeightLoader::load(const std::string& name, std::array<std:
     matrix.columns = ne[0];
     matrix.rows = ne[1];
     matrix.slices = ne[2];
+    matrix.productKind = ne[2] > 1 ? ProductKind::Batched : ProductKind::Matrix;
     if (Status done = fill(*tensor, 0, tensor->rowCount(), matrix); !done)
         return done.error();
     return matrix;
@@ -266,6 +232,8 @@ Result<WeightMatrix> WeightLoader::loadRows(const std::string& name, std::int64_
     WeightMatrix matrix;
     matrix.columns = columns;
     matrix.rows = static_cast<std::int64_t>(rowEnd - rowBegin);
+    // Rows of a 3-D tensor are one expert's (mul_mat_id), of a 2-D one a part of the matrix.
+    matrix.productKind = tensor->ne[2] > 1 ? ProductKind::Expert : ProductKind::Matrix;
     if (Status done = fill(*tensor, rowBegin, rowEnd, matrix); !done)
         return done.error();
     return matrix;

@@ -8,6 +8,7 @@
 #include "core/base/Result.h"
 #include "core/forward/ActivationRounding.h"
 #include "core/gguf/Model.h"
+#include "core/kernels/QuantizedDot.h"
 
 #include <array>
 #include <cstdint>
@@ -45,20 +46,17 @@ struct WeightMatrix {
     // What llama.cpp does to the activations multiplied by this weight (its vec_dot_type), when
     // that is emulated (ActivationRounding.h); None otherwise.
     ActivationRounding activationRounding = ActivationRounding::None;
-    // With q8_1 activations (q4_1 / q5_1 weights): each row's per-32-block minimum `m` from the
-    // file, [rows, columns / 32], for the min * s term of ggml's product (q8_1SumErrors).
-    std::vector<float> blockMins;
-    // With q8_0 activations and a weight whose values are a block scale times an integer (q8_0,
-    // q4_0, q5_0, iq4_nl): sum as ggml-cpu's x86 kernels do (ggmlBlockLaneProduct), so the
-    // product is ggml's to the bit rather than the exactly rounded one.
-    bool ggmlBlockLanes = false;
     // The same for f32 and f16 weights (tinyBLAS's f32 / f16 kernels: 8 float lanes over the
     // columns, fma; f16 after the activations are rounded to f16).
     bool ggmlFloatLanes = false;
-    // With q8_0 / q8_K activations and a weight type that has an integer product (Q4_0, Q8_0,
-    // Q4_K, Q6_K): the product multiplies the stored blocks with the quantized activations in
-    // integers (kernels/QuantizedDot.h), ggml's own arithmetic; the matrix is then deferred.
+    // With q8 activations (a quantized weight): the products run llama.cpp's kernels on the
+    // stored blocks of `source` (QuantizedDot.h), whether or not an f32 copy exists, in the plan
+    // ggml-cpu would choose for `productKind` (a matrix, one head's slice, one expert).
     bool integerProduct = false;
+    ProductKind productKind = ProductKind::Matrix;
+    // The weight's companion scale (CompanionScales.h), by which llama.cpp multiplies each
+    // product; 1 without one. The values above are the stored ones.
+    float outputScale = 1.0f;
     // Where this matrix's products and dequantization run: the pass's executor (null: the calling
     // thread alone).
     TaskExecutor* executor = nullptr;
@@ -151,7 +149,6 @@ public:
 
 private:
     Status fill(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, WeightMatrix& matrix);
-    Status refuseUnappliedScales(const TensorInfo& tensor) const;
     // `transformed`: the values go through the transform's `apply` after dequantization.
     Status fillFrom(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, bool transformed, WeightMatrix& matrix);
     // Encodes rows with the transform's `encode` and reads them as a stored tensor.

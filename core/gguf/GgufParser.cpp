@@ -1,5 +1,7 @@
 #include "core/gguf/GgufParser.h"
 
+#include "core/gguf/CompanionScales.h"
+
 #include "core/base/EscapedText.h"
 
 #include <algorithm>
@@ -108,7 +110,10 @@ Status GgufParser::parse()
         return s;
     if (Status s = readTensorInfos(tensorCount); !s)
         return s;
-    return placeTensors();
+    if (Status s = placeTensors(); !s)
+        return s;
+    linkOutputScales(m_file.m_tensors, [this](std::string_view name) { return m_file.findTensor(name); });
+    return Ok{};
 }
 
 Status GgufParser::readHeader(std::uint64_t& tensorCount, std::uint64_t& metadataCount)

@@ -1,5 +1,7 @@
 #include "core/gguf/Model.h"
 
+#include "core/gguf/CompanionScales.h"
+
 #include "core/gguf/SplitName.h"
 
 #include <algorithm>
@@ -183,6 +185,8 @@ Status Model::addShard(std::shared_ptr<const GgufFile> shard)
         m_tensors.back().shard = shardIndex;
     }
     m_shards.push_back(std::move(shard));
+    // The merged copy's weights point at their scales in it, whichever shard holds them.
+    linkOutputScales(m_tensors, [this](std::string_view name) { return findTensor(name); });
     return Ok{};
 }
 

@@ -10,8 +10,8 @@
 namespace gguf {
 
 struct TensorInfo {
-    // Eight-byte fields first, then the smaller ones: 112 bytes instead of the 128 that padding
-    // between them took (a 3,000-tensor header keeps 3,000 of these).
+    // Eight-byte fields first, then the smaller ones: 120 bytes, where padding between them took
+    // 136 (a 3,000-tensor header keeps 3,000 of these).
     std::string_view name;                       // points into the mapped file
     std::array<std::int64_t, 4> ne{1, 1, 1, 1};  // ne[0] fastest; dims past nDims are 1
     const TypeTraits* traits = nullptr;          // nullptr for retired and unknown type ids
@@ -22,6 +22,10 @@ struct TensorInfo {
     std::uint64_t nbytes = 0;
     std::uint64_t infoOffset = 0;  // where the tensor's info record starts, for error messages
     const std::uint8_t* data = nullptr;
+    // The weight's companion "<name>.scale" tensor in the same model, which llama.cpp multiplies
+    // its products by (CompanionScales.h): dequantized values are then the weight's effective
+    // values, stored values times the scale. Null when it has none.
+    const TensorInfo* outputScale = nullptr;
     std::uint32_t nDims = 0;  // as stored: 0 (a scalar) to 4
     std::uint32_t typeId = 0;
     std::uint32_t shard = 0;  // index of the file holding it in a split model
@@ -43,6 +47,6 @@ struct TensorInfo {
     }
     bool sizeKnown() const { return traits != nullptr; }
 };
-static_assert(sizeof(void*) != 8 || sizeof(TensorInfo) == 112, "TensorInfo grew: keep its fields free of padding");
+static_assert(sizeof(void*) != 8 || sizeof(TensorInfo) == 120, "TensorInfo grew: keep its fields free of padding");
 
 }  // namespace gguf

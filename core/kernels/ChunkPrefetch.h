@@ -41,7 +41,7 @@ private:
 // requested, then the tokens passed over it: tile(std::integral_constant<int, T>, first row,
 // count, first token), TokensPerTile at a time (overTokenTiles).
 template <int ChunkRows, int TokensPerTile, typename Prepare, typename Tile>
-void overRowChunks(const std::uint8_t* weights, std::int64_t rows, std::int64_t rowBytes, std::int64_t tokens, Prepare&& prepare,
+void overRowChunks(const std::uint8_t* weights, std::int64_t rows, std::int64_t rowBytes, TokenSpan tokens, Prepare&& prepare,
                    Tile&& tile)
 {
     for (std::int64_t first = 0; first < rows; first += ChunkRows) {

@@ -1,5 +1,6 @@
 #include "core/kernels/Dequantize.h"
 
+#include "core/gguf/CompanionScales.h"
 #include "core/gguf/TensorBytesRead.h"
 #include "core/kernels/ParallelDequantize.h"
 
@@ -11,6 +12,7 @@
 namespace gguf {
 
 namespace {
+
 // Big-endian blocks are copied into a small buffer and swapped there: the mapping is read-only
 // and stays untouched.
 void dequantizeSwappedBlocks(const TypeTraits& traits, const std::uint8_t* src, float* dst, std::uint64_t blockCount)
@@ -28,18 +30,9 @@ void dequantizeSwappedBlocks(const TypeTraits& traits, const std::uint8_t* src, 
         blockCount -= blocks;
     }
 }
-}  // namespace
 
-Status dequantizeRows(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out)
-{
-    if (rowBegin > rowEnd || rowEnd > tensor.rowCount())
-        return Error{"tensor '" + std::string(tensor.name) + "': rows " + std::to_string(rowBegin) + " to " + std::to_string(rowEnd)
-                     + " are outside its " + std::to_string(tensor.rowCount()) + " rows", Error::kNoOffset, {}};
-    const auto rowLength = static_cast<std::uint64_t>(tensor.ne[0]);
-    return dequantizeElements(tensor, rowBegin * rowLength, rowEnd * rowLength, out);
-}
-
-Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out)
+// The stored values of elements [begin, end), without the companion scale.
+Status dequantizeStored(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out)
 {
     const std::string what = "tensor '" + std::string(tensor.name) + "'";
     if (!tensor.traits || !tensor.traits->dequantize)
@@ -62,6 +55,36 @@ Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::ui
         else
             traits.dequantize(src, out.data(), static_cast<std::size_t>(blockCount));
     });
+}
+
+}  // namespace
+
+Status dequantizeRows(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out, WeightValues values)
+{
+    if (rowBegin > rowEnd || rowEnd > tensor.rowCount())
+        return Error{"tensor '" + std::string(tensor.name) + "': rows " + std::to_string(rowBegin) + " to " + std::to_string(rowEnd)
+                     + " are outside its " + std::to_string(tensor.rowCount()) + " rows", Error::kNoOffset, {}};
+    const auto rowLength = static_cast<std::uint64_t>(tensor.ne[0]);
+    return dequantizeElements(tensor, rowBegin * rowLength, rowEnd * rowLength, out, values);
+}
+
+Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out, WeightValues values)
+{
+    if (Status stored = dequantizeStored(tensor, begin, end, out); !stored || !tensor.outputScale || values == WeightValues::Stored)
+        return stored;
+    // Each expert matrix (ne[0] * ne[1] elements) of a 3-D weight has its own scale.
+    const std::uint64_t matrix = static_cast<std::uint64_t>(tensor.ne[0]) * static_cast<std::uint64_t>(tensor.ne[1]);
+    for (std::uint64_t first = begin; first < end;) {
+        const std::uint64_t expert = tensor.ne[2] > 1 ? first / matrix : 0;
+        const std::uint64_t last = tensor.ne[2] > 1 ? std::min(end, (expert + 1) * matrix) : end;
+        const Result<float> scale = outputScaleOf(tensor, expert);
+        if (!scale)
+            return scale.error();
+        for (std::uint64_t i = first; i < last; ++i)
+            out[i - begin] = out[i - begin] * *scale;
+        first = last;
+    }
+    return Ok{};
 }
 
 Status forEachChunk(const TensorSlice& slice, std::uint64_t maxChunkElements, const ChunkConsumer& consume, TaskExecutor* executor)

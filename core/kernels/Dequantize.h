@@ -10,12 +10,21 @@
 
 namespace gguf {
 
+// Which values a dequantization gives: a weight's effective values, the stored ones times its
+// companion scale when it has one (TensorInfo::outputScale, CompanionScales.h), which every view
+// shows; or the stored values alone, which the forward pass multiplies by, applying the scale to
+// each product afterwards as llama.cpp does.
+enum class WeightValues { Effective, Stored };
+
 // Writes rows [rowBegin, rowEnd) of `tensor` (ne[0] floats each) to `out`, which must hold
-// exactly that many floats. Fails for types without a dequantization (unknown, retired).
-Status dequantizeRows(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out);
+// exactly that many floats. Fails for types without a dequantization (unknown, retired) and, for
+// effective values, for a scale llama.cpp would not load.
+Status dequantizeRows(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out,
+                      WeightValues values = WeightValues::Effective);
 
 // The same for elements [begin, end) in storage order; both ends must fall on block boundaries.
-Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out);
+Status dequantizeElements(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out,
+                          WeightValues values = WeightValues::Effective);
 
 class TaskExecutor;
 

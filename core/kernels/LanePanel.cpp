@@ -84,7 +84,7 @@ Status packLanePanelGroupFrom(const TensorInfo& tensor, std::uint64_t firstRow, 
     const std::uint16_t* halves = storedHalfRows(tensor, firstRow, count);
     if (!halves) {
         staging.resize(static_cast<std::size_t>(count * columns));
-        if (Status done = dequantizeRows(tensor, firstRow, firstRow + static_cast<std::uint64_t>(count), staging); !done)
+        if (Status done = dequantizeRows(tensor, firstRow, firstRow + static_cast<std::uint64_t>(count), staging, WeightValues::Stored); !done)
             return done;
         packLanePanelGroup(staging.data(), count, columns, group);
         return Ok{};

@@ -22,7 +22,7 @@
 #include "core/kernels/BlockLayouts.h"
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/ChunkPrefetch.h"
-#include "core/kernels/QuantizedDot.h"
+#include "core/kernels/QuantizedDotVector.h"
 #include "core/kernels/TokenTiles.h"
 
 #include <immintrin.h>
@@ -45,7 +45,8 @@ namespace gguf::qdot {
 
 namespace avx512 {
 // QuantizedDotBodies.inc (in QuantizedDotAvx512.cpp): the 256-bit tiles, taken for a few tokens.
-void dotRows(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride);
+void dotRows(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x, TokenSpan span,
+             float* y, std::int64_t yStride);
 }  // namespace avx512
 
 namespace {
@@ -167,16 +168,16 @@ void tile(const PreparedBlock* chunk, std::int64_t blockCount, int count, const 
 }
 
 template <bool Q4>
-void legacyRows(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride)
+void legacyRows(const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x, TokenSpan span, float* y,
+                std::int64_t yStride)
 {
     const std::int64_t blockCount = x.columns / 32;
-    const std::int64_t rowBytes = blockCount * static_cast<std::int64_t>(Q4 ? blocks::Q4_0::bytes : blocks::Q8_0::bytes);
     thread_local std::vector<PreparedBlock> chunk;
     thread_local std::vector<std::int32_t> offsets;
     chunk.resize(static_cast<std::size_t>(blockCount));
     activationOffsets(x, offsets);
     overRowChunks<kChunkRows, kTokens>(
-        weights, rows, rowBytes, x.tokens,
+        weights, rows, rowBytes, span,
         [&](const std::uint8_t* rowsAt, int count, ChunkPrefetch& next) {
             prepareChunk<Q4>(rowsAt, rowBytes, count, blockCount, chunk.data(), next);
         },
@@ -187,15 +188,15 @@ void legacyRows(const std::uint8_t* weights, std::int64_t rows, const Q8Activati
 
 }  // namespace
 
-void legacyRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
-                      std::int64_t yStride)
+void legacyRowsAvx512(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x,
+                      TokenSpan span, float* y, std::int64_t yStride)
 {
-    if (x.tokens <= kDirectTokens)
-        avx512::dotRows(type, weights, rows, x, y, yStride);
-    else if (type == QuantizedWeight::Q4_0)
-        legacyRows<true>(weights, rows, x, y, yStride);
+    if (span.count <= kDirectTokens)
+        avx512::dotRows(dot, weights, rowBytes, rows, x, span, y, yStride);
+    else if (dot == VectorDot::Q4_0Lanes)
+        legacyRows<true>(weights, rowBytes, rows, x, span, y, yStride);
     else
-        legacyRows<false>(weights, rows, x, y, yStride);
+        legacyRows<false>(weights, rowBytes, rows, x, span, y, yStride);
 }
 
 }  // namespace gguf::qdot

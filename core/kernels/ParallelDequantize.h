@@ -6,17 +6,18 @@
 #include "core/base/RowRanges.h"
 #include "core/base/Result.h"
 #include "core/gguf/TensorInfo.h"
+#include "core/kernels/Dequantize.h"
 
 #include <span>
 
 namespace gguf {
 
 Status dequantizeRowsParallel(const TensorInfo& tensor, std::uint64_t rowBegin, std::uint64_t rowEnd, std::span<float> out,
-                              TaskExecutor* executor);
+                              TaskExecutor* executor, WeightValues values = WeightValues::Effective);
 
 // Elements [begin, end) in storage order (both on block boundaries), one contiguous
 // block-aligned piece per thread; identical to a single dequantizeElements call.
 Status dequantizeElementsParallel(const TensorInfo& tensor, std::uint64_t begin, std::uint64_t end, std::span<float> out,
-                                  TaskExecutor* executor);
+                                  TaskExecutor* executor, WeightValues values = WeightValues::Effective);
 
 }  // namespace gguf

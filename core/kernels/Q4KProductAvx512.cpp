@@ -17,8 +17,8 @@
 #include "core/kernels/BlockLayouts.h"
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/ChunkPrefetch.h"
-#include "core/kernels/QuantizedDot.h"
-#include "core/kernels/QuantizedDotScalar.h"
+#include "core/kernels/QuantizedDotVector.h"
+#include "core/kernels/LaneSums.h"
 #include "core/kernels/TokenTiles.h"
 
 #include <immintrin.h>
@@ -257,12 +257,12 @@ void directRows(const std::uint8_t* weights, std::int64_t rows, const Q8Activati
 
 }  // namespace
 
-void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride)
+void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x, TokenSpan span,
+                           float* y, std::int64_t yStride)
 {
     const std::int64_t superBlocks = x.columns / 256;
-    const std::int64_t rowBytes = superBlocks * static_cast<std::int64_t>(blocks::Q4_K::bytes);
-    if (x.tokens <= kDirectTokens) {
-        overTokenTiles<kDirectTokens>(x.tokens, [&](auto size, std::int64_t t) {
+    if (span.count <= kDirectTokens) {
+        overTokenTiles<kDirectTokens>(span, [&](auto size, std::int64_t t) {
             directRows<decltype(size)::value>(weights, rows, x, t, y, yStride);
         });
         return;
@@ -270,7 +270,7 @@ void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const
     thread_local std::vector<PreparedBlock> chunk;
     chunk.resize(static_cast<std::size_t>(superBlocks));
     overRowChunks<kChunkRows, kTokens>(
-        weights, rows, rowBytes, x.tokens,
+        weights, rows, rowBytes, span,
         [&](const std::uint8_t* rowsAt, int count, ChunkPrefetch& next) {
             prepareChunk(rowsAt, rowBytes, count, superBlocks, chunk.data(), next);
         },

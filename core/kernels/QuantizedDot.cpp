@@ -1,9 +1,9 @@
 #include "core/kernels/QuantizedDot.h"
 
-#include "core/kernels/BlockLayouts.h"
+#include "core/kernels/GgmlDotLanes.h"
+#include "core/kernels/HalfFloat.h"
 #include "core/kernels/KernelIsa.h"
-#include "core/kernels/BlockRead.h"
-#include "core/kernels/QuantizedDotScalar.h"
+#include "core/kernels/QuantizedDotVector.h"
 #include "core/quantize/FloatEncode.h"
 #include "core/types/GgmlType.h"
 
@@ -12,16 +12,6 @@
 #include <cmath>
 
 namespace gguf {
-
-namespace qdot {
-#if GGUFX_X86_KERNELS
-void dotRowsAvx2(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
-                 std::int64_t yStride);
-void dotRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
-                   std::int64_t yStride);
-void quantizeRowsQ8KAvx512(const float* x, std::int64_t tokens, std::int64_t columns, Q8Activations& out);
-#endif
-}  // namespace qdot
 
 namespace {
 
@@ -32,18 +22,28 @@ int nearestInt(float value)
     return static_cast<int>(std::bit_cast<std::int32_t>(shifted) & 0x007fffff) - 0x00400000;
 }
 
-// quantize_row_q8_0 as ggml-cpu builds it for x86 with AVX2: d = amax / 127 stored as f16, the
-// multiplier 127 / amax, rounding half to even.
-void quantizeRowQ8_0(const float* x, std::int64_t columns, std::int8_t* q, float* scales)
+// quantize_row_q8_0 / q8_1 as ggml-cpu builds them for x86 with AVX2: d = amax / 127 stored as
+// f16, the multiplier 127 / amax (not 1 / d), rounding half to even (_mm256_round_ps), unlike
+// quantize_row_q8_0_ref's 1 / d and roundf: the two differ by one step on a few values per
+// model, enough to move a Llama 3 Q8_0 file's logits by 1e-2. q8_1 also keeps s = f16(d *
+// sum(q)), the float product of d and the integer sum.
+void quantizeRowQ8_0(const float* x, std::int64_t columns, std::int8_t* q, float* scales, float* blockSums)
 {
     for (std::int64_t first = 0; first + 32 <= columns; first += 32) {
         float amax = 0.0f;
         for (int j = 0; j < 32; ++j)
             amax = std::max(amax, std::fabs(x[first + j]));
+        const float d = amax / 127.0f;
         const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
-        scales[first / 32] = f16ToF32(quantize::f32ToF16Bits(amax / 127.0f));
-        for (int j = 0; j < 32; ++j)
-            q[first + j] = static_cast<std::int8_t>(nearestInt(x[first + j] * id));
+        scales[first / 32] = f16ToF32(quantize::f32ToF16Bits(d));
+        int sum = 0;
+        for (int j = 0; j < 32; ++j) {
+            const int value = nearestInt(x[first + j] * id);
+            q[first + j] = static_cast<std::int8_t>(value);
+            sum += value;
+        }
+        if (blockSums)
+            blockSums[first / 32] = f16ToF32(quantize::f32ToF16Bits(d * static_cast<float>(sum)));
     }
 }
 
@@ -79,7 +79,44 @@ void quantizeRowQ8_K(const float* x, std::int64_t columns, std::int8_t* q, float
     }
 }
 
+// The vector kernels and the order (scalar kernel) each computes.
+struct VectorForm {
+    RowDotFn dot;
+    qdot::VectorDot vector;
+};
+constexpr VectorForm kVectorForms[] = {
+    {ggmldot::q8_0, qdot::VectorDot::Q8_0Lanes},
+    {ggmldot::q4_0, qdot::VectorDot::Q4_0Lanes},
+    {ggmldot::q4_0x8, qdot::VectorDot::Q4_0Chain},
+    {ggmldot::q4_K, qdot::VectorDot::Q4_KLanes},
+    {ggmldot::q4_Kx8Gemv, qdot::VectorDot::Q4_KGemv},
+    {ggmldot::q4_Kx8Gemm, qdot::VectorDot::Q4_KGemm},
+    {ggmldot::q6_K, qdot::VectorDot::Q6_KLanes},
+};
+
+const VectorForm* vectorFormOf(RowDotFn dot)
+{
+    for (const VectorForm& form : kVectorForms)
+        if (form.dot == dot)
+            return &form;
+    return nullptr;
+}
+
 }  // namespace
+
+std::optional<Q8Kind> q8KindOf(GgmlTypeId activations)
+{
+    switch (activations) {
+    case GgmlTypeId::Q8_0:
+        return Q8Kind::Q8_0;
+    case GgmlTypeId::Q8_1:
+        return Q8Kind::Q8_1;
+    case GgmlTypeId::Q8_K:
+        return Q8Kind::Q8_K;
+    default:
+        return std::nullopt;
+    }
+}
 
 void quantizeActivations(Q8Kind kind, const float* x, std::int64_t tokens, std::int64_t columns, Q8Activations& out)
 {
@@ -90,6 +127,7 @@ void quantizeActivations(Q8Kind kind, const float* x, std::int64_t tokens, std::
     out.values.resize(static_cast<std::size_t>(tokens * columns));
     out.scales.resize(static_cast<std::size_t>(tokens * (columns / block)));
     const bool k = kind == Q8Kind::Q8_K;
+    out.blockSums.resize(kind == Q8Kind::Q8_1 ? static_cast<std::size_t>(tokens * (columns / 32)) : 0);
     out.sums.resize(k ? static_cast<std::size_t>(tokens * (columns / 16)) : 0);
     out.wide.resize(k ? static_cast<std::size_t>(tokens * columns) : 0);
     out.pairSums.resize(k ? static_cast<std::size_t>(tokens * (columns / 32)) : 0);
@@ -102,10 +140,10 @@ void quantizeActivations(Q8Kind kind, const float* x, std::int64_t tokens, std::
     for (std::int64_t t = 0; t < tokens; ++t) {
         std::int8_t* q = out.values.data() + t * columns;
         float* scales = out.scales.data() + t * (columns / block);
-        if (kind == Q8Kind::Q8_0)
-            quantizeRowQ8_0(x + t * columns, columns, q, scales);
-        else
+        if (k)
             quantizeRowQ8_K(x + t * columns, columns, q, scales, out.sums.data() + t * (columns / 16));
+        else
+            quantizeRowQ8_0(x + t * columns, columns, q, scales, out.blockSums.empty() ? nullptr : out.blockSums.data() + t * (columns / 32));
     }
     if (!k)
         return;
@@ -120,41 +158,34 @@ void quantizeActivations(Q8Kind kind, const float* x, std::int64_t tokens, std::
         }
 }
 
-std::optional<QuantizedWeight> quantizedWeightOfType(std::uint32_t typeId, bool repackedRows)
+void dequantizeActivations(const Q8Activations& x, float* out)
 {
-    switch (static_cast<GgmlTypeId>(typeId)) {
-    case GgmlTypeId::Q4_0:
-        return QuantizedWeight::Q4_0;
-    case GgmlTypeId::Q8_0:
-        return QuantizedWeight::Q8_0;
-    case GgmlTypeId::Q4_K:
-        return repackedRows ? QuantizedWeight::Q4_K_8x8 : QuantizedWeight::Q4_K;
-    case GgmlTypeId::Q6_K:
-        return QuantizedWeight::Q6_K;
-    default:
-        return std::nullopt;
-    }
+    const std::int64_t block = Q8Activations::blockSize(x.kind);
+    for (std::int64_t t = 0; t < x.tokens; ++t)
+        for (std::int64_t c = 0; c < x.columns / block * block; ++c)
+            out[t * x.columns + c] = x.scalesOf(t)[c / block] * static_cast<float>(x.valuesOf(t)[c]);
 }
 
-Q8Kind activationKindOf(QuantizedWeight type)
+ProductPlan planProduct(const TypeTraits& type, ProductKind kind, std::int64_t rows, std::int64_t columns, std::int64_t tokens,
+                        bool repackable)
 {
-    return type == QuantizedWeight::Q4_0 || type == QuantizedWeight::Q8_0 ? Q8Kind::Q8_0 : Q8Kind::Q8_K;
-}
-
-std::int64_t bytesPerRow(QuantizedWeight type, std::int64_t columns)
-{
-    switch (type) {
-    case QuantizedWeight::Q4_0:
-        return columns / 32 * static_cast<std::int64_t>(blocks::Q4_0::bytes);
-    case QuantizedWeight::Q8_0:
-        return columns / 32 * static_cast<std::int64_t>(blocks::Q8_0::bytes);
-    case QuantizedWeight::Q4_K:
-    case QuantizedWeight::Q4_K_8x8:
-        return columns / 256 * static_cast<std::int64_t>(blocks::Q4_K::bytes);
-    case QuantizedWeight::Q6_K:
-        return columns / 256 * static_cast<std::int64_t>(blocks::Q6_K::bytes);
+    const CpuProduct& p = type.cpu;
+    // repack.cpp: a 2-D matrix (mul_mat) or a 3-D stack of experts (mul_mat_id) of a repacked
+    // type whose rows are a multiple of 8. mul_mat runs gemm on the tokens in fours and gemv on
+    // the rest; mul_mat_id gemv on every token.
+    if (p.repacked != RepackedLayout::None && repackable && rows % 8 == 0 && kind != ProductKind::Batched) {
+        if (kind == ProductKind::Expert)
+            return {p.repackedGemv, p.repackedGemv, tokens};
+        return {p.repackedGemm, p.repackedGemv, tokens - tokens % 4};
     }
-    return 0;
+    // iqp.cpp: 8 tokens or more (an expert's own) against whole super-blocks, rows a multiple of
+    // 8; mul_mat only of a 2-D weight.
+    if (p.panel && tokens >= 8 && rows % 8 == 0 && columns % 256 == 0 && kind != ProductKind::Batched)
+        return {p.panel, p.panel, tokens};
+    // llamafile_sgemm takes mul_mat of 2 tokens or more for the types it knows.
+    if (p.tinyBlas && tokens >= 2 && kind != ProductKind::Expert)
+        return {p.tinyBlas, p.tinyBlas, tokens};
+    return {p.vecDot, p.vecDot, tokens};
 }
 
 int quantizedDotKernel()
@@ -176,30 +207,37 @@ int quantizedDotKernel()
 #endif
 }
 
-void quantizedDotRowsWith(int kernel, QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x,
-                          float* y, std::int64_t yStride)
+namespace ggmldot {
+bool laneProductsHaveAvx2()
+{
+    static const bool has = quantizedDotKernel() >= 1;
+    return has;
+}
+}  // namespace ggmldot
+
+bool hasVectorDot(RowDotFn dot)
+{
+    return quantizedDotKernel() >= 1 && vectorFormOf(dot) != nullptr;
+}
+
+void quantizedDotRowsWith(int kernel, RowDotFn dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows,
+                          const Q8Activations& x, qdot::TokenSpan span, float* y, std::int64_t yStride)
 {
     kernel = std::min(kernel, quantizedDotKernel());
 #if GGUFX_X86_KERNELS
-    if (kernel >= 2) {
-        qdot::dotRowsAvx512(type, weights, rows, x, y, yStride);
-        return;
-    }
-    if (kernel == 1) {
-        qdot::dotRowsAvx2(type, weights, rows, x, y, yStride);
+    if (const VectorForm* form = vectorFormOf(dot); form && kernel >= 1) {
+        (kernel >= 2 ? qdot::dotRowsAvx512 : qdot::dotRowsAvx2)(form->vector, weights, rowBytes, rows, x, span, y, yStride);
         return;
     }
 #endif
-    const std::int64_t rowBytes = bytesPerRow(type, x.columns);
     for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t t = 0; t < x.tokens; ++t)
-            y[t * yStride + r] = qdot::scalarDot(type, weights + r * rowBytes, x, t);
+        dot(weights + r * rowBytes, x, span, y + r, yStride);
 }
 
-void quantizedDotRows(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
-                      std::int64_t yStride)
+void quantizedDotRows(RowDotFn dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x,
+                      qdot::TokenSpan span, float* y, std::int64_t yStride)
 {
-    quantizedDotRowsWith(quantizedDotKernel(), type, weights, rows, x, y, yStride);
+    quantizedDotRowsWith(quantizedDotKernel(), dot, weights, rowBytes, rows, x, span, y, yStride);
 }
 
 }  // namespace gguf

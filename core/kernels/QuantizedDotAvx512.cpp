@@ -10,27 +10,33 @@
 namespace gguf::qdot {
 // Q4KProductAvx512.cpp, Q6KProductAvx512.cpp and LegacyProductAvx512.cpp: Q4_K_8x8, Q6_K, and
 // Q8_0 and Q4_0 on 512-bit registers.
-void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride);
-void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y, std::int64_t yStride);
-void legacyRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
-                      std::int64_t yStride);
+void repackedQ4KRowsAvx512(const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x, TokenSpan span,
+                           float* y, std::int64_t yStride);
+void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x, TokenSpan span, float* y,
+                   std::int64_t yStride);
+void legacyRowsAvx512(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x,
+                      TokenSpan span, float* y, std::int64_t yStride);
 
-void dotRowsAvx512(QuantizedWeight type, const std::uint8_t* weights, std::int64_t rows, const Q8Activations& x, float* y,
-                   std::int64_t yStride)
+void dotRowsAvx512(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x,
+                   TokenSpan span, float* y, std::int64_t yStride)
 {
-    if (type == QuantizedWeight::Q4_K_8x8) {
-        repackedQ4KRowsAvx512(weights, rows, x, y, yStride);
+    switch (dot) {
+    case VectorDot::Q4_KGemv:
+        repackedQ4KRowsAvx512(weights, rowBytes, rows, x, span, y, yStride);
+        return;
+    case VectorDot::Q6_KLanes:
+        q6KRowsAvx512(weights, rowBytes, rows, x, span, y, yStride);
+        return;
+    case VectorDot::Q8_0Lanes:
+    case VectorDot::Q4_0Lanes:
+        legacyRowsAvx512(dot, weights, rowBytes, rows, x, span, y, yStride);
+        return;
+    case VectorDot::Q4_KLanes:
+    case VectorDot::Q4_KGemm:
+    case VectorDot::Q4_0Chain:
+        avx512::dotRows(dot, weights, rowBytes, rows, x, span, y, yStride);
         return;
     }
-    if (type == QuantizedWeight::Q6_K) {
-        q6KRowsAvx512(weights, rows, x, y, yStride);
-        return;
-    }
-    if (type == QuantizedWeight::Q8_0 || type == QuantizedWeight::Q4_0) {
-        legacyRowsAvx512(type, weights, rows, x, y, yStride);
-        return;
-    }
-    avx512::dotRows(type, weights, rows, x, y, yStride);
 }
 }  // namespace gguf::qdot
 #endif

@@ -9,16 +9,23 @@
 
 namespace gguf::qdot {
 
-// tile(std::integral_constant<int, T>{}, first) for tokens [0, tokens): T = PerTile while that
+// Tokens [first, first + count) of a product's activations.
+struct TokenSpan {
+    std::int64_t first = 0;
+    std::int64_t count = 0;
+};
+
+// tile(std::integral_constant<int, T>{}, first) for the tokens of `span`: T = PerTile while that
 // many are left, then once with T = what is left (1 .. PerTile - 1).
 template <int PerTile, typename Tile>
-void overTokenTiles(std::int64_t tokens, Tile&& tile)
+void overTokenTiles(TokenSpan span, Tile&& tile)
 {
-    std::int64_t t = 0;
-    for (; t + PerTile <= tokens; t += PerTile)
+    const std::int64_t end = span.first + span.count;
+    std::int64_t t = span.first;
+    for (; t + PerTile <= end; t += PerTile)
         tile(std::integral_constant<int, PerTile>{}, t);
     [&]<int... I>(std::integer_sequence<int, I...>) {
-        ((tokens - t == I + 1 ? (tile(std::integral_constant<int, I + 1>{}, t), 0) : 0), ...);
+        ((end - t == I + 1 ? (tile(std::integral_constant<int, I + 1>{}, t), 0) : 0), ...);
     }(std::make_integer_sequence<int, PerTile - 1>{});
 }
 

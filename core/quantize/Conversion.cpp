@@ -108,7 +108,7 @@ Status quantizeChunk(const TensorInfo& tensor, const TypeTraits& target, ChunkSl
         return quantized;
     }
     const std::span<float> values(slot.values.data(), static_cast<std::size_t>(slot.count));
-    if (Status s = dequantizeElements(tensor, slot.begin, slot.begin + slot.count, values); !s)
+    if (Status s = dequantizeElements(tensor, slot.begin, slot.begin + slot.count, values, WeightValues::Stored); !s)
         return s;
     return quantizeSlotValues(tensor, target, slot, values, bytes, importance);
 }

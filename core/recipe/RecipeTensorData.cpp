@@ -51,7 +51,7 @@ Status writeConverted(const TensorInfo& tensor, const TypeTraits& target, ByteSi
             Chunk& chunk = chunks[i];
             chunk.values.resize(static_cast<std::size_t>(chunk.rows * static_cast<std::uint64_t>(rowLength)));
             chunk.packed.resize(static_cast<std::size_t>(chunk.rows * targetRowBytes));
-            chunk.status = dequantizeRows(tensor, chunk.firstRow, chunk.firstRow + chunk.rows, chunk.values);
+            chunk.status = dequantizeRows(tensor, chunk.firstRow, chunk.firstRow + chunk.rows, chunk.values, WeightValues::Stored);
             if (!chunk.status)
                 return;
             std::span<const float> weights;

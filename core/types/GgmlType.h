@@ -1,13 +1,15 @@
 #pragma once
 // One table of per-type facts drives every size computation and every dispatch in the core.
 // A type's row holds its sizes, its dequantizer, its quantizers, its block fields, its block
-// scale codec and the llama_ftype of a file all in that type. Adding a ggml type means one entry
+// scale codec, the llama_ftype of a file all in that type and how llama.cpp's CPU backend
+// multiplies it (activation type, kernels, repacked layout). Adding a ggml type means one entry
 // in GGUFX_GGML_TYPE_IDS below, one row in GgmlType.cpp and its kernels; the static_asserts
 // there check the row (fields tile the block, scale sub-blocks tile it, quantizers only where
-// they can exist) when it is compiled.
+// they can exist, a product for every quantized type) when it is compiled.
 
 #include "core/blocks/BlockFields.h"
 #include "core/blocks/BlockScaleCodec.h"
+#include "core/kernels/GgmlDot.h"
 #include "core/kernels/KernelIsa.h"
 
 #include <array>
@@ -69,6 +71,34 @@ using QuantizeRowFn = void (*)(const float* x, std::uint8_t* dst, std::int64_t n
 
 enum class TypeKind : std::uint8_t { Float, Integer, Quantized };
 
+// The 8x8 interleaved layouts llama.cpp's CPU backend gives a weight in its extra buffer type
+// (ggml-cpu repack.cpp) on x86 with AVX2, when the weight is a matrix (mul_mat) or a stack of
+// experts (mul_mat_id) whose row count ne[1] is a multiple of 8.
+enum class RepackedLayout : std::uint8_t { None, Q4_0_8x8, Q4_K_8x8, IQ4_NL_8x8, MXFP4_8x8 };
+
+// How llama.cpp's CPU backend (80fb11a, its x86 haswell build) multiplies a weight of a type by
+// f32 activations (QuantizedDot.h, planProduct, chooses among the kernels for a product's shape).
+struct CpuProduct {
+    // ggml-cpu's vec_dot_type: the activations are first converted to it, F16 / BF16 rounded,
+    // Q8_0 / Q8_1 / Q8_K quantized. F32: kept as they are (f32 weights, and types llama.cpp's
+    // CPU backend cannot multiply, which the pass multiplies as f32).
+    GgmlTypeId activations = GgmlTypeId::F32;
+    // ggml_vec_dot_<type>_<activations> (GgmlDot.h): one output at a time, in its summation
+    // order. Set for every quantized type the CPU backend multiplies; the float types' products
+    // are float lanes (LaneProduct.h).
+    RowDotFn vecDot = nullptr;
+    // llamafile's tinyBLAS, which takes mul_mat of 2 tokens or more before vec_dot for a few
+    // legacy types (sgemm.cpp, tinyBLAS_Q0_AVX); null where it does not.
+    RowDotFn tinyBlas = nullptr;
+    // The repacked layout, and its gemv (a token alone) and gemm (four at a time) kernels.
+    RepackedLayout repacked = RepackedLayout::None;
+    RowDotFn repackedGemv = nullptr;
+    RowDotFn repackedGemm = nullptr;
+    // iqp.cpp's panel: mul_mat of 8 tokens or more (mul_mat_id: an expert's 8 or more) of a grid
+    // IQ type whose rows are a multiple of 8 and of 256 values; null for other types.
+    RowDotFn panel = nullptr;
+};
+
 struct TypeTraits {
     std::uint32_t id;          // typeIdValue() of a GgmlTypeId
     const char* name;          // ggml's name, e.g. "q4_K"
@@ -95,14 +125,16 @@ struct TypeTraits {
     // general.file_type (llama_ftype) of a file whose weights are all this type, the "_M" variant
     // for Q3_K, Q4_K and Q5_K; -1 when llama.cpp has none.
     std::int32_t llamaFileType = -1;
+    // llama.cpp's CPU product with a weight of this type.
+    CpuProduct cpu{};
 
     // ggml_quantize_requires_imatrix: made only with importance weights.
     bool requiresImportance() const { return quantizeWeighted && !quantize; }
     bool canQuantize() const { return quantize || quantizeWeighted; }
 
     double bitsPerWeight() const { return 8.0 * blockBytes / blockSize; }
-    GgmlTypeId typeId() const { return static_cast<GgmlTypeId>(id); }
-    bool is(GgmlTypeId other) const { return id == typeIdValue(other); }
+    constexpr GgmlTypeId typeId() const { return static_cast<GgmlTypeId>(id); }
+    constexpr bool is(GgmlTypeId other) const { return id == typeIdValue(other); }
 };
 
 // The instruction set of `type.dequantize`.

