@@ -1,5 +1,5 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
-// glm4-moe.cpp and openai-moe.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// glm4-moe.cpp, openai-moe.cpp and seed-oss.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -31,6 +31,8 @@ DecoderStyle styleOf(const std::string& arch)
         s.postAttentionNorm = true;
         s.sharedExpert = true;
     }
+    if (arch == "seed_oss")
+        s.postAttentionNorm = true;
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
         s.sinks = true;

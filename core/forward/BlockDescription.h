@@ -181,6 +181,7 @@ const BlockDescription& gptOssBlockDescription();
 const BlockDescription& deepseek2BlockDescription();
 const BlockDescription& glm4MoeBlockDescription();
 const BlockDescription& gemma4BlockDescription();
+const BlockDescription& seedOssBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);
