@@ -1,5 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
-// glm4-moe.cpp, openai-moe.cpp and seed-oss.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp and ernie4-5-moe.cpp
+// graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -12,7 +13,7 @@ struct DecoderStyle {
     bool scaledQuery = false;     // Phi-3: Q scaled before attention
     bool residualFirst = false;   // Phi-3 adds (residual, FFN) after the FFN where the others add (FFN, residual)
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
-    bool sharedExpert = false;    // GLM-4.5: routed + shared experts
+    bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5: routed + shared experts (when the file has them)
     bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
     FfnActivation dense = FfnActivation::Silu;
 };
@@ -33,6 +34,8 @@ DecoderStyle styleOf(const std::string& arch)
     }
     if (arch == "seed_oss")
         s.postAttentionNorm = true;
+    if (arch == "ernie4_5-moe")
+        s.sharedExpert = true;
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
         s.sinks = true;
@@ -87,7 +90,7 @@ void buildDecoderGraph(LlmGraph& m)
         const bool moe = m.weight(il, "ffn_gate_inp.weight") != kNoTensor && static_cast<std::int64_t>(il) >= m.hp.denseLeadingLayers;
         if (!moe) {
             cur = m.ffn(il, cur, "", style.dense);
-        } else if (style.sharedExpert) {
+        } else if (style.sharedExpert && m.weight(il, "ffn_up_shexp.weight") != kNoTensor) {
             const TensorId routed = m.moeFfn(il, cur);
             const TensorId shared = m.ffn(il, cur, "_shexp", FfnActivation::Silu);
             cur = g.sameAs(GraphOp::Add, routed, shared);

@@ -10,7 +10,8 @@ std::vector<const BlockDescription*> allDescriptions()
     return {&llamaBlockDescription(), &qwen2BlockDescription(), &qwen3BlockDescription(), &qwen3MoeBlockDescription(),
             &phi3BlockDescription(),  &qwen35BlockDescription(), &qwen35MoeBlockDescription(),
             &gptOssBlockDescription(), &deepseek2BlockDescription(), &gemma2BlockDescription(), &gemma3BlockDescription(),
-            &glm4MoeBlockDescription(), &gemma4BlockDescription(), &seedOssBlockDescription()};
+            &glm4MoeBlockDescription(), &gemma4BlockDescription(), &seedOssBlockDescription(),
+            &ernie45MoeBlockDescription()};
 }
 }  // namespace
 

@@ -57,6 +57,35 @@ enum class SharedExperts {
     None,       // no key is read; shared-expert tensors, if any, are feed_forward_length wide
     WidthKey,   // expert_shared_feed_forward_length; absent or 0: feed_forward_length (qwen35moe)
     FromCount,  // expert_shared_count (required) experts of the routed width (DeepSeek, GLM)
+    WidthKeyOrNone,     // expert_shared_feed_forward_length; absent or 0: no shared expert (ernie4_5-moe)
+    WidthKeyOrExperts,  // expert_shared_feed_forward_length; absent or 0: the routed width (hy_v3)
+    ExpertWidth,        // no key is read: one shared expert of the routed width (llama4)
+};
+
+// Which layers of an MoE model route (the others run the dense FFN).
+enum class ExpertLayers {
+    AfterLeadingDense,  // layer il >= leading_dense_block_count (0 when not read)
+    EveryStep,          // (il + 1) % interleave_moe_layer_step == 0, the step required (llama4)
+    // il >= leading_dense_block_count, interleave_moe_layer_step required: llama.cpp's graph routes
+    // only every step-th layer but its loader gives every one experts, so only 1 loads (ernie4_5-moe)
+    AfterLeadingDenseStepOne,
+    WithRouter,         // the layers whose file has ffn_gate_inp (hy_v3: its loader makes both optional)
+};
+
+// The MoE keys an architecture's load_arch_hparams reads beside the widths, one by one.
+struct RoutingKeys {
+    bool leadingDense = false;  // leading_dense_block_count
+    bool gating = false;        // expert_gating_func (absent or 0: the block's gating)
+    bool weightsScale = false;  // expert_weights_scale (absent: 0, no scale)
+    bool weightsNorm = false;   // expert_weights_norm (absent: the block's normalizeExpertWeights)
+};
+inline constexpr RoutingKeys kAllRoutingKeys{true, true, true, true};
+
+// The channel mixer's MoE part: which layers route, which keys it reads, and the options of
+// the architectures added since (the first MoE fields stay in BlockDescription).
+struct ExpertPart {
+    RoutingKeys keys{};
+    ExpertLayers layers = ExpertLayers::AfterLeadingDense;
 };
 
 // How final_logit_softcapping is read.
@@ -135,9 +164,6 @@ struct BlockDescription {
     ExpertGating gating = ExpertGating::Softmax;  // expert_gating_func absent or 0 (when read)
     ExpertWidth expertWidth = ExpertWidth::FeedForwardLength;
     SharedExperts sharedExperts = SharedExperts::None;
-    // leading_dense_block_count, expert_weights_scale, expert_weights_norm and expert_gating_func
-    // are read (DeepSeek, GLM); otherwise every layer routes, no scale, the block's norm and gating.
-    bool readsRoutingKeys = false;
     // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
     // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides
     // where it is read.
@@ -164,6 +190,8 @@ struct BlockDescription {
     // rms_norm(residual) / sqrt(n_embd) * ffn_gate_inp.scale; experts are one fused
     // ffn_gate_up_exps and their outputs are multiplied by ffn_down_exps.scale.
     bool expertsBesideDense = false;
+
+    ExpertPart experts{};
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
@@ -182,6 +210,7 @@ const BlockDescription& deepseek2BlockDescription();
 const BlockDescription& glm4MoeBlockDescription();
 const BlockDescription& gemma4BlockDescription();
 const BlockDescription& seedOssBlockDescription();
+const BlockDescription& ernie45MoeBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

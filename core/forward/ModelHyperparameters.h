@@ -79,6 +79,7 @@ struct ModelHyperparameters {
     std::int64_t mlaKeyLength = 0;    // key_length_mla: no-rope + rope part of a head
     std::int64_t mlaValueLength = 0;  // value_length_mla
     std::int64_t leadingDenseLayers = 0;  // leading_dense_block_count: dense FFN before the MoE layers
+    std::vector<char> expertLayers;       // [layerCount] which layers route, when not leadingDenseLayers alone
     std::int64_t expertCount = 0;    // 0 for a dense model
     std::int64_t expertUsedCount = 0;
     std::int64_t expertFeedForwardLength = 0;  // expert_feed_forward_length, default feedForwardLength
@@ -104,7 +105,12 @@ struct ModelHyperparameters {
     }
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
-    bool isExpertLayer(std::int64_t layer) const { return expertCount > 0 && layer >= leadingDenseLayers; }
+    bool isExpertLayer(std::int64_t layer) const
+    {
+        if (!expertLayers.empty())
+            return expertLayers[static_cast<std::size_t>(layer)] != 0;
+        return expertCount > 0 && layer >= leadingDenseLayers;
+    }
     bool isRecurrentLayer(std::int64_t layer) const
     {
         if (!recurrentLayers.empty())
