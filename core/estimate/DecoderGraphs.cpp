@@ -1,6 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
-// glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp and ernie4-5-moe.cpp
-// graphs. They share one block (norm, Q/K/V, rope, attention,
+// glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp and
+// hy-v3.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -9,11 +9,11 @@ namespace gguf {
 
 namespace {
 struct DecoderStyle {
-    bool qkNorm = false;          // Qwen3: RMS norm of Q and K per head (GLM-4.5: when present)
+    bool qkNorm = false;          // Qwen3, HY V3: RMS norm of Q and K per head (GLM-4.5: when present)
     bool scaledQuery = false;     // Phi-3: Q scaled before attention
     bool residualFirst = false;   // Phi-3 adds (residual, FFN) after the FFN where the others add (FFN, residual)
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
-    bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5: routed + shared experts (when the file has them)
+    bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5, HY V3: routed + shared experts (when the file has them)
     bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
     FfnActivation dense = FfnActivation::Silu;
 };
@@ -36,6 +36,10 @@ DecoderStyle styleOf(const std::string& arch)
         s.postAttentionNorm = true;
     if (arch == "ernie4_5-moe")
         s.sharedExpert = true;
+    if (arch == "hy_v3") {
+        s.qkNorm = true;
+        s.sharedExpert = true;
+    }
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
         s.sinks = true;

@@ -198,6 +198,12 @@ Result<EstimateShape> readEstimateShape(const Model& model)
     for (std::size_t il = n - std::min<std::uint64_t>(shared, n); il < n; ++il)
         shape.layers[il].ownsCache = false;
 
+    // The NextN blocks after the trunk keep no cache in a decoding context of these architectures
+    // (llama_model::create_memory filters them out; glm4moe and deepseek2 keep theirs).
+    if (isOneOf(arch, {"hy_v3", "step35", "mimo2", "glm-dsa", "deepseek32"}))
+        for (std::size_t il = n - std::min<std::uint64_t>(scalar(r, "nextn_predict_layers", 0), n); il < n; ++il)
+            shape.layers[il].ownsCache = false;
+
     // MLA (llama_hparams::is_mla): the file declares the absorbed head sizes; K holds the latent
     // and the rope part, and V is a view of K, so nothing is allocated for V.
     shape.mla = scalar(r, "attention.key_length_mla", 0) != 0 && scalar(r, "attention.value_length_mla", 0) != 0;

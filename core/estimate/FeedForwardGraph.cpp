@@ -59,7 +59,10 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, TensorId logits)
     else if (hp.gating == ExpertGating::Sigmoid)
         probs = g.sameAs(GraphOp::Unary, logits);
     TensorId selection = probs;
-    if (const TensorId bias = weight(il, "exp_probs_b.bias"); bias != kNoTensor)
+    TensorId choiceBias = weight(il, "exp_probs_b.bias");
+    if (choiceBias == kNoTensor)
+        choiceBias = weight(il, "exp_probs_b");  // hy_v3's name
+    if (const TensorId bias = choiceBias; bias != kNoTensor)
         selection = g.sameAs(GraphOp::Add, probs, bias);
 
     if (hp.expertGroups > 1) {

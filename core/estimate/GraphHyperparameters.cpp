@@ -58,7 +58,7 @@ GraphHyperparameters readGraphHyperparameters(const Model& model, const Estimate
     const std::int64_t gating = number(model, p + "expert_gating_func", 0, 8);
     if (arch == "gpt-oss")
         hp.gating = ExpertGating::SoftmaxWeight;
-    else if (gating == 2 || (gating == 0 && arch == "glm4moe"))
+    else if (gating == 2 || (gating == 0 && (arch == "glm4moe" || arch == "hy_v3")))
         hp.gating = ExpertGating::Sigmoid;
     else if (gating == 3)
         hp.gating = ExpertGating::SoftmaxWeight;

@@ -11,7 +11,7 @@ std::vector<const BlockDescription*> allDescriptions()
             &phi3BlockDescription(),  &qwen35BlockDescription(), &qwen35MoeBlockDescription(),
             &gptOssBlockDescription(), &deepseek2BlockDescription(), &gemma2BlockDescription(), &gemma3BlockDescription(),
             &glm4MoeBlockDescription(), &gemma4BlockDescription(), &seedOssBlockDescription(),
-            &ernie45MoeBlockDescription()};
+            &ernie45MoeBlockDescription(), &hyV3BlockDescription()};
 }
 }  // namespace
 

@@ -86,6 +86,8 @@ inline constexpr RoutingKeys kAllRoutingKeys{true, true, true, true};
 struct ExpertPart {
     RoutingKeys keys{};
     ExpertLayers layers = ExpertLayers::AfterLeadingDense;
+    // The choice bias is blk.N.exp_probs_b, without the usual ".bias" (hy_v3 names it so).
+    bool bareSelectionBias = false;
 };
 
 // How final_logit_softcapping is read.
@@ -211,6 +213,7 @@ const BlockDescription& glm4MoeBlockDescription();
 const BlockDescription& gemma4BlockDescription();
 const BlockDescription& seedOssBlockDescription();
 const BlockDescription& ernie45MoeBlockDescription();
+const BlockDescription& hyV3BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

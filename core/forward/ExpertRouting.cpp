@@ -48,7 +48,9 @@ Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>&
     auto routerBias = c.layerBias(layer, "ffn_gate_inp", experts);
     if (!routerBias)
         return routerBias.error();
-    auto choiceBias = c.loader.load(layerTensorName(layer, "exp_probs_b", "bias"), {experts, 1, 1}, false);
+    const std::string choiceBiasName = h.block->experts.bareSelectionBias ? "blk." + std::to_string(layer) + ".exp_probs_b"
+                                                                           : layerTensorName(layer, "exp_probs_b", "bias");
+    auto choiceBias = c.loader.load(choiceBiasName, {experts, 1, 1}, false);
     if (!choiceBias)
         return choiceBias.error();
     c.noteHeld(router->heldBytes());
