@@ -183,6 +183,7 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     if (!r.ok())
         return r.error();
     h.layerCount = allLayers - nextn;
+    h.nextnLayers = nextn;
     if (Status nextnBlocks = checkNextNBlocks(r, model, h, nextn); !nextnBlocks)
         return nextnBlocks.error();
     // Per-layer head counts and FFN widths (gemma4) are read for every stored block; the first

@@ -35,6 +35,7 @@ struct ModelHyperparameters {
     std::int64_t embeddingLength = 0;
     std::int64_t contextLength = 0;   // context_length (llama.cpp's n_ctx_train)
     std::int64_t layerCount = 0;
+    std::int64_t nextnLayers = 0;     // NextN blocks stored after the trunk (nextn_predict_layers), not run
     std::int64_t feedForwardLength = 0;
     std::int64_t headCount = 0;
     std::int64_t headCountKv = 0;
