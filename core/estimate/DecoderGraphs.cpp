@@ -1,6 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
-// glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp and
-// hy-v3.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp,
+// hy-v3.cpp and minimax-m2.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -15,6 +15,7 @@ struct DecoderStyle {
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
     bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5, HY V3: routed + shared experts (when the file has them)
     bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
+    bool normsBeforeRopes = false;  // MiniMax-M2: Q and K normed (over all heads) before either is roped
     FfnActivation dense = FfnActivation::Silu;
 };
 
@@ -39,6 +40,10 @@ DecoderStyle styleOf(const std::string& arch)
     if (arch == "hy_v3") {
         s.qkNorm = true;
         s.sharedExpert = true;
+    }
+    if (arch == "minimax-m2") {
+        s.qkNorm = true;
+        s.normsBeforeRopes = true;
     }
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
@@ -74,12 +79,18 @@ void buildDecoderGraph(LlmGraph& m)
         TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"), m.weight(il, "attn_norm.bias"));
         QkvProjection p = m.qkv(il, cur, static_cast<std::int64_t>(layer.keyLength), static_cast<std::int64_t>(layer.heads),
                                 static_cast<std::int64_t>(layer.kvHeads));
-        if (style.qkNorm && m.weight(il, "attn_q_norm.weight") != kNoTensor)
-            p.q = m.norm(p.q, m.weight(il, "attn_q_norm.weight"));
-        p.q = rope(m, p.q, positions, factors);
-        if (style.qkNorm && m.weight(il, "attn_k_norm.weight") != kNoTensor)
-            p.k = m.norm(p.k, m.weight(il, "attn_k_norm.weight"));
-        p.k = rope(m, p.k, positions, factors);
+        const auto normed = [&](TensorId x, const char* name) {
+            return style.qkNorm && m.weight(il, name) != kNoTensor ? m.norm(x, m.weight(il, name)) : x;
+        };
+        if (style.normsBeforeRopes) {
+            p.q = normed(p.q, "attn_q_norm.weight");
+            p.k = normed(p.k, "attn_k_norm.weight");
+            p.q = rope(m, p.q, positions, factors);
+            p.k = rope(m, p.k, positions, factors);
+        } else {
+            p.q = rope(m, normed(p.q, "attn_q_norm.weight"), positions, factors);
+            p.k = rope(m, normed(p.k, "attn_k_norm.weight"), positions, factors);
+        }
         if (style.scaledQuery)
             p.q = g.sameAs(GraphOp::Scale, p.q);
         cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,

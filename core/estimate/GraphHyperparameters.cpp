@@ -64,7 +64,7 @@ GraphHyperparameters readGraphHyperparameters(const Model& model, const Estimate
         hp.gating = ExpertGating::SoftmaxWeight;
     const auto normalize = model.findMetadata(p + "expert_weights_norm");
     const bool alwaysNormalized = arch == "llama" || arch == "qwen3moe" || arch == "qwen35moe" || arch == "phi3" || arch == "gemma4"
-                                  || arch == "ernie4_5-moe";
+                                  || arch == "ernie4_5-moe" || arch == "minimax-m2";
     hp.normalizeExpertWeights = alwaysNormalized || (normalize && normalize->value.toBool().value_or(false));
     const double scale = real(model, p + "expert_weights_scale").value_or(0.0);
     hp.scaleExpertWeights = arch != "gemma4" && scale != 0.0 && scale != 1.0;

@@ -11,7 +11,8 @@ std::vector<const BlockDescription*> allDescriptions()
             &phi3BlockDescription(),  &qwen35BlockDescription(), &qwen35MoeBlockDescription(),
             &gptOssBlockDescription(), &deepseek2BlockDescription(), &gemma2BlockDescription(), &gemma3BlockDescription(),
             &glm4MoeBlockDescription(), &gemma4BlockDescription(), &seedOssBlockDescription(),
-            &ernie45MoeBlockDescription(), &hyV3BlockDescription()};
+            &ernie45MoeBlockDescription(), &hyV3BlockDescription(),
+            &minimaxM2BlockDescription()};
 }
 }  // namespace
 

@@ -127,6 +127,18 @@ Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::int6
     return Ok{};
 }
 
+// One RMS norm over the whole q or k projection of a token, weighted by attn_q_norm /
+// attn_k_norm [width] (required).
+Status normAcrossHeads(PassContext& c, std::int64_t layer, const char* name, std::int64_t width, std::vector<float>& x)
+{
+    auto norm = c.layerWeight(layer, name, {width, 1, 1});
+    if (!norm)
+        return norm.error();
+    rmsNormRows(x.data(), static_cast<std::int64_t>(x.size()) / width, width, norm->view(), c.h.rmsEpsilon, x.data());
+    c.recycle({&norm});
+    return Ok{};
+}
+
 }  // namespace
 
 Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& out)
@@ -138,6 +150,12 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     std::vector<float> q, k, v, gate;
     if (Status done = projectQkv(c, layer, normed, from, q, k, v, gate); !done)
         return done;
+    if (block.attention.qkNormAcrossHeads) {
+        if (Status done = normAcrossHeads(c, layer, "attn_q_norm", shape.headCount * shape.keyLength, q); !done)
+            return done;
+        if (Status done = normAcrossHeads(c, layer, "attn_k_norm", shape.headCountKv * shape.keyLength, k); !done)
+            return done;
+    }
     if (block.allowsQkNorm) {
         if (Status done = normHeads(c, layer, "attn_q_norm", shape.keyLength, q); !done)
             return done;

@@ -50,6 +50,9 @@ enum class ExpertWidth {
     KeyOrPerUsed,       // optional; absent or 0: feed_forward_length / expert_used_count (Qwen MoE)
     Key,                // optional; absent: 0, which no expert tensor fits (gemma4)
     KeyRequired,        // required (gpt-oss, DeepSeek, GLM)
+    // required, but the experts are feed_forward_length wide (minimax-m2 reads the key and sizes
+    // its expert tensors by n_ff; the converter writes the same value to both)
+    KeyRequiredFeedForwardLength,
 };
 
 // How the shared experts' width is read.
@@ -76,10 +79,19 @@ enum class ExpertLayers {
 struct RoutingKeys {
     bool leadingDense = false;  // leading_dense_block_count
     bool gating = false;        // expert_gating_func (absent or 0: the block's gating)
+    bool gatingRequired = false;  // expert_gating_func must say (llama.cpp has no default: minimax-m2)
     bool weightsScale = false;  // expert_weights_scale (absent: 0, no scale)
     bool weightsNorm = false;   // expert_weights_norm (absent: the block's normalizeExpertWeights)
 };
-inline constexpr RoutingKeys kAllRoutingKeys{true, true, true, true};
+inline constexpr RoutingKeys kAllRoutingKeys{.leadingDense = true, .gating = true, .weightsScale = true, .weightsNorm = true};
+
+// The token mixer's attention options of the architectures added since the first ones (the
+// older attention fields stay in BlockDescription).
+struct AttentionPart {
+    // attn_q_norm / attn_k_norm span the whole projection (n_head x head size): one RMS norm over
+    // all heads of a token, before the heads are split and roped (minimax-m2); required.
+    bool qkNormAcrossHeads = false;
+};
 
 // The channel mixer's MoE part: which layers route, which keys it reads, and the options of
 // the architectures added since (the first MoE fields stay in BlockDescription).
@@ -194,6 +206,7 @@ struct BlockDescription {
     bool expertsBesideDense = false;
 
     ExpertPart experts{};
+    AttentionPart attention{};
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
@@ -214,6 +227,7 @@ const BlockDescription& gemma4BlockDescription();
 const BlockDescription& seedOssBlockDescription();
 const BlockDescription& ernie45MoeBlockDescription();
 const BlockDescription& hyV3BlockDescription();
+const BlockDescription& minimaxM2BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

@@ -60,6 +60,8 @@ void readRoutingKeys(HyperparameterReader& r, const Model& model, std::int64_t a
         h.expertGating = ExpertGating::Sigmoid;
     else if (gating == 3)
         h.expertGating = ExpertGating::SoftmaxSelected;
+    else if (gating == 0 && keys.gatingRequired)
+        r.refuse("expert_gating_func", "llama.cpp has no default router for " + h.architecture + " (it aborts without one)");
     else if (gating != 0)
         r.refuse("expert_gating_func", "the forward pass runs 1 (softmax), 2 (sigmoid) and 3 (softmax of the selected)");
 }
@@ -124,6 +126,10 @@ void readExpertKeys(HyperparameterReader& r, const Model& model, std::int64_t al
         break;
     case ExpertWidth::KeyRequired:
         h.expertFeedForwardLength = oneForAllLayers(r, "expert_feed_forward_length", allLayers, std::nullopt, 0);
+        break;
+    case ExpertWidth::KeyRequiredFeedForwardLength:
+        oneForAllLayers(r, "expert_feed_forward_length", allLayers, std::nullopt, 0);
+        h.expertFeedForwardLength = h.feedForwardLength;
         break;
     }
     switch (block.sharedExperts) {

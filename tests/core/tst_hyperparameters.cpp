@@ -301,6 +301,11 @@ private slots:
                                                       << "gemma4.embedding_length_per_layer_input has type f32 (16)";
         QTest::newRow("final softcap NaN") << "gemma2" << "gemma2.final_logit_softcapping" << "nan" << "f32"
                                            << "gemma2.final_logit_softcapping has type f32 (nan)";
+        // minimax-m2 has no default router (build_moe_ffn aborts without one).
+        QTest::newRow("minimax-m2 without a router") << "minimax-m2" << "minimax-m2.expert_gating_func" << "" << "delete"
+                                                     << "minimax-m2.expert_gating_func: llama.cpp has no default router";
+        QTest::newRow("ernie4_5-moe every other layer routed") << "ernie4_5-moe" << "ernie4_5-moe.interleave_moe_layer_step" << "2" << "u32"
+                                                               << "ernie4_5-moe.interleave_moe_layer_step";
         // get_key<uint32_t> takes a u32 only.
         QTest::newRow("heads as i32") << "qwen3" << "qwen3.attention.head_count" << "4" << "i32" << "qwen3.attention.head_count has type i32";
         QTest::newRow("heads as u64") << "qwen3" << "qwen3.attention.head_count" << "4" << "u64" << "qwen3.attention.head_count has type u64";
