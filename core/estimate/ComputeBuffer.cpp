@@ -16,7 +16,7 @@ GraphBuilder graphBuilderFor(std::string_view architecture)
         {"gemma4", buildGemmaGraph},    {"deepseek2", buildDeepSeekGraph}, {"qwen35", buildQwen35Graph},
         {"qwen35moe", buildQwen35Graph}, {"seed_oss", buildDecoderGraph},
         {"ernie4_5-moe", buildDecoderGraph}, {"hy_v3", buildDecoderGraph},
-        {"minimax-m2", buildDecoderGraph},
+        {"minimax-m2", buildDecoderGraph}, {"mistral3", buildDecoderGraph},
     };
     const auto it = std::find_if(std::begin(kBuilders), std::end(kBuilders), [&](const auto& row) { return row.first == architecture; });
     return it == std::end(kBuilders) ? nullptr : it->second;

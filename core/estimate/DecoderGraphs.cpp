@@ -1,6 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
 // glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp,
-// hy-v3.cpp and minimax-m2.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// hy-v3.cpp, minimax-m2.cpp and mistral3.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -64,6 +64,8 @@ void buildDecoderGraph(LlmGraph& m)
     const DecoderStyle style = styleOf(m.shape.architecture);
     TensorId inpL = m.inputEmbedding();
     const TensorId positions = m.inputPositions();
+    // Mistral 3's attention temperature: one factor per token, multiplied into Q after its rope.
+    const TensorId temperature = m.hp.attentionTemperature ? g.input(GgmlTypeId::F32, {1, 1, m.tokens}) : kNoTensor;
     const AttentionInputs attention = m.attentionInputs(m.shape.hasSlidingLayers() ? CacheKind::SlidingKeysAndValues : CacheKind::KeysAndValues);
     const TensorId outputIds = m.inputOutputIds();
     // Llama 3's rope_freqs, Phi-3's long or short factors: a weight either way, which one does not
@@ -91,6 +93,8 @@ void buildDecoderGraph(LlmGraph& m)
             p.q = rope(m, normed(p.q, "attn_q_norm.weight"), positions, factors);
             p.k = rope(m, normed(p.k, "attn_k_norm.weight"), positions, factors);
         }
+        if (temperature != kNoTensor)
+            p.q = g.sameAs(GraphOp::Mul, p.q, temperature);
         if (style.scaledQuery)
             p.q = g.sameAs(GraphOp::Scale, p.q);
         cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,

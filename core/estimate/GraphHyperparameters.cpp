@@ -71,7 +71,7 @@ GraphHyperparameters readGraphHyperparameters(const Model& model, const Estimate
 
     hp.attentionSoftcap = arch == "gemma2";
     hp.finalSoftcap = arch == "gemma2" || real(model, p + "final_logit_softcapping").value_or(0.0) != 0.0;
-    hp.attentionTemperature = arch == "deepseek2" && real(model, p + "attention.temperature_scale").value_or(0.0) != 0.0;
+    hp.attentionTemperature = (arch == "deepseek2" || arch == "mistral3") && real(model, p + "attention.temperature_scale").value_or(0.0) != 0.0;
 
     const MetadataEntry* sections = model.findMetadata(p + "rope.dimension_sections");
     const bool multiSection = sections && sections->value.isArray() && sections->value.arrayLength() >= 2

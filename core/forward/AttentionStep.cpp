@@ -127,6 +127,20 @@ Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::int6
     return Ok{};
 }
 
+// llm_graph_input_attn_temp: each position's factor computed as llama.cpp does (the division in
+// float, the logarithm in double, stored as float), then q * factor (ggml_mul).
+void applyAttentionTemperature(const ModelHyperparameters& h, std::int64_t tokens, std::int64_t width, std::vector<float>& q)
+{
+    for (std::int64_t t = 0; t < tokens; ++t) {
+        const float scaled = (static_cast<float>(t) + h.attentionTemperatureOffset) / static_cast<float>(h.attentionTemperatureFloor);
+        const auto factor = static_cast<float>(std::log(static_cast<double>(std::floor(scaled)) + 1.0)
+                                                   * static_cast<double>(h.attentionTemperatureScale)
+                                               + 1.0);
+        for (std::int64_t i = 0; i < width; ++i)
+            q[static_cast<std::size_t>(t * width + i)] *= factor;
+    }
+}
+
 // One RMS norm over the whole q or k projection of a token, weighted by attn_q_norm /
 // attn_k_norm [width] (required).
 Status normAcrossHeads(PassContext& c, std::int64_t layer, const char* name, std::int64_t width, std::vector<float>& x)
@@ -183,6 +197,8 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                               h.ropeYarn, h.ropeAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
                               c.options.emulatesLlamaCpp()};
     applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
+    if (h.attentionTemperatureScale != 0.0f)
+        applyAttentionTemperature(h, c.tokens, shape.headCount * shape.keyLength, q);
     if (ownKv)
         applyRope(k.data(), c.tokens, shape.headCountKv, shape.keyLength, rope);
     c.recycle({&freqs});

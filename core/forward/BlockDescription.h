@@ -87,10 +87,32 @@ inline constexpr RoutingKeys kAllRoutingKeys{.leadingDense = true, .gating = tru
 
 // The token mixer's attention options of the architectures added since the first ones (the
 // older attention fields stay in BlockDescription).
+// Llama-4-style attention temperature: q (after rope) times 1 + scale * ln(floor((pos + offset) /
+// floor_length) + 1) per position (llama_graph's llm_graph_input_attn_temp).
+enum class AttentionTemperature {
+    None,
+    // attention.temperature_scale (0 = off); floor_length = the original context (rope.scaling.
+    // original_context_length, else context_length), offset 0 (mistral3)
+    FromKey,
+};
+
 struct AttentionPart {
     // attn_q_norm / attn_k_norm span the whole projection (n_head x head size): one RMS norm over
     // all heads of a token, before the heads are split and roped (minimax-m2); required.
     bool qkNormAcrossHeads = false;
+    AttentionTemperature temperature = AttentionTemperature::None;
+};
+
+// Rope keys some architectures' load_arch_hparams read beside the common ones.
+struct RopePart {
+    // rope.scaling.yarn_beta_fast / _slow and yarn_log_multiplier (as stored: the mscale_all_dim of
+    // llama_context's YaRN factor; mistral3)
+    bool readsYarnKeys = false;
+};
+
+// The dense FFN's options of the architectures added since the first ones.
+struct DenseFeedForwardPart {
+    bool allowsBiases = false;  // optional ffn_gate / ffn_up / ffn_down biases (mistral3)
 };
 
 // The channel mixer's MoE part: which layers route, which keys it reads, and the options of
@@ -207,6 +229,8 @@ struct BlockDescription {
 
     ExpertPart experts{};
     AttentionPart attention{};
+    RopePart ropeKeys{};
+    DenseFeedForwardPart denseFeedForward{};
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
@@ -228,6 +252,7 @@ const BlockDescription& seedOssBlockDescription();
 const BlockDescription& ernie45MoeBlockDescription();
 const BlockDescription& hyV3BlockDescription();
 const BlockDescription& minimaxM2BlockDescription();
+const BlockDescription& mistral3BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

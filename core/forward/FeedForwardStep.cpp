@@ -44,22 +44,31 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
     std::vector<float> g, u;
+    // Optional biases where the block has them (build_ffn's up_b, gate_b, down_b).
+    const bool biases = h.block->denseFeedForward.allowsBiases;
+    const auto bias = [&](const char* name, std::int64_t length) {
+        return biases ? c.layerBias(layer, name, length) : Result<WeightMatrix>(WeightMatrix{});
+    };
     auto gate = c.layerWeight(layer, names.gate, {width, ff, 1});
     auto up = c.layerWeight(layer, names.up, {width, ff, 1});
-    for (const Result<WeightMatrix>* w : {&gate, &up})
+    auto gateBias = bias(names.gate, ff);
+    auto upBias = bias(names.up, ff);
+    for (const Result<WeightMatrix>* w : {&gate, &up, &gateBias, &upBias})
         if (!*w)
             return w->error();
     c.noteHeld(gate->heldBytes() + up->heldBytes());
-    c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
-    c.project(normed, c.tokens, *up, WeightMatrix{}, u);
-    c.recycle({&gate, &up});
+    c.project(normed, c.tokens, *gate, *gateBias, g);
+    c.project(normed, c.tokens, *up, *upBias, u);
+    c.recycle({&gate, &up, &gateBias, &upBias});
     auto down = c.layerWeight(layer, names.down, {ff, width, 1});
-    if (!down)
-        return down.error();
+    auto downBias = bias(names.down, width);
+    for (const Result<WeightMatrix>* w : {&down, &downBias})
+        if (!*w)
+            return w->error();
     c.noteHeld(down->heldBytes());
     applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
-    c.project(g, c.tokens, *down, WeightMatrix{}, out);
-    c.recycle({&down});
+    c.project(g, c.tokens, *down, *downBias, out);
+    c.recycle({&down, &downBias});
     return Ok{};
 }
 

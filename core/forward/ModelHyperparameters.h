@@ -57,6 +57,11 @@ struct ModelHyperparameters {
     float rmsEpsilon = 1e-5f;
     float attentionScale = 0.0f;     // the scores' scale when the block sets one; 0 = 1/sqrt(key length)
     float attentionSoftcap = 0.0f;   // attn_logit_softcapping when the block applies one; 0 = none
+    // Attention temperature (BlockDescription::attention.temperature): q after rope times
+    // 1 + scale * ln(floor((pos + offset) / floor) + 1); scale 0 = none.
+    float attentionTemperatureScale = 0.0f;
+    float attentionTemperatureOffset = 0.0f;
+    std::int64_t attentionTemperatureFloor = 0;
     float finalSoftcap = 0.0f;       // final_logit_softcapping; 0 = none
     // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1
     // (every layer when the pattern is 0), or as slidingLayers says.

@@ -259,7 +259,8 @@ private slots:
         QTest::addColumn<double>("allPositions");
         QTest::addColumn<double>("firstPositions");
         int rows = 0;
-        for (const QString& name : {QStringLiteral("sensitivity.txt"), QStringLiteral("sensitivity-more.txt")}) {
+        for (const QString& name : {QStringLiteral("sensitivity.txt"), QStringLiteral("sensitivity-more.txt"), QStringLiteral("sensitivity-v4.txt"),
+                                    QStringLiteral("sensitivity-v4b.txt")}) {
             const QStringList lines = QString::fromUtf8(readWholeFile(archDir() + QLatin1Char('/') + name)).split(QLatin1Char('\n'));
             for (const QString& line : lines) {
                 const QStringList columns = line.split(QStringLiteral(" | "));

@@ -109,7 +109,7 @@ std::optional<gguf::Result<gguf::EstimateShape>> estimateEdited(const QString& f
 // (keysLlamaCppIgnoresChangeNothing checks them instead).
 bool keyLlamaCppIgnores(std::string_view key)
 {
-    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count"};
+    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count", "mistral3.vocab_size"};
     return ignored.find(key) != ignored.end();
 }
 
@@ -260,6 +260,7 @@ private slots:
         QTest::newRow("qwen3moe leading dense layers") << "qwen3moe" << "qwen3moe.leading_dense_block_count" << "1" << "u32";
         QTest::newRow("qwen2 final softcap") << "qwen2" << "qwen2.final_logit_softcapping" << "2" << "f32";
         QTest::newRow("phi3 sliding window (disabled)") << "phi3" << "phi3.attention.sliding_window" << "4" << "u32";
+        QTest::newRow("mistral3 vocab size") << "mistral3" << "mistral3.vocab_size" << "7" << "str";
         QTest::newRow("ernie4_5-moe shared count") << "ernie4_5-moe" << "ernie4_5-moe.expert_shared_count" << "7" << "str";
         QTest::newRow("deepseek2 shared width key") << "deepseek2" << "deepseek2.expert_shared_feed_forward_length" << "64" << "u32";
         // get_key_or_arr: an array of the same value for every layer is the same network.
