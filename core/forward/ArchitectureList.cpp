@@ -12,7 +12,8 @@ std::vector<const BlockDescription*> allDescriptions()
             &gptOssBlockDescription(), &deepseek2BlockDescription(), &gemma2BlockDescription(), &gemma3BlockDescription(),
             &glm4MoeBlockDescription(), &gemma4BlockDescription(), &seedOssBlockDescription(),
             &ernie45MoeBlockDescription(), &hyV3BlockDescription(),
-            &minimaxM2BlockDescription(), &mistral3BlockDescription()};
+            &minimaxM2BlockDescription(), &mistral3BlockDescription(),
+            &llama4BlockDescription()};
 }
 }  // namespace
 

@@ -180,6 +180,8 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     if (block.valueNorm && ownKv)
         rmsNormRows(v.data(), static_cast<std::int64_t>(v.size()) / shape.valueLength, shape.valueLength, {}, h.rmsEpsilon, v.data());
     const bool sliding = shape.sliding;
+    const unsigned noRopeStep = block.attention.noRopeLayerStep;
+    const bool roped = noRopeStep == 0 || (layer + 1) % noRopeStep != 0;
     const bool useFreqs = !(block.ropeFreqsOnGlobalOnly && sliding);
     // One factor per rotated pair; ggml_rope_ext reads the first n_rot / 2 of a longer tensor
     // (gemma4's is sized by the full layers' head).
@@ -196,11 +198,20 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                               sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, factors, h.ropeSections,
                               h.ropeYarn, h.ropeAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
                               c.options.emulatesLlamaCpp()};
-    applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
-    if (h.attentionTemperatureScale != 0.0f)
+    if (roped) {
+        applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
+        if (ownKv)
+            applyRope(k.data(), c.tokens, shape.headCountKv, shape.keyLength, rope);
+    }
+    const bool temperature = block.attention.temperature == AttentionTemperature::OnLayersWithoutRope ? !roped
+                                                                                                       : h.attentionTemperatureScale != 0.0f;
+    if (temperature)
         applyAttentionTemperature(h, c.tokens, shape.headCount * shape.keyLength, q);
-    if (ownKv)
-        applyRope(k.data(), c.tokens, shape.headCountKv, shape.keyLength, rope);
+    if (roped && block.attention.normAfterRopeUnless128Experts && h.expertCount != 128) {
+        rmsNormRows(q.data(), static_cast<std::int64_t>(q.size()) / shape.keyLength, shape.keyLength, {}, h.rmsEpsilon, q.data());
+        if (ownKv)
+            rmsNormRows(k.data(), static_cast<std::int64_t>(k.size()) / shape.keyLength, shape.keyLength, {}, h.rmsEpsilon, k.data());
+    }
     c.recycle({&freqs});
     // Shared KV: keep what a later layer reads; a sharing layer takes its source's.
     if (ownKv && h.kvReadLater(layer)) {
@@ -234,6 +245,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                        scale,                  h.attentionSoftcap,
                        sliding ? h.slidingWindow : 0, sinks->view(),
                        c.options.emulatesLlamaCpp(), c.options.executor};
+    spec.chunked = h.slidingChunked;
     spec.cache = c.options.effectiveKvCache();
     spec.ubatch = std::max<std::int64_t>(1, c.options.ubatchQueries);
     if (const std::string problem = kvCacheProblem(spec.cache, shape.keyLength, shape.valueLength); !problem.empty())

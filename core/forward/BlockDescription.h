@@ -42,6 +42,10 @@ enum class SlidingWindows {
     Always,         // a window (defaultSlidingWindow when absent; required when that is 0) and a period
     WhenWindowKey,  // only when the file has a window above 0 (gemma3); then a period
     PerLayerFlags,  // window required, sliding_window_pattern required: one flag per layer (gemma4)
+    // llama4: chunks of defaultSlidingWindow (hard-coded; the key only must not be 0, which
+    // llama.cpp cannot run), layer il chunked when il % pattern < pattern - 1 (default pattern
+    // defaultSlidingPattern), the chunked layers' rope base rope.freq_base_swa else the global one
+    Chunked,
 };
 
 // How the routed experts' width (expert_feed_forward_length) is read.
@@ -94,6 +98,8 @@ enum class AttentionTemperature {
     // attention.temperature_scale (0 = off); floor_length = the original context (rope.scaling.
     // original_context_length, else context_length), offset 0 (mistral3)
     FromKey,
+    // llama4: floor 8192, scale 0.1, offset 1, hard-coded, on the layers without rope only
+    OnLayersWithoutRope,
 };
 
 struct AttentionPart {
@@ -101,6 +107,11 @@ struct AttentionPart {
     // all heads of a token, before the heads are split and roped (minimax-m2); required.
     bool qkNormAcrossHeads = false;
     AttentionTemperature temperature = AttentionTemperature::None;
+    // Layers with (il + 1) % step == 0 get no rope (llama4's hard-coded n_no_rope_layer_step 4); 0: none.
+    unsigned noRopeLayerStep = 0;
+    // The roped layers' q and k then get a weightless RMS norm per head (llama4's L2 norm, eps =
+    // the RMS epsilon), unless the model has 128 experts (llama4 17B-128E: use_kq_norm false).
+    bool normAfterRopeUnless128Experts = false;
 };
 
 // Rope keys some architectures' load_arch_hparams read beside the common ones.
@@ -122,6 +133,9 @@ struct ExpertPart {
     ExpertLayers layers = ExpertLayers::AfterLeadingDense;
     // The choice bias is blk.N.exp_probs_b, without the usual ".bias" (hy_v3 names it so).
     bool bareSelectionBias = false;
+    // llama4: top-k chosen on the router logits, and each chosen expert's weight (its gating's
+    // probability) multiplies the expert's input, not its output.
+    bool weightsOnInput = false;
 };
 
 // How final_logit_softcapping is read.
@@ -253,6 +267,7 @@ const BlockDescription& ernie45MoeBlockDescription();
 const BlockDescription& hyV3BlockDescription();
 const BlockDescription& minimaxM2BlockDescription();
 const BlockDescription& mistral3BlockDescription();
+const BlockDescription& llama4BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

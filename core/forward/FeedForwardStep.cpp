@@ -203,6 +203,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
     const std::int64_t ff = h.expertFeedForwardLength;
     const std::int64_t experts = h.expertCount;
     const std::int64_t used = h.expertUsedCount;
+    const bool weightsOnInput = h.block->experts.weightsOnInput;
 
     const std::string gateUpName = layerTensorName(layer, "ffn_gate_up_exps");
     const bool fused = c.loader.model().findTensor(gateUpName) != nullptr;
@@ -260,8 +261,11 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         const auto n = static_cast<std::int64_t>(expert.slots.size());
         std::vector<float> x(static_cast<std::size_t>(n * width));
         for (std::int64_t r = 0; r < n; ++r) {
-            const std::int64_t t = expert.slots[static_cast<std::size_t>(r)] / used;
-            std::copy_n(input.begin() + t * width, width, x.begin() + r * width);
+            const std::int64_t slot = expert.slots[static_cast<std::size_t>(r)];
+            std::copy_n(input.begin() + slot / used * width, width, x.begin() + r * width);
+            if (weightsOnInput)  // ffn_moe_weighted: the repeated input times the slot's weight
+                for (std::int64_t i = 0; i < width; ++i)
+                    x[static_cast<std::size_t>(r * width + i)] *= weights[static_cast<std::size_t>(slot)];
         }
         std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size());
         if (!up) {
@@ -296,7 +300,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
             const float w = weights[static_cast<std::size_t>(slot)];
             float* target = slotOut.data() + slot * width;
             for (std::int64_t i = 0; i < width; ++i)
-                target[i] = d[static_cast<std::size_t>(r * width + i)] * w;
+                target[i] = weightsOnInput ? d[static_cast<std::size_t>(r * width + i)] : d[static_cast<std::size_t>(r * width + i)] * w;
         }
     };
     // An expert's matrices: m[0] gate (or the fused gate_up, m[1] then stays empty), m[1] up;

@@ -67,6 +67,7 @@ struct ModelHyperparameters {
     // (every layer when the pattern is 0), or as slidingLayers says.
     std::int64_t slidingWindow = 0;
     std::int64_t slidingPattern = 0;
+    bool slidingChunked = false;  // the window is a chunk (llama4): query p sees keys from floor(p / window) * window
     float ropeFreqBaseSliding = 10000.0f;  // rope.freq_base_swa (or the block's default)
     float ropeFreqScaleSliding = 1.0f;
     std::array<int, 4> ropeSections{};  // rope.dimension_sections (multi-section rope), pairs per section

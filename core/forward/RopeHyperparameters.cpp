@@ -78,6 +78,12 @@ void readRopeKeys(HyperparameterReader& r, ModelHyperparameters& h)
     h.ropeAttnFactor *= attnFactor;  // with or without YaRN
     if (h.block->attention.temperature == AttentionTemperature::FromKey)
         readAttentionTemperature(r, originalContext, h);
+    if (h.block->attention.temperature == AttentionTemperature::OnLayersWithoutRope) {
+        // llama4's load_arch_hparams, hard-coded beside its chunks.
+        h.attentionTemperatureScale = 0.1f;
+        h.attentionTemperatureFloor = 8192;
+        h.attentionTemperatureOffset = 1.0f;
+    }
     // A finite factor can still make these overflow (a scale of 1e-45, a multiplier near the
     // f32 maximum divided by 0.1): llama.cpp would compute inf and NaN logits.
     if (!std::isfinite(h.ropeFreqScale))

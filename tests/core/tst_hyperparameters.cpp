@@ -109,7 +109,7 @@ std::optional<gguf::Result<gguf::EstimateShape>> estimateEdited(const QString& f
 // (keysLlamaCppIgnoresChangeNothing checks them instead).
 bool keyLlamaCppIgnores(std::string_view key)
 {
-    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count", "mistral3.vocab_size"};
+    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count", "mistral3.vocab_size", "llama4.vocab_size"};
     return ignored.find(key) != ignored.end();
 }
 
@@ -305,6 +305,9 @@ private slots:
         // minimax-m2 has no default router (build_moe_ffn aborts without one).
         QTest::newRow("minimax-m2 without a router") << "minimax-m2" << "minimax-m2.expert_gating_func" << "" << "delete"
                                                      << "minimax-m2.expert_gating_func: llama.cpp has no default router";
+        QTest::newRow("llama4 without chunks") << "llama4" << "llama4.attention.sliding_window" << "0" << "u32"
+                                               << "0 turns llama4's chunks off";
+        QTest::newRow("llama4 without experts") << "llama4" << "llama4.expert_count" << "0" << "u32" << "llama4.expert_used_count";
         QTest::newRow("ernie4_5-moe every other layer routed") << "ernie4_5-moe" << "ernie4_5-moe.interleave_moe_layer_step" << "2" << "u32"
                                                                << "ernie4_5-moe.interleave_moe_layer_step";
         // get_key<uint32_t> takes a u32 only.
