@@ -1,6 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
 // glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp,
-// hy-v3.cpp, minimax-m2.cpp and mistral3.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp and llama4.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -16,6 +16,8 @@ struct DecoderStyle {
     bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5, HY V3: routed + shared experts (when the file has them)
     bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
     bool normsBeforeRopes = false;  // MiniMax-M2: Q and K normed (over all heads) before either is roped
+    std::size_t noRopeStep = 0;     // Llama 4: layers (il + 1) % step == 0 scale Q by the temperature instead of roping
+    bool normAfterRope = false;     // Llama 4: weightless RMS norm of the roped Q and K
     FfnActivation dense = FfnActivation::Silu;
 };
 
@@ -44,6 +46,11 @@ DecoderStyle styleOf(const std::string& arch)
     if (arch == "minimax-m2") {
         s.qkNorm = true;
         s.normsBeforeRopes = true;
+    }
+    if (arch == "llama4") {
+        s.sharedExpert = true;
+        s.noRopeStep = 4;
+        s.normAfterRope = true;
     }
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
@@ -84,7 +91,11 @@ void buildDecoderGraph(LlmGraph& m)
         const auto normed = [&](TensorId x, const char* name) {
             return style.qkNorm && m.weight(il, name) != kNoTensor ? m.norm(x, m.weight(il, name)) : x;
         };
-        if (style.normsBeforeRopes) {
+        const bool roped = style.noRopeStep == 0 || (il + 1) % style.noRopeStep != 0;
+        if (!roped) {
+            if (temperature != kNoTensor)
+                p.q = g.sameAs(GraphOp::Mul, p.q, temperature);
+        } else if (style.normsBeforeRopes) {
             p.q = normed(p.q, "attn_q_norm.weight");
             p.k = normed(p.k, "attn_k_norm.weight");
             p.q = rope(m, p.q, positions, factors);
@@ -93,8 +104,12 @@ void buildDecoderGraph(LlmGraph& m)
             p.q = rope(m, normed(p.q, "attn_q_norm.weight"), positions, factors);
             p.k = rope(m, normed(p.k, "attn_k_norm.weight"), positions, factors);
         }
-        if (temperature != kNoTensor)
+        if (roped && style.noRopeStep == 0 && temperature != kNoTensor)
             p.q = g.sameAs(GraphOp::Mul, p.q, temperature);
+        if (roped && style.normAfterRope && m.hp.experts != 128) {
+            p.q = g.sameAs(GraphOp::RmsNorm, p.q);
+            p.k = g.sameAs(GraphOp::RmsNorm, p.k);
+        }
         if (style.scaledQuery)
             p.q = g.sameAs(GraphOp::Scale, p.q);
         cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,

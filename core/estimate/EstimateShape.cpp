@@ -55,8 +55,8 @@ void markSlidingLayers(HyperparameterReader& r, EstimateShape& shape)
     }
     std::uint64_t period = scalar(r, "attention.sliding_window_pattern", 0, HyperparameterReader::kMaxCount);
     if (period == 0 && !r.has("attention.sliding_window_pattern")) {
-        static const std::array<std::pair<std::string_view, std::uint64_t>, 5> builtIn{
-            {{"gemma2", 2}, {"gemma3", 6}, {"cohere2", 4}, {"gpt-oss", 2}, {"exaone4", 4}}};
+        static const std::array<std::pair<std::string_view, std::uint64_t>, 6> builtIn{
+            {{"gemma2", 2}, {"gemma3", 6}, {"cohere2", 4}, {"gpt-oss", 2}, {"exaone4", 4}, {"llama4", 4}}};
         const auto it = std::find_if(builtIn.begin(), builtIn.end(), [&](const auto& row) { return arch == row.first; });
         if (it == builtIn.end()) {
             shape.exact = false;
@@ -184,6 +184,9 @@ Result<EstimateShape> readEstimateShape(const Model& model)
     }
 
     shape.slidingWindow = scalar(r, "attention.sliding_window", 0);
+    // llama4 attends in chunks of 8192 (hard-coded) unless the file's window is 0.
+    if (arch == "llama4")
+        shape.slidingWindow = r.has("attention.sliding_window") && shape.slidingWindow == 0 ? 0 : 8192;
     if (shape.slidingWindow)
         markSlidingLayers(r, shape);
     for (EstimateLayer& layer : shape.layers) {
