@@ -121,6 +121,21 @@ struct RopePart {
     bool readsYarnKeys = false;
 };
 
+// The token mixer of the layers without attention in a hybrid stack.
+enum class RecurrentMixer {
+    GatedDeltaNet,  // Qwen3.5's linear attention (RecurrentStep.h)
+    ShortConv,      // LFM2's gated short convolution (ShortConvStep.h)
+};
+
+// Hybrid stacks whose layer kinds the 2026 architectures set apart by their own rules.
+struct HybridPart {
+    RecurrentMixer recurrentMixer = RecurrentMixer::GatedDeltaNet;
+    // head_count_kv is read per layer and a layer without KV heads runs the recurrent mixer
+    // (lfm2); the attention layers must then share one KV head count.
+    bool recurrentWhereNoKvHeads = false;
+    std::string_view outputNorm = "output_norm";  // the final norm's tensor (lfm2: token_embd_norm)
+};
+
 // The dense FFN's options of the architectures added since the first ones.
 struct DenseFeedForwardPart {
     bool allowsBiases = false;  // optional ffn_gate / ffn_up / ffn_down biases (mistral3)
@@ -245,6 +260,7 @@ struct BlockDescription {
     AttentionPart attention{};
     RopePart ropeKeys{};
     DenseFeedForwardPart denseFeedForward{};
+    HybridPart hybrid{};
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
@@ -268,6 +284,7 @@ const BlockDescription& hyV3BlockDescription();
 const BlockDescription& minimaxM2BlockDescription();
 const BlockDescription& mistral3BlockDescription();
 const BlockDescription& llama4BlockDescription();
+const BlockDescription& lfm2BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

@@ -75,6 +75,7 @@ struct ModelHyperparameters {
     // 0 = no recurrent layers. attention.recurrent_layers (a flag per layer) overrides it.
     std::int64_t fullAttentionInterval = 0;
     std::vector<char> recurrentLayers;  // [layerCount] from attention.recurrent_layers, else empty
+    std::int64_t shortConvCache = 0;  // shortconv.l_cache: the short convolution's taps (lfm2)
     std::int64_t ssmConvKernel = 0;   // ssm.conv_kernel
     std::int64_t ssmStateSize = 0;    // ssm.state_size: key (and value) head size
     std::int64_t ssmGroupCount = 0;   // ssm.group_count: key heads

@@ -109,7 +109,7 @@ std::optional<gguf::Result<gguf::EstimateShape>> estimateEdited(const QString& f
 // (keysLlamaCppIgnoresChangeNothing checks them instead).
 bool keyLlamaCppIgnores(std::string_view key)
 {
-    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count", "mistral3.vocab_size", "llama4.vocab_size"};
+    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count", "mistral3.vocab_size", "llama4.vocab_size", "lfm2.vocab_size"};
     return ignored.find(key) != ignored.end();
 }
 
