@@ -126,7 +126,8 @@ void markRecurrentLayers(HyperparameterReader& r, EstimateShape& shape)
         any = any || stateKnown;
         unknown = unknown || !stateKnown;
     }
-    if (any) {
+    // LFM2's are checked against its logs (tst_estimate_arch_logs).
+    if (any && arch != "lfm2") {
         shape.exact = false;
         shape.notes.push_back("layers without KV heads are counted as recurrent, with llama.cpp's state sizes; "
                               "not checked against llama.cpp for " + arch);
