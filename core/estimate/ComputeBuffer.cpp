@@ -14,7 +14,10 @@ GraphBuilder graphBuilderFor(std::string_view architecture)
         {"qwen3moe", buildDecoderGraph}, {"phi3", buildDecoderGraph},      {"glm4moe", buildDecoderGraph},
         {"gpt-oss", buildDecoderGraph}, {"gemma2", buildGemmaGraph},       {"gemma3", buildGemmaGraph},
         {"gemma4", buildGemmaGraph},    {"deepseek2", buildDeepSeekGraph}, {"qwen35", buildQwen35Graph},
-        {"qwen35moe", buildQwen35Graph},
+        {"qwen35moe", buildQwen35Graph}, {"seed_oss", buildDecoderGraph},
+        {"ernie4_5-moe", buildDecoderGraph}, {"hy_v3", buildDecoderGraph},
+        {"minimax-m2", buildDecoderGraph}, {"mistral3", buildDecoderGraph},
+        {"llama4", buildDecoderGraph}, {"lfm2", buildLfm2Graph},
     };
     const auto it = std::find_if(std::begin(kBuilders), std::end(kBuilders), [&](const auto& row) { return row.first == architecture; });
     return it == std::end(kBuilders) ? nullptr : it->second;

@@ -1,5 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
-// glm4-moe.cpp and openai-moe.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp,
+// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp and llama4.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -8,12 +9,15 @@ namespace gguf {
 
 namespace {
 struct DecoderStyle {
-    bool qkNorm = false;          // Qwen3: RMS norm of Q and K per head (GLM-4.5: when present)
+    bool qkNorm = false;          // Qwen3, HY V3: RMS norm of Q and K per head (GLM-4.5: when present)
     bool scaledQuery = false;     // Phi-3: Q scaled before attention
     bool residualFirst = false;   // Phi-3 adds (residual, FFN) after the FFN where the others add (FFN, residual)
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
-    bool sharedExpert = false;    // GLM-4.5: routed + shared experts
+    bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5, HY V3: routed + shared experts (when the file has them)
     bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
+    bool normsBeforeRopes = false;  // MiniMax-M2: Q and K normed (over all heads) before either is roped
+    std::size_t noRopeStep = 0;     // Llama 4: layers (il + 1) % step == 0 scale Q by the temperature instead of roping
+    bool normAfterRope = false;     // Llama 4: weightless RMS norm of the roped Q and K
     FfnActivation dense = FfnActivation::Silu;
 };
 
@@ -30,6 +34,23 @@ DecoderStyle styleOf(const std::string& arch)
     if (arch == "glm4moe") {
         s.postAttentionNorm = true;
         s.sharedExpert = true;
+    }
+    if (arch == "seed_oss")
+        s.postAttentionNorm = true;
+    if (arch == "ernie4_5-moe")
+        s.sharedExpert = true;
+    if (arch == "hy_v3") {
+        s.qkNorm = true;
+        s.sharedExpert = true;
+    }
+    if (arch == "minimax-m2") {
+        s.qkNorm = true;
+        s.normsBeforeRopes = true;
+    }
+    if (arch == "llama4") {
+        s.sharedExpert = true;
+        s.noRopeStep = 4;
+        s.normAfterRope = true;
     }
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
@@ -50,6 +71,8 @@ void buildDecoderGraph(LlmGraph& m)
     const DecoderStyle style = styleOf(m.shape.architecture);
     TensorId inpL = m.inputEmbedding();
     const TensorId positions = m.inputPositions();
+    // Mistral 3's attention temperature: one factor per token, multiplied into Q after its rope.
+    const TensorId temperature = m.hp.attentionTemperature ? g.input(GgmlTypeId::F32, {1, 1, m.tokens}) : kNoTensor;
     const AttentionInputs attention = m.attentionInputs(m.shape.hasSlidingLayers() ? CacheKind::SlidingKeysAndValues : CacheKind::KeysAndValues);
     const TensorId outputIds = m.inputOutputIds();
     // Llama 3's rope_freqs, Phi-3's long or short factors: a weight either way, which one does not
@@ -65,12 +88,28 @@ void buildDecoderGraph(LlmGraph& m)
         TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"), m.weight(il, "attn_norm.bias"));
         QkvProjection p = m.qkv(il, cur, static_cast<std::int64_t>(layer.keyLength), static_cast<std::int64_t>(layer.heads),
                                 static_cast<std::int64_t>(layer.kvHeads));
-        if (style.qkNorm && m.weight(il, "attn_q_norm.weight") != kNoTensor)
-            p.q = m.norm(p.q, m.weight(il, "attn_q_norm.weight"));
-        p.q = rope(m, p.q, positions, factors);
-        if (style.qkNorm && m.weight(il, "attn_k_norm.weight") != kNoTensor)
-            p.k = m.norm(p.k, m.weight(il, "attn_k_norm.weight"));
-        p.k = rope(m, p.k, positions, factors);
+        const auto normed = [&](TensorId x, const char* name) {
+            return style.qkNorm && m.weight(il, name) != kNoTensor ? m.norm(x, m.weight(il, name)) : x;
+        };
+        const bool roped = style.noRopeStep == 0 || (il + 1) % style.noRopeStep != 0;
+        if (!roped) {
+            if (temperature != kNoTensor)
+                p.q = g.sameAs(GraphOp::Mul, p.q, temperature);
+        } else if (style.normsBeforeRopes) {
+            p.q = normed(p.q, "attn_q_norm.weight");
+            p.k = normed(p.k, "attn_k_norm.weight");
+            p.q = rope(m, p.q, positions, factors);
+            p.k = rope(m, p.k, positions, factors);
+        } else {
+            p.q = rope(m, normed(p.q, "attn_q_norm.weight"), positions, factors);
+            p.k = rope(m, normed(p.k, "attn_k_norm.weight"), positions, factors);
+        }
+        if (roped && style.noRopeStep == 0 && temperature != kNoTensor)
+            p.q = g.sameAs(GraphOp::Mul, p.q, temperature);
+        if (roped && style.normAfterRope && m.hp.experts != 128) {
+            p.q = g.sameAs(GraphOp::RmsNorm, p.q);
+            p.k = g.sameAs(GraphOp::RmsNorm, p.k);
+        }
         if (style.scaledQuery)
             p.q = g.sameAs(GraphOp::Scale, p.q);
         cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,
@@ -85,7 +124,7 @@ void buildDecoderGraph(LlmGraph& m)
         const bool moe = m.weight(il, "ffn_gate_inp.weight") != kNoTensor && static_cast<std::int64_t>(il) >= m.hp.denseLeadingLayers;
         if (!moe) {
             cur = m.ffn(il, cur, "", style.dense);
-        } else if (style.sharedExpert) {
+        } else if (style.sharedExpert && m.weight(il, "ffn_up_shexp.weight") != kNoTensor) {
             const TensorId routed = m.moeFfn(il, cur);
             const TensorId shared = m.ffn(il, cur, "_shexp", FfnActivation::Silu);
             cur = g.sameAs(GraphOp::Add, routed, shared);

@@ -55,8 +55,8 @@ void markSlidingLayers(HyperparameterReader& r, EstimateShape& shape)
     }
     std::uint64_t period = scalar(r, "attention.sliding_window_pattern", 0, HyperparameterReader::kMaxCount);
     if (period == 0 && !r.has("attention.sliding_window_pattern")) {
-        static const std::array<std::pair<std::string_view, std::uint64_t>, 5> builtIn{
-            {{"gemma2", 2}, {"gemma3", 6}, {"cohere2", 4}, {"gpt-oss", 2}, {"exaone4", 4}}};
+        static const std::array<std::pair<std::string_view, std::uint64_t>, 6> builtIn{
+            {{"gemma2", 2}, {"gemma3", 6}, {"cohere2", 4}, {"gpt-oss", 2}, {"exaone4", 4}, {"llama4", 4}}};
         const auto it = std::find_if(builtIn.begin(), builtIn.end(), [&](const auto& row) { return arch == row.first; });
         if (it == builtIn.end()) {
             shape.exact = false;
@@ -126,7 +126,8 @@ void markRecurrentLayers(HyperparameterReader& r, EstimateShape& shape)
         any = any || stateKnown;
         unknown = unknown || !stateKnown;
     }
-    if (any) {
+    // LFM2's are checked against its logs (tst_estimate_arch_logs).
+    if (any && arch != "lfm2") {
         shape.exact = false;
         shape.notes.push_back("layers without KV heads are counted as recurrent, with llama.cpp's state sizes; "
                               "not checked against llama.cpp for " + arch);
@@ -184,6 +185,9 @@ Result<EstimateShape> readEstimateShape(const Model& model)
     }
 
     shape.slidingWindow = scalar(r, "attention.sliding_window", 0);
+    // llama4 attends in chunks of 8192 (hard-coded) unless the file's window is 0.
+    if (arch == "llama4")
+        shape.slidingWindow = r.has("attention.sliding_window") && shape.slidingWindow == 0 ? 0 : 8192;
     if (shape.slidingWindow)
         markSlidingLayers(r, shape);
     for (EstimateLayer& layer : shape.layers) {
@@ -197,6 +201,12 @@ Result<EstimateShape> readEstimateShape(const Model& model)
     const std::uint64_t shared = scalar(r, "attention.shared_kv_layers", 0);
     for (std::size_t il = n - std::min<std::uint64_t>(shared, n); il < n; ++il)
         shape.layers[il].ownsCache = false;
+
+    // The NextN blocks after the trunk keep no cache in a decoding context of these architectures
+    // (llama_model::create_memory filters them out; glm4moe and deepseek2 keep theirs).
+    if (isOneOf(arch, {"hy_v3", "step35", "mimo2", "glm-dsa", "deepseek32"}))
+        for (std::size_t il = n - std::min<std::uint64_t>(scalar(r, "nextn_predict_layers", 0), n); il < n; ++il)
+            shape.layers[il].ownsCache = false;
 
     // MLA (llama_hparams::is_mla): the file declares the absorbed head sizes; K holds the latent
     // and the rope part, and V is a view of K, so nothing is allocated for V.

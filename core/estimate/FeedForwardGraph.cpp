@@ -59,7 +59,10 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, TensorId logits)
     else if (hp.gating == ExpertGating::Sigmoid)
         probs = g.sameAs(GraphOp::Unary, logits);
     TensorId selection = probs;
-    if (const TensorId bias = weight(il, "exp_probs_b.bias"); bias != kNoTensor)
+    TensorId choiceBias = weight(il, "exp_probs_b.bias");
+    if (choiceBias == kNoTensor)
+        choiceBias = weight(il, "exp_probs_b");  // hy_v3's name
+    if (const TensorId bias = choiceBias; bias != kNoTensor)
         selection = g.sameAs(GraphOp::Add, probs, bias);
 
     if (hp.expertGroups > 1) {
@@ -76,6 +79,8 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, TensorId logits)
         selection = g.setRows(g.sameAs(GraphOp::Fill, grouped), selection, best);
         selection = g.reshape(selection, {n, tokens});
     }
+    if (hp.weightsBeforeExperts)
+        selection = logits;  // llama4 chooses on the logits (the sigmoid only weighs)
     const TensorId chosen = g.argsortTopK(selection, used);
     TensorId weights = g.getRows(g.reshape(probs, {1, n, tokens}), chosen);
     if (hp.gating == ExpertGating::SoftmaxWeight) {
@@ -93,7 +98,9 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, TensorId logits)
         weights = g.sameAs(GraphOp::Scale, weights);
     g.expand(weights);
 
-    const TensorId input = g.reshape(x, {embedding, 1, tokens});
+    TensorId input = g.reshape(x, {embedding, 1, tokens});
+    if (hp.weightsBeforeExperts)
+        input = g.sameAs(GraphOp::Mul, g.repeat(input, {embedding, used, tokens, 1}), weights);
     // build_lora_mm_id: an expert product, its per-expert scale, its per-expert bias.
     const auto experts = [&](const std::string& role, const std::string& scaleRole, TensorId in) {
         TensorId cur = g.mulMatId(weight(il, role + ".weight"), in, chosen);
@@ -120,7 +127,8 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, TensorId logits)
     // SiLU, GELU and SwiGLU-OAI alike: one result the shape of the gate (or of up without one).
     TensorId cur = gate != kNoTensor ? g.glu(gate, up) : g.sameAs(GraphOp::Unary, up);
     TensorId out = experts("ffn_down_exps", "ffn_down_exps", cur);
-    out = g.sameAs(GraphOp::Mul, out, weights);
+    if (!hp.weightsBeforeExperts)
+        out = g.sameAs(GraphOp::Mul, out, weights);
     g.expand(out);
 
     // The chosen experts' outputs, views of `out`, all added to the graph before their sum.

@@ -22,6 +22,7 @@ struct GraphHyperparameters {
     ExpertGating gating = ExpertGating::Softmax;
     bool normalizeExpertWeights = false;
     bool scaleExpertWeights = false;  // a scale other than 0 and 1
+    bool weightsBeforeExperts = false;  // llama4: chosen on the logits, the weights multiply the experts' input
     std::int64_t denseLeadingLayers = 0;
     bool attentionSoftcap = false;
     bool finalSoftcap = false;

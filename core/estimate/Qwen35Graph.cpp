@@ -8,12 +8,6 @@
 
 namespace gguf {
 
-namespace {
-struct RecurrentInputs {
-    TensorId main = kNoTensor;   // the state rows of the ubatch's sequences (s_copy_main)
-    TensorId extra = kNoTensor;  // the others (s_copy_extra): none with one sequence
-};
-
 RecurrentInputs recurrentInputs(ComputeGraph& g)
 {
     const TensorId copies = g.input(GgmlTypeId::I32, {1});
@@ -31,6 +25,8 @@ TensorId readState(ComputeGraph& g, const RecurrentInputs& in, TensorId states, 
     g.expand(g.cpy(others, g.view(states, {size, 0}, {g.tensor(states).nb[1]})));
     return current;
 }
+
+namespace {
 
 TensorId linearAttention(LlmGraph& m, const RecurrentInputs& in, std::size_t il, TensorId x)
 {

@@ -20,9 +20,9 @@ const BlockDescription& deepseek2BlockDescription()
         .gating = ExpertGating::Softmax,
         .expertWidth = ExpertWidth::KeyRequired,
         .sharedExperts = SharedExperts::FromCount,
-        .readsRoutingKeys = true,
         .normalizeExpertWeights = false,
         .readsVocabSize = true,
+        .experts = {.keys = kAllRoutingKeys},
     };
     return description;
 }

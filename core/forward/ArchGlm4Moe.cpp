@@ -22,8 +22,8 @@ const BlockDescription& glm4MoeBlockDescription()
         .gating = ExpertGating::Sigmoid,
         .expertWidth = ExpertWidth::KeyRequired,
         .sharedExperts = SharedExperts::FromCount,
-        .readsRoutingKeys = true,
         .normalizeExpertWeights = false,
+        .experts = {.keys = kAllRoutingKeys},
     };
     return description;
 }

@@ -10,7 +10,10 @@ std::vector<const BlockDescription*> allDescriptions()
     return {&llamaBlockDescription(), &qwen2BlockDescription(), &qwen3BlockDescription(), &qwen3MoeBlockDescription(),
             &phi3BlockDescription(),  &qwen35BlockDescription(), &qwen35MoeBlockDescription(),
             &gptOssBlockDescription(), &deepseek2BlockDescription(), &gemma2BlockDescription(), &gemma3BlockDescription(),
-            &glm4MoeBlockDescription(), &gemma4BlockDescription()};
+            &glm4MoeBlockDescription(), &gemma4BlockDescription(), &seedOssBlockDescription(),
+            &ernie45MoeBlockDescription(), &hyV3BlockDescription(),
+            &minimaxM2BlockDescription(), &mistral3BlockDescription(),
+            &llama4BlockDescription(), &lfm2BlockDescription()};
 }
 }  // namespace
 

@@ -131,6 +131,32 @@ Status normHeads(PassContext& c, std::int64_t layer, const char* name, std::int6
     return Ok{};
 }
 
+// llm_graph_input_attn_temp: each position's factor computed as llama.cpp does (the division in
+// float, the logarithm in double, stored as float), then q * factor (ggml_mul).
+void applyAttentionTemperature(const ModelHyperparameters& h, std::int64_t tokens, std::int64_t width, std::vector<float>& q)
+{
+    for (std::int64_t t = 0; t < tokens; ++t) {
+        const float scaled = (static_cast<float>(t) + h.attentionTemperatureOffset) / static_cast<float>(h.attentionTemperatureFloor);
+        const auto factor = static_cast<float>(std::log(static_cast<double>(std::floor(scaled)) + 1.0)
+                                                   * static_cast<double>(h.attentionTemperatureScale)
+                                               + 1.0);
+        for (std::int64_t i = 0; i < width; ++i)
+            q[static_cast<std::size_t>(t * width + i)] *= factor;
+    }
+}
+
+// One RMS norm over the whole q or k projection of a token, weighted by attn_q_norm /
+// attn_k_norm [width] (required).
+Status normAcrossHeads(PassContext& c, std::int64_t layer, const char* name, std::int64_t width, std::vector<float>& x)
+{
+    auto norm = c.layerWeight(layer, name, {width, 1, 1});
+    if (!norm)
+        return norm.error();
+    rmsNormRows(x.data(), static_cast<std::int64_t>(x.size()) / width, width, norm->view(), c.h.rmsEpsilon, x.data());
+    c.recycle({&norm});
+    return Ok{};
+}
+
 }  // namespace
 
 Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& out)
@@ -142,6 +168,12 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     std::vector<float> q, k, v, gate;
     if (Status done = projectQkv(c, layer, normed, from, q, k, v, gate); !done)
         return done;
+    if (block.attention.qkNormAcrossHeads) {
+        if (Status done = normAcrossHeads(c, layer, "attn_q_norm", shape.headCount * shape.keyLength, q); !done)
+            return done;
+        if (Status done = normAcrossHeads(c, layer, "attn_k_norm", shape.headCountKv * shape.keyLength, k); !done)
+            return done;
+    }
     if (block.allowsQkNorm) {
         if (Status done = normHeads(c, layer, "attn_q_norm", shape.keyLength, q); !done)
             return done;
@@ -152,6 +184,8 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     if (block.valueNorm && ownKv)
         rmsNormRows(v.data(), static_cast<std::int64_t>(v.size()) / shape.valueLength, shape.valueLength, {}, h.rmsEpsilon, v.data());
     const bool sliding = shape.sliding;
+    const unsigned noRopeStep = block.attention.noRopeLayerStep;
+    const bool roped = noRopeStep == 0 || (layer + 1) % noRopeStep != 0;
     const bool useFreqs = !(block.ropeFreqsOnGlobalOnly && sliding);
     // One factor per rotated pair; ggml_rope_ext reads the first n_rot / 2 of a longer tensor
     // (gemma4's is sized by the full layers' head).
@@ -168,9 +202,20 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                               sliding ? h.ropeFreqScaleSliding : h.ropeFreqScale, factors, h.ropeSections,
                               h.ropeYarn, h.ropeAttnFactor, h.yarnBetaFast, h.yarnBetaSlow, h.yarnOriginalContext,
                               c.options.emulatesLlamaCpp()};
-    applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
-    if (ownKv)
-        applyRope(k.data(), c.tokens, shape.headCountKv, shape.keyLength, rope);
+    if (roped) {
+        applyRope(q.data(), c.tokens, shape.headCount, shape.keyLength, rope);
+        if (ownKv)
+            applyRope(k.data(), c.tokens, shape.headCountKv, shape.keyLength, rope);
+    }
+    const bool temperature = block.attention.temperature == AttentionTemperature::OnLayersWithoutRope ? !roped
+                                                                                                       : h.attentionTemperatureScale != 0.0f;
+    if (temperature)
+        applyAttentionTemperature(h, c.tokens, shape.headCount * shape.keyLength, q);
+    if (roped && block.attention.normAfterRopeUnless128Experts && h.expertCount != 128) {
+        rmsNormRows(q.data(), static_cast<std::int64_t>(q.size()) / shape.keyLength, shape.keyLength, {}, h.rmsEpsilon, q.data());
+        if (ownKv)
+            rmsNormRows(k.data(), static_cast<std::int64_t>(k.size()) / shape.keyLength, shape.keyLength, {}, h.rmsEpsilon, k.data());
+    }
     c.recycle({&freqs});
     // Shared KV: keep what a later layer reads; a sharing layer takes its source's.
     if (ownKv && h.kvReadLater(layer)) {
@@ -204,6 +249,7 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
                        scale,                  h.attentionSoftcap,
                        sliding ? h.slidingWindow : 0, sinks->view(),
                        c.options.emulatesLlamaCpp(), c.options.executor};
+    spec.chunked = h.slidingChunked;
     spec.cache = c.options.effectiveKvCache();
     spec.ubatch = std::max<std::int64_t>(1, c.options.ubatchQueries);
     if (const std::string problem = kvCacheProblem(spec.cache, shape.keyLength, shape.valueLength); !problem.empty())

@@ -42,6 +42,10 @@ enum class SlidingWindows {
     Always,         // a window (defaultSlidingWindow when absent; required when that is 0) and a period
     WhenWindowKey,  // only when the file has a window above 0 (gemma3); then a period
     PerLayerFlags,  // window required, sliding_window_pattern required: one flag per layer (gemma4)
+    // llama4: chunks of defaultSlidingWindow (hard-coded; the key only must not be 0, which
+    // llama.cpp cannot run), layer il chunked when il % pattern < pattern - 1 (default pattern
+    // defaultSlidingPattern), the chunked layers' rope base rope.freq_base_swa else the global one
+    Chunked,
 };
 
 // How the routed experts' width (expert_feed_forward_length) is read.
@@ -50,6 +54,9 @@ enum class ExpertWidth {
     KeyOrPerUsed,       // optional; absent or 0: feed_forward_length / expert_used_count (Qwen MoE)
     Key,                // optional; absent: 0, which no expert tensor fits (gemma4)
     KeyRequired,        // required (gpt-oss, DeepSeek, GLM)
+    // required, but the experts are feed_forward_length wide (minimax-m2 reads the key and sizes
+    // its expert tensors by n_ff; the converter writes the same value to both)
+    KeyRequiredFeedForwardLength,
 };
 
 // How the shared experts' width is read.
@@ -57,6 +64,93 @@ enum class SharedExperts {
     None,       // no key is read; shared-expert tensors, if any, are feed_forward_length wide
     WidthKey,   // expert_shared_feed_forward_length; absent or 0: feed_forward_length (qwen35moe)
     FromCount,  // expert_shared_count (required) experts of the routed width (DeepSeek, GLM)
+    WidthKeyOrNone,     // expert_shared_feed_forward_length; absent or 0: no shared expert (ernie4_5-moe)
+    WidthKeyOrExperts,  // expert_shared_feed_forward_length; absent or 0: the routed width (hy_v3)
+    ExpertWidth,        // no key is read: one shared expert of the routed width (llama4)
+};
+
+// Which layers of an MoE model route (the others run the dense FFN).
+enum class ExpertLayers {
+    AfterLeadingDense,  // layer il >= leading_dense_block_count (0 when not read)
+    EveryStep,          // (il + 1) % interleave_moe_layer_step == 0, the step required (llama4)
+    // il >= leading_dense_block_count, interleave_moe_layer_step required: llama.cpp's graph routes
+    // only every step-th layer but its loader gives every one experts, so only 1 loads (ernie4_5-moe)
+    AfterLeadingDenseStepOne,
+    WithRouter,         // the layers whose file has ffn_gate_inp (hy_v3: its loader makes both optional)
+};
+
+// The MoE keys an architecture's load_arch_hparams reads beside the widths, one by one.
+struct RoutingKeys {
+    bool leadingDense = false;  // leading_dense_block_count
+    bool gating = false;        // expert_gating_func (absent or 0: the block's gating)
+    bool gatingRequired = false;  // expert_gating_func must say (llama.cpp has no default: minimax-m2)
+    bool weightsScale = false;  // expert_weights_scale (absent: 0, no scale)
+    bool weightsNorm = false;   // expert_weights_norm (absent: the block's normalizeExpertWeights)
+};
+inline constexpr RoutingKeys kAllRoutingKeys{.leadingDense = true, .gating = true, .weightsScale = true, .weightsNorm = true};
+
+// The token mixer's attention options of the architectures added since the first ones (the
+// older attention fields stay in BlockDescription).
+// Llama-4-style attention temperature: q (after rope) times 1 + scale * ln(floor((pos + offset) /
+// floor_length) + 1) per position (llama_graph's llm_graph_input_attn_temp).
+enum class AttentionTemperature {
+    None,
+    // attention.temperature_scale (0 = off); floor_length = the original context (rope.scaling.
+    // original_context_length, else context_length), offset 0 (mistral3)
+    FromKey,
+    // llama4: floor 8192, scale 0.1, offset 1, hard-coded, on the layers without rope only
+    OnLayersWithoutRope,
+};
+
+struct AttentionPart {
+    // attn_q_norm / attn_k_norm span the whole projection (n_head x head size): one RMS norm over
+    // all heads of a token, before the heads are split and roped (minimax-m2); required.
+    bool qkNormAcrossHeads = false;
+    AttentionTemperature temperature = AttentionTemperature::None;
+    // Layers with (il + 1) % step == 0 get no rope (llama4's hard-coded n_no_rope_layer_step 4); 0: none.
+    unsigned noRopeLayerStep = 0;
+    // The roped layers' q and k then get a weightless RMS norm per head (llama4's L2 norm, eps =
+    // the RMS epsilon), unless the model has 128 experts (llama4 17B-128E: use_kq_norm false).
+    bool normAfterRopeUnless128Experts = false;
+};
+
+// Rope keys some architectures' load_arch_hparams read beside the common ones.
+struct RopePart {
+    // rope.scaling.yarn_beta_fast / _slow and yarn_log_multiplier (as stored: the mscale_all_dim of
+    // llama_context's YaRN factor; mistral3)
+    bool readsYarnKeys = false;
+};
+
+// The token mixer of the layers without attention in a hybrid stack.
+enum class RecurrentMixer {
+    GatedDeltaNet,  // Qwen3.5's linear attention (RecurrentStep.h)
+    ShortConv,      // LFM2's gated short convolution (ShortConvStep.h)
+};
+
+// Hybrid stacks whose layer kinds the 2026 architectures set apart by their own rules.
+struct HybridPart {
+    RecurrentMixer recurrentMixer = RecurrentMixer::GatedDeltaNet;
+    // head_count_kv is read per layer and a layer without KV heads runs the recurrent mixer
+    // (lfm2); the attention layers must then share one KV head count.
+    bool recurrentWhereNoKvHeads = false;
+    std::string_view outputNorm = "output_norm";  // the final norm's tensor (lfm2: token_embd_norm)
+};
+
+// The dense FFN's options of the architectures added since the first ones.
+struct DenseFeedForwardPart {
+    bool allowsBiases = false;  // optional ffn_gate / ffn_up / ffn_down biases (mistral3)
+};
+
+// The channel mixer's MoE part: which layers route, which keys it reads, and the options of
+// the architectures added since (the first MoE fields stay in BlockDescription).
+struct ExpertPart {
+    RoutingKeys keys{};
+    ExpertLayers layers = ExpertLayers::AfterLeadingDense;
+    // The choice bias is blk.N.exp_probs_b, without the usual ".bias" (hy_v3 names it so).
+    bool bareSelectionBias = false;
+    // llama4: top-k chosen on the router logits, and each chosen expert's weight (its gating's
+    // probability) multiplies the expert's input, not its output.
+    bool weightsOnInput = false;
 };
 
 // How final_logit_softcapping is read.
@@ -135,9 +229,6 @@ struct BlockDescription {
     ExpertGating gating = ExpertGating::Softmax;  // expert_gating_func absent or 0 (when read)
     ExpertWidth expertWidth = ExpertWidth::FeedForwardLength;
     SharedExperts sharedExperts = SharedExperts::None;
-    // leading_dense_block_count, expert_weights_scale, expert_weights_norm and expert_gating_func
-    // are read (DeepSeek, GLM); otherwise every layer routes, no scale, the block's norm and gating.
-    bool readsRoutingKeys = false;
     // llama.cpp's build_moe_ffn `norm_w`: divide the selected experts' weights by their sum
     // (clamped below at 6.103515625e-5, the smallest normal f16); `expert_weights_norm` overrides
     // where it is read.
@@ -164,6 +255,12 @@ struct BlockDescription {
     // rms_norm(residual) / sqrt(n_embd) * ffn_gate_inp.scale; experts are one fused
     // ffn_gate_up_exps and their outputs are multiplied by ffn_down_exps.scale.
     bool expertsBesideDense = false;
+
+    ExpertPart experts{};
+    AttentionPart attention{};
+    RopePart ropeKeys{};
+    DenseFeedForwardPart denseFeedForward{};
+    HybridPart hybrid{};
 };
 
 // One function per Arch*.cpp file; ArchitectureList.cpp lists them (an explicit list, since a
@@ -181,6 +278,13 @@ const BlockDescription& gptOssBlockDescription();
 const BlockDescription& deepseek2BlockDescription();
 const BlockDescription& glm4MoeBlockDescription();
 const BlockDescription& gemma4BlockDescription();
+const BlockDescription& seedOssBlockDescription();
+const BlockDescription& ernie45MoeBlockDescription();
+const BlockDescription& hyV3BlockDescription();
+const BlockDescription& minimaxM2BlockDescription();
+const BlockDescription& mistral3BlockDescription();
+const BlockDescription& llama4BlockDescription();
+const BlockDescription& lfm2BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

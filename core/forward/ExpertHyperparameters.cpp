@@ -1,6 +1,6 @@
 // The MoE keys: the common ones and llama.cpp's checks of them (llama_model_base::load_hparams),
 // then what each architecture's load_arch_hparams reads (BlockDescription::expertWidth,
-// sharedExperts, readsRoutingKeys).
+// sharedExperts, and its ExpertPart: the routing keys and which layers route).
 
 #include "core/forward/HyperparameterParts.h"
 
@@ -35,15 +35,22 @@ void checkExpertCounts(HyperparameterReader& r, const ModelHyperparameters& h)
 void readRoutingKeys(HyperparameterReader& r, const Model& model, std::int64_t allLayers, ModelHyperparameters& h)
 {
     const BlockDescription& block = *h.block;
-    h.leadingDenseLayers = r.count("leading_dense_block_count", 0, 0, allLayers);
-    h.expertWeightsScale = r.real("expert_weights_scale", 0.0f);
-    h.normalizeExpertWeights = r.flag("expert_weights_norm", block.normalizeExpertWeights);
+    const RoutingKeys& keys = block.experts.keys;
+    h.expertGating = block.gating;
+    h.normalizeExpertWeights = block.normalizeExpertWeights;
+    if (keys.leadingDense)
+        h.leadingDenseLayers = r.count("leading_dense_block_count", 0, 0, allLayers);
+    if (keys.weightsScale)
+        h.expertWeightsScale = r.real("expert_weights_scale", 0.0f);
+    if (keys.weightsNorm)
+        h.normalizeExpertWeights = r.flag("expert_weights_norm", block.normalizeExpertWeights);
+    if (!keys.gating)
+        return;
     // llama_expert_gating_func_type: 0 none (the architecture's default), 1 softmax, 2 sigmoid,
     // 3 softmax of the selected; 4 (sqrt of softplus) is not run here.
     const std::int64_t gating = r.count("expert_gating_func", 0);
     if (!r.ok())
         return;
-    h.expertGating = block.gating;
     if (gating == 0 && block.deepseekLoadRules && (h.layerCount == 47 || h.layerCount == 48)
         && declaredVocabularySize(r, model) == 154880)
         h.expertGating = ExpertGating::Sigmoid;  // GLM-4.7-Lite converted as deepseek2
@@ -53,8 +60,46 @@ void readRoutingKeys(HyperparameterReader& r, const Model& model, std::int64_t a
         h.expertGating = ExpertGating::Sigmoid;
     else if (gating == 3)
         h.expertGating = ExpertGating::SoftmaxSelected;
+    else if (gating == 0 && keys.gatingRequired)
+        r.refuse("expert_gating_func", "llama.cpp has no default router for " + h.architecture + " (it aborts without one)");
     else if (gating != 0)
         r.refuse("expert_gating_func", "the forward pass runs 1 (softmax), 2 (sigmoid) and 3 (softmax of the selected)");
+}
+
+// Which layers route, when the block's rule is not the leading dense count alone: one flag per
+// layer of the trunk.
+void readExpertLayers(HyperparameterReader& r, const Model& model, ModelHyperparameters& h)
+{
+    const ExpertLayers rule = h.block->experts.layers;
+    if (rule == ExpertLayers::EveryStep && h.expertCount == 0)
+        return r.refuse("expert_count", h.architecture + " cannot have zero experts (llama.cpp refuses the model)");
+    if (rule == ExpertLayers::AfterLeadingDense || h.expertCount == 0)
+        return;
+    std::int64_t step = 1;
+    if (rule == ExpertLayers::EveryStep || rule == ExpertLayers::AfterLeadingDenseStepOne)
+        step = r.requiredCount("interleave_moe_layer_step", 1, HyperparameterReader::kMaxLayers);
+    if (!r.ok())
+        return;
+    if (rule == ExpertLayers::AfterLeadingDenseStepOne && step != 1)
+        return r.refuse("interleave_moe_layer_step", "llama.cpp loads experts on every layer after the dense ones but routes only every "
+                                                     "step-th of them: only 1 makes a file it can run");
+    h.expertLayers.assign(static_cast<std::size_t>(h.layerCount), 0);
+    for (std::int64_t il = 0; il < h.layerCount; ++il) {
+        bool routes = false;
+        switch (rule) {
+        case ExpertLayers::AfterLeadingDense:
+        case ExpertLayers::AfterLeadingDenseStepOne:
+            routes = il >= h.leadingDenseLayers;
+            break;
+        case ExpertLayers::EveryStep:
+            routes = (il + 1) % step == 0;
+            break;
+        case ExpertLayers::WithRouter:
+            routes = model.findTensor("blk." + std::to_string(il) + ".ffn_gate_inp.weight") != nullptr;
+            break;
+        }
+        h.expertLayers[static_cast<std::size_t>(il)] = routes ? 1 : 0;
+    }
 }
 
 }  // namespace
@@ -84,6 +129,10 @@ void readExpertKeys(HyperparameterReader& r, const Model& model, std::int64_t al
     case ExpertWidth::KeyRequired:
         h.expertFeedForwardLength = oneForAllLayers(r, "expert_feed_forward_length", allLayers, std::nullopt, 0);
         break;
+    case ExpertWidth::KeyRequiredFeedForwardLength:
+        oneForAllLayers(r, "expert_feed_forward_length", allLayers, std::nullopt, 0);
+        h.expertFeedForwardLength = h.feedForwardLength;
+        break;
     }
     switch (block.sharedExperts) {
     case SharedExperts::None:
@@ -97,13 +146,20 @@ void readExpertKeys(HyperparameterReader& r, const Model& model, std::int64_t al
     case SharedExperts::FromCount:
         h.sharedExpertFeedForwardLength = h.expertFeedForwardLength * r.requiredCount("expert_shared_count", 0, kMaxExperts);
         break;
+    case SharedExperts::WidthKeyOrNone:
+        h.sharedExpertFeedForwardLength = r.count("expert_shared_feed_forward_length", 0);
+        break;
+    case SharedExperts::WidthKeyOrExperts: {
+        const std::int64_t width = r.count("expert_shared_feed_forward_length", 0);
+        h.sharedExpertFeedForwardLength = width != 0 ? width : h.expertFeedForwardLength;
+        break;
     }
-    if (block.readsRoutingKeys)
-        readRoutingKeys(r, model, allLayers, h);
-    else {
-        h.expertGating = block.gating;
-        h.normalizeExpertWeights = block.normalizeExpertWeights;
+    case SharedExperts::ExpertWidth:
+        h.sharedExpertFeedForwardLength = h.expertFeedForwardLength;
+        break;
     }
+    readRoutingKeys(r, model, allLayers, h);
+    readExpertLayers(r, model, h);
     if (r.ok() && h.expertCount > 0 && h.expertFeedForwardLength <= 0)
         r.refuse("expert_feed_forward_length", "the experts need a width above 0");
 }

@@ -49,13 +49,18 @@ Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>&
     auto routerBias = c.layerBias(layer, "ffn_gate_inp", experts);
     if (!routerBias)
         return routerBias.error();
-    auto choiceBias = c.loader.load(layerTensorName(layer, "exp_probs_b", "bias"), {experts, 1, 1}, false);
+    const std::string choiceBiasName = h.block->experts.bareSelectionBias ? "blk." + std::to_string(layer) + ".exp_probs_b"
+                                                                           : layerTensorName(layer, "exp_probs_b", "bias");
+    auto choiceBias = c.loader.load(choiceBiasName, {experts, 1, 1}, false);
     if (!choiceBias)
         return choiceBias.error();
     c.noteHeld(router->heldBytes());
     std::vector<float> probs;
     observeLayerProduct(c.options.matmulInputs, layer, "ffn_gate_inp", normed, h.embeddingLength);
     c.project(normed, c.tokens, *router, *routerBias, probs);
+    std::vector<float> rawLogits;
+    if (h.block->experts.weightsOnInput)
+        rawLogits = probs;
     if (h.expertGating == ExpertGating::Softmax)
         softmaxRows(probs.data(), c.tokens, experts);
     else if (h.expertGating == ExpertGating::Sigmoid)
@@ -67,8 +72,11 @@ Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>&
     std::vector<float> choice(static_cast<std::size_t>(experts));
     for (std::int64_t t = 0; t < c.tokens; ++t) {
         const float* p = probs.data() + t * experts;
+        const float* logits = rawLogits.data() + t * experts;
         for (std::int64_t e = 0; e < experts; ++e)
-            choice[static_cast<std::size_t>(e)] = choiceBias->present() ? p[e] + choiceBias->data()[e] : p[e];
+            choice[static_cast<std::size_t>(e)] = h.block->experts.weightsOnInput ? logits[e]  // llama4 chooses on the logits
+                                                 : choiceBias->present()          ? p[e] + choiceBias->data()[e]
+                                                                                  : p[e];
         if (h.expertGroupCount > 1)
             keepBestGroups(choice, h.expertGroupCount, h.expertGroupUsedCount);
         std::iota(order.begin(), order.end(), 0);

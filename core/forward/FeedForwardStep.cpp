@@ -45,25 +45,34 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
     const auto& h = c.h;
     const std::int64_t width = h.embeddingLength;
     std::vector<float> g, u;
+    // Optional biases where the block has them (build_ffn's up_b, gate_b, down_b).
+    const bool biases = h.block->denseFeedForward.allowsBiases;
+    const auto bias = [&](const char* name, std::int64_t length) {
+        return biases ? c.layerBias(layer, name, length) : Result<WeightMatrix>(WeightMatrix{});
+    };
     auto gate = c.layerWeight(layer, names.gate, {width, ff, 1});
     auto up = c.layerWeight(layer, names.up, {width, ff, 1});
-    for (const Result<WeightMatrix>* w : {&gate, &up})
+    auto gateBias = bias(names.gate, ff);
+    auto upBias = bias(names.up, ff);
+    for (const Result<WeightMatrix>* w : {&gate, &up, &gateBias, &upBias})
         if (!*w)
             return w->error();
     c.noteHeld(gate->heldBytes() + up->heldBytes());
     observeLayerProduct(c.options.matmulInputs, layer, names.gate, normed, width);
-    c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
+    c.project(normed, c.tokens, *gate, *gateBias, g);
     observeLayerProduct(c.options.matmulInputs, layer, names.up, normed, width);
-    c.project(normed, c.tokens, *up, WeightMatrix{}, u);
-    c.recycle({&gate, &up});
+    c.project(normed, c.tokens, *up, *upBias, u);
+    c.recycle({&gate, &up, &gateBias, &upBias});
     auto down = c.layerWeight(layer, names.down, {ff, width, 1});
-    if (!down)
-        return down.error();
+    auto downBias = bias(names.down, width);
+    for (const Result<WeightMatrix>* w : {&down, &downBias})
+        if (!*w)
+            return w->error();
     c.noteHeld(down->heldBytes());
     applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
     observeLayerProduct(c.options.matmulInputs, layer, names.down, g, ff);
-    c.project(g, c.tokens, *down, WeightMatrix{}, out);
-    c.recycle({&down});
+    c.project(g, c.tokens, *down, *downBias, out);
+    c.recycle({&down, &downBias});
     return Ok{};
 }
 
@@ -202,6 +211,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
     const std::int64_t ff = h.expertFeedForwardLength;
     const std::int64_t experts = h.expertCount;
     const std::int64_t used = h.expertUsedCount;
+    const bool weightsOnInput = h.block->experts.weightsOnInput;
 
     const std::string gateUpName = layerTensorName(layer, "ffn_gate_up_exps");
     const bool fused = c.loader.model().findTensor(gateUpName) != nullptr;
@@ -259,8 +269,11 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         const auto n = static_cast<std::int64_t>(expert.slots.size());
         std::vector<float> x(static_cast<std::size_t>(n * width));
         for (std::int64_t r = 0; r < n; ++r) {
-            const std::int64_t t = expert.slots[static_cast<std::size_t>(r)] / used;
-            std::copy_n(input.begin() + t * width, width, x.begin() + r * width);
+            const std::int64_t slot = expert.slots[static_cast<std::size_t>(r)];
+            std::copy_n(input.begin() + slot / used * width, width, x.begin() + r * width);
+            if (weightsOnInput)  // ffn_moe_weighted: the repeated input times the slot's weight
+                for (std::int64_t i = 0; i < width; ++i)
+                    x[static_cast<std::size_t>(r * width + i)] *= weights[static_cast<std::size_t>(slot)];
         }
         std::vector<float> g(static_cast<std::size_t>(n * ff)), u(g.size());
         if (!up) {
@@ -294,7 +307,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
             const float w = weights[static_cast<std::size_t>(slot)];
             float* target = slotOut.data() + slot * width;
             for (std::int64_t i = 0; i < width; ++i)
-                target[i] = d[static_cast<std::size_t>(r * width + i)] * w;
+                target[i] = weightsOnInput ? d[static_cast<std::size_t>(r * width + i)] : d[static_cast<std::size_t>(r * width + i)] * w;
         }
     };
     // An expert's matrices: m[0] gate (or the fused gate_up, m[1] then stays empty), m[1] up;

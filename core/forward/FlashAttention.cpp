@@ -79,7 +79,7 @@ GGUFX_FMA_CLONES void tiledRow(const FlashInputs& in, std::int64_t h, std::int64
     const float* qi = in.q + (i * spec.heads + h) * spec.keySize;
     const float* kT = in.keysByColumn.data() + kvHead * spec.keySize * in.columnStride;
     const float scale = scoreScale(spec);
-    const std::int64_t first = spec.window > 0 ? std::max<std::int64_t>(0, i - spec.window + 1) : 0;
+    const std::int64_t first = firstVisibleKey(spec, i);
     float s[kTile], p[kTile];
     for (std::int64_t tile = first / kTile * kTile; tile <= i; tile += kTile) {
         std::fill(s, s + kTile, 0.0f);
@@ -139,7 +139,7 @@ GGUFX_FMA_CLONES void cellRow(const FlashInputs& in, std::int64_t h, std::int64_
                                                                                         : bf16ToF32(quantize::f32ToBf16Bits(qi[d]));
     }
     const float scale = scoreScale(spec);
-    const std::int64_t first = spec.window > 0 ? std::max<std::int64_t>(0, i - spec.window + 1) : 0;
+    const std::int64_t first = firstVisibleKey(spec, i);
     for (std::int64_t j = first; j <= i; ++j) {
         const std::int64_t keyRow = j * spec.kvHeads + kvHead;
         float s = in.keys.quantized() ? quantizedKeyDot(in.keys, keyRow, quantizedQuery, false)

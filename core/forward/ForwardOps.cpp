@@ -130,7 +130,7 @@ void causalAttention(const float* q, const float* k, const float* v, std::int64_
         const float sink = hasSink ? spec.sinks[static_cast<std::size_t>(h)] : 0.0f;
         for (std::int64_t i = 0; i < tokens; ++i) {
             float* row = scores.data() + i * tokens;
-            const std::int64_t first = spec.window > 0 ? std::max<std::int64_t>(0, i - spec.window + 1) : 0;
+            const std::int64_t first = firstVisibleKey(spec, i);
             std::fill(row, row + first, 0.0f);
             if (spec.softcap > 0.0f)
                 softcap(row + first, static_cast<std::size_t>(i + 1 - first), spec.softcap);

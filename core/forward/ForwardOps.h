@@ -7,6 +7,7 @@
 #include "core/types/KvCacheSettings.h"
 
 #include <array>
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -62,7 +63,18 @@ struct AttentionSpec {
     std::int64_t keyRotation = 0;
     std::int64_t valueRotation = 0;
     std::int64_t ubatch = 512;  // ForwardOptions::ubatchQueries
+    // With a window: chunks instead, query p sees key j only from the start of p's chunk of
+    // `window` positions (llama4's LLAMA_SWA_TYPE_CHUNKED).
+    bool chunked = false;
 };
+
+// The first key position query `position` sees under spec's window (0 without one).
+inline std::int64_t firstVisibleKey(const AttentionSpec& spec, std::int64_t position)
+{
+    if (spec.window <= 0)
+        return 0;
+    return spec.chunked ? position / spec.window * spec.window : std::max<std::int64_t>(0, position - spec.window + 1);
+}
 
 // Causal self-attention with grouped-query heads: q [tokens, heads * keySize], k [tokens,
 // kvHeads * keySize], v [tokens, kvHeads * valueSize]; out [tokens, heads * valueSize]. As

@@ -8,6 +8,7 @@
 #include "core/forward/PassContext.h"
 #include "core/forward/PerLayerInputStep.h"
 #include "core/forward/RecurrentStep.h"
+#include "core/forward/ShortConvStep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -111,7 +112,9 @@ Status PassRunner::layer(std::int64_t layer, std::vector<float>& residual, std::
         return attentionInput.error();
     const std::int64_t from = m_c.rowsReachingLogitsFrom(layer);
     std::vector<float> branch;
-    Status mixed = m_c.h.isRecurrentLayer(layer)           ? runGatedDeltaNet(m_c, layer, *attentionInput, from, branch)
+    const bool shortConv = block.hybrid.recurrentMixer == RecurrentMixer::ShortConv;
+    Status mixed = m_c.h.isRecurrentLayer(layer) && shortConv ? runShortConv(m_c, layer, *attentionInput, from, branch)
+                 : m_c.h.isRecurrentLayer(layer)           ? runGatedDeltaNet(m_c, layer, *attentionInput, from, branch)
                  : block.multiHeadLatentAttention ? runLatentAttention(m_c, layer, *attentionInput, from, branch)
                                                   : runAttention(m_c, layer, *attentionInput, from, branch);
     if (!mixed)
@@ -164,7 +167,7 @@ Status PassRunner::output(const std::vector<float>& residual, std::vector<float>
 {
     const auto& h = m_c.h;
     const std::int64_t width = h.embeddingLength;
-    auto norm = m_c.loader.load("output_norm.weight", {width, 1, 1});
+    auto norm = m_c.loader.load(std::string(h.block->hybrid.outputNorm) + ".weight", {width, 1, 1});
     if (!norm)
         return norm.error();
     const std::vector<float> normed = m_c.rmsNormed(residual, width, *norm);

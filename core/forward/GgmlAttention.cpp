@@ -138,7 +138,7 @@ GGUFX_FMA_CLONES void attendHead(const PlainInputs& in, const AttentionSpec& spe
             query.assign(qi, qi + spec.keySize);
             roundTo(keyType, query);
         }
-        const std::int64_t first = spec.window > 0 ? std::max<std::int64_t>(0, i - spec.window + 1) : 0;
+        const std::int64_t first = firstVisibleKey(spec, i);
         float peak = -inf;
         for (std::int64_t j = 0; j < in.cells; ++j) {
             if (j < first || j > i) {

@@ -79,6 +79,15 @@ void readSlidingWindowKeys(HyperparameterReader& r, ModelHyperparameters& h)
     case SlidingWindows::PerLayerFlags:
         h.slidingWindow = r.requiredCount("attention.sliding_window", 0);
         break;
+    case SlidingWindows::Chunked:
+        // llama.cpp keeps the key's value only to switch chunking off with 0, and then asserts
+        // on its attention temperature while decoding.
+        if (r.has("attention.sliding_window") && r.count("attention.sliding_window", 0) == 0 && r.ok())
+            r.refuse("attention.sliding_window", "0 turns " + h.architecture + "'s chunks off, a form llama.cpp cannot decode (its "
+                                                 "attention temperature asserts)");
+        h.slidingWindow = block.defaultSlidingWindow;
+        h.slidingChunked = true;
+        break;
     }
     bool anySliding = false;
     if (block.slidingWindows == SlidingWindows::PerLayerFlags) {

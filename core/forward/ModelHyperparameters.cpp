@@ -128,6 +128,36 @@ void readHeadSizes(HyperparameterReader& r, ModelHyperparameters& h)
         r.refuse("rope.dimension_count", "rope.dimension_count must be even and at most the head size");
 }
 
+// lfm2: head_count_kv per layer, 0 marking the short-convolution layers; the attention layers
+// share one count (returned), and shortconv.l_cache sizes the convolution.
+std::int64_t readRecurrentByKvHeads(HyperparameterReader& r, std::int64_t allLayers, std::int64_t heads, ModelHyperparameters& h)
+{
+    const auto kvHeads = r.perLayer("attention.head_count_kv", allLayers, std::vector<std::int64_t>(static_cast<std::size_t>(allLayers), heads), 0);
+    h.shortConvCache = r.requiredCount("shortconv.l_cache", 0, 64);
+    if (r.ok() && r.has("attention.sliding_window") && r.count("attention.sliding_window", 0) > 0)
+        r.refuse("attention.sliding_window", "sliding attention layers are not run for " + h.architecture);
+    if (!r.ok())
+        return 1;
+    if (h.shortConvCache <= 1) {
+        r.refuse("shortconv.l_cache", "llama.cpp needs more than 1 (it keeps l_cache - 1 positions of state)");
+        return 1;
+    }
+    std::int64_t shared = 0;
+    h.recurrentLayers.assign(kvHeads.size(), 0);
+    for (std::size_t il = 0; il < kvHeads.size(); ++il) {
+        h.recurrentLayers[il] = kvHeads[il] == 0 ? 1 : 0;
+        if (kvHeads[il] != 0 && shared != 0 && kvHeads[il] != shared) {
+            r.refuse("attention.head_count_kv", "the forward pass runs one KV head count for every attention layer of " + h.architecture);
+            return 1;
+        }
+        if (kvHeads[il] != 0)
+            shared = kvHeads[il];
+    }
+    if (shared == 0)
+        r.refuse("attention.head_count_kv", "no layer has attention heads");
+    return shared == 0 ? 1 : shared;
+}
+
 }  // namespace
 
 std::int64_t oneForAllLayers(HyperparameterReader& r, std::string_view name, std::int64_t layers, std::optional<std::int64_t> fallback,
@@ -183,6 +213,7 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     if (!r.ok())
         return r.error();
     h.layerCount = allLayers - nextn;
+    h.nextnLayers = nextn;
     if (Status nextnBlocks = checkNextNBlocks(r, model, h, nextn); !nextnBlocks)
         return nextnBlocks.error();
     // Per-layer head counts and FFN widths (gemma4) are read for every stored block; the first
@@ -196,7 +227,9 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     } else {
         feedForward.assign(static_cast<std::size_t>(allLayers), oneForAllLayers(r, "feed_forward_length", allLayers, std::nullopt, 1));
         heads.assign(static_cast<std::size_t>(allLayers), oneForAllLayers(r, "attention.head_count", allLayers, std::nullopt, 1));
-        if (r.ok())
+        if (r.ok() && block.hybrid.recurrentWhereNoKvHeads)
+            kvHeads.assign(static_cast<std::size_t>(allLayers), readRecurrentByKvHeads(r, allLayers, heads.front(), h));
+        else if (r.ok())
             kvHeads.assign(static_cast<std::size_t>(allLayers), oneForAllLayers(r, "attention.head_count_kv", allLayers, heads.front(), 1));
     }
     if (!r.ok())

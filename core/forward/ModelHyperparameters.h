@@ -35,6 +35,7 @@ struct ModelHyperparameters {
     std::int64_t embeddingLength = 0;
     std::int64_t contextLength = 0;   // context_length (llama.cpp's n_ctx_train)
     std::int64_t layerCount = 0;
+    std::int64_t nextnLayers = 0;     // NextN blocks stored after the trunk (nextn_predict_layers), not run
     std::int64_t feedForwardLength = 0;
     std::int64_t headCount = 0;
     std::int64_t headCountKv = 0;
@@ -56,11 +57,17 @@ struct ModelHyperparameters {
     float rmsEpsilon = 1e-5f;
     float attentionScale = 0.0f;     // the scores' scale when the block sets one; 0 = 1/sqrt(key length)
     float attentionSoftcap = 0.0f;   // attn_logit_softcapping when the block applies one; 0 = none
+    // Attention temperature (BlockDescription::attention.temperature): q after rope times
+    // 1 + scale * ln(floor((pos + offset) / floor) + 1); scale 0 = none.
+    float attentionTemperatureScale = 0.0f;
+    float attentionTemperatureOffset = 0.0f;
+    std::int64_t attentionTemperatureFloor = 0;
     float finalSoftcap = 0.0f;       // final_logit_softcapping; 0 = none
     // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1
     // (every layer when the pattern is 0), or as slidingLayers says.
     std::int64_t slidingWindow = 0;
     std::int64_t slidingPattern = 0;
+    bool slidingChunked = false;  // the window is a chunk (llama4): query p sees keys from floor(p / window) * window
     float ropeFreqBaseSliding = 10000.0f;  // rope.freq_base_swa (or the block's default)
     float ropeFreqScaleSliding = 1.0f;
     std::array<int, 4> ropeSections{};  // rope.dimension_sections (multi-section rope), pairs per section
@@ -68,6 +75,7 @@ struct ModelHyperparameters {
     // 0 = no recurrent layers. attention.recurrent_layers (a flag per layer) overrides it.
     std::int64_t fullAttentionInterval = 0;
     std::vector<char> recurrentLayers;  // [layerCount] from attention.recurrent_layers, else empty
+    std::int64_t shortConvCache = 0;  // shortconv.l_cache: the short convolution's taps (lfm2)
     std::int64_t ssmConvKernel = 0;   // ssm.conv_kernel
     std::int64_t ssmStateSize = 0;    // ssm.state_size: key (and value) head size
     std::int64_t ssmGroupCount = 0;   // ssm.group_count: key heads
@@ -79,6 +87,7 @@ struct ModelHyperparameters {
     std::int64_t mlaKeyLength = 0;    // key_length_mla: no-rope + rope part of a head
     std::int64_t mlaValueLength = 0;  // value_length_mla
     std::int64_t leadingDenseLayers = 0;  // leading_dense_block_count: dense FFN before the MoE layers
+    std::vector<char> expertLayers;       // [layerCount] which layers route, when not leadingDenseLayers alone
     std::int64_t expertCount = 0;    // 0 for a dense model
     std::int64_t expertUsedCount = 0;
     std::int64_t expertFeedForwardLength = 0;  // expert_feed_forward_length, default feedForwardLength
@@ -104,7 +113,12 @@ struct ModelHyperparameters {
     }
 
     bool isMixtureOfExperts() const { return expertCount > 0; }
-    bool isExpertLayer(std::int64_t layer) const { return expertCount > 0 && layer >= leadingDenseLayers; }
+    bool isExpertLayer(std::int64_t layer) const
+    {
+        if (!expertLayers.empty())
+            return expertLayers[static_cast<std::size_t>(layer)] != 0;
+        return expertCount > 0 && layer >= leadingDenseLayers;
+    }
     bool isRecurrentLayer(std::int64_t layer) const
     {
         if (!recurrentLayers.empty())

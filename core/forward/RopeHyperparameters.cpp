@@ -7,6 +7,24 @@
 
 namespace gguf {
 
+namespace {
+
+// mistral3's attention.temperature_scale: its floor length is llama.cpp's n_ctx_orig_yarn
+// (original_context_length, else context_length), which must then be above 0.
+void readAttentionTemperature(HyperparameterReader& r, std::int64_t originalContext, ModelHyperparameters& h)
+{
+    h.attentionTemperatureScale = r.real("attention.temperature_scale", 0.0f);
+    if (!r.ok() || h.attentionTemperatureScale == 0.0f)
+        return;
+    h.attentionTemperatureFloor = originalContext;
+    h.attentionTemperatureOffset = 0.0f;
+    if (h.attentionTemperatureFloor == 0)
+        r.refuse("attention.temperature_scale", "attention temperature needs an original context (rope.scaling.original_context_length "
+                                                "or context_length) above 0 (llama.cpp: invalid n_ctx_orig_yarn)");
+}
+
+}  // namespace
+
 void readRopeKeys(HyperparameterReader& r, ModelHyperparameters& h)
 {
     r.flag("rope.scaling.finetuned", false);
@@ -24,6 +42,11 @@ void readRopeKeys(HyperparameterReader& r, ModelHyperparameters& h)
     // deepseek2 alone reads the log multiplier, and uses it with or without YaRN (its kq_scale).
     if (h.block->yarnLogMultiplierInTenths)
         h.yarnLogMultiplier = r.real("rope.scaling.yarn_log_multiplier", 0.0f) / 0.1f;
+    if (h.block->ropeKeys.readsYarnKeys) {
+        h.yarnBetaFast = r.real("rope.scaling.yarn_beta_fast", h.yarnBetaFast);
+        h.yarnBetaSlow = r.real("rope.scaling.yarn_beta_slow", h.yarnBetaSlow);
+        h.yarnLogMultiplier = r.real("rope.scaling.yarn_log_multiplier", 0.0f);
+    }
     if (!r.ok())
         return;
 
@@ -53,6 +76,14 @@ void readRopeKeys(HyperparameterReader& r, ModelHyperparameters& h)
             r.refuse("rope.scaling.original_context_length", "YaRN rope scaling needs an original context (or context_length) above 0");
     }
     h.ropeAttnFactor *= attnFactor;  // with or without YaRN
+    if (h.block->attention.temperature == AttentionTemperature::FromKey)
+        readAttentionTemperature(r, originalContext, h);
+    if (h.block->attention.temperature == AttentionTemperature::OnLayersWithoutRope) {
+        // llama4's load_arch_hparams, hard-coded beside its chunks.
+        h.attentionTemperatureScale = 0.1f;
+        h.attentionTemperatureFloor = 8192;
+        h.attentionTemperatureOffset = 1.0f;
+    }
     // A finite factor can still make these overflow (a scale of 1e-45, a multiplier near the
     // f32 maximum divided by 0.1): llama.cpp would compute inf and NaN logits.
     if (!std::isfinite(h.ropeFreqScale))

@@ -148,6 +148,8 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
         ScanGroup group;
         group.tensor = std::string(tensor->name);
         splitName(tensor->name, group.layer, group.role);
+        if (group.layer >= h->layerCount && group.layer < h->layerCount + h->nextnLayers)
+            continue;  // a NextN block: loaded by llama.cpp, not run for the logits, so nothing to measure
         if (group.layer >= h->layerCount)
             return scanError(group.tensor + " names block " + std::to_string(group.layer) + " of a model with " + std::to_string(h->layerCount));
         if (group.layer >= 0 && !wantedLayer(group.layer))

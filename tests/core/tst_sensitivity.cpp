@@ -519,6 +519,26 @@ private slots:
 
     // --layers: ascending, each block once; a block past the model's is refused before any range
     // is expanded (0-1048576 on two blocks), and many ranges take time linear in the text.
+    // A NextN block after the trunk (glm4moe's blk.3) is not run for the logits: the scan leaves
+    // its tensors out rather than refusing the model.
+    void nextnBlocksAreNotProbed()
+    {
+        const auto model = testsupport::openModelAt(fixturePath("llama.cpp/arch/glm4moe/glm4moe-F32.gguf"));
+        QVERIFY(model);
+        std::vector<std::int32_t> tokens;
+        for (std::int32_t i = 0; i < 32; ++i)
+            tokens.push_back(3 + i * 7 % 300);
+        ScanOptions options;
+        options.chunkSize = 32;
+        options.layers = {0};
+        options.types = {8};  // q8_0
+        auto scan = SensitivityScan::prepare(*model, tokens, options);
+        QVERIFY2(scan, scan ? "" : scan.error().toString().c_str());
+        QVERIFY(!(*scan)->groups().empty());
+        for (const ScanGroup& group : (*scan)->groups())
+            QVERIFY2(group.layer < 3, group.tensor.c_str());
+    }
+
     void layerLists()
     {
         QCOMPARE(*parseLayerList("1,0,0-1", 2), (std::vector<std::int64_t>{0, 1}));
