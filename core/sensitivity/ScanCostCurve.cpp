@@ -9,17 +9,13 @@ namespace gguf {
 namespace {
 
 struct Pool {
-    double weight = 0.0;      // sum of 1 / se^2
-    double cost = 0.0;        // weighted mean
-    double trimmed = 0.0;     // weighted mean of the trimmed means
+    double cost = 0.0;        // the mean of its cells' costs
+    double variance = 0.0;    // of that mean
+    double trimmed = 0.0;     // the mean of its cells' trimmed means
     std::size_t first = 0;    // its cells: order[first, last)
     std::size_t last = 0;
-    double standardError() const { return 1.0 / std::sqrt(weight); }
+    double count() const { return double(last - first); }
 };
-
-// A cell measured exactly (standard error 0: the stored type, or no position moved) still gets a
-// finite weight, so pooling stays a weighted mean.
-constexpr double kLeastVariance = 1e-30;
 
 }  // namespace
 
@@ -35,19 +31,22 @@ std::vector<double> monotoneCosts(const std::vector<CostCell>& cells)
     std::vector<Pool> pools;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const CostCell& cell = cells[order[i]];
-        const double weight = 1.0 / std::max(cell.standardError * cell.standardError, kLeastVariance);
-        pools.push_back(Pool{weight, cell.cost, trimmedEverywhere ? *cell.trimmed : 0.0, i, i + 1});
+        pools.push_back(Pool{cell.cost, cell.standardError * cell.standardError, trimmedEverywhere ? *cell.trimmed : 0.0, i, i + 1});
         while (pools.size() >= 2) {
             const Pool& fewer = pools.back();
             const Pool& more = pools[pools.size() - 2];
-            const double combined = std::hypot(fewer.standardError(), more.standardError());
+            const double combined = std::sqrt(fewer.variance + more.variance);
             const bool worse = fewer.cost - more.cost > combined && (!trimmedEverywhere || fewer.trimmed > more.trimmed);
             if (worse)
                 break;
+            // The plain mean, not weighted by 1 / SE^2: on a MoE a cell's standard error grows
+            // with its mean (one routed position makes both), so inverse-variance weights would
+            // pull every pool down to its luckiest cell.
+            const double n = more.count(), m = fewer.count();
             Pool merged = more;
-            merged.weight = more.weight + fewer.weight;
-            merged.cost = (more.cost * more.weight + fewer.cost * fewer.weight) / merged.weight;
-            merged.trimmed = (more.trimmed * more.weight + fewer.trimmed * fewer.weight) / merged.weight;
+            merged.cost = (more.cost * n + fewer.cost * m) / (n + m);
+            merged.variance = (more.variance * n * n + fewer.variance * m * m) / ((n + m) * (n + m));
+            merged.trimmed = (more.trimmed * n + fewer.trimmed * m) / (n + m);
             merged.last = fewer.last;
             pools.pop_back();
             pools.back() = merged;

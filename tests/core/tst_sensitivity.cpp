@@ -571,8 +571,8 @@ private slots:
     }
 
     // The cost curve: the held-back MoE's blk.0.attn_output (q4_K 1.1e-4, q5_K 5.0e-3 from one
-    // routed position, q6_K 1.4e-4, q8_0 1.3e-3) becomes monotone in bytes, and the noisy cells
-    // pool with their precise neighbours instead of deciding anything.
+    // routed position, q6_K 1.4e-4, q8_0 1.3e-3) becomes monotone in bytes: no step between them
+    // is beyond their uncertainty, so they pool into one level.
     void costCurveIsMonotoneInBytes()
     {
         const std::vector<CostCell> cells = {{144, 1.1e-4, 1.0e-5, 1.0e-4},
@@ -584,7 +584,8 @@ private slots:
             for (std::size_t b = 0; b < cells.size(); ++b)
                 if (cells[a].bytes > cells[b].bytes)
                     QVERIFY2(fitted[a] <= fitted[b], (std::to_string(a) + " above " + std::to_string(b)).c_str());
-        QVERIFY(fitted[1] < 2e-4 && fitted[3] < 2e-4);  // the outliers follow the precise cells
+        for (const double cost : fitted)  // none of the steps is beyond the noise: one pool, the cells' mean
+            QVERIFY(std::abs(cost - (1.1e-4 + 5.0e-3 + 1.4e-4 + 1.3e-3) / 4) < 1e-12);
         // A clear curve is kept as measured.
         const std::vector<CostCell> clear = {{144, 2e-2, 1e-4, 2e-2}, {176, 6e-3, 1e-4, 6e-3}, {210, 1e-3, 1e-5, 1e-3}, {272, 2e-5, 1e-6, 2e-5}};
         const std::vector<double> kept = monotoneCosts(clear);
