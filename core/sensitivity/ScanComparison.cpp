@@ -50,7 +50,8 @@ bool sameFigures(const ProbeFigures& a, const ProbeFigures& b)
     return std::memcmp(&a.meanKld, &b.meanKld, sizeof(double)) == 0 && std::memcmp(&a.kldStandardError, &b.kldStandardError, sizeof(double)) == 0
         && std::memcmp(&a.sameTopFraction, &b.sameTopFraction, sizeof(double)) == 0
         && std::memcmp(&a.meanDeltaTopProbability, &b.meanDeltaTopProbability, sizeof(double)) == 0 && a.positions == b.positions
-        && a.layersRerun == b.layersRerun;
+        && a.layersRerun == b.layersRerun && a.trimmedKld.has_value() == b.trimmedKld.has_value()
+        && (!a.trimmedKld || std::memcmp(&*a.trimmedKld, &*b.trimmedKld, sizeof(double)) == 0);
 }
 
 }  // namespace

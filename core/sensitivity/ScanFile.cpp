@@ -19,6 +19,10 @@ void writeFigures(JsonWriter& json, const ProbeFigures& p)
     json.value(p.meanKld);
     json.key("kld_error");
     json.value(p.kldStandardError);
+    if (p.trimmedKld) {  // optional: readers before it skip it
+        json.key("kld_trimmed");
+        json.value(*p.trimmedKld);
+    }
     json.key("same_top");
     json.value(p.sameTopFraction);
     json.key("delta_p");

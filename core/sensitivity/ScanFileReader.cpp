@@ -431,8 +431,10 @@ Status ScanFileParser::probes()
 
 Status ScanFileParser::probe()
 {
-    enum : std::size_t { Group, Type, Kld, KldError, SameTop, DeltaP, Positions, LayersRerun, Count };
-    static constexpr std::array<const char*, Count> kFields = {"group", "type", "kld", "kld_error", "same_top", "delta_p", "positions", "layers_rerun"};
+    // kld_trimmed last: optional (files written before it was recorded lack it).
+    enum : std::size_t { Group, Type, Kld, KldError, SameTop, DeltaP, Positions, LayersRerun, KldTrimmed, Count };
+    static constexpr std::array<const char*, Count> kFields = {"group", "type", "kld", "kld_error", "same_top", "delta_p", "positions", "layers_rerun",
+                                                               "kld_trimmed"};
     const std::size_t index = m_record.probes.size();
     std::string which = "probe " + std::to_string(index);
     ProbeKey key;
@@ -440,6 +442,8 @@ Status ScanFileParser::probe()
     double figures[4] = {};             // kld, kld_error, same_top, delta_p
     std::uint64_t figureOffsets[4] = {};
     std::int64_t counts[2] = {};        // positions, layers_rerun
+    double trimmed = 0.0;
+    std::uint64_t trimmedOffset = 0;
     std::array<bool, Count> seen{};
     Status read = members(kFields, which, seen, [&](std::size_t field) -> Status {
         if (field == Group) {
@@ -459,6 +463,12 @@ Status ScanFileParser::probe()
             if (typeIndex == types.size())
                 return bad(which + ": type " + *name + " is not one of \"types\"");
             key.type = type->id;
+        } else if (field == KldTrimmed) {
+            auto value = number(kFields[field]);
+            if (!value)
+                return value.error();
+            trimmed = *value;
+            trimmedOffset = m_json.offset();
         } else if (field <= DeltaP) {
             auto value = number(kFields[field]);
             if (!value)
@@ -485,13 +495,15 @@ Status ScanFileParser::probe()
         return bad(which + " comes twice, or after a later one (probes go by group, then in the order of \"types\")");
     m_lastProbeKey = order;
     m_record.probes.push_back(key);
-    const std::size_t measured = static_cast<std::size_t>(std::count(seen.begin() + Kld, seen.end(), true));
+    const std::size_t measured = static_cast<std::size_t>(std::count(seen.begin() + Kld, seen.begin() + KldTrimmed, true));
     if (measured == 0) {
+        if (seen[KldTrimmed])
+            return bad(which + " has figures but no \"kld\"");
         m_record.figures.emplace_back();
         return Ok{};
     }
-    if (measured != Count - Kld)
-        for (std::size_t field = Kld; field < Count; ++field)
+    if (measured != KldTrimmed - Kld)
+        for (std::size_t field = Kld; field < KldTrimmed; ++field)
             if (!seen[field])
                 return bad(which + " has figures but no \"" + kFields[field] + "\"");
     // A mean KL divergence and its standard error are >= 0; the top-1 agreement is a fraction;
@@ -507,7 +519,12 @@ Status ScanFileParser::probe()
     for (std::size_t f = 0; f < 4; ++f)
         if (!(std::isfinite(figures[f]) && figures[f] >= ranges[f].low && figures[f] <= ranges[f].high))
             return badAt(figureOffsets[f], which + ": \"" + kFields[Kld + f] + "\" is " + JsonWriter::numberText(figures[f]) + ", not " + ranges[f].what);
-    m_record.figures.push_back(ProbeFigures{figures[0], figures[1], figures[2], figures[3], counts[0], counts[1]});
+    if (seen[KldTrimmed] && !(std::isfinite(trimmed) && trimmed >= 0.0))
+        return badAt(trimmedOffset, which + ": \"kld_trimmed\" is " + JsonWriter::numberText(trimmed) + ", not a trimmed mean KL divergence (a finite number, at least 0)");
+    ProbeFigures parsed{figures[0], figures[1], figures[2], figures[3], counts[0], counts[1], std::nullopt};
+    if (seen[KldTrimmed])
+        parsed.trimmedKld = trimmed;
+    m_record.figures.push_back(parsed);
     return Ok{};
 }
 

@@ -315,13 +315,30 @@ Result<ProbeFigures> SensitivityScan::runProbe(std::size_t index, const std::ato
     figures.meanDeltaTopProbability = comparison.deltaTopProbability.mean;
     figures.positions = static_cast<std::int64_t>(comparison.kld.count);
     figures.layersRerun = m_layerCount - group.firstLayer + 1;
+    std::vector<double> perPosition;
+    perPosition.reserve(comparison.positions.size());
+    for (const PositionMetrics& position : comparison.positions)
+        perPosition.push_back(position.kld);
+    figures.trimmedKld = trimmedKldMean(std::move(perPosition));
     // A scan file holds only finite figures (a reader refuses others): an output that is not
     // finite with this group quantized is an error to report, not a figure to plan by.
-    for (const double value : {figures.meanKld, figures.kldStandardError, figures.sameTopFraction, figures.meanDeltaTopProbability})
+    for (const double value : {figures.meanKld, figures.kldStandardError, *figures.trimmedKld, figures.sameTopFraction, figures.meanDeltaTopProbability})
         if (!std::isfinite(value))
             return scanError("probe " + std::to_string(index) + " (" + group.tensor + " as " + typeName(probe.type) + ") gave a mean KLD of "
                              + std::to_string(figures.meanKld) + ": the model's output with that group quantized is not finite");
     return figures;
+}
+
+double trimmedKldMean(std::vector<double> values)
+{
+    const std::size_t cut = values.size() / 20;
+    if (values.size() <= 2 * cut)
+        return 0.0;
+    std::sort(values.begin(), values.end());
+    double sum = 0.0;
+    for (std::size_t i = cut; i < values.size() - cut; ++i)
+        sum += values[i];
+    return sum / double(values.size() - 2 * cut);
 }
 
 ScanRecord emptyRecord(const SensitivityScan& scan)

@@ -72,7 +72,16 @@ struct ProbeFigures {
     double meanDeltaTopProbability = 0.0;  // p_quantized - p_reference of the reference's top token
     std::int64_t positions = 0;
     std::int64_t layersRerun = 0;  // per chunk: firstLayer.. plus the output counted as one
+    // The KLD's trimmed mean (trimmedKldMean: the largest and smallest 5 % of positions left
+    // out), robust to the few positions where a MoE router picked another expert; absent in files
+    // written before it was recorded.
+    std::optional<double> trimmedKld;
 };
+
+// The mean of the values without the floor(5 %) largest and as many smallest: per-position KLD
+// is skewed, and on MoE models a probe's mean is often one or two positions whose routing flipped
+// (median 0); the trimmed mean still ranks the bulk of positions where the median cannot.
+double trimmedKldMean(std::vector<double> values);
 
 struct ProbeResult {
     std::size_t index = 0;  // in SensitivityScan::probes()

@@ -14,6 +14,7 @@
 #include "core/recipe/MixPlanner.h"
 #include "core/sensitivity/HeldOutCheck.h"
 #include "core/sensitivity/ScanComparison.h"
+#include "core/sensitivity/ScanCostCurve.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/sensitivity/ScanGrid.h"
@@ -563,6 +564,75 @@ private slots:
         }
     }
 
+    // The trimmed mean leaves out floor(5 %) of the positions at each end: one router flip among
+    // 40 positions moves the mean 20-fold and the trimmed mean not at all. Every probe records it,
+    // the scan file keeps it (an optional key), and a file without it still reads.
+    void probesRecordATrimmedMean()
+    {
+        std::vector<double> values(40, 0.001);
+        values[7] = 0.865;
+        QCOMPARE(trimmedKldMean(values), 0.001);
+        QVERIFY(std::abs(trimmedKldMean({1.0, 2.0, 3.0}) - 2.0) < 1e-15);  // fewer than 20: nothing cut
+        for (const auto& figures : m_smallWhole.figures) {
+            QVERIFY(figures && figures->trimmedKld);
+            QVERIFY(std::isfinite(*figures->trimmedKld) && *figures->trimmedKld >= 0.0);
+        }
+        const std::string json = scanRecordJson(m_smallWhole);
+        auto reread = parseScanRecord(json, "scan");
+        QVERIFY(reread);
+        QCOMPARE(scanRecordJson(*reread), json);
+        std::string old = json;
+        for (std::size_t at; (at = old.find("\"kld_trimmed\":")) != std::string::npos;)
+            old.erase(at, old.find(',', at) + 1 - at);
+        auto previous = parseScanRecord(old, "scan");
+        QVERIFY2(previous, old.substr(0, 200).c_str());
+        QVERIFY(previous->figures[0] && !previous->figures[0]->trimmedKld);
+        QCOMPARE(previous->figures[0]->meanKld, m_smallWhole.figures[0]->meanKld);
+    }
+
+    // The cost curve: the held-back MoE's blk.0.attn_output (q4_K 1.1e-4, q5_K 5.0e-3 from one
+    // routed position, q6_K 1.4e-4, q8_0 1.3e-3) becomes monotone in bytes: no step between them
+    // is beyond their uncertainty, so they pool into one level.
+    void costCurveIsMonotoneInBytes()
+    {
+        const std::vector<CostCell> cells = {{144, 1.1e-4, 1.0e-5, 1.0e-4},
+                                             {176, 5.0e-3, 4.5e-3, 1.2e-4},
+                                             {210, 1.4e-4, 1.2e-5, 0.9e-4},
+                                             {272, 1.3e-3, 1.2e-3, 0.5e-4}};
+        const std::vector<double> fitted = monotoneCosts(cells);
+        for (std::size_t a = 0; a < cells.size(); ++a)
+            for (std::size_t b = 0; b < cells.size(); ++b)
+                if (cells[a].bytes > cells[b].bytes)
+                    QVERIFY2(fitted[a] <= fitted[b], (std::to_string(a) + " above " + std::to_string(b)).c_str());
+        for (const double cost : fitted)  // none of the steps is beyond the noise: one pool, the cells' mean
+            QVERIFY(std::abs(cost - (1.1e-4 + 5.0e-3 + 1.4e-4 + 1.3e-3) / 4) < 1e-12);
+        // A clear curve is kept as measured.
+        const std::vector<CostCell> clear = {{144, 2e-2, 1e-4, 2e-2}, {176, 6e-3, 1e-4, 6e-3}, {210, 1e-3, 1e-5, 1e-3}, {272, 2e-5, 1e-6, 2e-5}};
+        const std::vector<double> kept = monotoneCosts(clear);
+        for (std::size_t i = 0; i < clear.size(); ++i)
+            QCOMPARE(kept[i], clear[i].cost);
+        // Equal bytes add no constraint.
+        QCOMPARE(monotoneCosts({{100, 3e-3, 1e-6, std::nullopt}, {100, 1e-3, 1e-6, std::nullopt}}), (std::vector<double>{3e-3, 1e-3}));
+    }
+
+    // A step smaller than the cells' uncertainty is no step: the planner then takes the smaller
+    // type. Measured apart by more than it, the step stays, unless the trimmed means disagree (a
+    // few positions made it).
+    void stepsWithinTheUncertaintyAreNone()
+    {
+        const auto fit = [](double lowCost, double lowError, std::optional<double> lowTrimmed, std::optional<double> highTrimmed) {
+            return monotoneCosts({{100, lowCost, lowError, lowTrimmed}, {200, 1.0e-3, 1.0e-4, highTrimmed}});
+        };
+        const std::vector<double> within = fit(1.1e-3, 1.0e-4, std::nullopt, std::nullopt);
+        QCOMPARE(within[0], within[1]);
+        const std::vector<double> beyond = fit(1.5e-3, 1.0e-4, std::nullopt, std::nullopt);
+        QCOMPARE(beyond, (std::vector<double>{1.5e-3, 1.0e-3}));
+        const std::vector<double> robustAgrees = fit(1.5e-3, 1.0e-4, 1.4e-3, 0.9e-3);
+        QCOMPARE(robustAgrees, (std::vector<double>{1.5e-3, 1.0e-3}));
+        const std::vector<double> robustDisagrees = fit(1.5e-3, 1.0e-4, 0.8e-3, 0.9e-3);
+        QCOMPARE(robustDisagrees[0], robustDisagrees[1]);
+    }
+
     // The heatmap's grid stays within its cells whatever blocks and roles a file names: block
     // 1,000,000 gives two rows, not a million; thousands of roles and blocks give a truncated grid.
     void gridIsBoundedWhateverTheFileNames()
@@ -572,7 +642,7 @@ private slots:
         const auto addGroup = [&](const std::string& role, std::int64_t layer) {
             record.groups.push_back(ScanGroup{"t" + std::to_string(record.groups.size()), role, layer, std::max<std::int64_t>(layer, 0), 256, 256, false});
             record.probes.push_back({record.groups.size() - 1, record.identity.types[0]});
-            record.figures.push_back(ProbeFigures{0.5, 0.1, 0.9, -0.1, 10, 1});
+            record.figures.push_back(ProbeFigures{0.5, 0.1, 0.9, -0.1, 10, 1, std::nullopt});
         };
         addGroup("output", -1);
         addGroup("attn_q", 1000000);
