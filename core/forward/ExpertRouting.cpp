@@ -72,9 +72,10 @@ Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>&
     std::vector<float> choice(static_cast<std::size_t>(experts));
     for (std::int64_t t = 0; t < c.tokens; ++t) {
         const float* p = probs.data() + t * experts;
-        const float* logits = rawLogits.data() + t * experts;
+        // Only llama4 keeps the raw logits (rawLogits is empty otherwise: no offset into it).
+        const float* logits = h.block->experts.weightsOnInput ? rawLogits.data() + t * experts : nullptr;
         for (std::int64_t e = 0; e < experts; ++e)
-            choice[static_cast<std::size_t>(e)] = h.block->experts.weightsOnInput ? logits[e]  // llama4 chooses on the logits
+            choice[static_cast<std::size_t>(e)] = logits ? logits[e]  // llama4 chooses on the logits
                                                  : choiceBias->present()          ? p[e] + choiceBias->data()[e]
                                                                                   : p[e];
         if (h.expertGroupCount > 1)
