@@ -2,7 +2,6 @@
 
 #include "core/forward/ForwardOps.h"
 #include "core/forward/GgmlAttention.h"
-#include "core/forward/MatmulInputObserver.h"
 
 #include <cmath>
 
@@ -40,7 +39,6 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
             return wqkv.error();
         c.noteHeld(wqkv->heldBytes());
         std::vector<float> fused;
-        observeLayerProduct(c.options.matmulInputs, layer, "attn_qkv", normed, width);
         c.project(normed, c.tokens, *wqkv, WeightMatrix{}, fused);
         const std::int64_t stride = qWidth + kWidth + vWidth;
         q = columns(fused, c.tokens, stride, 0, qWidth);
@@ -57,7 +55,6 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
             return wq.error();
         c.noteHeld(wq->heldBytes());
         std::vector<float> fused;
-        observeLayerProduct(c.options.matmulInputs, layer, "attn_q", normed, width, queriesFrom);
         c.projectRowsFrom(normed, queriesFrom, *wq, WeightMatrix{}, fused);
         c.recycle({&wq});
         q.resize(static_cast<std::size_t>(c.tokens * qWidth));
@@ -91,7 +88,6 @@ Status projectQkv(PassContext& c, std::int64_t layer, const std::vector<float>& 
         if (!b)
             return b.error();
         c.noteHeld(w->heldBytes() + b->heldBytes());
-        observeLayerProduct(c.options.matmulInputs, layer, part.name, normed, width, part.out == &q ? queriesFrom : 0);
         c.projectRowsFrom(normed, part.out == &q ? queriesFrom : 0, *w, *b, *part.out);
         c.recycle({&w, &b});
     }
@@ -280,7 +276,6 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     if (!bo)
         return bo.error();
     c.noteHeld(wo->heldBytes() + bo->heldBytes());
-    observeLayerProduct(c.options.matmulInputs, layer, "attn_output", mixed, mixedWidth, from);
     c.projectRowsFrom(mixed, from, *wo, *bo, out);
     c.recycle({&wo, &bo});
     return Ok{};

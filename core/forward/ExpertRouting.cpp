@@ -1,7 +1,6 @@
 #include "core/forward/ExpertRouting.h"
 
 #include "core/forward/ForwardOps.h"
-#include "core/forward/MatmulInputObserver.h"
 
 #include <algorithm>
 #include <functional>
@@ -56,7 +55,6 @@ Status routeTokens(PassContext& c, std::int64_t layer, const std::vector<float>&
         return choiceBias.error();
     c.noteHeld(router->heldBytes());
     std::vector<float> probs;
-    observeLayerProduct(c.options.matmulInputs, layer, "ffn_gate_inp", normed, h.embeddingLength);
     c.project(normed, c.tokens, *router, *routerBias, probs);
     std::vector<float> rawLogits;
     if (h.block->experts.weightsOnInput)

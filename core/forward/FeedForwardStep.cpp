@@ -58,9 +58,7 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
         if (!*w)
             return w->error();
     c.noteHeld(gate->heldBytes() + up->heldBytes());
-    observeLayerProduct(c.options.matmulInputs, layer, names.gate, normed, width);
     c.project(normed, c.tokens, *gate, *gateBias, g);
-    observeLayerProduct(c.options.matmulInputs, layer, names.up, normed, width);
     c.project(normed, c.tokens, *up, *upBias, u);
     c.recycle({&gate, &up, &gateBias, &upBias});
     auto down = c.layerWeight(layer, names.down, {ff, width, 1});
@@ -70,7 +68,6 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
             return w->error();
     c.noteHeld(down->heldBytes());
     applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
-    observeLayerProduct(c.options.matmulInputs, layer, names.down, g, ff);
     c.project(g, c.tokens, *down, *downBias, out);
     c.recycle({&down, &downBias});
     return Ok{};
@@ -93,7 +90,6 @@ Status addSharedExpert(PassContext& c, std::int64_t layer, const std::vector<flo
         return gate.error();
     if (gate->present()) {
         std::vector<float> g;
-        observeLayerProduct(c.options.matmulInputs, layer, "ffn_gate_inp_shexp", normed, width);
         c.project(normed, c.tokens, *gate, WeightMatrix{}, g);
         sigmoid(g.data(), g.size());
         for (std::int64_t t = 0; t < c.tokens; ++t)
@@ -121,7 +117,6 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
         return up.error();
     c.noteHeld(up->heldBytes());
     std::vector<float> fused;
-    observeLayerProduct(c.options.matmulInputs, layer, "ffn_up", normed, width);
     c.project(normed, c.tokens, *up, WeightMatrix{}, fused);
     c.recycle({&up});
     std::vector<float> g(static_cast<std::size_t>(c.tokens * ff)), u(g.size());
@@ -134,7 +129,6 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
         return down.error();
     c.noteHeld(down->heldBytes());
     applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
-    observeLayerProduct(c.options.matmulInputs, layer, "ffn_down", g, ff);
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};

@@ -2,7 +2,6 @@
 
 #include "core/forward/ForwardOps.h"
 #include "core/forward/GgmlAttention.h"
-#include "core/forward/MatmulInputObserver.h"
 
 #include <cmath>
 
@@ -68,10 +67,8 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
                 return w->error();
         c.noteHeld(qa->heldBytes() + qb->heldBytes());
         std::vector<float> compressed;
-        observeLayerProduct(c.options.matmulInputs, layer, "attn_q_a", normed, width, from);
         c.projectRowsFrom(normed, from, *qa, WeightMatrix{}, compressed);
         compressed = c.rmsNormed(compressed, h.qLoraRank, *qaNorm);
-        observeLayerProduct(c.options.matmulInputs, layer, "attn_q_b", compressed, h.qLoraRank, from);
         c.projectRowsFrom(compressed, from, *qb, WeightMatrix{}, q);
         c.recycle({&qa, &qaNorm, &qb});
     } else {
@@ -79,7 +76,6 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
         if (!wq)
             return wq.error();
         c.noteHeld(wq->heldBytes());
-        observeLayerProduct(c.options.matmulInputs, layer, "attn_q", normed, width, from);
         c.projectRowsFrom(normed, from, *wq, WeightMatrix{}, q);
         c.recycle({&wq});
     }
@@ -94,7 +90,6 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
             return w->error();
     c.noteHeld(kva->heldBytes() + kb->heldBytes() + vb->heldBytes());
     std::vector<float> kvPe;
-    observeLayerProduct(c.options.matmulInputs, layer, "attn_kv_a_mqa", normed, width);
     c.project(normed, T, *kva, WeightMatrix{}, kvPe);
     std::vector<float> latent(static_cast<std::size_t>(T * lora)), kPe(static_cast<std::size_t>(T * rope));
     for (std::int64_t t = 0; t < T; ++t) {
@@ -150,7 +145,6 @@ Status runLatentAttention(PassContext& c, std::int64_t layer, const std::vector<
     if (!wo)
         return wo.error();
     c.noteHeld(wo->heldBytes());
-    observeLayerProduct(c.options.matmulInputs, layer, "attn_output", expanded, heads * headV, from);
     c.projectRowsFrom(expanded, from, *wo, WeightMatrix{}, out);
     c.recycle({&wo});
     return Ok{};

@@ -5,12 +5,14 @@
 // of experts (llama.cpp's MUL_MAT_ID), the rows routed to one expert. llama-imatrix collects
 // its importance matrix from exactly these (core/imatrix/ImatrixCollector.h).
 //
-// The pass calls it where a step multiplies, one line per product (observeProduct below); the
-// calls for different experts of one layer may come from several threads at once.
+// PassContext's products call it for every weight WeightLoader::load gave them (the name rides on
+// the matrix), the output head and the experts where they multiply; the calls for different
+// experts of one layer may come from several threads at once.
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gguf {
@@ -30,16 +32,12 @@ public:
                                std::span<const std::int64_t> choices, std::int64_t used, std::int64_t columns) = 0;
 };
 
-// The one-line hooks of the steps: nothing when no observer listens (the name is then not built).
-inline void observeProduct(MatmulInputObserver* observer, const std::string& weight, const float* x, std::int64_t rows, std::int64_t columns)
+// Nothing when no observer listens or the matrix is no whole tensor (the name is then not built).
+inline void observeProduct(MatmulInputObserver* observer, std::string_view weight, const float* x, std::int64_t rows, std::int64_t columns)
 {
-    if (observer && rows > 0)
-        observer->denseProduct(weight, x, rows, columns);
+    if (observer && rows > 0 && !weight.empty())
+        observer->denseProduct(std::string(weight), x, rows, columns);
 }
-
-// The same for blk.<layer>.<name>.weight and the rows of `x` ([rows, columns]) from `from` on.
-void observeLayerProduct(MatmulInputObserver* observer, std::int64_t layer, const char* name, const std::vector<float>& x,
-                         std::int64_t columns, std::int64_t from = 0);
 
 // Expert rows of `weight` (a tensor name), as MatmulInputObserver::expertProduct.
 inline void observeExpertProduct(MatmulInputObserver* observer, const std::string& weight, std::int64_t expert, std::int64_t experts,

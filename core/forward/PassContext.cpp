@@ -1,6 +1,7 @@
 #include "core/forward/PassContext.h"
 
 #include "core/forward/ForwardOps.h"
+#include "core/forward/MatmulInputObserver.h"
 
 #include <algorithm>
 
@@ -63,6 +64,7 @@ void PassContext::project(const std::vector<float>& x, std::int64_t rows, const 
                           std::vector<float>& y) const
 {
     y.assign(static_cast<std::size_t>(rows * weight.rows), 0.0f);
+    observeProduct(options.matmulInputs, weight.tensorName, x.data(), rows, weight.columns);
     projectInto(x.data(), rows, weight, bias, accumulation, y.data());
 }
 
@@ -71,6 +73,7 @@ void PassContext::projectRowsFrom(const std::vector<float>& x, std::int64_t from
 {
     y.assign(static_cast<std::size_t>(tokens * weight.rows), 0.0f);
     from = std::max<std::int64_t>(from, 0);
+    observeProduct(options.matmulInputs, weight.tensorName, x.data() + from * weight.columns, tokens - from, weight.columns);
     projectInto(x.data() + from * weight.columns, tokens - from, weight, bias, accumulation, y.data() + from * weight.rows);
 }
 

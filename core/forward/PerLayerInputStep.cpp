@@ -2,7 +2,6 @@
 
 #include "core/forward/FeedForwardStep.h"
 #include "core/forward/ForwardOps.h"
-#include "core/forward/MatmulInputObserver.h"
 
 #include <cmath>
 
@@ -83,7 +82,6 @@ Status finishLayer(PassContext& c, std::int64_t layer, std::vector<float>& resid
             return gate.error();
         c.noteHeld(gate->heldBytes());
         std::vector<float> g;
-        observeLayerProduct(c.options.matmulInputs, layer, "inp_gate", residual, width);
         c.project(residual, c.tokens, *gate, WeightMatrix{}, g);
         c.recycle({&gate});
         gelu(g);
@@ -95,7 +93,6 @@ Status finishLayer(PassContext& c, std::int64_t layer, std::vector<float>& resid
             return projection.error();
         c.noteHeld(projection->heldBytes());
         std::vector<float> p;
-        observeLayerProduct(c.options.matmulInputs, layer, "proj", g, n);
         c.project(g, c.tokens, *projection, WeightMatrix{}, p);
         c.recycle({&projection});
         auto normed = c.layerNormed(layer, "post_norm", p);

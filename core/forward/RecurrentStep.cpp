@@ -2,7 +2,6 @@
 
 #include "core/forward/ForwardOps.h"
 #include "core/forward/GgmlVectorMath.h"
-#include "core/forward/MatmulInputObserver.h"
 
 #include <cmath>
 #include <string_view>
@@ -79,8 +78,6 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
             return w->error();
     c.noteHeld(wqkv->heldBytes() + wgate->heldBytes() + wbeta->heldBytes() + walpha->heldBytes() + kernel->heldBytes());
     std::vector<float> mixed, z, beta, alpha;
-    for (const char* name : {"attn_qkv", "attn_gate", "ssm_beta", "ssm_alpha"})
-        observeLayerProduct(c.options.matmulInputs, layer, name, normed, width, std::string_view(name) == "attn_gate" ? from : 0);
     c.project(normed, T, *wqkv, WeightMatrix{}, mixed);
     c.projectRowsFrom(normed, from, *wgate, WeightMatrix{}, z);  // the output gate: only the rows kept
     c.project(normed, T, *wbeta, WeightMatrix{}, beta);
@@ -160,7 +157,6 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
             const float silu = i < vectorWidth ? ggmlSilu(zi) : zi / (1.0f + std::exp(-zi));
             attention[static_cast<std::size_t>(t * inner + i)] *= silu;
         }
-    observeLayerProduct(c.options.matmulInputs, layer, "ssm_out", attention, inner, from);
     c.projectRowsFrom(attention, from, *wout, WeightMatrix{}, out);
     c.recycle({&norm, &wout});
     return Ok{};

@@ -1,6 +1,5 @@
 #include "core/forward/ShortConvStep.h"
 
-#include "core/forward/MatmulInputObserver.h"
 
 #include <cmath>
 
@@ -18,7 +17,6 @@ Status runShortConv(PassContext& c, std::int64_t layer, const std::vector<float>
         return kernel.error();
     c.noteHeld(inProjection->heldBytes() + kernel->heldBytes());
     std::vector<float> bcx;
-    observeLayerProduct(c.options.matmulInputs, layer, "shortconv.in_proj", normed, width);
     c.project(normed, c.tokens, *inProjection, WeightMatrix{}, bcx);
     c.recycle({&inProjection});
 
@@ -50,7 +48,6 @@ Status runShortConv(PassContext& c, std::int64_t layer, const std::vector<float>
     if (!outProjection)
         return outProjection.error();
     c.noteHeld(outProjection->heldBytes());
-    observeLayerProduct(c.options.matmulInputs, layer, "shortconv.out_proj", mixed, width, from);
     c.projectRowsFrom(mixed, from, *outProjection, WeightMatrix{}, out);
     c.recycle({&outProjection});
     return Ok{};

@@ -203,6 +203,7 @@ Result<WeightMatrix> WeightLoader::load(const std::string& name, std::array<std:
     matrix.rows = ne[1];
     matrix.slices = ne[2];
     matrix.productKind = ne[2] > 1 ? ProductKind::Batched : ProductKind::Matrix;
+    matrix.tensorName = tensor->name;
     if (Status done = fill(*tensor, 0, tensor->rowCount(), matrix); !done)
         return done.error();
     return matrix;

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gguf {
@@ -43,6 +44,9 @@ struct WeightMatrix {
     std::int64_t rows = 0;
     std::int64_t slices = 1;
     std::uint32_t storedType = 0;  // the tensor's type in the file
+    // The whole tensor this matrix holds (WeightLoader::load), which a product shows its observer
+    // (MatmulInputObserver.h); empty for a part of one (loadRows) or a bias.
+    std::string_view tensorName;
     // What llama.cpp does to the activations multiplied by this weight (its vec_dot_type), when
     // that is emulated (ActivationRounding.h); None otherwise.
     ActivationRounding activationRounding = ActivationRounding::None;
