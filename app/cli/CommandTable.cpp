@@ -4,6 +4,8 @@
 #include "CommandTable.h"
 #include "Commands.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 
@@ -28,6 +30,20 @@ constexpr CliOption kKvType = {"--kv", "TYPE", "KV cache type for keys and value
 constexpr CliOption kKvKeyType = {"--kv-k", "TYPE", "KV cache type for keys"};
 constexpr CliOption kKvValueType = {"--kv-v", "TYPE", "KV cache type for values"};
 constexpr CliOption kFlashAttention = {"--flash-attn", "on|off|auto", "flash attention, as llama.cpp -fa (default auto: on for the CPU)"};
+constexpr std::array kKvOptions = {kKvType, kKvKeyType, kKvValueType, kFlashAttention};
+
+// Option lists joined in order, so that a block several commands take is written once.
+template <std::size_t... N>
+constexpr std::array<CliOption, (N + ...)> joinOptions(const std::array<CliOption, N>&... parts)
+{
+    std::array<CliOption, (N + ...)> joined{};
+    std::size_t at = 0;
+    ((std::copy(parts.begin(), parts.end(), joined.begin() + static_cast<std::ptrdiff_t>(at)), at += N), ...);
+    return joined;
+}
+
+// Everything a command that runs the forward pass takes about its arithmetic.
+constexpr auto kPassOptions = joinOptions(std::array{kF32Activations, kQ8Activations, kLlamaActivations}, kKvOptions);
 
 constexpr CliOption kMetaOptions[] = {
     {"--json", nullptr, "every key and value as JSON"},
@@ -110,7 +126,7 @@ constexpr CliOption kPlanOptions[] = {
     {"--json", nullptr, "the plan as JSON"},
 };
 
-constexpr CliOption kScanOptions[] = {
+constexpr auto kScanOptions = joinOptions(std::to_array<CliOption>({
     {"--text-file", "F", "calibration text, tokenized with the model's tokenizer"},
     {"--tokens", "IDS", "calibration token ids, 1,2,3"},
     {"--types", "LIST", "candidate types (default q2_K,q3_K,q4_K,q5_K,q6_K,q8_0; with --imatrix also iq2_xxs ... iq4_xs)"},
@@ -118,21 +134,15 @@ constexpr CliOption kScanOptions[] = {
     {"--chunk", "N", "tokens per chunk, first BOS, second half scored (default 128)"},
     {"--max-tokens", "N", "use at most N tokens of the text (whole chunks)"},
     {"--layer-stride", "N", "probe every N-th block (token_embd and output always)"},
-    {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"},
-    kF32Activations,
-    kQ8Activations,
-    kLlamaActivations,
-    kKvType,
-    kKvKeyType,
-    kKvValueType,
-    kFlashAttention,
+    {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"}
+}), kPassOptions, std::to_array<CliOption>({
     {"--shard", "I/N", "run only the I-th of N deterministic parts of the probes"},
     {"--merge", nullptr, "join scan files (shards) given as operands into -o"},
     {"-o", "SCAN.json", "the scan file, rewritten atomically after every probe"},
     {"--resume", nullptr, "continue the scan file -o names, measuring only what it lacks"},
     {"--json", nullptr, "the scan file's JSON on stdout"},
-    {"--quiet", nullptr, "no progress on stderr"},
-};
+    {"--quiet", nullptr, "no progress on stderr"}
+}));
 
 constexpr CliOption kDiffOptions[] = {
     {"--json", nullptr, "the differences as JSON"},
@@ -145,24 +155,17 @@ constexpr CliOption kTokenizeOptions[] = {
     {"--no-special", nullptr, "no BOS/EOS, and special-token text stays text"},
 };
 
-constexpr CliOption kLogitsOptions[] = {
+constexpr auto kLogitsOptions = joinOptions(std::to_array<CliOption>({
     {"--tokens", "IDS", "token ids, 1,2,3"},
     {"--text-file", "F", "a text to tokenize with the model's tokenizer"},
     {"-o", "OUT.f32|-", "where the logits [tokens, vocab] go, as float32"},
     {"--output", "OUT.f32|-", "same as -o"},
     {"--hidden", "HIDDEN.f32", "also write the residual stream [layers, tokens, embd]"},
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
-    {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
-    kF32Activations,
-    kQ8Activations,
-    kLlamaActivations,
-    kKvType,
-    kKvKeyType,
-    kKvValueType,
-    kFlashAttention,
-};
+    {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"}
+}), kPassOptions);
 
-constexpr CliOption kKldOptions[] = {
+constexpr auto kKldOptions = joinOptions(std::to_array<CliOption>({
     {"--tokens", "IDS", "token ids, 1,2,3"},
     {"--text-file", "F", "a text to tokenize with the reference's tokenizer"},
     {"--llama-kld-base", "F", "the tokens and logits of llama-perplexity --kl-divergence-base"},
@@ -173,35 +176,25 @@ constexpr CliOption kKldOptions[] = {
     {"--imatrix", "FILE", "with --type or --preset: importance weights for the quantization"},
     {"--json", nullptr, "the figures as JSON"},
     {"--exact", nullptr, "sum matrix products in double (slower; default: float lanes in ggml's order)"},
-    {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"},
-    kF32Activations,
-    kQ8Activations,
-    kLlamaActivations,
-    kKvType,
-    kKvKeyType,
-    kKvValueType,
-    kFlashAttention,
-};
+    {"--sgemm", nullptr, "sum matrix products with OpenBLAS's cblas_sgemm"}
+}), kPassOptions);
 
-constexpr CliOption kEstimateOptions[] = {
-    {"--ctx", "N", "context length (default: the model's training context)"},
-    kKvType,
-    kKvKeyType,
-    kKvValueType,
-    kFlashAttention,
+constexpr auto kEstimateOptions = joinOptions(std::to_array<CliOption>({
+    {"--ctx", "N", "context length (default: the model's training context)"}
+}), kKvOptions, std::to_array<CliOption>({
     {"--batch", "N", "logical batch size, as llama.cpp -b (default 2048)"},
     {"--ubatch", "N", "micro-batch size, as llama.cpp -ub (default 512)"},
     {"--swa-full", "0|1", "full-size cache for sliding-window layers, as llama.cpp --swa-full (default 0)"},
     {"--ngl", "N", "layers on the GPU, as llama.cpp -ngl (-1: all)"},
-    {"--json", nullptr, "the estimate as JSON"},
-};
+    {"--json", nullptr, "the estimate as JSON"}
+}));
 
 constexpr CliOption kDownloadOptions[] = {
     {"-o", "DIR", "the folder the model (every shard) is saved in"},
     {"--quiet", nullptr, "no progress on stderr"},
 };
 
-constexpr CliOption kImatrixOptions[] = {
+constexpr auto kImatrixOptions = joinOptions(std::to_array<CliOption>({
     {"--model", "MODEL", "validate the matrix against a model"},
     {"--json", nullptr, "the report as JSON"},
     {"--top", "N", "the N most important columns per tensor (default 8)"},
@@ -213,15 +206,8 @@ constexpr CliOption kImatrixOptions[] = {
     {"--process-output", nullptr, "with --text-file: also collect output.weight (llama-imatrix's --process-output)"},
     {"--parse-special", nullptr, "with --text-file: text spelling a special token becomes it (llama-imatrix's --parse-special)"},
     {"--min-expert-tokens", "N", "with --text-file: fail when an expert gets fewer than N tokens"},
-    {"--quiet", nullptr, "with --text-file: no progress on stderr"},
-    kF32Activations,
-    kQ8Activations,
-    kLlamaActivations,
-    kKvType,
-    kKvKeyType,
-    kKvValueType,
-    kFlashAttention,
-};
+    {"--quiet", nullptr, "with --text-file: no progress on stderr"}
+}), kPassOptions);
 
 // ---- the commands -------------------------------------------------------------------------
 
