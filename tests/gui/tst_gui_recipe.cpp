@@ -20,7 +20,10 @@
 #include "ui/recipe/RecipePage.h"
 #include "ui/common/QuantTypeColour.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/session/MixFallbackModel.h"
+#include "ui/session/ProvenanceDifferenceModel.h"
 
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QMenuBar>
 #include <QTabWidget>
@@ -318,12 +321,51 @@ private slots:
     // core's words: llama-quantize's Q4_K_M with the imatrix is identical to what that source and
     // matrix give; without the matrix the first differing tensor is named, with the hint that the
     // file records one. Above it the mix in words, nominal and effective bpw, the fallbacks.
+    // The Provenance tab's two tables as item models: the fallbacks a row each, the difference one
+    // row whose missing side reads "—".
+    void provenanceTablesAreItemModels()
+    {
+        MixFallbackModel fallbacks;
+        QAbstractItemModelTester fallbackTester(&fallbacks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        gguf::MixFallback first;
+        first.tensor = "blk.0.ffn_down.weight";
+        first.rowLength = 1376;
+        first.chosenType = gguf::findTypeByName("q4_K")->id;
+        first.fallbackType = gguf::findTypeByName("q5_0")->id;
+        first.storedType = first.fallbackType;
+        fallbacks.setFallbacks({first, first});
+        QCOMPARE(fallbacks.rowCount(), 2);
+        QCOMPARE(fallbacks.index(1, MixFallbackModel::Tensor).data().toString(), QStringLiteral("blk.0.ffn_down.weight"));
+        QCOMPARE(fallbacks.index(0, MixFallbackModel::RowLength).data().toString(), QStringLiteral("1376"));
+        QCOMPARE(fallbacks.index(0, MixFallbackModel::FellBackTo).data().toString(), QStringLiteral("q5_0"));
+        fallbacks.setFallbacks({});
+        QCOMPARE(fallbacks.rowCount(), 0);
+
+        ProvenanceDifferenceModel difference;
+        QAbstractItemModelTester differenceTester(&difference, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(difference.rowCount(), 0);
+        gguf::ProvenanceDifference missing;
+        missing.kind = gguf::ProvenanceDifferenceKind::Missing;
+        missing.tensor = "output.weight";
+        missing.expectedType = gguf::findTypeByName("q6_K")->id;
+        difference.setDifference(missing);
+        QCOMPARE(difference.rowCount(), 1);
+        QCOMPARE(difference.index(0, ProvenanceDifferenceModel::FileType).data().toString(), QStringLiteral("—"));
+        QCOMPARE(difference.index(0, ProvenanceDifferenceModel::ExpectedType).data().toString(), QStringLiteral("q6_K"));
+        QCOMPARE(difference.index(0, ProvenanceDifferenceModel::FirstByte).data().toString(), QStringLiteral("—"));
+        difference.setDifference(std::nullopt);
+        QCOMPARE(difference.rowCount(), 0);
+    }
+
     void provenanceAnswersAsTheCli()
     {
         const auto model = testsupport::openModelAt(fixturePath("llama.cpp/tiny-llama-imat-Q4_K_M.gguf"));
         QVERIFY(model);
         RecipePage page(model);
         ProvenanceView& view = *page.provenanceView();
+        // Both tables are session models, checked by Qt's tester through every change below.
+        QAbstractItemModelTester fallbackTester(view.fallbackTable()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester differenceTester(view.differenceTable()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         const gguf::MixSummary mix = gguf::summarizeMix(*model, gguf::auditRecipe(*model));
         const QString mixText = view.mixLabel()->text();
         QVERIFY2(mixText.contains(QString::fromStdString(mix.label)), qPrintable(mixText));
@@ -354,8 +396,8 @@ private slots:
         const gguf::ProvenanceDifference& difference = *view.result()->firstDifference;
         QCOMPARE(difference.kind, gguf::ProvenanceDifferenceKind::Data);
         QVERIFY(view.differenceTable()->isVisibleTo(&view));
-        QCOMPARE(view.differenceTable()->item(0, 0)->text(), QString::fromStdString(difference.tensor));
-        QCOMPARE(view.differenceTable()->item(0, 1)->text(), QStringLiteral("data"));
+        QCOMPARE(view.differenceTable()->model()->index(0, 0).data().toString(), QString::fromStdString(difference.tensor));
+        QCOMPARE(view.differenceTable()->model()->index(0, 1).data().toString(), QStringLiteral("data"));
         QVERIFY(difference.tensor.rfind("blk.", 0) == 0);  // token_embd and output have no imatrix entry: identical
         const QString verdict = view.verdictLabel()->text();
         QVERIFY2(verdict.contains(QStringLiteral("not identical: ")), qPrintable(verdict));

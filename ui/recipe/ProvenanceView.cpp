@@ -6,7 +6,9 @@
 #include "ui/common/ExportLocation.h"
 #include "ui/common/FileDialogs.h"
 #include "ui/session/JobPoolExecutor.h"
+#include "ui/session/MixFallbackModel.h"
 #include "ui/session/ModelLoader.h"
+#include "ui/session/ProvenanceDifferenceModel.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -15,7 +17,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace {
@@ -31,22 +33,15 @@ QString typeText(std::uint32_t type)
     return QString::fromStdString(gguf::typeName(type));
 }
 
-QTableWidget* makeTable(const QStringList& headers, const QString& name, QWidget* parent)
+QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* parent)
 {
-    auto* table = new QTableWidget(parent);
+    auto* table = new QTableView(parent);
     table->setObjectName(name);
-    table->setColumnCount(int(headers.size()));
-    table->setHorizontalHeaderLabels(headers);
+    table->setModel(model);
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->verticalHeader()->hide();
     return table;
-}
-
-void setRow(QTableWidget* table, int row, const QStringList& cells)
-{
-    for (int c = 0; c < cells.size(); ++c)
-        table->setItem(row, c, new QTableWidgetItem(cells[c]));
 }
 
 QLabel* makeLabel(const QString& name, QWidget* parent)
@@ -71,8 +66,8 @@ ProvenanceView::ProvenanceView(std::shared_ptr<const gguf::Model> model, QWidget
     auto* layout = new QVBoxLayout(this);
     m_mix = makeLabel(QStringLiteral("provenanceMix"), this);
     layout->addWidget(m_mix);
-    m_fallbacks = makeTable({tr("tensor"), tr("row"), tr("llama-quantize chose"), tr("fell back to"), tr("stored")},
-                            QStringLiteral("provenanceFallbacks"), this);
+    m_fallbackModel = new MixFallbackModel(this);
+    m_fallbacks = makeTable(m_fallbackModel, QStringLiteral("provenanceFallbacks"), this);
     layout->addWidget(m_fallbacks, 1);
 
     auto* sourceRow = new QHBoxLayout;
@@ -96,8 +91,8 @@ ProvenanceView::ProvenanceView(std::shared_ptr<const gguf::Model> model, QWidget
     m_verdict = makeLabel(QStringLiteral("provenanceVerdict"), this);
     m_verdict->setText(tr("Choose the source model and press Check."));
     layout->addWidget(m_verdict);
-    m_difference = makeTable({tr("tensor"), tr("difference"), tr("file"), tr("llama-quantize"), tr("first differing byte"), tr("row")},
-                             QStringLiteral("provenanceDifference"), this);
+    m_differenceModel = new ProvenanceDifferenceModel(this);
+    m_difference = makeTable(m_differenceModel, QStringLiteral("provenanceDifference"), this);
     m_difference->setVisible(false);
     layout->addWidget(m_difference);
 
@@ -130,11 +125,7 @@ void ProvenanceView::showMix(const gguf::MixSummary& mix)
     else
         lines << tr("Fell back, their rows fitting no block of the type llama-quantize chose: %n tensor(s)", nullptr, int(mix.fallbacks.size()));
     m_mix->setText(lines.join(QLatin1Char('\n')));
-    m_fallbacks->setRowCount(int(mix.fallbacks.size()));
-    for (int r = 0; r < int(mix.fallbacks.size()); ++r) {
-        const gguf::MixFallback& f = mix.fallbacks[std::size_t(r)];
-        setRow(m_fallbacks, r, {shownText(f.tensor), QString::number(f.rowLength), typeText(f.chosenType), typeText(f.fallbackType), typeText(f.storedType)});
-    }
+    m_fallbackModel->setFallbacks(mix.fallbacks);
     m_fallbacks->setVisible(!mix.fallbacks.empty());
 }
 
@@ -218,14 +209,6 @@ void ProvenanceView::showCheck(const gguf::ProvenanceCheck& check, const std::st
     if (!hint.empty())
         lines << tr("Hint: %1").arg(shownText(hint));
     m_verdict->setText(lines.join(QLatin1Char('\n')));
+    m_differenceModel->setDifference(check.firstDifference);
     m_difference->setVisible(check.firstDifference.has_value());
-    m_difference->setRowCount(check.firstDifference ? 1 : 0);
-    if (const auto& d = check.firstDifference) {
-        const bool inData = d->kind == gguf::ProvenanceDifferenceKind::Data;
-        setRow(m_difference, 0,
-               {shownText(d->tensor), QString::fromLatin1(gguf::provenanceDifferenceName(d->kind)),
-                d->kind == gguf::ProvenanceDifferenceKind::Missing ? QStringLiteral("—") : typeText(d->fileType),
-                d->kind == gguf::ProvenanceDifferenceKind::Extra ? QStringLiteral("—") : typeText(d->expectedType),
-                inData ? QString::number(d->byteOffset) : QStringLiteral("—"), inData ? QString::number(d->row) : QStringLiteral("—")});
-    }
 }

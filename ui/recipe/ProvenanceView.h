@@ -20,7 +20,9 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QTableWidget;
+class QTableView;
+class MixFallbackModel;
+class ProvenanceDifferenceModel;
 
 class ProvenanceView : public QWidget {
     Q_OBJECT
@@ -35,11 +37,11 @@ public:
     void cancel();
 
     QLabel* mixLabel() const { return m_mix; }
-    QTableWidget* fallbackTable() const { return m_fallbacks; }
+    QTableView* fallbackTable() const { return m_fallbacks; }
     QLineEdit* sourceEdit() const { return m_source; }
     QPushButton* checkButton() const { return m_checkButton; }
     QLabel* verdictLabel() const { return m_verdict; }
-    QTableWidget* differenceTable() const { return m_difference; }
+    QTableView* differenceTable() const { return m_difference; }
     const std::optional<gguf::ProvenanceCheck>& result() const { return m_result; }
 
 signals:
@@ -55,11 +57,13 @@ private:
     std::optional<gguf::ProvenanceCheck> m_result;
     JobRunner m_jobs{this};
     QLabel* m_mix;
-    QTableWidget* m_fallbacks;
+    MixFallbackModel* m_fallbackModel;
+    QTableView* m_fallbacks;
     QLineEdit* m_source;
     QPushButton* m_chooseSource;
     QPushButton* m_checkButton;
     QProgressBar* m_progress;
     QLabel* m_verdict;
-    QTableWidget* m_difference;
+    ProvenanceDifferenceModel* m_differenceModel;
+    QTableView* m_difference;
 };
