@@ -20,6 +20,7 @@
 #include "core/types/GgmlType.h"
 #include "ui/common/FileDialogs.h"
 
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -37,7 +38,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QTreeView>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QLabel>
 #include <QStatusBar>
 #include <QGuiApplication>
@@ -390,15 +391,17 @@ private slots:
         QVERIFY(dialog);
         QTRY_VERIFY(dialog->isVisible());
 
+        QAbstractItemModel* found = dialog->results()->model();
+        QAbstractItemModelTester tester(found, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy tokens(dialog, &FindEverywhereDialog::tokensSearched);
         dialog->searchField()->setText(QStringLiteral("llama"));
         dialog->search(QStringLiteral("llama"));
         QVERIFY(tokens.count() > 0 || tokens.wait(kJobTimeoutMs));
-        QTreeWidgetItem* metadata = dialog->group(FindEverywhereDialog::Kind::Metadata);
-        QVERIFY(metadata && metadata->childCount() > 0);  // general.architecture = llama
+        const QModelIndex metadata = dialog->group(FindEverywhereDialog::Kind::Metadata);
+        QVERIFY(metadata.isValid() && found->rowCount(metadata) > 0);  // general.architecture = llama
         bool architecture = false;
-        for (int i = 0; i < metadata->childCount(); ++i)
-            architecture = architecture || metadata->child(i)->text(0).startsWith(QStringLiteral("general.architecture = llama"));
+        for (int i = 0; i < found->rowCount(metadata); ++i)
+            architecture = architecture || found->index(i, 0, metadata).data().toString().startsWith(QStringLiteral("general.architecture = llama"));
         QVERIFY(architecture);
         const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
         QDir().mkpath(folder);
@@ -409,13 +412,13 @@ private slots:
         dialog->searchField()->setText(QStringLiteral("attn_q"));
         dialog->search(QStringLiteral("attn_q"));
         QVERIFY(tokens.count() > 0 || tokens.wait(kJobTimeoutMs));
-        QTreeWidgetItem* tensors = dialog->group(FindEverywhereDialog::Kind::Tensor);
-        QVERIFY(tensors);
-        QCOMPARE(tensors->childCount(), static_cast<int>(std::count_if(page->model().tensors().begin(), page->model().tensors().end(),
+        const QModelIndex tensors = dialog->group(FindEverywhereDialog::Kind::Tensor);
+        QVERIFY(tensors.isValid());
+        QCOMPARE(found->rowCount(tensors), static_cast<int>(std::count_if(page->model().tensors().begin(), page->model().tensors().end(),
                                                                         [](const auto& t) { return t.name.find("attn_q") != std::string_view::npos; })));
-        QVERIFY(dialog->group(FindEverywhereDialog::Kind::Page) == nullptr);
-        const QString chosen = tensors->child(0)->text(0);
-        dialog->activate(tensors->child(0));
+        QVERIFY(!dialog->group(FindEverywhereDialog::Kind::Page).isValid());
+        const QString chosen = found->index(0, 0, tensors).data().toString();
+        dialog->activate(found->index(0, 0, tensors));
         QCOMPARE(page->pages()->currentIndex(), page->pages()->indexOf(page->tensorBrowser()->parentWidget()));
         const std::string_view shown = page->model().tensors()[static_cast<std::size_t>(page->tensorBrowser()->currentTensor())].name;
         QCOMPARE(QString::fromUtf8(shown.data(), static_cast<qsizetype>(shown.size())), chosen);
@@ -432,9 +435,9 @@ private slots:
         };
         QTRY_VERIFY(shownDialog());
         again->search(QStringLiteral("tokenizer"));
-        QTreeWidgetItem* pages = again->group(FindEverywhereDialog::Kind::Page);
-        QVERIFY(pages && pages->childCount() == 1);
-        again->activate(pages->child(0));
+        const QModelIndex pages = again->group(FindEverywhereDialog::Kind::Page);
+        QVERIFY(pages.isValid() && again->results()->model()->rowCount(pages) == 1);
+        again->activate(again->results()->model()->index(0, 0, pages));
         QCOMPARE(page->pages()->tabText(page->pages()->currentIndex()).remove(QLatin1Char('&')), QStringLiteral("Tokenizer"));
     }
 
