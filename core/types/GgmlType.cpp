@@ -67,62 +67,51 @@ constexpr KernelSet scalarOnly(DequantizeBlocksFn kernel)
 struct Row {
     TypeTraits t;
 
-    constexpr Row quantizedBy(QuantizeBlocksFn plain, QuantizeRowFn weighted = nullptr) const
+    // A copy of this row with `set` applied to its traits: every builder below is one of these.
+    template <class Set>
+    constexpr Row with(Set set) const
     {
         Row r = *this;
-        r.t.quantize = plain;
-        r.t.quantizeWeighted = weighted;
+        set(r.t);
         return r;
+    }
+    constexpr Row quantizedBy(QuantizeBlocksFn plain, QuantizeRowFn weighted = nullptr) const
+    {
+        return with([&](TypeTraits& r) { r.quantize = plain; r.quantizeWeighted = weighted; });
     }
     constexpr Row withFields(std::span<const BlockField> fields) const
     {
-        Row r = *this;
-        r.t.fields = fields;
-        return r;
+        return with([&](TypeTraits& r) { r.fields = fields; });
     }
     // `subScales` sub-blocks of equal size; mins, where the type has them, one per sub-block.
     constexpr Row withScales(std::uint32_t superScales, std::array<const char*, 2> superNames, std::uint32_t subScales,
                              MinRole minRole, ExtractBlockScalesFn extract) const
     {
-        Row r = *this;
-        r.t.scales = {superScales, subScales, minRole == MinRole::None ? 0 : subScales, t.blockSize / subScales,
-                      minRole, superNames, extract};
-        return r;
+        return with([&](TypeTraits& r) {
+            r.scales = {superScales, subScales, minRole == MinRole::None ? 0 : subScales, r.blockSize / subScales, minRole, superNames, extract};
+        });
     }
     constexpr Row inFileType(std::int32_t llamaFileType) const
     {
-        Row r = *this;
-        r.t.llamaFileType = llamaFileType;
-        return r;
+        return with([&](TypeTraits& r) { r.llamaFileType = llamaFileType; });
     }
     // llama.cpp's CPU product (CpuProduct): the activation type, ggml_vec_dot, and what else
     // multiplies the type for some shapes.
     constexpr Row multipliedAs(GgmlTypeId activations, RowDotFn vecDot = nullptr) const
     {
-        Row r = *this;
-        r.t.cpu.activations = activations;
-        r.t.cpu.vecDot = vecDot;
-        return r;
+        return with([&](TypeTraits& r) { r.cpu.activations = activations; r.cpu.vecDot = vecDot; });
     }
     constexpr Row withTinyBlas(RowDotFn kernel) const
     {
-        Row r = *this;
-        r.t.cpu.tinyBlas = kernel;
-        return r;
+        return with([&](TypeTraits& r) { r.cpu.tinyBlas = kernel; });
     }
     constexpr Row repackedAs(RepackedLayout layout, RowDotFn gemv, RowDotFn gemm) const
     {
-        Row r = *this;
-        r.t.cpu.repacked = layout;
-        r.t.cpu.repackedGemv = gemv;
-        r.t.cpu.repackedGemm = gemm;
-        return r;
+        return with([&](TypeTraits& r) { r.cpu.repacked = layout; r.cpu.repackedGemv = gemv; r.cpu.repackedGemm = gemm; });
     }
     constexpr Row withPanel(RowDotFn kernel) const
     {
-        Row r = *this;
-        r.t.cpu.panel = kernel;
-        return r;
+        return with([&](TypeTraits& r) { r.cpu.panel = kernel; });
     }
     constexpr operator TypeTraits() const { return t; }
 };
