@@ -2,6 +2,7 @@
 
 #include "core/forward/ForwardOps.h"
 #include "core/forward/GgmlAttention.h"
+#include "core/forward/MatmulInputObserver.h"
 
 #include <cmath>
 
@@ -22,6 +23,7 @@ void multiplyPerHead(PassContext& c, const std::vector<float>& x, std::int64_t x
     for (std::int64_t h = 0; h < heads; ++h) {
         for (std::int64_t t = 0; t < tokens; ++t)
             std::copy_n(x.begin() + ((from + t) * heads + h) * xHeadStride + xOffset, columns, xh.begin() + t * columns);
+        observeStackedProduct(c.options.matmulInputs, w.tensorName, h, heads, xh.data(), tokens, columns);
         WeightMatrix slice;
         slice.mapped = w.slice(h);
         slice.columns = columns;

@@ -6,8 +6,9 @@
 // its importance matrix from exactly these (core/imatrix/ImatrixCollector.h).
 //
 // PassContext's products call it for every weight WeightLoader::load gave them (the name rides on
-// the matrix), the output head and the experts where they multiply; the calls for different
-// experts of one layer may come from several threads at once.
+// the matrix), the output head and the experts where they multiply, and latent attention for its
+// per-head products; the calls for different experts of one layer may come from several threads
+// at once.
 
 #include <cstdint>
 #include <span>
@@ -25,6 +26,13 @@ public:
     // `columns` values each (row-major, contiguous), in token order.
     virtual void denseProduct(const std::string& weight, const float* x, std::int64_t rows, std::int64_t columns) = 0;
 
+    // Matrix `matrix` of the `matrices` 2-D matrices stacked in a 3-D `weight` multiplies `rows`
+    // activation rows of `columns` values each, in token order: one head's product of multi-head
+    // latent attention (attn_k_b, attn_v_b). ggml multiplies all of them in one MUL_MAT whose
+    // input has one row per token and matrix; the calls for matrix 0, 1, ... follow each other.
+    virtual void stackedProduct(const std::string& weight, std::int64_t matrix, std::int64_t matrices, const float* x, std::int64_t rows,
+                                std::int64_t columns) = 0;
+
     // Expert `expert` of `experts` in `weight` multiplies the rows routed to it, in token order:
     // row r is token choices[r] / used, which chose the expert in place choices[r] % used (0 = the
     // router's first choice), as the pass's routing lists them (t * used + s).
@@ -37,6 +45,14 @@ inline void observeProduct(MatmulInputObserver* observer, std::string_view weigh
 {
     if (observer && rows > 0 && !weight.empty())
         observer->denseProduct(std::string(weight), x, rows, columns);
+}
+
+// One matrix of a 3-D `weight` (a tensor name), as MatmulInputObserver::stackedProduct.
+inline void observeStackedProduct(MatmulInputObserver* observer, std::string_view weight, std::int64_t matrix, std::int64_t matrices,
+                                  const float* x, std::int64_t rows, std::int64_t columns)
+{
+    if (observer && rows > 0 && !weight.empty())
+        observer->stackedProduct(std::string(weight), matrix, matrices, x, rows, columns);
 }
 
 // Expert rows of `weight` (a tensor name), as MatmulInputObserver::expertProduct.

@@ -52,20 +52,34 @@ Status ImatrixCollector::status() const
     return Error{m_problem, Error::kNoOffset, {}};
 }
 
-ImatrixSumsEntry* ImatrixCollector::entryFor(const std::string& weight, std::int64_t experts, std::int64_t columns)
+ImatrixSumsEntry* ImatrixCollector::entryFor(const std::string& weight, std::int64_t matrices, std::int64_t counts, std::int64_t columns)
 {
     ImatrixSumsEntry& e = m_sums.entries[weight];
-    const auto size = static_cast<std::size_t>(columns * experts);
+    const auto size = static_cast<std::size_t>(columns * matrices);
     if (e.values.empty()) {
         e.values.assign(size, 0.0f);
-        e.counts.assign(static_cast<std::size_t>(experts), 0);
-    } else if (e.values.size() != size || e.counts.size() != static_cast<std::size_t>(experts)) {
-        fail("importance matrix entry '" + weight + "' is multiplied with " + std::to_string(columns) + " columns and "
-             + std::to_string(experts) + " expert(s) after " + std::to_string(e.values.size() / std::max<std::size_t>(1, e.counts.size()))
-             + " and " + std::to_string(e.counts.size()));
+        e.counts.assign(static_cast<std::size_t>(counts), 0);
+    } else if (e.values.size() != size || e.counts.size() != static_cast<std::size_t>(counts)) {
+        fail("importance matrix entry '" + weight + "' is multiplied with " + std::to_string(columns) + " columns, "
+             + std::to_string(matrices) + " matrices and " + std::to_string(counts) + " count(s) after " + std::to_string(e.values.size())
+             + " values and " + std::to_string(e.counts.size()) + " count(s)");
         return nullptr;
     }
     return &e;
+}
+
+std::int64_t ImatrixCollector::addDenseRows(float* acc, const float* x, std::int64_t rows, std::int64_t columns) const
+{
+    std::int64_t added = 0;
+    for (std::int64_t first = 0; first < rows; first += m_ubatchRows) {
+        const std::int64_t piece = std::min(m_ubatchRows, rows - first);
+        if (piece < kFewestDenseRows)
+            continue;
+        for (std::int64_t r = first; r < first + piece; ++r)
+            addSquares(acc, x + r * columns, columns);
+        added += piece;
+    }
+    return added;
 }
 
 void ImatrixCollector::denseProduct(const std::string& weight, const float* x, std::int64_t rows, std::int64_t columns)
@@ -73,19 +87,29 @@ void ImatrixCollector::denseProduct(const std::string& weight, const float* x, s
     if (!collectsDense(weight, m_processOutput) || columns <= 0)
         return;
     std::lock_guard lock(m_mutex);
-    ImatrixSumsEntry* e = entryFor(weight, 1, columns);
+    ImatrixSumsEntry* e = entryFor(weight, 1, 1, columns);
     if (!e)
         return;
-    for (std::int64_t first = 0; first < rows; first += m_ubatchRows) {
-        const std::int64_t piece = std::min(m_ubatchRows, rows - first);
-        if (piece < kFewestDenseRows)
-            continue;
-        for (std::int64_t r = first; r < first + piece; ++r)
-            addSquares(e->values.data(), x + r * columns, columns);
-        e->counts[0] += piece;
-    }
+    e->counts[0] += addDenseRows(e->values.data(), x, rows, columns);
     if (!allFinite(e->values.data(), e->values.size()))
         fail("non-finite values in the importance of " + weight);
+}
+
+void ImatrixCollector::stackedProduct(const std::string& weight, std::int64_t matrix, std::int64_t matrices, const float* x, std::int64_t rows,
+                                      std::int64_t columns)
+{
+    if (!collectsDense(weight, m_processOutput) || columns <= 0 || matrix < 0 || matrix >= matrices)
+        return;
+    std::lock_guard lock(m_mutex);
+    ImatrixSumsEntry* e = entryFor(weight, matrices, 1, columns);
+    if (!e)
+        return;
+    float* acc = e->values.data() + matrix * columns;
+    const std::int64_t added = addDenseRows(acc, x, rows, columns);
+    if (matrix == 0)
+        e->counts[0] += added;  // ggml's one product: its rows per matrix, once
+    if (!allFinite(acc, static_cast<std::size_t>(columns)))
+        fail("non-finite values in the importance of " + weight + " (matrix " + std::to_string(matrix) + ")");
 }
 
 void ImatrixCollector::expertProduct(const std::string& weight, std::int64_t expert, std::int64_t experts, const float* x,
@@ -102,7 +126,7 @@ void ImatrixCollector::expertProduct(const std::string& weight, std::int64_t exp
     };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
     std::lock_guard lock(m_mutex);
-    ImatrixSumsEntry* e = entryFor(weight, experts, columns);
+    ImatrixSumsEntry* e = entryFor(weight, experts, experts, columns);
     if (!e)
         return;
     float* acc = e->values.data() + expert * columns;

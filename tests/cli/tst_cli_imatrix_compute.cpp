@@ -47,6 +47,16 @@ private slots:
         // ubatch, slot by slot within each.
         QTest::newRow("tiny-moe, one chunk of 600") << moe << "out.gguf" << QStringList{"--chunk", "600", "--chunks", "1"}
                                                     << imatrixOraclePath("tiny-moe-600.imatrix.gguf");
+        // Multi-head latent attention: attn_k_b and attn_v_b are 3-D (one matrix per head), each
+        // head's sums a row of its entry and one count of the tokens. deepseek2 (q compressed, a
+        // 48-wide latent) is llama.cpp's to the bit with flash attention off; with it on, the
+        // latent attention's output differs in the last bit and only attn_v_b's sums follow it.
+        const QStringList twoChunks{"--chunk", "128", "--chunks", "2"};
+        QTest::newRow("deepseek2-lite Q8_0, 2 chunks") << fixturePath("llama.cpp/arch/deepseek2-lite/deepseek2-lite-Q8_0.gguf") << "out.gguf"
+                                                       << twoChunks << imatrixOraclePath("deepseek2-lite-Q8_0-2chunks.imatrix.gguf");
+        QTest::newRow("deepseek2 Q8_0, 2 chunks, flash attention off")
+            << fixturePath("llama.cpp/arch/deepseek2/deepseek2-Q8_0.gguf") << "out.gguf" << twoChunks + QStringList{"--flash-attn", "off"}
+            << imatrixOraclePath("deepseek2-Q8_0-2chunks-fa-off.imatrix.gguf");
 #ifndef GGUFX_SANITIZED
         // The shared fixtures' whole runs of tiny-llama (about a second of CPU each; tiny-moe's
         // takes ten, its oracle here is llama-imatrix's shorter runs above).

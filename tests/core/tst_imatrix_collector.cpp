@@ -59,6 +59,30 @@ private slots:
         QVERIFY(collector.status().ok());
     }
 
+    // A 3-D weight's per-head products (latent attention's attn_k_b): each head's sums its own row,
+    // one count for the weight that takes the tokens once per product, not once per head (as
+    // llama-imatrix adds nrows / n_mat), and the 16-row floor per ubatch as for a dense product.
+    void stackedProductsSumPerMatrixCountOnce()
+    {
+        ImatrixCollector collector(false, 32);
+        const std::vector<float> x(40 * 2, 3.0f);
+        for (std::int64_t head = 0; head < 3; ++head) {
+            std::vector<float> scaled(x);
+            for (float& v : scaled)
+                v *= static_cast<float>(head + 1);
+            collector.stackedProduct("blk.0.attn_k_b.weight", head, 3, scaled.data(), 40, 2);
+        }
+        collector.stackedProduct("blk.0.attn_k_b.weight", 0, 3, x.data(), 15, 2);  // under 16 rows: skipped
+        const gguf::ImatrixSumsEntry& e = collector.sums().entries.at("blk.0.attn_k_b.weight");
+        QCOMPARE(e.counts, std::vector<std::int64_t>{32});
+        QCOMPARE(e.values, (std::vector<float>{288.0f, 288.0f, 1152.0f, 1152.0f, 2592.0f, 2592.0f}));
+        QVERIFY(collector.status().ok());
+
+        collector.stackedProduct("blk.0.attn_k_b.weight", 0, 4, x.data(), 16, 2);
+        QVERIFY2(collector.status().error().message.find("'blk.0.attn_k_b.weight' is multiplied with 2 columns, 4 matrices") != std::string::npos,
+                 collector.status().error().message.c_str());
+    }
+
     // One expert's rows arrive in token order: t0 and t1 chose it second (x^2 = 4), t2 first
     // (x^2 = 1e8). ggml sums slot 0's rows before slot 1's: 1e8 + 4 rounds back to 1e8 (a tie,
     // to even), twice; in token order 4 + 4 + 1e8 is 100000008. With ubatches of 2 rows, t2 is in
