@@ -134,7 +134,8 @@ constexpr auto kScanOptions = joinOptions(std::to_array<CliOption>({
     {"--chunk", "N", "tokens per chunk, first BOS, second half scored (default 128)"},
     {"--max-tokens", "N", "use at most N tokens of the text (whole chunks)"},
     {"--layer-stride", "N", "probe every N-th block (token_embd and output always)"},
-    {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"}
+    {"--layers", "LIST", "probe only these blocks: 0,4,8-11 (token_embd and output always)"},
+    {"--imatrix-out", "OUT", "with --text-file: also write the importance matrix of the reference pass, imatrix --chunk C --chunks K's bytes (.dat = legacy, else GGUF)"}
 }), kPassOptions, std::to_array<CliOption>({
     {"--shard", "I/N", "run only the I-th of N deterministic parts of the probes"},
     {"--merge", nullptr, "join scan files (shards) given as operands into -o"},

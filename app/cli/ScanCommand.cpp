@@ -8,6 +8,7 @@
 #include "app/threads/ParallelRows.h"
 #include "ImatrixOption.h"
 #include "ModelOpening.h"
+#include "ScanImatrixOutput.h"
 #include "TokenInput.h"
 #include "core/base/HumanFormat.h"
 #include "core/quantize/Quantize.h"
@@ -232,12 +233,21 @@ int runScan(const std::vector<std::string>& words)
     auto tokens = args.has("--tokens") ? parseTokenListOrReport(*args.value("--tokens")) : tokenizeTextFileOrReport(*model, *args.value("--text-file"));
     if (!tokens)
         return 2;
+    bool imatrixRefused = false;
+    auto imatrixOut = scanImatrixOutputOrReport(args, *model, *tokens, options.bosToken, chunk, imatrixRefused);
+    if (imatrixRefused)
+        return 2;
+    if (imatrixOut)
+        options.referenceInputs = imatrixOut->collector.get();
 
     const bool quiet = args.has("--quiet");
     const auto started = std::chrono::steady_clock::now();
     auto scan = gguf::SensitivityScan::prepare(*model, *tokens, options);
     if (!scan)
         return reportFailure(scan.error().toString());
+    // Written now: the matrix is whole after the reference pass, whatever becomes of the probes.
+    if (imatrixOut && !writeScanImatrixOrReport(*imatrixOut, quiet))
+        return 1;
     if (!quiet)
         std::fprintf(stderr, "reference: %lld tokens in chunks of %lld, run in %s; %s\n", static_cast<long long>((*scan)->identity().tokens),
                      static_cast<long long>(chunk), duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()).c_str(),

@@ -54,6 +54,11 @@ struct ScanOptions {
     // Where each pass's products and quantizations run (null: the calling thread); not a setting
     // of the scan (the figures do not depend on it), so not in its fingerprint.
     TaskExecutor* executor = nullptr;
+    // Shown the inputs of the reference pass's products (an importance matrix collected in the
+    // same pass, ImatrixCollector.h); null: none. With it the reference computes every position's
+    // logits, as llama-imatrix's pass does (its last layer sees every row), where it would stop at
+    // the scored half. Not a setting of the scan either: its figures are the same.
+    MatmulInputObserver* referenceInputs = nullptr;
 };
 
 // q2_K ... q6_K and q8_0; with an importance matrix also iq2_xxs, iq2_xs, iq3_xxs, iq3_s, iq4_xs.
