@@ -75,6 +75,8 @@ struct ForwardOptions {
     // are the residual entering the layer and -1.
     std::int64_t firstLogitPosition = 0;
     // Shown the input of every product with a weight matrix (MatmulInputObserver.h); may be null.
+    // With one, the last layer runs for every position whatever firstLogitPosition says (the
+    // products llama-imatrix sees); the output head still starts at firstLogitPosition.
     MatmulInputObserver* matmulInputs = nullptr;
 };
 

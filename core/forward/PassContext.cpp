@@ -79,7 +79,7 @@ void PassContext::projectRowsFrom(const std::vector<float>& x, std::int64_t from
 
 std::int64_t PassContext::rowsReachingLogitsFrom(std::int64_t layer) const
 {
-    if (layer != h.layerCount - 1 || h.perLayerInputLength > 0)
+    if (layer != h.layerCount - 1 || h.perLayerInputLength > 0 || options.matmulInputs)
         return 0;
     return options.firstLogitPosition;
 }

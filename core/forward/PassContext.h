@@ -50,7 +50,8 @@ public:
     // (inp_out_ids); the pass also skips that layer's query and output projections for them
     // (on a 2-layer 7B-shaped stack, an eighth of a pass that reads the last position alone).
     // 0 where the per-layer inputs are laid out by the whole pass's token count
-    // (PerLayerInputStep.h).
+    // (PerLayerInputStep.h), and when an observer listens (llama-imatrix's pass asks for every
+    // logit, so its last layer multiplies every row; only the output head skips them then).
     std::int64_t rowsReachingLogitsFrom(std::int64_t layer) const;
     // RMSNorm of [rows, width] with the weight (ggml_rms_norm then ggml_mul).
     std::vector<float> rmsNormed(const std::vector<float>& x, std::int64_t width, const WeightMatrix& weight) const;

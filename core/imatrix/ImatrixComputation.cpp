@@ -53,6 +53,9 @@ Result<ImatrixRunResult> computeImatrix(const Model& model, std::span<const std:
     forward.executor = options.executor;
     forward.cancel = options.cancel;
     forward.matmulInputs = &collector;
+    // Only the scored half's logits are read; the layers still run every row for the collector
+    // (ForwardOptions::matmulInputs), and the output head too when it is collected.
+    forward.firstLogitPosition = options.processOutput ? 0 : chunk / 2;
 
     ImatrixRunResult result;
     result.chunkSize = chunk;

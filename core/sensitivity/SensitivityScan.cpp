@@ -214,9 +214,8 @@ Result<std::unique_ptr<SensitivityScan>> SensitivityScan::prepare(const Model& r
         forward.kvCache = o.kvCache;
         forward.cancel = cancel;
         forward.executor = o.executor;
-        forward.matmulInputs = o.referenceInputs;
-        // The scored half: the probes read no logits before it (an observer sees every row).
-        forward.firstLogitPosition = o.referenceInputs ? 0 : o.chunkSize / 2;
+        forward.matmulInputs = o.referenceInputs;  // the last layer then runs every row
+        forward.firstLogitPosition = o.chunkSize / 2;  // the scored half: the probes read no logits before it
         auto run = runForward(reference, chunk.tokens, forward);
         if (!run)
             return run.error();

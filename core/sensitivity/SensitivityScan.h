@@ -55,9 +55,9 @@ struct ScanOptions {
     // of the scan (the figures do not depend on it), so not in its fingerprint.
     TaskExecutor* executor = nullptr;
     // Shown the inputs of the reference pass's products (an importance matrix collected in the
-    // same pass, ImatrixCollector.h); null: none. With it the reference computes every position's
-    // logits, as llama-imatrix's pass does (its last layer sees every row), where it would stop at
-    // the scored half. Not a setting of the scan either: its figures are the same.
+    // same pass, ImatrixCollector.h); null: none. With it the reference's last layer runs every
+    // position, as llama-imatrix's does, where it would stop at the scored half (the logits still
+    // do). Not a setting of the scan either: its figures are the same.
     MatmulInputObserver* referenceInputs = nullptr;
 };
 
