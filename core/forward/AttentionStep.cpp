@@ -237,7 +237,9 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
             x *= scale;
         scale = 1.0f;
     }
-    auto sinks = block.hasAttentionSinks ? c.layerWeight(layer, "attn_sinks", {shape.headCount, 1, 1}) : Result<WeightMatrix>(WeightMatrix{});
+    const bool sinksRead = block.hasAttentionSinks || block.attention.sinksWherePresent;
+    auto sinks = sinksRead ? c.layerWeight(layer, "attn_sinks", {shape.headCount, 1, 1}, block.hasAttentionSinks)
+                           : Result<WeightMatrix>(WeightMatrix{});
     if (!sinks)
         return sinks.error();
     AttentionSpec spec{shape.headCount,        shape.headCountKv,
@@ -278,6 +280,9 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     c.noteHeld(wo->heldBytes() + bo->heldBytes());
     c.projectRowsFrom(mixed, from, *wo, *bo, out);
     c.recycle({&wo, &bo});
+    if (h.attentionValueScale != 0.0f)  // ggml_scale: one float product per value
+        for (float& x : out)
+            x *= h.attentionValueScale;
     return Ok{};
 }
 

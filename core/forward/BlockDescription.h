@@ -112,6 +112,16 @@ struct AttentionPart {
     // The roped layers' q and k then get a weightless RMS norm per head (llama4's L2 norm, eps =
     // the RMS epsilon), unless the model has 128 experts (llama4 17B-128E: use_kq_norm false).
     bool normAfterRopeUnless128Experts = false;
+    // head_count and head_count_kv may be per-layer arrays (llama.cpp's get_key_or_arr over every
+    // stored block) and each layer runs its own counts; the head sizes stay one for all (mimo2).
+    bool perLayerHeadCounts = false;
+    // attention.value_length may differ from key_length: V heads of another size (mimo2).
+    bool valueLengthApart = false;
+    // attn_sinks on the layers whose file has it, the others without (mimo2).
+    bool sinksWherePresent = false;
+    // attention.value_scale (optional): the attention's output, after attn_output, times it when
+    // it is not 1 (mimo2's f_attn_value_scale).
+    bool readsValueScale = false;
 };
 
 // Rope keys some architectures' load_arch_hparams read beside the common ones.
@@ -285,6 +295,7 @@ const BlockDescription& minimaxM2BlockDescription();
 const BlockDescription& mistral3BlockDescription();
 const BlockDescription& llama4BlockDescription();
 const BlockDescription& lfm2BlockDescription();
+const BlockDescription& mimo2BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

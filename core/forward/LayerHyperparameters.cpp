@@ -163,8 +163,12 @@ void readLayerShapes(HyperparameterReader& r, const std::vector<std::int64_t>& h
     h.layers.resize(static_cast<std::size_t>(h.layerCount));
     bool anySliding = false;
     for (std::int64_t il = 0; il < h.layerCount; ++il) {
-        h.layers[static_cast<std::size_t>(il)] = LayerShape{h.headCount, h.headCountKv, h.headDimension, h.valueDimension, h.ropeDimensions,
-                                                            h.feedForwardLength, h.isSlidingLayer(il), il};
+        // The head counts are one for all layers unless the block reads them per layer.
+        const auto i = static_cast<std::size_t>(il);
+        if (heads[i] % kvHeads[i] != 0)
+            return r.refuse("attention.head_count_kv", "layer " + std::to_string(il) + "'s value must divide its head_count");
+        h.layers[i] = LayerShape{heads[i], kvHeads[i], h.headDimension, h.valueDimension, h.ropeDimensions, h.feedForwardLength,
+                                 h.isSlidingLayer(il), il};
         anySliding = anySliding || h.isSlidingLayer(il);
     }
     if (!anySliding)

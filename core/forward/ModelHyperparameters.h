@@ -62,6 +62,7 @@ struct ModelHyperparameters {
     float attentionTemperatureScale = 0.0f;
     float attentionTemperatureOffset = 0.0f;
     std::int64_t attentionTemperatureFloor = 0;
+    float attentionValueScale = 0.0f;  // attention.value_scale when the block reads it and it is not 1; 0 = none
     float finalSoftcap = 0.0f;       // final_logit_softcapping; 0 = none
     // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1
     // (every layer when the pattern is 0), or as slidingLayers says.

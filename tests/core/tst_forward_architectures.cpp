@@ -371,12 +371,16 @@ private slots:
             const gguf::MetadataEntry* entry = original->findMetadata(key);
             if (entry->value.isArray())
                 QSKIP("an array key");
-            // llama_expert_gating_func_type by name.
-            const QString text = words[3] == QStringLiteral("softmax") ? QStringLiteral("1") : words[3] == QStringLiteral("sigmoid") ? QStringLiteral("2") : words[3];
-            auto value = gguf::parseValueText(text.toStdString(), gguf::valueTypeName(entry->value.type()));
-            QVERIFY2(value, value ? "" : value.error().message.c_str());
             gguf::MetadataEdits edits;
-            edits.set(key, *value);
+            if (words[3] == QStringLiteral("absent")) {
+                edits.remove(key);  // the key taken out of the file: llama.cpp's default
+            } else {
+                // llama_expert_gating_func_type by name.
+                const QString text = words[3] == QStringLiteral("softmax") ? QStringLiteral("1") : words[3] == QStringLiteral("sigmoid") ? QStringLiteral("2") : words[3];
+                auto value = gguf::parseValueText(text.toStdString(), gguf::valueTypeName(entry->value.type()));
+                QVERIFY2(value, value ? "" : value.error().message.c_str());
+                edits.set(key, *value);
+            }
             const std::string path = dir.filePath(QStringLiteral("changed.gguf")).toStdString();
             auto saved = gguf::saveModelAs(*original, edits, path);
             QVERIFY2(saved, saved ? "" : saved.error().message.c_str());
@@ -404,9 +408,9 @@ private slots:
         QVERIFY2(std::abs(first - firstPositions) <= 1e-3 * firstPositions + 1e-3, qPrintable(QString::number(first)));
     }
 
-    // gemma4's per-layer keys, hostile: a precise error naming the key, never a crash or a
-    // buffer sized by the bad value.
-    void rejectsInconsistentGemma4_data()
+    // Per-layer keys (gemma4, mimo2), hostile: a precise error naming the key, never a crash or
+    // a buffer sized by the bad value. A row's file is its key's architecture's folder.
+    void rejectsInconsistentPerLayerKeys_data()
     {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
@@ -428,15 +432,28 @@ private slots:
         QTest::newRow("huge block count") << "gemma4.block_count" << "2147483648" << "u32" << "block_count";
         QTest::newRow("odd swa key length") << "gemma4.attention.key_length_swa" << "31" << "u32" << "key_length(_swa)";
         QTest::newRow("swa rope beyond the head") << "gemma4.rope.dimension_count_swa" << "64" << "u32" << "rope.dimension_count_swa";
+        QTest::newRow("mimo2 kv heads do not divide") << "mimo2.attention.head_count_kv" << "[3, 1, 1, 3, 1, 1, 1, 1, 1]" << "arr[i32]"
+                                                      << "layer 0's value must divide its head_count";
+        QTest::newRow("mimo2 kv heads per layer, too few") << "mimo2.attention.head_count_kv" << "[2, 1, 1]" << "arr[i32]"
+                                                           << "needs one value for each of the 9 layers, not 3";
+        QTest::newRow("mimo2 heads per layer, zero") << "mimo2.attention.head_count" << "[4, 4, 0, 4, 4, 4, 4, 4, 4]" << "arr[i32]"
+                                                     << "head_count has type arr[i32]";
+        QTest::newRow("mimo2 pattern of every stored block") << "mimo2.attention.sliding_window_pattern"
+                                                             << "[false, true, true, false, true, true, true, true, true]" << "arr[bool]"
+                                                             << "sliding_window_pattern has type arr[bool] ([9 × bool]";
+        QTest::newRow("mimo2 value scale 0") << "mimo2.attention.value_scale" << "0" << "f32"
+                                             << "attention.value_scale has type f32 (0); the forward pass needs a scale above 0";
     }
 
-    void rejectsInconsistentGemma4()
+    void rejectsInconsistentPerLayerKeys()
     {
         QFETCH(QString, key);
         QFETCH(QString, value);
         QFETCH(QString, type);
         QFETCH(QString, expected);
-        const auto original = openModelAt(archDir() + QStringLiteral("/gemma4-e/gemma4-e-F32.gguf"));
+        const QString architecture = key.section(QLatin1Char('.'), 0, 0);
+        const QString folder = architecture == QStringLiteral("gemma4") ? QStringLiteral("gemma4-e") : architecture;
+        const auto original = openModelAt(archDir() + QLatin1Char('/') + folder + QLatin1Char('/') + folder + QStringLiteral("-F32.gguf"));
         QVERIFY(original);
         auto encoded = gguf::parseValueText(value.toStdString(), type.toStdString());
         QVERIFY2(encoded, encoded ? "" : encoded.error().message.c_str());
