@@ -1,6 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
 // glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp,
-// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp and llama4.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp, llama4.cpp and mimo2.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -14,7 +14,8 @@ struct DecoderStyle {
     bool residualFirst = false;   // Phi-3 adds (residual, FFN) after the FFN where the others add (FFN, residual)
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
     bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5, HY V3: routed + shared experts (when the file has them)
-    bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
+    bool sinks = false;           // gpt-oss, mimo2: attention sinks (where the layer has them)
+    bool rowsAfterLoop = false;   // gpt-oss: the output rows picked after the loop, not in the last layer
     bool normsBeforeRopes = false;  // MiniMax-M2: Q and K normed (over all heads) before either is roped
     std::size_t noRopeStep = 0;     // Llama 4: layers (il + 1) % step == 0 scale Q by the temperature instead of roping
     bool normAfterRope = false;     // Llama 4: weightless RMS norm of the roped Q and K
@@ -55,7 +56,10 @@ DecoderStyle styleOf(const std::string& arch)
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
         s.sinks = true;
+        s.rowsAfterLoop = true;
     }
+    if (arch == "mimo2")
+        s.sinks = true;
     return s;
 }
 
@@ -87,7 +91,7 @@ void buildDecoderGraph(LlmGraph& m)
         TensorId residual = inpL;
         TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"), m.weight(il, "attn_norm.bias"));
         QkvProjection p = m.qkv(il, cur, static_cast<std::int64_t>(layer.keyLength), static_cast<std::int64_t>(layer.heads),
-                                static_cast<std::int64_t>(layer.kvHeads));
+                                static_cast<std::int64_t>(layer.kvHeads), static_cast<std::int64_t>(layer.valueLength));
         const auto normed = [&](TensorId x, const char* name) {
             return style.qkNorm && m.weight(il, name) != kNoTensor ? m.norm(x, m.weight(il, name)) : x;
         };
@@ -114,7 +118,9 @@ void buildDecoderGraph(LlmGraph& m)
             p.q = g.sameAs(GraphOp::Scale, p.q);
         cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,
                           style.sinks ? m.weight(il, "attn_sinks.weight") : kNoTensor);
-        if (il + 1 == layers && !style.sinks) {
+        if (m.hp.attentionValueScale)
+            cur = g.sameAs(GraphOp::Scale, cur);
+        if (il + 1 == layers && !style.rowsAfterLoop) {
             cur = m.outputRows(cur, outputIds);
             residual = m.outputRows(residual, outputIds);
         }
@@ -135,7 +141,7 @@ void buildDecoderGraph(LlmGraph& m)
         inpL = cur;
     }
     TensorId cur = inpL;
-    if (style.sinks) {
+    if (style.rowsAfterLoop) {
         g.markOutput(cur);  // the hidden state before the output rows (res->t_h_nextn)
         cur = m.outputRows(cur, outputIds);
     }

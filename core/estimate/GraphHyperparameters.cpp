@@ -58,22 +58,26 @@ GraphHyperparameters readGraphHyperparameters(const Model& model, const Estimate
     const std::int64_t gating = number(model, p + "expert_gating_func", 0, 8);
     if (arch == "gpt-oss")
         hp.gating = ExpertGating::SoftmaxWeight;
-    else if (gating == 2 || (gating == 0 && (arch == "glm4moe" || arch == "hy_v3")) || arch == "llama4")
+    else if (gating == 2 || (gating == 0 && (arch == "glm4moe" || arch == "hy_v3")) || arch == "llama4" || arch == "mimo2")
         hp.gating = ExpertGating::Sigmoid;
     else if (gating == 3)
         hp.gating = ExpertGating::SoftmaxWeight;
     const auto normalize = model.findMetadata(p + "expert_weights_norm");
     const bool alwaysNormalized = arch == "llama" || arch == "qwen3moe" || arch == "qwen35moe" || arch == "phi3" || arch == "gemma4"
-                                  || arch == "ernie4_5-moe" || arch == "minimax-m2";
+                                  || arch == "ernie4_5-moe" || arch == "minimax-m2" || arch == "mimo2";
     hp.normalizeExpertWeights = alwaysNormalized || (normalize && normalize->value.toBool().value_or(false));
     const double scale = real(model, p + "expert_weights_scale").value_or(0.0);
-    hp.scaleExpertWeights = arch != "gemma4" && arch != "llama4" && scale != 0.0 && scale != 1.0;
+    // (mimo2's loader does not read the scale: llama.cpp runs it as 0.)
+    hp.scaleExpertWeights = arch != "gemma4" && arch != "llama4" && arch != "mimo2" && scale != 0.0 && scale != 1.0;
     hp.weightsBeforeExperts = arch == "llama4";
 
     hp.attentionSoftcap = arch == "gemma2";
     hp.finalSoftcap = arch == "gemma2" || real(model, p + "final_logit_softcapping").value_or(0.0) != 0.0;
     // llama4 builds its temperature input whatever the file says (its chunked form, the one run).
     hp.attentionTemperature = arch == "llama4" || ((arch == "deepseek2" || arch == "mistral3") && real(model, p + "attention.temperature_scale").value_or(0.0) != 0.0);
+
+    const double valueScale = real(model, p + "attention.value_scale").value_or(0.0);
+    hp.attentionValueScale = arch == "mimo2" && valueScale != 0.0 && valueScale != 1.0;
 
     const MetadataEntry* sections = model.findMetadata(p + "rope.dimension_sections");
     const bool multiSection = sections && sections->value.isArray() && sections->value.arrayLength() >= 2

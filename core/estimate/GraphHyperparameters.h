@@ -27,6 +27,7 @@ struct GraphHyperparameters {
     bool attentionSoftcap = false;
     bool finalSoftcap = false;
     bool attentionTemperature = false;  // DeepSeek's per-position query scale input
+    bool attentionValueScale = false;   // mimo2: the attention's output scaled by attention.value_scale (not 1)
     std::int64_t positionsPerToken = 1;  // 4 for multi-section rope
     std::int64_t ropeDimensions = 0;     // n_rot
     std::int64_t mlaKeyLength = 0;       // DeepSeek's per-head sizes before absorption (nope + rope, v)
