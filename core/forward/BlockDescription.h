@@ -42,6 +42,7 @@ enum class SlidingWindows {
     Always,         // a window (defaultSlidingWindow when absent; required when that is 0) and a period
     WhenWindowKey,  // only when the file has a window above 0 (gemma3); then a period
     PerLayerFlags,  // window required, sliding_window_pattern required: one flag per layer (gemma4)
+    PerBlockFlags,  // the same with one flag per stored block, the NextN blocks after the trunk too (step35)
     // llama4: chunks of defaultSlidingWindow (hard-coded; the key only must not be 0, which
     // llama.cpp cannot run), layer il chunked when il % pattern < pattern - 1 (default pattern
     // defaultSlidingPattern), the chunked layers' rope base rope.freq_base_swa else the global one
@@ -122,6 +123,13 @@ struct AttentionPart {
     // attention.value_scale (optional): the attention's output, after attn_output, times it when
     // it is not 1 (mimo2's f_attn_value_scale).
     bool readsValueScale = false;
+    // The full-attention layers rotate rope.dimension_count / 2 (step35's hard-coded n_rot_full / 2),
+    // the sliding ones rope.dimension_count_swa (default rope.dimension_count); rope_freqs holds
+    // the widest layer's factors and a layer takes the first of them.
+    bool halfRopeOnFullLayers = false;
+    // attn_gate [n_embd, n_head] where the file has it: head h's attention output times
+    // sigmoid(attn_gate . x)[h] before attn_output, x the attention's normed input (step35).
+    bool headGate = false;
 };
 
 // Rope keys some architectures' load_arch_hparams read beside the common ones.
@@ -149,6 +157,10 @@ struct HybridPart {
 // The dense FFN's options of the architectures added since the first ones.
 struct DenseFeedForwardPart {
     bool allowsBiases = false;  // optional ffn_gate / ffn_up / ffn_down biases (mistral3)
+    // swiglu_clamp_exp / swiglu_clamp_shexp per layer (optional, 0 = none): the SwiGLU of the
+    // routed experts, and of the shared expert and the dense FFN, is min(silu(gate), L) *
+    // clamp(up, -L, L) with the layer's L (step35).
+    bool readsSwigluClamps = false;
 };
 
 // The channel mixer's MoE part: which layers route, which keys it reads, and the options of
@@ -296,6 +308,7 @@ const BlockDescription& mistral3BlockDescription();
 const BlockDescription& llama4BlockDescription();
 const BlockDescription& lfm2BlockDescription();
 const BlockDescription& mimo2BlockDescription();
+const BlockDescription& step35BlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

@@ -262,6 +262,10 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
             r.refuse("attention.value_scale", "the forward pass needs a scale above 0");
         h.attentionValueScale = valueScale != 1.0f ? valueScale : 0.0f;
     }
+    if (block.denseFeedForward.readsSwigluClamps) {
+        h.swigluClampExperts = r.perLayerReals("swiglu_clamp_exp", allLayers);
+        h.swigluClampShared = r.perLayerReals("swiglu_clamp_shexp", allLayers);
+    }
     readRopeSections(r, h);
     if (block.defaultFullAttentionInterval > 0)
         readRecurrentKeys(r, allLayers, h);
