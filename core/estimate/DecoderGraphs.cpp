@@ -1,6 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
 // glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp,
-// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp, llama4.cpp and mimo2.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp, llama4.cpp, mimo2.cpp and step35.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -15,7 +15,8 @@ struct DecoderStyle {
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
     bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5, HY V3: routed + shared experts (when the file has them)
     bool sinks = false;           // gpt-oss, mimo2: attention sinks (where the layer has them)
-    bool rowsAfterLoop = false;   // gpt-oss: the output rows picked after the loop, not in the last layer
+    bool rowsAfterLoop = false;   // gpt-oss, step35: the output rows picked after the loop, not in the last layer
+    bool headGate = false;        // step35: sigmoid(attn_gate . x) per head on the attention, before attn_output
     bool normsBeforeRopes = false;  // MiniMax-M2: Q and K normed (over all heads) before either is roped
     std::size_t noRopeStep = 0;     // Llama 4: layers (il + 1) % step == 0 scale Q by the temperature instead of roping
     bool normAfterRope = false;     // Llama 4: weightless RMS norm of the roped Q and K
@@ -60,12 +61,33 @@ DecoderStyle styleOf(const std::string& arch)
     }
     if (arch == "mimo2")
         s.sinks = true;
+    if (arch == "step35") {
+        s.qkNorm = true;
+        s.sharedExpert = true;
+        s.rowsAfterLoop = true;
+        s.headGate = true;
+    }
     return s;
 }
 
 TensorId rope(LlmGraph& m, TensorId x, TensorId positions, TensorId factors)
 {
     return m.g.sameAs(GraphOp::Rope, x, positions, factors);
+}
+
+// step35's head-wise gate on the attention output [head_v * heads, tokens], then attn_output.
+TensorId gatedHeads(LlmGraph& m, std::size_t il, TensorId normed, TensorId attention, std::int64_t heads)
+{
+    ComputeGraph& g = m.g;
+    if (const TensorId w = m.weight(il, "attn_gate.weight"); w != kNoTensor) {
+        const TensorId gate = g.sameAs(GraphOp::Unary, g.mulMat(w, normed));
+        const GraphTensor& a = g.tensor(attention);
+        const std::int64_t width = a.ne[0], tokens = a.ne[1];
+        TensorId heads3d = g.reshape(attention, {width / heads, heads, tokens});
+        heads3d = g.sameAs(GraphOp::Mul, heads3d, g.reshape(gate, {1, heads, tokens}));
+        attention = g.reshape(heads3d, {width, tokens});
+    }
+    return g.mulMat(m.weight(il, "attn_output.weight"), attention);
 }
 }  // namespace
 
@@ -116,8 +138,11 @@ void buildDecoderGraph(LlmGraph& m)
         }
         if (style.scaledQuery)
             p.q = g.sameAs(GraphOp::Scale, p.q);
-        cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,
-                          style.sinks ? m.weight(il, "attn_sinks.weight") : kNoTensor);
+        const TensorId normedInput = cur;
+        cur = m.attention(attention, il, style.headGate ? kNoTensor : m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"),
+                          p.q, p.k, p.v, style.sinks ? m.weight(il, "attn_sinks.weight") : kNoTensor);
+        if (style.headGate)
+            cur = gatedHeads(m, il, normedInput, cur, static_cast<std::int64_t>(layer.heads));
         if (m.hp.attentionValueScale)
             cur = g.sameAs(GraphOp::Scale, cur);
         if (il + 1 == layers && !style.rowsAfterLoop) {

@@ -8,6 +8,7 @@
 #include "core/gguf/Model.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace gguf {
 
@@ -39,6 +40,15 @@ struct GraphHyperparameters {
     std::int64_t ssmValueHeads = 0;
     std::int64_t ssmConvKernel = 0;
     std::int64_t embeddingPerLayer = 0;  // Gemma 3n/4 per-layer inputs, values per layer
+    // step35's SwiGLU limits per layer (swiglu_clamp_exp: routed experts; _shexp: the shared
+    // expert and the dense FFN); empty where not read. Above 1e-6 the SwiGLU is clamped ops.
+    std::vector<float> swigluClampExperts;
+    std::vector<float> swigluClampShared;
+    bool swigluClamped(std::size_t il, bool routed) const
+    {
+        const std::vector<float>& limits = routed ? swigluClampExperts : swigluClampShared;
+        return il < limits.size() && limits[il] > 1e-6f;
+    }
 };
 
 GraphHyperparameters readGraphHyperparameters(const Model& model, const EstimateShape& shape);
