@@ -14,7 +14,7 @@ std::vector<const BlockDescription*> allDescriptions()
             &ernie45MoeBlockDescription(), &hyV3BlockDescription(),
             &minimaxM2BlockDescription(), &mistral3BlockDescription(),
             &llama4BlockDescription(), &lfm2BlockDescription(), &mimo2BlockDescription(),
-            &step35BlockDescription()};
+            &step35BlockDescription(), &qwen3NextBlockDescription()};
 }
 }  // namespace
 

@@ -152,6 +152,11 @@ struct HybridPart {
     // (lfm2); the attention layers must then share one KV head count.
     bool recurrentWhereNoKvHeads = false;
     std::string_view outputNorm = "output_norm";  // the final norm's tensor (lfm2: token_embd_norm)
+    // Gated DeltaNet as Qwen3-Next lays it out: beta and alpha from one ssm_ba [n_embd, 2 x value
+    // heads] whose rows go per key head [beta of its value heads, alpha of them], and value head
+    // j reading key head j / (value heads / key heads) (Qwen3.5: ssm_beta, ssm_alpha, key head j
+    // mod key heads).
+    bool deltaNetGroupedHeads = false;
 };
 
 // The dense FFN's options of the architectures added since the first ones.
@@ -173,6 +178,8 @@ struct ExpertPart {
     // llama4: top-k chosen on the router logits, and each chosen expert's weight (its gating's
     // probability) multiplies the expert's input, not its output.
     bool weightsOnInput = false;
+    // The loader refuses a model without experts (qwen3next: every layer's router is required).
+    bool requiresExperts = false;
 };
 
 // How final_logit_softcapping is read.
@@ -309,6 +316,7 @@ const BlockDescription& llama4BlockDescription();
 const BlockDescription& lfm2BlockDescription();
 const BlockDescription& mimo2BlockDescription();
 const BlockDescription& step35BlockDescription();
+const BlockDescription& qwen3NextBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

@@ -464,6 +464,8 @@ private slots:
                                               << "rotate half of it, which must be even and above 0";
         QTest::newRow("step35 heads per layer, too many") << "step35.attention.head_count" << "[4, 6, 6, 6, 4, 6, 6]" << "arr[i32]"
                                                           << "needs one value for each of the 6 layers, not 7";
+        QTest::newRow("qwen3next recurrent layers, too few") << "qwen3next.attention.recurrent_layers" << "[true, false]" << "arr[bool]"
+                                                             << "needs one value for each of the 4 layers, not 2";
         QTest::newRow("mimo2 value scale 0") << "mimo2.attention.value_scale" << "0" << "f32"
                                              << "attention.value_scale has type f32 (0); the forward pass needs a scale above 0";
     }
