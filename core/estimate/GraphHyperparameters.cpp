@@ -80,11 +80,11 @@ GraphHyperparameters readGraphHyperparameters(const Model& model, const Estimate
         hp.gating = ExpertGating::SoftmaxWeight;
     const auto normalize = model.findMetadata(p + "expert_weights_norm");
     const bool alwaysNormalized = arch == "llama" || arch == "qwen3moe" || arch == "qwen35moe" || arch == "phi3" || arch == "gemma4"
-                                  || arch == "ernie4_5-moe" || arch == "minimax-m2" || arch == "mimo2";
+                                  || arch == "ernie4_5-moe" || arch == "minimax-m2" || arch == "mimo2" || arch == "qwen3next";
     hp.normalizeExpertWeights = alwaysNormalized || (normalize && normalize->value.toBool().value_or(false));
     const double scale = real(model, p + "expert_weights_scale").value_or(0.0);
     // (mimo2's loader does not read the scale: llama.cpp runs it as 0.)
-    hp.scaleExpertWeights = arch != "gemma4" && arch != "llama4" && arch != "mimo2" && scale != 0.0 && scale != 1.0;
+    hp.scaleExpertWeights = arch != "gemma4" && arch != "llama4" && arch != "mimo2" && arch != "qwen3next" && scale != 0.0 && scale != 1.0;
     hp.weightsBeforeExperts = arch == "llama4";
 
     hp.attentionSoftcap = arch == "gemma2";
