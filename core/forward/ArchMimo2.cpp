@@ -17,6 +17,7 @@ const BlockDescription& mimo2BlockDescription()
         .architecture = "mimo2",
         .rope = RopePairing::Halves,
         .allowsNextN = true,
+        .nextnMayBeAbsent = true,
         .slidingWindows = SlidingWindows::PerLayerFlags,
         .slidingRope = SlidingRope::Default10000,
         .gating = ExpertGating::Sigmoid,

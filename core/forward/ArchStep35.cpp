@@ -20,6 +20,7 @@ const BlockDescription& step35BlockDescription()
         .rope = RopePairing::Halves,
         .allowsQkNorm = true,
         .allowsNextN = true,
+        .nextnMayBeAbsent = true,
         .slidingWindows = SlidingWindows::PerBlockFlags,
         .slidingRope = SlidingRope::Default10000,
         .gating = ExpertGating::Sigmoid,

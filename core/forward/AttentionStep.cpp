@@ -302,7 +302,11 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     auto wo = c.layerWeight(layer, "attn_output", {mixedWidth, h.embeddingLength, 1});
     if (!wo)
         return wo.error();
-    auto bo = block.allowsProjectionBiases ? c.layerBias(layer, "attn_output", h.embeddingLength) : Result<WeightMatrix>(WeightMatrix{});
+    if (block.attention.refusesOutputBias && c.loader.model().findTensor(layerTensorName(layer, "attn_output", "bias")))
+        return forwardError(c, "tensor " + layerTensorName(layer, "attn_output", "bias") + ": " + h.architecture
+                                   + " has no attention output bias (llama.cpp's loader refuses the file: wrong number of tensors)");
+    const bool outputBias = block.allowsProjectionBiases && !block.attention.refusesOutputBias;
+    auto bo = outputBias ? c.layerBias(layer, "attn_output", h.embeddingLength) : Result<WeightMatrix>(WeightMatrix{});
     if (!bo)
         return bo.error();
     c.noteHeld(wo->heldBytes() + bo->heldBytes());

@@ -130,6 +130,9 @@ struct AttentionPart {
     // attn_gate [n_embd, n_head] where the file has it: head h's attention output times
     // sigmoid(attn_gate . x)[h] before attn_output, x the attention's normed input (step35).
     bool headGate = false;
+    // Projection biases on q, k and v only: llama.cpp's loader never creates attn_output.bias, so
+    // a file with one fails there ("wrong number of tensors"; seed_oss).
+    bool refusesOutputBias = false;
 };
 
 // Rope keys some architectures' load_arch_hparams read beside the common ones.
@@ -223,6 +226,10 @@ struct BlockDescription {
     // NextN / MTP blocks after the trunk (nextn_predict_layers, blk.N.nextn.*) are loaded by
     // llama.cpp (and not run for the logits); other architectures refuse them.
     bool allowsNextN = false;
+    // ... and a file that declares them without their tensors (no blk.<n_layer>.nextn.eh_proj) is
+    // the trunk alone, which llama.cpp loads (its loaders' trunk_only: glm4moe, deepseek2, hy_v3,
+    // mimo2, step35); the others refuse it (a missing tensor).
+    bool nextnMayBeAbsent = false;
     // rope.dimension_sections is read but not run (glm4moe: multi-section rope for GLM-4.5V):
     // a file whose sections turn it on (the first two above 0) is refused.
     bool ropeSectionsRefused = false;

@@ -74,15 +74,16 @@ void readLatentAttentionKeys(HyperparameterReader& r, const Model& model, ModelH
 }
 
 // The NextN blocks llama.cpp loads after the trunk (blk.N.nextn.*): there when
-// nextn_predict_layers says so and the architecture has them, and not inside the trunk (which
-// would run them as ordinary layers). llama.cpp refuses a file whose tensors are not the ones
+// nextn_predict_layers says so and the architecture has them (or absent altogether where its
+// loader takes the trunk alone), and not inside the trunk (which would run them as ordinary
+// layers). llama.cpp refuses a file whose tensors are not the ones
 // the keys ask for.
 Status checkNextNBlocks(HyperparameterReader& r, const Model& model, const ModelHyperparameters& h, std::int64_t nextn)
 {
     const auto projection = [](std::int64_t layer) { return "blk." + std::to_string(layer) + ".nextn.eh_proj.weight"; };
     if (nextn > 0 && !h.block->allowsNextN)
         r.refuse("nextn_predict_layers", h.architecture + " has no NextN blocks in llama.cpp");
-    else if (nextn > 0 && !model.findTensor(projection(h.layerCount)))
+    else if (nextn > 0 && !model.findTensor(projection(h.layerCount)) && !h.block->nextnMayBeAbsent)
         r.refuse("nextn_predict_layers", "block " + std::to_string(h.layerCount) + " has no NextN tensors (" + projection(h.layerCount) + ")");
     else if (model.findTensor(projection(h.layerCount - 1)))
         r.refuse("nextn_predict_layers", "block " + std::to_string(h.layerCount - 1) + " holds NextN tensors but would run as a layer of the trunk");

@@ -28,6 +28,7 @@
 #include "core/forward/ForwardOps.h"
 #include "core/forward/ForwardPass.h"
 #include "core/forward/ModelHyperparameters.h"
+#include "core/write/GgufWriter.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"
 
@@ -493,6 +494,34 @@ private slots:
         auto result = gguf::runForward(*model, std::vector<std::int32_t>{5, 6, 7});
         QVERIFY(!result);
         QVERIFY2(result.error().message.find(expected.toStdString()) != std::string::npos, result.error().message.c_str());
+    }
+
+    // seed_oss has q, k and v biases but no attn_output.bias: llama.cpp's loader never creates
+    // one, so a file with one fails there ("wrong number of tensors"); so does the pass, naming it.
+    void refusesSeedOssOutputBias()
+    {
+        const auto original = openModelAt(archDir() + QStringLiteral("/seed_oss/seed_oss-F32.gguf"));
+        QVERIFY(original);
+        gguf::GgufWriter writer;
+        QVERIFY(writer.copyMetadata(original->primary()));
+        for (const gguf::TensorInfo& tensor : original->tensors()) {
+            std::vector<std::int64_t> ne(tensor.ne.begin(), tensor.ne.begin() + std::max<std::uint32_t>(tensor.nDims, 1));
+            QVERIFY(writer.addTensor({std::string(tensor.name), tensor.typeId, ne},
+                                     [&tensor](gguf::ByteSink& out) { return out.write(tensor.data, tensor.nbytes); }));
+        }
+        const auto width = original->tensors().front().ne[0];  // token_embd: n_embd wide
+        QVERIFY(writer.addTensor({"blk.0.attn_output.bias", gguf::typeIdValue(gguf::GgmlTypeId::F32), {width}}, [width](gguf::ByteSink& out) {
+            const std::vector<float> zeros(static_cast<std::size_t>(width), 0.0f);
+            return out.write(zeros.data(), zeros.size() * sizeof(float));
+        }));
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("with-output-bias.gguf")).toStdString();
+        QVERIFY(writer.writeFile(path));
+        const auto model = openModelAt(QString::fromStdString(path));
+        QVERIFY(model);
+        const auto result = gguf::runForward(*model, std::vector<std::int32_t>{5, 6, 7});
+        QVERIFY(!result);
+        QVERIFY2(result.error().message.find("blk.0.attn_output.bias") != std::string::npos, result.error().message.c_str());
     }
 
     // What the pass claims to run: every name here has rows above (a folder in the fixtures),

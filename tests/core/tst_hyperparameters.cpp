@@ -382,6 +382,37 @@ private slots:
         QVERIFY2(read->error().message.find(expected.toStdString()) != std::string::npos, read->error().message.c_str());
     }
 
+    // NextN blocks declared without their tensors (no blk.<n_layer>.nextn.eh_proj): the trunk
+    // alone, which llama.cpp loads where its loader has trunk_only (hy_v3, step35, mimo2, glm4moe,
+    // deepseek2), and refuses elsewhere (qwen3next: a missing tensor). 0 layers: refused.
+    void nextnWithoutTensors_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<int>("layers");
+        QTest::newRow("hy_v3, one more NextN block than stored") << "hy_v3" << "hy_v3.nextn_predict_layers" << "2" << 5;
+        QTest::newRow("step35, declared without any") << "step35" << "step35.nextn_predict_layers" << "1" << 5;
+        QTest::newRow("qwen3next refuses") << "qwen3next" << "qwen3next.nextn_predict_layers" << "1" << 0;
+    }
+
+    void nextnWithoutTensors()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(int, layers);
+        const auto read = readEdited(folder, key, typedValue(value, QStringLiteral("u32")));
+        QVERIFY(read);
+        if (layers == 0) {
+            QVERIFY(!*read);
+            QVERIFY2(read->error().message.find("has no NextN tensors") != std::string::npos, read->error().message.c_str());
+            return;
+        }
+        QVERIFY2(*read, *read ? "" : read->error().message.c_str());
+        QCOMPARE((*read)->layerCount, std::int64_t{layers});
+    }
+
     // The memory estimate reads the keys it shares with the pass through the same reader: the
     // same refusal, the same sliding layers.
     void estimateReadsKeysAsThePass_data()
