@@ -18,6 +18,8 @@ GraphBuilder graphBuilderFor(std::string_view architecture)
         {"ernie4_5-moe", buildDecoderGraph}, {"hy_v3", buildDecoderGraph},
         {"minimax-m2", buildDecoderGraph}, {"mistral3", buildDecoderGraph},
         {"llama4", buildDecoderGraph}, {"lfm2", buildLfm2Graph},
+        {"mimo2", buildDecoderGraph}, {"step35", buildDecoderGraph},
+        {"qwen3next", buildQwen35Graph},
     };
     const auto it = std::find_if(std::begin(kBuilders), std::end(kBuilders), [&](const auto& row) { return row.first == architecture; });
     return it == std::end(kBuilders) ? nullptr : it->second;

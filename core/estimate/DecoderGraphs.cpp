@@ -1,6 +1,6 @@
 // The pre-norm decoders: llama.cpp's llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, phi3.cpp,
 // glm4-moe.cpp, openai-moe.cpp, seed-oss.cpp, ernie4-5-moe.cpp,
-// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp and llama4.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
+// hy-v3.cpp, minimax-m2.cpp, mistral3.cpp, llama4.cpp, mimo2.cpp and step35.cpp graphs. They share one block (norm, Q/K/V, rope, attention,
 // residual, norm, FFN or experts, residual) and differ in the details each names below.
 
 #include "core/estimate/ArchitectureGraphs.h"
@@ -14,7 +14,9 @@ struct DecoderStyle {
     bool residualFirst = false;   // Phi-3 adds (residual, FFN) after the FFN where the others add (FFN, residual)
     bool postAttentionNorm = false;  // GLM-4.5, gpt-oss: the FFN's norm is post_attention_norm
     bool sharedExpert = false;    // GLM-4.5, ERNIE 4.5, HY V3: routed + shared experts (when the file has them)
-    bool sinks = false;           // gpt-oss: attention sinks, the output rows picked after the loop
+    bool sinks = false;           // gpt-oss, mimo2: attention sinks (where the layer has them)
+    bool rowsAfterLoop = false;   // gpt-oss, step35: the output rows picked after the loop, not in the last layer
+    bool headGate = false;        // step35: sigmoid(attn_gate . x) per head on the attention, before attn_output
     bool normsBeforeRopes = false;  // MiniMax-M2: Q and K normed (over all heads) before either is roped
     std::size_t noRopeStep = 0;     // Llama 4: layers (il + 1) % step == 0 scale Q by the temperature instead of roping
     bool normAfterRope = false;     // Llama 4: weightless RMS norm of the roped Q and K
@@ -55,6 +57,15 @@ DecoderStyle styleOf(const std::string& arch)
     if (arch == "gpt-oss") {
         s.postAttentionNorm = true;
         s.sinks = true;
+        s.rowsAfterLoop = true;
+    }
+    if (arch == "mimo2")
+        s.sinks = true;
+    if (arch == "step35") {
+        s.qkNorm = true;
+        s.sharedExpert = true;
+        s.rowsAfterLoop = true;
+        s.headGate = true;
     }
     return s;
 }
@@ -62,6 +73,21 @@ DecoderStyle styleOf(const std::string& arch)
 TensorId rope(LlmGraph& m, TensorId x, TensorId positions, TensorId factors)
 {
     return m.g.sameAs(GraphOp::Rope, x, positions, factors);
+}
+
+// step35's head-wise gate on the attention output [head_v * heads, tokens], then attn_output.
+TensorId gatedHeads(LlmGraph& m, std::size_t il, TensorId normed, TensorId attention, std::int64_t heads)
+{
+    ComputeGraph& g = m.g;
+    if (const TensorId w = m.weight(il, "attn_gate.weight"); w != kNoTensor) {
+        const TensorId gate = g.sameAs(GraphOp::Unary, g.mulMat(w, normed));
+        const GraphTensor& a = g.tensor(attention);
+        const std::int64_t width = a.ne[0], tokens = a.ne[1];
+        TensorId heads3d = g.reshape(attention, {width / heads, heads, tokens});
+        heads3d = g.sameAs(GraphOp::Mul, heads3d, g.reshape(gate, {1, heads, tokens}));
+        attention = g.reshape(heads3d, {width, tokens});
+    }
+    return g.mulMat(m.weight(il, "attn_output.weight"), attention);
 }
 }  // namespace
 
@@ -87,7 +113,7 @@ void buildDecoderGraph(LlmGraph& m)
         TensorId residual = inpL;
         TensorId cur = m.norm(inpL, m.weight(il, "attn_norm.weight"), m.weight(il, "attn_norm.bias"));
         QkvProjection p = m.qkv(il, cur, static_cast<std::int64_t>(layer.keyLength), static_cast<std::int64_t>(layer.heads),
-                                static_cast<std::int64_t>(layer.kvHeads));
+                                static_cast<std::int64_t>(layer.kvHeads), static_cast<std::int64_t>(layer.valueLength));
         const auto normed = [&](TensorId x, const char* name) {
             return style.qkNorm && m.weight(il, name) != kNoTensor ? m.norm(x, m.weight(il, name)) : x;
         };
@@ -112,9 +138,14 @@ void buildDecoderGraph(LlmGraph& m)
         }
         if (style.scaledQuery)
             p.q = g.sameAs(GraphOp::Scale, p.q);
-        cur = m.attention(attention, il, m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"), p.q, p.k, p.v,
-                          style.sinks ? m.weight(il, "attn_sinks.weight") : kNoTensor);
-        if (il + 1 == layers && !style.sinks) {
+        const TensorId normedInput = cur;
+        cur = m.attention(attention, il, style.headGate ? kNoTensor : m.weight(il, "attn_output.weight"), m.weight(il, "attn_output.bias"),
+                          p.q, p.k, p.v, style.sinks ? m.weight(il, "attn_sinks.weight") : kNoTensor);
+        if (style.headGate)
+            cur = gatedHeads(m, il, normedInput, cur, static_cast<std::int64_t>(layer.heads));
+        if (m.hp.attentionValueScale)
+            cur = g.sameAs(GraphOp::Scale, cur);
+        if (il + 1 == layers && !style.rowsAfterLoop) {
             cur = m.outputRows(cur, outputIds);
             residual = m.outputRows(residual, outputIds);
         }
@@ -135,7 +166,7 @@ void buildDecoderGraph(LlmGraph& m)
         inpL = cur;
     }
     TensorId cur = inpL;
-    if (style.sinks) {
+    if (style.rowsAfterLoop) {
         g.markOutput(cur);  // the hidden state before the output rows (res->t_h_nextn)
         cur = m.outputRows(cur, outputIds);
     }

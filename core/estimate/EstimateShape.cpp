@@ -48,7 +48,10 @@ void markSlidingLayers(HyperparameterReader& r, EstimateShape& shape)
     // take a single value as that flag for every layer, not as a period.
     const bool flagsPerLayer = isOneOf(arch, {"gemma4", "gemma4-assistant", "cohere2moe", "mellum", "mimo2", "muse-glimmer", "step35"});
     if (r.isArray("attention.sliding_window_pattern") || (flagsPerLayer && r.has("attention.sliding_window_pattern"))) {
-        const auto flags = perLayer(r, "attention.sliding_window_pattern", n, HyperparameterReader::kMaxCount);
+        // Most of them read one flag per layer of the trunk (n_layer(), the NextN blocks after it
+        // left out); gemma4-assistant and step35 one per stored block.
+        const std::size_t trunk = isOneOf(arch, {"gemma4-assistant", "step35"}) ? n : n - std::min<std::uint64_t>(scalar(r, "nextn_predict_layers", 0), n);
+        const auto flags = perLayer(r, "attention.sliding_window_pattern", trunk, HyperparameterReader::kMaxCount);
         for (std::size_t il = 0; il < n && il < flags.size(); ++il)
             shape.layers[il].slidingWindow = flags[il] != 0;
         return;

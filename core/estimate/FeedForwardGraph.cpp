@@ -12,6 +12,16 @@ std::string roleOf(std::string_view base, std::string_view suffix, const char* k
 {
     return std::string(base) + std::string(suffix) + "." + kind;
 }
+
+// build_ffn / build_moe_ffn's clamped SwiGLU (step35): up clamped, silu(gate) clamped above,
+// their product (ggml_clamp is a view of its input).
+TensorId clampedSwiglu(ComputeGraph& g, TensorId gate, TensorId up)
+{
+    up = g.sameAs(GraphOp::Clamp, up);
+    TensorId act = g.sameAs(GraphOp::Unary, gate);
+    act = g.sameAs(GraphOp::Clamp, act);
+    return g.sameAs(GraphOp::Mul, act, up);
+}
 }  // namespace
 
 TensorId LlmGraph::ffn(std::size_t il, TensorId x, std::string_view suffix, FfnActivation activation)
@@ -32,6 +42,8 @@ TensorId LlmGraph::ffn(std::size_t il, TensorId x, std::string_view suffix, FfnA
     TensorId cur = gate != kNoTensor ? gate : up;
     if (activation == FfnActivation::SwigluFused)
         cur = g.glu(cur, kNoTensor);
+    else if (gate != kNoTensor && activation == FfnActivation::Silu && hp.swigluClamped(il, false))
+        cur = clampedSwiglu(g, gate, up);
     else
         cur = gate != kNoTensor ? g.glu(cur, up) : g.sameAs(GraphOp::Unary, cur);
     TensorId down = weight(il, roleOf("ffn_down", suffix, "weight"));
@@ -125,7 +137,9 @@ TensorId LlmGraph::moeFfn(std::size_t il, TensorId x, TensorId logits)
         gate = weight(il, "ffn_gate_exps.weight") != kNoTensor ? experts("ffn_gate_exps", "ffn_gate_exps", input) : kNoTensor;
     }
     // SiLU, GELU and SwiGLU-OAI alike: one result the shape of the gate (or of up without one).
-    TensorId cur = gate != kNoTensor ? g.glu(gate, up) : g.sameAs(GraphOp::Unary, up);
+    TensorId cur = gate == kNoTensor               ? g.sameAs(GraphOp::Unary, up)
+                 : hp.swigluClamped(il, true) ? clampedSwiglu(g, gate, up)
+                                              : g.glu(gate, up);
     TensorId out = experts("ffn_down_exps", "ffn_down_exps", cur);
     if (!hp.weightsBeforeExperts)
         out = g.sameAs(GraphOp::Mul, out, weights);

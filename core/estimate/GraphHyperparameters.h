@@ -8,6 +8,7 @@
 #include "core/gguf/Model.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace gguf {
 
@@ -27,6 +28,7 @@ struct GraphHyperparameters {
     bool attentionSoftcap = false;
     bool finalSoftcap = false;
     bool attentionTemperature = false;  // DeepSeek's per-position query scale input
+    bool attentionValueScale = false;   // mimo2: the attention's output scaled by attention.value_scale (not 1)
     std::int64_t positionsPerToken = 1;  // 4 for multi-section rope
     std::int64_t ropeDimensions = 0;     // n_rot
     std::int64_t mlaKeyLength = 0;       // DeepSeek's per-head sizes before absorption (nope + rope, v)
@@ -38,6 +40,15 @@ struct GraphHyperparameters {
     std::int64_t ssmValueHeads = 0;
     std::int64_t ssmConvKernel = 0;
     std::int64_t embeddingPerLayer = 0;  // Gemma 3n/4 per-layer inputs, values per layer
+    // step35's SwiGLU limits per layer (swiglu_clamp_exp: routed experts; _shexp: the shared
+    // expert and the dense FFN); empty where not read. Above 1e-6 the SwiGLU is clamped ops.
+    std::vector<float> swigluClampExperts;
+    std::vector<float> swigluClampShared;
+    bool swigluClamped(std::size_t il, bool routed) const
+    {
+        const std::vector<float>& limits = routed ? swigluClampExperts : swigluClampShared;
+        return il < limits.size() && limits[il] > 1e-6f;
+    }
 };
 
 GraphHyperparameters readGraphHyperparameters(const Model& model, const EstimateShape& shape);

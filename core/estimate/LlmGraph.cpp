@@ -69,7 +69,7 @@ TensorId LlmGraph::project(std::size_t il, std::string_view role, TensorId x)
     return cur;
 }
 
-QkvProjection LlmGraph::qkv(std::size_t il, TensorId x, std::int64_t headSize, std::int64_t heads, std::int64_t kvHeads)
+QkvProjection LlmGraph::qkv(std::size_t il, TensorId x, std::int64_t headSize, std::int64_t heads, std::int64_t kvHeads, std::int64_t valueSize)
 {
     QkvProjection out;
     if (weight(il, "attn_qkv.weight") != kNoTensor) {
@@ -94,7 +94,7 @@ QkvProjection LlmGraph::qkv(std::size_t il, TensorId x, std::int64_t headSize, s
     out.v = projectBiased("attn_v");
     out.q = g.reshape(out.q, {headSize, heads, tokens});
     out.k = g.reshape(out.k, {headSize, kvHeads, tokens});
-    out.v = g.reshape(out.v, {headSize, kvHeads, tokens});
+    out.v = g.reshape(out.v, {valueSize > 0 ? valueSize : headSize, kvHeads, tokens});
     return out;
 }
 

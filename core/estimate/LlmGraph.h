@@ -88,8 +88,9 @@ public:
     TensorId norm(TensorId x, TensorId scale, TensorId bias = kNoTensor);  // build_norm, RMS
     // build_lora_mm: the product with layer il's `role`.weight, times its `role`.scale if any.
     TensorId project(std::size_t il, std::string_view role, TensorId x);
-    // build_qkv: separate or fused projections with their biases, shaped [head, heads, tokens].
-    QkvProjection qkv(std::size_t il, TensorId x, std::int64_t headSize, std::int64_t heads, std::int64_t kvHeads);
+    // build_qkv: separate or fused projections with their biases, shaped [head, heads, tokens]
+    // (V's head valueSize wide when above 0, else headSize).
+    QkvProjection qkv(std::size_t il, TensorId x, std::int64_t headSize, std::int64_t heads, std::int64_t kvHeads, std::int64_t valueSize = 0);
 
     // build_attn: stores K and V of the ubatch, attends over the whole cache, projects the result.
     TensorId attention(const AttentionInputs& inputs, std::size_t il, TensorId wo, TensorId woBias, TensorId q, TensorId k,

@@ -1,4 +1,4 @@
-// llama.cpp's qwen35.cpp and qwen35moe.cpp graphs (with delta-net-base.cpp): Gated DeltaNet layers
+// llama.cpp's qwen35.cpp, qwen35moe.cpp and qwen3next.cpp graphs (with delta-net-base.cpp): Gated DeltaNet layers
 // (projections, the conv state read and written back, the short convolution, the fused gated
 // delta net over the ubatch, the state written back, a gated norm) beside full-attention layers
 // whose Q projection carries an output gate; a dense FFN, or experts with a sigmoid-gated shared
@@ -28,6 +28,45 @@ TensorId readState(ComputeGraph& g, const RecurrentInputs& in, TensorId states, 
 
 namespace {
 
+struct BetaAndGate {
+    TensorId beta = kNoTensor;  // sigmoid(b) [1, value heads, tokens, 1]
+    TensorId gate = kNoTensor;  // softplus(a + dt bias) * ssm_a, the same shape
+};
+
+// Qwen3.5's ssm_beta and ssm_alpha, or Qwen3-Next's one ssm_ba split per key head into b and a
+// (b made contiguous, a merged to the value heads).
+BetaAndGate betaAndGate(LlmGraph& m, std::size_t il, TensorId x, std::int64_t keyHeads, std::int64_t valueHeads)
+{
+    ComputeGraph& g = m.g;
+    const std::int64_t tokens = m.tokens;
+    TensorId beta = kNoTensor, alpha = kNoTensor;
+    if (m.shape.architecture == "qwen3next") {
+        const std::int64_t r = valueHeads / keyHeads;
+        const TensorId ba = g.reshape(m.project(il, "ssm_ba", x), {2 * r, keyHeads, tokens, 1});
+        const GraphTensor t = g.tensor(ba);
+        const TensorId b = g.view(ba, {r, keyHeads, tokens, 1}, {t.nb[1], t.nb[2], t.nb[3]});
+        const TensorId a = g.view(ba, {r, keyHeads, tokens, 1}, {t.nb[1], t.nb[2], t.nb[3]}, t.nb[0] * static_cast<std::uint64_t>(r));
+        beta = g.reshape(g.sameAs(GraphOp::Unary, g.cont(b)), {1, valueHeads, tokens, 1});
+        alpha = g.cont(a, {valueHeads, tokens, 1});
+    } else {
+        beta = g.sameAs(GraphOp::Unary, g.reshape(m.project(il, "ssm_beta", x), {1, valueHeads, tokens, 1}));
+        alpha = g.reshape(m.project(il, "ssm_alpha", x), {valueHeads, tokens, 1});
+    }
+    alpha = g.sameAs(GraphOp::Unary, g.sameAs(GraphOp::Add, alpha, m.weight(il, "ssm_dt.bias")));
+    const TensorId gate = g.sameAs(GraphOp::Mul, alpha, m.weight(il, "ssm_a"));
+    return {beta, g.reshape(gate, {1, valueHeads, tokens, 1})};
+}
+
+// Qwen3-Next repeats each key head over its value heads (ggml_repeat_4d) when they differ.
+TensorId repeatKeyHeads(LlmGraph& m, TensorId x, std::int64_t headK, std::int64_t keyHeads, std::int64_t valueHeads)
+{
+    if (m.shape.architecture != "qwen3next" || keyHeads == valueHeads || keyHeads <= 0)
+        return x;
+    ComputeGraph& g = m.g;
+    const TensorId repeated = g.repeat(g.reshape(x, {headK, 1, keyHeads, m.tokens}), {headK, valueHeads / keyHeads, keyHeads, m.tokens});
+    return g.reshape(repeated, {headK, valueHeads, m.tokens, 1});
+}
+
 TensorId linearAttention(LlmGraph& m, const RecurrentInputs& in, std::size_t il, TensorId x)
 {
     ComputeGraph& g = m.g;
@@ -43,12 +82,7 @@ TensorId linearAttention(LlmGraph& m, const RecurrentInputs& in, std::size_t il,
     TensorId mixed = m.project(il, "attn_qkv", x);
     mixed = g.reshape(mixed, {g.tensor(mixed).ne[0], tokens, 1});
     const TensorId z = m.project(il, "attn_gate", x);
-    TensorId beta = m.project(il, "ssm_beta", x);
-    beta = g.sameAs(GraphOp::Unary, g.reshape(beta, {1, valueHeads, tokens, 1}));
-    TensorId alpha = g.reshape(m.project(il, "ssm_alpha", x), {valueHeads, tokens, 1});
-    alpha = g.sameAs(GraphOp::Unary, g.sameAs(GraphOp::Add, alpha, m.weight(il, "ssm_dt.bias")));
-    TensorId gate = g.sameAs(GraphOp::Mul, alpha, m.weight(il, "ssm_a"));
-    gate = g.reshape(gate, {1, valueHeads, tokens, 1});
+    const auto [beta, gate] = betaAndGate(m, il, x, keyHeads, valueHeads);
 
     const auto convSize = static_cast<std::int64_t>(m.shape.convState);
     const auto stateSize = static_cast<std::int64_t>(m.shape.ssmState);
@@ -67,8 +101,10 @@ TensorId linearAttention(LlmGraph& m, const RecurrentInputs& in, std::size_t il,
     const TensorId convolved = g.sameAs(GraphOp::Unary, g.ssmConv(convInput, m.weight(il, "ssm_conv1d.weight")));
     const GraphTensor c = g.tensor(convolved);
     const std::uint64_t rowK = c.nb[0] * static_cast<std::uint64_t>(headK);
-    const TensorId q = g.sameAs(GraphOp::L2Norm, g.view(convolved, {headK, keyHeads, tokens, 1}, {rowK, c.nb[1], c.nb[2]}));
-    const TensorId k = g.sameAs(GraphOp::L2Norm, g.view(convolved, {headK, keyHeads, tokens, 1}, {rowK, c.nb[1], c.nb[2]}));
+    TensorId q = g.sameAs(GraphOp::L2Norm, g.view(convolved, {headK, keyHeads, tokens, 1}, {rowK, c.nb[1], c.nb[2]}));
+    TensorId k = g.sameAs(GraphOp::L2Norm, g.view(convolved, {headK, keyHeads, tokens, 1}, {rowK, c.nb[1], c.nb[2]}));
+    q = repeatKeyHeads(m, q, headK, keyHeads, valueHeads);
+    k = repeatKeyHeads(m, k, headK, keyHeads, valueHeads);
     const TensorId v = g.view(convolved, {headV, valueHeads, tokens, 1}, {c.nb[0] * static_cast<std::uint64_t>(headV), c.nb[1], c.nb[2]});
 
     // The fused gated delta net: the outputs, then the new state, in one result.

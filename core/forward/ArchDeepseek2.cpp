@@ -17,6 +17,7 @@ const BlockDescription& deepseek2BlockDescription()
         .yarnLogMultiplierInTenths = true,
         .deepseekLoadRules = true,
         .allowsNextN = true,
+        .nextnMayBeAbsent = true,
         .gating = ExpertGating::Softmax,
         .expertWidth = ExpertWidth::KeyRequired,
         .sharedExperts = SharedExperts::FromCount,

@@ -17,6 +17,7 @@ const BlockDescription& glm4MoeBlockDescription()
         .allowsProjectionBiases = true,
         .allowsQkNorm = true,
         .allowsNextN = true,
+        .nextnMayBeAbsent = true,
         .ropeSectionsRefused = true,
         .feedForwardNorm = "post_attention_norm",
         .gating = ExpertGating::Sigmoid,

@@ -18,6 +18,7 @@ const BlockDescription& hyV3BlockDescription()
         .allowsQkNorm = true,
         .ropeWholeHead = true,
         .allowsNextN = true,
+        .nextnMayBeAbsent = true,
         .gating = ExpertGating::Sigmoid,
         .expertWidth = ExpertWidth::KeyRequired,
         .sharedExperts = SharedExperts::WidthKeyOrExperts,

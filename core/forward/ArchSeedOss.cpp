@@ -1,5 +1,5 @@
 // Seed-OSS (src/models/seed-oss.cpp): the qwen2 block with a free head size: optional q/k/v
-// biases, NEOX RoPE over the whole head (llama.cpp asserts n_rot = head size), scale
+// biases (no attn_output.bias: llama.cpp's loader refuses a file with one), NEOX RoPE over the whole head (llama.cpp asserts n_rot = head size), scale
 // 1/sqrt(head size), and the FFN's norm stored as post_attention_norm (HF's
 // post_attention_layernorm).
 
@@ -15,6 +15,7 @@ const BlockDescription& seedOssBlockDescription()
         .allowsProjectionBiases = true,
         .ropeWholeHead = true,
         .feedForwardNorm = "post_attention_norm",
+        .attention = {.refusesOutputBias = true},
     };
     return description;
 }

@@ -13,7 +13,8 @@ std::vector<const BlockDescription*> allDescriptions()
             &glm4MoeBlockDescription(), &gemma4BlockDescription(), &seedOssBlockDescription(),
             &ernie45MoeBlockDescription(), &hyV3BlockDescription(),
             &minimaxM2BlockDescription(), &mistral3BlockDescription(),
-            &llama4BlockDescription(), &lfm2BlockDescription()};
+            &llama4BlockDescription(), &lfm2BlockDescription(), &mimo2BlockDescription(),
+            &step35BlockDescription(), &qwen3NextBlockDescription()};
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include "core/forward/ForwardOps.h"
 #include "core/forward/GgmlAttention.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gguf {
@@ -153,6 +154,27 @@ Status normAcrossHeads(PassContext& c, std::int64_t layer, const char* name, std
     return Ok{};
 }
 
+// step35's head-wise gate (attn_gate, when the layer has it): head h's output times
+// sigmoid(attn_gate . x)[h] (ggml_mul broadcasting one value over the head).
+Status gateHeads(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& mixed)
+{
+    const LayerShape& shape = c.h.layerShape(layer);
+    auto w = c.layerWeight(layer, "attn_gate", {c.h.embeddingLength, shape.headCount, 1}, false);
+    if (!w)
+        return w.error();
+    if (w->present()) {
+        c.noteHeld(w->heldBytes());
+        std::vector<float> gate;
+        c.projectRowsFrom(normed, from, *w, WeightMatrix{}, gate);
+        sigmoid(gate.data(), gate.size());
+        for (std::size_t head = 0; head < gate.size(); ++head)
+            for (std::int64_t i = 0; i < shape.valueLength; ++i)
+                mixed[head * static_cast<std::size_t>(shape.valueLength) + static_cast<std::size_t>(i)] *= gate[head];
+    }
+    c.recycle({&w});
+    return Ok{};
+}
+
 }  // namespace
 
 Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& out)
@@ -189,6 +211,9 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
     if (const TensorInfo* stored = c.loader.model().findTensor("rope_freqs.weight"); stored && block.perLayerShapes && stored->nDims == 1
                                                                                       && stored->ne[0] >= factorCount)
         factorCount = stored->ne[0];
+    if (block.attention.halfRopeOnFullLayers)  // step35 sizes it by the widest rotation of its layers
+        for (const LayerShape& other : h.layers)
+            factorCount = std::max(factorCount, other.ropeDimensions / 2);
     auto freqs = useFreqs ? c.loader.load("rope_freqs.weight", {factorCount, 1, 1}, false) : Result<WeightMatrix>(WeightMatrix{});
     if (!freqs)
         return freqs.error();
@@ -237,7 +262,9 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
             x *= scale;
         scale = 1.0f;
     }
-    auto sinks = block.hasAttentionSinks ? c.layerWeight(layer, "attn_sinks", {shape.headCount, 1, 1}) : Result<WeightMatrix>(WeightMatrix{});
+    const bool sinksRead = block.hasAttentionSinks || block.attention.sinksWherePresent;
+    auto sinks = sinksRead ? c.layerWeight(layer, "attn_sinks", {shape.headCount, 1, 1}, block.hasAttentionSinks)
+                           : Result<WeightMatrix>(WeightMatrix{});
     if (!sinks)
         return sinks.error();
     AttentionSpec spec{shape.headCount,        shape.headCountKv,
@@ -267,17 +294,27 @@ Status runAttention(PassContext& c, std::int64_t layer, const std::vector<float>
         for (std::size_t i = 0; i < mixed.size(); ++i)
             mixed[i] *= gate[i];
     }
+    if (block.attention.headGate)
+        if (Status done = gateHeads(c, layer, normed, from, mixed); !done)
+            return done;
 
     const std::int64_t mixedWidth = shape.headCount * shape.valueLength;
     auto wo = c.layerWeight(layer, "attn_output", {mixedWidth, h.embeddingLength, 1});
     if (!wo)
         return wo.error();
-    auto bo = block.allowsProjectionBiases ? c.layerBias(layer, "attn_output", h.embeddingLength) : Result<WeightMatrix>(WeightMatrix{});
+    if (block.attention.refusesOutputBias && c.loader.model().findTensor(layerTensorName(layer, "attn_output", "bias")))
+        return forwardError(c, "tensor " + layerTensorName(layer, "attn_output", "bias") + ": " + h.architecture
+                                   + " has no attention output bias (llama.cpp's loader refuses the file: wrong number of tensors)");
+    const bool outputBias = block.allowsProjectionBiases && !block.attention.refusesOutputBias;
+    auto bo = outputBias ? c.layerBias(layer, "attn_output", h.embeddingLength) : Result<WeightMatrix>(WeightMatrix{});
     if (!bo)
         return bo.error();
     c.noteHeld(wo->heldBytes() + bo->heldBytes());
     c.projectRowsFrom(mixed, from, *wo, *bo, out);
     c.recycle({&wo, &bo});
+    if (h.attentionValueScale != 0.0f)  // ggml_scale: one float product per value
+        for (float& x : out)
+            x *= h.attentionValueScale;
     return Ok{};
 }
 

@@ -42,6 +42,7 @@ enum class SlidingWindows {
     Always,         // a window (defaultSlidingWindow when absent; required when that is 0) and a period
     WhenWindowKey,  // only when the file has a window above 0 (gemma3); then a period
     PerLayerFlags,  // window required, sliding_window_pattern required: one flag per layer (gemma4)
+    PerBlockFlags,  // the same with one flag per stored block, the NextN blocks after the trunk too (step35)
     // llama4: chunks of defaultSlidingWindow (hard-coded; the key only must not be 0, which
     // llama.cpp cannot run), layer il chunked when il % pattern < pattern - 1 (default pattern
     // defaultSlidingPattern), the chunked layers' rope base rope.freq_base_swa else the global one
@@ -112,6 +113,26 @@ struct AttentionPart {
     // The roped layers' q and k then get a weightless RMS norm per head (llama4's L2 norm, eps =
     // the RMS epsilon), unless the model has 128 experts (llama4 17B-128E: use_kq_norm false).
     bool normAfterRopeUnless128Experts = false;
+    // head_count and head_count_kv may be per-layer arrays (llama.cpp's get_key_or_arr over every
+    // stored block) and each layer runs its own counts; the head sizes stay one for all (mimo2).
+    bool perLayerHeadCounts = false;
+    // attention.value_length may differ from key_length: V heads of another size (mimo2).
+    bool valueLengthApart = false;
+    // attn_sinks on the layers whose file has it, the others without (mimo2).
+    bool sinksWherePresent = false;
+    // attention.value_scale (optional): the attention's output, after attn_output, times it when
+    // it is not 1 (mimo2's f_attn_value_scale).
+    bool readsValueScale = false;
+    // The full-attention layers rotate rope.dimension_count / 2 (step35's hard-coded n_rot_full / 2),
+    // the sliding ones rope.dimension_count_swa (default rope.dimension_count); rope_freqs holds
+    // the widest layer's factors and a layer takes the first of them.
+    bool halfRopeOnFullLayers = false;
+    // attn_gate [n_embd, n_head] where the file has it: head h's attention output times
+    // sigmoid(attn_gate . x)[h] before attn_output, x the attention's normed input (step35).
+    bool headGate = false;
+    // Projection biases on q, k and v only: llama.cpp's loader never creates attn_output.bias, so
+    // a file with one fails there ("wrong number of tensors"; seed_oss).
+    bool refusesOutputBias = false;
 };
 
 // Rope keys some architectures' load_arch_hparams read beside the common ones.
@@ -134,11 +155,20 @@ struct HybridPart {
     // (lfm2); the attention layers must then share one KV head count.
     bool recurrentWhereNoKvHeads = false;
     std::string_view outputNorm = "output_norm";  // the final norm's tensor (lfm2: token_embd_norm)
+    // Gated DeltaNet as Qwen3-Next lays it out: beta and alpha from one ssm_ba [n_embd, 2 x value
+    // heads] whose rows go per key head [beta of its value heads, alpha of them], and value head
+    // j reading key head j / (value heads / key heads) (Qwen3.5: ssm_beta, ssm_alpha, key head j
+    // mod key heads).
+    bool deltaNetGroupedHeads = false;
 };
 
 // The dense FFN's options of the architectures added since the first ones.
 struct DenseFeedForwardPart {
     bool allowsBiases = false;  // optional ffn_gate / ffn_up / ffn_down biases (mistral3)
+    // swiglu_clamp_exp / swiglu_clamp_shexp per layer (optional, 0 = none): the SwiGLU of the
+    // routed experts, and of the shared expert and the dense FFN, is min(silu(gate), L) *
+    // clamp(up, -L, L) with the layer's L (step35).
+    bool readsSwigluClamps = false;
 };
 
 // The channel mixer's MoE part: which layers route, which keys it reads, and the options of
@@ -151,6 +181,8 @@ struct ExpertPart {
     // llama4: top-k chosen on the router logits, and each chosen expert's weight (its gating's
     // probability) multiplies the expert's input, not its output.
     bool weightsOnInput = false;
+    // The loader refuses a model without experts (qwen3next: every layer's router is required).
+    bool requiresExperts = false;
 };
 
 // How final_logit_softcapping is read.
@@ -194,6 +226,10 @@ struct BlockDescription {
     // NextN / MTP blocks after the trunk (nextn_predict_layers, blk.N.nextn.*) are loaded by
     // llama.cpp (and not run for the logits); other architectures refuse them.
     bool allowsNextN = false;
+    // ... and a file that declares them without their tensors (no blk.<n_layer>.nextn.eh_proj) is
+    // the trunk alone, which llama.cpp loads (its loaders' trunk_only: glm4moe, deepseek2, hy_v3,
+    // mimo2, step35); the others refuse it (a missing tensor).
+    bool nextnMayBeAbsent = false;
     // rope.dimension_sections is read but not run (glm4moe: multi-section rope for GLM-4.5V):
     // a file whose sections turn it on (the first two above 0) is refused.
     bool ropeSectionsRefused = false;
@@ -285,6 +321,9 @@ const BlockDescription& minimaxM2BlockDescription();
 const BlockDescription& mistral3BlockDescription();
 const BlockDescription& llama4BlockDescription();
 const BlockDescription& lfm2BlockDescription();
+const BlockDescription& mimo2BlockDescription();
+const BlockDescription& step35BlockDescription();
+const BlockDescription& qwen3NextBlockDescription();
 
 // The block for an architecture name, or nullptr when no file describes it.
 const BlockDescription* findBlockDescription(std::string_view architecture);

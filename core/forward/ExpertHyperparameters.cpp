@@ -71,7 +71,7 @@ void readRoutingKeys(HyperparameterReader& r, const Model& model, std::int64_t a
 void readExpertLayers(HyperparameterReader& r, const Model& model, ModelHyperparameters& h)
 {
     const ExpertLayers rule = h.block->experts.layers;
-    if (rule == ExpertLayers::EveryStep && h.expertCount == 0)
+    if ((rule == ExpertLayers::EveryStep || h.block->experts.requiresExperts) && h.expertCount == 0)
         return r.refuse("expert_count", h.architecture + " cannot have zero experts (llama.cpp refuses the model)");
     if (rule == ExpertLayers::AfterLeadingDense || h.expertCount == 0)
         return;

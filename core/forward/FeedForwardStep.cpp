@@ -15,11 +15,15 @@
 
 namespace gguf {
 
-void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml)
+void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml,
+                          float limit)
 {
     switch (activation) {
     case FeedForwardActivation::Silu:
-        swiglu(gate, up, rows, width, asGgml);
+        if (limit > 1e-6f)  // llama.cpp's eps for "no clamp"
+            swigluClamped(gate, up, rows, width, limit, asGgml);
+        else
+            swiglu(gate, up, rows, width, asGgml);
         return;
     case FeedForwardActivation::Gelu:
         geglu(gate, up, static_cast<std::size_t>(rows * width));
@@ -31,6 +35,14 @@ void applyGatedActivation(FeedForwardActivation activation, float* gate, const f
 }
 
 namespace {
+
+// The layer's SwiGLU limit (swiglu_clamp_exp for the routed experts, swiglu_clamp_shexp for the
+// shared expert and the dense FFN); 0 where the block reads none.
+float swigluLimit(const ModelHyperparameters& h, std::int64_t layer, bool routed)
+{
+    const std::vector<float>& limits = routed ? h.swigluClampExperts : h.swigluClampShared;
+    return limits.empty() ? 0.0f : limits[static_cast<std::size_t>(layer)];
+}
 
 struct GatedFfnNames {
     const char* gate;
@@ -67,7 +79,7 @@ Status gatedFeedForward(PassContext& c, std::int64_t layer, const GatedFfnNames&
         if (!*w)
             return w->error();
     c.noteHeld(down->heldBytes());
-    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
+    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp(), swigluLimit(h, layer, false));
     c.project(g, c.tokens, *down, *downBias, out);
     c.recycle({&down, &downBias});
     return Ok{};
@@ -128,7 +140,7 @@ Status runDenseFeedForward(PassContext& c, std::int64_t layer, const std::vector
     if (!down)
         return down.error();
     c.noteHeld(down->heldBytes());
-    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp());
+    applyGatedActivation(h.block->activation, g.data(), u.data(), c.tokens, ff, c.options.emulatesLlamaCpp(), swigluLimit(h, layer, false));
     c.project(g, c.tokens, *down, WeightMatrix{}, out);
     c.recycle({&down});
     return Ok{};
@@ -286,7 +298,7 @@ Status routedExperts(PassContext& c, std::int64_t layer, const std::vector<float
         }
         addBias(upBias, expert.index, u, n, ff);
         addBias(gateBias, expert.index, g, n, ff);
-        applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulatesLlamaCpp());
+        applyGatedActivation(h.block->activation, g.data(), u.data(), n, ff, c.options.emulatesLlamaCpp(), swigluLimit(h, layer, true));
         return g;
     };
     const auto downIntoSlots = [&](const RoutedExpert& expert, const std::vector<float>& g, const WeightMatrix& down) {

@@ -19,7 +19,9 @@ Status runFeedForwardBranch(PassContext& context, std::int64_t layer, const std:
                             std::vector<std::int32_t>& selected);
 
 // gate = act(gate) * up on [rows, width] (the block's activation); `asGgml`: SiLU through ggml's
-// vector exp (GgmlVectorMath.h) rather than libm's.
-void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml);
+// vector exp (GgmlVectorMath.h) rather than libm's. A SiLU with a `limit` above 1e-6 (build_ffn's
+// swiglu clamp) is min(silu(gate), limit) * clamp(up, -limit, limit).
+void applyGatedActivation(FeedForwardActivation activation, float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml,
+                          float limit = 0.0f);
 
 }  // namespace gguf

@@ -191,6 +191,20 @@ void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width,
     }
 }
 
+void swigluClamped(float* gate, const float* up, std::int64_t rows, std::int64_t width, float limit, bool asGgml)
+{
+    const std::int64_t vectorWidth = asGgml ? width / 8 * 8 : 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* g = gate + r * width;
+        const float* u = up + r * width;
+        for (std::int64_t i = 0; i < width; ++i) {
+            const float silu = i < vectorWidth ? ggmlSilu(g[i]) : g[i] / (1.0f + std::exp(-g[i]));
+            // ggml_clamp: MAX(MIN(x, max), min)
+            g[i] = std::min(silu, limit) * std::max(std::min(u[i], limit), -limit);
+        }
+    }
+}
+
 void swigluOai(float* gate, const float* up, std::size_t count)
 {
     constexpr float kAlpha = 1.702f;

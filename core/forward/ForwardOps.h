@@ -88,6 +88,9 @@ void softcap(float* values, std::size_t count, float cap);
 // ggml_swiglu_split on [rows, width]: gate = silu(gate) * up; `asGgml`: with ggml's vector SiLU
 // on groups of 8 (bit for bit; a few times slower than libm's expf, so only when emulating).
 void swiglu(float* gate, const float* up, std::int64_t rows, std::int64_t width, bool asGgml);
+// build_ffn's clamped SwiGLU as ggml ops: ggml_silu(gate) (the same SiLU as swiglu), clamped
+// above at `limit`, times up clamped to [-limit, limit] (step35).
+void swigluClamped(float* gate, const float* up, std::int64_t rows, std::int64_t width, float limit, bool asGgml);
 
 // ggml_geglu_split: gate = gelu(gate) * up, GELU through ggml's f16 table (the input rounded to
 // f16, the table value an f16 of the tanh approximation), exact outside (-10, 10).

@@ -55,6 +55,19 @@ void readPerLayerShapes(HyperparameterReader& r, const std::vector<std::int64_t>
     }
 }
 
+// step35: the full layers rotate half of rope.dimension_count, the sliding ones
+// rope.dimension_count_swa; both must be rotations ggml's NEOX rope runs.
+void readHalfRopeOnFullLayers(HyperparameterReader& r, std::int64_t ropeSliding, ModelHyperparameters& h)
+{
+    const std::int64_t half = h.ropeDimensions / 2;
+    if (half <= 0 || half % 2 != 0)
+        return r.refuse("rope.dimension_count", "the full layers of " + h.architecture + " rotate half of it, which must be even and above 0");
+    if (ropeSliding <= 0 || ropeSliding > h.headDimension || ropeSliding % 2 != 0)
+        return r.refuse("rope.dimension_count_swa", "rope.dimension_count_swa must be even and at most the head size");
+    for (LayerShape& shape : h.layers)
+        shape.ropeDimensions = shape.sliding ? ropeSliding : half;
+}
+
 }  // namespace
 
 void readSlidingWindowKeys(HyperparameterReader& r, ModelHyperparameters& h)
@@ -77,6 +90,7 @@ void readSlidingWindowKeys(HyperparameterReader& r, ModelHyperparameters& h)
                                                          : r.requiredCount("attention.sliding_window", 0);
         break;
     case SlidingWindows::PerLayerFlags:
+    case SlidingWindows::PerBlockFlags:
         h.slidingWindow = r.requiredCount("attention.sliding_window", 0);
         break;
     case SlidingWindows::Chunked:
@@ -90,11 +104,13 @@ void readSlidingWindowKeys(HyperparameterReader& r, ModelHyperparameters& h)
         break;
     }
     bool anySliding = false;
-    if (block.slidingWindows == SlidingWindows::PerLayerFlags) {
-        // One flag per layer of the trunk (llama.cpp sizes it by n_layer), or one for all.
-        const auto flags = r.perLayer("attention.sliding_window_pattern", layers, std::nullopt);
-        h.slidingLayers.assign(flags.size(), 0);
-        for (std::size_t il = 0; il < flags.size(); ++il)
+    if (block.slidingWindows == SlidingWindows::PerLayerFlags || block.slidingWindows == SlidingWindows::PerBlockFlags) {
+        // One flag per layer of the trunk (llama.cpp sizes it by n_layer) or per stored block
+        // (n_layer_all), or one for all; the trunk's are kept.
+        const std::int64_t stored = block.slidingWindows == SlidingWindows::PerBlockFlags ? layers + h.nextnLayers : layers;
+        const auto flags = r.perLayer("attention.sliding_window_pattern", stored, std::nullopt);
+        h.slidingLayers.assign(std::min(flags.size(), static_cast<std::size_t>(layers)), 0);
+        for (std::size_t il = 0; il < h.slidingLayers.size(); ++il)
             h.slidingLayers[il] = flags[il] != 0 ? 1 : 0;
         anySliding = std::find(h.slidingLayers.begin(), h.slidingLayers.end(), 1) != h.slidingLayers.end();
     } else {
@@ -163,11 +179,18 @@ void readLayerShapes(HyperparameterReader& r, const std::vector<std::int64_t>& h
     h.layers.resize(static_cast<std::size_t>(h.layerCount));
     bool anySliding = false;
     for (std::int64_t il = 0; il < h.layerCount; ++il) {
-        h.layers[static_cast<std::size_t>(il)] = LayerShape{h.headCount, h.headCountKv, h.headDimension, h.valueDimension, h.ropeDimensions,
-                                                            h.feedForwardLength, h.isSlidingLayer(il), il};
+        // The head counts are one for all layers unless the block reads them per layer.
+        const auto i = static_cast<std::size_t>(il);
+        if (heads[i] % kvHeads[i] != 0)
+            return r.refuse("attention.head_count_kv", "layer " + std::to_string(il) + "'s value must divide its head_count");
+        h.layers[i] = LayerShape{heads[i], kvHeads[i], h.headDimension, h.valueDimension, h.ropeDimensions, h.feedForwardLength,
+                                 h.isSlidingLayer(il), il};
         anySliding = anySliding || h.isSlidingLayer(il);
     }
-    if (!anySliding)
+    const bool halfRope = h.block->attention.halfRopeOnFullLayers;
+    if (halfRope)
+        readHalfRopeOnFullLayers(r, ropeSliding, h);
+    if (!anySliding || !r.ok())
         return;
     const auto differs = [&](const char* name, std::int64_t value, std::int64_t full) {
         if (value != full)
@@ -175,7 +198,8 @@ void readLayerShapes(HyperparameterReader& r, const std::vector<std::int64_t>& h
     };
     differs("attention.key_length_swa", keySliding, h.headDimension);
     differs("attention.value_length_swa", valueSliding, h.valueDimension);
-    differs("rope.dimension_count_swa", ropeSliding, h.ropeDimensions);
+    if (!halfRope)
+        differs("rope.dimension_count_swa", ropeSliding, h.ropeDimensions);
 }
 
 }  // namespace gguf

@@ -1,5 +1,6 @@
 #include "core/forward/MatrixProduct.h"
 
+#include "core/forward/GgmlDots.h"
 #include "core/forward/WeightLoader.h"
 
 #include "core/base/BlasLibrary.h"
@@ -189,9 +190,34 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
 
 namespace {
 
+// tinyBLAS's f32 and f16 kernels on AVX2 take only matrices whose row count is a multiple of 4
+// (its tiles; llamafile_sgemm then declines): ggml's mul_mat falls back to the type's vec_dot
+// for each output (step35's attn_gate of 6 heads).
+void vecDotProduct(const float* x, std::int64_t tokens, const WeightMatrix& weight, float* y, std::int64_t stride)
+{
+    const float* w = weight.data();
+    const bool half = weight.storedType == typeIdValue(GgmlTypeId::F16);
+    for (std::int64_t t = 0; t < tokens; ++t)
+        for (std::int64_t r = 0; r < weight.rows; ++r) {
+            const float* row = w + r * weight.columns;
+            const float* in = x + t * weight.columns;
+            y[t * stride + r] = half ? vecDotF16(row, in, weight.columns) : vecDotF32(row, in, weight.columns);
+        }
+}
+
 // The product with the weight's stored values (without its companion scale).
 void multiplyStored(const float* x, std::int64_t tokens, const WeightMatrix& weight, Accumulation accumulation, float* y, std::int64_t stride)
 {
+    if (weight.ggmlFloatLanes && tokens > 0 && weight.rows % 4 != 0 && !weight.tensorName.empty() && weight.slices == 1) {
+        std::vector<float> rounded;
+        if (weight.activationRounding != ActivationRounding::None) {
+            rounded.assign(x, x + tokens * weight.columns);
+            roundActivations(weight.activationRounding, rounded, weight.columns);
+            x = rounded.data();
+        }
+        vecDotProduct(x, tokens, weight, y, stride);
+        return;
+    }
     if (weight.integerProduct && tokens > 0) {
         integerProduct(x, tokens, weight, y, stride);
         return;

@@ -74,15 +74,16 @@ void readLatentAttentionKeys(HyperparameterReader& r, const Model& model, ModelH
 }
 
 // The NextN blocks llama.cpp loads after the trunk (blk.N.nextn.*): there when
-// nextn_predict_layers says so and the architecture has them, and not inside the trunk (which
-// would run them as ordinary layers). llama.cpp refuses a file whose tensors are not the ones
+// nextn_predict_layers says so and the architecture has them (or absent altogether where its
+// loader takes the trunk alone), and not inside the trunk (which would run them as ordinary
+// layers). llama.cpp refuses a file whose tensors are not the ones
 // the keys ask for.
 Status checkNextNBlocks(HyperparameterReader& r, const Model& model, const ModelHyperparameters& h, std::int64_t nextn)
 {
     const auto projection = [](std::int64_t layer) { return "blk." + std::to_string(layer) + ".nextn.eh_proj.weight"; };
     if (nextn > 0 && !h.block->allowsNextN)
         r.refuse("nextn_predict_layers", h.architecture + " has no NextN blocks in llama.cpp");
-    else if (nextn > 0 && !model.findTensor(projection(h.layerCount)))
+    else if (nextn > 0 && !model.findTensor(projection(h.layerCount)) && !h.block->nextnMayBeAbsent)
         r.refuse("nextn_predict_layers", "block " + std::to_string(h.layerCount) + " has no NextN tensors (" + projection(h.layerCount) + ")");
     else if (model.findTensor(projection(h.layerCount - 1)))
         r.refuse("nextn_predict_layers", "block " + std::to_string(h.layerCount - 1) + " holds NextN tensors but would run as a layer of the trunk");
@@ -117,7 +118,7 @@ void readHeadSizes(HyperparameterReader& r, ModelHyperparameters& h)
     h.ropeDimensions = r.count("rope.dimension_count", h.headDimension);
     if (!r.ok())
         return;
-    if (h.valueDimension != h.headDimension && !h.block->multiHeadLatentAttention)
+    if (h.valueDimension != h.headDimension && !h.block->multiHeadLatentAttention && !h.block->attention.valueLengthApart)
         r.refuse("attention.value_length", "a value_length different from attention.key_length is not supported");
     else if (h.headDimension <= 0 || h.headDimension % 2 != 0)
         r.refuse("attention.key_length", "attention.key_length must be a positive even number");
@@ -224,6 +225,11 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
         heads = r.perLayer("attention.head_count", allLayers, std::nullopt, 1);
         if (r.ok())
             kvHeads = r.perLayer("attention.head_count_kv", allLayers, heads, 1);
+    } else if (block.attention.perLayerHeadCounts) {
+        feedForward.assign(static_cast<std::size_t>(allLayers), oneForAllLayers(r, "feed_forward_length", allLayers, std::nullopt, 1));
+        heads = r.perLayer("attention.head_count", allLayers, std::nullopt, 1);
+        if (r.ok())
+            kvHeads = r.perLayer("attention.head_count_kv", allLayers, heads, 1);
     } else {
         feedForward.assign(static_cast<std::size_t>(allLayers), oneForAllLayers(r, "feed_forward_length", allLayers, std::nullopt, 1));
         heads.assign(static_cast<std::size_t>(allLayers), oneForAllLayers(r, "attention.head_count", allLayers, std::nullopt, 1));
@@ -242,7 +248,7 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     readHeadSizes(r, h);
     if (!r.ok())
         return r.error();
-    if (!block.perLayerShapes && h.headCount % h.headCountKv != 0)
+    if (!block.perLayerShapes && !block.attention.perLayerHeadCounts && h.headCount % h.headCountKv != 0)
         r.refuse("attention.head_count_kv", "attention.head_count_kv must divide attention.head_count");
 
     // The architecture's own keys (its load_arch_hparams).
@@ -250,6 +256,17 @@ Result<ModelHyperparameters> readHyperparameters(const Model& model)
     if (block.readsVocabSize)
         r.count("vocab_size", 0);
     readSoftcaps(r, h);
+    if (block.attention.readsValueScale) {
+        // mimo2 keeps the value only when it is not 1; a scale of 0 would zero every layer's attention.
+        const float valueScale = r.real("attention.value_scale", 1.0f);
+        if (r.ok() && !(valueScale > 0.0f))
+            r.refuse("attention.value_scale", "the forward pass needs a scale above 0");
+        h.attentionValueScale = valueScale != 1.0f ? valueScale : 0.0f;
+    }
+    if (block.denseFeedForward.readsSwigluClamps) {
+        h.swigluClampExperts = r.perLayerReals("swiglu_clamp_exp", allLayers);
+        h.swigluClampShared = r.perLayerReals("swiglu_clamp_shexp", allLayers);
+    }
     readRopeSections(r, h);
     if (block.defaultFullAttentionInterval > 0)
         readRecurrentKeys(r, allLayers, h);

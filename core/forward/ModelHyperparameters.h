@@ -62,6 +62,7 @@ struct ModelHyperparameters {
     float attentionTemperatureScale = 0.0f;
     float attentionTemperatureOffset = 0.0f;
     std::int64_t attentionTemperatureFloor = 0;
+    float attentionValueScale = 0.0f;  // attention.value_scale when the block reads it and it is not 1; 0 = none
     float finalSoftcap = 0.0f;       // final_logit_softcapping; 0 = none
     // Sliding-window attention: window 0 = none; layer il is local when il % pattern < pattern - 1
     // (every layer when the pattern is 0), or as slidingLayers says.
@@ -97,6 +98,10 @@ struct ModelHyperparameters {
     ExpertGating expertGating = ExpertGating::Softmax;
     bool normalizeExpertWeights = true;
     float expertWeightsScale = 0.0f; // expert_weights_scale; 0 = none
+    // swiglu_clamp_exp / _shexp [every stored block] when the block reads them, else empty: the
+    // SwiGLU limit of the routed experts / of the shared expert and dense FFN; 0 = none.
+    std::vector<float> swigluClampExperts;
+    std::vector<float> swigluClampShared;
     bool tiedOutput = false;         // no output.weight: logits use token_embd.weight
     std::vector<LayerShape> layers;  // [layerCount]
     std::int64_t perLayerInputLength = 0;  // embedding_length_per_layer_input (0 = none)

@@ -52,6 +52,23 @@ void l2NormRows(float* x, std::int64_t rows, std::int64_t size, float epsilon)
     }
 }
 
+// Qwen3-Next's ssm_ba product [T, 2 x value heads], per key head g its value heads' betas then
+// their alphas, into beta and alpha [T, value heads] (value head g * r + i, r = value / key heads).
+void splitBetaAlpha(std::vector<float>& fused, std::int64_t tokens, std::int64_t keyHeads, std::int64_t valueHeads, std::vector<float>& alpha)
+{
+    const std::int64_t r = valueHeads / keyHeads;
+    std::vector<float> beta(static_cast<std::size_t>(tokens * valueHeads));
+    alpha.assign(beta.size(), 0.0f);
+    for (std::int64_t t = 0; t < tokens; ++t)
+        for (std::int64_t g = 0; g < keyHeads; ++g)
+            for (std::int64_t i = 0; i < r; ++i) {
+                const auto to = static_cast<std::size_t>(t * valueHeads + g * r + i);
+                beta[to] = fused[static_cast<std::size_t>(t * 2 * valueHeads + g * 2 * r + i)];
+                alpha[to] = fused[static_cast<std::size_t>(t * 2 * valueHeads + g * 2 * r + r + i)];
+            }
+    fused = std::move(beta);
+}
+
 }  // namespace
 
 Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<float>& normed, std::int64_t from, std::vector<float>& out)
@@ -66,10 +83,12 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
     const std::int64_t channels = 2 * keyWidth + inner;
     const std::int64_t T = c.tokens;
 
+    const bool grouped = h.block->hybrid.deltaNetGroupedHeads;
     auto wqkv = c.layerWeight(layer, "attn_qkv", {width, channels, 1});
     auto wgate = c.layerWeight(layer, "attn_gate", {width, inner, 1});
-    auto wbeta = c.layerWeight(layer, "ssm_beta", {width, valueHeads, 1});
-    auto walpha = c.layerWeight(layer, "ssm_alpha", {width, valueHeads, 1});
+    // Qwen3-Next's one ssm_ba, or Qwen3.5's ssm_beta and ssm_alpha.
+    auto wbeta = c.layerWeight(layer, grouped ? "ssm_ba" : "ssm_beta", {width, grouped ? 2 * valueHeads : valueHeads, 1});
+    auto walpha = grouped ? Result<WeightMatrix>(WeightMatrix{}) : c.layerWeight(layer, "ssm_alpha", {width, valueHeads, 1});
     auto dtBias = c.loader.load(layerTensorName(layer, "ssm_dt", "bias"), {valueHeads, 1, 1});
     auto decay = c.loader.load("blk." + std::to_string(layer) + ".ssm_a", {valueHeads, 1, 1});
     auto kernel = c.layerWeight(layer, "ssm_conv1d", {h.ssmConvKernel, channels, 1});
@@ -81,7 +100,10 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
     c.project(normed, T, *wqkv, WeightMatrix{}, mixed);
     c.projectRowsFrom(normed, from, *wgate, WeightMatrix{}, z);  // the output gate: only the rows kept
     c.project(normed, T, *wbeta, WeightMatrix{}, beta);
-    c.project(normed, T, *walpha, WeightMatrix{}, alpha);
+    if (grouped)
+        splitBetaAlpha(beta, T, keyHeads, valueHeads, alpha);
+    else
+        c.project(normed, T, *walpha, WeightMatrix{}, alpha);
     sigmoid(beta.data(), beta.size());
     // g = softplus(alpha + dt_bias) * ssm_a (ssm_a = -exp(A_log)); softplus is ggml's:
     // x > 20 ? x : log(1 + exp(x)).
@@ -111,7 +133,7 @@ Status runGatedDeltaNet(PassContext& c, std::int64_t layer, const std::vector<fl
     const float scale = 1.0f / std::sqrt(static_cast<float>(S));
     std::vector<float> state(static_cast<std::size_t>(S * S)), delta(static_cast<std::size_t>(S));
     for (std::int64_t head = 0; head < valueHeads; ++head) {
-        const std::int64_t keyHead = head % keyHeads;
+        const std::int64_t keyHead = grouped ? head / (valueHeads / keyHeads) : head % keyHeads;
         std::fill(state.begin(), state.end(), 0.0f);
         for (std::int64_t t = 0; t < T; ++t) {
             const float* qt = q.data() + (t * keyHeads + keyHead) * S;

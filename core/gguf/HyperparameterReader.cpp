@@ -204,6 +204,34 @@ std::vector<std::int64_t> HyperparameterReader::perLayer(std::string_view name, 
     return values;
 }
 
+std::vector<float> HyperparameterReader::perLayerReals(std::string_view name, std::int64_t layers)
+{
+    const MetadataEntry* entry = find(name);
+    if (!entry || m_error || layers <= 0 || layers > kMaxLayers)
+        return {};
+    const bool array = entry->value.isArray();
+    if ((array ? entry->value.elementType() : entry->value.type()) != ValueType::F32) {
+        refuseEntry(*entry, m_reader + " needs an f32 (a 32-bit float) or an array of " + std::to_string(layers)
+                                + " of them, one per layer, as llama.cpp reads it");
+        return {};
+    }
+    if (array && (entry->value.elided() || entry->value.arrayLength() != static_cast<std::uint64_t>(layers))) {
+        refuseEntry(*entry, m_reader + " needs one value for each of the " + std::to_string(layers) + " layers, not "
+                                + std::to_string(entry->value.storedLength()));
+        return {};
+    }
+    std::vector<float> values(static_cast<std::size_t>(layers));
+    for (std::int64_t il = 0; il < layers; ++il) {
+        const auto value = static_cast<float>(*(array ? entry->value.element(static_cast<std::uint64_t>(il)) : entry->value).toDouble());
+        if (!std::isfinite(value)) {
+            refuseEntry(*entry, m_reader + " needs finite values");
+            return {};
+        }
+        values[static_cast<std::size_t>(il)] = value;
+    }
+    return values;
+}
+
 std::vector<std::int64_t> HyperparameterReader::integers(std::string_view name, std::size_t n, bool required, std::int64_t minimum,
                                                          std::int64_t maximum)
 {

@@ -58,6 +58,9 @@ public:
     // nullopt. `layers` must be at most kMaxLayers (the caller checked block_count first).
     std::vector<std::int64_t> perLayer(std::string_view name, std::int64_t layers, const std::optional<std::vector<std::int64_t>>& fallback,
                                        std::int64_t minimum = 0, std::int64_t maximum = kMaxCount);
+    // get_key_or_arr of an f32 per layer: one finite f32 for every layer, or an array of exactly
+    // `layers` of them. Absent: empty (the caller's default for every layer).
+    std::vector<float> perLayerReals(std::string_view name, std::int64_t layers);
     // get_key_or_arr of `n` signed integers (rope.dimension_sections): one i32 for all of them, or
     // an array of exactly `n` u32 / i32 / bool values from `minimum` to `maximum`. Absent: empty,
     // or refused when `required`.

@@ -109,7 +109,8 @@ std::optional<gguf::Result<gguf::EstimateShape>> estimateEdited(const QString& f
 // (keysLlamaCppIgnoresChangeNothing checks them instead).
 bool keyLlamaCppIgnores(std::string_view key)
 {
-    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count", "mistral3.vocab_size", "llama4.vocab_size", "lfm2.vocab_size"};
+    static const std::set<std::string, std::less<>> ignored{"ernie4_5-moe.expert_shared_count", "mistral3.vocab_size", "llama4.vocab_size", "lfm2.vocab_size",
+                                                            "step35.leading_dense_block_count", "step35.moe_every_n_layers"};
     return ignored.find(key) != ignored.end();
 }
 
@@ -141,13 +142,19 @@ std::vector<Change> hostileChanges(const gguf::MetadataValue& value)
         changes.push_back({"as a u32", EncodedValue::u32(1), "u32"});
         break;
     case ValueType::Array: {
-        std::vector<EncodedValue> asFloats, longer;
+        // Integer arrays get f32 elements, f32 arrays (step35's clamps) i32 ones.
+        const bool floats = value.elementType() == ValueType::F32;
+        std::vector<EncodedValue> retyped, longer;
         for (std::uint64_t i = 0; i < value.arrayLength(); ++i) {
-            asFloats.push_back(EncodedValue::f32(static_cast<float>(*value.element(i).toDouble())));
+            const double element = *value.element(i).toDouble();
+            retyped.push_back(floats ? EncodedValue::i32(static_cast<std::int32_t>(element)) : EncodedValue::f32(static_cast<float>(element)));
             longer.push_back(*EncodedValue::copyOf(value.element(i), false));
         }
         longer.push_back(longer.front());
-        changes.push_back({"elements as f32", *EncodedValue::array(ValueType::F32, asFloats), "arr[f32]"});
+        if (floats)
+            changes.push_back({"elements as i32", *EncodedValue::array(ValueType::I32, retyped), "arr[i32]"});
+        else
+            changes.push_back({"elements as f32", *EncodedValue::array(ValueType::F32, retyped), "arr[f32]"});
         changes.push_back({"one value too many", *EncodedValue::array(value.elementType(), longer), value.typeName()});
         break;
     }
@@ -373,6 +380,37 @@ private slots:
         QVERIFY(read);
         QVERIFY2(!*read, qPrintable(QString::fromStdString(*read ? describe(**read) : std::string())));
         QVERIFY2(read->error().message.find(expected.toStdString()) != std::string::npos, read->error().message.c_str());
+    }
+
+    // NextN blocks declared without their tensors (no blk.<n_layer>.nextn.eh_proj): the trunk
+    // alone, which llama.cpp loads where its loader has trunk_only (hy_v3, step35, mimo2, glm4moe,
+    // deepseek2), and refuses elsewhere (qwen3next: a missing tensor). 0 layers: refused.
+    void nextnWithoutTensors_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<int>("layers");
+        QTest::newRow("hy_v3, one more NextN block than stored") << "hy_v3" << "hy_v3.nextn_predict_layers" << "2" << 5;
+        QTest::newRow("step35, declared without any") << "step35" << "step35.nextn_predict_layers" << "1" << 5;
+        QTest::newRow("qwen3next refuses") << "qwen3next" << "qwen3next.nextn_predict_layers" << "1" << 0;
+    }
+
+    void nextnWithoutTensors()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(int, layers);
+        const auto read = readEdited(folder, key, typedValue(value, QStringLiteral("u32")));
+        QVERIFY(read);
+        if (layers == 0) {
+            QVERIFY(!*read);
+            QVERIFY2(read->error().message.find("has no NextN tensors") != std::string::npos, read->error().message.c_str());
+            return;
+        }
+        QVERIFY2(*read, *read ? "" : read->error().message.c_str());
+        QCOMPARE((*read)->layerCount, std::int64_t{layers});
     }
 
     // The memory estimate reads the keys it shares with the pass through the same reader: the

@@ -4,6 +4,9 @@
 // over weights packed into the AVX-512 kernel's panel (kernels/LanePanel.h); and the order
 // differs from a plain sum, so the check can fail.
 
+#include "core/forward/GgmlDots.h"
+#include "core/forward/MatrixProduct.h"
+#include "core/forward/WeightLoader.h"
 #include "core/gguf/TensorInfo.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/HalfRowProduct.h"
@@ -206,6 +209,42 @@ private slots:
     }
 
     // The lanes are not a plain sequential float sum: the check above sees the order.
+    // An f32 weight in llama.cpp's arithmetic: tinyBLAS (the lane order) when its row count is a
+    // multiple of 4, else ggml_vec_dot_f32 for each output, as mul_mat falls back when
+    // llamafile_sgemm declines the matrix (step35's 6-head attn_gate, qwen35moe's one-row gate).
+    void floatWeightsBelowTinyBlasTilesTakeVecDot_data()
+    {
+        QTest::addColumn<int>("rows");
+        for (const int rows : {1, 3, 4, 6, 8})
+            QTest::newRow(qPrintable(QString::number(rows) + QStringLiteral(" rows"))) << rows;
+    }
+
+    void floatWeightsBelowTinyBlasTilesTakeVecDot()
+    {
+        QFETCH(int, rows);
+        constexpr std::int64_t columns = 72, tokens = 3;  // 72: two 32-value steps and a tail of 8
+        gguf::WeightMatrix weight;
+        weight.values = randomValues(static_cast<std::size_t>(rows * columns), 7);
+        weight.rows = rows;
+        weight.columns = columns;
+        weight.storedType = gguf::typeIdValue(gguf::GgmlTypeId::F32);
+        weight.tensorName = "blk.0.attn_gate.weight";
+        weight.ggmlFloatLanes = true;
+        const std::vector<float> x = randomValues(static_cast<std::size_t>(tokens * columns), 8);
+        std::vector<float> y(static_cast<std::size_t>(tokens * rows));
+        gguf::multiplyWeights(x.data(), tokens, weight, gguf::Accumulation::Lanes, y.data(), rows);
+        int differsFromLanes = 0;
+        for (std::int64_t t = 0; t < tokens; ++t)
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const float* w = weight.values.data() + r * columns;
+                const float* in = x.data() + t * columns;
+                const float expected = rows % 4 == 0 ? laneDot(in, w, columns) : gguf::vecDotF32(w, in, columns);
+                QCOMPARE(y[static_cast<std::size_t>(t * rows + r)], expected);
+                differsFromLanes += gguf::vecDotF32(w, in, columns) != laneDot(in, w, columns) ? 1 : 0;
+            }
+        QVERIFY2(differsFromLanes > 0, "the two orders give the same bits here: the check could not fail");
+    }
+
     void orderIsNotSequential()
     {
         const int columns = 4096;
