@@ -72,6 +72,7 @@ std::shared_ptr<gguf::ScanRecord> madeUpScan(const gguf::Model& model, std::vect
         gguf::ProbeFigures figures;
         figures.meanKld = madeUpKld(record->groups[record->probes[i].group], record->probes[i].type);
         figures.kldStandardError = figures.meanKld / 20;
+        figures.trimmedKld = figures.meanKld / 8;
         figures.sameTopFraction = 1.0 - figures.meanKld;
         figures.meanDeltaTopProbability = -figures.meanKld / 3;
         figures.positions = 15;
@@ -141,7 +142,8 @@ private slots:
                 const QString text = heatmap.cellText(row, column);
                 QVERIFY2(text.contains(QString::fromStdString(group.tensor)) && text.contains(QString::number(kld, 'g', 4))
                              && text.contains(QStringLiteral("top-1 agreement %1 %").arg(100.0 * (1.0 - kld), 0, 'f', 2))
-                             && text.contains(QStringLiteral("Δp %1").arg(-kld / 3, 0, 'g', 3)),
+                             && text.contains(QStringLiteral("Δp %1").arg(-kld / 3, 0, 'g', 3))
+                             && text.contains(QStringLiteral("trimmed mean %1").arg(kld / 8, 0, 'g', 4)),
                          qPrintable(text));
             }
             // Lists: the extremes of this type, most sensitive first / least first.
@@ -154,6 +156,10 @@ private slots:
             QCOMPARE(most.item(0, 0)->text(), QStringLiteral("output.weight"));  // the made-up figures' worst
             for (int r = 1; r < most.rowCount(); ++r)
                 QVERIFY(most.item(r - 1, 1)->text().toDouble() >= most.item(r, 1)->text().toDouble());
+            // The trimmed mean beside the mean.
+            QCOMPARE(most.horizontalHeaderItem(2)->text(), QStringLiteral("trimmed"));
+            const double worstKld = record->figures[ranked.front()]->meanKld;
+            QCOMPARE(most.item(0, 2)->text(), QString::number(worstKld / 8, 'g', 4));
         }
 
         // Hovering a cell shows its figures: the middle of blk.0's attn_q.
@@ -174,6 +180,10 @@ private slots:
         const QByteArray written = testsupport::readWholeFile(csv);
         QCOMPARE(written, QByteArray::fromStdString(gguf::scanFiguresCsv(*record)));
         QCOMPARE(written.count('\n'), qsizetype(record->probes.size() + 1));
+        QVERIFY(written.startsWith("tensor,layer,role,type,mean_kld,kld_error,kld_trimmed,same_top,"));
+        const QList<QByteArray> firstProbe = written.split('\n').at(1).split(',');
+        QCOMPARE(firstProbe.size(), 10);
+        QVERIFY2(std::abs(firstProbe.at(6).toDouble() - firstProbe.at(4).toDouble() / 8) <= 1e-8 * firstProbe.at(4).toDouble(), written.constData());
         const QString png = dir.filePath("heatmap.png");
         QCOMPARE(view.exportHeatmap(png), QString());
         QImage image(png);
