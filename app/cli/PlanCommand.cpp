@@ -10,17 +10,14 @@
 #include "core/recipe/MixPlanner.h"
 #include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanCosts.h"
-#include "core/sensitivity/HeldOutCheck.h"
+#include "core/sensitivity/PlanHeldOutCheck.h"
 #include "core/sensitivity/ScanFile.h"
-#include "core/sensitivity/ScanFingerprint.h"
 #include "TokenInput.h"
 #include "core/write/ByteSink.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <span>
-#include <unordered_map>
 #include <utility>
 
 namespace {
@@ -49,60 +46,6 @@ std::string rulesFileText(const gguf::PlanRules& rules)
     for (const gguf::TensorTypeRule& rule : rules.rules)
         text += gguf::formatTensorTypeRule(rule) + "\n";
     return text;
-}
-
-// The types of a mix by tensor name, for an in-memory quantization of it.
-std::unordered_map<std::string, std::uint32_t> typesByName(const gguf::ErrorTable& table, const gguf::Mix& mix)
-{
-    std::unordered_map<std::string, std::uint32_t> types;
-    for (std::size_t t = 0; t < table.tensors.size() && t < mix.types.size(); ++t)
-        types.emplace(std::string(table.tensors[t].tensor->name), mix.types[t]);
-    return types;
-}
-
-gguf::ActivationArithmetic arithmeticNamed(const std::string& name)
-{
-    for (const auto arithmetic : {gguf::ActivationArithmetic::Float32, gguf::ActivationArithmetic::QuantizedAsLlamaCpp, gguf::ActivationArithmetic::LlamaCpp})
-        if (name == gguf::activationArithmeticName(arithmetic))
-            return arithmetic;
-    return gguf::ActivationArithmetic::QuantizedAsLlamaCpp;
-}
-
-// The plan and the presets of its size (the two largest that fit the budget, whatever types the
-// scan measured: `presets` are evaluated on the weight table), measured on the text past the
-// scan's tokens.
-gguf::Result<gguf::HeldOutResult> measureOnHeldOutText(const gguf::Model& model, const gguf::ScanRecord& scan, const std::vector<std::int32_t>& text,
-                                                        std::int64_t most, const gguf::ErrorTable& table, const gguf::PlanResult& plan,
-                                                        const std::vector<gguf::PresetOnFrontier>& presets, const gguf::Budget& budget,
-                                                        const gguf::ImportanceLookup& importance, gguf::TaskExecutor* executor)
-{
-    std::int32_t bos = -1;
-    if (const auto id = model.metadataUInt("tokenizer.ggml.bos_token_id"); id && *id <= 0x7FFFFFFF)
-        bos = static_cast<std::int32_t>(*id);
-    auto heldOut = gguf::heldOutTokens(text, scan.identity.tokens, scan.identity.chunkSize, most);
-    if (!heldOut)
-        return heldOut.error();
-    // Held out only if the scan saw exactly the text before it.
-    const std::span<const std::int32_t> scanned(text.data(), static_cast<std::size_t>(scan.identity.tokens));
-    if (!scan.identity.parts.text.empty() && gguf::tokensFingerprint(scanned, bos) != scan.identity.parts.text)
-        return gguf::Error{"the text is not the one the scan was measured on (its first " + std::to_string(scan.identity.tokens)
-                               + " tokens differ): give the scan's --text-file",
-                           gguf::Error::kNoOffset, {}};
-    std::vector<const gguf::PresetOnFrontier*> fitting;
-    for (const gguf::PresetOnFrontier& point : presets)
-        if (point.evaluated && gguf::fitsBudget(point.mix, budget, table.totalElements))
-            fitting.push_back(&point);
-    std::sort(fitting.begin(), fitting.end(), [](const auto* a, const auto* b) { return a->mix.fileBytes > b->mix.fileBytes; });
-    std::vector<gguf::MixToMeasure> mixes{{"plan", typesByName(table, plan.mix)}};
-    for (std::size_t i = 0; i < fitting.size() && i < 2; ++i)
-        mixes.push_back({std::string(fitting[i]->preset->name), typesByName(table, fitting[i]->mix)});
-    gguf::HeldOutOptions options;
-    options.chunkSize = scan.identity.chunkSize;
-    options.bosToken = bos;
-    options.activations = arithmeticNamed(scan.identity.activations);
-    options.importance = importance;
-    options.executor = executor;
-    return gguf::measureHeldOut(model, mixes, *heldOut, options);
 }
 
 // "base_preset" and "rules" as members.
@@ -283,8 +226,11 @@ int runPlan(const std::vector<std::string>& words)
         auto weightContext = gguf::makePlanContext(*model, *weightTable, imatrixKeys.has_value(), imatrixKeys);
         if (!weightContext)
             return reportFailure(weightContext.error().toString());
-        auto measured = measureOnHeldOutText(*model, *scan, *calibration, heldOutMost, *table, *plan, gguf::evaluatePresets(*weightContext), *budget, tableOptions.importance,
-                                             tableOptions.executor);
+        gguf::PlanHeldOutRequest request;
+        request.most = heldOutMost;
+        request.importance = tableOptions.importance;
+        request.executor = tableOptions.executor;
+        auto measured = gguf::measurePlanOnHeldOutText(*model, *scan, *calibration, *table, plan->mix, gguf::evaluatePresets(*weightContext), *budget, request);
         if (!measured)
             return reportFailure(measured.error().toString());
         heldOut = std::move(*measured);

@@ -53,6 +53,8 @@ Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<M
     run.bosToken = options.bosToken;
     run.activations = options.activations;
     run.executor = options.executor;
+    run.cancel = options.cancel;
+    run.progress = options.progress;
     auto measured = compareModelOutputs(reference, candidates, tokens, run);
     if (!measured)
         return measured.error();

@@ -14,7 +14,9 @@
 #include "core/gguf/Model.h"
 #include "core/recipe/RecipeConversion.h"
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -43,6 +45,8 @@ struct HeldOutOptions {
     ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;
     ImportanceLookup importance;  // the scan's matrix: the mixes quantized with it
     TaskExecutor* executor = nullptr;
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(std::int64_t done, std::int64_t total)> progress;  // forward passes done / total
 };
 
 struct HeldOutResult {
