@@ -51,6 +51,7 @@ struct HeldOutOptions {
 
 struct HeldOutResult {
     std::vector<MeasuredMix> mixes;   // the plan first, then the presets
+    std::int64_t firstToken = 0;      // where the held-out tokens begin in the text (past the scan's, or 0)
     std::int64_t tokens = 0;
     std::int64_t positions = 0;
     std::size_t bestPreset = 0;       // index into mixes (>= 1) of the lowest measured mean KLD

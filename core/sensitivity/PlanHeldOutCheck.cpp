@@ -44,7 +44,8 @@ Result<HeldOutResult> measurePlanOnHeldOutText(const Model& model, const ScanRec
     std::int32_t bos = -1;
     if (const auto id = model.metadataUInt("tokenizer.ggml.bos_token_id"); id && *id <= 0x7FFFFFFF)
         bos = static_cast<std::int32_t>(*id);
-    const bool pastTheScan = request.source == HeldOutSource::PastTheScan;
+    const bool pastTheScan = request.source == HeldOutSource::PastTheScan
+                          || (request.source == HeldOutSource::Either && beginsWithTheScansText(text, scan, bos));
     auto heldOut = heldOutTokens(text, pastTheScan ? scan.identity.tokens : 0, scan.identity.chunkSize, request.most);
     if (!heldOut)
         return heldOut.error();
@@ -53,7 +54,7 @@ Result<HeldOutResult> measurePlanOnHeldOutText(const Model& model, const ScanRec
         return Error{"the text is not the one the scan was measured on (its first " + std::to_string(scan.identity.tokens)
                          + " tokens differ): give the scan's text",
                      Error::kNoOffset, {}};
-    if (!pastTheScan && beginsWithTheScansText(text, scan, bos))
+    if (request.source == HeldOutSource::OwnText && beginsWithTheScansText(text, scan, bos))
         return Error{"the text begins with the " + std::to_string(scan.identity.tokens)
                          + " tokens the scan was measured on: they are not held out (measure past the scan's tokens instead)",
                      Error::kNoOffset, {}};
@@ -73,7 +74,10 @@ Result<HeldOutResult> measurePlanOnHeldOutText(const Model& model, const ScanRec
     options.executor = request.executor;
     options.cancel = request.cancel;
     options.progress = request.progress;
-    return measureHeldOut(model, mixes, *heldOut, options);
+    auto measured = measureHeldOut(model, mixes, *heldOut, options);
+    if (measured)
+        measured->firstToken = pastTheScan ? scan.identity.tokens : 0;
+    return measured;
 }
 
 }  // namespace gguf

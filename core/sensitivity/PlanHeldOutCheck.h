@@ -21,6 +21,7 @@ namespace gguf {
 enum class HeldOutSource {
     PastTheScan,  // the scan's own text: the tokens after the scan's (refused when its first tokens are not the scan's)
     OwnText,      // a text of its own: all of it (refused when it begins with the scan's tokens: those are not held out)
+    Either,       // past the scan's tokens when the text begins with them, else all of it (the app: any text the user gives)
 };
 
 struct PlanHeldOutRequest {
