@@ -91,6 +91,20 @@ void writeHeldOutJson(gguf::JsonWriter& json, const gguf::HeldOutResult& heldOut
             json.key("difference_median");
             json.value(mix.differenceMedian);
         }
+        if (heldOut.routed) {  // MoE: routing flips apart from the steady error
+            json.key("flipped_positions");
+            json.value(mix.flippedPositions);
+            json.key("steady_kld");
+            json.value(mix.steadyKld);
+            if (m > 0) {
+                json.key("steady_pairs");
+                json.value(mix.steadyPairs);
+                json.key("steady_difference_mean");
+                json.value(mix.steadyDifferenceMean);
+                json.key("steady_difference_error");
+                json.value(mix.steadyDifferenceError);
+            }
+        }
         json.endObject();
     }
     json.endArray();
@@ -109,6 +123,14 @@ std::string heldOutText(const gguf::HeldOutResult& heldOut, std::int64_t chunkSi
         text += "  " + mix.label + std::string(10 - std::min<std::size_t>(mix.label.size(), 9), ' ') + figure("%.6f", mix.meanKld) + " ± "
               + figure("%.6f", mix.meanError) + "  median " + figure("%.6f", mix.medianKld) + "\n";
     const gguf::MeasuredMix& best = heldOut.mixes[heldOut.bestPreset];
+    if (heldOut.routed) {
+        text += "  routing flips (positions where a layer chose other experts than the reference) and the KLD of the others:\n";
+        for (const gguf::MeasuredMix& mix : heldOut.mixes)
+            text += "  " + mix.label + std::string(10 - std::min<std::size_t>(mix.label.size(), 9), ' ') + std::to_string(mix.flippedPositions)
+                  + " flipped, steady " + figure("%.6f", mix.steadyKld) + "\n";
+        text += "  " + best.label + " minus plan where neither flipped (" + std::to_string(best.steadyPairs)
+              + " positions): " + figure("%.6f", best.steadyDifferenceMean) + " ± " + figure("%.6f", best.steadyDifferenceError) + "\n";
+    }
     text += "  " + best.label + " minus plan, per position: " + figure("%.6f", best.differenceMean) + " ± " + figure("%.6f", best.differenceError)
           + ", median " + figure("%.6f", best.differenceMedian) + "\n";
     text += heldOut.planWins ? "  the plan wins by more than twice the difference's standard error: the plan is offered\n"

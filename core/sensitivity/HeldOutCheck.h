@@ -37,6 +37,14 @@ struct MeasuredMix {
     double differenceMean = 0.0;    // against the first mix (the plan): this mix's KLD minus the plan's, per position
     double differenceError = 0.0;   // its standard error
     double differenceMedian = 0.0;
+    // MoE: the scored positions where some layer chose another set of experts than the
+    // reference (a routing flip), and the figures of the others, the steady error. Against the
+    // plan: the difference over the positions steady in both mixes.
+    std::int64_t flippedPositions = 0;
+    double steadyKld = 0.0;
+    double steadyDifferenceMean = 0.0;
+    double steadyDifferenceError = 0.0;
+    std::int64_t steadyPairs = 0;  // positions steady in both this mix and the plan
 };
 
 struct HeldOutOptions {
@@ -56,6 +64,7 @@ struct HeldOutResult {
     std::int64_t positions = 0;
     std::size_t bestPreset = 0;       // index into mixes (>= 1) of the lowest measured mean KLD
     bool planWins = false;            // by more than twice the difference's standard error, the median agreeing
+    bool routed = false;              // an MoE whose routing was compared: the flip figures are filled
 };
 
 // The held-out tokens: whole chunks of `tokens` past the first `scanTokens`, at most `most`

@@ -326,6 +326,10 @@ QString MixPlannerView::heldOutText() const
         text += QLatin1Char('\n') + tr("%1: %2 ± %3 (%4)").arg(QString::fromStdString(mix.label)).arg(mix.meanKld, 0, 'f', 6).arg(mix.meanError, 0, 'f', 6).arg(mix.medianKld, 0, 'f', 6);
         if (m > 0)
             text += tr("; minus the plan, per position: %1 ± %2 (median %3)").arg(mix.differenceMean, 0, 'f', 6).arg(mix.differenceError, 0, 'f', 6).arg(mix.differenceMedian, 0, 'f', 6);
+        if (result.routed)  // MoE: the routing flips apart from the steady error
+            text += tr("; %1 routing flip(s), steady KLD %2").arg(mix.flippedPositions).arg(mix.steadyKld, 0, 'f', 6);
+        if (result.routed && m > 0)
+            text += tr(", minus the plan where neither flipped %1 ± %2").arg(mix.steadyDifferenceMean, 0, 'f', 6).arg(mix.steadyDifferenceError, 0, 'f', 6);
     }
     const QString best = QString::fromStdString(result.mixes[result.bestPreset].label);
     text += QLatin1Char('\n');
