@@ -112,6 +112,8 @@ void writeHeldOutJson(gguf::JsonWriter& json, const gguf::HeldOutResult& heldOut
     json.value(heldOut.mixes[heldOut.bestPreset].label);
     json.key("plan_wins");
     json.value(heldOut.planWins);
+    json.key("won_on_steady_error");
+    json.value(heldOut.wonOnSteadyError);
     json.endObject();
 }
 
@@ -133,7 +135,10 @@ std::string heldOutText(const gguf::HeldOutResult& heldOut, std::int64_t chunkSi
     }
     text += "  " + best.label + " minus plan, per position: " + figure("%.6f", best.differenceMean) + " ± " + figure("%.6f", best.differenceError)
           + ", median " + figure("%.6f", best.differenceMedian) + "\n";
-    text += heldOut.planWins ? "  the plan wins by more than twice the difference's standard error: the plan is offered\n"
+    text += heldOut.wonOnSteadyError
+                ? "  the plan wins where neither flipped by more than twice that difference's standard error, flips no more and is no worse "
+                  "over all positions (mean and median): the plan is offered\n"
+            : heldOut.planWins ? "  the plan wins by more than twice the difference's standard error: the plan is offered\n"
                              : "  the plan does not beat " + best.label + " by more than twice the difference's standard error: " + best.label
                                    + " is the better choice, and is offered (and written with -o) instead\n";
     return text;

@@ -116,9 +116,19 @@ Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<M
         }
         result.mixes.push_back(std::move(figures));
     }
-    const MeasuredMix& best = result.mixes[result.bestPreset];
-    result.planWins = best.differenceMean > 2.0 * best.differenceError && best.differenceMedian > 0.0;
+    result.planWins = planBeatsPreset(result.mixes.front(), result.mixes[result.bestPreset], result.routed, &result.wonOnSteadyError);
     return result;
+}
+
+bool planBeatsPreset(const MeasuredMix& plan, const MeasuredMix& preset, bool routed, bool* steady)
+{
+    const bool medianAgrees = preset.differenceMedian > 0.0;
+    const bool overall = preset.differenceMean > 2.0 * preset.differenceError && medianAgrees;
+    const bool onSteadyError = !overall && routed && preset.steadyDifferenceMean > 2.0 * preset.steadyDifferenceError
+                            && plan.flippedPositions <= preset.flippedPositions && preset.differenceMean >= 0.0 && medianAgrees;
+    if (steady)
+        *steady = onSteadyError;
+    return overall || onSteadyError;
 }
 
 }  // namespace gguf

@@ -63,9 +63,19 @@ struct HeldOutResult {
     std::int64_t tokens = 0;
     std::int64_t positions = 0;
     std::size_t bestPreset = 0;       // index into mixes (>= 1) of the lowest measured mean KLD
-    bool planWins = false;            // by more than twice the difference's standard error, the median agreeing
+    bool planWins = false;            // planBeatsPreset against the best preset
+    bool wonOnSteadyError = false;    // ... by its second rule (an MoE's steady error)
     bool routed = false;              // an MoE whose routing was compared: the flip figures are filled
 };
+
+// Whether the plan beats `preset` (its differences to the plan filled) beyond the noise:
+// - by more than twice the standard error of the per-position difference, the median agreeing; or
+// - on an MoE (`routed`), where a few routing flips make that error as large as the difference:
+//   by more than twice the standard error of the difference over the positions neither mix
+//   flipped, with no more flipped positions than the preset and, over all positions, a mean
+//   difference no worse and the median agreeing.
+// `steady` says the second rule decided.
+bool planBeatsPreset(const MeasuredMix& plan, const MeasuredMix& preset, bool routed, bool* steady = nullptr);
 
 // The held-out tokens: whole chunks of `tokens` past the first `scanTokens`, at most `most`
 // tokens (0: all). Fails when not one chunk is left.

@@ -807,6 +807,44 @@ private slots:
               static_cast<long long>(measured->positions), plan.meanKld, plan.steadyKld);
     }
 
+    // The decision, from the figures of tiny-moe's held-out check at Q5_K_M's size (no imatrix):
+    // the whole difference within its noise, the steady one beyond it. On an MoE the plan wins by
+    // the steady error only with no more flips, a mean difference no worse and the median agreeing;
+    // on a dense model never by it.
+    void planBeatsPresetOnSteadyError_data()
+    {
+        QTest::addColumn<bool>("routed");
+        QTest::addColumn<std::int64_t>("planFlips");
+        QTest::addColumn<double>("difference");
+        QTest::addColumn<double>("median");
+        QTest::addColumn<double>("steadyDifference");
+        QTest::addColumn<bool>("wins");
+        QTest::addColumn<bool>("steady");
+        QTest::newRow("moe, measured") << true << std::int64_t(25) << 0.00125 << 0.000105 << 0.00430 << true << true;
+        QTest::newRow("dense") << false << std::int64_t(25) << 0.00125 << 0.000105 << 0.00430 << false << false;
+        QTest::newRow("more flips") << true << std::int64_t(231) << 0.00125 << 0.000105 << 0.00430 << false << false;
+        QTest::newRow("worse mean") << true << std::int64_t(25) << -0.00055 << 0.000105 << 0.00430 << false << false;
+        QTest::newRow("median disagrees") << true << std::int64_t(25) << 0.00125 << -0.00003 << 0.00430 << false << false;
+        QTest::newRow("steady within noise") << true << std::int64_t(25) << 0.00125 << 0.000105 << 0.00300 << false << false;
+        QTest::newRow("whole beyond noise") << false << std::int64_t(25) << 0.00600 << 0.000105 << 0.0 << true << false;
+    }
+
+    void planBeatsPresetOnSteadyError()
+    {
+        QFETCH(bool, routed);
+        QFETCH(std::int64_t, planFlips);
+        QFETCH(double, difference);
+        QFETCH(double, median);
+        QFETCH(double, steadyDifference);
+        QFETCH(bool, wins);
+        QFETCH(bool, steady);
+        const MeasuredMix plan{"plan", 0.00606, 0.00242, 0.0, 0.0, 0.0, 0.0, planFlips, 0.00418, 0.0, 0.0, 0};
+        const MeasuredMix preset{"Q5_0", 0.00731, 0.00187, 0.0, difference, 0.00276, median, 230, 0.00603, steadyDifference, 0.00162, 772};
+        bool bySteadyError = false;
+        QCOMPARE(planBeatsPreset(plan, preset, routed, &bySteadyError), wins);
+        QCOMPARE(bySteadyError, steady);
+    }
+
     // Planned by the scan's measured KLD at the sizes of Q3_K_M, Q4_K_M and Q5_K_M: on held-out
     // tokens no worse than the preset, nor than the weight-error plan.
     void scanPlanBeatsPresetsOnHeldOutText()

@@ -333,7 +333,10 @@ QString MixPlannerView::heldOutText() const
     }
     const QString best = QString::fromStdString(result.mixes[result.bestPreset].label);
     text += QLatin1Char('\n');
-    text += result.planWins ? tr("The plan beats %1 by more than twice the difference's standard error: the plan is offered.").arg(best)
+    text += result.wonOnSteadyError
+                ? tr("The plan beats %1 where neither flipped by more than twice that difference's standard error, flips no more and is no "
+                     "worse over all positions: the plan is offered.").arg(best)
+            : result.planWins ? tr("The plan beats %1 by more than twice the difference's standard error: the plan is offered.").arg(best)
                             : tr("The plan does not beat %1 by more than twice the difference's standard error: %1 is the better choice, and is "
                                  "offered instead (the rules, Copy, Save and Convert give %1 alone).").arg(best);
     return text;
