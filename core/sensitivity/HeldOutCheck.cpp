@@ -87,7 +87,11 @@ Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<M
     result.routed = measured->comparisons.front().mixtureOfExperts;
     for (std::size_t m = 0; m < mixes.size(); ++m) {
         const OutputComparison& c = measured->comparisons[m];
-        MeasuredMix figures{mixes[m].label, c.kld.mean, c.kld.meanError, c.kld.median, 0.0, 0.0, 0.0};
+        MeasuredMix figures;
+        figures.label = mixes[m].label;
+        figures.meanKld = c.kld.mean;
+        figures.meanError = c.kld.meanError;
+        figures.medianKld = c.kld.median;
         const std::vector<bool> flipped = flippedPositions(c, options.chunkSize);
         std::vector<double> steady, steadyDifferences;
         for (std::size_t p = 0; p < c.positions.size(); ++p) {
