@@ -10,17 +10,14 @@
 #include "core/recipe/MixPlanner.h"
 #include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanCosts.h"
-#include "core/sensitivity/HeldOutCheck.h"
+#include "core/sensitivity/PlanHeldOutCheck.h"
 #include "core/sensitivity/ScanFile.h"
-#include "core/sensitivity/ScanFingerprint.h"
 #include "TokenInput.h"
 #include "core/write/ByteSink.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <span>
-#include <unordered_map>
 #include <utility>
 
 namespace {
@@ -49,60 +46,6 @@ std::string rulesFileText(const gguf::PlanRules& rules)
     for (const gguf::TensorTypeRule& rule : rules.rules)
         text += gguf::formatTensorTypeRule(rule) + "\n";
     return text;
-}
-
-// The types of a mix by tensor name, for an in-memory quantization of it.
-std::unordered_map<std::string, std::uint32_t> typesByName(const gguf::ErrorTable& table, const gguf::Mix& mix)
-{
-    std::unordered_map<std::string, std::uint32_t> types;
-    for (std::size_t t = 0; t < table.tensors.size() && t < mix.types.size(); ++t)
-        types.emplace(std::string(table.tensors[t].tensor->name), mix.types[t]);
-    return types;
-}
-
-gguf::ActivationArithmetic arithmeticNamed(const std::string& name)
-{
-    for (const auto arithmetic : {gguf::ActivationArithmetic::Float32, gguf::ActivationArithmetic::QuantizedAsLlamaCpp, gguf::ActivationArithmetic::LlamaCpp})
-        if (name == gguf::activationArithmeticName(arithmetic))
-            return arithmetic;
-    return gguf::ActivationArithmetic::QuantizedAsLlamaCpp;
-}
-
-// The plan and the presets of its size (the two largest that fit the budget, whatever types the
-// scan measured: `presets` are evaluated on the weight table), measured on the text past the
-// scan's tokens.
-gguf::Result<gguf::HeldOutResult> measureOnHeldOutText(const gguf::Model& model, const gguf::ScanRecord& scan, const std::vector<std::int32_t>& text,
-                                                        std::int64_t most, const gguf::ErrorTable& table, const gguf::PlanResult& plan,
-                                                        const std::vector<gguf::PresetOnFrontier>& presets, const gguf::Budget& budget,
-                                                        const gguf::ImportanceLookup& importance, gguf::TaskExecutor* executor)
-{
-    std::int32_t bos = -1;
-    if (const auto id = model.metadataUInt("tokenizer.ggml.bos_token_id"); id && *id <= 0x7FFFFFFF)
-        bos = static_cast<std::int32_t>(*id);
-    auto heldOut = gguf::heldOutTokens(text, scan.identity.tokens, scan.identity.chunkSize, most);
-    if (!heldOut)
-        return heldOut.error();
-    // Held out only if the scan saw exactly the text before it.
-    const std::span<const std::int32_t> scanned(text.data(), static_cast<std::size_t>(scan.identity.tokens));
-    if (!scan.identity.parts.text.empty() && gguf::tokensFingerprint(scanned, bos) != scan.identity.parts.text)
-        return gguf::Error{"the text is not the one the scan was measured on (its first " + std::to_string(scan.identity.tokens)
-                               + " tokens differ): give the scan's --text-file",
-                           gguf::Error::kNoOffset, {}};
-    std::vector<const gguf::PresetOnFrontier*> fitting;
-    for (const gguf::PresetOnFrontier& point : presets)
-        if (point.evaluated && gguf::fitsBudget(point.mix, budget, table.totalElements))
-            fitting.push_back(&point);
-    std::sort(fitting.begin(), fitting.end(), [](const auto* a, const auto* b) { return a->mix.fileBytes > b->mix.fileBytes; });
-    std::vector<gguf::MixToMeasure> mixes{{"plan", typesByName(table, plan.mix)}};
-    for (std::size_t i = 0; i < fitting.size() && i < 2; ++i)
-        mixes.push_back({std::string(fitting[i]->preset->name), typesByName(table, fitting[i]->mix)});
-    gguf::HeldOutOptions options;
-    options.chunkSize = scan.identity.chunkSize;
-    options.bosToken = bos;
-    options.activations = arithmeticNamed(scan.identity.activations);
-    options.importance = importance;
-    options.executor = executor;
-    return gguf::measureHeldOut(model, mixes, *heldOut, options);
 }
 
 // "base_preset" and "rules" as members.
@@ -148,6 +91,20 @@ void writeHeldOutJson(gguf::JsonWriter& json, const gguf::HeldOutResult& heldOut
             json.key("difference_median");
             json.value(mix.differenceMedian);
         }
+        if (heldOut.routed) {  // MoE: routing flips apart from the steady error
+            json.key("flipped_positions");
+            json.value(mix.flippedPositions);
+            json.key("steady_kld");
+            json.value(mix.steadyKld);
+            if (m > 0) {
+                json.key("steady_pairs");
+                json.value(mix.steadyPairs);
+                json.key("steady_difference_mean");
+                json.value(mix.steadyDifferenceMean);
+                json.key("steady_difference_error");
+                json.value(mix.steadyDifferenceError);
+            }
+        }
         json.endObject();
     }
     json.endArray();
@@ -155,6 +112,8 @@ void writeHeldOutJson(gguf::JsonWriter& json, const gguf::HeldOutResult& heldOut
     json.value(heldOut.mixes[heldOut.bestPreset].label);
     json.key("plan_wins");
     json.value(heldOut.planWins);
+    json.key("won_on_steady_error");
+    json.value(heldOut.wonOnSteadyError);
     json.endObject();
 }
 
@@ -166,9 +125,20 @@ std::string heldOutText(const gguf::HeldOutResult& heldOut, std::int64_t chunkSi
         text += "  " + mix.label + std::string(10 - std::min<std::size_t>(mix.label.size(), 9), ' ') + figure("%.6f", mix.meanKld) + " ± "
               + figure("%.6f", mix.meanError) + "  median " + figure("%.6f", mix.medianKld) + "\n";
     const gguf::MeasuredMix& best = heldOut.mixes[heldOut.bestPreset];
+    if (heldOut.routed) {
+        text += "  routing flips (positions where a layer chose other experts than the reference) and the KLD of the others:\n";
+        for (const gguf::MeasuredMix& mix : heldOut.mixes)
+            text += "  " + mix.label + std::string(10 - std::min<std::size_t>(mix.label.size(), 9), ' ') + std::to_string(mix.flippedPositions)
+                  + " flipped, steady " + figure("%.6f", mix.steadyKld) + "\n";
+        text += "  " + best.label + " minus plan where neither flipped (" + std::to_string(best.steadyPairs)
+              + " positions): " + figure("%.6f", best.steadyDifferenceMean) + " ± " + figure("%.6f", best.steadyDifferenceError) + "\n";
+    }
     text += "  " + best.label + " minus plan, per position: " + figure("%.6f", best.differenceMean) + " ± " + figure("%.6f", best.differenceError)
           + ", median " + figure("%.6f", best.differenceMedian) + "\n";
-    text += heldOut.planWins ? "  the plan wins by more than twice the difference's standard error: the plan is offered\n"
+    text += heldOut.wonOnSteadyError
+                ? "  the plan wins where neither flipped by more than twice that difference's standard error, flips no more and is no worse "
+                  "over all positions (mean and median): the plan is offered\n"
+            : heldOut.planWins ? "  the plan wins by more than twice the difference's standard error: the plan is offered\n"
                              : "  the plan does not beat " + best.label + " by more than twice the difference's standard error: " + best.label
                                    + " is the better choice, and is offered (and written with -o) instead\n";
     return text;
@@ -283,8 +253,11 @@ int runPlan(const std::vector<std::string>& words)
         auto weightContext = gguf::makePlanContext(*model, *weightTable, imatrixKeys.has_value(), imatrixKeys);
         if (!weightContext)
             return reportFailure(weightContext.error().toString());
-        auto measured = measureOnHeldOutText(*model, *scan, *calibration, heldOutMost, *table, *plan, gguf::evaluatePresets(*weightContext), *budget, tableOptions.importance,
-                                             tableOptions.executor);
+        gguf::PlanHeldOutRequest request;
+        request.most = heldOutMost;
+        request.importance = tableOptions.importance;
+        request.executor = tableOptions.executor;
+        auto measured = gguf::measurePlanOnHeldOutText(*model, *scan, *calibration, *table, plan->mix, gguf::evaluatePresets(*weightContext), *budget, request);
         if (!measured)
             return reportFailure(measured.error().toString());
         heldOut = std::move(*measured);

@@ -57,20 +57,24 @@ std::string duration(double seconds)
     return std::to_string(s / 3600) + "h" + figure("%02.0f", double(s % 3600 / 60)) + "m";
 }
 
-// The scan as a table: per group a line of mean KLD per type, then the most sensitive groups.
+// The scan as a table: per group and type the mean KLD and, beside it, the 10 % trimmed mean
+// (files before it have none: "-"), then the most sensitive groups.
 std::string scanText(const gguf::ScanRecord& record)
 {
     std::string text = "scan of " + shown(record.identity.model) + ": " + std::to_string(record.measured()) + " of "
                      + std::to_string(record.probes.size()) + " probes measured, " + std::to_string(record.identity.tokens)
                      + " tokens in chunks of " + std::to_string(record.identity.chunkSize)
                      + (record.identity.importance.empty() ? "" : ", imatrix " + shown(record.identity.importance)) + "\n";
-    text += "mean KLD when only that group is quantized:\n";
+    text += "mean KLD when only that group is quantized, and beside it the 10 % trimmed mean (without the largest and smallest 5 % of\n"
+            "positions). The planner's cost is the mean; the trimmed mean must agree before fewer bits count as worse:\n";
     std::string header = "  group                              ";
+    std::string subheader = "                                     ";
     for (const std::uint32_t type : record.identity.types) {
         std::string name = gguf::typeName(type);
-        header += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 0, ' ');
+        header += "  " + name + std::string(name.size() < 19 ? 19 - name.size() : 0, ' ');
+        subheader += "  mean      trimmed  ";
     }
-    text += header + "\n";
+    text += header + "\n" + subheader + "\n";
     std::map<std::size_t, std::map<std::uint32_t, const gguf::ProbeFigures*>> cells;
     for (std::size_t i = 0; i < record.probes.size(); ++i)
         if (record.figures[i])
@@ -80,24 +84,32 @@ std::string scanText(const gguf::ScanRecord& record)
         std::string line = "  " + name + std::string(name.size() < 35 ? 35 - name.size() : 1, ' ');
         for (const std::uint32_t type : record.identity.types) {
             const auto found = cells[g].find(type);
-            line += "  " + (found == cells[g].end() ? std::string("-         ") : figure("%-10.3e", found->second->meanKld));
+            if (found == cells[g].end()) {
+                line += "  -                  ";
+                continue;
+            }
+            const gguf::ProbeFigures& f = *found->second;
+            line += "  " + figure("%-9.2e", f.meanKld) + " " + (f.trimmedKld ? figure("%-9.2e", *f.trimmedKld) : std::string("-        "));
         }
         text += line + "\n";
     }
     // The groups that hurt the output most at the lowest type each was measured at.
-    std::vector<std::pair<double, std::string>> worst;
+    std::vector<std::pair<const gguf::ProbeFigures*, std::string>> worst;
     for (const auto& [g, byType] : cells)
         if (!byType.empty()) {
             const auto lowest = std::min_element(byType.begin(), byType.end(), [](const auto& a, const auto& b) {
                 return gguf::findType(a.first)->bitsPerWeight() < gguf::findType(b.first)->bitsPerWeight();
             });
-            worst.push_back({lowest->second->meanKld, record.groups[g].tensor + " as " + gguf::typeName(lowest->first)});
+            worst.push_back({lowest->second, record.groups[g].tensor + " as " + gguf::typeName(lowest->first)});
         }
-    std::sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return a.first->meanKld > b.first->meanKld; });
     if (!worst.empty()) {
-        text += "most sensitive (at the lowest type measured):\n";
-        for (std::size_t i = 0; i < worst.size() && i < 8; ++i)
-            text += "  " + figure("%.4e", worst[i].first) + "  " + shown(worst[i].second) + "\n";
+        text += "most sensitive (at the lowest type measured), mean KLD (trimmed mean):\n";
+        for (std::size_t i = 0; i < worst.size() && i < 8; ++i) {
+            const gguf::ProbeFigures& f = *worst[i].first;
+            text += "  " + figure("%.4e", f.meanKld) + " (" + (f.trimmedKld ? figure("%.4e", *f.trimmedKld) : std::string("-")) + ")  "
+                  + shown(worst[i].second) + "\n";
+        }
     }
     return text;
 }

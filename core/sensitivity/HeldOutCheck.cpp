@@ -15,6 +15,26 @@ Error heldOutError(const std::string& message)
     return Error{message, Error::kNoOffset, {}};
 }
 
+// Per scored position: whether any compared layer routed its token to another expert set than
+// the reference did. The routing lists hold, per chunk, the tokens from the first scored one to
+// the chunk's end (OutputComparisonBuilder::addSequence), the positions those up to the last.
+std::vector<bool> flippedPositions(const OutputComparison& comparison, std::int64_t chunkSize)
+{
+    std::vector<bool> flipped(comparison.positions.size(), false);
+    if (chunkSize <= 0)
+        return flipped;
+    const std::int64_t firstScored = chunkSize / 2;
+    const std::int64_t perChunk = chunkSize - firstScored;
+    for (const std::vector<std::uint8_t>& layer : comparison.routingChanged)
+        for (std::size_t p = 0; p < comparison.positions.size(); ++p) {
+            const std::int64_t position = comparison.positions[p].position;
+            const std::int64_t index = position / chunkSize * perChunk + position % chunkSize - firstScored;
+            if (index >= 0 && std::size_t(index) < layer.size() && layer[std::size_t(index)])
+                flipped[p] = true;
+        }
+    return flipped;
+}
+
 }  // namespace
 
 Result<std::vector<std::int32_t>> heldOutTokens(std::span<const std::int32_t> tokens, std::int64_t scanTokens, std::int64_t chunkSize,
@@ -53,6 +73,8 @@ Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<M
     run.bosToken = options.bosToken;
     run.activations = options.activations;
     run.executor = options.executor;
+    run.cancel = options.cancel;
+    run.progress = options.progress;
     auto measured = compareModelOutputs(reference, candidates, tokens, run);
     if (!measured)
         return measured.error();
@@ -61,9 +83,29 @@ Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<M
     result.tokens = static_cast<std::int64_t>(tokens.size());
     result.positions = measured->scoredPositions;
     const auto& plan = measured->comparisons.front().positions;
+    const std::vector<bool> planFlipped = flippedPositions(measured->comparisons.front(), options.chunkSize);
+    result.routed = measured->comparisons.front().mixtureOfExperts;
     for (std::size_t m = 0; m < mixes.size(); ++m) {
         const OutputComparison& c = measured->comparisons[m];
-        MeasuredMix figures{mixes[m].label, c.kld.mean, c.kld.meanError, c.kld.median, 0.0, 0.0, 0.0};
+        MeasuredMix figures;
+        figures.label = mixes[m].label;
+        figures.meanKld = c.kld.mean;
+        figures.meanError = c.kld.meanError;
+        figures.medianKld = c.kld.median;
+        const std::vector<bool> flipped = flippedPositions(c, options.chunkSize);
+        std::vector<double> steady, steadyDifferences;
+        for (std::size_t p = 0; p < c.positions.size(); ++p) {
+            figures.flippedPositions += flipped[p];
+            if (!flipped[p])
+                steady.push_back(c.positions[p].kld);
+            if (m > 0 && p < plan.size() && !flipped[p] && !planFlipped[p])
+                steadyDifferences.push_back(c.positions[p].kld - plan[p].kld);
+        }
+        figures.steadyKld = summarize(std::move(steady)).mean;
+        figures.steadyPairs = std::int64_t(steadyDifferences.size());
+        const Summary steadyDifference = summarize(std::move(steadyDifferences));
+        figures.steadyDifferenceMean = steadyDifference.mean;
+        figures.steadyDifferenceError = steadyDifference.meanError;
         if (m > 0) {
             // Paired by position: the same tokens in both runs, so the text's own difficulty cancels.
             std::vector<double> differences;
@@ -78,9 +120,19 @@ Result<HeldOutResult> measureHeldOut(const Model& reference, const std::vector<M
         }
         result.mixes.push_back(std::move(figures));
     }
-    const MeasuredMix& best = result.mixes[result.bestPreset];
-    result.planWins = best.differenceMean > 2.0 * best.differenceError && best.differenceMedian > 0.0;
+    result.planWins = planBeatsPreset(result.mixes.front(), result.mixes[result.bestPreset], result.routed, &result.wonOnSteadyError);
     return result;
+}
+
+bool planBeatsPreset(const MeasuredMix& plan, const MeasuredMix& preset, bool routed, bool* steady)
+{
+    const bool medianAgrees = preset.differenceMedian > 0.0;
+    const bool overall = preset.differenceMean > 2.0 * preset.differenceError && medianAgrees;
+    const bool onSteadyError = !overall && routed && preset.steadyDifferenceMean > 2.0 * preset.steadyDifferenceError
+                            && plan.flippedPositions <= preset.flippedPositions && preset.differenceMean >= 0.0 && medianAgrees;
+    if (steady)
+        *steady = onSteadyError;
+    return overall || onSteadyError;
 }
 
 }  // namespace gguf

@@ -14,7 +14,9 @@
 #include "core/gguf/Model.h"
 #include "core/recipe/RecipeConversion.h"
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -35,6 +37,14 @@ struct MeasuredMix {
     double differenceMean = 0.0;    // against the first mix (the plan): this mix's KLD minus the plan's, per position
     double differenceError = 0.0;   // its standard error
     double differenceMedian = 0.0;
+    // MoE: the scored positions where some layer chose another set of experts than the
+    // reference (a routing flip), and the figures of the others, the steady error. Against the
+    // plan: the difference over the positions steady in both mixes.
+    std::int64_t flippedPositions = 0;
+    double steadyKld = 0.0;
+    double steadyDifferenceMean = 0.0;
+    double steadyDifferenceError = 0.0;
+    std::int64_t steadyPairs = 0;  // positions steady in both this mix and the plan
 };
 
 struct HeldOutOptions {
@@ -43,15 +53,29 @@ struct HeldOutOptions {
     ActivationArithmetic activations = ActivationArithmetic::QuantizedAsLlamaCpp;
     ImportanceLookup importance;  // the scan's matrix: the mixes quantized with it
     TaskExecutor* executor = nullptr;
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(std::int64_t done, std::int64_t total)> progress;  // forward passes done / total
 };
 
 struct HeldOutResult {
     std::vector<MeasuredMix> mixes;   // the plan first, then the presets
+    std::int64_t firstToken = 0;      // where the held-out tokens begin in the text (past the scan's, or 0)
     std::int64_t tokens = 0;
     std::int64_t positions = 0;
     std::size_t bestPreset = 0;       // index into mixes (>= 1) of the lowest measured mean KLD
-    bool planWins = false;            // by more than twice the difference's standard error, the median agreeing
+    bool planWins = false;            // planBeatsPreset against the best preset
+    bool wonOnSteadyError = false;    // ... by its second rule (an MoE's steady error)
+    bool routed = false;              // an MoE whose routing was compared: the flip figures are filled
 };
+
+// Whether the plan beats `preset` (its differences to the plan filled) beyond the noise:
+// - by more than twice the standard error of the per-position difference, the median agreeing; or
+// - on an MoE (`routed`), where a few routing flips make that error as large as the difference:
+//   by more than twice the standard error of the difference over the positions neither mix
+//   flipped, with no more flipped positions than the preset and, over all positions, a mean
+//   difference no worse and the median agreeing.
+// `steady` says the second rule decided.
+bool planBeatsPreset(const MeasuredMix& plan, const MeasuredMix& preset, bool routed, bool* steady = nullptr);
 
 // The held-out tokens: whole chunks of `tokens` past the first `scanTokens`, at most `most`
 // tokens (0: all). Fails when not one chunk is left.

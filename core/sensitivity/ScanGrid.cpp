@@ -92,14 +92,15 @@ std::vector<std::size_t> rankedProbes(const ScanRecord& record, std::uint32_t ty
 
 std::string scanFiguresCsv(const ScanRecord& record)
 {
-    std::string text = "tensor,layer,role,type,mean_kld,kld_error,same_top,delta_p,positions\n";
+    std::string text = "tensor,layer,role,type,mean_kld,kld_error,kld_trimmed,same_top,delta_p,positions\n";
     for (std::size_t i = 0; i < record.probes.size() && i < record.figures.size(); ++i) {
         if (!record.figures[i] || record.probes[i].group >= record.groups.size())
             continue;
         const ScanGroup& group = record.groups[record.probes[i].group];
         const ProbeFigures& f = *record.figures[i];
         text += csvField(group.tensor) + "," + (group.layer >= 0 ? std::to_string(group.layer) : std::string()) + "," + csvField(group.role) + ","
-              + typeName(record.probes[i].type) + "," + number(f.meanKld) + "," + number(f.kldStandardError) + "," + number(f.sameTopFraction)
+              + typeName(record.probes[i].type) + "," + number(f.meanKld) + "," + number(f.kldStandardError) + ","
+              + (f.trimmedKld ? number(*f.trimmedKld) : std::string()) + "," + number(f.sameTopFraction)
               + "," + number(f.meanDeltaTopProbability) + "," + std::to_string(f.positions) + "\n";
     }
     return text;

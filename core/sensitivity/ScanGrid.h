@@ -41,8 +41,9 @@ ScanGrid buildScanGrid(const ScanRecord& record, std::uint32_t type);
 std::vector<std::size_t> rankedProbes(const ScanRecord& record, std::uint32_t type);
 
 // The scan's figures as CSV, one line per measured probe in the scan's order: tensor, layer
-// (empty outside the blocks), role, type, mean KLD and its standard error, top-1 agreement,
-// mean change of the top token's probability, positions scored.
+// (empty outside the blocks), role, type, mean KLD and its standard error, the 10 % trimmed
+// mean beside them (empty for a file made before it), top-1 agreement, mean change of the top
+// token's probability, positions scored.
 std::string scanFiguresCsv(const ScanRecord& record);
 
 }  // namespace gguf

@@ -79,6 +79,7 @@ private slots:
         const CliRun run = runCli(scanArguments(m_whole));
         QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
         QVERIFY(run.out.contains("mean KLD when only that group is quantized"));
+        QVERIFY2(run.out.contains("mean      trimmed"), qPrintable(run.out));  // the trimmed mean beside the mean
         const QJsonObject scan = QJsonDocument::fromJson(fileBytes(m_whole)).object();
         QCOMPARE(scan.value(QStringLiteral("probes_total")).toInt(), 18);  // (output, token_embd, 7 of block 1) x 2 types
         QCOMPARE(scan.value(QStringLiteral("probes_measured")).toInt(), 18);

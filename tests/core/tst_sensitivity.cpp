@@ -773,6 +773,78 @@ private slots:
         QVERIFY(!measureHeldOut(*m_llama, {{"plan", q4k}}, *tokens, options));
     }
 
+    // MoE: the positions where a layer chose other experts than the reference (routing flips)
+    // are counted apart, and the steady error is the KLD of the others. The model itself has no
+    // flip and no error; an all-q2_K mix has flips, and its steady KLD is below its mean (a flip
+    // costs more than the steady error); against the model itself the steady difference is over
+    // the q2_K mix's steady positions exactly.
+    void heldOutSeparatesRoutingFlips()
+    {
+        const auto moe = testsupport::openModelAt(fixturePath("tiny-moe-F16.gguf"));
+        QVERIFY(moe);
+        TypeMap q2k;
+        for (const TensorInfo& tensor : moe->tensors())
+            if (tensor.nDims >= 2)
+                q2k[std::string(tensor.name)] = findTypeByName("q2_K")->id;
+        auto tokens = heldOutTokens(textTokens(*moe, 17000, 4000), 0, kChunk, 4 * kChunk);
+        QVERIFY(tokens);
+        HeldOutOptions options;
+        options.chunkSize = kChunk;
+        options.bosToken = bosOf(*moe);
+        options.executor = &gguf::ParallelRows::shared();
+        auto measured = measureHeldOut(*moe, {{"plan", q2k}, {"the model", {}}}, *tokens, options);
+        QVERIFY2(measured, measured ? "" : measured.error().toString().c_str());
+        QVERIFY(measured->routed);
+        const MeasuredMix& plan = measured->mixes[0];
+        const MeasuredMix& model = measured->mixes[1];
+        QCOMPARE(model.meanKld, 0.0);
+        QCOMPARE(model.flippedPositions, std::int64_t(0));
+        QVERIFY(plan.flippedPositions > 0 && plan.flippedPositions < measured->positions);
+        QVERIFY(plan.steadyKld < plan.meanKld);
+        QCOMPARE(model.steadyPairs, measured->positions - plan.flippedPositions);
+        QVERIFY(std::abs(model.steadyDifferenceMean + plan.steadyKld) <= 1e-12 * plan.steadyKld);
+        qInfo("tiny-moe all q2_K: %lld of %lld positions flipped, mean KLD %.6f, steady %.6f", static_cast<long long>(plan.flippedPositions),
+              static_cast<long long>(measured->positions), plan.meanKld, plan.steadyKld);
+    }
+
+    // The decision, from the figures of tiny-moe's held-out check at Q5_K_M's size (no imatrix):
+    // the whole difference within its noise, the steady one beyond it. On an MoE the plan wins by
+    // the steady error only with no more flips, a mean difference no worse and the median agreeing;
+    // on a dense model never by it.
+    void planBeatsPresetOnSteadyError_data()
+    {
+        QTest::addColumn<bool>("routed");
+        QTest::addColumn<std::int64_t>("planFlips");
+        QTest::addColumn<double>("difference");
+        QTest::addColumn<double>("median");
+        QTest::addColumn<double>("steadyDifference");
+        QTest::addColumn<bool>("wins");
+        QTest::addColumn<bool>("steady");
+        QTest::newRow("moe, measured") << true << std::int64_t(25) << 0.00125 << 0.000105 << 0.00430 << true << true;
+        QTest::newRow("dense") << false << std::int64_t(25) << 0.00125 << 0.000105 << 0.00430 << false << false;
+        QTest::newRow("more flips") << true << std::int64_t(231) << 0.00125 << 0.000105 << 0.00430 << false << false;
+        QTest::newRow("worse mean") << true << std::int64_t(25) << -0.00055 << 0.000105 << 0.00430 << false << false;
+        QTest::newRow("median disagrees") << true << std::int64_t(25) << 0.00125 << -0.00003 << 0.00430 << false << false;
+        QTest::newRow("steady within noise") << true << std::int64_t(25) << 0.00125 << 0.000105 << 0.00300 << false << false;
+        QTest::newRow("whole beyond noise") << false << std::int64_t(25) << 0.00600 << 0.000105 << 0.0 << true << false;
+    }
+
+    void planBeatsPresetOnSteadyError()
+    {
+        QFETCH(bool, routed);
+        QFETCH(std::int64_t, planFlips);
+        QFETCH(double, difference);
+        QFETCH(double, median);
+        QFETCH(double, steadyDifference);
+        QFETCH(bool, wins);
+        QFETCH(bool, steady);
+        const MeasuredMix plan{"plan", 0.00606, 0.00242, 0.0, 0.0, 0.0, 0.0, planFlips, 0.00418, 0.0, 0.0, 0};
+        const MeasuredMix preset{"Q5_0", 0.00731, 0.00187, 0.0, difference, 0.00276, median, 230, 0.00603, steadyDifference, 0.00162, 772};
+        bool bySteadyError = false;
+        QCOMPARE(planBeatsPreset(plan, preset, routed, &bySteadyError), wins);
+        QCOMPARE(bySteadyError, steady);
+    }
+
     // Planned by the scan's measured KLD at the sizes of Q3_K_M, Q4_K_M and Q5_K_M: on held-out
     // tokens no worse than the preset, nor than the weight-error plan.
     void scanPlanBeatsPresetsOnHeldOutText()

@@ -5,7 +5,8 @@
 // cancels, and resumes from its file. With a complete scan the planner plans by the KLD the scan
 // predicts, and the frontier plot shows the presets, the weight-error plan and the scan plan at
 // the figures the scan's cells add up to, and the KLD measured for the plans on a text (equal to
-// `kld` of the file the scan plan converts to).
+// `kld` of the file the scan plan converts to). The planner's held-out check gives the figures
+// plan --scan --text-file gives, and offers the preset where the plan does not win.
 
 #include "Fixtures.h"
 
@@ -15,6 +16,9 @@
 #include "core/forward/OutputComparisonRun.h"
 #include "core/recipe/ModelShape.h"
 #include "core/recipe/QuantPresets.h"
+#include "core/recipe/ErrorTable.h"
+#include "core/recipe/MixPlanner.h"
+#include "core/sensitivity/PlanHeldOutCheck.h"
 #include "core/sensitivity/ScanFile.h"
 #include "core/sensitivity/ScanGrid.h"
 #include "core/tokenize/Tokenizer.h"
@@ -25,6 +29,7 @@
 #include "ui/recipe/ScanHeatmapPlot.h"
 #include "ui/recipe/ScanRunPanel.h"
 #include "ui/recipe/SensitivityView.h"
+#include "ui/session/CalibrationTokens.h"
 
 #include <QComboBox>
 #include <QSignalSpy>
@@ -55,15 +60,19 @@ double madeUpKld(const gguf::ScanGroup& group, std::uint32_t type)
 
 // The tiny model's real groups and probes (the reference run over 32 tokens), with made-up
 // figures; `leaveOut` probes stay unmeasured.
-std::shared_ptr<gguf::ScanRecord> madeUpScan(const gguf::Model& model, std::vector<std::uint32_t> types, std::size_t leaveOut = 0)
+// figures; `leaveOut` probes stay unmeasured. `scanned`: the tokens the scan says it evaluated
+// (32 made-up ones when empty).
+std::shared_ptr<gguf::ScanRecord> madeUpScan(const gguf::Model& model, std::vector<std::uint32_t> types, std::size_t leaveOut = 0,
+                                             std::vector<std::int32_t> scanned = {})
 {
-    std::vector<std::int32_t> tokens(32);
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-        tokens[i] = std::int32_t(1 + i * 7 % 50);
+    std::vector<std::int32_t> tokens = std::move(scanned);
+    for (std::size_t i = tokens.size(); i < 32; ++i)
+        tokens.push_back(std::int32_t(1 + i * 7 % 50));
     gguf::ScanOptions options;
     options.executor = &gguf::ParallelRows::shared();
     options.types = std::move(types);
     options.chunkSize = 32;
+    options.bosToken = std::int32_t(model.metadataUInt("tokenizer.ggml.bos_token_id").value_or(1));  // as scan --text-file
     auto scan = gguf::SensitivityScan::prepare(model, tokens, options);
     if (!scan)
         return nullptr;
@@ -72,12 +81,24 @@ std::shared_ptr<gguf::ScanRecord> madeUpScan(const gguf::Model& model, std::vect
         gguf::ProbeFigures figures;
         figures.meanKld = madeUpKld(record->groups[record->probes[i].group], record->probes[i].type);
         figures.kldStandardError = figures.meanKld / 20;
+        figures.trimmedKld = figures.meanKld / 8;
         figures.sameTopFraction = 1.0 - figures.meanKld;
         figures.meanDeltaTopProbability = -figures.meanKld / 3;
         figures.positions = 15;
         record->figures[i] = figures;
     }
     return record;
+}
+
+// The page shown at its planner, with `record` as its complete scan.
+MixPlannerView& showPlannerWithScan(RecipePage& page, std::shared_ptr<const gguf::ScanRecord> record)
+{
+    page.resize(1100, 800);
+    page.show();
+    page.sensitivityView()->showRecord(std::move(record), "made-up.json");
+    MixPlannerView& planner = *page.plannerView();
+    page.sections()->setCurrentWidget(&planner);
+    return planner;
 }
 
 // The scan's predicted KLD of a mix given as tensor name -> type: the sum of its cells.
@@ -141,7 +162,8 @@ private slots:
                 const QString text = heatmap.cellText(row, column);
                 QVERIFY2(text.contains(QString::fromStdString(group.tensor)) && text.contains(QString::number(kld, 'g', 4))
                              && text.contains(QStringLiteral("top-1 agreement %1 %").arg(100.0 * (1.0 - kld), 0, 'f', 2))
-                             && text.contains(QStringLiteral("Δp %1").arg(-kld / 3, 0, 'g', 3)),
+                             && text.contains(QStringLiteral("Δp %1").arg(-kld / 3, 0, 'g', 3))
+                             && text.contains(QStringLiteral("trimmed mean %1").arg(kld / 8, 0, 'g', 4)),
                          qPrintable(text));
             }
             // Lists: the extremes of this type, most sensitive first / least first.
@@ -154,6 +176,10 @@ private slots:
             QCOMPARE(most.item(0, 0)->text(), QStringLiteral("output.weight"));  // the made-up figures' worst
             for (int r = 1; r < most.rowCount(); ++r)
                 QVERIFY(most.item(r - 1, 1)->text().toDouble() >= most.item(r, 1)->text().toDouble());
+            // The trimmed mean beside the mean.
+            QCOMPARE(most.horizontalHeaderItem(2)->text(), QStringLiteral("trimmed"));
+            const double worstKld = record->figures[ranked.front()]->meanKld;
+            QCOMPARE(most.item(0, 2)->text(), QString::number(worstKld / 8, 'g', 4));
         }
 
         // Hovering a cell shows its figures: the middle of blk.0's attn_q.
@@ -174,6 +200,10 @@ private slots:
         const QByteArray written = testsupport::readWholeFile(csv);
         QCOMPARE(written, QByteArray::fromStdString(gguf::scanFiguresCsv(*record)));
         QCOMPARE(written.count('\n'), qsizetype(record->probes.size() + 1));
+        QVERIFY(written.startsWith("tensor,layer,role,type,mean_kld,kld_error,kld_trimmed,same_top,"));
+        const QList<QByteArray> firstProbe = written.split('\n').at(1).split(',');
+        QCOMPARE(firstProbe.size(), 10);
+        QVERIFY2(std::abs(firstProbe.at(6).toDouble() - firstProbe.at(4).toDouble() / 8) <= 1e-8 * firstProbe.at(4).toDouble(), written.constData());
         const QString png = dir.filePath("heatmap.png");
         QCOMPARE(view.exportHeatmap(png), QString());
         QImage image(png);
@@ -322,11 +352,7 @@ private slots:
         const auto record = madeUpScan(*model, gguf::defaultScanTypes(false));
         QVERIFY(record);
         RecipePage page(model);
-        page.resize(1100, 800);
-        page.show();
-        page.sensitivityView()->showRecord(record, "made-up.json");
-        MixPlannerView& planner = *page.plannerView();
-        page.sections()->setCurrentWidget(&planner);
+        MixPlannerView& planner = showPlannerWithScan(page, record);
         QSignalSpy finished(&planner, &MixPlannerView::planFinished);
         planner.setBudgetText("1.2MB");
         planner.plan();
@@ -423,6 +449,136 @@ private slots:
         QVERIFY(!planner.plannedByScan());
         QCOMPARE(plot->graphCount(), 3);
         QVERIFY(!plot->yAxis->label().contains(QStringLiteral("KLD")));
+    }
+
+    // The held-out check of plan --scan --text-file in the planner: the same core function, so
+    // the same figures; the scan's own text is measured past its tokens, another text whole; the
+    // preset is offered (its rules, alone) where the plan does not win beyond the noise; Cancel
+    // stops it.
+    void heldOutCheckIsThePlanCommands()
+    {
+        const auto model = testsupport::openFixtureModel("tiny-llama-F32.gguf");
+        QVERIFY(model);
+        QTemporaryDir dir;
+        const QString scanText = dir.filePath("calibration.txt");
+        QFile gpl(QStringLiteral("/usr/share/common-licenses/GPL-3"));
+        QVERIFY(gpl.open(QIODevice::ReadOnly));
+        QFile calibration(scanText);
+        QVERIFY(calibration.open(QIODevice::WriteOnly));
+        calibration.write(gpl.read(2500));
+        calibration.close();
+        auto tokens = calibrationTokens(*model, scanText.toStdString());
+        QVERIFY2(tokens && tokens->size() > 32 + 64, tokens ? "short" : tokens.error().toString().c_str());
+        const auto record = madeUpScan(*model, gguf::defaultScanTypes(false), 0, std::vector<std::int32_t>(tokens->begin(), tokens->begin() + 32));
+        QVERIFY(record);
+        RecipePage page(model);
+        MixPlannerView& planner = showPlannerWithScan(page, record);
+        QSignalSpy planned(&planner, &MixPlannerView::planFinished);
+        planner.setBudgetText("1.2MB");
+        planner.plan();
+        QVERIFY(planned.count() == 1 || planned.wait(testsupport::kHangGuardMs));
+        QVERIFY(planner.plannedByScan());
+        QVERIFY(planner.heldOutButton()->isEnabled());
+        planner.heldOutTokens()->setValue(128);
+
+        // What plan --scan --text-file runs: the weight table's presets, the plan, the budget.
+        gguf::ErrorTableOptions tableOptions;
+        tableOptions.executor = &gguf::ParallelRows::shared();
+        auto table = gguf::measureErrorTable(*model, tableOptions);
+        QVERIFY(table);
+        auto context = gguf::makePlanContext(*model, *table, false, std::nullopt);
+        QVERIFY(context);
+        const auto budget = gguf::parseBudget("1.2MB");
+        QVERIFY(budget);
+        const auto expected = [&](gguf::HeldOutSource source, const std::vector<std::int32_t>& text) {
+            gguf::PlanHeldOutRequest request;
+            request.source = source;
+            request.most = 128;
+            request.executor = &gguf::ParallelRows::shared();
+            return gguf::measurePlanOnHeldOutText(*model, *record, text, *table, planner.result()->mix, gguf::evaluatePresets(*context), *budget, request);
+        };
+
+        QSignalSpy checked(&planner, &MixPlannerView::heldOutChecked);
+        const auto check = [&](const QString& file) {
+            checked.clear();
+            planner.checkHeldOut(file);
+            QVERIFY(checked.count() == 1 || checked.wait(testsupport::kHangGuardMs));
+        };
+        const auto sameFigures = [&](const gguf::HeldOutResult& shown, const gguf::HeldOutResult& cli) {
+            QCOMPARE(shown.firstToken, cli.firstToken);
+            QCOMPARE(shown.tokens, cli.tokens);
+            QCOMPARE(shown.positions, cli.positions);
+            QCOMPARE(shown.mixes.size(), cli.mixes.size());
+            for (std::size_t m = 0; m < cli.mixes.size(); ++m) {
+                QCOMPARE(shown.mixes[m].label, cli.mixes[m].label);
+                QCOMPARE(shown.mixes[m].meanKld, cli.mixes[m].meanKld);
+                QCOMPARE(shown.mixes[m].differenceMean, cli.mixes[m].differenceMean);
+                QCOMPARE(shown.mixes[m].differenceError, cli.mixes[m].differenceError);
+            }
+            QCOMPARE(shown.bestPreset, cli.bestPreset);
+            QCOMPARE(shown.planWins, cli.planWins);
+        };
+
+        // The scan's own text: the tokens past the scan's 32.
+        check(scanText);
+        QVERIFY2(checked.first().at(0).toBool(), qPrintable(checked.first().at(1).toString()));
+        const auto pastTheScan = expected(gguf::HeldOutSource::PastTheScan, *tokens);
+        QVERIFY2(pastTheScan, pastTheScan ? "" : pastTheScan.error().toString().c_str());
+        QVERIFY(planner.heldOutResult());
+        sameFigures(*planner.heldOutResult(), *pastTheScan);
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(pastTheScan->firstToken, 32);
+        QCOMPARE(pastTheScan->mixes.size(), std::size_t(3));  // the plan and the two largest presets within the budget
+        const QString summary = planner.heldOutText();
+        QVERIFY2(summary.contains(QStringLiteral("past the scan's 32")) && summary.contains(QStringLiteral("minus the plan, per position")),
+                 qPrintable(summary));
+        const gguf::MeasuredMix& best = pastTheScan->mixes[pastTheScan->bestPreset];
+        QVERIFY(summary.contains(QStringLiteral("%1 ± %2").arg(best.differenceMean, 0, 'f', 6).arg(best.differenceError, 0, 'f', 6)));
+        if (pastTheScan->planWins) {
+            QVERIFY(summary.contains(QStringLiteral("the plan is offered")));
+        } else {  // the preset alone, as plan -o writes it
+            QVERIFY2(summary.contains(QStringLiteral("is the better choice")), qPrintable(summary));
+            QCOMPARE(planner.basePresetName(), QString::fromStdString(best.label));
+            QVERIFY(planner.rules()->rules.empty() && planner.rulesFileText().isEmpty());
+        }
+        qInfo("held out past the scan: plan %.6f, %s %.6f, difference %.6f +- %.6f: %s offered", pastTheScan->mixes[0].meanKld, best.label.c_str(),
+              best.meanKld, best.differenceMean, best.differenceError, pastTheScan->planWins ? "the plan" : "the preset");
+
+        // A text of its own: all of it held out.
+        planned.clear();
+        planner.plan();  // the plan again, its rules restored
+        QCOMPARE(planned.count(), 1);
+        QVERIFY(planner.heldOutText().isEmpty());
+        const QString other = dir.filePath("other.txt");
+        QFile otherText(other);
+        QVERIFY(otherText.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 20; ++i)
+            otherText.write("Once upon a time a small model read a short story and guessed the next word. ");
+        otherText.close();
+        check(other);
+        QVERIFY2(checked.first().at(0).toBool(), qPrintable(checked.first().at(1).toString()));
+        auto otherTokens = calibrationTokens(*model, other.toStdString());
+        QVERIFY(otherTokens);
+        const auto ownText = expected(gguf::HeldOutSource::OwnText, *otherTokens);
+        QVERIFY(ownText);
+        sameFigures(*planner.heldOutResult(), *ownText);
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(ownText->firstToken, 0);
+        QVERIFY(planner.heldOutText().contains(QStringLiteral("a text of its own")));
+
+        // Cancel: the check stops and says so; the button is back.
+        planned.clear();
+        planner.plan();
+        planner.heldOutTokens()->setValue(1 << 20);
+        checked.clear();
+        planner.checkHeldOut(scanText);
+        planner.cancel();
+        QVERIFY(checked.count() == 1 || checked.wait(testsupport::kHangGuardMs));
+        QVERIFY(!checked.first().at(0).toBool());
+        QVERIFY(!planner.heldOutResult());
+        QVERIFY(planner.heldOutButton()->isEnabled());
     }
 };
 

@@ -4,11 +4,13 @@
 #include "core/base/EscapedText.h"
 #include "core/base/HumanFormat.h"
 #include "core/quantize/Quantize.h"
+#include "core/recipe/QuantPresets.h"
 #include "core/sensitivity/ScanCosts.h"
 #include "core/write/ByteSink.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/recipe/FrontierPlot.h"
 #include "ui/recipe/MixKldMeasurement.h"
+#include "ui/session/HeldOutCheckRun.h"
 #include "ui/session/JobPoolExecutor.h"
 #include "ui/common/FileDialogs.h"
 
@@ -146,6 +148,29 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
     buttons->addStretch(1);
     m_measurement = new MixKldMeasurement(this);
     layout->addLayout(buttons);
+    // The held-out check, as plan --scan --text-file --held-out N.
+    auto* heldOut = new QHBoxLayout;
+    m_heldOutButton = new QPushButton(tr("Check Plan on Held-out Text…"), this);
+    m_heldOutButton->setObjectName(QStringLiteral("checkHeldOut"));
+    m_heldOutButton->setToolTip(tr("Measures the scan plan and the two largest presets within the budget on text the scan did not see: the scan's "
+                                   "own text past its tokens, or another text, all of it. The plan is offered only when it beats the best preset "
+                                   "by more than twice the standard error of the per-position difference, the median agreeing; otherwise the "
+                                   "preset is (as plan --scan --text-file)."));
+    heldOut->addWidget(m_heldOutButton);
+    heldOut->addWidget(new QLabel(tr("held-out tokens at most:"), this));
+    m_heldOutTokens = new QSpinBox(this);
+    m_heldOutTokens->setObjectName(QStringLiteral("heldOutTokens"));
+    m_heldOutTokens->setRange(4, 1 << 30);
+    m_heldOutTokens->setValue(2048);  // plan --held-out's default
+    heldOut->addWidget(m_heldOutTokens);
+    heldOut->addStretch(1);
+    layout->addLayout(heldOut);
+    m_heldOutSummary = new QLabel(this);
+    m_heldOutSummary->setObjectName(QStringLiteral("heldOutSummary"));
+    m_heldOutSummary->setWordWrap(true);
+    m_heldOutSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_heldOutSummary);
+    m_heldOutRun = new HeldOutCheckRun(this);
 
     connect(m_planButton, &QPushButton::clicked, this, &MixPlannerView::plan);
     connect(m_budgetEdit, &QLineEdit::returnPressed, this, &MixPlannerView::plan);
@@ -168,6 +193,30 @@ MixPlannerView::MixPlannerView(std::shared_ptr<const gguf::Model> model, QWidget
                                              tr("Text files (*.txt);;All files (*)"));
         if (!path.isEmpty())
             measureKld(path);
+    });
+    connect(m_heldOutButton, &QPushButton::clicked, this, [this]() {
+        const QString path = askOpenFileName(this, tr("Held-out text"), modelFolder(QString::fromStdString(m_model->primary().path()), QDir::homePath()),
+                                             tr("Text files (*.txt);;All files (*)"));
+        if (!path.isEmpty())
+            checkHeldOut(path);
+    });
+    connect(m_heldOutRun, &HeldOutCheckRun::progress, this, [this](int done, int total) {
+        if (total > 0)
+            m_progress->setValue(int(1000.0 * double(done) / double(total)));
+    });
+    connect(m_heldOutRun, &HeldOutCheckRun::finished, this, [this](const gguf::HeldOutResult& result) {
+        m_cancelButton->setEnabled(false);
+        m_progress->setValue(1000);
+        showHeldOut(result);
+        emit heldOutChecked(true, m_heldOutSummary->text());
+    });
+    connect(m_heldOutRun, &HeldOutCheckRun::failed, this, [this](const QString& message, bool cancelled) {
+        m_cancelButton->setEnabled(false);
+        if (m_rules)
+            setPlanActions(true);
+        const QString shown = QString::fromStdString(gguf::escapeForDisplay(message.toStdString()));
+        m_heldOutSummary->setText(cancelled ? tr("Held-out check cancelled.") : tr("Held-out check failed: %1").arg(shown));
+        emit heldOutChecked(false, shown);
     });
     connect(m_measurement, &MixKldMeasurement::progress, this, [this](int done, int total) {
         if (total > 0)
@@ -224,15 +273,78 @@ void MixPlannerView::setPlanActions(bool enabled)
     for (QPushButton* button : {m_copyButton, m_saveButton, m_convertButton})
         button->setEnabled(enabled);
     m_measureButton->setEnabled(enabled && plannedByScan() && !m_measurement->isRunning());
+    m_heldOutButton->setEnabled(enabled && plannedByScan() && !m_heldOutRun->isRunning());
     if (!enabled) {  // figures of a plan no longer shown
         m_measurement->drop();
         m_measured.clear();
+        m_heldOutRun->drop();
+        m_heldOut.reset();
+        m_heldOutSummary->clear();
     }
+}
+
+void MixPlannerView::checkHeldOut(const QString& textFile)
+{
+    if (!plannedByScan() || !m_rules || m_heldOutRun->isRunning() || m_measurement->isRunning() || m_measureJobs.isRunning())
+        return;
+    // The presets as plan --scan takes them: evaluated on the weight table, whatever types the scan measured.
+    HeldOutCheckInput input{m_model, m_scan, m_table, m_result->mix, m_presets, *m_budget, m_importance};
+    m_heldOut.reset();
+    m_heldOutFile = textFile;
+    m_heldOutSummary->setText(tr("Measuring the plan and the presets on %1…").arg(QFileInfo(textFile).fileName()));
+    m_heldOutRun->start(std::move(input), textFile, m_heldOutTokens->value());
+    m_heldOutButton->setEnabled(false);
+    m_measureButton->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    m_progress->setValue(0);
+}
+
+void MixPlannerView::showHeldOut(const gguf::HeldOutResult& result)
+{
+    m_heldOut = result;
+    const gguf::MeasuredMix& best = result.mixes[result.bestPreset];
+    // As plan -o: the preset alone where the plan does not win beyond the noise.
+    if (!result.planWins)
+        if (const gguf::QuantPreset* preset = gguf::findQuantPreset(best.label))
+            m_rules = gguf::PlanRules{preset, {}};
+    showResult(m_scanNote);
+    m_heldOutSummary->setText(heldOutText());
+}
+
+QString MixPlannerView::heldOutText() const
+{
+    if (!m_heldOut)
+        return {};
+    const gguf::HeldOutResult& result = *m_heldOut;
+    const QString file = QFileInfo(m_heldOutFile).fileName();
+    QString text = result.firstToken > 0
+                       ? tr("Held out: %1 tokens of %2 past the scan's %3").arg(result.tokens).arg(file).arg(result.firstToken)
+                       : tr("Held out: %1 tokens of %2 (a text of its own)").arg(result.tokens).arg(file);
+    text += tr(", chunks of %1, %2 positions scored. Mean KLD ± its standard error (median):").arg(m_scan->identity.chunkSize).arg(result.positions);
+    for (std::size_t m = 0; m < result.mixes.size(); ++m) {
+        const gguf::MeasuredMix& mix = result.mixes[m];
+        text += QLatin1Char('\n') + tr("%1: %2 ± %3 (%4)").arg(QString::fromStdString(mix.label)).arg(mix.meanKld, 0, 'f', 6).arg(mix.meanError, 0, 'f', 6).arg(mix.medianKld, 0, 'f', 6);
+        if (m > 0)
+            text += tr("; minus the plan, per position: %1 ± %2 (median %3)").arg(mix.differenceMean, 0, 'f', 6).arg(mix.differenceError, 0, 'f', 6).arg(mix.differenceMedian, 0, 'f', 6);
+        if (result.routed)  // MoE: the routing flips apart from the steady error
+            text += tr("; %1 routing flip(s), steady KLD %2").arg(mix.flippedPositions).arg(mix.steadyKld, 0, 'f', 6);
+        if (result.routed && m > 0)
+            text += tr(", minus the plan where neither flipped %1 ± %2").arg(mix.steadyDifferenceMean, 0, 'f', 6).arg(mix.steadyDifferenceError, 0, 'f', 6);
+    }
+    const QString best = QString::fromStdString(result.mixes[result.bestPreset].label);
+    text += QLatin1Char('\n');
+    text += result.wonOnSteadyError
+                ? tr("The plan beats %1 where neither flipped by more than twice that difference's standard error, flips no more and is no "
+                     "worse over all positions: the plan is offered.").arg(best)
+            : result.planWins ? tr("The plan beats %1 by more than twice the difference's standard error: the plan is offered.").arg(best)
+                            : tr("The plan does not beat %1 by more than twice the difference's standard error: %1 is the better choice, and is "
+                                 "offered instead (the rules, Copy, Save and Convert give %1 alone).").arg(best);
+    return text;
 }
 
 void MixPlannerView::measureKld(const QString& textFile)
 {
-    if (!plannedByScan() || m_measurement->isRunning() || m_measureJobs.isRunning())
+    if (!plannedByScan() || m_measurement->isRunning() || m_measureJobs.isRunning() || m_heldOutRun->isRunning())
         return;
     const auto typesOf = [this](const gguf::Mix& mix) {
         std::unordered_map<std::string, std::uint32_t> types;
@@ -314,6 +426,7 @@ void MixPlannerView::cancel()
 {
     m_measureJobs.cancel();
     m_measurement->cancel();
+    m_heldOutRun->cancel();
 }
 
 void MixPlannerView::plan()
@@ -458,6 +571,9 @@ void MixPlannerView::planFromTable()
     m_scanNote = scanNote;
     m_measurement->drop();
     m_measured.clear();
+    m_heldOutRun->drop();  // a check of the plan before
+    m_heldOut.reset();
+    m_heldOutSummary->clear();
     showResult(scanNote);
     emit planFinished(true, m_summary->text());
 }

@@ -8,12 +8,19 @@
 // plot shows the presets, the weight-error plan and the scan plan by that predicted KLD; "Measure
 // KLD on a Text…" then measures the scan plan, the weight-error plan and the best preset within
 // the budget on a text (MixKldMeasurement) and marks those mixes at their measured KLD.
+// "Check Plan on Held-out Text…" runs plan --scan --text-file's check (HeldOutCheckRun, the
+// CLI's function): the plan against the two largest presets within the budget on a text the scan
+// did not see (the scan's own text past its tokens, or another), each mean KLD ± its standard
+// error and the per-position difference to the plan ± its standard error; where the plan does
+// not win by more than twice that error, the preset is offered instead (the rules, Copy, Save and
+// Convert then give that preset alone), as plan -o writes it.
 // Until a plan exists, and after a cancel or a failure, Copy, Save and Convert are disabled and
 // the plot says why instead of showing an older frontier.
 
 #include "core/gguf/Model.h"
 #include "core/imatrix/ImportanceMatrix.h"
 #include "core/recipe/MixPlanner.h"
+#include "core/sensitivity/HeldOutCheck.h"
 #include "core/sensitivity/SensitivityScan.h"
 #include "ui/session/JobRunner.h"
 
@@ -22,6 +29,7 @@
 #include <optional>
 
 class FrontierPlot;
+class HeldOutCheckRun;
 class MixKldMeasurement;
 struct MeasuredKld;
 class QCustomPlot;
@@ -70,6 +78,14 @@ public:
     // Measures the plotted plans' KLD on `textFile` (chunks and token count as the scan's);
     // kldMeasured reports the end. Only after a plan by a scan.
     void measureKld(const QString& textFile);
+    // Runs the held-out check on `textFile` (at most the tokens in the field, 2,048 by default);
+    // heldOutChecked reports the end. Only after a plan by a scan.
+    void checkHeldOut(const QString& textFile);
+    QPushButton* heldOutButton() const { return m_heldOutButton; }
+    QSpinBox* heldOutTokens() const { return m_heldOutTokens; }
+    QString heldOutText() const;
+    // The figures of the last check of the plan shown.
+    const std::optional<gguf::HeldOutResult>& heldOutResult() const { return m_heldOut; }
     // Label -> measured mean KLD of the mixes measured for the plan shown.
     const std::vector<std::pair<QString, double>>& measuredKld() const { return m_measured; }
     QString rulesFileText() const;
@@ -85,6 +101,7 @@ signals:
     // "Convert with This Plan…": the page writes the plan's recipe.
     void convertRequested();
     void kldMeasured(bool succeeded, const QString& message);
+    void heldOutChecked(bool succeeded, const QString& message);
 
 private:
     void measureThenPlan();
@@ -94,6 +111,7 @@ private:
     void showResult(const QString& scanNote);
     void showFailure(const QString& message);
     void setPlanActions(bool enabled);
+    void showHeldOut(const gguf::HeldOutResult& result);
     // The quantize.imatrix.* keys a conversion of the plan writes (the page converts with the
     // loaded matrix and its path as chosen), so that the sizes shown are the sizes written.
     std::optional<gguf::ImatrixProvenance> imatrixKeys() const;
@@ -132,6 +150,12 @@ private:
     QPushButton* m_convertButton;
     QPushButton* m_measureButton;
     MixKldMeasurement* m_measurement;
+    QPushButton* m_heldOutButton;
+    QSpinBox* m_heldOutTokens;
+    QLabel* m_heldOutSummary;
+    HeldOutCheckRun* m_heldOutRun;
+    std::optional<gguf::HeldOutResult> m_heldOut;
+    QString m_heldOutFile;
     std::vector<std::pair<QString, gguf::Mix>> m_measuring;  // the mixes of the run under way
     std::vector<std::pair<QString, double>> m_measured;
     QString m_measuredText;  // the text they were measured on

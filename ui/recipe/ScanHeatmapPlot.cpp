@@ -121,10 +121,13 @@ QString ScanHeatmapPlot::cellText(std::size_t row, std::size_t column) const
     const std::size_t probe = *m_grid.cells[row][column];
     const gguf::ProbeFigures& f = *m_record->figures[probe];
     const gguf::ScanGroup& group = m_record->groups[m_record->probes[probe].group];
-    return tr("%1 as %2: mean KLD %3 ± %4, top-1 agreement %5 %, Δp %6 (%7 positions)")
+    // The planner's cost is the mean; the trimmed mean (without a few routed positions) beside it.
+    const QString trimmed = f.trimmedKld ? tr("trimmed mean %1").arg(*f.trimmedKld, 0, 'g', 4) : tr("no trimmed mean in this file");
+    return tr("%1 as %2: mean KLD %3 ± %4 (the planner's cost; %5), top-1 agreement %6 %, Δp %7 (%8 positions)")
         .arg(QString::fromStdString(gguf::escapeForDisplay(group.tensor)), QString::fromStdString(gguf::typeName(m_grid.type)))
         .arg(f.meanKld, 0, 'g', 4)
         .arg(f.kldStandardError, 0, 'g', 2)
+        .arg(trimmed)
         .arg(100.0 * f.sameTopFraction, 0, 'f', 2)
         .arg(f.meanDeltaTopProbability, 0, 'g', 3)
         .arg(f.positions);

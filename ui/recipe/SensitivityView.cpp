@@ -32,9 +32,13 @@ constexpr std::size_t kListedGroups = 12;
 
 QTableWidget* makeList(const QString& name, QWidget* parent)
 {
-    auto* table = new QTableWidget(0, 4, parent);
+    auto* table = new QTableWidget(0, 5, parent);
     table->setObjectName(name);
-    table->setHorizontalHeaderLabels({QObject::tr("group"), QObject::tr("mean KLD"), QObject::tr("top-1"), QObject::tr("Δp")});
+    table->setHorizontalHeaderLabels({QObject::tr("group"), QObject::tr("mean KLD"), QObject::tr("trimmed"), QObject::tr("top-1"), QObject::tr("Δp")});
+    table->horizontalHeaderItem(1)->setToolTip(QObject::tr("The mean KLD over the positions scored: the planner's cost"));
+    table->horizontalHeaderItem(2)->setToolTip(QObject::tr("The 10 % trimmed mean (without the largest and smallest 5 % of positions): a few "
+                                                           "positions where a router picked another expert cannot move it. The planner's cost "
+                                                           "curve asks it to agree before fewer bits count as worse."));
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->verticalHeader()->hide();
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -229,7 +233,8 @@ void SensitivityView::fillList(QTableWidget* table, const std::vector<std::size_
         const std::size_t probe = probes[std::size_t(r)];
         const gguf::ProbeFigures& f = *m_record->figures[probe];
         const QStringList cells{QString::fromStdString(gguf::escapeForDisplay(m_record->groups[m_record->probes[probe].group].tensor)),
-                                QString::number(f.meanKld, 'g', 4), QStringLiteral("%1 %").arg(100.0 * f.sameTopFraction, 0, 'f', 2),
+                                QString::number(f.meanKld, 'g', 4), f.trimmedKld ? QString::number(*f.trimmedKld, 'g', 4) : QStringLiteral("–"),
+                                QStringLiteral("%1 %").arg(100.0 * f.sameTopFraction, 0, 'f', 2),
                                 QString::number(f.meanDeltaTopProbability, 'g', 3)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
