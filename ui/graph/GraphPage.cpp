@@ -183,7 +183,7 @@ void GraphPage::rebuildScene()
         auto* frame = m_scene->addRect(box.adjusted(-14, -22, 14, 8), QPen(frameColour, 1, Qt::DashLine));
         frame->setZValue(-2);
         auto* title = new GraphNodeItem(-1 - layer, QSizeF(90, 18), QStringLiteral("blk.%1  ▴").arg(layer), {},
-                                        [this, layer = layer](int) { setLayerExpanded(layer, false); });
+                                        [this, folded = layer](int) { setLayerExpanded(folded, false); });
         title->setPos(box.left() - 14, box.top() - 22);
         title->setToolTip(tr("Fold blk.%1 back into one node").arg(layer));
         title->setColours(palette().color(QPalette::Window), frameColour, palette().color(QPalette::WindowText));
