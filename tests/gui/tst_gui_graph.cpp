@@ -4,6 +4,7 @@
 // matrix page publishes), a step clicked opening its tensor on the Tensors page, the dark theme.
 // The screenshot goes to docs/screenshots/graph.png.
 
+#include "BigLayouts.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
@@ -18,6 +19,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QGraphicsView>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -201,6 +203,26 @@ private slots:
         modelPage.pages()->setCurrentWidget(page);
         clickNode(*page, nodeOf(*page, "RoPE"));
         QCOMPARE(modelPage.pages()->currentWidget(), page);
+    }
+
+    // The Qwen3-235B layout (94 layers x 128 experts): 97 nodes collapsed, every step expanded.
+    void bigLayoutExpandsWhole()
+    {
+        auto model = openLayout(bigLayout("Qwen3-235B-A22B"));
+        QVERIFY2(model, model ? "" : model.error().toString().c_str());
+        QElapsedTimer timer;
+        timer.start();
+        GraphPage page(*model);
+        const qint64 opened = timer.elapsed();
+        QCOMPARE(page.nodeCount(), 94 + 3);
+        QCOMPARE(page.nodeLabel(94), QStringLiteral("blk.93"));
+        timer.restart();
+        page.expandAll();
+        qInfo("Qwen3-235B layout: page with 97 nodes in %lld ms, %d nodes expanded in %lld ms", static_cast<long long>(opened),
+              page.nodeCount(), static_cast<long long>(timer.elapsed()));
+        QCOMPARE(page.nodeCount(), static_cast<int>(gguf::buildModelGraph(**model).nodes.size()));
+        page.collapseAll();
+        QCOMPARE(page.nodeCount(), 94 + 3);
     }
 
     // Under a dark palette the view's background and the nodes without a figure turn dark.
