@@ -8,6 +8,7 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "core/compare/ModelComparison.h"
 #include "ui/common/QuantTypeColour.h"
 #include "ui/graph/GraphPage.h"
 #include "ui/imatrix/ImatrixPage.h"
@@ -186,10 +187,6 @@ private slots:
         QCOMPARE(labelsOf(*page).mid(1, 13),
                  QStringList({"attn_norm", "attn_q", "attn_k", "attn_v", "RoPE", "attention", "attn_output", "+", "ffn_norm", "router",
                               "experts", "+", "blk.1"}));
-        page->colourChoice()->setCurrentIndex(1);
-        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
-        QDir().mkpath(folder);
-        QVERIFY(modelPage.grab().save(folder + QStringLiteral("/graph.png")));
 
         clickNode(*page, nodeOf(*page, "attn_k"));
         QCOMPARE(modelPage.pages()->currentIndex(), 3);  // the Tensors page
@@ -203,6 +200,39 @@ private slots:
         modelPage.pages()->setCurrentWidget(page);
         clickNode(*page, nodeOf(*page, "RoPE"));
         QCOMPARE(modelPage.pages()->currentWidget(), page);
+    }
+
+    // A real comparison published as Compare publishes it: the Q2_K file's graph coloured by its
+    // weight error against F16, blk.1 open; the screenshot for the guide.
+    void weightErrorOfAComparison()
+    {
+        const auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
+        const auto quantized = openFixtureModel(QStringLiteral("tiny-moe-Q2_K.gguf"));
+        QVERIFY(reference && quantized);
+        auto comparison = gguf::ModelComparison::create({reference, quantized});
+        QVERIFY(comparison);
+        auto results = gguf::runComparison(*comparison);
+        QVERIFY(results);
+        ModelPage modelPage(quantized);
+        auto* page = modelPage.findChild<GraphPage*>();
+        QVERIFY(page);
+        modelPage.pages()->setCurrentWidget(page);
+        TensorFigureStore::instance().publish(weightErrorFigures(*comparison, *results));
+        QCOMPARE(page->colourChoice()->count(), 3);
+        page->colourChoice()->setCurrentIndex(2);
+        page->setLayerExpanded(1, true);
+        // attn_q's colour is its relative RMSE on the scale of the nodes shown.
+        const int attnQ = nodeOf(*page, "attn_q");
+        QVERIFY(attnQ >= 0);
+        QVERIFY(page->nodeColour(attnQ) != page->palette().color(QPalette::Button));
+        QVERIFY(page->nodeColour(nodeOf(*page, "RoPE")) == page->palette().color(QPalette::Button));
+        modelPage.resize(1000, 860);
+        modelPage.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&modelPage));
+        page->view()->centerOn(page->nodeCentre(nodeOf(*page, "attn_norm")));
+        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(folder);
+        QVERIFY(modelPage.grab().save(folder + QStringLiteral("/graph.png")));
     }
 
     // The Qwen3-235B layout (94 layers x 128 experts): 97 nodes collapsed, every step expanded.
