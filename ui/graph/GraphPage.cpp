@@ -3,6 +3,7 @@
 #include "core/types/GgmlType.h"
 #include "ui/common/ColourScales.h"
 #include "ui/common/QuantTypeColour.h"
+#include "ui/common/TensorShapeText.h"
 #include "ui/graph/GraphLegend.h"
 #include "ui/graph/GraphNodeItem.h"
 #include "ui/session/GraphNodeFigures.h"
@@ -55,19 +56,6 @@ QString text(std::string_view value)
     return QString::fromUtf8(value.data(), static_cast<qsizetype>(value.size()));
 }
 
-QString shapeOf(const gguf::TensorInfo& tensor)
-{
-    QStringList dims;
-    for (std::uint32_t d = 0; d < std::max<std::uint32_t>(tensor.nDims, 1); ++d)
-        dims << QString::number(tensor.ne[d]);
-    return QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
-
-QString typeNameOf(const gguf::TensorInfo& tensor)
-{
-    return tensor.traits ? QString::fromLatin1(tensor.traits->name) : QStringLiteral("type %1").arg(tensor.typeId);
-}
-
 bool spansDecades(double minimum, double maximum)
 {
     return minimum > 0 && maximum / minimum > 100;
@@ -115,7 +103,7 @@ GraphPage::GraphPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
                                  .arg(m_graph.layers.size())
                                  .arg(QString::fromStdString(m_model->summary().architecture))
                            : tr("%1 blocks. The forward pass does not run this architecture: each block shows its tensors grouped by "
-                                "name. Click a block to see them, a group to open its first tensor.")
+                                "name. Click a block to see them, a group to open its largest tensor.")
                                  .arg(m_graph.layers.size()));
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
@@ -320,7 +308,8 @@ QString GraphPage::tooltipOf(const gguf::GraphNode& node) const
     constexpr std::size_t kShown = 24;
     for (std::size_t i = 0; i < node.tensors.size() && i < kShown; ++i) {
         const gguf::TensorInfo& tensor = m_model->tensors()[static_cast<std::size_t>(node.tensors[i])];
-        lines << QStringLiteral("%1 &nbsp; %2 &nbsp; %3").arg(text(tensor.name).toHtmlEscaped(), typeNameOf(tensor), shapeOf(tensor));
+        lines << QStringLiteral("%1 &nbsp; %2 &nbsp; %3").arg(text(tensor.name).toHtmlEscaped(), QString::fromStdString(gguf::typeName(tensor.typeId)),
+                                                                  tensorShapeText(tensor));
     }
     if (node.tensors.size() > kShown)
         lines << tr("… and %1 more").arg(node.tensors.size() - kShown);
