@@ -55,21 +55,21 @@ namespace graph_detail {
 int addNameGroupedLayer(GraphBuilder& builder, int layer, TensorPool& pool, int input)
 {
     // Groups by the name's first word ("attn" of attn_q.weight, "shortconv" of shortconv.conv.weight),
-    // in the order the file first has them.
-    std::vector<std::string> groups;
+    // in the order the file first has them (by map, not by search: a hostile file may have
+    // thousands of groups in a layer).
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<int>> groups;
     for (const auto& [suffix, index] : pool.entries()) {
-        const std::string group = suffix.substr(0, suffix.find_first_of("_."));
-        if (std::find(groups.begin(), groups.end(), group) == groups.end())
-            groups.push_back(group);
+        auto [group, inserted] = groups.try_emplace(suffix.substr(0, suffix.find_first_of("_.")));
+        if (inserted)
+            order.push_back(group->first);
+        group->second.push_back(index);
     }
     int previous = input;
-    for (const std::string& group : groups) {
-        std::vector<int> tensors;
-        for (const auto& [suffix, index] : pool.entries())
-            if (suffix.substr(0, suffix.find_first_of("_.")) == group)
-                tensors.push_back(index);
+    for (const std::string& name : order) {
+        std::vector<int>& tensors = groups[name];
         std::sort(tensors.begin(), tensors.end());
-        previous = builder.add(GraphNodeKind::Other, group + "_*", layer, std::move(tensors), {previous});
+        previous = builder.add(GraphNodeKind::Other, name + "_*", layer, std::move(tensors), {previous});
     }
     pool.takeAll();
     return previous;

@@ -6,8 +6,10 @@
 #include "BigLayouts.h"
 #include "OpenFixture.h"
 #include "core/graph/GraphLayout.h"
+#include "core/forward/BlockDescription.h"
 #include "core/graph/ModelGraph.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QtTest>
 
@@ -121,6 +123,30 @@ private slots:
         QVERIFY(graph.fromBlockDescription);
         QCOMPARE(layerLabels(graph, layer), labels);
         checkWellFormed(*model, graph);
+    }
+
+    // Every architecture of the fixtures, run by the pass or not: edges forward, every tensor read.
+    void everyArchitectureWellFormed_data()
+    {
+        QTest::addColumn<QString>("file");
+        const QDir arch(fixturePath(QStringLiteral("llama.cpp/arch")));
+        for (const QString& name : arch.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+            const QStringList files = QDir(arch.filePath(name)).entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
+            if (!files.isEmpty())
+                QTest::newRow(qPrintable(name)) << arch.filePath(name + QLatin1Char('/') + files.front());
+        }
+    }
+
+    void everyArchitectureWellFormed()
+    {
+        QFETCH(QString, file);
+        const auto model = openModelAt(file);
+        QVERIFY(model);
+        const gguf::ModelGraph graph = gguf::buildModelGraph(*model);
+        QCOMPARE(graph.fromBlockDescription, gguf::findBlockDescription(model->summary().architecture) != nullptr);
+        QVERIFY(!graph.layers.empty());
+        checkWellFormed(*model, graph);
+        checkWellFormed(*model, gguf::collapseLayers(graph, {}));
     }
 
     // The tensors a node reads, and the edges that matter: the residual skip, the router feeding the experts.

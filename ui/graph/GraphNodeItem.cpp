@@ -1,6 +1,7 @@
 #include "ui/graph/GraphNodeItem.h"
 
 #include <QCursor>
+#include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 
@@ -53,6 +54,16 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     painter->setFont(font);
     const QRectF lower = box.adjusted(4, box.height() / 2 + 1, -4, -2);
     painter->drawText(lower, Qt::AlignHCenter | Qt::AlignTop, painter->fontMetrics().elidedText(second, Qt::ElideRight, static_cast<int>(lower.width())));
+}
+
+void GraphNodeItem::contextMenuEvent(QGraphicsSceneContextMenuEvent* event)
+{
+    if (!m_onMenu) {
+        event->ignore();
+        return;
+    }
+    m_onMenu(m_node, event->screenPos());
+    event->accept();
 }
 
 void GraphNodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event)

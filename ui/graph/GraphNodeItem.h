@@ -17,6 +17,8 @@ public:
     QColor fill() const { return m_fill; }
     void setColours(QColor fill, QColor border, QColor text);
     void setFigureText(const QString& text);  // a second line: the node's figure; empty for none
+    // A right click (or the menu key) asks for the node's menu at that screen position.
+    void setMenuHandler(std::function<void(int node, QPoint screenPos)> onMenu) { m_onMenu = std::move(onMenu); }
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -24,6 +26,7 @@ public:
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
     void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
+    void contextMenuEvent(QGraphicsSceneContextMenuEvent* event) override;
 
 private:
     int m_node;
@@ -33,4 +36,5 @@ private:
     QString m_figure;
     QColor m_fill, m_border, m_text;
     std::function<void(int)> m_onClick;
+    std::function<void(int, QPoint)> m_onMenu;
 };

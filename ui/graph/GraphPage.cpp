@@ -18,6 +18,7 @@
 #include <QGraphicsView>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPainterPath>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -224,6 +225,7 @@ void GraphPage::rebuildScene()
                                        [this](int clicked) { nodeClicked(clicked); });
         item->setPos(m_layout.places[i].x, m_layout.places[i].y);
         item->setToolTip(tooltipOf(node));
+        item->setMenuHandler([this](int clicked, QPoint at) { showNodeMenu(clicked, at); });
         m_scene->addItem(item);
         m_items.push_back(item);
     }
@@ -298,6 +300,28 @@ void GraphPage::nodeClicked(int node)
         if (m_model->tensors()[static_cast<std::size_t>(index)].nbytes > m_model->tensors()[static_cast<std::size_t>(chosen)].nbytes)
             chosen = index;
     emit openTensor(chosen);
+}
+
+// Every tensor the node reads, to open any of them (a click opens the largest), and the fold.
+void GraphPage::showNodeMenu(int node, QPoint screenPos)
+{
+    const gguf::GraphNode& chosen = m_shown.nodes[static_cast<std::size_t>(node)];
+    QMenu menu(this);
+    if (chosen.layer >= 0) {
+        const int layer = chosen.layer;
+        const bool folded = chosen.kind == gguf::GraphNodeKind::Block;
+        menu.addAction(folded ? tr("Open blk.%1").arg(layer) : tr("Fold blk.%1").arg(layer), this,
+                       [this, layer, folded]() { setLayerExpanded(layer, folded); });
+        menu.addSeparator();
+    }
+    constexpr std::size_t kListed = 40;
+    for (std::size_t i = 0; i < chosen.tensors.size() && i < kListed; ++i) {
+        const int index = chosen.tensors[i];
+        menu.addAction(tr("Show %1").arg(text(m_model->tensors()[static_cast<std::size_t>(index)].name)), this,
+                       [this, index]() { emit openTensor(index); });
+    }
+    if (!menu.isEmpty())
+        menu.exec(screenPos);
 }
 
 QString GraphPage::tooltipOf(const gguf::GraphNode& node) const

@@ -54,6 +54,7 @@ private:
     void refreshColourChoices();
     void recolour();
     void nodeClicked(int node);
+    void showNodeMenu(int node, QPoint screenPos);
     QString tooltipOf(const gguf::GraphNode& node) const;
 
     std::shared_ptr<const gguf::Model> m_model;
