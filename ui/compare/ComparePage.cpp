@@ -1,4 +1,5 @@
 #include "ui/compare/ComparePage.h"
+
 #include "ui/common/PageSearch.h"
 #include "ui/output/OutputErrorTab.h"
 
@@ -8,6 +9,7 @@
 #include "ui/session/BackgroundJob.h"
 #include "ui/session/ComparisonExport.h"
 #include "ui/session/ComparisonMetric.h"
+#include "ui/session/TensorFigureStore.h"
 #include "ui/session/ComparisonRun.h"
 #include "ui/session/ComparisonTableModel.h"
 #include "ui/session/ComparisonTotalsModel.h"
@@ -336,6 +338,8 @@ void ComparePage::showResults(std::shared_ptr<const gguf::ComparisonResults> res
 {
     showCells(std::move(results));
     m_status->setText(tr("%n cell(s) computed.", nullptr, static_cast<int>(computedCells(*m_results))));
+    // Each column's errors colour the graph of the file it measured.
+    TensorFigureStore::instance().publish(weightErrorFigures(*m_comparison, *m_results));
     emit comparisonFinished(true, {});
 }
 

@@ -3,6 +3,7 @@
 #include "core/base/HumanFormat.h"
 #include "core/kernels/Dequantize.h"
 #include "core/types/GgmlType.h"
+#include "ui/common/TensorShapeText.h"
 #include "ui/session/BackgroundJob.h"
 
 #include <QHeaderView>
@@ -19,14 +20,6 @@ namespace {
 QString nameOf(const gguf::TensorInfo& tensor)
 {
     return QString::fromUtf8(tensor.name.data(), static_cast<qsizetype>(tensor.name.size()));
-}
-
-QString shapeOf(const gguf::TensorInfo& tensor)
-{
-    QStringList dims;
-    for (std::uint32_t i = 0; i < std::max<std::uint32_t>(tensor.nDims, 1); ++i)
-        dims << QString::number(tensor.ne[i]);
-    return QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
 // The short column title of a per-expert tensor: "exp_probs_b", "ffn_down_exps.scale", ...
@@ -97,7 +90,7 @@ void ExpertLayerExtrasView::setLayer(std::shared_ptr<const gguf::Model> model, c
         const gguf::TensorInfo& tensor = *rows[static_cast<std::size_t>(row)];
         m_tensors->setItem(row, RoleColumn, readOnly(QString::fromStdString(gguf::expertExtraRole(tensor.name))));
         m_tensors->setItem(row, NameColumn, readOnly(nameOf(tensor)));
-        m_tensors->setItem(row, ShapeColumn, readOnly(shapeOf(tensor)));
+        m_tensors->setItem(row, ShapeColumn, readOnly(tensorShapeText(tensor)));
         m_tensors->setItem(row, TypeColumn, readOnly(QString::fromStdString(gguf::typeName(tensor.typeId))));
         m_tensors->setItem(row, SizeColumn, readOnly(QString::fromStdString(gguf::formatBytes(tensor.nbytes))));
     }

@@ -7,6 +7,7 @@
 #include "ui/imatrix/ExpertRoutingMap.h"
 #include "ui/imatrix/ImatrixStatisticsView.h"
 #include "ui/imatrix/ImportanceStrip.h"
+#include "ui/session/TensorFigureStore.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -46,6 +47,8 @@ ImatrixPage::ImatrixPage(std::shared_ptr<const LoadedImatrix> imatrix, QWidget* 
     m_issues->setObjectName(QStringLiteral("imatrixIssues"));
     m_coverage->setObjectName(QStringLiteral("imatrixCoverage"));
     m_tensor->setObjectName(QStringLiteral("imatrixTensor"));
+    // Its totals colour the graph of the model it was checked against.
+    TensorFigureStore::instance().publish(importanceFigures(*m_imatrix));
     const gguf::ImportanceMatrix& matrix = *m_imatrix->matrix;
     const gguf::ImatrixValidation& validation = m_imatrix->validation;
 

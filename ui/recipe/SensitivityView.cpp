@@ -1,5 +1,7 @@
 #include "ui/recipe/SensitivityView.h"
 
+#include "ui/session/TensorFigureStore.h"
+
 #include "core/base/EscapedText.h"
 #include "core/sensitivity/ScanComparison.h"
 #include "core/sensitivity/ScanFile.h"
@@ -213,6 +215,8 @@ void SensitivityView::showRecord(std::shared_ptr<const gguf::ScanRecord> record,
         text += tr(" The planner plans by the KLD it predicts.");
     m_summary->setText(text);
     showType();
+    if (fits)  // what it measured so far colours the model's graph
+        TensorFigureStore::instance().publish(scanFigures(QString::fromStdString(m_model->primary().path()), *m_record));
     emit scanChanged(complete && fits ? m_record : nullptr);
 }
 

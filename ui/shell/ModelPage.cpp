@@ -1,6 +1,7 @@
 #include "ui/shell/ModelPage.h"
 
 #include "ui/experts/ExpertsPage.h"
+#include "ui/graph/GraphPage.h"
 #include "ui/session/FileChangeWatcher.h"
 #include "ui/metadata/MetadataPage.h"
 #include "ui/overview/OverviewPage.h"
@@ -41,6 +42,12 @@ ModelPage::ModelPage(std::shared_ptr<const gguf::Model> model, QWidget* parent)
         m_tensorPage->selectExpertIndex(expert);
     });
     connect(experts, &ExpertsPage::exportFinished, this, &ModelPage::statusMessage);
+    auto* graph = new GraphPage(m_model, m_pages);
+    m_pages->addTab(graph, tr("Graph"));
+    connect(graph, &GraphPage::openTensor, this, [this](int tensorIndex) {
+        showTensorsPage();
+        m_browser->selectTensor(tensorIndex);
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
