@@ -7,6 +7,7 @@
 #include "DequantizeWhole.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "WholeSlice.h"
 #include "core/analysis/HeatmapReducer.h"
 #include "core/diff/ModelDiff.h"
 #include "core/forward/OutputComparisonRun.h"
@@ -32,17 +33,6 @@ using namespace testsupport;
 
 namespace {
 constexpr int kJobTimeoutMs = kHangGuardMs;
-
-SliceRef wholeSlice(const std::shared_ptr<const gguf::Model>& model, const char* name)
-{
-    SliceRef slice;
-    const gguf::TensorInfo* tensor = model ? model->findTensor(name) : nullptr;
-    if (!tensor)
-        return slice;
-    slice.model = model;
-    slice.slice = gguf::wholeTensor(*tensor);
-    return slice;
-}
 
 // Moves the mouse (no button) to plot coordinates (x, y) of `plot`'s main axes and returns the
 // readout. The plot is laid out first, so the axes map coordinates to the pixels on screen.
