@@ -145,6 +145,10 @@ constexpr auto kScanOptions = joinOptions(std::to_array<CliOption>({
     {"--quiet", nullptr, "no progress on stderr"}
 }));
 
+constexpr CliOption kReportOptions[] = {
+    {"-o", "OUT", "the report: Markdown for OUT.md or OUT.markdown, HTML otherwise"},
+};
+
 constexpr CliOption kDiffOptions[] = {
     {"--json", nullptr, "the differences as JSON"},
     {"--threads", "N", "worker threads (default: all cores, or GGUFX_THREADS)"},
@@ -214,6 +218,8 @@ constexpr auto kImatrixOptions = joinOptions(std::to_array<CliOption>({
 
 const CliCommand kCommands[] = {
     {"info", "FILE", "model summary: architecture, size, types", {}, runInfo},
+    {"report", "FILE -o OUT.html|OUT.md", "a self-contained report for an issue or a model card: facts, type mix, layers, tokenizer, metadata",
+     kReportOptions, runReport},
     {"meta", "FILE", "every metadata key and value, or a copy with metadata edited (-o OUT)", kMetaOptions, runMeta},
     {"tensors", "FILE", "the tensor index", kTensorsOptions, runTensors},
     {"export", "FILE TENSOR", "dequantized values (default: f32 to stdout)", kExportOptions, runExport},

@@ -9,6 +9,7 @@
 #include <vector>
 
 int runInfo(const std::vector<std::string>& words);
+int runReport(const std::vector<std::string>& words);
 int runMeta(const std::vector<std::string>& words);
 int runTensors(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);

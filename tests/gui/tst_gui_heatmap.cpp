@@ -10,6 +10,7 @@
 #include "OneTensorHeader.h"
 #include "OpenFixture.h"
 #include "Waits.h"
+#include "WholeSlice.h"
 #include "ui/common/ColourRangeBox.h"
 #include "ui/common/JobProgressBar.h"
 #include "core/kernels/Dequantize.h"
@@ -55,17 +56,6 @@ QString writeSparseQ4K(const QString& dir, std::uint64_t columns, std::uint64_t 
     if (!file.resize(header.size() + static_cast<qint64>(bytes)))
         return {};
     return path;
-}
-
-SliceRef wholeSlice(const std::shared_ptr<const gguf::Model>& model, const char* name)
-{
-    SliceRef slice;
-    const gguf::TensorInfo* tensor = model ? model->findTensor(name) : nullptr;
-    if (!tensor)
-        return slice;
-    slice.model = model;
-    slice.slice = gguf::wholeTensor(*tensor);
-    return slice;
 }
 
 // The heatmap with the progress bar under it, as the Tensors page lays them out.

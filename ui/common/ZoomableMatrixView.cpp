@@ -9,6 +9,7 @@
 #include "ui/common/PlaceholderText.h"
 #include "ui/common/MatrixPlot.h"
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotReadout.h"
 #include "ui/session/BackgroundJob.h"
 #include "ui/session/ResultCache.h"
 
@@ -636,44 +637,24 @@ void ZoomableMatrixView::displayLine(const gguf::HeatmapGrid& grid, const std::v
 
 QString ZoomableMatrixView::spanText(const QString& one, const QString& many, CellSpan span)
 {
-    return span.single() ? QStringLiteral("%1 %2").arg(one).arg(span.first)
-                         : QStringLiteral("%1 %2\u2013%3").arg(many).arg(span.first).arg(span.last);
+    return plotreadout::spanText(one, many, span.first, span.last);
 }
-
-namespace {
-
-// The cell drawn under plot coordinate `coord`: display() lays `cells` cells evenly over
-// [begin - 0.5, end - 0.5), whatever rows each holds, so the pointer picks a drawn cell, and the
-// reducer says which source rows that cell holds.
-std::optional<ZoomableMatrixView::CellSpan> cellUnder(double coord, std::uint64_t begin, std::uint64_t end, std::uint32_t cells,
-                                                      std::uint32_t& index)
-{
-    if (end <= begin || cells == 0)
-        return std::nullopt;
-    const double at = (coord - (static_cast<double>(begin) - 0.5)) * cells / static_cast<double>(end - begin);
-    if (!(at >= 0.0 && at < static_cast<double>(cells)))
-        return std::nullopt;
-    index = static_cast<std::uint32_t>(at);
-    return ZoomableMatrixView::CellSpan{gguf::heatmapCellStart(begin, end, cells, index),
-                                        gguf::heatmapCellStart(begin, end, cells, index + 1) - 1};
-}
-
-}  // namespace
 
 void ZoomableMatrixView::showHover(QMouseEvent* event)
 {
     if (!m_shownCells || m_shownGrid.rows == 0)
         return;
     const gguf::HeatmapRegion& r = m_shownGrid.region;
-    std::uint32_t cellColumn = 0;
-    std::uint32_t cellRow = 0;
-    const auto columns = cellUnder(m_plot->xAxis->pixelToCoord(event->position().x()), r.columnBegin, r.columnEnd, m_shownGrid.columns, cellColumn);
-    const auto rows = isLine() ? std::optional<CellSpan>(CellSpan{r.rowBegin, r.rowEnd - 1})
-                               : cellUnder(m_plot->yAxis->pixelToCoord(event->position().y()), r.rowBegin, r.rowEnd, m_shownGrid.rows, cellRow);
+    // The cell drawn under the pointer, and the source rows and columns the reducer put in it.
+    const auto columns = plotreadout::spanAt(m_plot->xAxis->pixelToCoord(event->position().x()), r.columnBegin, r.columnEnd, m_shownGrid.columns);
+    const auto rows = isLine() ? std::optional<plotreadout::CellSpan>(plotreadout::CellSpan{0, r.rowBegin, r.rowEnd - 1})
+                               : plotreadout::spanAt(m_plot->yAxis->pixelToCoord(event->position().y()), r.rowBegin, r.rowEnd, m_shownGrid.rows);
     if (!columns || !rows) {
         m_hover->clear();
+        plotreadout::publish(m_plot, {});
         return;
     }
-    const float value = (*m_shownCells)[static_cast<std::size_t>(cellRow) * m_shownGrid.columns + cellColumn];
-    m_hover->setText(hoverText(*rows, *columns, value));
+    const float value = (*m_shownCells)[static_cast<std::size_t>(rows->cell) * m_shownGrid.columns + columns->cell];
+    m_hover->setText(hoverText(CellSpan{rows->first, rows->last}, CellSpan{columns->first, columns->last}, value));
+    plotreadout::publish(m_plot, m_hover->text());
 }

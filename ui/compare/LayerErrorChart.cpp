@@ -6,6 +6,7 @@
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPlaceholder.h"
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/session/ComparisonMetric.h"
 #include "core/compare/LayerErrorMetrics.h"
@@ -44,6 +45,17 @@ LayerErrorChart::LayerErrorChart(QWidget* parent)
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_plot->xAxis->setTicker(ticker);
+    // Each file's figure of the layer under the pointer, under the figure's name (the axis label
+    // says when it is the worst tensor's).
+    plotreadout::install(m_plot, [this](const plotreadout::Pointer& at) {
+        return plotreadout::seriesAt(
+            m_plot, at.x,
+            [this](const plotreadout::KeyedPoint& point) {
+                return tr("blk.%1 · %2 · %3").arg(std::llround(point.key)).arg(m_kind->currentIndex() <= 0 ? tr("all tensor kinds") : m_kind->currentText(),
+                                                                           m_plot->yAxis->label());
+            },
+            [](double value) { return plotreadout::number(value, false); });
+    });
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Metric:"), this));

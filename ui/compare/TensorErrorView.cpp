@@ -4,6 +4,7 @@
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPalette.h"
 #include "ui/common/PlotPlaceholder.h"
+#include "ui/common/PlotReadout.h"
 #include "ui/compare/ComparisonColumnStyle.h"
 #include "ui/session/ComparisonColumnTitle.h"
 
@@ -85,6 +86,18 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
     m_histogram->yAxis->setLabel(tr("weights"));
     m_histogram->legend->setVisible(true);
     m_histogram->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // Each file's count in the bin under the pointer; the outermost bins also hold every error
+    // beyond the limit (addSignedErrors), and say so.
+    plotreadout::install(m_histogram, [this](const plotreadout::Pointer& at) {
+        return plotreadout::seriesAt(
+            m_histogram, at.x,
+            [](const plotreadout::KeyedPoint& point) {
+                const QString lower = point.index == 0 ? tr("−∞") : plotreadout::number(point.lower);
+                const QString upper = point.index + 1 == kHistogramBins ? tr("+∞") : plotreadout::number(point.upper);
+                return tr("signed error in [%1, %2)").arg(lower, upper);
+            },
+            [](double count) { return tr("%1 weights").arg(static_cast<qulonglong>(count)); });
+    });
     m_scatter->xAxis->setLabel(tr("block scale"));
     m_scatter->yAxis->setLabel(tr("RMS error of the block"));
     m_scatter->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

@@ -3,6 +3,7 @@
 #include "ui/common/FittedAxisTicker.h"
 
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotReadout.h"
 #include "ui/common/PlotExportMenu.h"
 #include "ui/common/PlotPlaceholder.h"
 
@@ -85,6 +86,16 @@ LayerDiffChart::LayerDiffChart(QWidget* parent) : QWidget(parent), m_figure(new 
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
     m_plot->xAxis->setTicker(QSharedPointer<LayerAxisTicker>::create(m_plot->xAxis));
+    // The bar under the pointer: its layer (or the tensors outside the layers) and its figure.
+    plotreadout::install(m_plot, [this](const plotreadout::Pointer& at) {
+        return plotreadout::seriesAt(
+            m_plot, at.x,
+            [this](const plotreadout::KeyedPoint& point) {
+                return m_other && point.key == m_otherKey ? tr("other: the tensors outside the layers (B against A)")
+                                                          : tr("blk.%1: its compared tensors (B against A)").arg(std::llround(point.key));
+            },
+            [](double value) { return plotreadout::number(value, false); });
+    });
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Per layer, B against A:"), this));

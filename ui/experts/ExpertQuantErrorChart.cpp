@@ -1,6 +1,7 @@
 #include "ui/experts/ExpertQuantErrorChart.h"
 
 #include "ui/session/ExpertQuantErrorModel.h"
+#include "ui/common/PlotReadout.h"
 
 #include <QCoreApplication>
 #include <algorithm>
@@ -15,6 +16,15 @@ void setUpExpertQuantErrorPlot(QCustomPlot* plot)
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     plot->xAxis->setTicker(ticker);
+    // Every type's bar at the expert under the pointer (the bars of one expert stand side by side).
+    plotreadout::install(plot, [plot](const plotreadout::Pointer& at) {
+        return plotreadout::seriesAt(
+            plot, at.x,
+            [plot](const plotreadout::KeyedPoint& point) {
+                return QCoreApplication::translate("ExpertQuantErrorView", "expert %1: %2").arg(std::llround(point.key)).arg(plot->yAxis->label());
+            },
+            [](double value) { return plotreadout::number(value, false); });
+    });
 }
 
 void plotExpertQuantError(QCustomPlot* plot, const ExpertQuantErrorModel& model, const QList<QBrush>& brushes)

@@ -1,4 +1,5 @@
 #include "ui/experts/ExpertSimilarityView.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/session/ExpertSelection.h"
 
@@ -17,6 +18,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 #include <cmath>
+#include <QScopeGuard>
 #include <qcustomplot.h>
 
 namespace {
@@ -236,6 +238,7 @@ QString ExpertSimilarityView::zeroExpertsNote() const
 
 void ExpertSimilarityView::showHover(QMouseEvent* event)
 {
+    const auto published = qScopeGuard([this]() { plotreadout::publish(m_similarityPlot, m_hover->text()); });
     const double x = std::round(m_similarityPlot->xAxis->pixelToCoord(event->position().x()));
     const double y = std::round(m_similarityPlot->yAxis->pixelToCoord(event->position().y()));
     const auto n = static_cast<double>(m_expertCount);

@@ -1,6 +1,7 @@
 #include "ui/experts/ExpertStatisticsView.h"
 
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/session/ExpertStatisticsModel.h"
 
@@ -45,6 +46,11 @@ ExpertStatisticsView::ExpertStatisticsView(ExpertStatisticsModel* model, QWidget
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // integer experts, thinned when crowded
     m_plot->xAxis->setTicker(ticker);
+    plotreadout::install(m_plot, [this](const plotreadout::Pointer& at) {
+        return plotreadout::seriesAt(
+            m_plot, at.x, [](const plotreadout::KeyedPoint& point) { return tr("expert %1").arg(std::llround(point.key)); },
+            [](double rms) { return tr("rms of its values: %1").arg(plotreadout::number(rms)); });
+    });
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_table);

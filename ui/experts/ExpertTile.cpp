@@ -3,6 +3,7 @@
 #include "ui/common/PlotExportMenu.h"
 
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/common/DivergingGradient.h"
 
@@ -47,6 +48,8 @@ ExpertTile::ExpertTile(std::uint64_t expert, QWidget* parent)
         if (event->button() == Qt::LeftButton)
             emit openRequested(m_expert);
     });
+
+    plotreadout::install(m_plot, [this](const plotreadout::Pointer& at) { return readout(at.x, at.y); });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(1, 1, 1, 1);
@@ -97,6 +100,19 @@ void ExpertTile::setColorRange(const QCPRange& range)
 {
     m_map->setDataRange(range);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString ExpertTile::readout(double x, double y) const
+{
+    if (!m_cells || m_grid.rows == 0 || m_grid.columns == 0)
+        return {};
+    const gguf::HeatmapRegion& r = m_grid.region;
+    const auto rows = plotreadout::spanAt(y, r.rowBegin, r.rowEnd, m_grid.rows);
+    const auto columns = plotreadout::spanAt(x, r.columnBegin, r.columnEnd, m_grid.columns);
+    if (!rows || !columns)
+        return {};
+    const float value = (*m_cells)[static_cast<std::size_t>(rows->cell) * m_grid.columns + columns->cell];
+    return tr("expert %1, %2").arg(m_expert).arg(plotreadout::matrixCell(*rows, *columns, m_grid.aggregate, value));
 }
 
 QString ExpertTile::title() const

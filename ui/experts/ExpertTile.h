@@ -41,6 +41,8 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
+    // The hover readout of the cell under (x, y): the rows and columns it holds and its value.
+    QString readout(double x, double y) const;
     void updateTitle();
 
     std::uint64_t m_expert;

@@ -1,4 +1,5 @@
 #include "ui/experts/LayerExpertHeatmap.h"
+#include "ui/common/PlotReadout.h"
 
 #include "core/gguf/GgufFile.h"
 #include "ui/common/PlotExportMenu.h"
@@ -22,6 +23,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <QScopeGuard>
 #include <qcustomplot.h>
 
 namespace {
@@ -254,6 +256,7 @@ void LayerExpertHeatmap::display()
 
 void LayerExpertHeatmap::showHover(QMouseEvent* event)
 {
+    const auto published = qScopeGuard([this]() { plotreadout::publish(m_plot, m_hover->text()); });
     const double x = std::round(m_plot->xAxis->pixelToCoord(event->position().x()));
     const double y = std::round(m_plot->yAxis->pixelToCoord(event->position().y()));
     if (x < 0 || y < 0 || x >= static_cast<double>(m_expertCount) || y >= static_cast<double>(m_layers.size())) {

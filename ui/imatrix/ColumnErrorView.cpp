@@ -1,6 +1,7 @@
 #include "ui/imatrix/ColumnErrorView.h"
 
 #include "ui/common/JobProgressBar.h"
+#include "ui/common/PlotReadout.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -72,6 +73,9 @@ ColumnErrorView::ColumnErrorView(QWidget* parent)
         plot->axisRect()->setRangeZoom(Qt::Horizontal);
         plot->axisRect()->setRangeDrag(Qt::Horizontal);
     }
+    // Either plot reads out all three figures of the input column under the pointer.
+    for (QCustomPlot* plot : {m_importancePlot, m_errorPlot})
+        plotreadout::install(plot, [this](const plotreadout::Pointer& at) { return columnReadout(at.x); });
     // One column axis: zooming either plot moves both.
     connect(m_importancePlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
         if (m_errorPlot->xAxis->range() != r) {
@@ -95,6 +99,24 @@ ColumnErrorView::ColumnErrorView(QWidget* parent)
     layout->addWidget(m_summary);
     layout->addLayout(row, 1);
     m_summary->setText(tr("Choose a tensor of a comparison"));
+}
+
+QString ColumnErrorView::columnReadout(double x) const
+{
+    if (!m_profile)
+        return {};
+    const gguf::ColumnErrorProfile& p = *m_profile;
+    const double at = std::round(x);
+    if (!(at >= 0.0 && at < static_cast<double>(p.squaredError.size())))
+        return {};
+    const auto j = static_cast<std::size_t>(at);
+    QString text = tr("input column %1\nmean squared error: %2").arg(j).arg(
+        plotreadout::number(p.valuesPerColumn ? p.squaredError[j] / static_cast<double>(p.valuesPerColumn) : 0.0, false));
+    if (j < p.importance.size())
+        text += tr("\nimportance: %1").arg(plotreadout::number(p.importance[j]));
+    if (j < p.weightedError.size())
+        text += tr("\nweighted error: %1").arg(plotreadout::number(p.weightedError[j], false));
+    return text;
 }
 
 QString ColumnErrorView::summaryText() const

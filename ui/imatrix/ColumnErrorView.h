@@ -46,6 +46,8 @@ signals:
 
 private:
     void display();
+    // The hover readout of the input column at x: its error, importance and weighted error.
+    QString columnReadout(double x) const;
 
     JobRunner m_jobs{this};
     JobProgressBar* m_progress = nullptr;

@@ -1,4 +1,5 @@
 #include "ui/imatrix/ExpertRoutingMap.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/common/ColourScales.h"
 
@@ -59,6 +60,7 @@ void ExpertRoutingMap::showCellUnder(const QPoint& position)
     const int row = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(position.y())));
     const QString text = m_plot->axisRect()->rect().contains(position) ? cellText(expert, row) : QString();
     m_plot->setToolTip(text);
+    plotreadout::publish(m_plot, text);
     if (text.isEmpty())
         QToolTip::hideText();
     else

@@ -3,6 +3,7 @@
 #include "core/imatrix/ColumnImportance.h"
 #include "ui/common/MatrixPlot.h"
 #include "ui/common/PlotPlaceholder.h"
+#include "ui/common/PlotReadout.h"
 #include "ui/tensor/HeatmapView.h"
 #include "ui/tensor/TensorViewPage.h"
 
@@ -39,6 +40,13 @@ ImportanceStrip::ImportanceStrip(QWidget* parent)
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    // The input column under the pointer and its importance, from the values drawn.
+    plotreadout::install(m_plot, [this](const plotreadout::Pointer& at) -> QString {
+        const double column = std::round(at.x);
+        if (!(column >= 0.0 && column < static_cast<double>(m_values.size())))
+            return {};
+        return tr("input column %1\nimportance: %2").arg(static_cast<std::size_t>(column)).arg(plotreadout::number(m_values[static_cast<std::size_t>(column)]));
+    });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_status);

@@ -1,6 +1,7 @@
 #include "ui/output/OutputCharts.h"
 
 #include "ui/common/LogAxisTicker.h"
+#include "ui/common/PlotReadout.h"
 
 #include <QCoreApplication>
 #include <algorithm>
@@ -10,6 +11,8 @@
 namespace {
 
 constexpr int kHistogramBins = 30;
+constexpr char kKldBinWidth[] = "kldBinWidth";  // the plot's property: its histogram's bin width
+constexpr double kDriftFloor = 1e-12;  // the log axis cannot draw 0
 
 QString tr(const char* text)
 {
@@ -46,12 +49,30 @@ void setUpDriftPlot(QCustomPlot* plot)
     LogAxisTicker::install(plot->yAxis);  // 1-2-5 labels: QCPAxisTickerLog labelled 0.03-0.3 as "0.1" alone
     plot->xAxis->setTicker(wholeNumberTicker());
     plot->legend->setVisible(true);
+    plotreadout::install(plot, [plot](const plotreadout::Pointer& at) {
+        return plotreadout::seriesAt(
+            plot, at.x, [](const plotreadout::KeyedPoint& point) { return tr("blk.%1 output: residual stream relative RMSE").arg(std::llround(point.key)); },
+            // drawDrift lifts a zero to 1e-12 so that the log axis can draw it.
+            [](double value) { return value <= kDriftFloor ? tr("0 (drawn at %1)").arg(kDriftFloor) : plotreadout::number(value, false); });
+    });
 }
 
 void setUpKldHistogram(QCustomPlot* plot)
 {
     plot->xAxis->setLabel(tr("KL divergence per position (nats)"));
     plot->yAxis->setLabel(tr("positions"));
+    plotreadout::install(plot, [plot](const plotreadout::Pointer& at) {
+        return plotreadout::seriesAt(
+            plot, at.x,
+            [plot](const plotreadout::KeyedPoint& point) {
+                // The bins drawKldHistogram counted: equal, from 0; the last holds the maximum.
+                const double width = plot->property(kKldBinWidth).toDouble();
+                const bool last = point.index + 1 == kHistogramBins;
+                return tr("KL divergence in [%1, %2%3 nats")
+                    .arg(plotreadout::number(point.index * width), plotreadout::number((point.index + 1) * width), last ? QStringLiteral("]") : QStringLiteral(")"));
+            },
+            [](double count) { return count == 1.0 ? tr("1 position") : tr("%1 positions").arg(static_cast<qulonglong>(count)); });
+    });
 }
 
 void setUpRouterMap(QCustomPlot* plot)
@@ -59,6 +80,17 @@ void setUpRouterMap(QCustomPlot* plot)
     plot->xAxis->setLabel(tr("token position"));
     plot->yAxis->setLabel(tr("layer"));
     plot->yAxis->setTicker(wholeNumberTicker());
+    plotreadout::install(plot, [plot](const plotreadout::Pointer& at) -> QString {
+        auto* map = plot->plottableCount() > 0 ? qobject_cast<QCPColorMap*>(plot->plottable(0)) : nullptr;
+        const auto cell = map ? plotreadout::cellAt(map, at.x, at.y) : std::nullopt;
+        if (!cell)
+            return {};
+        const QString where = tr("blk.%1, token position %2").arg(cell->row).arg(cell->column);
+        if (std::isnan(cell->value))
+            return tr("%1: no router comparison (dense in either model)").arg(where);
+        return cell->value > 0.5 ? tr("%1: the chosen experts differ from the reference's").arg(where)
+                                 : tr("%1: the same experts as the reference").arg(where);
+    });
 }
 
 void drawDrift(QCustomPlot* plot, const gguf::OutputRunResult& result, const QStringList& names, const QList<QPen>& pens)
@@ -74,7 +106,7 @@ void drawDrift(QCustomPlot* plot, const gguf::OutputRunResult& result, const QSt
         graph->setPen(pen);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), pen.color(), 6));
         for (std::size_t l = 0; l < layers.size(); ++l) {
-            const double v = std::max(layers[l].relativeRmse, 1e-12);
+            const double v = std::max(layers[l].relativeRmse, kDriftFloor);
             graph->addData(static_cast<double>(l), v);
             low = std::min(low, v);
             high = std::max(high, v);
@@ -93,6 +125,7 @@ void drawKldHistogram(QCustomPlot* plot, const gguf::OutputComparison& compariso
     const double maximum = std::max(comparison.kld.maximum, 1e-12);
     QVector<double> centres(kHistogramBins), counts(kHistogramBins, 0.0);
     const double width = maximum / kHistogramBins;
+    plot->setProperty(kKldBinWidth, width);
     for (int b = 0; b < kHistogramBins; ++b)
         centres[b] = (b + 0.5) * width;
     for (const auto& p : comparison.positions)

@@ -1,4 +1,5 @@
 #include "ui/overview/OverviewPage.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/common/PlotPalette.h"
 #include "ui/common/QuantTypeColour.h"
@@ -275,11 +276,11 @@ void OverviewPage::showTypeToolTip(QMouseEvent* event)
     const gguf::TypeTotal& total = m_summary.typeTotals[static_cast<std::size_t>(position)];
     const double share = m_summary.tensorBytes ? 100.0 * static_cast<double>(total.byteCount) / static_cast<double>(m_summary.tensorBytes) : 0.0;
     const double bitsPerWeight = total.elementCount ? 8.0 * static_cast<double>(total.byteCount) / static_cast<double>(total.elementCount) : 0.0;
-    QToolTip::showText(event->globalPosition().toPoint(),
-                       tr("%1: %2 in %3 tensors, %4% of the tensor data, %5 bits per weight")
-                           .arg(text(gguf::typeName(total.typeId)), bytes(total.byteCount), grouped(total.tensorCount),
-                                QString::number(share, 'f', 1), QString::fromStdString(gguf::formatFixed(bitsPerWeight, 2))),
-                       m_typePlot);
+    const QString tip = tr("%1: %2 in %3 tensors, %4% of the tensor data, %5 bits per weight")
+                            .arg(text(gguf::typeName(total.typeId)), bytes(total.byteCount), grouped(total.tensorCount),
+                                 QString::number(share, 'f', 1), QString::fromStdString(gguf::formatFixed(bitsPerWeight, 2)));
+    plotreadout::publish(m_typePlot, tip);
+    QToolTip::showText(event->globalPosition().toPoint(), tip, m_typePlot);
 }
 
 void OverviewPage::showLayerToolTip(QMouseEvent* event)
@@ -296,5 +297,6 @@ void OverviewPage::showLayerToolTip(QMouseEvent* event)
                               : tr("Outside the layers: %1").arg(bytes(layer.byteCount));
     for (auto it = layer.types.rbegin(); it != layer.types.rend(); ++it)  // top of the stack first
         tip += QLatin1Char('\n') + tr("%1: %2 in %3 tensors").arg(text(gguf::typeName(it->typeId)), bytes(it->byteCount), grouped(it->tensorCount));
+    plotreadout::publish(m_layerPlot, tip);
     QToolTip::showText(event->globalPosition().toPoint(), tip, m_layerPlot);
 }

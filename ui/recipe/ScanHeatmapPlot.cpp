@@ -1,4 +1,5 @@
 #include "ui/recipe/ScanHeatmapPlot.h"
+#include "ui/common/PlotReadout.h"
 
 #include "core/base/EscapedText.h"
 #include "core/types/GgmlType.h"
@@ -153,6 +154,7 @@ void ScanHeatmapPlot::showHover(const QPoint& position, const QPoint& global)
 {
     const QString text = textAt(position);
     m_hover->setText(text);
+    plotreadout::publish(m_plot, text);
     if (text.isEmpty())
         QToolTip::hideText();
     else

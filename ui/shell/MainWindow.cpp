@@ -4,6 +4,7 @@
 #include "ui/session/ModelLoader.h"
 #include "ui/common/ExportLocation.h"
 #include "ui/shell/ModelPage.h"
+#include "ui/shell/ReportExport.h"
 #include "ui/shell/AboutDialog.h"
 #include "ui/compare/CompareDialog.h"
 #include "ui/compare/ComparePage.h"
@@ -225,6 +226,9 @@ void MainWindow::createMenus()
             diffWithTab->addAction(current ? tr("No other model is open") : tr("Open a model to diff first"))->setEnabled(false);
     });
     file->addSeparator();
+    file->addAction(tr("Export &Report…"), this, [this]() {
+        chooseAndExportReport(currentModelPage(), m_tabs, this, [this](const QString& line) { statusBar()->showMessage(line, 8000); });
+    });
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -2,6 +2,7 @@
 
 #include "ui/common/ColourScales.h"
 #include "ui/common/MatrixPlot.h"
+#include "core/analysis/HeatmapReducer.h"
 
 #include "ui/common/PlotPalette.h"
 #include "ui/common/PlotPlaceholder.h"
@@ -78,6 +79,9 @@ BlockScalesView::BlockScalesView(JobProgressBar* progress, QWidget* parent)
     m_message->setWordWrap(true);
     for (QCustomPlot* plot : {m_histograms, m_heatmap, m_minHeatmap})
         m_placeholders.push_back(new PlotPlaceholder(plot));
+    plotreadout::install(m_histograms, [this](const plotreadout::Pointer& at) { return histogramReadout(at); });
+    plotreadout::install(m_heatmap, [this](const plotreadout::Pointer& at) { return mapReadout(at, false); });
+    plotreadout::install(m_minHeatmap, [this](const plotreadout::Pointer& at) { return mapReadout(at, true); });
     showPlaceholders(tr("Select a tensor to see its block scales."));
 }
 
@@ -156,6 +160,44 @@ BlockScalesView::~BlockScalesView()
     // mins goes back so that it is deleted with the rest.
     if (!m_histograms->plotLayout()->hasElement(1, 0))
         m_histograms->plotLayout()->addElement(1, 0, m_minRect);
+}
+
+QString BlockScalesView::histogramReadout(const plotreadout::Pointer& at) const
+{
+    if (!m_overview)
+        return {};
+    const bool mins = at.rect == m_minRect;
+    const std::optional<gguf::Histogram>& histogram = mins ? m_overview->minHistogram : m_overview->scaleHistogram;
+    const auto point = plotreadout::pointAt(mins ? m_minBars : m_scaleBars, at.x);
+    if (!histogram || !point)
+        return {};
+    return plotreadout::histogramBin(*histogram, static_cast<std::uint32_t>(point->index), mins ? tr("effective mins") : tr("effective scales"),
+                                     tr("sub-blocks"));
+}
+
+QString BlockScalesView::mapReadout(const plotreadout::Pointer& at, bool mins) const
+{
+    if (!m_overview || !m_overview->gridRows || !m_overview->gridColumns)
+        return {};
+    const gguf::ScaleOverview& o = *m_overview;
+    const std::vector<float>& grid = mins ? o.minGrid : o.grid;
+    const auto cell = plotreadout::cellAt(mins ? m_minMap : m_map, at.x, at.y);
+    if (!cell || grid.size() != static_cast<std::size_t>(o.gridRows) * o.gridColumns)
+        return {};
+    // The source rows and sub-block columns the cell is the mean of (computeScaleOverview's cells).
+    const auto row = static_cast<std::uint32_t>(cell->row);
+    const auto column = static_cast<std::uint32_t>(cell->column);
+    const std::uint64_t rows = m_slice.slice.rowCount;
+    const std::uint64_t firstRow = gguf::heatmapCellStart(0, rows, o.gridRows, row);
+    const std::uint64_t lastRow = gguf::heatmapCellStart(0, rows, o.gridRows, row + 1) - 1;
+    const std::uint64_t firstColumn = gguf::heatmapCellStart(0, o.subBlocksPerRow, o.gridColumns, column);
+    const std::uint64_t lastColumn = gguf::heatmapCellStart(0, o.subBlocksPerRow, o.gridColumns, column + 1) - 1;
+    const bool one = firstRow == lastRow && firstColumn == lastColumn;
+    const QString what = mins ? (one ? tr("effective min") : tr("mean effective min")) : (one ? tr("effective scale") : tr("mean effective scale"));
+    return tr("%1, %2\n%3: %4")
+        .arg(plotreadout::spanText(tr("row"), tr("rows"), firstRow, lastRow),
+             plotreadout::spanText(tr("sub-block column"), tr("sub-block columns"), firstColumn, lastColumn), what,
+             plotreadout::number(grid[static_cast<std::size_t>(row) * o.gridColumns + column]));
 }
 
 QCustomPlot* BlockScalesView::visiblePlot() const

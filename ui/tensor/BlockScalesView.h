@@ -7,6 +7,7 @@
 #include "core/blocks/ScaleOverview.h"
 #include "ui/session/SliceRef.h"
 #include "ui/session/JobRunner.h"
+#include "ui/common/PlotReadout.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -47,6 +48,10 @@ signals:
 
 private:
     void display();
+    // The hover readouts: a histogram's bin (scales or mins, by the panel under the pointer) and
+    // a map cell with the rows and sub-block columns it is the mean of.
+    QString histogramReadout(const plotreadout::Pointer& at) const;
+    QString mapReadout(const plotreadout::Pointer& at, bool mins) const;
     QCPColorMap* setUpMap(QCustomPlot* plot);
     void fillMap(QCustomPlot* plot, QCPColorMap* map, const std::vector<float>& grid);
     // The same sentence over the histograms and both maps (null retry: not clickable).

@@ -3,6 +3,7 @@
 #include "ui/common/PlotPlaceholder.h"
 
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/session/BackgroundJob.h"
 #include "core/base/HumanFormat.h"
@@ -59,6 +60,14 @@ DistributionView::DistributionView(JobProgressBar* progress, QWidget* parent)
     layout->addWidget(m_summary);
     m_placeholder = new PlotPlaceholder(m_plot);
     m_placeholder->show(tr("Select a tensor to see the distribution of its values."));
+    plotreadout::install(m_plot, [this](const plotreadout::Pointer& at) { return binReadout(at.x); });
+}
+
+QString DistributionView::binReadout(double x) const
+{
+    // The count, not the bar's height: under "Log counts" the bar is log10(1 + count).
+    const auto point = m_result ? plotreadout::pointAt(m_bars, x) : std::nullopt;
+    return point ? plotreadout::histogramBin(m_result->histogram, static_cast<std::uint32_t>(point->index), tr("values"), tr("values")) : QString();
 }
 
 QString DistributionView::placeholderText() const

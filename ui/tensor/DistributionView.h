@@ -32,6 +32,8 @@ signals:
 
 private:
     void display();
+    // The hover readout of the bin at value x: its edges and its count.
+    QString binReadout(double x) const;
 
     JobProgressBar* m_progress;
     QCustomPlot* m_plot;
