@@ -4,7 +4,7 @@
 // it with its own in-memory quantization; mismatched models are reported, not skipped.
 
 #include "TestPools.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/compare/ErrorMetrics.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"

@@ -11,7 +11,7 @@
 #include "ui/session/ComparisonTotalsModel.h"
 #include "ui/common/QuantTypeColour.h"
 #include "ui/shell/ConvertDialog.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "ui/compare/ErrorHeatmapView.h"
 #include "core/gguf/ByteRangeSource.h"
 #include "core/gguf/GgufFile.h"

@@ -5,7 +5,7 @@
 #include "OneTensorHeader.h"
 #include "ui/tensor/BlockInspector.h"
 #include "ui/tensor/BlockScalesView.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "ui/tensor/DistributionView.h"
 #include "Fixtures.h"
 #include "GuiThreadCpu.h"
