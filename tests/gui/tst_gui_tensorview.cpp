@@ -655,7 +655,7 @@ private slots:
             page->pages()->setCurrentIndex(i);
             screenshot(QStringLiteral("page-") + page->pages()->tabText(i).toLower().remove(QLatin1Char('&')));
         }
-        QVERIFY(QFileInfo::exists(m_screenshots + QStringLiteral("/page-tensors.png")));
+        QVERIFY(QFileInfo::exists(testsupport::screenshotFolder() + QStringLiteral("/page-tensors.png")));
     }
 
     void cleanupTestCase()
