@@ -5,7 +5,7 @@
 #include "app/threads/ParallelRows.h"
 #include "core/compare/ModelComparison.h"
 #include "core/gguf/Model.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/kernels/KernelIsa.h"
 #include "core/types/GgmlType.h"
 #include "core/write/GgufWriter.h"

@@ -4,7 +4,7 @@
 #include "Measure.h"
 #include "SparseModelFile.h"
 #include "core/analysis/HeatmapReducer.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 #include "core/remote/RemoteModel.h"
 
 #include <algorithm>

@@ -1,12 +1,12 @@
 #include "ThroughputCases.h"
 
 #include "GgmlAnchor.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/compare/ErrorMetrics.h"
 #include "core/analysis/FusedStatistics.h"
 #include "core/types/GgmlType.h"
 #include "core/analysis/HeatmapReducer.h"
-#include "core/kernels/ParallelDequantize.h"
+#include "core/gguf/ParallelDequantize.h"
 #include "core/analysis/Statistics.h"
 
 #include <algorithm>

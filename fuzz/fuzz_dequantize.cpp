@@ -6,7 +6,7 @@
 // and the scale extraction agrees with the block count.
 
 #include "core/blocks/BlockScales.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/experts/ExpertAnalysis.h"
 #include "core/experts/ExpertIndex.h"
 #include "FuzzSupport.h"

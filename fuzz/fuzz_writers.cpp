@@ -8,7 +8,7 @@
 //      it can express is copied through GgufWriter; the result must open, and hold the same keys
 //      in order with the same values and the same tensor bytes (little-endian).
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "FuzzSupport.h"
 #include "core/gguf/GgufFile.h"
 #include "core/write/GgufWriter.h"

@@ -4,7 +4,7 @@
 
 #include "CliArguments.h"
 #include "CliOutput.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 #include "core/gguf/Model.h"
 
 #include <memory>

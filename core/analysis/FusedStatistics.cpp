@@ -1,6 +1,6 @@
 #include "core/analysis/FusedStatistics.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <algorithm>
 #include <bit>

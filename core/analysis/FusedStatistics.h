@@ -9,7 +9,7 @@
 
 #include "core/base/Result.h"
 #include "core/analysis/Statistics.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <atomic>
 #include <limits>

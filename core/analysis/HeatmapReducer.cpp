@@ -1,6 +1,6 @@
 #include "core/analysis/HeatmapReducer.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 // never the whole matrix. Grid rows are independent: callers split them across threads.
 
 #include "core/base/Result.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <atomic>
 #include <cstdint>

@@ -2,7 +2,7 @@
 
 #include "core/analysis/FusedStatistics.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <algorithm>
 #include <cmath>

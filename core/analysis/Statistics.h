@@ -3,7 +3,7 @@
 // Sums are kept in double in storage order, so mean and rms match a straightforward reference.
 
 #include "core/base/Result.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <atomic>
 #include <cstdint>

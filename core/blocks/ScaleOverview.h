@@ -5,7 +5,7 @@
 
 #include "core/blocks/BlockScales.h"
 #include "core/analysis/Statistics.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <atomic>
 #include <optional>

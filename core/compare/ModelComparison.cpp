@@ -5,7 +5,7 @@
 
 #include "core/compare/ComparisonEngine.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/quantize/QuantizationPolicy.h"
 #include "core/quantize/Quantize.h"
 

@@ -1,7 +1,7 @@
 #include "core/experts/ExpertAnalysis.h"
 
-#include "core/kernels/Dequantize.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/Dequantize.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/QuantizedDot.h"
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 #include "core/types/GgmlType.h"
 
 namespace gguf {

@@ -6,7 +6,7 @@
 #include "core/forward/MatmulInputObserver.h"
 
 #include "core/base/RowRanges.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <array>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include "core/forward/GgmlDots.h"
 #include "core/forward/GgmlVectorMath.h"
 #include "core/kernels/HalfFloat.h"
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 #include "core/forward/GgmlAttention.h"
 #include "core/forward/GgmlVectorMath.h"
 #include "core/kernels/HalfFloat.h"
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 #include "core/kernels/Codebooks.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/QuantizedDot.h"
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 #include "core/quantize/Quantizers.h"
 #include "core/types/GgmlType.h"
 

@@ -5,7 +5,7 @@
 
 #include "core/base/BlasLibrary.h"
 #include "core/base/RowRanges.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/kernels/HalfRowProduct.h"
 #include "core/kernels/LanePanel.h"
 #include "core/kernels/LaneProduct.h"

@@ -1,10 +1,9 @@
 #include "core/forward/SimulatedQuantization.h"
 
 #include "core/base/RowRanges.h"
-#include "core/kernels/ParallelDequantize.h"
+#include "core/gguf/ParallelDequantize.h"
 #include "core/quantize/QuantizationPolicy.h"
 #include "core/quantize/Quantize.h"
-#include "core/recipe/LlamaQuantRecipe.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>
@@ -92,15 +91,6 @@ Status encodeRows(const SimulationSpec& spec, TaskExecutor* executor, const Tens
 }
 
 }  // namespace
-
-std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypeMap(const Recipe& recipe)
-{
-    auto types = std::make_shared<std::unordered_map<std::string, std::uint32_t>>();
-    for (const RecipeTensor& entry : recipe.tensors)
-        if (entry.converted && entry.source)
-            (*types)[std::string(entry.source->name)] = entry.typeId;
-    return types;
-}
 
 WeightTransform simulatedQuantization(std::uint32_t targetType, TaskExecutor* executor)
 {

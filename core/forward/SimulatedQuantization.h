@@ -2,12 +2,12 @@
 // A WeightTransform that quantizes each weight matrix and dequantizes it again, so the forward
 // pass runs "the reference quantized in memory" without writing a file. The type of each tensor
 // is either what `convert --type` would choose for one target type (QuantizationPolicy.h) or a
-// per-tensor recipe (a llama-quantize preset, recipe/LlamaQuantRecipe.h); with importance
+// per-tensor type map (a llama-quantize preset: recipeTypeMap, recipe/LlamaQuantRecipe.h); with importance
 // weights each expert's rows are quantized as llama-quantize --imatrix quantizes them, so the
 // values equal those of the file it would write, bit for bit.
 
 #include "core/forward/WeightLoader.h"
-#include "core/recipe/RecipeConversion.h"
+#include "core/quantize/ImportanceWeights.h"
 
 #include <cstdint>
 #include <memory>
@@ -16,17 +16,12 @@
 
 namespace gguf {
 
-struct Recipe;
-
 struct SimulationSpec {
     std::uint32_t targetType = 0;  // used when `recipeTypes` is empty
     // Tensor name -> type for the tensors a recipe re-encodes; the others are kept as stored.
     std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypes;
     ImportanceLookup importance;   // empty: no importance matrix
 };
-
-// The tensors `recipe` converts and the types it gives them.
-std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypeMap(const Recipe& recipe);
 
 // Fails later, on the first tensor, when the type has no quantizer (callers check canQuantize)
 // or needs importance weights that are not given.

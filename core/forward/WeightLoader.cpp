@@ -2,8 +2,8 @@
 
 #include "core/gguf/CompanionScales.h"
 #include "core/gguf/RemoteRegion.h"
-#include "core/kernels/Dequantize.h"
-#include "core/kernels/ParallelDequantize.h"
+#include "core/gguf/Dequantize.h"
+#include "core/gguf/ParallelDequantize.h"
 #include "core/kernels/QuantizedDot.h"
 #include "core/quantize/Quantize.h"
 #include "core/types/GgmlType.h"

@@ -2,7 +2,7 @@
 
 #include "core/gguf/TensorBytesRead.h"
 #include "core/gguf/TensorInfo.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/HalfRowProduct.h"
 #include "core/kernels/LaneProduct.h"

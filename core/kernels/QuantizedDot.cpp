@@ -4,7 +4,7 @@
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/KernelIsa.h"
 #include "core/kernels/QuantizedDotVector.h"
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 #include "core/types/GgmlType.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 
 #include "core/base/UserPattern.h"
 #include "core/write/ByteSink.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/write/GgufWriter.h"
 #include "core/gguf/MappedRegionGuard.h"
 #include "core/quantize/ConversionSteps.h"

@@ -5,7 +5,9 @@
 
 #include "core/base/Result.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -15,6 +17,12 @@
 namespace gguf {
 
 class ImportanceMatrix;
+
+// The importance weights for one expert (0 for a 2-D tensor) of a tensor: rowLength floats, or
+// empty when the imatrix has none for it (llama-quantize then quantizes without). Rows are
+// quantized by quantizeRows (Quantize.h) with these weights whenever a lookup is given.
+using ImportanceLookup = std::function<std::vector<float>(std::string_view tensorName, std::size_t expert)>;
+
 
 class ImportanceWeights {
 public:

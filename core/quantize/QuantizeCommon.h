@@ -3,7 +3,7 @@
 // single precision, one rounding per operation (no FMA: the build uses -ffp-contract=off), and
 // their integer conversions have x86 semantics; these helpers reproduce both exactly.
 
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 
 #include <bit>
 #include <cstdint>

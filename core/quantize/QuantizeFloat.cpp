@@ -1,7 +1,7 @@
 // Plain float targets: f32 copies, f16 and bf16 round to nearest even as ggml_quantize_chunk does
 // (ggml_fp32_to_fp16_row / ggml_fp32_to_bf16_row_ref).
 
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 #include "core/quantize/Quantizers.h"
 
 #include <bit>

@@ -1,7 +1,7 @@
 #include "core/recipe/ErrorTable.h"
 
 #include "core/base/TaskExecutor.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/quantize/Quantize.h"
 #include "core/recipe/LlamaQuantRecipe.h"
 

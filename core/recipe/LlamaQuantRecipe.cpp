@@ -514,4 +514,13 @@ Result<Recipe> computeRecipe(const ModelShape& shape, const std::vector<TensorIn
     return recipe;
 }
 
+std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypeMap(const Recipe& recipe)
+{
+    auto types = std::make_shared<std::unordered_map<std::string, std::uint32_t>>();
+    for (const RecipeTensor& entry : recipe.tensors)
+        if (entry.converted && entry.source)
+            (*types)[std::string(entry.source->name)] = entry.typeId;
+    return types;
+}
+
 }  // namespace gguf

@@ -15,8 +15,10 @@
 #include "core/recipe/TensorTypeRules.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gguf {
@@ -69,5 +71,9 @@ bool llamaTensorOrderLess(std::string_view a, std::string_view b);
 
 // llama-quant.cpp's tensor_allows_quantization with default parameters.
 bool llamaQuantizeAllows(std::string_view name, std::uint32_t nDims);
+
+// The tensors `recipe` converts and the types it gives them: a simulated quantization's
+// per-tensor types (forward/SimulatedQuantization.h, SimulationSpec::recipeTypes).
+std::shared_ptr<const std::unordered_map<std::string, std::uint32_t>> recipeTypeMap(const Recipe& recipe);
 
 }  // namespace gguf

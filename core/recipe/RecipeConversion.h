@@ -9,6 +9,7 @@
 
 #include "core/base/TaskExecutor.h"
 #include "core/gguf/Model.h"
+#include "core/quantize/ImportanceWeights.h"
 #include "core/recipe/LlamaQuantRecipe.h"
 
 #include <atomic>
@@ -20,11 +21,6 @@
 #include <vector>
 
 namespace gguf {
-
-// The importance weights for one expert (0 for a 2-D tensor) of a tensor: rowLength floats, or
-// empty when the imatrix has none for it (llama-quantize then quantizes without). Rows are
-// quantized by core/quantize's quantizeRows with these weights whenever a lookup is given.
-using ImportanceLookup = std::function<std::vector<float>(std::string_view tensorName, std::size_t expert)>;
 
 struct ImatrixProvenance {
     std::string file;            // quantize.imatrix.file, as given on the command line

@@ -1,6 +1,6 @@
 #include "core/write/SliceExporter.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <cmath>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // chunks. The CLI and the GUI export through this one function.
 
 #include "core/write/ByteSink.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <functional>
 #include <optional>

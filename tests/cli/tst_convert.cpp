@@ -7,7 +7,7 @@
 #include "TestPools.h"
 #include "CliRunner.h"
 #include "core/quantize/Conversion.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "core/write/GgufWriter.h"

@@ -5,7 +5,7 @@
 
 #include "CliRunner.h"
 #include "core/write/ByteSink.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "Fixtures.h"
 #include "core/write/GgufWriter.h"
 #include "core/gguf/MetadataFormat.h"

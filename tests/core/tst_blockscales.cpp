@@ -5,7 +5,7 @@
 // little-endian twin.
 
 #include "core/blocks/BlockScales.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "core/gguf/GgufFile.h"

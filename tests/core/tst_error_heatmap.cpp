@@ -2,7 +2,7 @@
 // dequantizeRows of the fixture files: tiny-llama-F32 is the reference, tiny-llama-Q4_K (ggml's
 // quantization of the same weights) and the in-memory q4_K simulation are the columns.
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/compare/ErrorDistribution.h"
 #include "core/compare/ErrorHeatmap.h"
 #include "Fixtures.h"

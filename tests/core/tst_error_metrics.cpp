@@ -4,13 +4,15 @@
 // it with its own in-memory quantization; mismatched models are reported, not skipped.
 
 #include "TestPools.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/compare/ErrorMetrics.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "core/write/GgufWriter.h"
 #include "core/gguf/Model.h"
 #include "core/compare/ModelComparison.h"
+#include "core/imatrix/ImatrixValidation.h"
+#include "core/imatrix/ImportanceMatrix.h"
 #include "core/quantize/Quantize.h"
 
 #include <QTemporaryDir>
@@ -20,6 +22,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <limits>
 #include <mutex>
 #include <random>
@@ -293,30 +296,48 @@ void ErrorMetricsTest::fileEqualsSimulation()
 
 // One tensor, two threads: both threads work on it (`compare --threads 2` on a
 // one-tensor file once ran on one), and the figures are bit-identical to one thread's.
+// No sleep decides it: the simulation's quantizer (the seam importance-aware simulation runs
+// every range through, outside the engine's lock) holds the first thread at its first range
+// until a second thread has reached a range of the same tensor. A run on one thread never
+// brings a second one, and fails when the guard below expires.
 void ErrorMetricsTest::oneTensorSplitsAcrossThreads()
 {
-    const auto reference = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+    const auto reference = openFixtureModel(QStringLiteral("tiny-moe-F16.gguf"));
     QVERIFY(reference);
+    auto loaded = ImportanceMatrix::load(testsupport::fixturePath(QStringLiteral("llama.cpp/tiny-moe.imatrix.gguf")).toStdString());
+    QVERIFY(loaded);
+    auto matrix = std::make_shared<ImportanceMatrix>(std::move(loaded.value()));
+    validateImatrix(*matrix, *reference);
+
+    struct Rendezvous {
+        std::mutex mutex;
+        std::condition_variable arrived;
+        std::set<std::thread::id> threads;
+    } rendezvous;
     ComparisonOptions options = simulating(findTypeByName("q4_K")->id);
-    options.includeTensor = [](std::string_view name) { return name == "token_embd.weight"; };
+    options.includeTensor = [](std::string_view name) { return name == "blk.0.attn_q.weight"; };
+    options.importance = matrix;
+    options.quantizer = [&rendezvous](std::uint32_t type, std::span<const float> values, std::int64_t, std::span<const float>,
+                                      std::span<std::uint8_t> out) -> Status {
+        std::unique_lock lock(rendezvous.mutex);
+        rendezvous.threads.insert(std::this_thread::get_id());
+        rendezvous.arrived.notify_all();
+        // Only a failing engine waits this long: a second thread arrives within its first range.
+        rendezvous.arrived.wait_for(lock, std::chrono::seconds(30), [&] { return rendezvous.threads.size() >= 2; });
+        lock.unlock();
+        return quantizeValues(type, values, out);
+    };
     const auto comparison = ModelComparison::create({reference}, options);
     QVERIFY(comparison);
     QCOMPARE(comparison->rows().size(), std::size_t(1));
     QVERIFY(comparison->cellRanges(0, 0, 2048).size() >= 16);
 
-    std::mutex mutex;
-    std::set<std::thread::id> threads;
-    ComparisonRunOptions parallelOptions = runOptions(2, 2048);
-    parallelOptions.progress = [&](std::uint64_t, std::uint64_t) {
-        const std::lock_guard lock(mutex);
-        threads.insert(std::this_thread::get_id());
-        // Slow each range down so the second thread surely starts before the ranges run out.
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    };
-    const auto parallel = runComparison(*comparison, parallelOptions);
+    const auto parallel = runComparison(*comparison, runOptions(2, 2048));
+    QVERIFY(parallel);
+    QCOMPARE(rendezvous.threads.size(), std::size_t(2));
+    // One thread alone: the same quantizer, which now lets every range through at once.
     const auto serial = runComparison(*comparison, runOptions(1, 2048));
-    QVERIFY(parallel && serial);
-    QCOMPARE(threads.size(), std::size_t(2));
+    QVERIFY(serial);
     const std::vector<double> a = errorMetricValues(*parallel->cells[0][0]);
     const std::vector<double> b = errorMetricValues(*serial->cells[0][0]);
     for (std::size_t i = 0; i < a.size(); ++i)

@@ -3,7 +3,7 @@
 // the wrong axis does not, partial dot products over disjoint row ranges add up to the whole, and
 // the similarity and router norms agree with computations written out here independently.
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/experts/ExpertAnalysis.h"
 #include "core/experts/ExpertIndex.h"
 #include "Fixtures.h"

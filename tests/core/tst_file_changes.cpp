@@ -5,7 +5,7 @@
 
 #include "core/blocks/BlockScales.h"
 #include "core/quantize/Conversion.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "Fixtures.h"
 #include "core/gguf/MetadataFormat.h"
 #include "core/gguf/Model.h"

@@ -7,9 +7,9 @@
 
 #include "app/threads/ParallelRows.h"
 #include "core/forward/ForwardPass.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/quantize/Conversion.h"
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 #include "core/kernels/HalfFloat.h"
 #include "LogitsOracle.h"
 #include "OpenFixture.h"

@@ -5,7 +5,7 @@
 // scan files of fuzz_scan_file's corpus are read as scan files.
 
 #include "core/blocks/BlockScales.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/write/GgufWriter.h"
 #include "core/analysis/HeatmapReducer.h"
 #include "core/gguf/MetadataFormat.h"

@@ -9,7 +9,7 @@
 // 2^37 and several kernels are exercised: attention and ffn_down f32, ffn_gate/up f16,
 // token_embd q4_K, output q8_0.
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/write/GgufWriter.h"
 #include "core/analysis/HeatmapReducer.h"
 #include "core/gguf/MetadataFormat.h"

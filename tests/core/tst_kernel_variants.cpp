@@ -16,14 +16,14 @@
 #include "SliceDigest.h"
 
 #include "app/threads/ParallelRows.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/analysis/FusedStatistics.h"
 #include "core/types/GgmlType.h"
 #include "core/analysis/HeatmapReducer.h"
 #include "core/kernels/KernelIsa.h"
-#include "core/kernels/ParallelDequantize.h"
+#include "core/gguf/ParallelDequantize.h"
 #include "core/analysis/Statistics.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <QCryptographicHash>
 #include <QtTest>

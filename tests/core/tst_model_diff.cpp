@@ -11,7 +11,7 @@
 #include "core/diff/ModelDiff.h"
 #include "core/edit/ModelSaver.h"
 #include "core/edit/ValueText.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -4,7 +4,7 @@
 // Each odd file is bad-base.gguf with one change, so the untouched tensors are checked against
 // bad-base.gguf.json.
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "Fixtures.h"
 #include "Manifest.h"
 #include "core/gguf/Model.h"

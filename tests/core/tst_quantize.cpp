@@ -9,13 +9,13 @@
 // never sees in fixtures (zeros, NaN, infinities, huge values) quantize without undefined
 // behaviour.
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "DequantizeWhole.h"
 #include "core/gguf/GgufFile.h"
 #include "core/kernels/HalfFloat.h"
-#include "core/quantize/FloatEncode.h"
+#include "core/kernels/FloatEncode.h"
 #include "core/quantize/AsymmetricSearch8.h"
 #include "core/quantize/Fp4Avx2.h"
 #include "core/quantize/LegacyAvx2.h"

@@ -12,7 +12,7 @@
 #include "OpenFixture.h"
 #include "DequantizeWhole.h"
 #include "core/gguf/GgufFile.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/quantize/AsymmetricSearch8.h"
 #include "core/quantize/Quantize.h"
 #include "core/quantize/WeightedSearch.h"

@@ -4,7 +4,7 @@
 // read back and hashed, and the "no experts" page of a dense model.
 
 #include "core/compare/ErrorMetrics.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "ui/common/DivergingGradient.h"
 #include "ui/experts/ExpertGridView.h"
 #include "ui/experts/ExpertLayerExtrasView.h"

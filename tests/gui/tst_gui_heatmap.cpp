@@ -13,7 +13,7 @@
 #include "WholeSlice.h"
 #include "ui/common/ColourRangeBox.h"
 #include "ui/common/JobProgressBar.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "ui/tensor/BlockScalesView.h"
 #include "ui/tensor/DistributionView.h"
 #include "ui/tensor/HeatmapView.h"

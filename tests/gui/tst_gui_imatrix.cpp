@@ -4,6 +4,7 @@
 // coverage, the validation, the routing map with its rarely routed experts marked, and the
 // statistics llama-imatrix prints; File › Open Importance Matrix opens both.
 
+#include "Screenshot.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "Waits.h"
@@ -422,20 +423,15 @@ private slots:
         QCOMPARE(strip->imatrix(), &page->imatrix());
 
         // Screenshots for the README (written beside the test binary, copied to docs/screenshots).
-        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
-        QDir().mkpath(folder);
         window.resize(1280, 800);
-        QTest::qWait(0);
-        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-page.png")));
+        QVERIFY(testsupport::saveScreenshot(window, QStringLiteral("imatrix-page")));
         auto* pageTabs = page->findChild<QTabWidget*>(QStringLiteral("imatrixTabs"));
         QVERIFY(pageTabs);
         pageTabs->setCurrentIndex(2);  // Top columns
         page->tensorCombo()->setCurrentText(QStringLiteral("blk.1.ffn_down_exps.weight"));
-        QTest::qWait(0);
-        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-columns.png")));
+        QVERIFY(testsupport::saveScreenshot(window, QStringLiteral("imatrix-columns")));
         pageTabs->setCurrentIndex(3);  // Statistics
-        QTest::qWait(0);
-        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-statistics.png")));
+        QVERIFY(testsupport::saveScreenshot(window, QStringLiteral("imatrix-statistics")));
         pageTabs->setCurrentIndex(1);
         window.tabs()->setCurrentWidget(modelPage);
         modelPage->showTensorsPage();
@@ -443,7 +439,7 @@ private slots:
         modelPage->tensorPage()->selectExpertIndex(5);
         QTRY_VERIFY_WITH_TIMEOUT(!modelPage->tensorPage()->heatmap()->isComputing() && !strip->values().empty(), kHangGuardMs);
         QCOMPARE(strip->values(), page->imatrix().matrix->find("blk.1.ffn_down_exps.weight")->quantWeights(5));
-        QVERIFY(window.grab().save(folder + QStringLiteral("/imatrix-strip.png")));
+        QVERIFY(testsupport::saveScreenshot(window, QStringLiteral("imatrix-strip")));
     }
 };
 

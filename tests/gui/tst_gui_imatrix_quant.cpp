@@ -14,7 +14,7 @@
 #include "ui/experts/ExpertsPage.h"
 #include "ui/imatrix/ColumnErrorView.h"
 #include "ui/session/LoadedImatrix.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/imatrix/ImatrixForModel.h"
 #include "core/quantize/ImportanceWeights.h"
 #include "core/quantize/Quantize.h"

@@ -3,6 +3,7 @@
 // dialogs that start in the open model's folder with their columns fitted, and files opened
 // together (the command line, a drop, File › Open) each in its own tab.
 
+#include "Screenshot.h"
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "ui/compare/CompareDialog.h"
@@ -363,10 +364,7 @@ private slots:
         auto* plot = page->findChild<QCustomPlot*>();
         QVERIFY(plot);
         QTRY_VERIFY(plot->xAxis->tickLabelColor().lightness() > 160);
-        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
-        QDir().mkpath(folder);
-        QTest::qWait(50);
-        QVERIFY(window.grab().save(folder + QStringLiteral("/dark-mode.png")));
+        QVERIFY(testsupport::saveScreenshot(window, QStringLiteral("dark-mode"), testsupport::Brightness::Dark));
         themeAction(QStringLiteral("&System"))->trigger();
         QCOMPARE(QApplication::palette().color(QPalette::Window), started.color(QPalette::Window));
         QCOMPARE(savedTheme(), Theme::System);
@@ -403,10 +401,7 @@ private slots:
         for (int i = 0; i < found->rowCount(metadata); ++i)
             architecture = architecture || found->index(i, 0, metadata).data().toString().startsWith(QStringLiteral("general.architecture = llama"));
         QVERIFY(architecture);
-        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
-        QDir().mkpath(folder);
-        QTest::qWait(50);
-        QVERIFY(dialog->grab().save(folder + QStringLiteral("/find-everywhere.png")));
+        QVERIFY(testsupport::saveScreenshot(*dialog, QStringLiteral("find-everywhere")));
 
         tokens.clear();
         dialog->searchField()->setText(QStringLiteral("attn_q"));

@@ -7,6 +7,7 @@
 // with Qt's global pool busy.
 
 #include "ui/compare/ComparePage.h"
+#include "Screenshot.h"
 #include "CliRunner.h"
 #include "app/threads/ParallelRows.h"
 #include "core/compare/ModelComparison.h"
@@ -217,12 +218,9 @@ private slots:
         tab.show();
         tab.setTokens(kTokens);
         QVERIFY(runAndWait(tab));
-        const QString folder = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
-        QVERIFY(QDir().mkpath(folder));
         for (const auto& [view, name] : {std::pair{0, "output-drift"}, {2, "output-tokens"}, {3, "output-router"}}) {
             tab.views()->setCurrentIndex(view);
-            QTest::qWait(50);
-            QVERIFY(tab.grab().save(folder + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png")));
+            QVERIFY(testsupport::saveScreenshot(tab, QLatin1String(name)));
         }
     }
 

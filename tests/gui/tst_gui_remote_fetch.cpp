@@ -12,7 +12,7 @@
 
 #include "ui/common/JobProgressBar.h"
 #include "core/gguf/RemoteRegion.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/remote/RemoteModel.h"
 #include "ui/tensor/DistributionView.h"
 #include "ui/tensor/HeatmapView.h"

@@ -2,10 +2,11 @@
 // check what the views show against the core and the manifests; exports; responsiveness while
 // a large dequantization runs; bad files; screenshots of every page.
 
+#include "Screenshot.h"
 #include "OneTensorHeader.h"
 #include "ui/tensor/BlockInspector.h"
 #include "ui/tensor/BlockScalesView.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "ui/tensor/DistributionView.h"
 #include "Fixtures.h"
 #include "GuiThreadCpu.h"
@@ -80,7 +81,6 @@ class TestGuiTensorView : public QObject {
 
 private:
     std::unique_ptr<MainWindow> m_window;
-    QString m_screenshots;
 
     ModelPage* openAndWait(const QString& path)
     {
@@ -102,8 +102,7 @@ private:
 
     void screenshot(const QString& name)
     {
-        QTest::qWait(50);
-        QVERIFY(m_window->grab().save(m_screenshots + QLatin1Char('/') + name + QStringLiteral(".png")));
+        QVERIFY(testsupport::saveScreenshot(*m_window, name));
     }
 
 private slots:
@@ -111,8 +110,6 @@ private slots:
     {
         QCoreApplication::setOrganizationName(QStringLiteral("gguf-explorer-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_gui_tensorview"));
-        m_screenshots = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
-        QDir().mkpath(m_screenshots);
         m_window = std::make_unique<MainWindow>();
         m_window->resize(1280, 800);
         m_window->show();
@@ -658,7 +655,7 @@ private slots:
             page->pages()->setCurrentIndex(i);
             screenshot(QStringLiteral("page-") + page->pages()->tabText(i).toLower().remove(QLatin1Char('&')));
         }
-        QVERIFY(QFileInfo::exists(m_screenshots + QStringLiteral("/page-tensors.png")));
+        QVERIFY(QFileInfo::exists(testsupport::screenshotFolder() + QStringLiteral("/page-tensors.png")));
     }
 
     void cleanupTestCase()

@@ -8,7 +8,7 @@
 #include "Fixtures.h"
 #include "OpenFixture.h"
 #include "core/imatrix/ImportanceMatrix.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/recipe/MixPlanner.h"
 #include "core/recipe/RecipeConversion.h"
 

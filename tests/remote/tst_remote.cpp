@@ -11,11 +11,11 @@
 #include "SparseModelFile.h"
 
 #include "core/analysis/HeatmapReducer.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 #include "core/gguf/FetchCancel.h"
 #include "core/gguf/Model.h"
 #include "core/gguf/RemoteRegion.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/remote/Download.h"
 #include "core/remote/HttpFile.h"
 #include "core/remote/RemoteModel.h"

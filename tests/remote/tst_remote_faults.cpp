@@ -14,7 +14,7 @@
 #include "core/remote/HttpFile.h"
 #include "core/remote/RemoteModel.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <QDir>
 #include <QTemporaryDir>

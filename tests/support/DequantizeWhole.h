@@ -2,7 +2,7 @@
 // A whole tensor through the core's dequantizer, for suites that compare every value.
 
 #include "core/gguf/TensorInfo.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <QtGlobal>
 

@@ -1,6 +1,6 @@
 #include "SliceDigest.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <QCryptographicHash>
 

@@ -3,7 +3,7 @@
 // was made (little-endian f32 in storage order), counting what the statistics must agree with.
 
 #include "core/base/Result.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,7 +1,7 @@
 #include "ui/experts/ExpertLayerExtrasView.h"
 
 #include "core/base/HumanFormat.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/types/GgmlType.h"
 #include "ui/common/TensorShapeText.h"
 #include "ui/session/BackgroundJob.h"

@@ -3,7 +3,7 @@
 #include "core/gguf/RemoteRegion.h"
 
 #include "core/blocks/BlockFields.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/gguf/MetadataFormat.h"
 
 #include <QObject>

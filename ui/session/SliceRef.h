@@ -3,7 +3,7 @@
 // mapping outlives the job even if the user closes the tab meanwhile.
 
 #include "core/gguf/Model.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <QString>
 #include <memory>

@@ -1,7 +1,7 @@
 #include "ui/tensor/RowValuesView.h"
 
 #include "ui/session/BackgroundJob.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "ui/common/JobProgressBar.h"
 
 #include <QFormLayout>

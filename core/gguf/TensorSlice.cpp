@@ -1,4 +1,4 @@
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 namespace gguf {
 

@@ -6,7 +6,7 @@
 #include "core/base/RowRanges.h"
 #include "core/base/Result.h"
 #include "core/gguf/TensorInfo.h"
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include <span>
 

@@ -1,8 +1,8 @@
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 
 #include "core/gguf/CompanionScales.h"
 #include "core/gguf/TensorBytesRead.h"
-#include "core/kernels/ParallelDequantize.h"
+#include "core/gguf/ParallelDequantize.h"
 
 #include <algorithm>
 #include <array>

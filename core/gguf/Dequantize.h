@@ -3,7 +3,7 @@
 // threads and the memory): nothing here allocates in proportion to the tensor.
 
 #include "core/base/Result.h"
-#include "core/experts/TensorSlice.h"
+#include "core/gguf/TensorSlice.h"
 
 #include <functional>
 #include <span>

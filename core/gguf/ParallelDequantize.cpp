@@ -1,6 +1,6 @@
-#include "core/kernels/ParallelDequantize.h"
+#include "core/gguf/ParallelDequantize.h"
 
-#include "core/kernels/Dequantize.h"
+#include "core/gguf/Dequantize.h"
 #include "core/types/GgmlType.h"
 
 #include <functional>
