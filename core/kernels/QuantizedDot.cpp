@@ -3,6 +3,7 @@
 #include "core/kernels/GgmlDotLanes.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/KernelIsa.h"
+#include "core/kernels/KernelIsaCap.h"
 #include "core/kernels/QuantizedDotVector.h"
 #include "core/quantize/FloatEncode.h"
 #include "core/types/GgmlType.h"
@@ -194,10 +195,12 @@ int quantizedDotKernel()
     static const int kernel = [] {
         __builtin_cpu_init();
         const bool f16c = cpuHasF16c();
-        if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")
-            && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c)
+        // GGUFX_KERNELS caps these as it caps the dequantization kernels (KernelIsa.h).
+        const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c && preferredKernelIsa() == KernelIsa::Avx2;
+        if (avx2 && kernelIsaAllowsAvx512() && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
+            && __builtin_cpu_supports("avx512bw"))
             return 2;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c)
+        if (avx2)
             return 1;
         return 0;
     }();
