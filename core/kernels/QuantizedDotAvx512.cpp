@@ -35,6 +35,7 @@ void dotRowsAvx512(VectorDot dot, PrepareRowFn prepare, const std::uint8_t* weig
     case VectorDot::Q4_KGemm:
     case VectorDot::Q4_0Chain:
     case VectorDot::Q5_KLanes:
+    case VectorDot::Q5_0Lanes:
     case VectorDot::Q2_KLanes:
     case VectorDot::Lanes:
     case VectorDot::Chain:
