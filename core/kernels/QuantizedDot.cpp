@@ -98,6 +98,8 @@ constexpr VectorForm kVectorForms[] = {
     {ggmldot::q6_K, VectorDot::Q6_KLanes},
     {ggmldot::q5_K, VectorDot::Q5_KLanes},
     {ggmldot::q5_0, VectorDot::Q5_0Lanes},
+    {ggmldot::q4_1, VectorDot::Q4_1Lanes},
+    {ggmldot::q5_1, VectorDot::Q5_1Lanes},
     {ggmldot::q2_K, VectorDot::Q2_KLanes, ggmldot::prepareQ2_K},
     {ggmldot::q3_K, VectorDot::Lanes, ggmldot::prepareQ3_K},
     {ggmldot::iq2_xxs, VectorDot::Lanes, ggmldot::prepareIq2_xxs},

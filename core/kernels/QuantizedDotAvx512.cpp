@@ -36,6 +36,8 @@ void dotRowsAvx512(VectorDot dot, PrepareRowFn prepare, const std::uint8_t* weig
     case VectorDot::Q4_0Chain:
     case VectorDot::Q5_KLanes:
     case VectorDot::Q5_0Lanes:
+    case VectorDot::Q4_1Lanes:
+    case VectorDot::Q5_1Lanes:
     case VectorDot::Q2_KLanes:
     case VectorDot::Lanes:
     case VectorDot::Chain:

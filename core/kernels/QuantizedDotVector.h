@@ -20,6 +20,8 @@ enum class VectorDot {
     Q6_KLanes,  // ggmldot::q6_K
     Q5_KLanes,  // ggmldot::q5_K
     Q5_0Lanes,  // ggmldot::q5_0
+    Q4_1Lanes,  // ggmldot::q4_1
+    Q5_1Lanes,  // ggmldot::q5_1
     Q2_KLanes,  // ggmldot::q2_K (rows made ready by a PrepareRowFn)
     Lanes,      // ggmldot::q3_K and the IQ2 / IQ3 / IQ4_XS vec_dot (a PrepareRowFn)
     Chain,      // the IQ panels (a PrepareRowFn)
