@@ -59,7 +59,8 @@ const char* BenchOptions::usage()
            "  --baseline-cli PATH another gguf-explorer-cli (an older build) timed next to this one\n"
            "  --vocab-dir DIR  ggml-vocab-*.gguf for the tokenize case (default: the fixtures' llama.cpp/vocab)\n"
            "\n"
-           "GGUFX_KERNELS=scalar|sse4.1|avx2 caps the kernels, GGUFX_THREADS=N the threads.\n";
+           "GGUFX_KERNELS=scalar|sse4.1|avx2 caps the kernels (AVX-512 runs only without a cap), GGUFX_THREADS=N the threads.\n"
+           "Each row's kernel column names the instruction set it ran.\n";
 }
 
 bool BenchOptions::wantsType(const std::string& name) const

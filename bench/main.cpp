@@ -6,6 +6,7 @@
 #include "BenchOptions.h"
 #include "BillionHeatmapCase.h"
 #include "GgmlAnchor.h"
+#include "core/kernels/KernelIsaCap.h"
 #include "core/types/GgmlType.h"
 #include "Measure.h"
 #include "OpenCase.h"
@@ -52,8 +53,9 @@ void describeMachine(const bench::BenchOptions& options, unsigned threads, const
 {
     const bench::LoadAverage load = bench::loadAverage();
     std::FILE* out = options.json ? stderr : stdout;
-    std::fprintf(out, "# %s: %s, %u threads, kernels %s, load average %.2f %.2f %.2f\n", when, cpuModel().c_str(), threads,
-                 gguf::kernelIsaName(gguf::preferredKernelIsa()), load.one, load.five, load.fifteen);
+    // Dequantization and quantization run at most AVX2; the products (fused, heatmap) may run AVX-512.
+    std::fprintf(out, "# %s: %s, %u threads, kernels %s (products %s), load average %.2f %.2f %.2f\n", when, cpuModel().c_str(), threads,
+                 gguf::kernelIsaName(gguf::preferredKernelIsa()), gguf::activeKernelIsaName(), load.one, load.five, load.fifteen);
 }
 
 }  // namespace

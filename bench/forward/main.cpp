@@ -34,6 +34,7 @@
 #include "app/threads/ParallelRows.h"
 #include "core/base/LargeBufferReuse.h"
 #include "core/forward/ForwardPass.h"
+#include "core/kernels/KernelIsaCap.h"
 
 #include <chrono>
 #include <cstdio>
@@ -234,8 +235,9 @@ int main(int argc, char** argv)
         return true;
     };
 
-    std::printf("# %s, %lld tokens, %u threads, %s, %s activations\n", path.c_str(), static_cast<long long>(tokenCount), usedThreads,
-                shapeName.c_str(), gguf::activationArithmeticName(activations));
+    // The products' instruction set (GGUFX_KERNELS=avx2 runs an AVX-512 machine's products as an AVX2 one's).
+    std::printf("# %s, %lld tokens, %u threads, %s, %s activations, kernels %s\n", path.c_str(), static_cast<long long>(tokenCount),
+                usedThreads, shapeName.c_str(), gguf::activationArithmeticName(activations), gguf::activeKernelIsaName());
     std::printf("%-7s %7s %10s %10s %11s %12s %12s %11s %11s %8s %11s %11s %8s\n", "sums", "repeat", "s/layer", "s/output", "tok/s ours",
                 "tok/s layers", "tok/s 32 L", "weights GiB", "llama.cpp", "ratio", "ours last", "llama last", "ratio");
     const char* const sumNames[] = {"lanes", "sgemm", "double"};

@@ -11,6 +11,7 @@
 #include "core/kernels/GgmlDotLanes.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/IqGrid.h"
+#include "core/kernels/QuantizedDotVector.h"
 
 #include <cmath>
 
@@ -236,7 +237,83 @@ void panelChain(const std::uint8_t* row, const Q8Activations& x, qdot::TokenSpan
         [](float acc) { return acc; });
 }
 
+// Each super-block of a row into `out` (QuantizedDotVector.h): as laneChain reads it (the factor
+// applied to the lane sum at the end) or, `Panel`, as panelChain does (IQ1: 8 weight + delta;
+// d times the factor, in that order). The factor is `Eighths` / 8, exact.
+template <ReadFn read, std::size_t BlockBytes, bool Panel, bool Iq1, int Eighths>
+void prepareRow(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    const float factor = static_cast<float>(Eighths) / 8.0f;
+    IqSuperBlock block;
+    for (std::int64_t k = 0; k < columns / 256; ++k) {
+        read(row + k * static_cast<std::int64_t>(BlockBytes), block);
+        if constexpr (Iq1)
+            for (int v = 0; v < 256; ++v)
+                block.w[v] = static_cast<std::int8_t>(8 * block.w[v] + block.delta[v]);
+        storeWideScaled(block.w, block.scale16, out.weights + 256 * k);
+        out.d[k] = Panel ? block.d * factor : block.d;
+    }
+    out.factor = Panel ? 1.0f : factor;
+}
+
 }  // namespace
+
+void prepareIq2_xxs(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ2_XXS, b::IQ2_XXS::bytes, false, false, 1>(row, columns, out);
+}
+void prepareIq2_xs(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ2_XS, b::IQ2_XS::bytes, false, false, 1>(row, columns, out);
+}
+void prepareIq2_s(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ2_S, b::IQ2_S::bytes, false, false, 1>(row, columns, out);
+}
+void prepareIq3_xxs(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ3_XXS, b::IQ3_XXS::bytes, false, false, 2>(row, columns, out);
+}
+void prepareIq3_s(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ3_S, b::IQ3_S::bytes, false, false, 8>(row, columns, out);
+}
+void prepareIq4_xs(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ4_XS, b::IQ4_XS::bytes, false, false, 8>(row, columns, out);
+}
+void prepareIq2_xxsPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ2_XXS, b::IQ2_XXS::bytes, true, false, 1>(row, columns, out);
+}
+void prepareIq2_xsPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ2_XS, b::IQ2_XS::bytes, true, false, 1>(row, columns, out);
+}
+void prepareIq2_sPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ2_S, b::IQ2_S::bytes, true, false, 1>(row, columns, out);
+}
+void prepareIq3_xxsPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ3_XXS, b::IQ3_XXS::bytes, true, false, 2>(row, columns, out);
+}
+void prepareIq3_sPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ3_S, b::IQ3_S::bytes, true, false, 8>(row, columns, out);
+}
+void prepareIq1_sPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ1_S, b::IQ1_S::bytes, true, true, 1>(row, columns, out);
+}
+void prepareIq1_mPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ1_M, b::IQ1_M::bytes, true, true, 1>(row, columns, out);
+}
+void prepareIq4_xsPanel(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<readIQ4_XS, b::IQ4_XS::bytes, true, false, 8>(row, columns, out);
+}
 
 void iq2_xxs(const std::uint8_t* row, const Q8Activations& x, qdot::TokenSpan span, float* y, std::int64_t yStride)
 {

@@ -7,6 +7,7 @@
 #include "core/kernels/BlockRead.h"
 #include "core/kernels/GgmlDot.h"
 #include "core/kernels/GgmlDotLanes.h"
+#include "core/kernels/QuantizedDotVector.h"
 
 #include <cmath>
 
@@ -239,7 +240,35 @@ void q4_Kx8(const std::uint8_t* row, const Q8Activations& x, qdot::TokenSpan spa
         [](const Sums& s) { return s.acc - s.accMin; });
 }
 
+// Each super-block of a row through `read` into `out` (QuantizedDotVector.h).
+template <class L, auto read>
+void prepareRow(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    const auto next = superBlockReader<L, read>(row);
+    SuperBlock block;
+    for (std::int64_t k = 0; k < columns / 256; ++k) {
+        next(k, block);
+        storeWideScaled(block.w, block.scale16, out.weights + 256 * k);
+        out.d[k] = block.d;
+        if constexpr (requires { L::dmin; }) {
+            out.dmin[k] = block.dmin;
+            for (int j = 0; j < 16; ++j)
+                out.mins[16 * k + j] = static_cast<std::int16_t>(block.min16[j]);
+        }
+    }
+}
+
 }  // namespace
+
+void prepareQ2_K(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<b::Q2_K, readQ2_KBlock>(row, columns, out);
+}
+
+void prepareQ3_K(const std::uint8_t* row, std::int64_t columns, qdot::PreparedRow& out)
+{
+    prepareRow<b::Q3_K, readQ3_KBlock>(row, columns, out);
+}
 
 // ggml_vec_dot_q2_K_q8_K (AVX2): per super-block, first the minimums, lane l taking sub-blocks
 // 2l and 2l + 1 (fma(-dA * dmin, min * bsum pairs, lane)), then the values (fma(dA * d, lane sum)).

@@ -45,6 +45,17 @@ inline void addLaneProducts(const std::int8_t* w, const std::int8_t* a, int coun
     addLaneProductsScalar(w, a, count, scale16, lanes);
 }
 
+// A super-block's 256 weights w (value order) times their scale per 16 values as int16, each
+// 32 in Q8Activations::wide's order: what the vector bodies read (qdot::PreparedRow::weights).
+inline void storeWideScaled(const std::int8_t* w, const int* scale16, std::int16_t* out)
+{
+    for (int g = 0; g < 256; g += 32)
+        for (int p = 0; p < 32; ++p) {
+            const int v = g + wideOrder(p);
+            out[g + p] = static_cast<std::int16_t>(w[v] * scale16[v / 16]);
+        }
+}
+
 // lanes[l] = fma(d, float(sums[l]), lanes[l]) for the 8 lanes.
 inline void fmaLanes(float d, const std::int32_t* sums, float* lanes)
 {

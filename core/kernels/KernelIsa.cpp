@@ -1,5 +1,7 @@
 #include "core/kernels/KernelIsa.h"
 
+#include "core/kernels/KernelIsaCap.h"
+
 #include <array>
 #include <cstdlib>
 
@@ -95,6 +97,25 @@ KernelIsa preferredKernelIsa()
 {
     static const KernelIsa preferred = choosePreferred();
     return preferred;
+}
+
+bool kernelIsaAllowsAvx512()
+{
+    static const bool allowed = [] {
+        const char* requested = std::getenv("GGUFX_KERNELS");
+        return !(requested && kernelIsaFromName(requested));
+    }();
+    return allowed;
+}
+
+const char* activeKernelIsaName()
+{
+#if GGUFX_X86_KERNELS
+    if (kernelIsaAllowsAvx512() && preferredKernelIsa() == KernelIsa::Avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vl"))
+        return "avx512";
+#endif
+    return kernelIsaName(preferredKernelIsa());
 }
 
 }  // namespace gguf

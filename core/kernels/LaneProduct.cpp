@@ -1,5 +1,7 @@
 #include "core/kernels/LaneProduct.h"
 
+#include "core/kernels/KernelIsa.h"
+#include "core/kernels/KernelIsaCap.h"
 #include "core/kernels/LaneProductBlocking.h"
 
 #include <cmath>
@@ -47,9 +49,11 @@ int laneProductKernel()
 #if GGUFX_X86_KERNELS && defined(__GNUC__)
     static const int kernel = [] {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma"))
+        // GGUFX_KERNELS caps these as it caps the dequantization kernels (KernelIsa.h).
+        const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && preferredKernelIsa() == KernelIsa::Avx2;
+        if (avx2 && kernelIsaAllowsAvx512() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
             return 2;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        if (avx2)
             return 1;
         return 0;
     }();

@@ -45,8 +45,8 @@ namespace gguf::qdot {
 
 namespace avx512 {
 // QuantizedDotBodies.inc (in QuantizedDotAvx512.cpp): the 256-bit tiles, taken for a few tokens.
-void dotRows(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x, TokenSpan span,
-             float* y, std::int64_t yStride);
+void dotRows(VectorDot dot, PrepareRowFn prepare, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows,
+             const Q8Activations& x, TokenSpan span, float* y, std::int64_t yStride);
 }  // namespace avx512
 
 namespace {
@@ -192,7 +192,7 @@ void legacyRowsAvx512(VectorDot dot, const std::uint8_t* weights, std::int64_t r
                       TokenSpan span, float* y, std::int64_t yStride)
 {
     if (span.count <= kDirectTokens)
-        avx512::dotRows(dot, weights, rowBytes, rows, x, span, y, yStride);
+        avx512::dotRows(dot, nullptr, weights, rowBytes, rows, x, span, y, yStride);
     else if (dot == VectorDot::Q4_0Lanes)
         legacyRows<true>(weights, rowBytes, rows, x, span, y, yStride);
     else

@@ -3,6 +3,7 @@
 #include "core/kernels/GgmlDotLanes.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/KernelIsa.h"
+#include "core/kernels/KernelIsaCap.h"
 #include "core/kernels/QuantizedDotVector.h"
 #include "core/kernels/FloatEncode.h"
 #include "core/types/GgmlType.h"
@@ -79,19 +80,42 @@ void quantizeRowQ8_K(const float* x, std::int64_t columns, std::int8_t* q, float
     }
 }
 
-// The vector kernels and the order (scalar kernel) each computes.
+// The vector kernels and the order (scalar kernel) each computes; `prepare` reads the rows of
+// the types the vector bodies do not read themselves.
 struct VectorForm {
     RowDotFn dot;
     qdot::VectorDot vector;
+    qdot::PrepareRowFn prepare = nullptr;
 };
+using qdot::VectorDot;
 constexpr VectorForm kVectorForms[] = {
-    {ggmldot::q8_0, qdot::VectorDot::Q8_0Lanes},
-    {ggmldot::q4_0, qdot::VectorDot::Q4_0Lanes},
-    {ggmldot::q4_0x8, qdot::VectorDot::Q4_0Chain},
-    {ggmldot::q4_K, qdot::VectorDot::Q4_KLanes},
-    {ggmldot::q4_Kx8Gemv, qdot::VectorDot::Q4_KGemv},
-    {ggmldot::q4_Kx8Gemm, qdot::VectorDot::Q4_KGemm},
-    {ggmldot::q6_K, qdot::VectorDot::Q6_KLanes},
+    {ggmldot::q8_0, VectorDot::Q8_0Lanes},
+    {ggmldot::q4_0, VectorDot::Q4_0Lanes},
+    {ggmldot::q4_0x8, VectorDot::Q4_0Chain},
+    {ggmldot::q4_K, VectorDot::Q4_KLanes},
+    {ggmldot::q4_Kx8Gemv, VectorDot::Q4_KGemv},
+    {ggmldot::q4_Kx8Gemm, VectorDot::Q4_KGemm},
+    {ggmldot::q6_K, VectorDot::Q6_KLanes},
+    {ggmldot::q5_K, VectorDot::Q5_KLanes},
+    {ggmldot::q5_0, VectorDot::Q5_0Lanes},
+    {ggmldot::q4_1, VectorDot::Q4_1Lanes},
+    {ggmldot::q5_1, VectorDot::Q5_1Lanes},
+    {ggmldot::q2_K, VectorDot::Q2_KLanes, ggmldot::prepareQ2_K},
+    {ggmldot::q3_K, VectorDot::Lanes, ggmldot::prepareQ3_K},
+    {ggmldot::iq2_xxs, VectorDot::Lanes, ggmldot::prepareIq2_xxs},
+    {ggmldot::iq2_xs, VectorDot::Lanes, ggmldot::prepareIq2_xs},
+    {ggmldot::iq2_s, VectorDot::Lanes, ggmldot::prepareIq2_s},
+    {ggmldot::iq3_xxs, VectorDot::Lanes, ggmldot::prepareIq3_xxs},
+    {ggmldot::iq3_s, VectorDot::Lanes, ggmldot::prepareIq3_s},
+    {ggmldot::iq4_xs, VectorDot::Lanes, ggmldot::prepareIq4_xs},
+    {ggmldot::iq2_xxsPanel, VectorDot::Chain, ggmldot::prepareIq2_xxsPanel},
+    {ggmldot::iq2_xsPanel, VectorDot::Chain, ggmldot::prepareIq2_xsPanel},
+    {ggmldot::iq2_sPanel, VectorDot::Chain, ggmldot::prepareIq2_sPanel},
+    {ggmldot::iq3_xxsPanel, VectorDot::Chain, ggmldot::prepareIq3_xxsPanel},
+    {ggmldot::iq3_sPanel, VectorDot::Chain, ggmldot::prepareIq3_sPanel},
+    {ggmldot::iq1_sPanel, VectorDot::Chain, ggmldot::prepareIq1_sPanel},
+    {ggmldot::iq1_mPanel, VectorDot::Chain, ggmldot::prepareIq1_mPanel},
+    {ggmldot::iq4_xsPanel, VectorDot::Chain, ggmldot::prepareIq4_xsPanel},
 };
 
 const VectorForm* vectorFormOf(RowDotFn dot)
@@ -194,10 +218,12 @@ int quantizedDotKernel()
     static const int kernel = [] {
         __builtin_cpu_init();
         const bool f16c = cpuHasF16c();
-        if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")
-            && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c)
+        // GGUFX_KERNELS caps these as it caps the dequantization kernels (KernelIsa.h).
+        const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c && preferredKernelIsa() == KernelIsa::Avx2;
+        if (avx2 && kernelIsaAllowsAvx512() && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
+            && __builtin_cpu_supports("avx512bw"))
             return 2;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c)
+        if (avx2)
             return 1;
         return 0;
     }();
@@ -226,7 +252,7 @@ void quantizedDotRowsWith(int kernel, RowDotFn dot, const std::uint8_t* weights,
     kernel = std::min(kernel, quantizedDotKernel());
 #if GGUFX_X86_KERNELS
     if (const VectorForm* form = vectorFormOf(dot); form && kernel >= 1) {
-        (kernel >= 2 ? qdot::dotRowsAvx512 : qdot::dotRowsAvx2)(form->vector, weights, rowBytes, rows, x, span, y, yStride);
+        (kernel >= 2 ? qdot::dotRowsAvx512 : qdot::dotRowsAvx2)(form->vector, form->prepare, weights, rowBytes, rows, x, span, y, yStride);
         return;
     }
 #endif

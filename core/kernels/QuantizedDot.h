@@ -7,12 +7,15 @@
 // IQ panel, vec_dot).
 //
 // Integer sums are exact, so the scalar kernels and the vector ones give the same bits, and
-// since the order is ggml's, they give llama.cpp's products. Some kernels have vector forms:
-// Q8_0 and Q4_0 in ggml's lanes, Q4_K's vec_dot and its repacked gemv, Q6_K's vec_dot with
-// AVX2 (QuantizedDotBodies.inc) and AVX-512 VNNI; there Q4_K_8x8 and Q6_K lay out 32 rows at a
-// time and Q8_0 and Q4_0 16, 16 rows to a 512-bit register, so that one instruction adds to 16
-// outputs' integer sums (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp, LegacyProductAvx512.cpp);
-// the q8_K activations are quantized 16 values at a time (Q8KActivationsAvx512.cpp).
+// since the order is ggml's, they give llama.cpp's products. Most kernels have vector forms
+// with AVX2 (QuantizedDotBodies.inc) and AVX-512 VNNI: Q8_0, Q4_0, Q5_0, Q4_1 and Q5_1 in
+// ggml's lanes, Q4_K's vec_dot and its repacked gemv, the vec_dot of Q2_K, Q3_K, Q5_K, Q6_K,
+// IQ2_*, IQ3_* and IQ4_XS, and the IQ panels (the rows of the types the vector bodies do not
+// unpack themselves are read by the scalar kernels' readers, once per chunk of rows for every
+// token). With AVX-512 VNNI Q4_K_8x8 and Q6_K lay out 32 rows at a time and Q8_0 and Q4_0 16,
+// 16 rows to a 512-bit register, so that one instruction adds to 16 outputs' integer sums
+// (Q4KProductAvx512.cpp, Q6KProductAvx512.cpp, LegacyProductAvx512.cpp); the q8_K activations
+// are quantized 16 values at a time (Q8KActivationsAvx512.cpp).
 
 #include "core/kernels/GgmlDot.h"
 #include "core/kernels/TokenTiles.h"

@@ -6,10 +6,10 @@
 #include "core/kernels/QuantizedDotBodies.inc"
 
 namespace gguf::qdot {
-void dotRowsAvx2(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x,
-                 TokenSpan span, float* y, std::int64_t yStride)
+void dotRowsAvx2(VectorDot dot, PrepareRowFn prepare, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows,
+                 const Q8Activations& x, TokenSpan span, float* y, std::int64_t yStride)
 {
-    avx2::dotRows(dot, weights, rowBytes, rows, x, span, y, yStride);
+    avx2::dotRows(dot, prepare, weights, rowBytes, rows, x, span, y, yStride);
 }
 }  // namespace gguf::qdot
 #endif

@@ -17,8 +17,8 @@ void q6KRowsAvx512(const std::uint8_t* weights, std::int64_t rowBytes, std::int6
 void legacyRowsAvx512(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x,
                       TokenSpan span, float* y, std::int64_t yStride);
 
-void dotRowsAvx512(VectorDot dot, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows, const Q8Activations& x,
-                   TokenSpan span, float* y, std::int64_t yStride)
+void dotRowsAvx512(VectorDot dot, PrepareRowFn prepare, const std::uint8_t* weights, std::int64_t rowBytes, std::int64_t rows,
+                   const Q8Activations& x, TokenSpan span, float* y, std::int64_t yStride)
 {
     switch (dot) {
     case VectorDot::Q4_KGemv:
@@ -34,7 +34,14 @@ void dotRowsAvx512(VectorDot dot, const std::uint8_t* weights, std::int64_t rowB
     case VectorDot::Q4_KLanes:
     case VectorDot::Q4_KGemm:
     case VectorDot::Q4_0Chain:
-        avx512::dotRows(dot, weights, rowBytes, rows, x, span, y, yStride);
+    case VectorDot::Q5_KLanes:
+    case VectorDot::Q5_0Lanes:
+    case VectorDot::Q4_1Lanes:
+    case VectorDot::Q5_1Lanes:
+    case VectorDot::Q2_KLanes:
+    case VectorDot::Lanes:
+    case VectorDot::Chain:
+        avx512::dotRows(dot, prepare, weights, rowBytes, rows, x, span, y, yStride);
         return;
     }
 }

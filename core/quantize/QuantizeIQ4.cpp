@@ -7,6 +7,8 @@
 
 #include "core/kernels/BlockLayouts.h"
 #include "core/kernels/Codebooks.h"
+#include "core/kernels/KernelIsa.h"
+#include "core/quantize/Iq4SearchAvx2.h"
 #include "core/quantize/QuantizeCommon.h"
 #include "core/quantize/Quantizers.h"
 #include "core/quantize/WeightedQuantizers.h"
@@ -45,8 +47,11 @@ struct SuperBlockFit {
     float maxScale = 0.0f;
 };
 
+static_assert(2 * kTries + 1 == kIq4Trials);
+
 void fitBlocks(const float* x, int superSize, const float* qw, float* scales, std::uint8_t* L, SuperBlockFit& fit, int tries = kTries)
 {
+    const Iq4TrialSumsFn trialSums = iq4TrialSumsAvx2();
     float sigma2 = 0.0f;
     for (int j = 0; j < superSize; ++j)
         sigma2 += x[j] * x[j];
@@ -91,14 +96,24 @@ void fitBlocks(const float* x, int superSize, const float* qw, float* scales, st
         }
         d = sumq2 > 0.0f ? sumqx / sumq2 : 0.0f;
         float best = d * sumqx;
+        // The trials' sums side by side in AVX2 (the same bits), then picked in order.
+        float trialQx[kIq4Trials], trialQ2[kIq4Trials];
+        const bool vector = tries == kTries && trialSums;
+        if (vector)
+            trialSums(xb, weight, max, trialQx, trialQ2);
         for (int itry = -tries; itry <= tries; ++itry) {
-            id = (float(itry) + float(kValues[0])) / max;
-            sumqx = 0.0f;
-            sumq2 = 0.0f;
-            for (int j = 0; j < kBlock; ++j) {
-                const float q = float(kValues[bestIndex(id * xb[j])]);
-                sumqx += weight[j] * q * xb[j];
-                sumq2 += weight[j] * q * q;
+            if (vector) {
+                sumqx = trialQx[itry + kTries];
+                sumq2 = trialQ2[itry + kTries];
+            } else {
+                id = (float(itry) + float(kValues[0])) / max;
+                sumqx = 0.0f;
+                sumq2 = 0.0f;
+                for (int j = 0; j < kBlock; ++j) {
+                    const float q = float(kValues[bestIndex(id * xb[j])]);
+                    sumqx += weight[j] * q * xb[j];
+                    sumq2 += weight[j] * q * q;
+                }
             }
             if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
                 d = sumqx / sumq2;
@@ -175,6 +190,20 @@ void quantizeXsBlock(const float* x, const float* qw, std::uint8_t* dst)
 }
 
 }  // namespace
+
+#if GGUFX_X86_KERNELS
+Iq4TrialSumsFn iq4TrialSumsAvx2Kernel();  // Iq4SearchAvx2.cpp, built with -mavx2
+#endif
+
+Iq4TrialSumsFn iq4TrialSumsAvx2()
+{
+#if GGUFX_X86_KERNELS
+    static const Iq4TrialSumsFn chosen = preferredKernelIsa() == KernelIsa::Avx2 ? iq4TrialSumsAvx2Kernel() : nullptr;
+    return chosen;
+#else
+    return nullptr;
+#endif
+}
 
 void quantizeRowIQ4_NL(const float* x, std::uint8_t* dst, std::int64_t n, const float* weights)
 {

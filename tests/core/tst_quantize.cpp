@@ -16,6 +16,8 @@
 #include "core/gguf/GgufFile.h"
 #include "core/kernels/HalfFloat.h"
 #include "core/kernels/FloatEncode.h"
+#include "core/quantize/Iq4SearchAvx2.h"
+#include "core/kernels/Codebooks.h"
 #include "core/quantize/AsymmetricSearch8.h"
 #include "core/quantize/Fp4Avx2.h"
 #include "core/quantize/LegacyAvx2.h"
@@ -88,6 +90,7 @@ private slots:
     void legacyAvx2MatchesScalar();
     void ternaryAvx2MatchesScalar();
     void q3KLevelsAvx2MatchesScalar();
+    void iq4TrialSumsAvx2MatchScalar();
     void interleaveTransposeMatchesCopyLoop();
     void rejectsMisfits();
     void quantizableTypesListed();
@@ -593,6 +596,68 @@ void QuantizeTest::q3KLevelsAvx2MatchesScalar()
         fast(x, subScale, actualL, actualBits, actualBits + 32);
         QVERIFY2(std::memcmp(expectedL, actualL, sizeof expectedL) == 0, qPrintable(QStringLiteral("levels, block %1").arg(block)));
         QVERIFY2(std::memcmp(expectedBits, actualBits, sizeof expectedBits) == 0, qPrintable(QStringLiteral("bits, block %1").arg(block)));
+    }
+}
+
+// The IQ4 scale search's trial sums in AVX2 against the scalar loop written out (the level
+// nearest id * x by ggml's rule, then the products and adds in value order), bit for bit, on
+// random blocks with ties of the level thresholds, zeros, huge and tiny values and NaN.
+void QuantizeTest::iq4TrialSumsAvx2MatchScalar()
+{
+    using namespace gguf::quantize;
+    const Iq4TrialSumsFn fast = iq4TrialSumsAvx2();
+    if (!fast)
+        QSKIP("this CPU (or GGUFX_KERNELS) has no AVX2");
+    const std::int8_t* values = gguf::codebooks::kvalues_iq4nl;
+    const auto nearest = [values](float v) {
+        int idx = 0;
+        for (int l = 1; l < 16; ++l)
+            if (v + v >= float(values[l - 1] + values[l]))
+                idx = l;
+        return float(values[idx]);
+    };
+    std::uint32_t seed = 5;
+    const auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return seed >> 8;
+    };
+    const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), 1e30f, -1e30f, std::numeric_limits<float>::denorm_min()};
+    for (int block = 0; block < 3000; ++block) {
+        float x[32], weight[32];
+        float max = 0.0f, amax = 0.0f;
+        for (int j = 0; j < 32; ++j) {
+            const std::uint32_t r = next();
+            x[j] = r % 23 == 0 ? specials[r % 6] : (float(r % 4096) - 2048.0f) / 128.0f;
+            weight[j] = r % 7 == 0 ? 0.0f : float(next() % 1000) / 64.0f;
+            if (std::fabs(x[j]) > amax) {
+                amax = std::fabs(x[j]);
+                max = x[j];
+            }
+        }
+        if (block % 5 == 0)  // x / max on a threshold: (kvalues[l - 1] + kvalues[l]) / 2 / kvalues[0]
+            x[3] = max * float(values[4] + values[5]) / (2.0f * float(values[0]));
+        float expectedQx[kIq4Trials], expectedQ2[kIq4Trials], actualQx[kIq4Trials], actualQ2[kIq4Trials];
+        for (int itry = -7; itry <= 7; ++itry) {
+            const float id = (float(itry) + float(values[0])) / max;
+            float sumqx = 0.0f, sumq2 = 0.0f;
+            for (int j = 0; j < 32; ++j) {
+                const float q = nearest(id * x[j]);
+                const float wq = weight[j] * q;
+                const float product = wq * x[j];  // two statements: no fused multiply-add
+                sumqx += product;
+                const float square = wq * q;
+                sumq2 += square;
+            }
+            expectedQx[itry + 7] = sumqx;
+            expectedQ2[itry + 7] = sumq2;
+        }
+        fast(x, weight, max, actualQx, actualQ2);
+        // Equal bits, or both NaN (a NaN sum fails every comparison of the search, whatever its payload).
+        const auto same = [](float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b) || (a != a && b != b); };
+        for (int i = 0; i < kIq4Trials; ++i) {
+            QVERIFY2(same(expectedQx[i], actualQx[i]), qPrintable(QStringLiteral("sumqx, block %1 trial %2").arg(block).arg(i)));
+            QVERIFY2(same(expectedQ2[i], actualQ2[i]), qPrintable(QStringLiteral("sumq2, block %1 trial %2").arg(block).arg(i)));
+        }
     }
 }
 

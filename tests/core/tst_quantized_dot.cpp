@@ -14,6 +14,9 @@
 #include "core/forward/ActivationRounding.h"
 #include "core/kernels/GgmlDotLanes.h"
 #include "core/kernels/HalfFloat.h"
+#include "core/kernels/KernelIsa.h"
+#include "core/kernels/KernelIsaCap.h"
+#include "core/kernels/LaneProduct.h"
 #include "core/kernels/QuantizedDot.h"
 #include "core/kernels/FloatEncode.h"
 #include "core/types/GgmlType.h"
@@ -22,6 +25,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -394,6 +399,22 @@ private slots:
         ggmldot::addLaneProductsAvx2(w.data(), a.data(), count, scaled ? scales : nullptr, actual);
         for (int l = 0; l < 8; ++l)
             QCOMPARE(actual[l], expected[l]);
+    }
+
+    // GGUFX_KERNELS caps the products as it caps dequantization (KernelIsaCap.h): the suite runs
+    // a second time under GGUFX_KERNELS=avx2 (tests/CMakeLists.txt), where an AVX-512 machine
+    // compares the AVX2 bodies alone, as an AVX2-only machine runs them.
+    void productsHonourTheCap()
+    {
+        const std::string requested = qEnvironmentVariable("GGUFX_KERNELS").toStdString();
+        const std::optional<KernelIsa> cap = kernelIsaFromName(requested);
+        if (!cap)
+            QSKIP("GGUFX_KERNELS caps nothing in this run");
+        QVERIFY(!kernelIsaAllowsAvx512());
+        const int most = *cap == KernelIsa::Avx2 ? 1 : 0;
+        QVERIFY(quantizedDotKernel() <= most);
+        QVERIFY(laneProductKernel() <= most);
+        QCOMPARE(QString::fromLatin1(activeKernelIsaName()), QString::fromLatin1(kernelIsaName(preferredKernelIsa())));
     }
 };
 
