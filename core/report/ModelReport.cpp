@@ -141,7 +141,7 @@ std::vector<Block> memoryOf(const Model& model)
     rows.push_back({"total", bytes(e.total())});
     std::vector<Block> blocks = {heading("Memory estimate"), table({"", ""}, std::move(rows)),
                                  paragraph("What llama.cpp allocates at the model's default context with an f16 KV cache on the CPU "
-                                           "(the CLI's `estimate` gives other settings).")};
+                                           "(the CLI's estimate command takes other settings).")};
     for (const std::string& note : e.notes)
         blocks.push_back(paragraph("Note: " + note));
     return blocks;

@@ -3,10 +3,12 @@
 // report written in a background job, and the same figures as the CLI's `report` (one builder).
 
 #include "OpenFixture.h"
+#include "Screenshot.h"
 #include "Waits.h"
 #include "core/report/ModelReport.h"
 #include "ui/compare/ComparePage.h"
 #include "ui/output/OutputErrorTab.h"
+#include "ui/session/ComparisonTableModel.h"
 #include "ui/session/ReportTables.h"
 #include "ui/shell/ModelPage.h"
 #include "ui/shell/ReportExport.h"
@@ -17,6 +19,8 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QScrollBar>
+#include <QTextBrowser>
 
 using namespace testsupport;
 
@@ -105,6 +109,12 @@ private slots:
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray html = file.readAll();
+        // The totals under the comparison table's own column titles (the totals model has none).
+        QByteArray titles = "<tr>";
+        for (int column = 0; column < compare->tableModel()->columnCount(); ++column)
+            titles.append("<th>").append(compare->tableModel()->headerData(column, Qt::Horizontal).toString().toHtmlEscaped().toUtf8()).append("</th>");
+        QVERIFY2(html.contains(titles.append("</tr>")), titles.constData());
+        QVERIFY(!html.contains("<th>1</th>"));
         QVERIFY(html.contains("<h2>Output KLD: Q2_K against F32</h2>"));
         QVERIFY(html.contains("<th>mean KLD</th>"));
         QByteArray cells = "</td><td>";
@@ -114,6 +124,19 @@ private slots:
         sameTop.append(QByteArray::number(100.0 * figures.sameTopFraction, 'f', 1)).append("</td>");
         QVERIFY2(html.contains(sameTop), sameTop.constData());
         QVERIFY(html.contains("7 positions scored on"));
+
+        // The report as a reader's browser shows it, from the memory estimate on (docs/screenshots).
+        QTextBrowser shown;
+        shown.resize(1000, 1000);
+        shown.setHtml(QString::fromUtf8(html));
+        shown.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shown));
+        QVERIFY(shown.find(QStringLiteral("Memory estimate")));
+        shown.verticalScrollBar()->setValue(shown.cursorRect().top() + shown.verticalScrollBar()->value() - 8);
+        QTextCursor unselected = shown.textCursor();
+        unselected.clearSelection();
+        shown.setTextCursor(unselected);
+        QVERIFY(saveScreenshot(shown, QStringLiteral("report")));
 
         QSignalSpy finishedBefore(&before, &ReportExport::finished);
         const QString beforePath = dir.filePath(QStringLiteral("before.html"));

@@ -6,6 +6,7 @@
 #include "ui/compare/ComparePage.h"
 #include "ui/output/OutputErrorTab.h"
 #include "ui/session/BackgroundJob.h"
+#include "ui/session/ComparisonTableModel.h"
 #include "ui/session/ComparisonTotalsModel.h"
 #include "ui/session/ReportTables.h"
 #include "ui/shell/ModelPage.h"
@@ -49,7 +50,7 @@ void ReportExport::addComparisonsOf(QTabWidget* windowTabs)
         auto* compare = qobject_cast<ComparePage*>(windowTabs->widget(i));
         if (!compare)
             continue;
-        addTable(reportTableOf(*compare->totalsModel(), tr("Comparison: %1").arg(windowTabs->tabText(i))));
+        addTable(reportTableOf(*compare->totalsModel(), tr("Comparison: %1").arg(windowTabs->tabText(i)), {}, compare->tableModel()));
         if (const auto* output = compare->findChild<OutputErrorTab*>(); output && output->result())
             addTable(output->reportTable(tr("Output KLD: %1").arg(windowTabs->tabText(i))));
         addChartsOf(compare);
