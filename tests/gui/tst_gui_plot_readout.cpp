@@ -16,6 +16,7 @@
 #include "ui/diff/LayerDiffChart.h"
 #include "ui/experts/ExpertTile.h"
 #include "ui/output/OutputCharts.h"
+#include "ui/recipe/FrontierPlot.h"
 #include "ui/tensor/BlockScalesView.h"
 #include "ui/tensor/DistributionView.h"
 #include "ui/tensor/HeatmapView.h"
@@ -259,6 +260,30 @@ private slots:
         QCOMPARE(hoverAt(kld, 0.04, 0.5), QStringLiteral("KL divergence in [0, 0.1) nats\nQ4_K: 2 positions"));
         QCOMPARE(hoverAt(kld, 1.52, 0.5), QStringLiteral("KL divergence in [1.5, 1.6) nats\nQ4_K: 1 position"));
         QCOMPARE(hoverAt(kld, 2.97, 0.5), QStringLiteral("KL divergence in [2.9, 3] nats\nQ4_K: 1 position"));
+    }
+
+    // The planner's size/error plot: the point under the pointer (a preset, the plan, a frontier
+    // step) gives its tip; between points, nothing.
+    void frontierPointGivesItsTip()
+    {
+        constexpr double kMiB = 1024.0 * 1024.0;
+        FrontierData data;
+        data.valueLabel = QStringLiteral("weight error");
+        data.frontier = {{1.0 * kMiB, 0.5, {}, QStringLiteral("frontier at 1 MiB")},
+                         {2.0 * kMiB, 0.1, {}, QStringLiteral("frontier at 2 MiB")},
+                         {4.0 * kMiB, 0.01, {}, QStringLiteral("frontier at 4 MiB")}};
+        data.presets = {{3.0 * kMiB, 0.2, QStringLiteral("Q3_K_M"), QStringLiteral("Q3_K_M: 3 MiB, error 0.2")}};
+        data.plan = {{2.5 * kMiB, 0.05, {}, QStringLiteral("the plan: 2.5 MiB, error 0.05")}};
+        data.planName = QStringLiteral("plan");
+        auto* frontier = new FrontierPlot;
+        Shown shown(frontier);
+        QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+        frontier->show(data);
+        QCustomPlot* plot = frontier->plot();
+        QCOMPARE(hoverAt(plot, 3.0, 0.2), QStringLiteral("Q3_K_M: 3 MiB, error 0.2"));
+        QCOMPARE(hoverAt(plot, 2.5, 0.05), QStringLiteral("the plan: 2.5 MiB, error 0.05"));
+        QCOMPARE(hoverAt(plot, 4.0, 0.01), QStringLiteral("frontier at 4 MiB"));
+        QVERIFY(hoverAt(plot, 1.5, 0.02).isEmpty());
     }
 };
 
