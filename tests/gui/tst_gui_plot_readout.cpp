@@ -9,12 +9,15 @@
 #include "Waits.h"
 #include "WholeSlice.h"
 #include "core/analysis/HeatmapReducer.h"
+#include "core/compare/ErrorDistribution.h"
 #include "core/diff/ModelDiff.h"
 #include "core/forward/OutputComparisonRun.h"
 #include "ui/common/JobProgressBar.h"
 #include "ui/common/PlotReadout.h"
 #include "ui/diff/LayerDiffChart.h"
 #include "ui/experts/ExpertTile.h"
+#include "ui/compare/ComparePage.h"
+#include "ui/compare/TensorErrorView.h"
 #include "ui/output/OutputCharts.h"
 #include "ui/recipe/FrontierPlot.h"
 #include "ui/tensor/BlockScalesView.h"
@@ -284,6 +287,47 @@ private slots:
         QCOMPARE(hoverAt(plot, 2.5, 0.05), QStringLiteral("the plan: 2.5 MiB, error 0.05"));
         QCOMPARE(hoverAt(plot, 4.0, 0.01), QStringLiteral("frontier at 4 MiB"));
         QVERIFY(hoverAt(plot, 1.5, 0.02).isEmpty());
+    }
+
+    // The Compare page's block scale against error scatter: the block under the pointer by its
+    // index and weights, with its scale and error as blockErrors computes them here.
+    void blockScatterNamesTheBlock()
+    {
+        auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        auto q4k = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(f32 && q4k);
+        auto* page = new ComparePage({f32, q4k}, {});
+        QSignalSpy compared(page, &ComparePage::comparisonFinished);
+        Shown shown(page, 1200, 900);
+        QVERIFY(compared.wait(kJobTimeoutMs));
+        QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+        const gguf::ModelComparison& comparison = *page->comparison();
+        std::size_t row = comparison.rows().size();
+        for (std::size_t r = 0; r < comparison.rows().size(); ++r)
+            if (comparison.rows()[r].reference->name == "blk.0.attn_q.weight")
+                row = r;
+        QVERIFY(row < comparison.rows().size());
+        TensorErrorView* view = page->tensorView();
+        auto* tabs = page->findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(view);
+        view->setColumn(0);
+        view->setTensorRow(row);
+        QTRY_VERIFY_WITH_TIMEOUT(view->scatterPlot()->graphCount() == 1 && view->scatterPlot()->graph(0)->dataCount() == 256, kJobTimeoutMs);
+
+        gguf::BlockErrorPoints points;
+        QVERIFY(gguf::blockErrors(comparison, row, 0, {0, comparison.rows()[row].reference->elementCount()}, points));
+        QCOMPARE(points.blockSize, 256u);
+        const auto worst = static_cast<std::size_t>(std::max_element(points.rmsError.begin(), points.rmsError.end()) - points.rmsError.begin());
+        const QString expected = QStringLiteral("block %1 (weights %2\u2013%3)\nblock scale: %4\nRMS error: %5")
+                                     .arg(worst)
+                                     .arg(worst * 256)
+                                     .arg(worst * 256 + 255)
+                                     .arg(plotreadout::number(points.scales[worst]), plotreadout::number(points.rmsError[worst]));
+        QCOMPARE(hoverAt(view->scatterPlot(), points.scales[worst], points.rmsError[worst]), expected);
+        const QCPRange x = view->scatterPlot()->xAxis->range();
+        const QCPRange y = view->scatterPlot()->yAxis->range();
+        QVERIFY(hoverAt(view->scatterPlot(), x.lower + x.size() * 0.01, y.upper - y.size() * 0.01).isEmpty());
     }
 };
 
