@@ -15,6 +15,7 @@
 #include "ui/common/JobProgressBar.h"
 #include "ui/common/PlotReadout.h"
 #include "ui/diff/LayerDiffChart.h"
+#include "ui/experts/ExpertGridView.h"
 #include "ui/experts/ExpertTile.h"
 #include "ui/compare/ComparePage.h"
 #include "ui/compare/TensorErrorView.h"
@@ -197,6 +198,38 @@ private slots:
         auto* plot = tile->findChild<QCustomPlot*>();
         QCOMPARE(hoverAt(plot, 2.6, 4.2), QStringLiteral("expert 5, rows 3\u20135, columns 2\u20133\nmax |value|: 4"));
         QCOMPARE(hoverAt(plot, 0.2, 9.0), QStringLiteral("expert 5, rows 6\u20139, columns 0\u20131\nmax |value|: 5.5"));
+    }
+
+    // The expert grid's shared colour bar: the weight at the pointer on the bar, and the range
+    // every tile's colours span (the largest |cell| shown); nothing off the bar.
+    void expertColourBarNamesTheWeight()
+    {
+        auto* grid = new ExpertGridView;
+        Shown shown(grid, 640, 420);
+        QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+        grid->setExperts({0, 1});
+        gguf::HeatmapGrid cells;
+        cells.region = {0, 2, 0, 2};
+        cells.rows = 2;
+        cells.columns = 2;
+        grid->showHeatmap(1, cells, std::make_shared<const std::vector<float>>(std::vector<float>{0.5f, -2.0f, 1.0f, 0.25f}));
+        QCOMPARE(grid->colorLimit(), 2.0);
+        auto* plot = grid->findChild<QCustomPlot*>(QStringLiteral("expertColorScale"));
+        QVERIFY(plot);
+        auto* scale = plot->findChild<QCPColorScale*>();
+        QVERIFY(scale);
+        QCoreApplication::processEvents();
+        plot->replot();
+        const QRect bar = scale->axis()->axisRect()->rect();
+        const int x = static_cast<int>(std::lround(scale->axis()->coordToPixel(1.0)));
+        QTest::mouseMove(plot, QPoint(x, bar.center().y()));
+        const QString text = plotreadout::current(plot);
+        QVERIFY2(text.endsWith(QStringLiteral("\n(the colour scale of every tile: -2 to 2)")), qPrintable(text));
+        const double shownWeight = numberAfter(text, QStringLiteral("weight"));
+        QCOMPARE(shownWeight, plotreadout::number(scale->axis()->pixelToCoord(x), false).toDouble());
+        QVERIFY(std::abs(shownWeight - 1.0) < 4.0 / bar.width());  // a pixel's worth of the ±2 range
+        QTest::mouseMove(plot, QPoint(x, bar.bottom() + 20));
+        QVERIFY(plotreadout::current(plot).isEmpty());
     }
 
     // The per-layer diff chart: the bar's layer and figure; no bar (a layer whose tensors kept
