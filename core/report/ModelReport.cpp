@@ -3,6 +3,7 @@
 #include "core/analysis/LayerBreakdown.h"
 #include "core/base/EscapedText.h"
 #include "core/base/HumanFormat.h"
+#include "core/estimate/MemoryEstimate.h"
 #include "core/gguf/GgufFile.h"
 #include "core/gguf/MetadataFormat.h"
 #include "core/gguf/Vocabulary.h"
@@ -117,6 +118,33 @@ std::vector<Block> layersOf(const Model& model)
                         formatBytes(layer.byteCount), types});
     }
     return {heading("Layers"), table({"layer", "tensors", "bytes", "types"}, std::move(rows))};
+}
+
+// The CLI `estimate`'s figures at its defaults (the model's training context, f16 K and V, every
+// layer on the CPU), from the same function, written as `estimate` writes them.
+std::vector<Block> memoryOf(const Model& model)
+{
+    const Result<MemoryEstimate> estimate = estimateMemory(model, EstimateOptions{});
+    if (!estimate)
+        return {heading("Memory estimate"), paragraph("No estimate: " + estimate.error().toString())};
+    const MemoryEstimate& e = estimate.value();
+    const auto bytes = [](std::uint64_t n) { return formatBytes(n) + " (" + formatGrouped(n) + ")"; };
+    std::vector<std::vector<std::string>> rows = {
+        {"context", formatGrouped(e.contextLength) + " tokens"},
+        {"weights", bytes(e.weightsCpu + e.weightsGpu)},
+        {"KV cache", bytes(e.kvTotal()) + (e.kvExact ? "" : " (approximate)")},
+    };
+    if (e.recurrentTotal())
+        rows.push_back({"recurrent state", bytes(e.recurrentTotal())});
+    rows.push_back({"compute buffer", bytes(e.computeBuffer)});
+    rows.push_back({"output buffer", bytes(e.outputBuffer)});
+    rows.push_back({"total", bytes(e.total())});
+    std::vector<Block> blocks = {heading("Memory estimate"), table({"", ""}, std::move(rows)),
+                                 paragraph("What llama.cpp allocates at the model's default context with an f16 KV cache on the CPU "
+                                           "(the CLI's estimate command takes other settings).")};
+    for (const std::string& note : e.notes)
+        blocks.push_back(paragraph("Note: " + note));
+    return blocks;
 }
 
 std::vector<Block> tokenizerOf(const Model& model)
@@ -280,7 +308,7 @@ std::string buildModelReport(const Model& model, ReportFormat format, const Repo
 {
     const ModelSummary summary = model.summary();
     std::vector<Block> blocks;
-    for (auto part : {factsOf(model, summary), typeMixOf(summary), layersOf(model), tokenizerOf(model)})
+    for (auto part : {factsOf(model, summary), typeMixOf(summary), layersOf(model), memoryOf(model), tokenizerOf(model)})
         blocks.insert(blocks.end(), part.begin(), part.end());
     for (const ReportTable& measured : extras.measured) {
         blocks.push_back(heading(measured.title));

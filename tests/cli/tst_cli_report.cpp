@@ -12,6 +12,8 @@
 #include "core/types/GgmlType.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <map>
@@ -96,6 +98,42 @@ private slots:
         }
         const CliRun missing = runCli({QStringLiteral("report"), fixture});
         QVERIFY2(missing.failedWithOneLine(), qPrintable(missing.describe()));
+    }
+
+    // The memory estimate says what the CLI's `estimate` says at its defaults, figure for figure.
+    void memoryEstimateEqualsTheClis()
+    {
+        if (!cliIsExecutable())
+            QSKIP("the CLI is not built");
+        const QString fixture = fixturePath(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        const CliRun run = runCli({QStringLiteral("estimate"), fixture, QStringLiteral("--json")});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        const QJsonObject estimate = QJsonDocument::fromJson(run.out).object();
+        QVERIFY(!estimate.isEmpty());
+        auto model = openModelAt(fixture);
+        QVERIFY(model);
+        const std::string html = gguf::buildModelReport(*model, gguf::ReportFormat::Html);
+        const auto figure = [&estimate](std::initializer_list<const char*> keys) {
+            std::uint64_t sum = 0;
+            for (const char* key : keys)
+                sum += static_cast<std::uint64_t>(estimate.value(QLatin1String(key)).toDouble());
+            return gguf::formatBytes(sum) + " (" + gguf::formatGrouped(sum) + ")";
+        };
+        const std::vector<std::pair<std::string, std::string>> rows = {
+            {"context", gguf::formatGrouped(static_cast<std::uint64_t>(estimate.value(QLatin1String("context")).toDouble())) + " tokens"},
+            {"weights", figure({"weights_cpu_bytes", "weights_gpu_bytes"})},
+            {"KV cache", figure({"kv_cpu_bytes", "kv_gpu_bytes"})},
+            {"compute buffer", figure({"compute_buffer_bytes"})},
+            {"output buffer", figure({"output_buffer_bytes"})},
+            {"total", figure({"total_bytes"})},
+        };
+        for (const auto& [label, value] : rows) {
+            std::string row = "<tr><td>";
+            row.append(label).append("</td><td>").append(value).append("</td></tr>");
+            QVERIFY2(html.find(row) != std::string::npos, row.c_str());
+        }
+        QVERIFY(estimate.value(QLatin1String("kv_cpu_bytes")).toDouble() > 0);
+        QVERIFY(estimate.value(QLatin1String("compute_buffer_bytes")).toDouble() > 0);
     }
 
     // A tensor name holding ESC, markup and a table bar: no raw control character, no tag, no

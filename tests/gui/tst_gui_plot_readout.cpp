@@ -9,13 +9,18 @@
 #include "Waits.h"
 #include "WholeSlice.h"
 #include "core/analysis/HeatmapReducer.h"
+#include "core/compare/ErrorDistribution.h"
 #include "core/diff/ModelDiff.h"
 #include "core/forward/OutputComparisonRun.h"
 #include "ui/common/JobProgressBar.h"
 #include "ui/common/PlotReadout.h"
 #include "ui/diff/LayerDiffChart.h"
+#include "ui/experts/ExpertGridView.h"
 #include "ui/experts/ExpertTile.h"
+#include "ui/compare/ComparePage.h"
+#include "ui/compare/TensorErrorView.h"
 #include "ui/output/OutputCharts.h"
+#include "ui/recipe/FrontierPlot.h"
 #include "ui/tensor/BlockScalesView.h"
 #include "ui/tensor/DistributionView.h"
 #include "ui/tensor/HeatmapView.h"
@@ -195,6 +200,38 @@ private slots:
         QCOMPARE(hoverAt(plot, 0.2, 9.0), QStringLiteral("expert 5, rows 6\u20139, columns 0\u20131\nmax |value|: 5.5"));
     }
 
+    // The expert grid's shared colour bar: the weight at the pointer on the bar, and the range
+    // every tile's colours span (the largest |cell| shown); nothing off the bar.
+    void expertColourBarNamesTheWeight()
+    {
+        auto* grid = new ExpertGridView;
+        Shown shown(grid, 640, 420);
+        QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+        grid->setExperts({0, 1});
+        gguf::HeatmapGrid cells;
+        cells.region = {0, 2, 0, 2};
+        cells.rows = 2;
+        cells.columns = 2;
+        grid->showHeatmap(1, cells, std::make_shared<const std::vector<float>>(std::vector<float>{0.5f, -2.0f, 1.0f, 0.25f}));
+        QCOMPARE(grid->colorLimit(), 2.0);
+        auto* plot = grid->findChild<QCustomPlot*>(QStringLiteral("expertColorScale"));
+        QVERIFY(plot);
+        auto* scale = plot->findChild<QCPColorScale*>();
+        QVERIFY(scale);
+        QCoreApplication::processEvents();
+        plot->replot();
+        const QRect bar = scale->axis()->axisRect()->rect();
+        const int x = static_cast<int>(std::lround(scale->axis()->coordToPixel(1.0)));
+        QTest::mouseMove(plot, QPoint(x, bar.center().y()));
+        const QString text = plotreadout::current(plot);
+        QVERIFY2(text.endsWith(QStringLiteral("\n(the colour scale of every tile: -2 to 2)")), qPrintable(text));
+        const double shownWeight = numberAfter(text, QStringLiteral("weight"));
+        QCOMPARE(shownWeight, plotreadout::number(scale->axis()->pixelToCoord(x), false).toDouble());
+        QVERIFY(std::abs(shownWeight - 1.0) < 4.0 / bar.width());  // a pixel's worth of the ±2 range
+        QTest::mouseMove(plot, QPoint(x, bar.bottom() + 20));
+        QVERIFY(plotreadout::current(plot).isEmpty());
+    }
+
     // The per-layer diff chart: the bar's layer and figure; no bar (a layer whose tensors kept
     // their bytes) reads as nothing, not as a neighbour; "other" names the tensors outside.
     void layerDiffBarNamesItsLayer()
@@ -259,6 +296,71 @@ private slots:
         QCOMPARE(hoverAt(kld, 0.04, 0.5), QStringLiteral("KL divergence in [0, 0.1) nats\nQ4_K: 2 positions"));
         QCOMPARE(hoverAt(kld, 1.52, 0.5), QStringLiteral("KL divergence in [1.5, 1.6) nats\nQ4_K: 1 position"));
         QCOMPARE(hoverAt(kld, 2.97, 0.5), QStringLiteral("KL divergence in [2.9, 3] nats\nQ4_K: 1 position"));
+    }
+
+    // The planner's size/error plot: the point under the pointer (a preset, the plan, a frontier
+    // step) gives its tip; between points, nothing.
+    void frontierPointGivesItsTip()
+    {
+        constexpr double kMiB = 1024.0 * 1024.0;
+        FrontierData data;
+        data.valueLabel = QStringLiteral("weight error");
+        data.frontier = {{1.0 * kMiB, 0.5, {}, QStringLiteral("frontier at 1 MiB")},
+                         {2.0 * kMiB, 0.1, {}, QStringLiteral("frontier at 2 MiB")},
+                         {4.0 * kMiB, 0.01, {}, QStringLiteral("frontier at 4 MiB")}};
+        data.presets = {{3.0 * kMiB, 0.2, QStringLiteral("Q3_K_M"), QStringLiteral("Q3_K_M: 3 MiB, error 0.2")}};
+        data.plan = {{2.5 * kMiB, 0.05, {}, QStringLiteral("the plan: 2.5 MiB, error 0.05")}};
+        data.planName = QStringLiteral("plan");
+        auto* frontier = new FrontierPlot;
+        Shown shown(frontier);
+        QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+        frontier->show(data);
+        QCustomPlot* plot = frontier->plot();
+        QCOMPARE(hoverAt(plot, 3.0, 0.2), QStringLiteral("Q3_K_M: 3 MiB, error 0.2"));
+        QCOMPARE(hoverAt(plot, 2.5, 0.05), QStringLiteral("the plan: 2.5 MiB, error 0.05"));
+        QCOMPARE(hoverAt(plot, 4.0, 0.01), QStringLiteral("frontier at 4 MiB"));
+        QVERIFY(hoverAt(plot, 1.5, 0.02).isEmpty());
+    }
+
+    // The Compare page's block scale against error scatter: the block under the pointer by its
+    // index and weights, with its scale and error as blockErrors computes them here.
+    void blockScatterNamesTheBlock()
+    {
+        auto f32 = openFixtureModel(QStringLiteral("tiny-llama-F32.gguf"));
+        auto q4k = openFixtureModel(QStringLiteral("tiny-llama-Q4_K.gguf"));
+        QVERIFY(f32 && q4k);
+        auto* page = new ComparePage({f32, q4k}, {});
+        QSignalSpy compared(page, &ComparePage::comparisonFinished);
+        Shown shown(page, 1200, 900);
+        QVERIFY(compared.wait(kJobTimeoutMs));
+        QVERIFY(QTest::qWaitForWindowExposed(&shown.window));
+        const gguf::ModelComparison& comparison = *page->comparison();
+        std::size_t row = comparison.rows().size();
+        for (std::size_t r = 0; r < comparison.rows().size(); ++r)
+            if (comparison.rows()[r].reference->name == "blk.0.attn_q.weight")
+                row = r;
+        QVERIFY(row < comparison.rows().size());
+        TensorErrorView* view = page->tensorView();
+        auto* tabs = page->findChild<QTabWidget*>(QStringLiteral("compareTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(view);
+        view->setColumn(0);
+        view->setTensorRow(row);
+        QTRY_VERIFY_WITH_TIMEOUT(view->scatterPlot()->graphCount() == 1 && view->scatterPlot()->graph(0)->dataCount() == 256, kJobTimeoutMs);
+
+        gguf::BlockErrorPoints points;
+        QVERIFY(gguf::blockErrors(comparison, row, 0, {0, comparison.rows()[row].reference->elementCount()}, points));
+        QCOMPARE(points.blockSize, 256u);
+        const auto worst = static_cast<std::size_t>(std::max_element(points.rmsError.begin(), points.rmsError.end()) - points.rmsError.begin());
+        const QString expected = QStringLiteral("block %1 (weights %2\u2013%3)\nblock scale: %4\nRMS error: %5")
+                                     .arg(worst)
+                                     .arg(worst * 256)
+                                     .arg(worst * 256 + 255)
+                                     .arg(plotreadout::number(points.scales[worst]), plotreadout::number(points.rmsError[worst]));
+        QCOMPARE(hoverAt(view->scatterPlot(), points.scales[worst], points.rmsError[worst]), expected);
+        const QCPRange x = view->scatterPlot()->xAxis->range();
+        const QCPRange y = view->scatterPlot()->yAxis->range();
+        QVERIFY(hoverAt(view->scatterPlot(), x.lower + x.size() * 0.01, y.upper - y.size() * 0.01).isEmpty());
     }
 };
 

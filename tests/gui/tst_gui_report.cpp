@@ -3,8 +3,12 @@
 // report written in a background job, and the same figures as the CLI's `report` (one builder).
 
 #include "OpenFixture.h"
+#include "Screenshot.h"
 #include "Waits.h"
 #include "core/report/ModelReport.h"
+#include "ui/compare/ComparePage.h"
+#include "ui/output/OutputErrorTab.h"
+#include "ui/session/ComparisonTableModel.h"
 #include "ui/session/ReportTables.h"
 #include "ui/shell/ModelPage.h"
 #include "ui/shell/ReportExport.h"
@@ -12,8 +16,11 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QScrollBar>
+#include <QTextBrowser>
 
 using namespace testsupport;
 
@@ -62,6 +69,84 @@ private slots:
         const std::string plain = gguf::buildModelReport(*model, gguf::ReportFormat::Html);
         const std::string common = plain.substr(0, plain.find("<h2>Metadata</h2>"));
         QVERIFY(html.toStdString().rfind(common, 0) == 0);
+    }
+
+    // A Compare tab whose Output tab has run: the report holds its KLD figures, a row per compared
+    // model with the cells the tab's summary shows, and the input they belong to.
+    void reportHoldsTheOutputTabsKld()
+    {
+        std::vector<std::shared_ptr<const gguf::Model>> models;
+        for (const char* name : {"tiny-llama-F32.gguf", "tiny-llama-Q2_K.gguf"}) {
+            models.push_back(openFixtureModel(QString::fromLatin1(name)));
+            QVERIFY(models.back());
+        }
+        QTabWidget window;
+        auto* compare = new ComparePage(models, {});
+        QSignalSpy compared(compare, &ComparePage::comparisonFinished);
+        window.addTab(compare, QStringLiteral("Q2_K against F32"));
+        QVERIFY(compared.wait(kHangGuardMs));
+        auto* output = compare->findChild<OutputErrorTab*>();
+        QVERIFY(output);
+
+        ReportExport before;  // no run yet: no KLD table
+        before.addComparisonsOf(&window);
+        output->setTokens(QStringLiteral("3,56,109,162,215,268,321,374"));
+        QSignalSpy ran(output, &OutputErrorTab::runFinished);
+        output->run();
+        QVERIFY(ran.wait(kHangGuardMs));
+        QVERIFY(ran.first().at(0).toBool());
+        const gguf::OutputComparison& figures = output->result()->comparisons.at(0);
+
+        ReportExport report;
+        report.addComparisonsOf(&window);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("report.html"));
+        QSignalSpy finished(&report, &ReportExport::finished);
+        QVERIFY(report.write(models[0], path));
+        QVERIFY(finished.wait(kHangGuardMs));
+        QCOMPARE(finished.front().at(1).toString(), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray html = file.readAll();
+        // The totals under the comparison table's own column titles (the totals model has none).
+        QByteArray titles = "<tr>";
+        for (int column = 0; column < compare->tableModel()->columnCount(); ++column)
+            titles.append("<th>").append(compare->tableModel()->headerData(column, Qt::Horizontal).toString().toHtmlEscaped().toUtf8()).append("</th>");
+        QVERIFY2(html.contains(titles.append("</tr>")), titles.constData());
+        QVERIFY(!html.contains("<th>1</th>"));
+        QVERIFY(html.contains("<h2>Output KLD: Q2_K against F32</h2>"));
+        QVERIFY(html.contains("<th>mean KLD</th>"));
+        QByteArray cells = "</td><td>";
+        cells.append(QByteArray::number(figures.kld.mean, 'g', 4)).append("</td><td>").append(QByteArray::number(figures.kld.meanError, 'g', 2));
+        QVERIFY2(html.contains(cells), cells.constData());
+        QByteArray sameTop = "<td>";
+        sameTop.append(QByteArray::number(100.0 * figures.sameTopFraction, 'f', 1)).append("</td>");
+        QVERIFY2(html.contains(sameTop), sameTop.constData());
+        QVERIFY(html.contains("7 positions scored on"));
+
+        // The report as a reader's browser shows it, from the memory estimate on (docs/screenshots).
+        QTextBrowser shown;
+        shown.resize(1000, 1000);
+        shown.setHtml(QString::fromUtf8(html));
+        shown.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shown));
+        QVERIFY(shown.find(QStringLiteral("Memory estimate")));
+        shown.verticalScrollBar()->setValue(shown.cursorRect().top() + shown.verticalScrollBar()->value() - 8);
+        QTextCursor unselected = shown.textCursor();
+        unselected.clearSelection();
+        shown.setTextCursor(unselected);
+        QVERIFY(saveScreenshot(shown, QStringLiteral("report")));
+
+        QSignalSpy finishedBefore(&before, &ReportExport::finished);
+        const QString beforePath = dir.filePath(QStringLiteral("before.html"));
+        QVERIFY(before.write(models[0], beforePath));
+        QVERIFY(finishedBefore.wait(kHangGuardMs));
+        QFile beforeFile(beforePath);
+        QVERIFY(beforeFile.open(QIODevice::ReadOnly));
+        const QByteArray beforeHtml = beforeFile.readAll();
+        QVERIFY(beforeHtml.contains("<h2>Comparison: Q2_K against F32</h2>"));
+        QVERIFY(!beforeHtml.contains("Output KLD"));
     }
 };
 

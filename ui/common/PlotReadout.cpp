@@ -63,13 +63,20 @@ std::optional<KeyedPoint> findPoint(const Container& data, double x, std::option
 
 void install(QCustomPlot* plot, Text text)
 {
+    installAtPixels(plot, [plot, text = std::move(text)](const QPointF& at) {
+        QCPAxisRect* rect = plot->axisRectAt(at);
+        if (!rect || !rect->rect().contains(at.toPoint()))
+            return QString();
+        return text(Pointer{rect, rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x()), rect->axis(QCPAxis::atLeft)->pixelToCoord(at.y())});
+    });
+}
+
+void installAtPixels(QCustomPlot* plot, std::function<QString(const QPointF& pixel)> text)
+{
     plot->setMouseTracking(true);
     QObject::connect(plot, &QCustomPlot::mouseMove, plot, [plot, text = std::move(text)](QMouseEvent* event) {
         const QPointF at = event->position();
-        QString words;
-        QCPAxisRect* rect = plot->axisRectAt(at);
-        if (rect && rect->rect().contains(at.toPoint()))
-            words = text(Pointer{rect, rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x()), rect->axis(QCPAxis::atLeft)->pixelToCoord(at.y())});
+        const QString words = text(at);
         publish(plot, words);
         if (words.isEmpty())
             QToolTip::hideText();

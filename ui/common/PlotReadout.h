@@ -11,6 +11,7 @@
 #include "core/analysis/HeatmapReducer.h"
 #include "core/analysis/Statistics.h"
 
+#include <QPointF>
 #include <QString>
 #include <cstdint>
 #include <functional>
@@ -36,6 +37,9 @@ using Text = std::function<QString(const Pointer& pointer)>;
 // Shows `text` of the point under the pointer on every mouse move over `plot` (mouse tracking is
 // turned on), and lets Ctrl+C on the focused plot copy the current readout.
 void install(QCustomPlot* plot, Text text);
+// The same for a plot without an axis rect under the pointer (a colour bar alone): `text` gets
+// the pointer in the plot's pixels.
+void installAtPixels(QCustomPlot* plot, std::function<QString(const QPointF& pixel)> text);
 // For charts that work out their own hover (a label under a heatmap): records `text` as the
 // plot's current readout without a tool tip.
 void publish(QCustomPlot* plot, const QString& text);

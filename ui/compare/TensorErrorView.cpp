@@ -98,6 +98,7 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
             },
             [](double count) { return tr("%1 weights").arg(static_cast<qulonglong>(count)); });
     });
+    plotreadout::install(m_scatter, [this](const plotreadout::Pointer& at) { return scatterReadout(at.x, at.y); });
     m_scatter->xAxis->setLabel(tr("block scale"));
     m_scatter->yAxis->setLabel(tr("RMS error of the block"));
     m_scatter->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -155,6 +156,28 @@ TensorErrorView::TensorErrorView(JobProgressBar* progress, QWidget* parent)
 QString TensorErrorView::histogramPlaceholderText() const
 {
     return m_histogramPlaceholder->text();
+}
+
+QString TensorErrorView::scatterReadout(double x, double y) const
+{
+    constexpr double kNearPixels = 6.0;
+    const QPointF at(m_scatter->xAxis->coordToPixel(x), m_scatter->yAxis->coordToPixel(y));
+    const ScatterPoint* nearest = nullptr;
+    double best = kNearPixels;
+    for (const ScatterPoint& point : m_scatterPoints) {
+        const double distance = std::hypot(m_scatter->xAxis->coordToPixel(point.scale) - at.x(), m_scatter->yAxis->coordToPixel(point.rmsError) - at.y());
+        if (distance < best) {
+            best = distance;
+            nearest = &point;
+        }
+    }
+    if (!nearest || m_scatterBlockSize == 0)
+        return {};
+    return tr("block %1 (weights %2–%3)\nblock scale: %4\nRMS error: %5")
+        .arg(nearest->firstWeight / m_scatterBlockSize)
+        .arg(nearest->firstWeight)
+        .arg(nearest->firstWeight + m_scatterBlockSize - 1)
+        .arg(plotreadout::number(nearest->scale), plotreadout::number(nearest->rmsError));
 }
 
 QString TensorErrorView::scatterPlaceholderText() const
@@ -334,6 +357,7 @@ void TensorErrorView::startScatter()
 {
     m_scatterJobs.renew();
     m_scatter->clearGraphs();
+    m_scatterPoints.clear();
     m_scatter->replot();
     if (!m_hasRow || m_column->currentIndex() < 0)
         return;
@@ -364,7 +388,7 @@ void TensorErrorView::startScatter()
                 return s.error();
             return points;
         },
-        [this](const std::vector<gguf::BlockErrorPoints>& points) { showScatter(points); },
+        [this, ranges](const std::vector<gguf::BlockErrorPoints>& points) { showScatter(points, ranges); },
         [this](const JobOutcome& outcome) {
             if (outcome.isFailed())
                 m_scatterNote->setText(outcome.message());
@@ -375,20 +399,30 @@ void TensorErrorView::startScatter()
     m_scatterPlaceholder->show(tr("Computing…"));
 }
 
-void TensorErrorView::showScatter(const std::vector<gguf::BlockErrorPoints>& points)
+void TensorErrorView::showScatter(const std::vector<gguf::BlockErrorPoints>& points, const std::vector<gguf::ElementRange>& ranges)
 {
     m_scatterPlaceholder->hide();
     QCPGraph* graph = m_scatter->addGraph();
     graph->setLineStyle(QCPGraph::lsNone);
     graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(31, 119, 180, 120), 3));
     QVector<double> xs, ys;
-    for (const gguf::BlockErrorPoints& part : points)
+    m_scatterPoints.clear();
+    m_scatterBlockSize = 0;
+    for (std::size_t chunk = 0; chunk < points.size(); ++chunk) {
+        const gguf::BlockErrorPoints& part = points[chunk];
+        m_scatterBlockSize = part.blockSize;
         for (std::size_t b = 0; b < part.scales.size(); ++b) {
             xs.push_back(part.scales[b]);
             ys.push_back(part.rmsError[b]);
+            const std::uint64_t begin = chunk < ranges.size() ? ranges[chunk].begin : 0;
+            m_scatterPoints.push_back({part.scales[b], part.rmsError[b], begin + b * part.blockSize});
         }
+    }
     graph->setData(xs, ys);
     m_scatter->rescaleAxes();
+    // A margin, so the extreme blocks (the ones most worth pointing at) are not cut at the edge.
+    m_scatter->xAxis->scaleRange(1.05);
+    m_scatter->yAxis->scaleRange(1.05);
     m_scatter->replot(QCustomPlot::rpQueuedReplot);
     emit scatterReady();
 }

@@ -57,7 +57,10 @@ private:
     void startHistogram();
     void startScatter();
     void showHistogram(const std::vector<std::size_t>& columns, const std::vector<std::vector<std::uint64_t>>& counts, double limit);
-    void showScatter(const std::vector<gguf::BlockErrorPoints>& points);
+    void showScatter(const std::vector<gguf::BlockErrorPoints>& points, const std::vector<gguf::ElementRange>& ranges);
+    // The readout of the block drawn nearest the pointer (within a few pixels): its index in the
+    // tensor, its weights, its scale and its error; empty between points.
+    QString scatterReadout(double x, double y) const;
     // The expert the picker shows, none for "all" or a tensor without experts.
     std::optional<std::uint64_t> shownExpert() const;
     QString expertSuffix(const QString& text) const;
@@ -80,4 +83,11 @@ private:
     bool m_hasRow = false;
     JobRunner m_histogramJobs{this};
     JobRunner m_scatterJobs{this};
+    struct ScatterPoint {
+        double scale = 0.0;
+        double rmsError = 0.0;
+        std::uint64_t firstWeight = 0;  // the block's first element in the tensor
+    };
+    std::vector<ScatterPoint> m_scatterPoints;  // as drawn (the graph keeps them sorted by scale)
+    std::uint32_t m_scatterBlockSize = 0;
 };

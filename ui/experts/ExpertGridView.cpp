@@ -3,6 +3,7 @@
 #include "ui/common/PlotExportMenu.h"
 
 #include "ui/common/PlotPalette.h"
+#include "ui/common/PlotReadout.h"
 
 #include "ui/common/DivergingGradient.h"
 #include "ui/experts/ExpertTile.h"
@@ -40,6 +41,14 @@ ExpertGridView::ExpertGridView(QWidget* parent)
     m_scale->setLabel(tr("weight (mean per cell), shared by all tiles"));
     m_scalePlot->plotLayout()->addElement(0, 0, m_scale);
     m_scalePlot->setFixedHeight(62);
+    // The value under the pointer on the bar: what colour stands for which weight.
+    plotreadout::installAtPixels(m_scalePlot, [this](const QPointF& at) {
+        if (m_colorLimit <= 0.0 || !m_scale->axis() || !m_scale->axis()->axisRect()->rect().contains(at.toPoint()))
+            return QString();
+        return tr("weight %1\n(the colour scale of every tile: %2 to %3)")
+            .arg(plotreadout::number(m_scale->axis()->pixelToCoord(at.x()), false), plotreadout::number(-m_colorLimit, false),
+                 plotreadout::number(m_colorLimit, false));
+    });
 
     m_tileLayout = new QGridLayout(m_tileArea);
     m_tileLayout->setSpacing(6);

@@ -482,6 +482,25 @@ QString OutputErrorTab::figuresInput() const
     return m_figuresFor->text();
 }
 
+gguf::ReportTable OutputErrorTab::reportTable(const QString& title) const
+{
+    gguf::ReportTable table;
+    table.title = title.toStdString();
+    table.columns.push_back(tr("model").toStdString());
+    for (const QString& column : outputSummaryColumns())
+        table.columns.push_back(column.toStdString());
+    if (!m_result)
+        return table;
+    for (std::size_t i = 0; i < m_result->comparisons.size(); ++i) {
+        std::vector<std::string> row{candidateName(static_cast<int>(i)).toStdString()};
+        for (const QString& figure : outputSummaryFigures(m_result->comparisons[i]))
+            row.push_back(figure.toStdString());
+        table.rows.push_back(std::move(row));
+    }
+    table.note = (figuresAreStale() ? tr("Of an earlier input than the tab's: %1.") : tr("%1.")).arg(m_resultDescription).toStdString();
+    return table;
+}
+
 bool OutputErrorTab::figuresAreStale() const
 {
     return m_result && !(currentInput() == m_resultInput);

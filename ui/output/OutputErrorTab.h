@@ -15,6 +15,7 @@
 // and say so, never passed off as the new input's.
 
 #include "core/forward/OutputComparisonRun.h"
+#include "core/report/ModelReport.h"
 #include "ui/session/OutputRun.h"
 
 #include <QColor>
@@ -58,6 +59,9 @@ public:
     void cancel();
     bool isRunning() const;
     std::shared_ptr<const gguf::OutputRunResult> result() const { return m_result; }
+    // The last run's figures as the model report's table (a row per compared model, the cells
+    // the summary shows, the input they belong to as its note); no rows before a first run.
+    gguf::ReportTable reportTable(const QString& title) const;
 
     QCustomPlot* driftPlot() const { return m_drift; }
     QCustomPlot* histogramPlot() const { return m_histogram; }

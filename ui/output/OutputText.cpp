@@ -22,21 +22,33 @@ QColor kldColour(double kld, double maximum)
 
 }  // namespace
 
+QStringList outputSummaryColumns()
+{
+    return {tr("mean KLD"), tr("±"), tr("median KLD"), tr("p99 KLD"), tr("max KLD"), tr("same top token %"), tr("Δp of the reference's top %"),
+            tr("±"), tr("PPL"), tr("reference PPL")};
+}
+
+QStringList outputSummaryFigures(const gguf::OutputComparison& c)
+{
+    return {QString::number(c.kld.mean, 'g', 4),
+            QString::number(c.kld.meanError, 'g', 2),
+            QString::number(c.kld.median, 'g', 4),
+            QString::number(c.kld.p99, 'g', 4),
+            QString::number(c.kld.maximum, 'g', 4),
+            QString::number(100.0 * c.sameTopFraction, 'f', 1),
+            QString::number(100.0 * c.deltaTopProbability.mean, 'f', 2),
+            QString::number(100.0 * c.deltaTopProbability.meanError, 'f', 2),
+            QString::number(c.perplexityOther, 'f', 2),
+            QString::number(c.perplexityReference, 'f', 2)};
+}
+
 QString outputSummaryLine(const QString& name, const gguf::OutputComparison& c)
 {
+    const QStringList f = outputSummaryFigures(c);
     return tr("<b>%1</b>: mean KLD %2 ± %3 (median %4, p99 %5, max %6), same top token %7 %, Δp of the reference's top %8 ± %9 %, "
               "PPL %10 (reference %11)")
-        .arg(name.toHtmlEscaped())
-        .arg(c.kld.mean, 0, 'g', 4)
-        .arg(c.kld.meanError, 0, 'g', 2)
-        .arg(c.kld.median, 0, 'g', 4)
-        .arg(c.kld.p99, 0, 'g', 4)
-        .arg(c.kld.maximum, 0, 'g', 4)
-        .arg(100.0 * c.sameTopFraction, 0, 'f', 1)
-        .arg(100.0 * c.deltaTopProbability.mean, 0, 'f', 2)
-        .arg(100.0 * c.deltaTopProbability.meanError, 0, 'f', 2)
-        .arg(c.perplexityOther, 0, 'f', 2)
-        .arg(c.perplexityReference, 0, 'f', 2);
+        .arg(name.toHtmlEscaped(), f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7])
+        .arg(f[8], f[9]);
 }
 
 QString outputTokenHtml(const QString& name, const gguf::OutputComparison& c, std::span<const std::int32_t> tokens,

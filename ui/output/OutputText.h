@@ -6,12 +6,16 @@
 #include "core/forward/OutputMetrics.h"
 
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <functional>
 #include <span>
 
 // "<b>Q4_K_M</b>: mean KLD 0.0123 ± 0.0004 (median …), same top token 97.4 %, Δp … ± …, PPL …".
 QString outputSummaryLine(const QString& name, const gguf::OutputComparison& comparison);
+// The same figures as cells (for the model report's table), and their column titles.
+QStringList outputSummaryFigures(const gguf::OutputComparison& comparison);
+QStringList outputSummaryColumns();
 // Each scored position's input token with its KLD as background (white 0 to red at the run's
 // largest); a top-token flip bold and underlined; links "position:<index>" for the hover tooltip.
 // A first line names the model the colours are of.

@@ -2,12 +2,11 @@
 
 #include "ui/common/PlotPalette.h"
 #include "ui/common/PlotPlaceholder.h"
+#include "ui/common/PlotReadout.h"
 
 #include <QEvent>
-#include <QHelpEvent>
 #include <QLabel>
 #include <QTimer>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -54,7 +53,10 @@ FrontierPlot::FrontierPlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_warning);
     m_plot->installEventFilter(this);
-    m_plot->setMouseTracking(true);
+    // The shared readout (tool tip, Ctrl+C): the tip of the point near the pointer, as before.
+    plotreadout::install(m_plot, [this](const plotreadout::Pointer& pointer) {
+        return toolTipAt(QPointF(m_plot->xAxis->coordToPixel(pointer.x), m_plot->yAxis->coordToPixel(pointer.y)).toPoint());
+    });
     m_placeholder->show(tr("No plan yet: enter a budget and press Plan."));
 }
 
@@ -268,15 +270,6 @@ QString FrontierPlot::toolTipAt(const QPoint& position) const
 
 bool FrontierPlot::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_plot && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString tip = toolTipAt(help->pos());
-        if (tip.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), tip, m_plot);
-        return true;
-    }
     // Labels sit in pixels: a new size moves the points under them.
     if (watched == m_plot && event->type() == QEvent::Resize && !m_data.presets.empty())
         QTimer::singleShot(0, this, [this]() {

@@ -4,7 +4,8 @@
 // KLD measured for the mixes that were measured), against file size, with the budget as a
 // vertical line. Preset labels are placed where they overlap no
 // other label and no point (trying the sides of the point, then further out with a leader
-// line), the axes leave room so no marker is cut at the edge, and each point has a tooltip.
+// line), the axes leave room so no marker is cut at the edge, and each point has a readout (the
+// shared hover tool tip, ui/common/PlotReadout.h).
 // Data with no positive figure (a model of zeros) cannot sit on the log axis: it is drawn on
 // a linear one with a warning, never an empty plot. clear() covers a stale plot with a
 // sentence, so a cancelled or failed plan never passes for the old one.

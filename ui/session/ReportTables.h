@@ -9,5 +9,7 @@
 
 class QAbstractItemModel;
 
-// Every row and column of `model` (DisplayRole text, header titles as column names).
-gguf::ReportTable reportTableOf(const QAbstractItemModel& model, const QString& title, const QString& note = {});
+// Every row and column of `model` (DisplayRole text, header titles as column names; those of
+// `headers` when given: a totals model has none of its own, it lines up under its table's).
+gguf::ReportTable reportTableOf(const QAbstractItemModel& model, const QString& title, const QString& note = {},
+                                const QAbstractItemModel* headers = nullptr);

@@ -4,7 +4,9 @@
 #include "ui/common/FileDialogs.h"
 #include "ui/common/PlotExportMenu.h"
 #include "ui/compare/ComparePage.h"
+#include "ui/output/OutputErrorTab.h"
 #include "ui/session/BackgroundJob.h"
+#include "ui/session/ComparisonTableModel.h"
 #include "ui/session/ComparisonTotalsModel.h"
 #include "ui/session/ReportTables.h"
 #include "ui/shell/ModelPage.h"
@@ -39,6 +41,19 @@ void ReportExport::addChartsOf(QWidget* widget)
             continue;
         const QString title = hasPlotExport(plot) ? plotExportTitle(plot) : plot->objectName();
         m_charts.push_back({title, plot->toPixmap(kChartWidth, kChartHeight).toImage()});
+    }
+}
+
+void ReportExport::addComparisonsOf(QTabWidget* windowTabs)
+{
+    for (int i = 0; windowTabs && i < windowTabs->count(); ++i) {
+        auto* compare = qobject_cast<ComparePage*>(windowTabs->widget(i));
+        if (!compare)
+            continue;
+        addTable(reportTableOf(*compare->totalsModel(), tr("Comparison: %1").arg(windowTabs->tabText(i)), {}, compare->tableModel()));
+        if (const auto* output = compare->findChild<OutputErrorTab*>(); output && output->result())
+            addTable(output->reportTable(tr("Output KLD: %1").arg(windowTabs->tabText(i))));
+        addChartsOf(compare);
     }
 }
 
@@ -80,13 +95,7 @@ void chooseAndExportReport(ModelPage* page, QTabWidget* windowTabs, QWidget* dia
     rememberExportFolder(path);
     auto* report = new ReportExport(page);
     report->addChartsOf(page);
-    for (int i = 0; windowTabs && i < windowTabs->count(); ++i) {
-        auto* compare = qobject_cast<ComparePage*>(windowTabs->widget(i));
-        if (!compare)
-            continue;
-        report->addTable(reportTableOf(*compare->totalsModel(), QObject::tr("Comparison: %1").arg(windowTabs->tabText(i))));
-        report->addChartsOf(compare);
-    }
+    report->addComparisonsOf(windowTabs);
     QObject::connect(report, &ReportExport::finished, page, [report, done](const QString& written, const QString& error) {
         done(error.isEmpty() ? QObject::tr("Report written to %1").arg(written) : QObject::tr("Report not written: %1").arg(error));
         report->deleteLater();

@@ -16,6 +16,7 @@
 
 class BackgroundJob;
 class QCustomPlot;
+class QTabWidget;
 class QWidget;
 
 class ReportExport : public QObject {
@@ -26,6 +27,9 @@ public:
     // title, else its name), in the order the widgets were made.
     void addChartsOf(QWidget* widget);
     void addTable(gguf::ReportTable table) { m_measured.push_back(std::move(table)); }
+    // Every Compare tab among `windowTabs`: its totals, its Output tab's last KLD figures (when it
+    // has run) and its charts.
+    void addComparisonsOf(QTabWidget* windowTabs);
     // Builds and writes the report to `path` (Markdown for .md, else HTML); finished() says how.
     BackgroundJob* write(std::shared_ptr<const gguf::Model> model, const QString& path);
 
@@ -44,9 +48,8 @@ private:
 };
 
 class ModelPage;
-class QTabWidget;
 
 // File › Export Report… for `page`: asks where (Markdown or HTML), then writes the report with
-// the page's charts and, from the window's other tabs, every open comparison's totals and
-// charts; `done` gets the line for the status bar.
+// the page's charts and, from the window's other tabs, every open comparison's totals, its
+// Output tab's last KLD figures and its charts; `done` gets the line for the status bar.
 void chooseAndExportReport(ModelPage* page, QTabWidget* windowTabs, QWidget* dialogParent, std::function<void(const QString&)> done);
