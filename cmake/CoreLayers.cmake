@@ -38,7 +38,10 @@ function(ggufx_core_folder name)
         target_link_libraries(ggufcore_${name} PUBLIC ggufcore_${used})
     endforeach()
     target_link_libraries(ggufcore_${name} PRIVATE ggufx_options)
-    set_target_properties(ggufcore_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    # The back-edges below make one cycle of several static libraries; GNU ld reads each archive
+    # once in line order, so CMake must repeat the cycle often enough for every reference that
+    # runs against the order (two rounds, CMake's default, left a fuzz harness unlinked).
+    set_target_properties(ggufcore_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON LINK_INTERFACE_MULTIPLICITY 8)
     # A section per function and object, so that the CLI's link (--gc-sections) drops what no
     # command reaches.
     target_compile_options(ggufcore_${name} PRIVATE -ffunction-sections -fdata-sections ${GGUFX_CORE_COMPILE_OPTIONS})
