@@ -24,6 +24,18 @@ namespace gguf {
 
 namespace {
 
+// The activations as a product reads them: rounded to the weight's activation type (held in
+// `storage`), or x itself when nothing is rounded.
+const float* roundedActivations(const float* x, std::int64_t tokens, std::int64_t columns, ActivationRounding rounding,
+                                std::vector<float>& storage)
+{
+    if (rounding == ActivationRounding::None)
+        return x;
+    storage.assign(x, x + tokens * columns);
+    roundActivations(rounding, storage, columns);
+    return storage.data();
+}
+
 // Weight rows converted to double at a time: bounds the double copy to a few MB.
 constexpr std::int64_t kDoubleRowsPerBlock = 512;
 // Rows per OpenBLAS call with cblas_sgemm sums.
@@ -166,11 +178,7 @@ void multiplyWeights(const float* x, std::int64_t tokens, const float* weights, 
     if (tokens == 0 || rows == 0)
         return;
     std::vector<float> rounded;
-    if (rounding != ActivationRounding::None) {
-        rounded.assign(x, x + tokens * columns);
-        roundActivations(rounding, rounded, columns);
-        x = rounded.data();
-    }
+    x = roundedActivations(x, tokens, columns, rounding, rounded);
     if (accumulation == Accumulation::Double || (accumulation == Accumulation::Lanes && columns % 8 != 0)) {
         multiplyInDouble(x, tokens, weights, rows, columns, y, yStride, executor);
         return;
@@ -210,11 +218,7 @@ void multiplyStored(const float* x, std::int64_t tokens, const WeightMatrix& wei
 {
     if (weight.ggmlFloatLanes && tokens > 0 && weight.rows % 4 != 0 && !weight.tensorName.empty() && weight.slices == 1) {
         std::vector<float> rounded;
-        if (weight.activationRounding != ActivationRounding::None) {
-            rounded.assign(x, x + tokens * weight.columns);
-            roundActivations(weight.activationRounding, rounded, weight.columns);
-            x = rounded.data();
-        }
+        x = roundedActivations(x, tokens, weight.columns, weight.activationRounding, rounded);
         vecDotProduct(x, tokens, weight, y, stride);
         return;
     }
@@ -224,23 +228,13 @@ void multiplyStored(const float* x, std::int64_t tokens, const WeightMatrix& wei
     }
     if (weight.deferred() && tokens > 0 && weight.columns % 8 == 0
         && (accumulation == Accumulation::Lanes || weight.ggmlFloatLanes)) {
-        const float* input = x;
         std::vector<float> rounded;
-        if (weight.activationRounding != ActivationRounding::None) {
-            rounded.assign(x, x + tokens * weight.columns);
-            roundActivations(weight.activationRounding, rounded, weight.columns);
-            input = rounded.data();
-        }
-        deferredLaneProduct(input, tokens, weight, y, stride);
+        deferredLaneProduct(roundedActivations(x, tokens, weight.columns, weight.activationRounding, rounded), tokens, weight, y, stride);
         return;
     }
     if (weight.ggmlFloatLanes && tokens > 0) {
         std::vector<float> rounded;
-        if (weight.activationRounding != ActivationRounding::None) {
-            rounded.assign(x, x + tokens * weight.columns);
-            roundActivations(weight.activationRounding, rounded, weight.columns);
-            x = rounded.data();
-        }
+        x = roundedActivations(x, tokens, weight.columns, weight.activationRounding, rounded);
         ggmlFloatLaneProduct(x, tokens, weight.data(), weight.rows, weight.columns, y, stride, weight.executor);
         return;
     }
