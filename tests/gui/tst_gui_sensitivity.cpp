@@ -29,11 +29,12 @@
 #include "ui/recipe/ScanHeatmapPlot.h"
 #include "ui/recipe/ScanRunPanel.h"
 #include "ui/recipe/SensitivityView.h"
+#include "ui/session/ScanProbeListModel.h"
 #include "ui/session/CalibrationTokens.h"
 
 #include <QComboBox>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QAbstractItemModelTester>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -168,18 +169,19 @@ private slots:
             }
             // Lists: the extremes of this type, most sensitive first / least first.
             const std::vector<std::size_t> ranked = gguf::rankedProbes(*record, type);
-            const QTableWidget& most = *view.mostSensitive();
-            const QTableWidget& least = *view.leastSensitive();
+            const ScanProbeListModel& most = *view.mostSensitive();
+            const ScanProbeListModel& least = *view.leastSensitive();
+            QAbstractItemModelTester mostTester(view.mostSensitive(), QAbstractItemModelTester::FailureReportingMode::QtTest);
             QVERIFY(most.rowCount() > 0 && most.rowCount() == least.rowCount());
-            QCOMPARE(most.item(0, 0)->text(), QString::fromStdString(record->groups[record->probes[ranked.front()].group].tensor));
-            QCOMPARE(least.item(0, 0)->text(), QString::fromStdString(record->groups[record->probes[ranked.back()].group].tensor));
-            QCOMPARE(most.item(0, 0)->text(), QStringLiteral("output.weight"));  // the made-up figures' worst
+            QCOMPARE(most.index(0, 0).data().toString(), QString::fromStdString(record->groups[record->probes[ranked.front()].group].tensor));
+            QCOMPARE(least.index(0, 0).data().toString(), QString::fromStdString(record->groups[record->probes[ranked.back()].group].tensor));
+            QCOMPARE(most.index(0, 0).data().toString(), QStringLiteral("output.weight"));  // the made-up figures' worst
             for (int r = 1; r < most.rowCount(); ++r)
-                QVERIFY(most.item(r - 1, 1)->text().toDouble() >= most.item(r, 1)->text().toDouble());
+                QVERIFY(most.index(r - 1, 1).data().toString().toDouble() >= most.index(r, 1).data().toString().toDouble());
             // The trimmed mean beside the mean.
-            QCOMPARE(most.horizontalHeaderItem(2)->text(), QStringLiteral("trimmed"));
+            QCOMPARE(most.headerData(2, Qt::Horizontal).toString(), QStringLiteral("trimmed"));
             const double worstKld = record->figures[ranked.front()]->meanKld;
-            QCOMPARE(most.item(0, 2)->text(), QString::number(worstKld / 8, 'g', 4));
+            QCOMPARE(most.index(0, 2).data().toString(), QString::number(worstKld / 8, 'g', 4));
         }
 
         // Hovering a cell shows its figures: the middle of blk.0's attn_q.

@@ -1,5 +1,6 @@
 #include "ui/recipe/SensitivityView.h"
 
+#include "ui/session/ScanProbeListModel.h"
 #include "ui/session/TensorFigureStore.h"
 
 #include "core/base/EscapedText.h"
@@ -23,7 +24,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -32,15 +33,12 @@ namespace {
 // Rows in each of the two lists: the extremes, not the whole scan (the CSV has every probe).
 constexpr std::size_t kListedGroups = 12;
 
-QTableWidget* makeList(const QString& name, QWidget* parent)
+// A list of probes: a view of its own session model (the model is the view's child).
+QTableView* makeList(const QString& name, QWidget* parent)
 {
-    auto* table = new QTableWidget(0, 5, parent);
+    auto* table = new QTableView(parent);
     table->setObjectName(name);
-    table->setHorizontalHeaderLabels({QObject::tr("group"), QObject::tr("mean KLD"), QObject::tr("trimmed"), QObject::tr("top-1"), QObject::tr("Δp")});
-    table->horizontalHeaderItem(1)->setToolTip(QObject::tr("The mean KLD over the positions scored: the planner's cost"));
-    table->horizontalHeaderItem(2)->setToolTip(QObject::tr("The 10 % trimmed mean (without the largest and smallest 5 % of positions): a few "
-                                                           "positions where a router picked another expert cannot move it. The planner's cost "
-                                                           "curve asks it to agree before fewer bits count as worse."));
+    table->setModel(new ScanProbeListModel(table));
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->verticalHeader()->hide();
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -226,27 +224,18 @@ void SensitivityView::showType()
     m_heatmap->show(m_record, type);
     const std::vector<std::size_t> ranked = m_record ? gguf::rankedProbes(*m_record, type) : std::vector<std::size_t>{};
     const std::size_t n = std::min(kListedGroups, ranked.size());
-    fillList(m_most, std::vector<std::size_t>(ranked.begin(), ranked.begin() + std::ptrdiff_t(n)));
-    fillList(m_least, std::vector<std::size_t>(ranked.rbegin(), ranked.rbegin() + std::ptrdiff_t(n)));
+    mostSensitive()->setProbes(m_record, std::vector<std::size_t>(ranked.begin(), ranked.begin() + std::ptrdiff_t(n)));
+    leastSensitive()->setProbes(m_record, std::vector<std::size_t>(ranked.rbegin(), ranked.rbegin() + std::ptrdiff_t(n)));
 }
 
-void SensitivityView::fillList(QTableWidget* table, const std::vector<std::size_t>& probes) const
+ScanProbeListModel* SensitivityView::mostSensitive() const
 {
-    table->setRowCount(int(probes.size()));
-    for (int r = 0; r < int(probes.size()); ++r) {
-        const std::size_t probe = probes[std::size_t(r)];
-        const gguf::ProbeFigures& f = *m_record->figures[probe];
-        const QStringList cells{QString::fromStdString(gguf::escapeForDisplay(m_record->groups[m_record->probes[probe].group].tensor)),
-                                QString::number(f.meanKld, 'g', 4), f.trimmedKld ? QString::number(*f.trimmedKld, 'g', 4) : QStringLiteral("–"),
-                                QStringLiteral("%1 %").arg(100.0 * f.sameTopFraction, 0, 'f', 2),
-                                QString::number(f.meanDeltaTopProbability, 'g', 3)};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            if (c > 0)
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            table->setItem(r, c, item);
-        }
-    }
+    return static_cast<ScanProbeListModel*>(m_most->model());
+}
+
+ScanProbeListModel* SensitivityView::leastSensitive() const
+{
+    return static_cast<ScanProbeListModel*>(m_least->model());
 }
 
 QString SensitivityView::exportHeatmap(const QString& path)

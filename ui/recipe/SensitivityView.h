@@ -17,7 +17,8 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class QTableView;
+class ScanProbeListModel;
 class ScanHeatmapPlot;
 class ScanRunPanel;
 
@@ -35,8 +36,8 @@ public:
     ScanRunPanel* runPanel() const { return m_run; }
     ScanHeatmapPlot* heatmap() const { return m_heatmap; }
     QComboBox* typeBox() const { return m_type; }
-    QTableWidget* mostSensitive() const { return m_most; }
-    QTableWidget* leastSensitive() const { return m_least; }
+    ScanProbeListModel* mostSensitive() const;
+    ScanProbeListModel* leastSensitive() const;
     QString summaryText() const;
 
     // The exports the buttons offer, synchronous (the buttons run them off the GUI thread where
@@ -51,7 +52,6 @@ signals:
 
 private:
     void showType();
-    void fillList(QTableWidget* table, const std::vector<std::size_t>& probes) const;
 
     std::shared_ptr<const gguf::Model> m_model;
     std::shared_ptr<const gguf::ScanRecord> m_record;
@@ -64,6 +64,6 @@ private:
     QComboBox* m_type;
     QLabel* m_summary;
     ScanHeatmapPlot* m_heatmap;
-    QTableWidget* m_most;
-    QTableWidget* m_least;
+    QTableView* m_most;
+    QTableView* m_least;
 };
